@@ -1,0 +1,107 @@
+#include "agent.h"
+#include "checks.h"
+
+#include <string.h>
+
+struct finding *agent_finding(struct agent_ctx *ctx, const char *id)
+{
+	struct finding *f = finding_list_add(&ctx->report->results, id);
+	finding_set_node(f, ctx->report->node);
+	return f;
+}
+
+bool agent_result(const struct agent_ctx *ctx, const char *id, enum status *ret)
+{
+	return finding_list_status(&ctx->report->results, id, ret);
+}
+
+void agent_opts_init(struct agent_opts *o)
+{
+	*o = (struct agent_opts){
+	    .host_root = xstrdup("/"),
+	    .timeout_s = 10,
+	    .interval_s = 30,
+	    .thr =
+		{
+		    .clock_maxerror_warn_us = 500000,
+		    .min_cpu_cores = 8,
+		    .min_memory_bytes = INT64_C(32) << 30,
+		    .longhorn_min_available_pct = 25,
+		},
+	};
+}
+
+void agent_opts_clear(struct agent_opts *o)
+{
+	free(o->host_root);
+	free(o->node);
+	free(o->probe_targets_file);
+	free(o->aggregator_url);
+	free(o->ca_file);
+	free(o->token_file);
+	strv_clear(&o->skip);
+	strv_clear(&o->only);
+	probe_targets_clear(&o->targets);
+	*o = (struct agent_opts){0};
+}
+
+static bool left_out(const struct agent_opts *o, const char *id, const char **why)
+{
+	if (strv_contains(&o->skip, id)) {
+		*why = "skipped by --skip";
+		return true;
+	}
+	if (o->only.n > 0 && !strv_contains(&o->only, id)) {
+		*why = "not selected by --only";
+		return true;
+	}
+	return false;
+}
+
+void agent_run_checks(struct agent_ctx *ctx)
+{
+	struct node_report *r = ctx->report;
+	if (!r->hostname)
+		r->hostname = agent_hostname(&ctx->root);
+	if (!r->node)
+		r->node = xstrdup(ctx->opts->node ? ctx->opts->node : r->hostname);
+	if (!r->agent_version)
+		r->agent_version = xstrdup(HVREADY_VERSION);
+	if (!r->boot_id) {
+		char *b = NULL;
+		r->boot_id =
+		    hostroot_read_line(&ctx->root, "proc/sys/kernel/random/boot_id", &b) == 0
+			? b
+			: xstrdup("");
+	}
+	r->schema_minor = NODE_SCHEMA_MINOR;
+	for (size_t i = 0; i < host_checks_len; i++) {
+		const char *why;
+		if (left_out(ctx->opts, host_checks[i].id, &why)) {
+			struct finding *f = agent_finding(ctx, host_checks[i].id);
+			finding_set(f, STATUS_SKIP, "%s", why);
+			continue;
+		}
+		size_t before = r->results.n;
+		host_checks[i].run(ctx, host_checks[i].id);
+		if (r->results.n == before) {
+			/* A check that added nothing has decided nothing. */
+			struct finding *f = agent_finding(ctx, host_checks[i].id);
+			finding_set(f, STATUS_UNKNOWN, "the check produced no result");
+		}
+	}
+	facts_collect(ctx);
+	r->sent_ns = util_now_realtime_ns();
+}
+
+char *agent_hostname(const struct hostroot *root)
+{
+	char *h = NULL;
+	if (hostroot_read_line(root, "etc/hostname", &h) == 0 && *h && h[0] != '#')
+		return h;
+	free(h);
+	if (hostroot_read_line(root, "proc/sys/kernel/hostname", &h) == 0 && *h)
+		return h;
+	free(h);
+	return xstrdup("unknown");
+}

@@ -1,0 +1,66 @@
+/*
+ * The agent's check framework. Host checks are rows in a table
+ * (check_table.c): an ID from the catalog and a function that adds one or more
+ * findings for it. A check never prints and never exits; it reads the host
+ * only through ctx->root (the host root) and the sys_* seam (sys.h), and
+ * bounds every network probe by ctx->opts->timeout_s.
+ */
+#pragma once
+#include "hostroot.h"
+#include "probe_targets.h"
+#include "report.h"
+
+/* Thresholds with their defaults; all can be set in the config file. */
+struct agent_thresholds {
+	int64_t clock_maxerror_warn_us; /* host.clock: WARN above (default 500 ms) */
+	int64_t min_cpu_cores;		/* host.resources: Harvester minimum (8) */
+	int64_t min_memory_bytes;	/* host.resources: Harvester minimum (32 GiB) */
+	int64_t
+	    longhorn_min_available_pct; /* host.longhorn.path when Longhorn's setting is unknown (25) */
+};
+
+struct agent_opts {
+	char *host_root;	/* default "/" */
+	char *node;		/* NULL: the host root's hostname */
+	int timeout_s;		/* per network probe (default 10) */
+	struct strv skip, only; /* check IDs */
+	char *probe_targets_file;
+	struct probe_targets targets;
+	struct agent_thresholds thr;
+	/* `run` only */
+	char *aggregator_url;
+	char *ca_file;
+	char *token_file;
+	int interval_s; /* default 30 */
+};
+
+struct agent_ctx {
+	struct hostroot root;
+	const struct agent_opts *opts;
+	struct node_report *report; /* results so far and facts */
+};
+
+typedef void (*host_check_fn)(struct agent_ctx *ctx, const char *id);
+
+struct host_check {
+	const char *id;
+	host_check_fn run;
+};
+
+extern const struct host_check host_checks[];
+extern const size_t host_checks_len;
+
+/* Add a finding for id to the report, with the node set. */
+struct finding *agent_finding(struct agent_ctx *ctx, const char *id);
+/* The worst status a check earlier in the table produced (false if it has not run). */
+bool agent_result(const struct agent_ctx *ctx, const char *id, enum status *ret);
+
+void agent_opts_init(struct agent_opts *o);
+void agent_opts_clear(struct agent_opts *o);
+
+/* Run every check of the table in order (honouring skip/only: a left-out
+ * check yields SKIP), then collect facts. Fills r's header too. */
+void agent_run_checks(struct agent_ctx *ctx);
+
+/* The host root's hostname (/etc/hostname, else /proc/sys/kernel/hostname). */
+char *agent_hostname(const struct hostroot *root);

@@ -1,0 +1,6 @@
+#include "checks.h"
+
+void facts_collect(struct agent_ctx *ctx)
+{
+	(void)ctx;
+}

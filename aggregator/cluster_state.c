@@ -1,0 +1,189 @@
+#include "cluster_state.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "jq.h"
+
+#define CORE(id, plural, kind, ns)                                                                 \
+	{                                                                                          \
+		id, "", "v1", plural, kind, ns, false                                              \
+	}
+#define GRP(id, g, v, plural, kind, ns, crd)                                                       \
+	{                                                                                          \
+		id, g, v, plural, kind, ns, crd                                                    \
+	}
+
+const struct resource_def resource_defs[_RES_MAX] = {
+    CORE(RES_NODES, "nodes", "Node", false),
+    CORE(RES_PODS, "pods", "Pod", true),
+    CORE(RES_SERVICES, "services", "Service", true),
+    GRP(RES_DEPLOYMENTS, "apps", "v1", "deployments", "Deployment", true, false),
+    GRP(RES_DAEMONSETS, "apps", "v1", "daemonsets", "DaemonSet", true, false),
+    CORE(RES_PVCS, "persistentvolumeclaims", "PersistentVolumeClaim", true),
+    CORE(RES_PVS, "persistentvolumes", "PersistentVolume", false),
+    GRP(RES_STORAGECLASSES, "storage.k8s.io", "v1", "storageclasses", "StorageClass", false, false),
+    GRP(RES_VWEBHOOKS, "admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
+	"ValidatingWebhookConfiguration", false, false),
+    GRP(RES_MWEBHOOKS, "admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations",
+	"MutatingWebhookConfiguration", false, false),
+    GRP(RES_APISERVICES, "apiregistration.k8s.io", "v1", "apiservices", "APIService", false, false),
+    GRP(RES_CRDS, "apiextensions.k8s.io", "v1", "customresourcedefinitions",
+	"CustomResourceDefinition", false, false),
+    GRP(RES_VS_CLASSES, "snapshot.storage.k8s.io", "v1", "volumesnapshotclasses",
+	"VolumeSnapshotClass", false, true),
+    GRP(RES_VS_SNAPSHOTS, "snapshot.storage.k8s.io", "v1", "volumesnapshots", "VolumeSnapshot",
+	true, true),
+    GRP(RES_VS_CONTENTS, "snapshot.storage.k8s.io", "v1", "volumesnapshotcontents",
+	"VolumeSnapshotContent", false, true),
+    GRP(RES_KUBEVIRTS, "kubevirt.io", "v1", "kubevirts", "KubeVirt", true, true),
+    GRP(RES_VMS, "kubevirt.io", "v1", "virtualmachines", "VirtualMachine", true, true),
+    GRP(RES_VMIS, "kubevirt.io", "v1", "virtualmachineinstances", "VirtualMachineInstance", true,
+	true),
+    GRP(RES_VM_MIGRATIONS, "kubevirt.io", "v1", "virtualmachineinstancemigrations",
+	"VirtualMachineInstanceMigration", true, true),
+    GRP(RES_VM_SNAPSHOTS, "snapshot.kubevirt.io", "v1beta1", "virtualmachinesnapshots",
+	"VirtualMachineSnapshot", true, true),
+    GRP(RES_VM_RESTORES, "snapshot.kubevirt.io", "v1beta1", "virtualmachinerestores",
+	"VirtualMachineRestore", true, true),
+    GRP(RES_CDIS, "cdi.kubevirt.io", "v1beta1", "cdis", "CDI", false, true),
+    GRP(RES_DATAVOLUMES, "cdi.kubevirt.io", "v1beta1", "datavolumes", "DataVolume", true, true),
+    GRP(RES_LH_VOLUMES, "longhorn.io", "v1beta2", "volumes", "Volume", true, true),
+    GRP(RES_LH_REPLICAS, "longhorn.io", "v1beta2", "replicas", "Replica", true, true),
+    GRP(RES_LH_ENGINES, "longhorn.io", "v1beta2", "engines", "Engine", true, true),
+    GRP(RES_LH_SNAPSHOTS, "longhorn.io", "v1beta2", "snapshots", "Snapshot", true, true),
+    GRP(RES_LH_SHAREMANAGERS, "longhorn.io", "v1beta2", "sharemanagers", "ShareManager", true,
+	true),
+    GRP(RES_LH_SETTINGS, "longhorn.io", "v1beta2", "settings", "Setting", true, true),
+    GRP(RES_LH_BACKUPTARGETS, "longhorn.io", "v1beta2", "backuptargets", "BackupTarget", true,
+	true),
+    GRP(RES_LH_NODES, "longhorn.io", "v1beta2", "nodes", "Node", true, true),
+    GRP(RES_HV_SETTINGS, "harvesterhci.io", "v1beta1", "settings", "Setting", false, true),
+    GRP(RES_HV_VMIMAGES, "harvesterhci.io", "v1beta1", "virtualmachineimages",
+	"VirtualMachineImage", true, true),
+    GRP(RES_HELMCHARTS, "helm.cattle.io", "v1", "helmcharts", "HelmChart", true, true),
+    GRP(RES_HELMCHARTCONFIGS, "helm.cattle.io", "v1", "helmchartconfigs", "HelmChartConfig", true,
+	true),
+};
+
+const char *resource_status_name(enum resource_status s)
+{
+	switch (s) {
+	case RES_NOT_COLLECTED:
+		return "not collected";
+	case RES_COLLECTED:
+		return "collected";
+	case RES_NOT_INSTALLED:
+		return "not installed";
+	case RES_FORBIDDEN:
+		return "forbidden";
+	case RES_FAILED:
+		return "failed";
+	}
+	return "invalid";
+}
+
+void cluster_state_init(struct cluster_state *cs)
+{
+	*cs = (struct cluster_state){0};
+}
+
+void cluster_state_clear(struct cluster_state *cs)
+{
+	for (int i = 0; i < _RES_MAX; i++) {
+		json_object_put(cs->res[i].items);
+		free(cs->res[i].error);
+	}
+	free(cs->source);
+	*cs = (struct cluster_state){0};
+}
+
+const struct resource_def *resource_find(const char *group, const char *kind)
+{
+	for (int i = 0; i < _RES_MAX; i++)
+		if (streq(resource_defs[i].group, group) && streq(resource_defs[i].kind, kind))
+			return &resource_defs[i];
+	return NULL;
+}
+
+const struct resource_def *resource_by_plural(const char *plural, const char *group)
+{
+	for (int i = 0; i < _RES_MAX; i++)
+		if (streq(resource_defs[i].plural, plural) && streq(resource_defs[i].group, group))
+			return &resource_defs[i];
+	return NULL;
+}
+
+char *resource_file_name(const struct resource_def *d)
+{
+	if (!*d->group)
+		return xasprintf("%s.json", d->plural);
+	return xasprintf("%s.%s.json", d->plural, d->group);
+}
+
+char *resource_display_name(const struct resource_def *d)
+{
+	if (!*d->group)
+		return xstrdup(d->plural);
+	return xasprintf("%s.%s", d->plural, d->group);
+}
+
+json_object *cs_items(const struct cluster_state *cs, enum resource_id id)
+{
+	if ((unsigned)id >= _RES_MAX || cs->res[id].status != RES_COLLECTED)
+		return NULL;
+	return cs->res[id].items;
+}
+
+size_t cs_count(const struct cluster_state *cs, enum resource_id id)
+{
+	json_object *a = cs_items(cs, id);
+	return a ? json_object_array_length(a) : 0;
+}
+
+json_object *cs_find(const struct cluster_state *cs, enum resource_id id, const char *ns,
+		     const char *name)
+{
+	json_object *a = cs_items(cs, id);
+	size_t n = a ? json_object_array_length(a) : 0;
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(a, i);
+		if (streq(jq_name(o), name) && (!ns || streq(jq_namespace(o), ns)))
+			return o;
+	}
+	return NULL;
+}
+
+void cs_add_object(struct cluster_state *cs, enum resource_id id, json_object *obj)
+{
+	struct resource_data *r = &cs->res[id];
+	if (r->status != RES_COLLECTED) {
+		free(r->error);
+		r->error = NULL;
+		json_object_put(r->items);
+		r->items = json_object_new_array();
+		r->status = RES_COLLECTED;
+	}
+	json_object_array_add(r->items, json_object_get(obj));
+}
+
+void cs_set_status(struct cluster_state *cs, enum resource_id id, enum resource_status st,
+		   const char *error_fmt, ...)
+{
+	struct resource_data *r = &cs->res[id];
+	free(r->error);
+	r->error = NULL;
+	if (error_fmt) {
+		va_list ap;
+		va_start(ap, error_fmt);
+		r->error = xvasprintf(error_fmt, ap);
+		va_end(ap);
+	}
+	r->status = st;
+	if (st == RES_COLLECTED && !r->items)
+		r->items = json_object_new_array();
+	if (st != RES_COLLECTED) {
+		json_object_put(r->items);
+		r->items = NULL;
+	}
+}

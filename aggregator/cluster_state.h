@@ -1,0 +1,111 @@
+/*
+ * The cluster state: every resource hvready reads, as the API (or a
+ * `kubectl get -o json` dump) gave it, with how it was obtained.
+ *
+ * The resource table (cluster_state.c) is the one list of what hvready reads:
+ * `collect`, the live client, the files loader, the RBAC in deploy/ and
+ * docs/collect.md all follow it. A resource's status keeps "none exist"
+ * (collected, empty) apart from "not installed" (its API is not served) and
+ * "not collected" (no file, forbidden, failed): checks that need a resource
+ * that was not collected are UNKNOWN, never PASS, never FAIL.
+ */
+#pragma once
+#include <json-c/json.h>
+#include "util.h"
+
+enum resource_id {
+	RES_NODES,
+	RES_PODS,
+	RES_SERVICES,
+	RES_DEPLOYMENTS,
+	RES_DAEMONSETS,
+	RES_PVCS,
+	RES_PVS,
+	RES_STORAGECLASSES,
+	RES_VWEBHOOKS,
+	RES_MWEBHOOKS,
+	RES_APISERVICES,
+	RES_CRDS,
+	RES_VS_CLASSES,
+	RES_VS_SNAPSHOTS,
+	RES_VS_CONTENTS,
+	RES_KUBEVIRTS,
+	RES_VMS,
+	RES_VMIS,
+	RES_VM_MIGRATIONS,
+	RES_VM_SNAPSHOTS,
+	RES_VM_RESTORES,
+	RES_CDIS,
+	RES_DATAVOLUMES,
+	RES_LH_VOLUMES,
+	RES_LH_REPLICAS,
+	RES_LH_ENGINES,
+	RES_LH_SNAPSHOTS,
+	RES_LH_SHAREMANAGERS,
+	RES_LH_SETTINGS,
+	RES_LH_BACKUPTARGETS,
+	RES_LH_NODES,
+	RES_HV_SETTINGS,
+	RES_HV_VMIMAGES,
+	RES_HELMCHARTS,
+	RES_HELMCHARTCONFIGS,
+	_RES_MAX,
+	RES_NONE = -1,
+};
+
+struct resource_def {
+	enum resource_id id;
+	const char *group;   /* "" for the core group */
+	const char *version; /* the version hvready lists */
+	const char *plural;
+	const char *kind;
+	bool namespaced;
+	bool crd; /* may legitimately be absent (404: not installed) */
+};
+
+extern const struct resource_def resource_defs[_RES_MAX];
+
+enum resource_status {
+	RES_NOT_COLLECTED, /* no file, or never read */
+	RES_COLLECTED,	   /* items is an array (maybe empty) */
+	RES_NOT_INSTALLED, /* the API answered 404: its CRD is absent */
+	RES_FORBIDDEN,	   /* 401/403 */
+	RES_FAILED,	   /* anything else: 5xx, timeout, bad JSON */
+};
+
+const char *resource_status_name(enum resource_status s);
+
+struct resource_data {
+	enum resource_status status;
+	char *error;	     /* why not collected, for messages */
+	json_object *items;  /* json array of objects (owned), when COLLECTED */
+	int64_t duration_ns; /* how long the list took (live) */
+};
+
+struct cluster_state {
+	struct resource_data res[_RES_MAX];
+	bool live;	    /* read from the API now (vs files) */
+	int64_t read_at_ns; /* realtime when read */
+	char *source;	    /* "https://...", "files: DIR" — for the report */
+};
+
+void cluster_state_init(struct cluster_state *cs);
+void cluster_state_clear(struct cluster_state *cs);
+
+const struct resource_def *resource_find(const char *group, const char *kind);
+const struct resource_def *resource_by_plural(const char *plural, const char *group);
+/* "storageclasses.storage.k8s.io.json", "pods.json". Caller frees. */
+char *resource_file_name(const struct resource_def *d);
+/* "storageclasses.storage.k8s.io" or "pods" — for messages and RBAC hints. */
+char *resource_display_name(const struct resource_def *d);
+
+/* The items of a resource, or NULL when it is not COLLECTED. */
+json_object *cs_items(const struct cluster_state *cs, enum resource_id id);
+size_t cs_count(const struct cluster_state *cs, enum resource_id id);
+/* The object with that namespace (NULL for cluster-scoped) and name, or NULL. */
+json_object *cs_find(const struct cluster_state *cs, enum resource_id id, const char *ns,
+		     const char *name);
+/* Mark a resource collected and add one object (takes a reference). */
+void cs_add_object(struct cluster_state *cs, enum resource_id id, json_object *obj);
+void cs_set_status(struct cluster_state *cs, enum resource_id id, enum resource_status st,
+		   const char *error_fmt, ...) _printf_(4, 5);

@@ -1,0 +1,155 @@
+#include "engine.h"
+
+#include <string.h>
+
+#include "catalog.h"
+#include "jq.h"
+
+struct vm_row *vm_table_add(struct vm_table *t, const char *ns, const char *name, const char *node)
+{
+	util_grow((void **)&t->items, &t->cap, t->n + 1, sizeof(struct vm_row));
+	struct vm_row *r = &t->items[t->n++];
+	*r = (struct vm_row){
+	    .namespace = xstrdup(ns),
+	    .name = xstrdup(name),
+	    .node = xstrdup(node ? node : ""),
+	    .can_migrate = true,
+	};
+	return r;
+}
+
+void vm_table_clear(struct vm_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->items[i].namespace);
+		free(t->items[i].name);
+		free(t->items[i].node);
+		strv_clear(&t->items[i].reasons);
+	}
+	free(t->items);
+	*t = (struct vm_table){0};
+}
+
+struct finding *agg_finding(struct agg_ctx *ctx, const char *id)
+{
+	return finding_list_add(ctx->out, id);
+}
+
+struct finding *agg_object_finding(struct agg_ctx *ctx, const char *id, json_object *obj)
+{
+	struct finding *f = finding_list_add(ctx->out, id);
+	const char *kind = jq_kind(obj), *ns = jq_namespace(obj), *name = jq_name(obj);
+	if (ns && *ns)
+		finding_set_object(f, "%s/%s/%s", kind ? kind : "?", ns, name ? name : "?");
+	else
+		finding_set_object(f, "%s/%s", kind ? kind : "?", name ? name : "?");
+	return f;
+}
+
+bool engine_harvester_installed(const struct cluster_state *cs)
+{
+	if (cs_find(cs, RES_DEPLOYMENTS, "harvester-system", "harvester"))
+		return true;
+	/* Served harvesterhci.io resources mean the CRDs are installed. */
+	return cs->res[RES_HV_SETTINGS].status == RES_COLLECTED ||
+	       cs->res[RES_HV_VMIMAGES].status == RES_COLLECTED;
+}
+
+static bool left_out(const struct engine_opts *o, const char *id, const char **why)
+{
+	if (o && strv_contains(&o->skip, id)) {
+		*why = "skipped by --skip";
+		return true;
+	}
+	if (o && o->only.n > 0 && !strv_contains(&o->only, id)) {
+		*why = "not selected by --only";
+		return true;
+	}
+	return false;
+}
+
+/* The first need that was not collected, or NULL. NOT_INSTALLED is a fact the
+ * check itself interprets. */
+static const struct resource_data *missing_need(const struct agg_ctx *ctx,
+						const struct api_check *c, enum resource_id *ret)
+{
+	for (size_t i = 0; i < CHECK_MAX_NEEDS; i++) {
+		enum resource_id r = c->needs[i];
+		if (r == RES_NONE)
+			break;
+		const struct resource_data *d = &ctx->cs->res[r];
+		if (d->status == RES_COLLECTED || d->status == RES_NOT_INSTALLED)
+			continue;
+		*ret = r;
+		return d;
+	}
+	return NULL;
+}
+
+static void copy_host_results(struct agg_ctx *ctx, const struct engine_opts *opts)
+{
+	for (size_t n = 0; n < ctx->n_nodes; n++) {
+		const struct node_report *r = ctx->nodes[n].report;
+		for (size_t i = 0; i < r->results.n; i++) {
+			const struct finding *src = &r->results.items[i];
+			const struct check_info *ci = catalog_find(src->check);
+			if (!ci || ci->source != CHECK_HOST)
+				continue; /* a newer agent's check this aggregator does not know */
+			struct finding *f = finding_list_add(ctx->out, src->check);
+			finding_clear(f);
+			finding_copy(f, src);
+			finding_set_node(f, r->node);
+			const char *why;
+			if (left_out(opts, src->check, &why))
+				finding_set(f, STATUS_SKIP, "%s", why);
+		}
+	}
+}
+
+void engine_run(struct agg_ctx *ctx, const struct engine_opts *opts)
+{
+	ctx->harvester_installed = engine_harvester_installed(ctx->cs);
+	copy_host_results(ctx, opts);
+	for (size_t i = 0; i < api_checks_len; i++) {
+		const struct api_check *c = &api_checks[i];
+		const char *why;
+		enum resource_id rid;
+		const struct resource_data *d;
+		if (left_out(opts, c->id, &why)) {
+			finding_set(agg_finding(ctx, c->id), STATUS_SKIP, "%s", why);
+			continue;
+		}
+		if (ctx->harvester_installed && startswith(c->id, "api.preinstall.")) {
+			struct finding *f = agg_finding(ctx, c->id);
+			finding_set(f, STATUS_SKIP,
+				    "Harvester is installed: its own components are no conflict");
+			continue;
+		}
+		if ((d = missing_need(ctx, c, &rid))) {
+			struct finding *f = agg_finding(ctx, c->id);
+			_cleanup_free_ char *res = resource_display_name(&resource_defs[rid]);
+			finding_set(f, STATUS_UNKNOWN, "%s %s%s%s", res,
+				    resource_status_name(d->status), d->error ? ": " : "",
+				    d->error ? d->error : "");
+			kv_add_str(&f->evidence, "resource", res);
+			kv_add_str(&f->evidence, "status", resource_status_name(d->status));
+			if (d->status == RES_FORBIDDEN)
+				finding_remedy(
+				    f,
+				    "grant the aggregator's service account get/list on %s "
+				    "(deploy/base/rbac.yaml)",
+				    res);
+			else if (d->status == RES_NOT_COLLECTED)
+				finding_remedy(f,
+					       "collect %s too (hvready-aggregator collect, or "
+					       "docs/collect.md)",
+					       res);
+			continue;
+		}
+		size_t before = ctx->out->n;
+		c->run(ctx, c->id);
+		if (ctx->out->n == before)
+			finding_set(agg_finding(ctx, c->id), STATUS_UNKNOWN,
+				    "the check produced no result");
+	}
+}

@@ -1,0 +1,77 @@
+/*
+ * The aggregator's decision engine: API checks (SPEC §4.3) and cross-node
+ * checks (§4.2) are rows in a table (api_checks.c): ID, function, and the
+ * resources the check needs. The engine, not the check, turns a needed
+ * resource that was not collected (no file, forbidden, failed) into UNKNOWN
+ * "not collected", so no check can PASS or FAIL on missing data. A resource
+ * that is "not installed" (CRD absent) reaches the check, which decides
+ * (typically SKIP before Harvester is installed).
+ */
+#pragma once
+#include "cluster_state.h"
+#include "gates.h"
+#include "report.h"
+
+/* One running VM's live-migration verdict (SPEC §3). */
+struct vm_row {
+	char *namespace, *name, *node;
+	bool can_migrate;
+	struct strv reasons; /* every reason why not; empty when it can */
+};
+
+struct vm_table {
+	struct vm_row *items;
+	size_t n, cap;
+};
+
+struct vm_row *vm_table_add(struct vm_table *t, const char *ns, const char *name, const char *node);
+void vm_table_clear(struct vm_table *t);
+
+/* A node report as the aggregator holds it. */
+struct node_entry {
+	struct node_report *report;
+	int64_t received_ns; /* realtime when received / file mtime offline */
+	int64_t rtt_ns;	     /* round trip estimate, 0 if unknown */
+	bool from_file;	     /* offline --node-reports */
+};
+
+struct agg_ctx {
+	const struct cluster_state *cs;
+	const struct node_entry *nodes;
+	size_t n_nodes;
+	int64_t now_ns;		  /* realtime "now" of this evaluation */
+	int interval_s;		  /* expected agent interval (staleness) */
+	bool live;		  /* live API mode (api.harvester.endpoint runs) */
+	bool harvester_installed; /* SPEC §3 */
+	struct kube_client *kc;	  /* live only, else NULL */
+	struct finding_list *out;
+	struct vm_table *vms;
+};
+
+typedef void (*api_check_fn)(struct agg_ctx *ctx, const char *id);
+
+#define CHECK_MAX_NEEDS 12
+struct api_check {
+	const char *id;
+	api_check_fn run;
+	enum resource_id needs[CHECK_MAX_NEEDS]; /* terminated by RES_NONE or by the end */
+};
+
+extern const struct api_check api_checks[];
+extern const size_t api_checks_len;
+
+/* Add a finding for id. */
+struct finding *agg_finding(struct agg_ctx *ctx, const char *id);
+/* Add a finding about one object: object = "Kind/namespace/name" (or "Kind/name"). */
+struct finding *agg_object_finding(struct agg_ctx *ctx, const char *id, json_object *obj);
+
+/* SPEC §3: the harvester Deployment in harvester-system, or harvesterhci.io served. */
+bool engine_harvester_installed(const struct cluster_state *cs);
+
+struct engine_opts {
+	struct strv skip, only;
+};
+
+/* Run every check (host results of the node reports copied in, with node set),
+ * then compute the gates. */
+void engine_run(struct agg_ctx *ctx, const struct engine_opts *opts);

@@ -1,0 +1,327 @@
+#include "verdict.h"
+
+#include <string.h>
+
+#include "catalog.h"
+#include "jq.h"
+#include "render_json.h"
+#include "render_text.h"
+
+static struct verdict_node *node_slot(struct verdict *v, const char *name)
+{
+	for (size_t i = 0; i < v->n_nodes; i++)
+		if (streq(v->nodes[i].name, name))
+			return &v->nodes[i];
+	v->nodes = xrealloc(v->nodes, (v->n_nodes + 1) * sizeof(*v->nodes));
+	struct verdict_node *n = &v->nodes[v->n_nodes++];
+	*n = (struct verdict_node){.name = xstrdup(name), .report_age_ns = -1};
+	return n;
+}
+
+static void build_nodes(struct verdict *v, const struct agg_ctx *ctx)
+{
+	json_object *items = cs_items(ctx->cs, RES_NODES);
+	for (size_t i = 0; i < jq_len(items); i++) {
+		json_object *o = jq_at(items, i);
+		const char *name = jq_name(o);
+		if (!name)
+			continue;
+		struct verdict_node *n = node_slot(v, name);
+		n->in_cluster = true;
+		json_object *c = jq_condition(JQ(o, "status", "conditions"), "Ready");
+		n->k8s_ready = streq(JQS(c, "status"), "True");
+	}
+	for (size_t i = 0; i < ctx->n_nodes; i++) {
+		const struct node_entry *e = &ctx->nodes[i];
+		struct verdict_node *n = node_slot(v, e->report->node);
+		n->report = e->report;
+		n->reporting = true;
+		n->report_age_ns = ctx->now_ns - e->report->sent_ns;
+		if (n->report_age_ns < 0)
+			n->report_age_ns = 0;
+	}
+}
+
+void verdict_evaluate(struct verdict *v, struct agg_ctx *ctx, const struct engine_opts *opts)
+{
+	*v = (struct verdict){0};
+	v->generated_ns = ctx->now_ns;
+	v->source = xstrdup(ctx->cs->source ? ctx->cs->source : "");
+	v->live = ctx->live;
+	ctx->out = &v->findings;
+	ctx->vms = &v->vms;
+	engine_run(ctx, opts);
+	v->harvester_installed = ctx->harvester_installed;
+	gates_compute(&v->findings, v->gates);
+	build_nodes(v, ctx);
+}
+
+void verdict_clear(struct verdict *v)
+{
+	finding_list_clear(&v->findings);
+	gates_clear(v->gates);
+	vm_table_clear(&v->vms);
+	for (size_t i = 0; i < v->n_nodes; i++)
+		free(v->nodes[i].name);
+	free(v->nodes);
+	free(v->source);
+	*v = (struct verdict){0};
+}
+
+enum status verdict_status(const struct verdict *v, int gate)
+{
+	if (gate >= 0 && gate < _GATE_MAX)
+		return v->gates[gate].status;
+	enum status s = STATUS_PASS;
+	for (int g = 0; g < _GATE_MAX; g++)
+		s = status_worst(s, v->gates[g].status);
+	return s;
+}
+
+json_object *verdict_to_json(const struct verdict *v)
+{
+	char ts[64];
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "schema", json_object_new_string(REPORT_SCHEMA));
+	util_format_rfc3339(v->generated_ns, ts, sizeof(ts));
+	json_object_object_add(o, "generated_at", json_object_new_string(ts));
+	json_object_object_add(o, "generator",
+			       json_object_new_string("hvready-aggregator " HVREADY_VERSION));
+	json_object_object_add(o, "source", json_object_new_string(v->source));
+	json_object_object_add(o, "mode", json_object_new_string(v->live ? "live" : "offline"));
+	json_object_object_add(o, "harvester_installed",
+			       json_object_new_boolean(v->harvester_installed));
+	json_object_object_add(o, "status",
+			       json_object_new_string(status_name(verdict_status(v, -1))));
+
+	json_object *gates = json_object_new_object();
+	for (int g = 0; g < _GATE_MAX; g++) {
+		json_object *go = json_object_new_object();
+		json_object_object_add(go, "status",
+				       json_object_new_string(status_name(v->gates[g].status)));
+		json_object *b = json_object_new_array();
+		for (size_t i = 0; i < v->gates[g].n_blockers; i++)
+			json_object_array_add(
+			    b, render_finding_json(&v->findings.items[v->gates[g].blockers[i]]));
+		json_object_object_add(go, "blockers", b);
+		json_object_object_add(gates, gate_name(g), go);
+	}
+	json_object_object_add(o, "gates", gates);
+	json_object_object_add(o, "findings", render_findings_json(&v->findings));
+
+	json_object *nodes = json_object_new_array();
+	for (size_t i = 0; i < v->n_nodes; i++) {
+		const struct verdict_node *n = &v->nodes[i];
+		json_object *no = json_object_new_object();
+		json_object_object_add(no, "name", json_object_new_string(n->name));
+		json_object_object_add(no, "in_cluster", json_object_new_boolean(n->in_cluster));
+		json_object_object_add(no, "kubernetes_ready",
+				       json_object_new_boolean(n->k8s_ready));
+		json_object_object_add(no, "reporting", json_object_new_boolean(n->reporting));
+		if (n->report) {
+			json_object_object_add(
+			    no, "report_age_seconds",
+			    json_object_new_int64(n->report_age_ns / NSEC_PER_SEC));
+			json_object_object_add(
+			    no, "hostname",
+			    json_object_new_string(n->report->hostname ? n->report->hostname : ""));
+			json_object_object_add(no, "agent_version",
+					       json_object_new_string(n->report->agent_version
+									  ? n->report->agent_version
+									  : ""));
+		}
+		json_object_array_add(nodes, no);
+	}
+	json_object_object_add(o, "nodes", nodes);
+
+	json_object *vms = json_object_new_array();
+	for (size_t i = 0; i < v->vms.n; i++) {
+		const struct vm_row *r = &v->vms.items[i];
+		json_object *vo = json_object_new_object();
+		json_object_object_add(vo, "namespace", json_object_new_string(r->namespace));
+		json_object_object_add(vo, "name", json_object_new_string(r->name));
+		json_object_object_add(vo, "node", json_object_new_string(r->node));
+		json_object_object_add(vo, "can_live_migrate",
+				       json_object_new_boolean(r->can_migrate));
+		json_object *rs = json_object_new_array();
+		for (size_t j = 0; j < r->reasons.n; j++)
+			json_object_array_add(rs, json_object_new_string(r->reasons.items[j]));
+		json_object_object_add(vo, "reasons", rs);
+		json_object_array_add(vms, vo);
+	}
+	json_object_object_add(o, "vms", vms);
+	return o;
+}
+
+static int id_width(const struct verdict *v)
+{
+	int w = 0;
+	for (size_t i = 0; i < v->findings.n; i++) {
+		int n = (int)strlen(v->findings.items[i].check);
+		if (n > w)
+			w = n;
+	}
+	return w;
+}
+
+static bool is_blocker(const struct verdict *v, size_t idx)
+{
+	for (int g = 0; g < _GATE_MAX; g++)
+		for (size_t i = 0; i < v->gates[g].n_blockers; i++)
+			if (v->gates[g].blockers[i] == idx)
+				return true;
+	return false;
+}
+
+static void text_finding(FILE *f, const struct finding *fd, int w, bool color)
+{
+	if (fd->node) {
+		struct finding tmp = *fd;
+		_cleanup_free_ char *obj = xasprintf("%s%s%s", fd->node, fd->object ? " " : "",
+						     fd->object ? fd->object : "");
+		tmp.object = obj;
+		render_text_finding(f, &tmp, w, color, false);
+	} else {
+		render_text_finding(f, fd, w, color, false);
+	}
+}
+
+void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color)
+{
+	char ts[64];
+	util_format_rfc3339(v->generated_ns, ts, sizeof(ts));
+	fprintf(f, "hvready verdict  %s  (%s: %s)\n", ts, v->live ? "live" : "offline", v->source);
+	fprintf(f, "Harvester installed: %s\n\n", v->harvester_installed ? "yes" : "no");
+	fputs("GATES\n", f);
+	for (int g = 0; g < _GATE_MAX; g++) {
+		fprintf(f, "  %-15s ", gate_name(g));
+		render_text_status(f, v->gates[g].status, color);
+		fprintf(f, "  %zu blocker%s%s\n", v->gates[g].n_blockers,
+			v->gates[g].n_blockers == 1 ? "" : "s", g == gate ? "   <- asked" : "");
+	}
+	int w = id_width(v);
+	bool any = false;
+	for (size_t i = 0; i < v->findings.n; i++) {
+		if (!is_blocker(v, i))
+			continue;
+		if (!any)
+			fputs("\nBLOCKERS\n", f);
+		any = true;
+		text_finding(f, &v->findings.items[i], w, color);
+	}
+	fputs("\nNODES\n", f);
+	for (size_t i = 0; i < v->n_nodes; i++) {
+		const struct verdict_node *n = &v->nodes[i];
+		if (n->reporting)
+			fprintf(f, "  %-24s report %llds old%s\n", n->name,
+				(long long)(n->report_age_ns / NSEC_PER_SEC),
+				n->in_cluster ? "" : " (not a Kubernetes node)");
+		else
+			fprintf(f, "  %-24s no report\n", n->name);
+	}
+	if (v->vms.n) {
+		fputs("\nLIVE MIGRATION (running VMs)\n", f);
+		for (size_t i = 0; i < v->vms.n; i++) {
+			const struct vm_row *r = &v->vms.items[i];
+			_cleanup_free_ char *vm = xasprintf("%s/%s", r->namespace, r->name);
+			fprintf(f, "  %-36s %-20s %s\n", vm, r->node,
+				r->can_migrate ? "yes" : "NO");
+			for (size_t j = 0; j < r->reasons.n; j++)
+				fprintf(f, "      - %s\n", r->reasons.items[j]);
+		}
+	}
+	fputs("\nALL CHECKS\n", f);
+	for (size_t i = 0; i < v->findings.n; i++)
+		if (!is_blocker(v, i))
+			text_finding(f, &v->findings.items[i], w, color);
+	fprintf(f, "\nOverall: %s\n", status_name(verdict_status(v, gate)));
+}
+
+static void md_escape(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (strchr("|\\`*_[]<>", *s))
+			fputc('\\', f);
+		fputc(*s == '\n' ? ' ' : *s, f);
+	}
+}
+
+static void md_finding_row(FILE *f, const struct finding *fd)
+{
+	fprintf(f, "| %s | `%s` | ", status_name(fd->status), fd->check);
+	md_escape(f, fd->node ? fd->node : "");
+	fputs(" | ", f);
+	md_escape(f, fd->object ? fd->object : "");
+	fputs(" | ", f);
+	md_escape(f, fd->message);
+	fputs(" |\n", f);
+}
+
+void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
+{
+	char ts[64];
+	util_format_rfc3339(v->generated_ns, ts, sizeof(ts));
+	fprintf(f, "# hvready verdict: %s\n\n", status_name(verdict_status(v, gate)));
+	fprintf(f, "Generated %s (%s, ", ts, v->live ? "live" : "offline");
+	md_escape(f, v->source);
+	fprintf(f, "). Harvester installed: %s.\n\n", v->harvester_installed ? "yes" : "no");
+	fputs("## Gates\n\n| Gate | Status | Blockers |\n|---|---|---|\n", f);
+	for (int g = 0; g < _GATE_MAX; g++)
+		fprintf(f, "| %s | **%s** | %zu |\n", gate_name(g), status_name(v->gates[g].status),
+			v->gates[g].n_blockers);
+	bool any = false;
+	for (size_t i = 0; i < v->findings.n; i++) {
+		const struct finding *fd = &v->findings.items[i];
+		if (!is_blocker(v, i))
+			continue;
+		if (!any)
+			fputs("\n## Blockers\n", f);
+		any = true;
+		fprintf(f, "\n### %s `%s`", status_name(fd->status), fd->check);
+		if (fd->node)
+			fprintf(f, " on %s", fd->node);
+		if (fd->object) {
+			fputs(" — ", f);
+			md_escape(f, fd->object);
+		}
+		fputs("\n\n", f);
+		md_escape(f, fd->message);
+		fputs("\n\n", f);
+		for (size_t k = 0; k < fd->evidence.n; k++) {
+			fprintf(f, "- %s: `", fd->evidence.items[k].key);
+			render_text_value(f, &fd->evidence.items[k].val);
+			fputs("`\n", f);
+		}
+		if (fd->remediation && *fd->remediation) {
+			fputs("\n**Remediation:** ", f);
+			md_escape(f, fd->remediation);
+			fputs("\n", f);
+		}
+	}
+	if (v->vms.n) {
+		fputs("\n## Live migration\n\n| VM | Node | Can live-migrate | Why not "
+		      "|\n|---|---|---|---|\n",
+		      f);
+		for (size_t i = 0; i < v->vms.n; i++) {
+			const struct vm_row *r = &v->vms.items[i];
+			fputs("| ", f);
+			md_escape(f, r->namespace);
+			fputc('/', f);
+			md_escape(f, r->name);
+			fputs(" | ", f);
+			md_escape(f, r->node);
+			fprintf(f, " | %s | ", r->can_migrate ? "yes" : "**no**");
+			for (size_t j = 0; j < r->reasons.n; j++) {
+				if (j)
+					fputs("; ", f);
+				md_escape(f, r->reasons.items[j]);
+			}
+			fputs(" |\n", f);
+		}
+	}
+	fputs("\n## All findings\n\n| Status | Check | Node | Object | Message "
+	      "|\n|---|---|---|---|---|\n",
+	      f);
+	for (size_t i = 0; i < v->findings.n; i++)
+		md_finding_row(f, &v->findings.items[i]);
+}

@@ -1,0 +1,44 @@
+/*
+ * A verdict: every finding, the four gates, the per-VM live-migration table
+ * and the node list, computed once from a cluster state and node reports, then
+ * rendered as JSON (SPEC §2 "hvready.report/v1"), text or Markdown.
+ */
+#pragma once
+#include <stdio.h>
+#include <json-c/json.h>
+#include "engine.h"
+
+#define REPORT_SCHEMA "hvready.report/v1"
+
+struct verdict_node {
+	char *name;
+	bool in_cluster; /* a Kubernetes Node object exists */
+	bool k8s_ready;
+	bool reporting;			  /* has a report (fresh when live) */
+	int64_t report_age_ns;		  /* -1: no report */
+	const struct node_report *report; /* borrowed */
+};
+
+struct verdict {
+	int64_t generated_ns;
+	char *source;
+	bool live;
+	bool harvester_installed;
+	struct finding_list findings;
+	struct gate_result gates[_GATE_MAX];
+	struct vm_table vms;
+	struct verdict_node *nodes;
+	size_t n_nodes;
+};
+
+/* Evaluate: run the engine over cs and nodes. */
+void verdict_evaluate(struct verdict *v, struct agg_ctx *ctx, const struct engine_opts *opts);
+void verdict_clear(struct verdict *v);
+
+/* The status of a gate name ("all" = the worst of the four). */
+enum status verdict_status(const struct verdict *v, int gate /* -1: all */);
+
+json_object *verdict_to_json(const struct verdict *v);
+/* gate: -1 for all; limits nothing but the headline. */
+void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color);
+void verdict_render_markdown(FILE *f, const struct verdict *v, int gate);

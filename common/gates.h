@@ -1,0 +1,19 @@
+/* Gate verdicts from findings (SPEC §3). */
+#pragma once
+#include "catalog.h"
+
+struct gate_result {
+	enum status status;
+	/* Indices into the finding list of the findings that decide the gate:
+	 * those whose status equals the gate's (empty for PASS). */
+	size_t *blockers;
+	size_t n_blockers;
+};
+
+/* A gate is FAIL if any of its checks FAILs, else UNKNOWN if any is UNKNOWN,
+ * else WARN if any WARNs, else PASS. SKIP counts for nothing. A gate without
+ * any finding at all is UNKNOWN: no evidence is never a PASS. */
+void gates_compute(const struct finding_list *l, struct gate_result ret[_GATE_MAX]);
+void gates_clear(struct gate_result r[_GATE_MAX]);
+/* Exit code of SPEC §2 for a status: 0 PASS/WARN/SKIP, 1 FAIL, 3 UNKNOWN. */
+int gates_exit_code(enum status s);

@@ -1,0 +1,149 @@
+#include "hostroot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
+
+int hostroot_open(struct hostroot *hr, const char *dir)
+{
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	hr->fd = fd;
+	hr->path = xstrdup(dir);
+	return 0;
+}
+
+void hostroot_close(struct hostroot *hr)
+{
+	if (hr->fd >= 0)
+		close(hr->fd);
+	free(hr->path);
+	hr->fd = -1;
+	hr->path = NULL;
+}
+
+static const char *rel(const char *path)
+{
+	while (*path == '/')
+		path++;
+	return *path ? path : ".";
+}
+
+int hostroot_openat(const struct hostroot *hr, const char *path, int flags)
+{
+	static bool no_openat2;
+	const char *r = rel(path);
+	int fd;
+	if (!no_openat2) {
+		struct open_how how = {
+		    .flags = (uint64_t)(flags | O_CLOEXEC),
+		    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+		};
+		fd = (int)syscall(SYS_openat2, hr->fd, r, &how, sizeof(how));
+		if (fd >= 0)
+			return fd;
+		if (errno != ENOSYS && errno != EPERM)
+			return -errno;
+		/* ENOSYS: old kernel; EPERM: seccomp filters that do not know openat2. */
+		no_openat2 = true;
+	}
+	fd = openat(hr->fd, r, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int hostroot_read(const struct hostroot *hr, const char *path, size_t max, char **ret_buf,
+		  size_t *ret_len)
+{
+	if (!max)
+		max = HOSTROOT_MAX_FILE;
+	int fd = hostroot_openat(hr, path, O_RDONLY | O_NOCTTY);
+	if (fd < 0)
+		return fd;
+	size_t cap = 4096, len = 0;
+	char *buf = xmalloc(cap + 1);
+	for (;;) {
+		if (len == cap) {
+			if (cap >= max) {
+				free(buf);
+				close(fd);
+				return -EFBIG;
+			}
+			cap = cap * 2 > max ? max : cap * 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = -errno;
+			free(buf);
+			close(fd);
+			return e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*ret_buf = buf;
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
+
+int hostroot_stat(const struct hostroot *hr, const char *path, struct stat *ret)
+{
+	int fd = hostroot_openat(hr, path, O_PATH);
+	if (fd < 0)
+		return fd;
+	int r = fstat(fd, ret) < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+bool hostroot_exists(const struct hostroot *hr, const char *path)
+{
+	struct stat st;
+	return hostroot_stat(hr, path, &st) == 0;
+}
+
+DIR *hostroot_opendir(const struct hostroot *hr, const char *path)
+{
+	int fd = hostroot_openat(hr, path, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return d;
+}
+
+char *hostroot_display(const struct hostroot *hr, const char *path)
+{
+	const char *r = rel(path);
+	if (!hr->path || streq(hr->path, "/"))
+		return xasprintf("/%s", streq(r, ".") ? "" : r);
+	size_t n = strlen(hr->path);
+	return xasprintf("%.*s/%s", (int)(n > 0 && hr->path[n - 1] == '/' ? n - 1 : n), hr->path,
+			 streq(r, ".") ? "" : r);
+}
+
+int hostroot_read_line(const struct hostroot *hr, const char *path, char **ret)
+{
+	char *buf;
+	int r = hostroot_read(hr, path, 65536, &buf, NULL);
+	if (r < 0)
+		return r;
+	buf[strcspn(buf, "\n")] = '\0';
+	*ret = strstrip(buf);
+	return 0;
+}

@@ -1,0 +1,38 @@
+/*
+ * Every host path the agent reads is read under the host root (`--host-root`,
+ * `/host` in the DaemonSet). Paths are resolved with openat2(RESOLVE_IN_ROOT)
+ * where the kernel has it, so an absolute symlink inside the host root
+ * (/etc/resolv.conf -> /run/...) resolves inside it too, as it would on the host.
+ */
+#pragma once
+#include <sys/stat.h>
+#include <dirent.h>
+#include "util.h"
+
+/* Largest file hostroot_read() returns by default. */
+#define HOSTROOT_MAX_FILE (4u << 20)
+
+struct hostroot {
+	int fd;	    /* O_PATH|O_DIRECTORY of the root */
+	char *path; /* as given, for messages */
+};
+
+/* Returns 0 or -errno. */
+int hostroot_open(struct hostroot *hr, const char *dir);
+void hostroot_close(struct hostroot *hr);
+
+/* Open path (absolute or relative, interpreted under the root). Returns fd or -errno. */
+int hostroot_openat(const struct hostroot *hr, const char *path, int flags);
+/* Read a whole file, NUL-terminated; at most max bytes (0: HOSTROOT_MAX_FILE), -EFBIG beyond.
+ * Files in /proc and /sys report size 0, so this reads until EOF. Returns 0 or -errno. */
+int hostroot_read(const struct hostroot *hr, const char *path, size_t max, char **ret_buf,
+		  size_t *ret_len);
+/* stat (following symlinks inside the root). Returns 0 or -errno. */
+int hostroot_stat(const struct hostroot *hr, const char *path, struct stat *ret);
+bool hostroot_exists(const struct hostroot *hr, const char *path);
+/* opendir under the root; NULL with errno set on failure. */
+DIR *hostroot_opendir(const struct hostroot *hr, const char *path);
+/* The real path for messages: "<root>/<path>" or "/<path>" when the root is "/". */
+char *hostroot_display(const struct hostroot *hr, const char *path);
+/* First line of a file, stripped. Returns 0 or -errno. */
+int hostroot_read_line(const struct hostroot *hr, const char *path, char **ret);

@@ -1,0 +1,28 @@
+/*
+ * Probe targets: what the aggregator learns from the API and hands to agents
+ * (SPEC §2), or what an operator gives `check --probe-targets FILE` as JSON:
+ * {"share_manager_image": "...", "nfs_endpoints": ["nfs://..."],
+ *  "longhorn_data_paths": ["/var/lib/longhorn"], "canary_export": "nfs://..."}
+ * Every key is optional; unknown keys are ignored (forward compatibility).
+ */
+#pragma once
+#include <json-c/json.h>
+#include "util.h"
+
+#define PROBE_TARGETS_MAX_BYTES (1u << 20)
+#define PROBE_TARGETS_MAX_ITEMS 1024
+
+struct probe_targets {
+	char *share_manager_image; /* NULL: not given */
+	struct strv nfs_endpoints;
+	struct strv longhorn_data_paths;
+	char *canary_export; /* NULL: none; the only export ever written to */
+};
+
+/* Returns 0, or -EINVAL with a one-line reason in err. */
+int probe_targets_parse(const uint8_t *buf, size_t len, struct probe_targets *ret, char *err,
+			size_t errlen);
+int probe_targets_from_json(json_object *o, struct probe_targets *ret, char *err, size_t errlen);
+json_object *probe_targets_to_json(const struct probe_targets *t);
+void probe_targets_copy(struct probe_targets *dst, const struct probe_targets *src);
+void probe_targets_clear(struct probe_targets *t);

@@ -1,0 +1,15 @@
+/* JSON renderings of the report model with json-c (SPEC §2). */
+#pragma once
+#include <stdio.h>
+#include <json-c/json.h>
+#include "report.h"
+
+json_object *render_value_json(const struct value *v);
+json_object *render_kv_json(const struct kv_list *l);
+/* {"check","status","message","evidence","remediation"[,"node"][,"object"]} */
+json_object *render_finding_json(const struct finding *f);
+json_object *render_findings_json(const struct finding_list *l);
+/* {"schema":"hvready.node/v1","node",...,"results":[...],"facts":{...}} */
+json_object *render_node_report_json(const struct node_report *r);
+/* Serialise o pretty-printed with a trailing newline to f. Returns 0 or -errno. */
+int render_json_write(FILE *f, json_object *o);

@@ -1,0 +1,311 @@
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <ctype.h>
+#include <limits.h>
+
+static void oom(void)
+{
+	fputs("hvready: out of memory\n", stderr);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s ? s : "");
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s ? s : "", n);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *p;
+	if (vasprintf(&p, fmt, ap) < 0)
+		oom();
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p = xvasprintf(fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void util_grow(void **items, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return;
+	size_t ncap = *cap ? *cap * 2 : 8;
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap > SIZE_MAX / elem)
+		oom();
+	*items = xrealloc(*items, ncap * elem);
+	memset((char *)*items + *cap * elem, 0, (ncap - *cap) * elem);
+	*cap = ncap;
+}
+
+bool streq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+bool strcaseeq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcasecmp(a, b) == 0;
+}
+
+bool startswith(const char *s, const char *prefix)
+{
+	return s && prefix && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool endswith(const char *s, const char *suffix)
+{
+	if (!s || !suffix)
+		return false;
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+char *strstrip(char *s)
+{
+	if (!s)
+		return s;
+	char *p = s;
+	while (*p && isspace((unsigned char)*p))
+		p++;
+	size_t n = strlen(p);
+	while (n > 0 && isspace((unsigned char)p[n - 1]))
+		n--;
+	memmove(s, p, n);
+	s[n] = '\0';
+	return s;
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+int64_t util_now_realtime_ns(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}
+
+int64_t util_now_mono_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+static int digits(const char **p, int n, int *ret)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)**p))
+			return -EINVAL;
+		v = v * 10 + (**p - '0');
+		(*p)++;
+	}
+	*ret = v;
+	return 0;
+}
+
+/* Days from 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+int util_parse_rfc3339(const char *s, int64_t *ret_ns)
+{
+	int y, mo, d, h, mi, sec;
+	const char *p = s;
+	if (!s)
+		return -EINVAL;
+	if (digits(&p, 4, &y) < 0 || *p++ != '-' || digits(&p, 2, &mo) < 0 || *p++ != '-' ||
+	    digits(&p, 2, &d) < 0)
+		return -EINVAL;
+	if (*p != 'T' && *p != 't' && *p != ' ')
+		return -EINVAL;
+	p++;
+	if (digits(&p, 2, &h) < 0 || *p++ != ':' || digits(&p, 2, &mi) < 0 || *p++ != ':' ||
+	    digits(&p, 2, &sec) < 0)
+		return -EINVAL;
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+		return -EINVAL;
+	int64_t frac = 0;
+	if (*p == '.') {
+		p++;
+		int64_t scale = NSEC_PER_SEC / 10;
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		while (isdigit((unsigned char)*p)) {
+			frac += (*p - '0') * scale;
+			scale /= 10;
+			p++;
+		}
+	}
+	int64_t off = 0;
+	if (*p == 'Z' || *p == 'z') {
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		int sign = *p == '-' ? -1 : 1, oh, om;
+		p++;
+		if (digits(&p, 2, &oh) < 0 || *p++ != ':' || digits(&p, 2, &om) < 0)
+			return -EINVAL;
+		off = sign * (oh * 3600 + om * 60);
+	} else {
+		return -EINVAL;
+	}
+	if (*p)
+		return -EINVAL;
+	int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - off;
+	*ret_ns = secs * NSEC_PER_SEC + frac;
+	return 0;
+}
+
+void util_format_rfc3339(int64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / NSEC_PER_SEC);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int util_parse_i64(const char *s, int64_t *ret)
+{
+	if (!s || !*s)
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end || end == s)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+void strv_add(struct strv *v, const char *s)
+{
+	util_grow((void **)&v->items, &v->cap, v->n + 1, sizeof(char *));
+	v->items[v->n++] = xstrdup(s);
+}
+
+bool strv_contains(const struct strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (streq(v->items[i], s))
+			return true;
+	return false;
+}
+
+void strv_clear(struct strv *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->items[i]);
+	free(v->items);
+	*v = (struct strv){0};
+}
+
+void strv_split(struct strv *v, const char *s, const char *seps)
+{
+	while (s && *s) {
+		size_t n = strcspn(s, seps);
+		if (n > 0) {
+			_cleanup_free_ char *w = xstrndup(s, n);
+			strv_add(v, w);
+		}
+		s += n;
+		if (*s)
+			s++;
+	}
+}
+
+int util_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	size_t cap = 4096, len = 0;
+	char *buf = xmalloc(cap + 1);
+	for (;;) {
+		if (len == cap) {
+			if (cap >= max) {
+				free(buf);
+				fclose(f);
+				return -EFBIG;
+			}
+			cap = cap * 2 > max ? max : cap * 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		size_t n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0) {
+			if (ferror(f)) {
+				free(buf);
+				fclose(f);
+				return -EIO;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	buf[len] = '\0';
+	*ret_buf = buf;
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}

@@ -1,0 +1,73 @@
+/* Small utilities every module needs: allocation, strings, clocks. */
+#pragma once
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define _cleanup_(f)   __attribute__((cleanup(f)))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _unused_       __attribute__((unused))
+#define ELEMENTSOF(x)  (sizeof(x) / sizeof((x)[0]))
+#define NSEC_PER_SEC   INT64_C(1000000000)
+#define NSEC_PER_MSEC  INT64_C(1000000)
+
+/* Allocation failure is not recoverable for a checker: these abort with a message. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) _printf_(1, 2);
+char *xvasprintf(const char *fmt, va_list ap) _printf_(1, 0);
+
+/* Grow *items (each of size elem) so that it holds at least need elements. */
+void util_grow(void **items, size_t *cap, size_t need, size_t elem);
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+static inline void closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+#define _cleanup_free_	_cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+
+/* NULL-safe string helpers. */
+bool streq(const char *a, const char *b);
+bool strcaseeq(const char *a, const char *b);
+bool startswith(const char *s, const char *prefix);
+bool endswith(const char *s, const char *suffix);
+/* Strip leading and trailing ASCII white space in place; returns s. */
+char *strstrip(char *s);
+
+/* Clocks. realtime for timestamps on the wire, monotonic for intervals and timeouts. */
+int64_t util_now_realtime_ns(void);
+int64_t util_now_mono_ns(void);
+/* RFC 3339 / ISO 8601 "2026-09-05T13:20:44Z" (fraction and offset allowed) → ns since epoch. */
+int util_parse_rfc3339(const char *s, int64_t *ret_ns);
+/* Format ns since epoch as RFC 3339 UTC with seconds ("2026-09-05T13:20:44Z"). */
+void util_format_rfc3339(int64_t ns, char *buf, size_t len);
+
+/* Parse a decimal integer with full validation (no trailing garbage, no overflow). */
+int util_parse_i64(const char *s, int64_t *ret);
+
+/* A growable array of owned strings. */
+struct strv {
+	char **items;
+	size_t n, cap;
+};
+void strv_add(struct strv *v, const char *s);
+bool strv_contains(const struct strv *v, const char *s);
+void strv_clear(struct strv *v);
+/* Split s on any of seps, dropping empty fields. */
+void strv_split(struct strv *v, const char *s, const char *seps);
+
+/* Read a whole file by path (not under a host root), at most max bytes (-EFBIG beyond).
+ * NUL-terminated. Returns 0 or -errno. */
+int util_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len);

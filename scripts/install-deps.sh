@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Install the Debian packages hvready's build, tests and demo need.
+# Idempotent: installs only what is missing. Needs root (or sudo) on Debian 12.
+set -euo pipefail
+
+PKGS=(
+	# build
+	build-essential cmake pkg-config clang clang-format libclang-rt-14-dev
+	libevent-dev libcurl4-openssl-dev libmsgpack-dev libjson-c-dev libnfs-dev
+	libsystemd-dev libcmocka-dev libyaml-dev libssl-dev
+	# tests: real servers and tools
+	nfs-ganesha nfs-ganesha-mem nfs-ganesha-vfs docker-registry iproute2 openssl
+	python3 time procps curl
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# kubectl: the machine may ship one outside Debian's packaging; kubernetes-client
+# would conflict with it (TESTING-NOTES.md), so install it only where none exists.
+if ! command -v kubectl >/dev/null 2>&1; then
+	missing+=(kubernetes-client)
+fi
+
+if [ "${#missing[@]}" -eq 0 ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

@@ -1,0 +1,182 @@
+/* The report model, the catalog, gates, time parsing and probe targets. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "gates.h"
+#include "probe_targets.h"
+#include "render_json.h"
+
+static void test_kv_types(void **state)
+{
+	struct kv_list l = {0};
+	kv_add_str(&l, "a", "x");
+	kv_add_int(&l, "b", -5);
+	kv_add_bool(&l, "c", true);
+	struct value_list *vl = kv_add_list(&l, "d");
+	vlist_add_str(vl, "one");
+	vlist_add_int(vl, 2);
+	struct kv_list *m = kv_add_map(&l, "e");
+	kv_add_str(m, "k", "v");
+	kv_add_str(&l, "a", "replaced");
+	int64_t i;
+	bool b;
+	assert_int_equal(l.n, 5);
+	assert_string_equal(kv_get_str(&l, "a"), "replaced");
+	assert_true(kv_get_int(&l, "b", &i));
+	assert_int_equal(i, -5);
+	assert_true(kv_get_bool(&l, "c", &b));
+	assert_true(b);
+	assert_int_equal(kv_get_list(&l, "d")->n, 2);
+	assert_null(kv_get_str(&l, "b"));
+	struct kv_list copy = {0};
+	kv_list_copy(&copy, &l);
+	for (size_t k = 0; k < l.n; k++)
+		assert_true(value_equal(&l.items[k].val, &copy.items[k].val));
+	kv_list_clear(&copy);
+	kv_list_clear(&l);
+}
+
+static void test_status_worst(void **state)
+{
+	assert_int_equal(status_worst(STATUS_PASS, STATUS_WARN), STATUS_WARN);
+	assert_int_equal(status_worst(STATUS_UNKNOWN, STATUS_WARN), STATUS_UNKNOWN);
+	assert_int_equal(status_worst(STATUS_UNKNOWN, STATUS_FAIL), STATUS_FAIL);
+	assert_int_equal(status_worst(STATUS_SKIP, STATUS_PASS), STATUS_PASS);
+	assert_int_equal(status_from_name("FAIL"), STATUS_FAIL);
+	assert_true(status_from_name("fail") < 0);
+}
+
+static void test_catalog(void **state)
+{
+	assert_int_equal(catalog_len, 42);
+	const struct check_info *ci = catalog_find("host.clock");
+	assert_non_null(ci);
+	assert_int_equal(ci->gates, G_ALL);
+	assert_null(catalog_find("host.nope"));
+	for (size_t i = 0; i < catalog_len; i++)
+		for (size_t j = i + 1; j < catalog_len; j++)
+			assert_string_not_equal(catalog[i].id, catalog[j].id);
+	assert_int_equal(gate_from_name("live-migration"), GATE_LIVE_MIGRATION);
+}
+
+static void test_gates(void **state)
+{
+	struct finding_list l = {0};
+	struct gate_result g[_GATE_MAX];
+	finding_set(finding_list_add(&l, "host.kvm"), STATUS_PASS, "ok");	    /* pre, lm */
+	finding_set(finding_list_add(&l, "host.nfs.probe"), STATUS_WARN, "slow");   /* rwx */
+	finding_set(finding_list_add(&l, "api.vsc.longhorn"), STATUS_FAIL, "gone"); /* platform */
+	finding_set(finding_list_add(&l, "host.iscsi"), STATUS_UNKNOWN, "eacces");  /* pre */
+	gates_compute(&l, g);
+	assert_int_equal(g[GATE_PREINSTALL].status, STATUS_UNKNOWN);
+	assert_int_equal(g[GATE_PREINSTALL].n_blockers, 1);
+	assert_int_equal(g[GATE_PREINSTALL].blockers[0], 3);
+	assert_int_equal(g[GATE_PLATFORM].status, STATUS_FAIL);
+	assert_int_equal(g[GATE_RWX].status, STATUS_WARN);
+	assert_int_equal(g[GATE_LIVE_MIGRATION].status, STATUS_PASS);
+	assert_int_equal(g[GATE_LIVE_MIGRATION].n_blockers, 0);
+	gates_clear(g);
+	finding_list_clear(&l);
+
+	/* Only SKIPs: no evidence, never PASS. */
+	finding_set(finding_list_add(&l, "host.nfs.probe"), STATUS_SKIP, "no targets");
+	gates_compute(&l, g);
+	assert_int_equal(g[GATE_RWX].status, STATUS_UNKNOWN);
+	assert_int_equal(gates_exit_code(STATUS_UNKNOWN), 3);
+	assert_int_equal(gates_exit_code(STATUS_WARN), 0);
+	assert_int_equal(gates_exit_code(STATUS_FAIL), 1);
+	gates_clear(g);
+	finding_list_clear(&l);
+}
+
+static void test_rfc3339(void **state)
+{
+	int64_t ns;
+	assert_int_equal(util_parse_rfc3339("1970-01-01T00:00:00Z", &ns), 0);
+	assert_int_equal(ns, 0);
+	assert_int_equal(util_parse_rfc3339("2026-09-05T13:20:44Z", &ns), 0);
+	assert_int_equal(ns / NSEC_PER_SEC, 1788614444);
+	assert_int_equal(util_parse_rfc3339("2026-09-05T15:20:44.5+02:00", &ns), 0);
+	assert_int_equal(ns, INT64_C(1788614444500000000));
+	assert_true(util_parse_rfc3339("2026-09-05 13:20:44", &ns) < 0);
+	assert_true(util_parse_rfc3339("", &ns) < 0);
+	assert_true(util_parse_rfc3339("2026-13-05T13:20:44Z", &ns) < 0);
+	char buf[64];
+	util_format_rfc3339(INT64_C(1788614444) * NSEC_PER_SEC, buf, sizeof(buf));
+	assert_string_equal(buf, "2026-09-05T13:20:44Z");
+}
+
+static void test_probe_targets(void **state)
+{
+	const char *good =
+	    "{\"share_manager_image\": \"longhornio/longhorn-share-manager:v1.11.2\","
+	    " \"nfs_endpoints\": [\"nfs://10.43.12.7/pvc-1\"], \"future\": 1}";
+	struct probe_targets t;
+	char err[256];
+	assert_int_equal(
+	    probe_targets_parse((const uint8_t *)good, strlen(good), &t, err, sizeof(err)), 0);
+	assert_string_equal(t.share_manager_image, "longhornio/longhorn-share-manager:v1.11.2");
+	assert_int_equal(t.nfs_endpoints.n, 1);
+	assert_null(t.canary_export);
+	probe_targets_clear(&t);
+
+	static const struct {
+		const char *in, *err;
+	} bad[] = {
+	    {"", "unexpected end"},
+	    {"[1]", "must be a JSON object"},
+	    {"{\"nfs_endpoints\": \"x\"}", "must be an array"},
+	    {"{\"nfs_endpoints\": [1]}", "[0] must be a string"},
+	    {"{\"share_manager_image\": 5}", "must be a string"},
+	    {"{} x", "trailing data"},
+	    {"{\"a\": ", "unexpected end"},
+	};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		err[0] = '\0';
+		assert_int_equal(probe_targets_parse((const uint8_t *)bad[i].in, strlen(bad[i].in),
+						     &t, err, sizeof(err)),
+				 -EINVAL);
+		assert_non_null(strstr(err, bad[i].err));
+	}
+}
+
+static void test_finding_json(void **state)
+{
+	struct finding_list l = {0};
+	struct finding *f = finding_list_add(&l, "host.kvm");
+	finding_set(f, STATUS_FAIL, "no /dev/kvm");
+	finding_remedy(f, "load kvm_intel");
+	finding_set_node(f, "n1");
+	kv_add_int(&f->evidence, "api_version", 12);
+	json_object *o = render_finding_json(f);
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "check")), "host.kvm");
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "status")), "FAIL");
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "message")),
+			    "no /dev/kvm");
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "remediation")),
+			    "load kvm_intel");
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "node")), "n1");
+	assert_null(json_object_object_get(o, "object"));
+	assert_int_equal(json_object_get_int64(json_object_object_get(
+			     json_object_object_get(o, "evidence"), "api_version")),
+			 12);
+	json_object_put(o);
+	finding_list_clear(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_kv_types),	 cmocka_unit_test(test_status_worst),
+	    cmocka_unit_test(test_catalog),	 cmocka_unit_test(test_gates),
+	    cmocka_unit_test(test_rfc3339),	 cmocka_unit_test(test_probe_targets),
+	    cmocka_unit_test(test_finding_json),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
