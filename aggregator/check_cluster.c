@@ -1,26 +1,383 @@
+/* Cross-node checks (SPEC §4.2): decided from the agents' reports and facts,
+ * and from the Kubernetes Node objects. */
 #include "checks_api.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+
+#define SKEW_WARN_NS (500 * NSEC_PER_MSEC)
+#define SKEW_FAIL_NS (2 * NSEC_PER_SEC)
+
+static const struct node_entry *entry_for(const struct agg_ctx *ctx, const char *node)
+{
+	for (size_t i = 0; i < ctx->n_nodes; i++)
+		if (streq(ctx->nodes[i].report->node, node))
+			return &ctx->nodes[i];
+	return NULL;
+}
+
+static bool node_ready(json_object *node)
+{
+	json_object *c = jq_condition(JQ(node, "status", "conditions"), "Ready");
+	return streq(JQS(c, "status"), "True");
+}
+
+/* A report is fresh when younger than 3 of the agent's intervals. Offline
+ * (files), a report counts when its file is there; its age is shown. */
+static bool report_fresh(const struct agg_ctx *ctx, const struct node_entry *e, int64_t *ret_age)
+{
+	int64_t age = ctx->now_ns - e->report->sent_ns;
+	*ret_age = age < 0 ? 0 : age;
+	if (e->from_file)
+		return true;
+	int64_t interval = e->report->interval_s ? (int64_t)e->report->interval_s : ctx->interval_s;
+	return age <= 3 * interval * NSEC_PER_SEC;
+}
 
 void check_nodes_reporting(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	json_object *nodes = cs_items(ctx->cs, RES_NODES);
+	size_t expected = 0, fresh = 0;
+	struct strv not_ready = {0};
+	for (size_t i = 0; i < jq_len(nodes); i++) {
+		json_object *n = jq_at(nodes, i);
+		const char *name = jq_name(n);
+		if (!name)
+			continue;
+		if (!node_ready(n)) {
+			strv_add(&not_ready, name);
+			continue;
+		}
+		expected++;
+		const struct node_entry *e = entry_for(ctx, name);
+		int64_t age = 0;
+		if (e && report_fresh(ctx, e, &age)) {
+			fresh++;
+			continue;
+		}
+		struct finding *f = agg_object_finding(ctx, id, n);
+		finding_set_node(f, name);
+		if (e) {
+			finding_set(f, STATUS_UNKNOWN,
+				    "last report is %llds old (more than 3 intervals)",
+				    (long long)(age / NSEC_PER_SEC));
+			kv_add_int(&f->evidence, "report_age_seconds", age / NSEC_PER_SEC);
+			kv_add_int(&f->evidence, "interval_seconds",
+				   e->report->interval_s ? (int64_t)e->report->interval_s
+							 : ctx->interval_s);
+		} else {
+			finding_set(f, STATUS_UNKNOWN, "no agent report from this Ready node");
+		}
+		finding_remedy(
+		    f,
+		    "check the hvready-agent pod or unit on %s (kubectl -n hvready-system "
+		    "get pods -o wide; journalctl -u hvready-agent)",
+		    name);
+	}
+	/* Reports under names that are no Kubernetes node: a wrong --node, or a
+	 * host that is not (yet) part of the cluster. */
+	for (size_t i = 0; i < ctx->n_nodes; i++) {
+		const char *name = ctx->nodes[i].report->node;
+		if (cs_find(ctx->cs, RES_NODES, NULL, name))
+			continue;
+		struct finding *f = agg_finding(ctx, id);
+		finding_set_node(f, name);
+		finding_set(f, STATUS_WARN, "report from \"%s\", which is not a Kubernetes node",
+			    name);
+		kv_add_str(&f->evidence, "hostname",
+			   ctx->nodes[i].report->hostname ? ctx->nodes[i].report->hostname : "");
+		finding_remedy(f, "run the agent with --node set to the node's Kubernetes name "
+				  "(the DaemonSet passes spec.nodeName)");
+	}
+	struct finding *f = agg_finding(ctx, id);
+	kv_add_int(&f->evidence, "ready_nodes", (int64_t)expected);
+	kv_add_int(&f->evidence, "reporting", (int64_t)fresh);
+	struct value_list *nr = kv_add_list(&f->evidence, "not_ready_nodes");
+	for (size_t i = 0; i < not_ready.n; i++)
+		vlist_add_str(nr, not_ready.items[i]);
+	if (expected == 0)
+		finding_set(f, STATUS_UNKNOWN, "no Ready Kubernetes node to expect reports from");
+	else if (fresh == expected)
+		finding_set(f, STATUS_PASS, "all %zu Ready nodes report", expected);
+	else
+		finding_set(f, STATUS_UNKNOWN, "%zu of %zu Ready nodes report", fresh, expected);
+	strv_clear(&not_ready);
 }
 
 void check_nodes_count(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	json_object *nodes = cs_items(ctx->cs, RES_NODES);
+	size_t total = jq_len(nodes), ready = 0;
+	for (size_t i = 0; i < total; i++)
+		if (node_ready(jq_at(nodes, i)))
+			ready++;
+	struct finding *f = agg_finding(ctx, id);
+	kv_add_int(&f->evidence, "nodes", (int64_t)total);
+	kv_add_int(&f->evidence, "ready_nodes", (int64_t)ready);
+	if (ready >= 3) {
+		finding_set(f, STATUS_PASS, "%zu Ready nodes: Longhorn can place 3 replicas apart",
+			    ready);
+		return;
+	}
+	finding_set(
+	    f, STATUS_WARN,
+	    "%zu Ready node%s: Longhorn's default 3 replicas cannot be placed on separate nodes",
+	    ready, ready == 1 ? "" : "s");
+	finding_remedy(f, "add nodes before relying on replica redundancy, or lower Longhorn's "
+			  "default-replica-count (and numberOfReplicas of the harvester-longhorn "
+			  "StorageClass) to the node count");
 }
 
 void check_clock_skew(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	size_t measured = 0;
+	enum status worst = STATUS_PASS;
+	for (size_t i = 0; i < ctx->n_nodes; i++) {
+		const struct node_entry *e = &ctx->nodes[i];
+		if (e->from_file || e->received_ns == 0)
+			continue;
+		/* The report left the agent at sent_ns and arrived here half a round
+		 * trip later: what remains is the difference of the two clocks. */
+		int64_t skew = e->received_ns - e->report->sent_ns - e->rtt_ns / 2;
+		int64_t mag = skew < 0 ? -skew : skew;
+		measured++;
+		enum status st = mag > SKEW_FAIL_NS   ? STATUS_FAIL
+				 : mag > SKEW_WARN_NS ? STATUS_WARN
+						      : STATUS_PASS;
+		if (st == STATUS_PASS)
+			continue;
+		worst = status_worst(worst, st);
+		struct finding *f = agg_finding(ctx, id);
+		finding_set_node(f, e->report->node);
+		finding_set(f, st, "clock differs from the aggregator's by %+lld ms",
+			    (long long)(skew / NSEC_PER_MSEC));
+		kv_add_int(&f->evidence, "skew_ms", skew / NSEC_PER_MSEC);
+		kv_add_int(&f->evidence, "round_trip_ms", e->rtt_ns / NSEC_PER_MSEC);
+		kv_add_int(&f->evidence, "warn_ms", SKEW_WARN_NS / NSEC_PER_MSEC);
+		kv_add_int(&f->evidence, "fail_ms", SKEW_FAIL_NS / NSEC_PER_MSEC);
+		finding_remedy(f,
+			       "synchronise the node's clock (chronyc sources; timedatectl "
+			       "timesync-status); Longhorn and etcd leases need agreeing clocks");
+	}
+	struct finding *f = agg_finding(ctx, id);
+	kv_add_int(&f->evidence, "nodes_measured", (int64_t)measured);
+	if (measured == 0) {
+		bool offline = false;
+		for (size_t i = 0; i < ctx->n_nodes; i++)
+			offline |= ctx->nodes[i].from_file;
+		if (offline)
+			finding_set(f, STATUS_SKIP,
+				    "not measurable from report files (no send/receive pair)");
+		else
+			finding_set(f, STATUS_UNKNOWN,
+				    "no live agent reports to measure skew from");
+		return;
+	}
+	if (worst == STATUS_PASS)
+		finding_set(f, STATUS_PASS,
+			    "clocks of %zu nodes within %lld ms of the aggregator's", measured,
+			    (long long)(SKEW_WARN_NS / NSEC_PER_MSEC));
+	else
+		finding_set(f, worst, "clock skew on some nodes (see the per-node findings)");
+}
+
+/* The nodes where KVM works: those are the live-migration targets. */
+static bool kvm_node(const struct node_report *r)
+{
+	enum status st;
+	return finding_list_status(&r->results, "host.kvm", &st) && st == STATUS_PASS;
+}
+
+static const struct kv_list *cpu_facts(const struct node_report *r)
+{
+	const struct value *v = kv_get(&r->facts, "cpu");
+	return v && v->type == VALUE_MAP ? &v->map : NULL;
+}
+
+static bool has_flag(const struct value_list *flags, const char *flag)
+{
+	for (size_t i = 0; flags && i < flags->n; i++)
+		if (flags->items[i].type == VALUE_STR && streq(flags->items[i].s, flag))
+			return true;
+	return false;
 }
 
 void check_cpu_compat(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	const struct node_report *kvm[512];
+	size_t n = 0;
+	struct strv unknown = {0}, vendors = {0};
+	for (size_t i = 0; i < ctx->n_nodes && n < ELEMENTSOF(kvm); i++) {
+		const struct node_report *r = ctx->nodes[i].report;
+		if (!kvm_node(r))
+			continue;
+		const struct kv_list *cpu = cpu_facts(r);
+		if (!cpu || !kv_get_str(cpu, "vendor") || !kv_get_list(cpu, "flags")) {
+			strv_add(&unknown, r->node);
+			continue;
+		}
+		kvm[n++] = r;
+		if (!strv_contains(&vendors, kv_get_str(cpu, "vendor")))
+			strv_add(&vendors, kv_get_str(cpu, "vendor"));
+	}
+	struct finding *f = agg_finding(ctx, id);
+	kv_add_int(&f->evidence, "kvm_nodes", (int64_t)n);
+	struct value_list *vl = kv_add_list(&f->evidence, "vendors");
+	for (size_t i = 0; i < vendors.n; i++)
+		vlist_add_str(vl, vendors.items[i]);
+	if (unknown.n) {
+		struct value_list *ul = kv_add_list(&f->evidence, "nodes_without_cpu_facts");
+		for (size_t i = 0; i < unknown.n; i++)
+			vlist_add_str(ul, unknown.items[i]);
+	}
+	if (vendors.n > 1) {
+		finding_set(f, STATUS_FAIL,
+			    "mixed CPU vendors among KVM nodes: VMs cannot "
+			    "live-migrate between them");
+		struct kv_list *by = kv_add_map(&f->evidence, "vendor_by_node");
+		for (size_t i = 0; i < n; i++)
+			kv_add_str(by, kvm[i]->node, kv_get_str(cpu_facts(kvm[i]), "vendor"));
+		finding_remedy(f,
+			       "keep live migration within nodes of one vendor (node affinity or "
+			       "separate clusters); KubeVirt cannot migrate between Intel and AMD");
+		goto out;
+	}
+	/* For each node, the flags some other KVM node has and it lacks: a VM
+	 * started with host-model elsewhere cannot move to it. */
+	size_t lacking_nodes = 0;
+	struct kv_list *lack = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct value_list *mine = kv_get_list(cpu_facts(kvm[i]), "flags");
+		struct value_list *missing = NULL;
+		struct strv seen = {0};
+		for (size_t j = 0; j < n; j++) {
+			if (j == i)
+				continue;
+			const struct value_list *theirs = kv_get_list(cpu_facts(kvm[j]), "flags");
+			for (size_t k = 0; k < theirs->n; k++) {
+				const struct value *fl = &theirs->items[k];
+				if (fl->type != VALUE_STR || has_flag(mine, fl->s) ||
+				    strv_contains(&seen, fl->s))
+					continue;
+				strv_add(&seen, fl->s);
+				if (!lack)
+					lack = kv_add_map(&f->evidence, "flags_lacking");
+				if (!missing)
+					missing = kv_add_list(lack, kvm[i]->node);
+				vlist_add_str(missing, fl->s);
+			}
+		}
+		if (missing)
+			lacking_nodes++;
+		strv_clear(&seen);
+	}
+	if (lacking_nodes) {
+		finding_set(f, STATUS_WARN,
+			    "CPU flags differ: %zu node%s lack features other nodes have",
+			    lacking_nodes, lacking_nodes == 1 ? "" : "s");
+		finding_remedy(f,
+			       "VMs using host-model/host-passthrough cannot migrate to the nodes "
+			       "listed; set a common CPU model in the KubeVirt CR "
+			       "(spec.configuration.cpuModel) or per VM");
+	} else if (n >= 2) {
+		finding_set(f, STATUS_PASS, "%zu KVM nodes with the same CPU vendor and flags", n);
+	} else if (unknown.n) {
+		finding_set(f, STATUS_UNKNOWN, "no CPU facts from %zu KVM node%s", unknown.n,
+			    unknown.n == 1 ? "" : "s");
+	} else if (n == 1) {
+		finding_set(f, STATUS_SKIP, "only one KVM node: no migration target to compare");
+	} else {
+		finding_set(f, STATUS_UNKNOWN, "no node reports with a working KVM");
+	}
+	if (unknown.n && f->status == STATUS_PASS)
+		finding_set(f, STATUS_UNKNOWN, "%zu KVM node%s sent no CPU facts", unknown.n,
+			    unknown.n == 1 ? "" : "s");
+out:
+	strv_clear(&unknown);
+	strv_clear(&vendors);
+}
+
+/* Hostname of a Kubernetes node: the agent's report, else status.addresses. */
+static const char *node_hostname(const struct agg_ctx *ctx, json_object *node)
+{
+	const struct node_entry *e = entry_for(ctx, jq_name(node));
+	if (e && e->report->hostname && *e->report->hostname)
+		return e->report->hostname;
+	json_object *addrs = JQ(node, "status", "addresses");
+	for (size_t i = 0; i < jq_len(addrs); i++)
+		if (streq(JQS(jq_at(addrs, i), "type"), "Hostname"))
+			return JQS(jq_at(addrs, i), "address");
+	return NULL;
 }
 
 void check_hostname_unique(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	struct strv names = {0}, hosts = {0}, missing = {0};
+	json_object *nodes = cs_items(ctx->cs, RES_NODES);
+	for (size_t i = 0; i < jq_len(nodes); i++) {
+		json_object *n = jq_at(nodes, i);
+		const char *h = node_hostname(ctx, n);
+		if (!jq_name(n))
+			continue;
+		if (!h) {
+			strv_add(&missing, jq_name(n));
+			continue;
+		}
+		strv_add(&names, jq_name(n));
+		strv_add(&hosts, h);
+	}
+	/* Reports from hosts that are not (yet) Kubernetes nodes count too (pre-install). */
+	for (size_t i = 0; i < ctx->n_nodes; i++) {
+		const struct node_report *r = ctx->nodes[i].report;
+		if (strv_contains(&names, r->node) || !r->hostname || !*r->hostname)
+			continue;
+		strv_add(&names, r->node);
+		strv_add(&hosts, r->hostname);
+	}
+	struct finding *f = agg_finding(ctx, id);
+	kv_add_int(&f->evidence, "hosts", (int64_t)hosts.n);
+	struct kv_list *dups = NULL;
+	for (size_t i = 0; i < hosts.n; i++) {
+		bool first = true;
+		for (size_t j = 0; j < i; j++)
+			if (strcaseeq(hosts.items[i], hosts.items[j]))
+				first = false;
+		if (!first)
+			continue;
+		struct value_list *same = NULL;
+		for (size_t j = i + 1; j < hosts.n; j++) {
+			if (!strcaseeq(hosts.items[i], hosts.items[j]))
+				continue;
+			if (!dups)
+				dups = kv_add_map(&f->evidence, "duplicates");
+			if (!same) {
+				same = kv_add_list(dups, hosts.items[i]);
+				vlist_add_str(same, names.items[i]);
+			}
+			vlist_add_str(same, names.items[j]);
+		}
+	}
+	if (missing.n) {
+		struct value_list *ml = kv_add_list(&f->evidence, "nodes_without_hostname");
+		for (size_t i = 0; i < missing.n; i++)
+			vlist_add_str(ml, missing.items[i]);
+	}
+	if (dups) {
+		finding_set(f, STATUS_FAIL, "hostnames are not unique");
+		finding_remedy(
+		    f, "give every node a unique hostname (hostnamectl set-hostname) before "
+		       "installing: Longhorn's RWX lock recovery identifies nodes by hostname");
+	} else if (missing.n) {
+		finding_set(f, STATUS_UNKNOWN, "no hostname known for %zu node%s", missing.n,
+			    missing.n == 1 ? "" : "s");
+	} else if (hosts.n == 0) {
+		finding_set(f, STATUS_UNKNOWN, "no hostnames known (no nodes, no reports)");
+	} else {
+		finding_set(f, STATUS_PASS, "%zu hostnames, all unique", hosts.n);
+	}
+	strv_clear(&names);
+	strv_clear(&hosts);
+	strv_clear(&missing);
 }

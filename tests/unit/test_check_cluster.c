@@ -1,0 +1,244 @@
+/* Cross-node checks (SPEC §4.2). */
+#include "agg_harness.h"
+
+#define NODE_JSON(name, ready, host)                                                               \
+	"{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" name "\"},"           \
+	"\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"10.0.0.1\"},"           \
+	"{\"type\":\"Hostname\",\"address\":\"" host "\"}],"                                       \
+	"\"conditions\":[{\"type\":\"Ready\",\"status\":\"" ready "\"}]}}"
+
+static struct node_report reports[16];
+
+static struct node_report *mkreport(struct harness *h, const char *node, const char *host,
+				    int64_t age_s, bool from_file)
+{
+	struct node_report *r = &reports[h->n_nodes];
+	*r = (struct node_report){
+	    .node = xstrdup(node),
+	    .hostname = xstrdup(host),
+	    .sent_ns = h->now_ns - age_s * NSEC_PER_SEC,
+	    .interval_s = 30,
+	};
+	h->nodes[h->n_nodes++] = (struct node_entry){
+	    .report = r,
+	    .received_ns = from_file ? 0 : h->now_ns,
+	    .from_file = from_file,
+	};
+	return r;
+}
+
+static void set_cpu(struct node_report *r, const char *vendor, const char *flags, bool kvm_ok)
+{
+	struct kv_list *cpu = kv_add_map(&r->facts, "cpu");
+	kv_add_str(cpu, "vendor", vendor);
+	struct value_list *fl = kv_add_list(cpu, "flags");
+	struct strv v = {0};
+	strv_split(&v, flags, " ");
+	for (size_t i = 0; i < v.n; i++)
+		vlist_add_str(fl, v.items[i]);
+	strv_clear(&v);
+	finding_set(finding_list_add(&r->results, "host.kvm"), kvm_ok ? STATUS_PASS : STATUS_FAIL,
+		    "kvm");
+}
+
+static void clear_reports(struct harness *h)
+{
+	for (size_t i = 0; i < h->n_nodes; i++)
+		node_report_clear(&reports[i]);
+	harness_clear(h);
+}
+
+static void test_reporting(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_add(&h, NODE_JSON("n1", "True", "n1"));
+	harness_add(&h, NODE_JSON("n2", "True", "n2"));
+	harness_add(&h, NODE_JSON("n3", "False", "n3"));
+	mkreport(&h, "n1", "n1", 10, false);
+	mkreport(&h, "n2", "n2", 10, false);
+	harness_run(&h, "cluster.nodes.reporting");
+	assert_int_equal(harness_status(&h, "cluster.nodes.reporting"), STATUS_PASS);
+	clear_reports(&h);
+
+	/* n2 silent for more than 3 intervals: UNKNOWN for that node, no PASS. */
+	harness_init(&h);
+	harness_add(&h, NODE_JSON("n1", "True", "n1"));
+	harness_add(&h, NODE_JSON("n2", "True", "n2"));
+	mkreport(&h, "n1", "n1", 10, false);
+	mkreport(&h, "n2", "n2", 91, false);
+	harness_run(&h, "cluster.nodes.reporting");
+	assert_int_equal(harness_status(&h, "cluster.nodes.reporting"), STATUS_UNKNOWN);
+	const struct finding *f = harness_finding(&h, "cluster.nodes.reporting", "Node/n2");
+	assert_string_equal(f->node, "n2");
+	assert_non_null(strstr(f->message, "91s old"));
+	clear_reports(&h);
+
+	/* Offline: a file counts whatever its age; no report at all is UNKNOWN. */
+	harness_init(&h);
+	harness_add(&h, NODE_JSON("n1", "True", "n1"));
+	harness_add(&h, NODE_JSON("n2", "True", "n2"));
+	mkreport(&h, "n1", "n1", 86400, true);
+	harness_run(&h, "cluster.nodes.reporting");
+	assert_int_equal(harness_status(&h, "cluster.nodes.reporting"), STATUS_UNKNOWN);
+	f = harness_finding(&h, "cluster.nodes.reporting", "Node/n2");
+	assert_non_null(strstr(f->message, "no agent report"));
+	clear_reports(&h);
+
+	/* A report under a name that is no node: WARN. */
+	harness_init(&h);
+	harness_add(&h, NODE_JSON("n1", "True", "n1"));
+	mkreport(&h, "n1", "n1", 1, false);
+	mkreport(&h, "typo", "n1", 1, false);
+	harness_run(&h, "cluster.nodes.reporting");
+	assert_int_equal(harness_status(&h, "cluster.nodes.reporting"), STATUS_WARN);
+	clear_reports(&h);
+
+	/* Nodes not collected: UNKNOWN via the engine. */
+	harness_init(&h);
+	cs_set_status(&h.cs, RES_NODES, RES_NOT_COLLECTED, NULL);
+	harness_run(&h, "cluster.nodes.reporting");
+	assert_int_equal(harness_status(&h, "cluster.nodes.reporting"), STATUS_UNKNOWN);
+	clear_reports(&h);
+}
+
+static void test_count(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_add(&h, NODE_JSON("n1", "True", "n1"));
+	harness_add(&h, NODE_JSON("n2", "True", "n2"));
+	harness_add(&h, NODE_JSON("n3", "False", "n3"));
+	harness_run(&h, "cluster.nodes.count");
+	assert_int_equal(harness_status(&h, "cluster.nodes.count"), STATUS_WARN);
+	harness_clear(&h);
+	harness_init(&h);
+	harness_add(&h, NODE_JSON("n1", "True", "n1"));
+	harness_add(&h, NODE_JSON("n2", "True", "n2"));
+	harness_add(&h, NODE_JSON("n3", "True", "n3"));
+	harness_run(&h, "cluster.nodes.count");
+	assert_int_equal(harness_status(&h, "cluster.nodes.count"), STATUS_PASS);
+	harness_clear(&h);
+}
+
+static void test_skew(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	mkreport(&h, "n1", "n1", 0, false);
+	mkreport(&h, "n2", "n2", 0, false);
+	mkreport(&h, "n3", "n3", 0, false);
+	h.nodes[1].received_ns += 700 * NSEC_PER_MSEC; /* 700 ms behind: WARN */
+	h.nodes[2].received_ns -= 3 * NSEC_PER_SEC;    /* 3 s ahead: FAIL */
+	h.nodes[0].received_ns += 300 * NSEC_PER_MSEC; /* 300 ms but rtt 400: 100 ms */
+	h.nodes[0].rtt_ns = 400 * NSEC_PER_MSEC;
+	harness_run(&h, "cluster.clock.skew");
+	assert_int_equal(harness_status(&h, "cluster.clock.skew"), STATUS_FAIL);
+	size_t fails = 0, warns = 0;
+	for (size_t i = 0; i < h.out.n; i++) {
+		if (!h.out.items[i].node)
+			continue;
+		fails += h.out.items[i].status == STATUS_FAIL;
+		warns += h.out.items[i].status == STATUS_WARN;
+		assert_string_not_equal(h.out.items[i].node, "n1");
+	}
+	assert_int_equal(fails, 1);
+	assert_int_equal(warns, 1);
+	clear_reports(&h);
+
+	harness_init(&h);
+	mkreport(&h, "n1", "n1", 0, true);
+	harness_run(&h, "cluster.clock.skew");
+	assert_int_equal(harness_status(&h, "cluster.clock.skew"), STATUS_SKIP);
+	clear_reports(&h);
+
+	harness_init(&h);
+	harness_run(&h, "cluster.clock.skew");
+	assert_int_equal(harness_status(&h, "cluster.clock.skew"), STATUS_UNKNOWN);
+	clear_reports(&h);
+}
+
+static void test_cpu_compat(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	set_cpu(mkreport(&h, "n1", "n1", 0, true), "GenuineIntel", "fpu vmx avx2", true);
+	set_cpu(mkreport(&h, "n2", "n2", 0, true), "GenuineIntel", "fpu vmx avx2", true);
+	harness_run(&h, "cluster.cpu.compat");
+	assert_int_equal(harness_status(&h, "cluster.cpu.compat"), STATUS_PASS);
+	clear_reports(&h);
+
+	harness_init(&h);
+	set_cpu(mkreport(&h, "n1", "n1", 0, true), "GenuineIntel", "fpu vmx avx2 avx512f", true);
+	set_cpu(mkreport(&h, "n2", "n2", 0, true), "GenuineIntel", "fpu vmx avx2", true);
+	set_cpu(mkreport(&h, "n3", "n3", 0, true), "AuthenticAMD", "fpu svm", false); /* no KVM */
+	harness_run(&h, "cluster.cpu.compat");
+	assert_int_equal(harness_status(&h, "cluster.cpu.compat"), STATUS_WARN);
+	const struct finding *f = harness_finding(&h, "cluster.cpu.compat", NULL);
+	const struct value *lack = kv_get(&f->evidence, "flags_lacking");
+	assert_non_null(lack);
+	assert_int_equal(lack->map.n, 1);
+	assert_string_equal(lack->map.items[0].key, "n2");
+	assert_string_equal(lack->map.items[0].val.list.items[0].s, "avx512f");
+	clear_reports(&h);
+
+	harness_init(&h);
+	set_cpu(mkreport(&h, "n1", "n1", 0, true), "GenuineIntel", "fpu vmx", true);
+	set_cpu(mkreport(&h, "n2", "n2", 0, true), "AuthenticAMD", "fpu svm", true);
+	harness_run(&h, "cluster.cpu.compat");
+	assert_int_equal(harness_status(&h, "cluster.cpu.compat"), STATUS_FAIL);
+	clear_reports(&h);
+
+	/* A KVM node without CPU facts: never PASS. */
+	harness_init(&h);
+	set_cpu(mkreport(&h, "n1", "n1", 0, true), "GenuineIntel", "fpu vmx", true);
+	set_cpu(mkreport(&h, "n2", "n2", 0, true), "GenuineIntel", "fpu vmx", true);
+	struct node_report *r3 = mkreport(&h, "n3", "n3", 0, true);
+	finding_set(finding_list_add(&r3->results, "host.kvm"), STATUS_PASS, "kvm");
+	harness_run(&h, "cluster.cpu.compat");
+	assert_int_equal(harness_status(&h, "cluster.cpu.compat"), STATUS_UNKNOWN);
+	clear_reports(&h);
+
+	harness_init(&h);
+	harness_run(&h, "cluster.cpu.compat");
+	assert_int_equal(harness_status(&h, "cluster.cpu.compat"), STATUS_UNKNOWN);
+	clear_reports(&h);
+}
+
+static void test_hostname_unique(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_add(&h, NODE_JSON("n1", "True", "node-a"));
+	harness_add(&h, NODE_JSON("n2", "True", "node-b"));
+	harness_run(&h, "cluster.hostname.unique");
+	assert_int_equal(harness_status(&h, "cluster.hostname.unique"), STATUS_PASS);
+	clear_reports(&h);
+
+	/* The agent's own hostname wins over the Node's address; clash is case-insensitive. */
+	harness_init(&h);
+	harness_add(&h, NODE_JSON("n1", "True", "node-a"));
+	harness_add(&h, NODE_JSON("n2", "True", "node-b"));
+	mkreport(&h, "n2", "NODE-A", 0, true);
+	harness_run(&h, "cluster.hostname.unique");
+	assert_int_equal(harness_status(&h, "cluster.hostname.unique"), STATUS_FAIL);
+	clear_reports(&h);
+
+	harness_init(&h);
+	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"x\"}}");
+	harness_run(&h, "cluster.hostname.unique");
+	assert_int_equal(harness_status(&h, "cluster.hostname.unique"), STATUS_UNKNOWN);
+	clear_reports(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_reporting),
+	    cmocka_unit_test(test_count),
+	    cmocka_unit_test(test_skew),
+	    cmocka_unit_test(test_cpu_compat),
+	    cmocka_unit_test(test_hostname_unique),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
