@@ -9,24 +9,30 @@
 #include "node_reports.h"
 #include "render_json.h"
 #include "render_text.h"
+#include "server.h"
 #include "source.h"
 #include "verdict.h"
 
 static _Noreturn void usage(FILE *f, int code)
 {
-	fputs("Usage:\n"
-	      "  hvready-aggregator report [--kubeconfig FILE | --in-cluster | --cluster-state "
-	      "PATH ...]\n"
-	      "                            [--node-reports DIR] [--gate "
-	      "preinstall|platform|rwx|live-migration|all]\n"
-	      "                            [--format text|json|markdown] [--skip ID,...] [--only "
-	      "ID,...]\n"
-	      "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR\n"
-	      "  hvready-aggregator --version\n"
-	      "\n"
-	      "Exit status: 0 ready (PASS/WARN), 1 not ready (FAIL), 2 usage or input error,\n"
-	      "3 not enough evidence (UNKNOWN). For report, the status of --gate (default all).\n",
-	      f);
+	fputs(
+	    "Usage:\n"
+	    "  hvready-aggregator report [--kubeconfig FILE | --in-cluster | --cluster-state "
+	    "PATH ...]\n"
+	    "                            [--node-reports DIR] [--gate "
+	    "preinstall|platform|rwx|live-migration|all]\n"
+	    "                            [--format text|json|markdown] [--skip ID,...] [--only "
+	    "ID,...]\n"
+	    "  hvready-aggregator serve [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE]\n"
+	    "                           [--kubeconfig FILE | --in-cluster | --cluster-state PATH "
+	    "...]\n"
+	    "                           (--token-file FILE | --insecure-no-auth) [--interval SEC]\n"
+	    "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR\n"
+	    "  hvready-aggregator --version\n"
+	    "\n"
+	    "Exit status: 0 ready (PASS/WARN), 1 not ready (FAIL), 2 usage or input error,\n"
+	    "3 not enough evidence (UNKNOWN). For report, the status of --gate (default all).\n",
+	    f);
 	exit(code);
 }
 
@@ -233,6 +239,100 @@ static int cmd_collect(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_serve(int argc, char **argv)
+{
+	enum {
+		OPT_LISTEN = 256,
+		OPT_CERT,
+		OPT_KEY,
+		OPT_KUBECONFIG,
+		OPT_IN_CLUSTER,
+		OPT_STATE,
+		OPT_TOKEN_FILE,
+		OPT_TOKENREVIEW,
+		OPT_NO_AUTH,
+		OPT_INTERVAL
+	};
+	static const struct option longopts[] = {
+	    {"listen", required_argument, NULL, OPT_LISTEN},
+	    {"tls-cert", required_argument, NULL, OPT_CERT},
+	    {"tls-key", required_argument, NULL, OPT_KEY},
+	    {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+	    {"in-cluster", no_argument, NULL, OPT_IN_CLUSTER},
+	    {"cluster-state", required_argument, NULL, OPT_STATE},
+	    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+	    {"tokenreview", no_argument, NULL, OPT_TOKENREVIEW},
+	    {"insecure-no-auth", no_argument, NULL, OPT_NO_AUTH},
+	    {"interval", required_argument, NULL, OPT_INTERVAL},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	struct server_opts o = {.listen = xstrdup("0.0.0.0:9443"), .interval_s = 30};
+	int auth_modes = 0, c;
+	int64_t t;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_LISTEN:
+			free(o.listen);
+			o.listen = xstrdup(optarg);
+			break;
+		case OPT_CERT:
+			o.tls_cert = xstrdup(optarg);
+			break;
+		case OPT_KEY:
+			o.tls_key = xstrdup(optarg);
+			break;
+		case OPT_KUBECONFIG:
+			o.kubeconfig = xstrdup(optarg);
+			break;
+		case OPT_IN_CLUSTER:
+			o.in_cluster = true;
+			break;
+		case OPT_STATE:
+			strv_add(&o.states, optarg);
+			break;
+		case OPT_TOKEN_FILE:
+			o.token_file = xstrdup(optarg);
+			o.auth = AUTH_TOKEN_FILE;
+			auth_modes++;
+			break;
+		case OPT_TOKENREVIEW:
+			fatalx("--tokenreview is not available in this version; use --token-file");
+		case OPT_NO_AUTH:
+			o.auth = AUTH_NONE;
+			auth_modes++;
+			break;
+		case OPT_INTERVAL:
+			if (util_parse_i64(optarg, &t) < 0 || t < 1 || t > 3600)
+				fatalx(
+				    "--interval: \"%s\" is not a number of seconds from 1 to 3600",
+				    optarg);
+			o.interval_s = (int)t;
+			break;
+		case 'h':
+			usage(stdout, 0);
+		default:
+			usage(stderr, 2);
+		}
+	}
+	if (optind < argc)
+		fatalx("serve: unexpected argument \"%s\"", argv[optind]);
+	if (auth_modes != 1)
+		fatalx("serve: give exactly one of --token-file FILE, --insecure-no-auth");
+	if ((o.kubeconfig != NULL) + o.in_cluster + (o.states.n > 0) != 1)
+		fatalx("serve: give one of --kubeconfig, --in-cluster, --cluster-state");
+	if (!o.tls_cert != !o.tls_key)
+		fatalx("serve: --tls-cert and --tls-key go together");
+	int code = server_run(&o);
+	free(o.listen);
+	free(o.tls_cert);
+	free(o.tls_key);
+	free(o.kubeconfig);
+	free(o.token_file);
+	strv_clear(&o.states);
+	return code;
+}
+
 int main(int argc, char **argv)
 {
 	log_set_prefix("hvready-aggregator");
@@ -246,6 +346,8 @@ int main(int argc, char **argv)
 		usage(stdout, 0);
 	if (streq(argv[1], "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (streq(argv[1], "serve"))
+		return cmd_serve(argc - 1, argv + 1);
 	if (streq(argv[1], "collect"))
 		return cmd_collect(argc - 1, argv + 1);
 	log_warnx("unknown command \"%s\"", argv[1]);

@@ -1,0 +1,687 @@
+/*
+ * The aggregator's server. One libevent loop serves HTTP(S): agents POST
+ * msgpack reports, operators GET the verdict. Reading the cluster state (the
+ * API or files) happens in a refresher thread so that a slow API server never
+ * blocks ingest; the loop swaps in each complete state and always serves the
+ * verdict of the latest complete one. The verdict is recomputed at most once a
+ * second, and only when something changed.
+ */
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/thread.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <systemd/sd-daemon.h>
+
+#include "catalog.h"
+#include "log.h"
+#include "render_json.h"
+#include "source.h"
+#include "store.h"
+#include "targets.h"
+#include "verdict.h"
+#include "wire.h"
+
+#define MAX_HEADERS_SIZE (16u << 10)
+#define READ_TIMEOUT_S	 10
+#define TOKEN_MAX	 (16u << 10)
+
+struct server {
+	const struct server_opts *o;
+	struct event_base *base;
+	struct evhttp *http;
+	SSL_CTX *ssl;
+	struct event *sig_term, *sig_int, *verdict_timer, *state_ev, *watchdog;
+	/* the latest complete cluster state (owned by the loop) */
+	struct cluster_state cs;
+	bool have_state;
+	struct probe_targets cluster_targets;
+	struct store store;
+	char *token; /* AUTH_TOKEN_FILE */
+	/* cached verdict */
+	bool dirty;
+	char *verdict_json;
+	size_t verdict_len;
+	struct verdict verdict;
+	bool have_verdict;
+	/* refresher thread hand-over */
+	pthread_t refresher;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stopping;
+	struct cluster_state *incoming;
+	char *refresh_error;
+	struct kube_client *kc;
+	/* counters */
+	uint64_t received, rejected;
+};
+
+/* ---------- responses ---------- */
+
+static void reply(struct evhttp_request *req, int code, const char *reason, const char *type,
+		  const char *body, size_t len)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+	evhttp_add_header(h, "Content-Type", type);
+	evhttp_add_header(h, "Cache-Control", "no-store");
+	struct evbuffer *b = evbuffer_new();
+	if (body)
+		evbuffer_add(b, body, len);
+	evhttp_send_reply(req, code, reason, b);
+	evbuffer_free(b);
+}
+
+static void reply_error(struct server *s, struct evhttp_request *req, int code, const char *reason,
+			const char *fmt, ...) _printf_(5, 6);
+static void reply_error(struct server *s, struct evhttp_request *req, int code, const char *reason,
+			const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "error", json_object_new_string(msg));
+	json_object_object_add(o, "code", json_object_new_int(code));
+	const char *str = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	reply(req, code, reason, "application/json", str, strlen(str));
+	json_object_put(o);
+	if (code >= 400)
+		s->rejected++;
+}
+
+static void reply_json(struct evhttp_request *req, json_object *o)
+{
+	const char *str = json_object_to_json_string_ext(
+	    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+	reply(req, HTTP_OK, "OK", "application/json", str, strlen(str));
+}
+
+/* ---------- auth ---------- */
+
+static bool const_time_eq(const char *a, size_t alen, const char *b, size_t blen)
+{
+	unsigned char diff = alen != blen;
+	for (size_t i = 0; i < alen && i < blen; i++)
+		diff |= (unsigned char)(a[i] ^ b[i]);
+	return diff == 0;
+}
+
+/* Returns the bearer token of the request, or NULL. */
+static const char *bearer(struct evhttp_request *req)
+{
+	const char *a = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
+	if (!a || strncasecmp(a, "Bearer ", 7) != 0)
+		return NULL;
+	a += 7;
+	while (*a == ' ')
+		a++;
+	return *a ? a : NULL;
+}
+
+/* 0 = allowed; else an HTTP status to answer with. For a report, node is the
+ * node it claims; the credential must be allowed to speak for it. */
+static int authorize(struct server *s, struct evhttp_request *req, const char *node,
+		     const char **why)
+{
+	(void)node;
+	if (s->o->auth == AUTH_NONE)
+		return 0;
+	const char *tok = bearer(req);
+	if (!tok) {
+		*why = "missing bearer token";
+		return 401;
+	}
+	if (s->o->auth == AUTH_TOKEN_FILE) {
+		if (!const_time_eq(tok, strlen(tok), s->token, strlen(s->token))) {
+			*why = "invalid bearer token";
+			return 401;
+		}
+		return 0;
+	}
+	*why = "token review is not available in this build";
+	return 401;
+}
+
+/* ---------- routes ---------- */
+
+static void handle_report(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_verdict(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_nodes(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_node(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_healthz(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_readyz(struct server *s, struct evhttp_request *req, const char *arg);
+
+struct route {
+	enum evhttp_cmd_type method;
+	const char *path; /* exact, or a prefix when it ends with '/' */
+	size_t max_body;
+	bool auth;
+	void (*handler)(struct server *s, struct evhttp_request *req, const char *arg);
+};
+
+/* Every route, its method, body limit and whether it needs a credential. No
+ * route that changes state is served without auth (unless --insecure-no-auth). */
+static const struct route routes[] = {
+    {EVHTTP_REQ_POST, "/v1/reports", WIRE_MAX_MESSAGE, true, handle_report},
+    {EVHTTP_REQ_GET, "/v1/verdict", 0, false, handle_verdict},
+    {EVHTTP_REQ_GET, "/v1/nodes", 0, false, handle_nodes},
+    {EVHTTP_REQ_GET, "/v1/nodes/", 0, false, handle_node},
+    {EVHTTP_REQ_GET, "/healthz", 0, false, handle_healthz},
+    {EVHTTP_REQ_GET, "/readyz", 0, false, handle_readyz},
+};
+
+static void dispatch(struct evhttp_request *req, void *arg)
+{
+	struct server *s = arg;
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+	enum evhttp_cmd_type method = evhttp_request_get_command(req);
+	bool path_known = false;
+	if (!path)
+		path = "/";
+	for (size_t i = 0; i < ELEMENTSOF(routes); i++) {
+		const struct route *r = &routes[i];
+		size_t plen = strlen(r->path);
+		bool prefix = r->path[plen - 1] == '/';
+		const char *rest = NULL;
+		if (prefix && strncmp(path, r->path, plen) == 0 && path[plen])
+			rest = path + plen;
+		else if (!prefix && streq(path, r->path))
+			rest = "";
+		if (!rest)
+			continue;
+		path_known = true;
+		if (method != r->method &&
+		    !(method == EVHTTP_REQ_HEAD && r->method == EVHTTP_REQ_GET))
+			continue;
+		size_t body = evbuffer_get_length(evhttp_request_get_input_buffer(req));
+		if (body > r->max_body && r->max_body > 0) {
+			reply_error(s, req, 413, "Payload Too Large",
+				    "body of %zu bytes (at most %zu)", body, r->max_body);
+			return;
+		}
+		r->handler(s, req, rest);
+		return;
+	}
+	if (path_known)
+		reply_error(s, req, 405, "Method Not Allowed", "method not allowed on %s", path);
+	else
+		reply_error(s, req, HTTP_NOTFOUND, "Not Found", "no such path: %s", path);
+}
+
+static bool content_type_is(struct evhttp_request *req, const char *want, const char *alt)
+{
+	const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
+	if (!ct)
+		return false;
+	size_t n = strcspn(ct, "; ");
+	return (strlen(want) == n && strncasecmp(ct, want, n) == 0) ||
+	       (alt && strlen(alt) == n && strncasecmp(ct, alt, n) == 0);
+}
+
+static char *node_targets_json(struct server *s, const char *node)
+{
+	struct probe_targets t;
+	targets_for_node(&s->cs, node, &t);
+	json_object *o = probe_targets_to_json(&t);
+	char *str = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	probe_targets_clear(&t);
+	return str;
+}
+
+static void handle_report(struct server *s, struct evhttp_request *req, const char *arg)
+{
+	const char *why = NULL;
+	s->received++;
+	/* Credentials first: an unauthenticated client learns nothing else. */
+	if (s->o->auth != AUTH_NONE && !bearer(req)) {
+		reply_error(s, req, 401, "Unauthorized", "missing bearer token");
+		return;
+	}
+	if (!content_type_is(req, "application/msgpack", "application/x-msgpack")) {
+		reply_error(s, req, 415, "Unsupported Media Type",
+			    "reports are application/msgpack (docs/protocol.md)");
+		return;
+	}
+	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	size_t len = evbuffer_get_length(in);
+	const uint8_t *buf = evbuffer_pullup(in, -1);
+	struct node_report *r = xcalloc(1, sizeof(*r));
+	char err[WIRE_ERR_LEN];
+	int ret = wire_decode_node_report(buf, len, r, err, sizeof(err));
+	if (ret < 0) {
+		free(r);
+		reply_error(s, req, HTTP_BADREQUEST, "Bad Request", "bad report: %s", err);
+		return;
+	}
+	int code = authorize(s, req, r->node, &why);
+	if (code) {
+		reply_error(s, req, code, code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
+		node_report_clear(r);
+		free(r);
+		return;
+	}
+	int64_t rtt = 0;
+	const char *rtt_h =
+	    evhttp_find_header(evhttp_request_get_input_headers(req), "Hvready-Last-Rtt-Ns");
+	if (rtt_h && (util_parse_i64(rtt_h, &rtt) < 0 || rtt < 0 || rtt > 60 * NSEC_PER_SEC))
+		rtt = 0;
+	_cleanup_free_ char *node = xstrdup(r->node);
+	store_put(&s->store, r, util_now_realtime_ns(), rtt);
+	s->dirty = true;
+	_cleanup_free_ char *body = node_targets_json(s, node);
+	reply(req, HTTP_OK, "OK", "application/json", body, strlen(body));
+}
+
+static void evaluate(struct server *s)
+{
+	if (s->have_verdict)
+		verdict_clear(&s->verdict);
+	struct agg_ctx ctx = {
+	    .cs = &s->cs,
+	    .nodes = s->store.entries,
+	    .n_nodes = s->store.n,
+	    .now_ns = util_now_realtime_ns(),
+	    .interval_s = s->o->interval_s,
+	    .live = s->o->kubeconfig || s->o->in_cluster,
+	    .kc = s->kc,
+	};
+	verdict_evaluate(&s->verdict, &ctx, NULL);
+	s->have_verdict = true;
+	json_object *o = verdict_to_json(&s->verdict);
+	free(s->verdict_json);
+	s->verdict_json = xstrdup(json_object_to_json_string_ext(
+	    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+	s->verdict_len = strlen(s->verdict_json);
+	json_object_put(o);
+	s->dirty = false;
+	char status[128];
+	snprintf(status, sizeof(status), "STATUS=%zu nodes reporting; verdict %s", s->store.n,
+		 status_name(verdict_status(&s->verdict, -1)));
+	sd_notify(0, status);
+}
+
+static void handle_verdict(struct server *s, struct evhttp_request *req, const char *arg)
+{
+	if (!s->have_state) {
+		reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
+			    "the cluster state has not been read yet");
+		return;
+	}
+	if (!s->have_verdict)
+		evaluate(s);
+	reply(req, HTTP_OK, "OK", "application/json", s->verdict_json, s->verdict_len);
+}
+
+static json_object *node_summary(const struct node_entry *e, int64_t now)
+{
+	json_object *o = json_object_new_object();
+	const struct node_report *r = e->report;
+	int count[_STATUS_MAX] = {0};
+	for (size_t i = 0; i < r->results.n; i++)
+		count[r->results.items[i].status]++;
+	json_object_object_add(o, "name", json_object_new_string(r->node));
+	json_object_object_add(o, "hostname",
+			       json_object_new_string(r->hostname ? r->hostname : ""));
+	json_object_object_add(o, "agent_version",
+			       json_object_new_string(r->agent_version ? r->agent_version : ""));
+	int64_t age = now - e->received_ns;
+	json_object_object_add(o, "report_age_seconds",
+			       json_object_new_int64((age < 0 ? 0 : age) / NSEC_PER_SEC));
+	json_object_object_add(o, "seq", json_object_new_uint64(r->seq));
+	json_object *c = json_object_new_object();
+	for (int i = 0; i < _STATUS_MAX; i++)
+		json_object_object_add(c, status_name(i), json_object_new_int(count[i]));
+	json_object_object_add(o, "counts", c);
+	return o;
+}
+
+static void handle_nodes(struct server *s, struct evhttp_request *req, const char *arg)
+{
+	int64_t now = util_now_realtime_ns();
+	json_object *a = json_object_new_array();
+	for (size_t i = 0; i < s->store.n; i++)
+		json_object_array_add(a, node_summary(&s->store.entries[i], now));
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "nodes", a);
+	reply_json(req, o);
+	json_object_put(o);
+}
+
+static void handle_node(struct server *s, struct evhttp_request *req, const char *arg)
+{
+	char *name = evhttp_uridecode(arg, 0, NULL);
+	const struct node_entry *e = name ? store_get(&s->store, name) : NULL;
+	if (!e) {
+		reply_error(s, req, HTTP_NOTFOUND, "Not Found", "no report from node \"%s\"",
+			    name ? name : "");
+		free(name);
+		return;
+	}
+	free(name);
+	json_object *o = render_node_report_json(e->report);
+	json_object_object_add(o, "summary", node_summary(e, util_now_realtime_ns()));
+	reply_json(req, o);
+	json_object_put(o);
+}
+
+static void handle_healthz(struct server *s, struct evhttp_request *req, const char *arg)
+{
+	reply(req, HTTP_OK, "OK", "text/plain", "ok\n", 3);
+}
+
+static void handle_readyz(struct server *s, struct evhttp_request *req, const char *arg)
+{
+	if (!s->have_state) {
+		reply(req, HTTP_SERVUNAVAIL, "Service Unavailable", "text/plain",
+		      "cluster state not read yet\n", 27);
+		return;
+	}
+	reply(req, HTTP_OK, "OK", "text/plain", "ready\n", 6);
+}
+
+/* ---------- the cluster state refresher ---------- */
+
+static struct cluster_state *load_state(struct server *s, char **ret_err)
+{
+	struct cluster_state *cs = xcalloc(1, sizeof(*cs));
+	char err[SOURCE_ERR_LEN];
+	int r = 0;
+	cluster_state_init(cs);
+	if (s->o->states.n) {
+		for (size_t i = 0; i < s->o->states.n && r == 0; i++)
+			r = source_files_load(cs, s->o->states.items[i], err, sizeof(err));
+	} else {
+		r = source_api_load(cs, s->kc, err, sizeof(err));
+	}
+	if (r < 0) {
+		*ret_err = xstrdup(err);
+		cluster_state_clear(cs);
+		free(cs);
+		return NULL;
+	}
+	cs->read_at_ns = util_now_realtime_ns();
+	return cs;
+}
+
+static void *refresher_main(void *arg)
+{
+	struct server *s = arg;
+	pthread_mutex_lock(&s->lock);
+	while (!s->stopping) {
+		pthread_mutex_unlock(&s->lock);
+		char *err = NULL;
+		struct cluster_state *cs = load_state(s, &err);
+		pthread_mutex_lock(&s->lock);
+		if (cs) {
+			if (s->incoming) {
+				cluster_state_clear(s->incoming);
+				free(s->incoming);
+			}
+			s->incoming = cs;
+		} else {
+			free(s->refresh_error);
+			s->refresh_error = err;
+		}
+		event_active(s->state_ev, EV_READ, 0);
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += s->o->interval_s;
+		while (!s->stopping &&
+		       pthread_cond_timedwait(&s->cond, &s->lock, &until) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static void on_state(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+	pthread_mutex_lock(&s->lock);
+	struct cluster_state *cs = s->incoming;
+	s->incoming = NULL;
+	char *err = s->refresh_error;
+	s->refresh_error = NULL;
+	pthread_mutex_unlock(&s->lock);
+	if (err) {
+		/* Keep serving the last complete state; say how old it is. */
+		log_warnx("reading the cluster state failed: %s; serving the previous state, "
+			  "ignoring",
+			  err);
+		free(err);
+	}
+	if (!cs)
+		return;
+	if (s->have_state)
+		cluster_state_clear(&s->cs);
+	s->cs = *cs;
+	free(cs);
+	if (!s->have_state)
+		log_info("cluster state read from %s", s->cs.source ? s->cs.source : "?");
+	s->have_state = true;
+	s->dirty = true;
+}
+
+/* ---------- timers and signals ---------- */
+
+static void on_verdict_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+	/* Ages and staleness change with time alone: recompute at least every
+	 * few seconds even without new reports. */
+	static int64_t last;
+	int64_t now = util_now_mono_ns();
+	if (s->have_state && (s->dirty || now - last > 5 * NSEC_PER_SEC)) {
+		evaluate(s);
+		last = now;
+	}
+}
+
+static void on_watchdog(evutil_socket_t fd, short what, void *arg)
+{
+	sd_notify(0, "WATCHDOG=1");
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct server *s = arg;
+	log_info("signal %d: stopping", (int)sig);
+	sd_notify(0, "STOPPING=1");
+	event_base_loopexit(s->base, NULL);
+}
+
+/* ---------- TLS ---------- */
+
+static struct bufferevent *ssl_bevcb(struct event_base *base, void *arg)
+{
+	struct server *s = arg;
+	SSL *ssl = SSL_new(s->ssl);
+	return bufferevent_openssl_socket_new(base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING,
+					      BEV_OPT_CLOSE_ON_FREE);
+}
+
+/* Refuse secrets that others can read: a leaked token lets anyone report. */
+static void check_secret_file(const char *what, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		fatal("%s %s", what, path);
+	if (st.st_mode & S_IROTH)
+		fatalx("%s %s is readable by others (mode %04o); chmod o-r it", what, path,
+		       (unsigned)(st.st_mode & 07777));
+}
+
+static SSL_CTX *tls_setup(const struct server_opts *o)
+{
+	check_secret_file("--tls-key", o->tls_key);
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	if (!ctx)
+		fatalx("TLS: cannot create a context");
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	if (SSL_CTX_use_certificate_chain_file(ctx, o->tls_cert) != 1)
+		fatalx("--tls-cert %s: %s", o->tls_cert, ERR_reason_error_string(ERR_get_error()));
+	if (SSL_CTX_use_PrivateKey_file(ctx, o->tls_key, SSL_FILETYPE_PEM) != 1)
+		fatalx("--tls-key %s: %s", o->tls_key, ERR_reason_error_string(ERR_get_error()));
+	if (SSL_CTX_check_private_key(ctx) != 1)
+		fatalx("--tls-key %s does not match --tls-cert %s", o->tls_key, o->tls_cert);
+	return ctx;
+}
+
+static char *read_token(const char *path)
+{
+	check_secret_file("--token-file", path);
+	char *buf;
+	int r = util_read_file(path, TOKEN_MAX, &buf, NULL);
+	if (r < 0)
+		fatalx("--token-file %s: %s", path, strerror(-r));
+	strstrip(buf);
+	if (!*buf)
+		fatalx("--token-file %s is empty", path);
+	return buf;
+}
+
+static void split_listen(const char *listen, char **ret_host, uint16_t *ret_port)
+{
+	const char *colon = strrchr(listen, ':');
+	int64_t port;
+	if (!colon || util_parse_i64(colon + 1, &port) < 0 || port < 0 || port > 65535)
+		fatalx("--listen %s: expected ADDR:PORT", listen);
+	size_t hl = (size_t)(colon - listen);
+	if (hl >= 2 && listen[0] == '[' && listen[hl - 1] == ']')
+		*ret_host = xstrndup(listen + 1, hl - 2);
+	else
+		*ret_host = xstrndup(listen, hl);
+	if (!**ret_host) {
+		free(*ret_host);
+		*ret_host = xstrdup("0.0.0.0");
+	}
+	*ret_port = (uint16_t)port;
+}
+
+int server_run(const struct server_opts *o)
+{
+	struct server s = {.o = o};
+	char err[SOURCE_ERR_LEN];
+	signal(SIGPIPE, SIG_IGN);
+	evthread_use_pthreads();
+	store_init(&s.store);
+	cluster_state_init(&s.cs);
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_cond_init(&s.cond, NULL);
+
+	if (o->auth == AUTH_TOKEN_FILE)
+		s.token = read_token(o->token_file);
+	if (o->auth == AUTH_NONE)
+		log_warnx("WARNING: --insecure-no-auth: anyone who can reach this port can submit "
+			  "node reports");
+	if (o->tls_cert)
+		s.ssl = tls_setup(o);
+	else
+		log_warnx("serving plain HTTP (no --tls-cert): use only on loopback or in tests");
+	if (!o->states.n) {
+		int r = o->in_cluster
+			    ? kube_client_new_in_cluster(&s.kc, err, sizeof(err))
+			    : kube_client_new_kubeconfig(o->kubeconfig, &s.kc, err, sizeof(err));
+		if (r < 0)
+			fatalx("%s", err);
+	}
+
+	s.base = event_base_new();
+	s.http = evhttp_new(s.base);
+	if (!s.base || !s.http)
+		fatalx("cannot create the event loop");
+	evhttp_set_max_body_size(s.http, WIRE_MAX_MESSAGE);
+	evhttp_set_max_headers_size(s.http, MAX_HEADERS_SIZE);
+	evhttp_set_timeout(s.http, READ_TIMEOUT_S);
+	evhttp_set_allowed_methods(s.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD);
+	evhttp_set_gencb(s.http, dispatch, &s);
+	if (s.ssl)
+		evhttp_set_bevcb(s.http, ssl_bevcb, &s);
+
+	_cleanup_free_ char *host = NULL;
+	uint16_t port;
+	split_listen(o->listen, &host, &port);
+	struct evhttp_bound_socket *bound = evhttp_bind_socket_with_handle(s.http, host, port);
+	if (!bound)
+		fatal("--listen %s", o->listen);
+	/* Tests and scripts bind port 0 and read the port from here. */
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	if (getsockname(evhttp_bound_socket_get_fd(bound), (struct sockaddr *)&ss, &sl) == 0) {
+		uint16_t p = ss.ss_family == AF_INET6
+				 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
+				 : ntohs(((struct sockaddr_in *)&ss)->sin_port);
+		log_info("listening on %s:%u (%s)", host, (unsigned)p, s.ssl ? "https" : "http");
+	}
+
+	s.sig_term = evsignal_new(s.base, SIGTERM, on_signal, &s);
+	s.sig_int = evsignal_new(s.base, SIGINT, on_signal, &s);
+	evsignal_add(s.sig_term, NULL);
+	evsignal_add(s.sig_int, NULL);
+	s.state_ev = event_new(s.base, -1, 0, on_state, &s);
+	s.verdict_timer = event_new(s.base, -1, EV_PERSIST, on_verdict_timer, &s);
+	struct timeval one = {1, 0};
+	event_add(s.verdict_timer, &one);
+	uint64_t wd_usec = 0;
+	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
+		s.watchdog = event_new(s.base, -1, EV_PERSIST, on_watchdog, &s);
+		struct timeval half = {(time_t)(wd_usec / 2 / 1000000),
+				       (suseconds_t)(wd_usec / 2 % 1000000)};
+		event_add(s.watchdog, &half);
+	}
+	if (pthread_create(&s.refresher, NULL, refresher_main, &s) != 0)
+		fatalx("cannot start the refresher thread");
+	/* Sockets are bound: systemd may start dependants now. */
+	sd_notify(0, "READY=1\nSTATUS=listening; reading the cluster state");
+
+	event_base_dispatch(s.base);
+
+	pthread_mutex_lock(&s.lock);
+	s.stopping = true;
+	pthread_cond_broadcast(&s.cond);
+	pthread_mutex_unlock(&s.lock);
+	pthread_join(s.refresher, NULL);
+	if (s.incoming) {
+		cluster_state_clear(s.incoming);
+		free(s.incoming);
+	}
+	free(s.refresh_error);
+	if (s.have_verdict)
+		verdict_clear(&s.verdict);
+	free(s.verdict_json);
+	event_free(s.sig_term);
+	event_free(s.sig_int);
+	event_free(s.state_ev);
+	event_free(s.verdict_timer);
+	if (s.watchdog)
+		event_free(s.watchdog);
+	evhttp_free(s.http);
+	event_base_free(s.base);
+	if (s.ssl)
+		SSL_CTX_free(s.ssl);
+	store_clear(&s.store);
+	cluster_state_clear(&s.cs);
+	kube_client_free(s.kc);
+	free(s.token);
+	pthread_mutex_destroy(&s.lock);
+	pthread_cond_destroy(&s.cond);
+	return 0;
+}

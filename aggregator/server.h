@@ -1,0 +1,24 @@
+/* `hvready-aggregator serve`: the HTTP(S) API agents report to and operators
+ * read the verdict from (SPEC §1, docs/protocol.md). */
+#pragma once
+#include "util.h"
+
+enum auth_mode {
+	AUTH_NONE,	  /* --insecure-no-auth: warned at every start */
+	AUTH_TOKEN_FILE,  /* one shared bearer token (systemd / pre-install) */
+	AUTH_TOKENREVIEW, /* Kubernetes service-account tokens, bound to a node */
+};
+
+struct server_opts {
+	char *listen; /* "ADDR:PORT", default "0.0.0.0:9443" */
+	char *tls_cert, *tls_key;
+	enum auth_mode auth;
+	char *token_file;
+	int interval_s; /* cluster state re-read, and the agents' expected interval */
+	char *kubeconfig;
+	bool in_cluster;
+	struct strv states; /* --cluster-state paths */
+};
+
+/* Run until SIGTERM/SIGINT. Returns the process exit code. */
+int server_run(const struct server_opts *o);

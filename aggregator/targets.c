@@ -1,0 +1,100 @@
+#include "targets.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "jq.h"
+
+static const char *flag_value(json_object *args, const char *flag)
+{
+	size_t flen = strlen(flag);
+	for (size_t i = 0; i < jq_len(args); i++) {
+		json_object *a = jq_at(args, i);
+		if (!json_object_is_type(a, json_type_string))
+			continue;
+		const char *s = json_object_get_string(a);
+		if (streq(s, flag)) {
+			json_object *next = jq_at(args, i + 1);
+			return next && json_object_is_type(next, json_type_string)
+				   ? json_object_get_string(next)
+				   : NULL;
+		}
+		if (strncmp(s, flag, flen) == 0 && s[flen] == '=')
+			return s + flen + 1;
+	}
+	return NULL;
+}
+
+const char *targets_share_manager_image(const struct cluster_state *cs)
+{
+	json_object *ds = cs_find(cs, RES_DAEMONSETS, "longhorn-system", "longhorn-manager");
+	json_object *ctrs = JQ(ds, "spec", "template", "spec", "containers");
+	for (size_t i = 0; i < jq_len(ctrs); i++) {
+		json_object *c = jq_at(ctrs, i);
+		const char *v = flag_value(JQ(c, "command"), "--share-manager-image");
+		if (!v)
+			v = flag_value(JQ(c, "args"), "--share-manager-image");
+		if (v && *v)
+			return v;
+	}
+	json_object *sms = cs_items(cs, RES_LH_SHAREMANAGERS);
+	const char *best = NULL, *best_ts = NULL;
+	for (size_t i = 0; i < jq_len(sms); i++) {
+		json_object *sm = jq_at(sms, i);
+		const char *img = JQS(sm, "spec", "image");
+		const char *ts = JQS(sm, "metadata", "creationTimestamp");
+		if (img && *img && (!best || (ts && best_ts && strcmp(ts, best_ts) > 0))) {
+			best = img;
+			best_ts = ts;
+		}
+	}
+	return best;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void targets_for_node(const struct cluster_state *cs, const char *node, struct probe_targets *ret)
+{
+	*ret = (struct probe_targets){0};
+	const char *img = targets_share_manager_image(cs);
+	if (img)
+		ret->share_manager_image = xstrdup(img);
+	/* Every node must be able to mount every share: a pod using the
+	 * volume may be scheduled anywhere. */
+	json_object *vols = cs_items(cs, RES_LH_VOLUMES);
+	struct strv eps = {0};
+	for (size_t i = 0; i < jq_len(vols); i++) {
+		json_object *v = jq_at(vols, i);
+		bool migratable = false;
+		jq_bool(JQ(v, "spec", "migratable"), &migratable);
+		const char *ep = JQS(v, "status", "shareEndpoint");
+		if (!streq(JQS(v, "spec", "accessMode"), "rwx") || migratable ||
+		    !streq(JQS(v, "status", "state"), "attached") || !ep ||
+		    !startswith(ep, "nfs://"))
+			continue;
+		strv_add(&eps, ep);
+	}
+	qsort(eps.items, eps.n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < eps.n && ret->nfs_endpoints.n < TARGETS_MAX_ENDPOINTS; i++)
+		strv_add(&ret->nfs_endpoints, eps.items[i]);
+	strv_clear(&eps);
+	if (!node)
+		return;
+	json_object *lhn = cs_find(cs, RES_LH_NODES, NULL, node);
+	json_object *disks = JQ(lhn, "spec", "disks");
+	if (disks && json_object_is_type(disks, json_type_object)) {
+		json_object_object_foreach(disks, name, d)
+		{
+			(void)name;
+			const char *path = JQS(d, "path");
+			const char *type = JQS(d, "diskType");
+			/* Block disks (v2 data engine) are devices, not paths to judge. */
+			if (path && *path && (!type || !streq(type, "block")) &&
+			    !strv_contains(&ret->longhorn_data_paths, path))
+				strv_add(&ret->longhorn_data_paths, path);
+		}
+	}
+}
