@@ -1,4 +1,4 @@
-/* hvready-agent: host checks on one node (SPEC §2). */
+/* hvready-agent: host checks on one node, once (`check`) or as a daemon (`run`). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -7,6 +7,7 @@
 #include "agent.h"
 #include "catalog.h"
 #include "config.h"
+#include "daemon.h"
 #include "log.h"
 #include "output.h"
 
@@ -16,6 +17,9 @@ static _Noreturn void usage(FILE *f, int code)
 	      "  hvready-agent check [--host-root DIR] [--node NAME] [--format text|json|msgpack]\n"
 	      "                      [--output FILE] [--probe-targets FILE] [--config FILE]\n"
 	      "                      [--timeout SEC] [--skip ID,...] [--only ID,...]\n"
+	      "  hvready-agent run   [--config FILE] --aggregator URL [--ca-file FILE]\n"
+	      "                      [--token-file FILE] [--interval SEC] [--host-root DIR]\n"
+	      "                      [--node NAME] [--skip ID,...] [--probe-targets FILE]\n"
 	      "  hvready-agent --version\n"
 	      "\n"
 	      "Exit status: 0 ready (PASS/WARN), 1 not ready (FAIL), 2 usage or input error,\n"
@@ -37,20 +41,36 @@ static void parse_ids(struct strv *v, const char *arg, const char *opt)
 	strv_clear(&ids);
 }
 
-static int cmd_check(int argc, char **argv)
+enum {
+	OPT_HOST_ROOT = 256,
+	OPT_NODE,
+	OPT_FORMAT,
+	OPT_OUTPUT,
+	OPT_PROBE,
+	OPT_CONFIG,
+	OPT_TIMEOUT,
+	OPT_SKIP,
+	OPT_ONLY,
+	OPT_AGGREGATOR,
+	OPT_CA_FILE,
+	OPT_TOKEN_FILE,
+	OPT_INTERVAL,
+};
+
+struct cli {
+	const char *format, *output, *config;
+};
+
+static void set_str(char **dst, const char *v)
 {
-	enum {
-		OPT_HOST_ROOT = 256,
-		OPT_NODE,
-		OPT_FORMAT,
-		OPT_OUTPUT,
-		OPT_PROBE,
-		OPT_CONFIG,
-		OPT_TIMEOUT,
-		OPT_SKIP,
-		OPT_ONLY
-	};
-	static const struct option longopts[] = {
+	free(*dst);
+	*dst = xstrdup(v);
+}
+
+/* Options of both commands; `run` = true accepts the daemon's, else check's. */
+static void parse(int argc, char **argv, bool run, struct agent_opts *o, struct cli *cli)
+{
+	static const struct option check_opts[] = {
 	    {"host-root", required_argument, NULL, OPT_HOST_ROOT},
 	    {"node", required_argument, NULL, OPT_NODE},
 	    {"format", required_argument, NULL, OPT_FORMAT},
@@ -63,11 +83,21 @@ static int cmd_check(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	struct agent_opts o;
+	static const struct option run_opts[] = {
+	    {"config", required_argument, NULL, OPT_CONFIG},
+	    {"aggregator", required_argument, NULL, OPT_AGGREGATOR},
+	    {"ca-file", required_argument, NULL, OPT_CA_FILE},
+	    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+	    {"interval", required_argument, NULL, OPT_INTERVAL},
+	    {"host-root", required_argument, NULL, OPT_HOST_ROOT},
+	    {"node", required_argument, NULL, OPT_NODE},
+	    {"skip", required_argument, NULL, OPT_SKIP},
+	    {"probe-targets", required_argument, NULL, OPT_PROBE},
+	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
 	char err[512];
-	const char *format = "text", *output = NULL;
-	agent_opts_init(&o);
-
 	/* The config file first, so that options on the command line win over it. */
 	for (int i = 1; i < argc; i++) {
 		const char *path = NULL;
@@ -75,35 +105,34 @@ static int cmd_check(int argc, char **argv)
 			path = argv[i + 1];
 		else if (startswith(argv[i], "--config="))
 			path = argv[i] + strlen("--config=");
-		if (path && config_load(path, &o, err, sizeof(err)) < 0)
-			fatalx("%s", err);
+		if (path) {
+			if (config_load(path, o, err, sizeof(err)) < 0)
+				fatalx("%s", err);
+			cli->config = path;
+		}
 	}
-
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		int64_t t;
+	int64_t t;
+	while ((c = getopt_long(argc, argv, "h", run ? run_opts : check_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_HOST_ROOT:
-			free(o.host_root);
-			o.host_root = xstrdup(optarg);
+			set_str(&o->host_root, optarg);
 			break;
 		case OPT_NODE:
-			free(o.node);
-			o.node = xstrdup(optarg);
+			set_str(&o->node, optarg);
 			break;
 		case OPT_FORMAT:
 			if (!streq(optarg, "text") && !streq(optarg, "json") &&
 			    !streq(optarg, "msgpack"))
 				fatalx("--format: \"%s\" is not one of text, json, msgpack",
 				       optarg);
-			format = optarg;
+			cli->format = optarg;
 			break;
 		case OPT_OUTPUT:
-			output = optarg;
+			cli->output = optarg;
 			break;
 		case OPT_PROBE:
-			free(o.probe_targets_file);
-			o.probe_targets_file = xstrdup(optarg);
+			set_str(&o->probe_targets_file, optarg);
 			break;
 		case OPT_CONFIG:
 			break; /* loaded above */
@@ -111,13 +140,29 @@ static int cmd_check(int argc, char **argv)
 			if (util_parse_i64(optarg, &t) < 0 || t < 1 || t > 600)
 				fatalx("--timeout: \"%s\" is not a number of seconds from 1 to 600",
 				       optarg);
-			o.timeout_s = (int)t;
+			o->timeout_s = (int)t;
 			break;
 		case OPT_SKIP:
-			parse_ids(&o.skip, optarg, "--skip");
+			parse_ids(&o->skip, optarg, "--skip");
 			break;
 		case OPT_ONLY:
-			parse_ids(&o.only, optarg, "--only");
+			parse_ids(&o->only, optarg, "--only");
+			break;
+		case OPT_AGGREGATOR:
+			set_str(&o->aggregator_url, optarg);
+			break;
+		case OPT_CA_FILE:
+			set_str(&o->ca_file, optarg);
+			break;
+		case OPT_TOKEN_FILE:
+			set_str(&o->token_file, optarg);
+			break;
+		case OPT_INTERVAL:
+			if (util_parse_i64(optarg, &t) < 0 || t < 1 || t > 86400)
+				fatalx(
+				    "--interval: \"%s\" is not a number of seconds from 1 to 86400",
+				    optarg);
+			o->interval_s = (int)t;
 			break;
 		case 'h':
 			usage(stdout, 0);
@@ -126,20 +171,28 @@ static int cmd_check(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		fatalx("check: unexpected argument \"%s\"", argv[optind]);
-
-	if (o.probe_targets_file) {
+		fatalx("%s: unexpected argument \"%s\"", run ? "run" : "check", argv[optind]);
+	if (o->probe_targets_file) {
 		char *buf;
 		size_t len;
-		int r = util_read_file(o.probe_targets_file, PROBE_TARGETS_MAX_BYTES, &buf, &len);
+		int r = util_read_file(o->probe_targets_file, PROBE_TARGETS_MAX_BYTES, &buf, &len);
 		if (r < 0)
-			fatalx("%s: %s", o.probe_targets_file,
+			fatalx("%s: %s", o->probe_targets_file,
 			       r == -EFBIG ? "file too large" : strerror(-r));
-		r = probe_targets_parse((const uint8_t *)buf, len, &o.targets, err, sizeof(err));
+		r = probe_targets_parse((const uint8_t *)buf, len, &o->targets, err, sizeof(err));
 		free(buf);
 		if (r < 0)
-			fatalx("%s: %s", o.probe_targets_file, err);
+			fatalx("%s: %s", o->probe_targets_file, err);
 	}
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	struct agent_opts o;
+	struct cli cli = {.format = "text"};
+	char err[512];
+	agent_opts_init(&o);
+	parse(argc, argv, false, &o, &cli);
 
 	struct node_report report = {0};
 	struct agent_ctx ctx = {.opts = &o, .report = &report};
@@ -148,7 +201,7 @@ static int cmd_check(int argc, char **argv)
 		fatalx("--host-root %s: %s", o.host_root, strerror(-r));
 	agent_run_checks(&ctx);
 
-	r = output_node_report(&report, format, output, err, sizeof(err));
+	r = output_node_report(&report, cli.format, cli.output, err, sizeof(err));
 	if (r < 0)
 		fatalx("%s", err);
 
@@ -159,6 +212,30 @@ static int cmd_check(int argc, char **argv)
 	hostroot_close(&ctx.root);
 	agent_opts_clear(&o);
 	return worst == STATUS_FAIL ? 1 : worst == STATUS_UNKNOWN ? 3 : 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct agent_opts o;
+	struct cli cli = {0};
+	agent_opts_init(&o);
+	parse(argc, argv, true, &o, &cli);
+	if (!o.aggregator_url)
+		fatalx("run: --aggregator URL is required (or aggregator: in the config file)");
+	if (!startswith(o.aggregator_url, "https://") && !startswith(o.aggregator_url, "http://"))
+		fatalx("--aggregator %s: expected an http:// or https:// URL", o.aggregator_url);
+	struct hostroot probe;
+	int r = hostroot_open(&probe, o.host_root);
+	if (r < 0)
+		fatalx("--host-root %s: %s", o.host_root, strerror(-r));
+	hostroot_close(&probe);
+	if (o.token_file && access(o.token_file, R_OK) < 0)
+		fatal("--token-file %s", o.token_file);
+	if (o.ca_file && access(o.ca_file, R_OK) < 0)
+		fatal("--ca-file %s", o.ca_file);
+	int code = daemon_run(&o, cli.config);
+	agent_opts_clear(&o);
+	return code;
 }
 
 int main(int argc, char **argv)
@@ -174,6 +251,8 @@ int main(int argc, char **argv)
 		usage(stdout, 0);
 	if (streq(argv[1], "check"))
 		return cmd_check(argc - 1, argv + 1);
+	if (streq(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
 	log_warnx("unknown command \"%s\"", argv[1]);
 	usage(stderr, 2);
 }
