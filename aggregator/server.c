@@ -29,6 +29,7 @@
 
 #include "catalog.h"
 #include "log.h"
+#include "metrics.h"
 #include "render_json.h"
 #include "source.h"
 #include "store.h"
@@ -66,8 +67,7 @@ struct server {
 	struct cluster_state *incoming;
 	char *refresh_error;
 	struct kube_client *kc;
-	/* counters */
-	uint64_t received, rejected;
+	struct metrics_counters mc;
 };
 
 /* ---------- responses ---------- */
@@ -100,8 +100,16 @@ static void reply_error(struct server *s, struct evhttp_request *req, int code, 
 	const char *str = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	reply(req, code, reason, "application/json", str, strlen(str));
 	json_object_put(o);
-	if (code >= 400)
-		s->rejected++;
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+	if (code >= 400 && uri && streq(evhttp_uri_get_path(uri), "/v1/reports")) {
+		enum reject_reason r = code == 401   ? REJECT_UNAUTHORIZED
+				       : code == 403 ? REJECT_FORBIDDEN
+				       : code == 400 ? REJECT_BAD_REPORT
+				       : code == 415 ? REJECT_MEDIA_TYPE
+				       : code == 413 ? REJECT_TOO_LARGE
+						     : REJECT_OTHER;
+		s->mc.rejected[r]++;
+	}
 }
 
 static void reply_json(struct evhttp_request *req, json_object *o)
@@ -165,6 +173,7 @@ static void handle_nodes(struct server *s, struct evhttp_request *req, const cha
 static void handle_node(struct server *s, struct evhttp_request *req, const char *arg);
 static void handle_healthz(struct server *s, struct evhttp_request *req, const char *arg);
 static void handle_readyz(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_metrics(struct server *s, struct evhttp_request *req, const char *arg);
 
 struct route {
 	enum evhttp_cmd_type method;
@@ -183,6 +192,7 @@ static const struct route routes[] = {
     {EVHTTP_REQ_GET, "/v1/nodes/", 0, false, handle_node},
     {EVHTTP_REQ_GET, "/healthz", 0, false, handle_healthz},
     {EVHTTP_REQ_GET, "/readyz", 0, false, handle_readyz},
+    {EVHTTP_REQ_GET, "/metrics", 0, false, handle_metrics},
 };
 
 static void dispatch(struct evhttp_request *req, void *arg)
@@ -249,7 +259,7 @@ static char *node_targets_json(struct server *s, const char *node)
 static void handle_report(struct server *s, struct evhttp_request *req, const char *arg)
 {
 	const char *why = NULL;
-	s->received++;
+	s->mc.reports_received++;
 	/* Credentials first: an unauthenticated client learns nothing else. */
 	if (s->o->auth != AUTH_NONE && !bearer(req)) {
 		reply_error(s, req, 401, "Unauthorized", "missing bearer token");
@@ -395,6 +405,24 @@ static void handle_readyz(struct server *s, struct evhttp_request *req, const ch
 		return;
 	}
 	reply(req, HTTP_OK, "OK", "text/plain", "ready\n", 6);
+}
+
+static void handle_metrics(struct server *s, struct evhttp_request *req, const char *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f) {
+		reply_error(s, req, HTTP_INTERNAL, "Internal Server Error", "out of memory");
+		return;
+	}
+	if (s->have_state && !s->have_verdict)
+		evaluate(s);
+	metrics_render(f, s->have_verdict ? &s->verdict : NULL, &s->store,
+		       s->have_state ? &s->cs : NULL, &s->mc, util_now_realtime_ns());
+	fclose(f);
+	reply(req, HTTP_OK, "OK", "text/plain; version=0.0.4; charset=utf-8", buf, len);
+	free(buf);
 }
 
 /* ---------- the cluster state refresher ---------- */

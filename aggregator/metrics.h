@@ -1,0 +1,29 @@
+/* GET /metrics: the verdict in the Prometheus text exposition format (0.0.4). */
+#pragma once
+#include <stdio.h>
+#include "cluster_state.h"
+#include "store.h"
+#include "verdict.h"
+
+enum reject_reason {
+	REJECT_UNAUTHORIZED,
+	REJECT_FORBIDDEN,
+	REJECT_BAD_REPORT,
+	REJECT_MEDIA_TYPE,
+	REJECT_TOO_LARGE,
+	REJECT_OTHER,
+	_REJECT_MAX,
+};
+
+struct metrics_counters {
+	uint64_t reports_received;
+	uint64_t rejected[_REJECT_MAX];
+};
+
+const char *metrics_reject_name(enum reject_reason r);
+/* Write every metric to f. v may be NULL (no verdict yet). */
+void metrics_render(FILE *f, const struct verdict *v, const struct store *s,
+		    const struct cluster_state *cs, const struct metrics_counters *c,
+		    int64_t now_ns);
+/* Write s as a label value: backslash, double quote and newline escaped. */
+void metrics_label(FILE *f, const char *s);
