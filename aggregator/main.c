@@ -8,6 +8,7 @@
 #include "log.h"
 #include "node_reports.h"
 #include "render_json.h"
+#include "render_html.h"
 #include "render_text.h"
 #include "server.h"
 #include "source.h"
@@ -21,7 +22,8 @@ static _Noreturn void usage(FILE *f, int code)
 	    "PATH ...]\n"
 	    "                            [--node-reports DIR] [--gate "
 	    "preinstall|platform|rwx|live-migration|all]\n"
-	    "                            [--format text|json|markdown] [--skip ID,...] [--only "
+	    "                            [--format text|json|markdown|html] [--skip ID,...] "
+	    "[--only "
 	    "ID,...]\n"
 	    "  hvready-aggregator serve [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE]\n"
 	    "                           [--kubeconfig FILE | --in-cluster | --cluster-state PATH "
@@ -172,6 +174,8 @@ static int cmd_report(int argc, char **argv)
 		json_object *o = verdict_to_json(&v);
 		render_json_write(stdout, o);
 		json_object_put(o);
+	} else if (streq(format, "html")) {
+		verdict_render_html(stdout, &v, gate, 0);
 	} else if (streq(format, "markdown")) {
 		verdict_render_markdown(stdout, &v, gate);
 	} else {

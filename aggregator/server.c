@@ -30,6 +30,7 @@
 #include "catalog.h"
 #include "log.h"
 #include "metrics.h"
+#include "render_html.h"
 #include "render_json.h"
 #include "source.h"
 #include "store.h"
@@ -174,6 +175,7 @@ static void handle_node(struct server *s, struct evhttp_request *req, const char
 static void handle_healthz(struct server *s, struct evhttp_request *req, const char *arg);
 static void handle_readyz(struct server *s, struct evhttp_request *req, const char *arg);
 static void handle_metrics(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_page(struct server *s, struct evhttp_request *req, const char *arg);
 
 struct route {
 	enum evhttp_cmd_type method;
@@ -193,6 +195,7 @@ static const struct route routes[] = {
     {EVHTTP_REQ_GET, "/healthz", 0, false, handle_healthz},
     {EVHTTP_REQ_GET, "/readyz", 0, false, handle_readyz},
     {EVHTTP_REQ_GET, "/metrics", 0, false, handle_metrics},
+    {EVHTTP_REQ_GET, "/", 0, false, handle_page},
 };
 
 static void dispatch(struct evhttp_request *req, void *arg)
@@ -422,6 +425,29 @@ static void handle_metrics(struct server *s, struct evhttp_request *req, const c
 		       s->have_state ? &s->cs : NULL, &s->mc, util_now_realtime_ns());
 	fclose(f);
 	reply(req, HTTP_OK, "OK", "text/plain; version=0.0.4; charset=utf-8", buf, len);
+	free(buf);
+}
+
+/* The dashboard: the HTML verdict, reloading itself every interval. */
+static void handle_page(struct server *s, struct evhttp_request *req, const char *arg)
+{
+	if (!s->have_state) {
+		reply(req, HTTP_SERVUNAVAIL, "Service Unavailable", "text/plain",
+		      "cluster state not read yet\n", 27);
+		return;
+	}
+	if (!s->have_verdict)
+		evaluate(s);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f) {
+		reply_error(s, req, HTTP_INTERNAL, "Internal Server Error", "out of memory");
+		return;
+	}
+	verdict_render_html(f, &s->verdict, -1, s->o->interval_s);
+	fclose(f);
+	reply(req, HTTP_OK, "OK", "text/html; charset=utf-8", buf, len);
 	free(buf);
 }
 

@@ -1,0 +1,8 @@
+/* The verdict as one self-contained HTML page: no external assets, no script
+ * needed to read it, printable to PDF from a browser. */
+#pragma once
+#include <stdio.h>
+#include "verdict.h"
+
+/* refresh_s > 0: the page reloads itself (served by the aggregator). */
+void verdict_render_html(FILE *f, const struct verdict *v, int gate, int refresh_s);
