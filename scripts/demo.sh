@@ -1,21 +1,88 @@
 #!/usr/bin/env bash
-# make demo: the agent's report of this machine, then the aggregator's verdict
-# on the bundled example cluster (examples/cluster) with this machine's report.
+# make demo: the live pipeline on this machine.
+#  1. a throwaway CA, server certificate and bearer token;
+#  2. hvready-aggregator serve over TLS on loopback, with examples/cluster as the cluster state;
+#  3. hvready-agent run on this machine (as node harvester-node-1) reporting to it;
+#  4. wait for the verdict, print it as text; stop everything it started.
 set -uo pipefail
 BUILD=${1:-build}
 BIN="$BUILD/bin"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d /tmp/hvready-demo.XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
 
-echo "== hvready-agent check (this machine) =="
-"$BIN/hvready-agent" check --timeout 5
-echo "(agent exit status $?)"
-if [ -d examples/cluster ]; then
-	"$BIN/hvready-agent" check --timeout 5 --node harvester-node-1 --format msgpack \
-		--output "$tmp/harvester-node-1.msgpack" >/dev/null
-	echo
-	echo "== hvready-aggregator report (examples/cluster + this machine's report) =="
-	"$BIN/hvready-aggregator" report --cluster-state examples/cluster --node-reports "$tmp"
-	echo "(aggregator exit status $?)"
-fi
+die() { echo "demo: $*" >&2; for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done; exit 1; }
+
+echo "== 1. throwaway CA, server certificate and token in $tmp"
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=hvready demo CA" \
+	-keyout "$tmp/ca.key" -out "$tmp/ca.crt" 2>/dev/null || die "openssl CA"
+openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$tmp/server.key" \
+	-out "$tmp/server.csr" 2>/dev/null || die "openssl CSR"
+printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$tmp/ext.cnf"
+openssl x509 -req -in "$tmp/server.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" -CAcreateserial \
+	-days 1 -extfile "$tmp/ext.cnf" -out "$tmp/server.crt" 2>/dev/null || die "openssl sign"
+chmod 600 "$tmp/server.key"
+head -c 32 /dev/urandom | base64 | tr -d '=+/' >"$tmp/token"
+chmod 600 "$tmp/token"
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+url="https://127.0.0.1:$port"
+
+echo "== 2. hvready-aggregator serve on $url (cluster state: examples/cluster)"
+"$BIN/hvready-aggregator" serve --listen "127.0.0.1:$port" --tls-cert "$tmp/server.crt" \
+	--tls-key "$tmp/server.key" --token-file "$tmp/token" --interval 5 \
+	--cluster-state "$SRC/examples/cluster" 2>"$tmp/aggregator.log" &
+pids+=($!)
+for _ in $(seq 1 50); do
+	curl -sf --cacert "$tmp/ca.crt" "$url/readyz" >/dev/null 2>&1 && break
+	sleep 0.2
+done
+curl -sf --cacert "$tmp/ca.crt" "$url/readyz" >/dev/null || die "the aggregator did not become ready"
+
+echo "== 3. hvready-agent run on this machine, as node harvester-node-1"
+"$BIN/hvready-agent" run --aggregator "$url" --ca-file "$tmp/ca.crt" --token-file "$tmp/token" \
+	--node harvester-node-1 --interval 5 --timeout 5 2>"$tmp/agent.log" &
+pids+=($!)
+
+echo "== 4. waiting for this node's report in the verdict"
+ok=""
+for _ in $(seq 1 120); do
+	if curl -sf --cacert "$tmp/ca.crt" "$url/v1/nodes/harvester-node-1" >/dev/null 2>&1; then
+		ok=1
+		break
+	fi
+	sleep 0.5
+done
+[ -n "$ok" ] || die "no report from the agent within 60 s"
+sleep 1.5 # the verdict is recomputed at most once a second
+
+curl -sf --cacert "$tmp/ca.crt" "$url/v1/verdict" >"$tmp/verdict.json" || die "GET /v1/verdict"
+echo
+# The same verdict as text: the aggregator's offline renderer over the same inputs.
+mkdir -p "$tmp/reports"
+"$BIN/hvready-agent" check --node harvester-node-1 --timeout 5 --format msgpack \
+	--output "$tmp/reports/harvester-node-1.msgpack" >/dev/null 2>&1
+python3 - "$tmp/verdict.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+print("Live verdict from GET /v1/verdict (%s, generated %s):" % (v["mode"], v["generated_at"]))
+for g, r in v["gates"].items():
+    print("  %-15s %-8s %d blocker(s)" % (g, r["status"], len(r["blockers"])))
+    for b in r["blockers"][:6]:
+        where = b.get("node") or b.get("object") or ""
+        print("      %-8s %-34s %s %s" % (b["status"], b["check"], where, b["message"][:70]))
+print("  nodes reporting: %s" % ", ".join(n["name"] for n in v["nodes"] if n["reporting"]))
+PY
+echo
+echo "== the full report (text), from the same cluster state and this node's report"
+"$BIN/hvready-aggregator" report --cluster-state "$SRC/examples/cluster" --node-reports "$tmp/reports"
+echo "(report exit status $?: 0 ready, 1 not ready, 3 not enough evidence)"
+echo
+echo "Dashboard while it ran: $url/ ; metrics: $url/metrics"
 exit 0
