@@ -62,27 +62,8 @@ done
 [ -n "$ok" ] || die "no report from the agent within 60 s"
 sleep 1.5 # the verdict is recomputed at most once a second
 
-curl -sf --cacert "$tmp/ca.crt" "$url/v1/verdict" >"$tmp/verdict.json" || die "GET /v1/verdict"
-echo
-# The same verdict as text: the aggregator's offline renderer over the same inputs.
-mkdir -p "$tmp/reports"
-"$BIN/hvready-agent" check --node harvester-node-1 --timeout 5 --format msgpack \
-	--output "$tmp/reports/harvester-node-1.msgpack" >/dev/null 2>&1
-python3 - "$tmp/verdict.json" <<'PY'
-import json, sys
-v = json.load(open(sys.argv[1]))
-print("Live verdict from GET /v1/verdict (%s, generated %s):" % (v["mode"], v["generated_at"]))
-for g, r in v["gates"].items():
-    print("  %-15s %-8s %d blocker(s)" % (g, r["status"], len(r["blockers"])))
-    for b in r["blockers"][:6]:
-        where = b.get("node") or b.get("object") or ""
-        print("      %-8s %-34s %s %s" % (b["status"], b["check"], where, b["message"][:70]))
-print("  nodes reporting: %s" % ", ".join(n["name"] for n in v["nodes"] if n["reporting"]))
-PY
-echo
-echo "== the full report (text), from the same cluster state and this node's report"
-"$BIN/hvready-aggregator" report --cluster-state "$SRC/examples/cluster" --node-reports "$tmp/reports"
-echo "(report exit status $?: 0 ready, 1 not ready, 3 not enough evidence)"
+echo "== the verdict (GET /v1/verdict?format=text)"
+curl -sf --cacert "$tmp/ca.crt" "$url/v1/verdict?format=text" || die "GET /v1/verdict"
 echo
 echo "Dashboard while it ran: $url/ ; metrics: $url/metrics"
 exit 0
