@@ -169,6 +169,168 @@ static int authorize(struct server *s, struct evhttp_request *req, const char *n
 /* ---------- routes ---------- */
 
 static void handle_report(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_verdict(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_nodes(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_node(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_healthz(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_readyz(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_metrics(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_page(struct server *s, struct evhttp_request *req, const char *arg);
+
+struct route {
+	enum evhttp_cmd_type method;
+	const char *path; /* exact, or a prefix when it ends with '/' */
+	size_t max_body;
+	bool auth;
+	void (*handler)(struct server *s, struct evhttp_request *req, const char *arg);
+};
+
+/* Every route, its method, body limit and whether it needs a credential. No
+ * route that changes state is served without auth (unless --insecure-no-auth). */
+static const struct route routes[] = {
+    {EVHTTP_REQ_POST, "/v1/reports", WIRE_MAX_MESSAGE, true, handle_report},
+    {EVHTTP_REQ_GET, "/v1/verdict", 0, false, handle_verdict},
+    {EVHTTP_REQ_GET, "/v1/nodes", 0, false, handle_nodes},
+    {EVHTTP_REQ_GET, "/v1/nodes/", 0, false, handle_node},
+    {EVHTTP_REQ_GET, "/healthz", 0, false, handle_healthz},
+    {EVHTTP_REQ_GET, "/readyz", 0, false, handle_readyz},
+    {EVHTTP_REQ_GET, "/metrics", 0, false, handle_metrics},
+    {EVHTTP_REQ_GET, "/", 0, false, handle_page},
+};
+
+static void dispatch(struct evhttp_request *req, void *arg)
+{
+	struct server *s = arg;
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+	enum evhttp_cmd_type method = evhttp_request_get_command(req);
+	bool path_known = false;
+	if (!path)
+		path = "/";
+	for (size_t i = 0; i < ELEMENTSOF(routes); i++) {
+		const struct route *r = &routes[i];
+		size_t plen = strlen(r->path);
+		bool prefix = r->path[plen - 1] == '/';
+		const char *rest = NULL;
+		if (prefix && strncmp(path, r->path, plen) == 0 && path[plen])
+			rest = path + plen;
+		else if (!prefix && streq(path, r->path))
+			rest = "";
+		if (!rest)
+			continue;
+		path_known = true;
+		if (method != r->method &&
+		    !(method == EVHTTP_REQ_HEAD && r->method == EVHTTP_REQ_GET))
+			continue;
+		size_t body = evbuffer_get_length(evhttp_request_get_input_buffer(req));
+		if (body > r->max_body && r->max_body > 0) {
+			reply_error(s, req, 413, "Payload Too Large",
+				    "body of %zu bytes (at most %zu)", body, r->max_body);
+			return;
+		}
+		r->handler(s, req, rest);
+		return;
+	}
+	if (path_known)
+		reply_error(s, req, 405, "Method Not Allowed", "method not allowed on %s", path);
+	else
+		reply_error(s, req, HTTP_NOTFOUND, "Not Found", "no such path: %s", path);
+}
+
+static bool content_type_is(struct evhttp_request *req, const char *want, const char *alt)
+{
+	const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
+	if (!ct)
+		return false;
+	size_t n = strcspn(ct, "; ");
+	return (strlen(want) == n && strncasecmp(ct, want, n) == 0) ||
+	       (alt && strlen(alt) == n && strncasecmp(ct, alt, n) == 0);
+}
+
+static char *node_targets_json(struct server *s, const char *node)
+{
+	struct probe_targets t;
+	targets_for_node(&s->cs, node, &t);
+	json_object *o = probe_targets_to_json(&t);
+	char *str = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	probe_targets_clear(&t);
+	return str;
+}
+
+static void handle_report(struct server *s, struct evhttp_request *req, const char *arg)
+{
+	const char *why = NULL;
+	s->mc.reports_received++;
+	/* Credentials first: an unauthenticated client learns nothing else. */
+	if (s->o->auth != AUTH_NONE && !bearer(req)) {
+		reply_error(s, req, 401, "Unauthorized", "missing bearer token");
+		return;
+	}
+	if (!content_type_is(req, "application/msgpack", "application/x-msgpack")) {
+		reply_error(s, req, 415, "Unsupported Media Type",
+			    "reports are application/msgpack (docs/protocol.md)");
+		return;
+	}
+	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	size_t len = evbuffer_get_length(in);
+	const uint8_t *buf = evbuffer_pullup(in, -1);
+	struct node_report *r = xcalloc(1, sizeof(*r));
+	char err[WIRE_ERR_LEN];
+	int ret = wire_decode_node_report(buf, len, r, err, sizeof(err));
+	if (ret < 0) {
+		free(r);
+		reply_error(s, req, HTTP_BADREQUEST, "Bad Request", "bad report: %s", err);
+		return;
+	}
+	int code = authorize(s, req, r->node, &why);
+	if (code) {
+		reply_error(s, req, code, code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
+		node_report_clear(r);
+		free(r);
+		return;
+	}
+	int64_t rtt = 0;
+	const char *rtt_h =
+	    evhttp_find_header(evhttp_request_get_input_headers(req), "Hvready-Last-Rtt-Ns");
+	if (rtt_h && (util_parse_i64(rtt_h, &rtt) < 0 || rtt < 0 || rtt > 60 * NSEC_PER_SEC))
+		rtt = 0;
+	_cleanup_free_ char *node = xstrdup(r->node);
+	store_put(&s->store, r, util_now_realtime_ns(), rtt);
+	s->dirty = true;
+	_cleanup_free_ char *body = node_targets_json(s, node);
+	reply(req, HTTP_OK, "OK", "application/json", body, strlen(body));
+}
+
+static void evaluate(struct server *s)
+{
+	if (s->have_verdict)
+		verdict_clear(&s->verdict);
+	struct agg_ctx ctx = {
+	    .cs = &s->cs,
+	    .nodes = s->store.entries,
+	    .n_nodes = s->store.n,
+	    .now_ns = util_now_realtime_ns(),
+	    .interval_s = s->o->interval_s,
+	    .live = s->o->kubeconfig || s->o->in_cluster,
+	    .kc = s->kc,
+	};
+	verdict_evaluate(&s->verdict, &ctx, NULL);
+	s->have_verdict = true;
+	json_object *o = verdict_to_json(&s->verdict);
+	free(s->verdict_json);
+	s->verdict_json = xstrdup(json_object_to_json_string_ext(
+	    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+	s->verdict_len = strlen(s->verdict_json);
+	json_object_put(o);
+	s->dirty = false;
+	char status[128];
+	snprintf(status, sizeof(status), "STATUS=%zu nodes reporting; verdict %s", s->store.n,
+		 status_name(verdict_status(&s->verdict, -1)));
+	sd_notify(0, status);
+}
+
 /* GET /v1/verdict[?format=json|text|markdown|html] */
 static void handle_verdict(struct server *s, struct evhttp_request *req, const char *arg)
 {
