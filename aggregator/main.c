@@ -350,6 +350,15 @@ int main(int argc, char **argv)
 		usage(stdout, 0);
 	if (streq(argv[1], "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (streq(argv[1], "resources")) {
+		/* The resource table, for RBAC and docs: GROUP VERSION PLURAL SCOPE. */
+		for (int i = 0; i < _RES_MAX; i++)
+			printf("%s\t%s\t%s\t%s\n",
+			       *resource_defs[i].group ? resource_defs[i].group : "core",
+			       resource_defs[i].version, resource_defs[i].plural,
+			       resource_defs[i].namespaced ? "Namespaced" : "Cluster");
+		return 0;
+	}
 	if (streq(argv[1], "serve"))
 		return cmd_serve(argc - 1, argv + 1);
 	if (streq(argv[1], "collect"))

@@ -10,7 +10,7 @@ PKGS=(
 	libsystemd-dev libcmocka-dev libyaml-dev libssl-dev
 	# tests: real servers and tools
 	nfs-ganesha nfs-ganesha-mem nfs-ganesha-vfs docker-registry iproute2 openssl
-	python3 time procps curl
+	python3 python3-yaml time procps curl
 )
 
 missing=()
