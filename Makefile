@@ -6,7 +6,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_OPTS ?=
 
-.PHONY: all deps build build-asan test test-asan check format format-check demo bench fuzz install clean
+.PHONY: all deps build build-asan test test-asan check format format-check demo bench fuzz install deb clean
 
 all: build
 
@@ -53,6 +53,10 @@ fuzz: deps
 
 install: build
 	cmake --install $(BUILD)
+
+deb: build
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+	cd $(BUILD) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
