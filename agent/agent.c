@@ -23,7 +23,7 @@ void agent_opts_init(struct agent_opts *o)
 	    .interval_s = 30,
 	    .thr =
 		{
-		    .clock_maxerror_warn_us = 500000,
+		    .clock_maxerror_warn_us = 1500000,
 		    .min_cpu_cores = 8,
 		    .min_memory_bytes = INT64_C(32) << 30,
 		    .longhorn_min_available_pct = 25,

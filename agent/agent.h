@@ -12,7 +12,7 @@
 
 /* Thresholds with their defaults; all can be set in the config file. */
 struct agent_thresholds {
-	int64_t clock_maxerror_warn_us; /* host.clock: WARN above (default 500 ms) */
+	int64_t clock_maxerror_warn_us; /* host.clock: WARN above (default 1.5 s) */
 	int64_t min_cpu_cores;		/* host.resources: Harvester minimum (8) */
 	int64_t min_memory_bytes;	/* host.resources: Harvester minimum (32 GiB) */
 	int64_t

@@ -1,7 +1,133 @@
+/*
+ * host.clock (SPEC §4.1): is the kernel clock disciplined by a sync daemon?
+ * adjtimex(2) reads the kernel's own view: STA_UNSYNC / TIME_ERROR mean no
+ * daemon has told the kernel the clock is synchronised; maxerror is the
+ * kernel's bound on the error, which grows by 500 µs every second the daemon
+ * does not update it. In a container the kernel is the host's, so this is the
+ * host's clock whatever the container.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/timex.h>
+
 #include "checks.h"
+#include "facts.h"
+#include "timesync.h"
+
+static void add_list(struct finding *f, const char *key, const struct strv *v)
+{
+	struct value_list *l = kv_add_list(&f->evidence, key);
+	for (size_t i = 0; i < v->n; i++)
+		vlist_add_str(l, v->items[i]);
+}
+
+static void add_daemons(struct finding *f, const struct timesync_daemons *d)
+{
+	add_list(f, "sync_daemons_running", &d->running);
+	add_list(f, "sync_daemons_installed", &d->installed);
+	add_list(f, "sync_daemons_enabled", &d->enabled);
+	if (d->proc_readable)
+		kv_add_strf(&f->evidence, "daemon_evidence",
+			    "%lld processes' /proc/PID/comm, binaries in /usr/sbin and "
+			    "/usr/lib/systemd, unit links in /etc/systemd/system/*.target.wants",
+			    (long long)d->processes);
+	else
+		kv_add_str(&f->evidence, "daemon_evidence",
+			   "/proc not readable (running daemons unknown); binaries and unit links "
+			   "only");
+}
+
+static void add_clock(struct finding *f, const struct timesync_clock *c, int64_t threshold_us)
+{
+	kv_add_str(&f->evidence, "state", timesync_state_name(c->state));
+	timesync_status_names(c->status, kv_add_list(&f->evidence, "status"));
+	kv_add_strf(&f->evidence, "status_hex", "0x%04x", (unsigned)c->status);
+	kv_add_int(&f->evidence, "offset_us", c->offset_us);
+	kv_add_int(&f->evidence, "maxerror_us", c->maxerror_us);
+	kv_add_int(&f->evidence, "esterror_us", c->esterror_us);
+	kv_add_int(&f->evidence, "maxerror_warn_us", threshold_us);
+}
+
+static void remedy_unsynced(struct finding *f, const struct timesync_daemons *d)
+{
+	if (d->running.n > 0) {
+		const char *name = d->running.items[0];
+		finding_remedy(
+		    f,
+		    "%s is running but has not synchronised the clock: check its sources "
+		    "(%s) and that its NTP servers are reachable (UDP 123).",
+		    name,
+		    streq(name, "chronyd") ? "`chronyc tracking`, `chronyc sources`"
+		    : streq(name, "ntpd")  ? "`ntpq -p`"
+					   : "`timedatectl timesync-status`");
+	} else if (d->enabled.n > 0) {
+		finding_remedy(f,
+			       "%s is enabled but not running: `systemctl restart %s`, then "
+			       "check its log.",
+			       d->enabled.items[0], d->enabled.items[0]);
+	} else if (d->installed.n > 0) {
+		finding_remedy(f, "%s is installed but not enabled: `systemctl enable --now %s`.",
+			       d->installed.items[0], d->installed.items[0]);
+	} else {
+		finding_remedy(f, "Install and enable a time sync daemon (chrony: `chronyd`), "
+				  "pointed at the same NTP servers on every node; Longhorn, etcd "
+				  "and TLS all need agreeing clocks.");
+	}
+}
+
+static void fmt_us(char *buf, size_t len, int64_t us)
+{
+	if (us >= 1000000 || us <= -1000000)
+		snprintf(buf, len, "%.1f s", (double)us / 1e6);
+	else
+		snprintf(buf, len, "%lld ms", (long long)(us / 1000));
+}
 
 void check_clock(struct agent_ctx *ctx, const char *id)
 {
 	struct finding *f = agent_finding(ctx, id);
-	finding_set(f, STATUS_UNKNOWN, "this check is not in this build yet");
+	int64_t thr = ctx->opts->thr.clock_maxerror_warn_us;
+	struct timesync_daemons d;
+	timesync_find_daemons(&ctx->root, &d);
+	struct timesync_clock c;
+	int r = timesync_read_clock(&c);
+	if (r < 0) {
+		add_daemons(f, &d);
+		kv_add_strf(&f->evidence, "error", "adjtimex: %s", strerror(-r));
+		finding_set(f, STATUS_UNKNOWN, "cannot read the kernel clock state: adjtimex: %s",
+			    strerror(-r));
+		finding_remedy(f, "adjtimex() with modes 0 only reads; allow it in the agent's "
+				  "seccomp profile (container runtimes allow it by default).");
+		timesync_daemons_clear(&d);
+		return;
+	}
+	facts_set_clock(ctx, &c);
+	add_clock(f, &c, thr);
+	add_daemons(f, &d);
+
+	char maxerr[32], limit[32];
+	fmt_us(maxerr, sizeof(maxerr), c.maxerror_us);
+	fmt_us(limit, sizeof(limit), thr);
+	const char *via = d.running.n > 0 ? d.running.items[0] : NULL;
+	if (!c.synced) {
+		finding_set(f, STATUS_FAIL, "the kernel clock is not synchronised (%s%s)",
+			    timesync_state_name(c.state),
+			    (c.status & STA_UNSYNC) ? ", STA_UNSYNC" : "");
+		remedy_unsynced(f, &d);
+	} else if (c.maxerror_us > thr) {
+		finding_set(f, STATUS_WARN,
+			    "the kernel clock's maximum error is %s, above %s: its sync daemon has "
+			    "not updated it for a long time",
+			    maxerr, limit);
+		finding_remedy(f,
+			       "Check that the sync daemon%s%s still reaches its servers; the "
+			       "bound grows by 0.5 ms per second without an update.",
+			       via ? " " : "", via ? via : "");
+	} else {
+		finding_set(f, STATUS_PASS, "synchronised (%s), maximum error %s%s%s",
+			    timesync_state_name(c.state), maxerr, via ? ", by " : "",
+			    via ? via : "");
+	}
+	timesync_daemons_clear(&d);
 }

@@ -1,7 +1,173 @@
+/*
+ * host.cpu.virt (SPEC §4.1): does the CPU offer hardware virtualization (vmx,
+ * svm)? The flags are how most tools decide (virt-host-validate, the runbook's
+ * `egrep -c '(vmx|svm)' /proc/cpuinfo`), but what VMs need is a working KVM:
+ * paravirtual KVM (kvm_pvm) runs VMs on CPUs without those flags. So a CPU
+ * without the flags on a host where host.kvm PASSes is WARN, never FAIL.
+ * host.kvm runs first (check_table.c).
+ */
+#include <errno.h>
+#include <string.h>
+
 #include "checks.h"
+#include "facts.h"
+
+static void add_identity(struct finding *f, const struct cpuinfo *ci)
+{
+	kv_add_str(&f->evidence, "arch", cpuinfo_arch_name(ci->arch));
+	if (ci->vendor)
+		kv_add_str(&f->evidence, "vendor", ci->vendor);
+	if (ci->model_name)
+		kv_add_str(&f->evidence, "model_name", ci->model_name);
+	if (ci->family >= 0)
+		kv_add_strf(&f->evidence, "family_model_stepping", "%lld/%lld/%lld",
+			    (long long)ci->family, (long long)ci->model, (long long)ci->stepping);
+	if (ci->implementer >= 0)
+		kv_add_strf(&f->evidence, "implementer_part", "0x%02llx/0x%03llx",
+			    (unsigned long long)ci->implementer, (unsigned long long)ci->part);
+}
+
+/* In a VM, KVM's `nested` parameter of this kernel says whether VMs started here
+ * could run VMs themselves; it is evidence, not the verdict (the vmx/svm flag
+ * seen here is what says the outer hypervisor passes virtualization through). */
+static void add_nested(struct agent_ctx *ctx, struct finding *f)
+{
+	static const char *const mods[] = {"kvm_intel", "kvm_amd"};
+	for (size_t i = 0; i < ELEMENTSOF(mods); i++) {
+		_cleanup_free_ char *path = xasprintf("sys/module/%s/parameters/nested", mods[i]);
+		_cleanup_free_ char *v = NULL;
+		if (hostroot_read_line(&ctx->root, path, &v) < 0)
+			continue;
+		bool on = streq(v, "Y") || streq(v, "1");
+		bool off = streq(v, "N") || streq(v, "0");
+		kv_add_strf(&f->evidence, "nested", "%s (%s)", on ? "Y" : off ? "N" : v, mods[i]);
+		return;
+	}
+}
+
+/* host.kvm's verdict; STATUS_SKIP with "not run" when it has not run. */
+static enum status kvm_state(struct agent_ctx *ctx, const char **ret_name)
+{
+	enum status st;
+	if (!agent_result(ctx, "host.kvm", &st)) {
+		*ret_name = "not run";
+		return STATUS_SKIP;
+	}
+	*ret_name = status_name(st);
+	return st;
+}
+
+static void judge_x86(struct agent_ctx *ctx, struct finding *f, const struct cpuinfo *ci, bool vm)
+{
+	const char *flag = cpuinfo_has_flag(ci, "vmx")	 ? "vmx"
+			   : cpuinfo_has_flag(ci, "svm") ? "svm"
+							 : NULL;
+	const char *kvm_name;
+	enum status kvm = kvm_state(ctx, &kvm_name);
+	kv_add_str(&f->evidence, "virt_flag", flag ? flag : "none");
+	kv_add_str(&f->evidence, "host.kvm", kvm_name);
+	if (flag) {
+		finding_set(f, STATUS_PASS, "%s (%s)%s", flag,
+			    streq(flag, "vmx") ? "Intel VT-x" : "AMD-V",
+			    vm ? "; the node is a VM and its hypervisor passes it through (nested "
+				 "virtualization)"
+			       : "");
+		return;
+	}
+	if (kvm == STATUS_PASS) {
+		finding_set(f, STATUS_WARN,
+			    "no vmx/svm flag, but KVM works without hardware virtualization flags "
+			    "(paravirtual or nested KVM%s)",
+			    vm ? " in a VM" : "");
+		finding_remedy(f,
+			       "VMs run here (host.kvm PASS), so this is not a blocker; tools that "
+			       "look only at the flags (virt-host-validate) say FAIL. Expect "
+			       "paravirtual-KVM limits (performance, nested guests); production "
+			       "Harvester nodes should have VT-x/AMD-V.");
+		return;
+	}
+	if (kvm == STATUS_FAIL) {
+		finding_set(f, STATUS_FAIL,
+			    "no vmx/svm flag and KVM does not work (host.kvm FAIL)");
+		finding_remedy(
+		    f, vm ? "The node is a VM: enable nested virtualization on its "
+			    "hypervisor (KVM: `kvm_intel nested=1` / `kvm_amd nested=1` and "
+			    "CPU mode host-passthrough; vSphere: \"Expose hardware assisted "
+			    "virtualization\"; Hyper-V: ExposeVirtualizationExtensions)."
+			  : "Enable VT-x (Intel) or AMD-V/SVM (AMD) in the firmware; since "
+			    "Linux 5.6 the flag is hidden from /proc/cpuinfo while the firmware "
+			    "disables it.");
+		return;
+	}
+	finding_set(f, STATUS_UNKNOWN,
+		    "no vmx/svm flag, and whether KVM works without them is unknown (host.kvm %s)",
+		    kvm_name);
+	finding_remedy(f, "Let host.kvm run with access to /dev/kvm: it decides whether VMs can "
+			  "run here.");
+}
+
+/* arm64 (and s390x, ppc64le, riscv64) CPUs advertise no virtualization flag:
+ * on arm64, KVM needs the kernel booted at EL2, which only KVM itself shows. */
+static void judge_other(struct agent_ctx *ctx, struct finding *f, const struct cpuinfo *ci)
+{
+	const char *kvm_name;
+	enum status kvm = kvm_state(ctx, &kvm_name);
+	const char *arch = cpuinfo_arch_name(ci->arch);
+	kv_add_str(&f->evidence, "host.kvm", kvm_name);
+	if (kvm == STATUS_PASS) {
+		finding_set(
+		    f, STATUS_PASS,
+		    "%s CPUs have no virtualization flag to check; KVM works (host.kvm PASS)",
+		    arch);
+		return;
+	}
+	if (kvm == STATUS_FAIL) {
+		finding_set(f, STATUS_FAIL,
+			    "%s CPUs have no virtualization flag to check, and KVM does not work "
+			    "(host.kvm FAIL)",
+			    arch);
+		finding_remedy(f,
+			       ci->arch == CPUINFO_ARCH_ARM
+				   ? "On arm64 the kernel must boot at EL2 (`dmesg | grep -i "
+				     "kvm` says \"HYP mode not available\" otherwise): check the "
+				     "firmware, or the hypervisor if this is a VM."
+				   : "Check `dmesg | grep -i kvm` for why KVM is unavailable.");
+		return;
+	}
+	finding_set(f, STATUS_UNKNOWN,
+		    "%s CPUs have no virtualization flag to check, and host.kvm is %s", arch,
+		    kvm_name);
+	finding_remedy(f, "Let host.kvm run with access to /dev/kvm: on this architecture it "
+			  "alone decides.");
+}
 
 void check_cpu_virt(struct agent_ctx *ctx, const char *id)
 {
 	struct finding *f = agent_finding(ctx, id);
-	finding_set(f, STATUS_UNKNOWN, "this check is not in this build yet");
+	_cleanup_free_ char *path = hostroot_display(&ctx->root, "proc/cpuinfo");
+	struct cpuinfo ci;
+	int r = cpuinfo_read(&ctx->root, &ci);
+	if (r < 0) {
+		kv_add_str(&f->evidence, "file", path);
+		if (r == -EBADMSG)
+			finding_set(f, STATUS_UNKNOWN, "%s has no processor entries: not cpuinfo",
+				    path);
+		else
+			finding_set(f, STATUS_UNKNOWN, "cannot read %s: %s", path, strerror(-r));
+		finding_remedy(f, "Give the agent the host's /proc (the host root must contain "
+				  "proc/cpuinfo).");
+		cpuinfo_clear(&ci);
+		return;
+	}
+	facts_set_cpu(ctx, &ci);
+	add_identity(f, &ci);
+	bool vm = cpuinfo_has_flag(&ci, "hypervisor");
+	kv_add_bool(&f->evidence, "hypervisor", vm);
+	if (vm)
+		add_nested(ctx, f);
+	if (ci.arch == CPUINFO_ARCH_X86 || ci.arch == CPUINFO_ARCH_UNKNOWN)
+		judge_x86(ctx, f, &ci, vm);
+	else
+		judge_other(ctx, f, &ci);
+	cpuinfo_clear(&ci);
 }

@@ -1,0 +1,36 @@
+/*
+ * Time synchronisation of a host: the kernel clock's discipline state (through
+ * the sys_clock seam) and which sync daemon the host has (under its host root).
+ */
+#pragma once
+#include "hostroot.h"
+#include "kv.h"
+
+struct timesync_clock {
+	int state;	     /* adjtimex's answer: TIME_OK … TIME_ERROR */
+	int status;	     /* STA_* bits */
+	int64_t offset_us;   /* in µs also when the kernel reports ns (STA_NANO) */
+	int64_t maxerror_us; /* the kernel's bound on the error; grows 500 µs/s between updates */
+	int64_t esterror_us; /* the sync daemon's estimate */
+	bool synced;	     /* state is not TIME_ERROR and STA_UNSYNC is clear */
+};
+
+/* Read the kernel clock (adjtimex, read only). Returns 0 or -errno. */
+int timesync_read_clock(struct timesync_clock *ret);
+/* "TIME_OK", … "TIME_ERROR", or "state N". Returns a static string. */
+const char *timesync_state_name(int state);
+/* Names of the set STA_* bits ("STA_PLL", "STA_UNSYNC", …), in bit order. */
+void timesync_status_names(int status, struct value_list *out);
+/* The clock facts: offset_us, maxerror_us, esterror_us, synced. */
+void timesync_clock_to_kv(const struct timesync_clock *c, struct kv_list *map);
+
+/* Sync daemons, each looked for three ways: a running process (proc/PID/comm),
+ * its binary, and an enabled systemd unit (a link in a *.target.wants dir). */
+struct timesync_daemons {
+	struct strv running, installed, enabled; /* "chronyd", "ntpd", "systemd-timesyncd" */
+	bool proc_readable;			 /* proc could be listed */
+	int64_t processes;			 /* processes looked at */
+};
+
+void timesync_find_daemons(const struct hostroot *root, struct timesync_daemons *ret);
+void timesync_daemons_clear(struct timesync_daemons *d);

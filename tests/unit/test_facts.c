@@ -1,0 +1,344 @@
+// wrap: sys_kvm_probe sys_clock_adjtimex
+/* facts_collect(): the node facts on fixture host roots, facts shared with the
+ * checks (one sample, no second read), absent facts, os-release parsing, and
+ * the facts in the node report's JSON. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <sys/timex.h>
+
+#include "a_fixture.h"
+#include "osrelease.h"
+#include "sys_clock.h"
+#include "sys_kvm.h"
+#include "render_json.h"
+
+int __wrap_sys_kvm_probe(const struct hostroot *root, const char *path, struct sys_kvm_probe *ret);
+int __wrap_sys_clock_adjtimex(struct timex *tx);
+
+static int clock_ret;
+static long clock_maxerror;
+
+int __wrap_sys_kvm_probe(const struct hostroot *root, const char *path, struct sys_kvm_probe *ret)
+{
+	*ret = (struct sys_kvm_probe){.step = SYS_KVM_STEP_DONE,
+				      .file_type = S_IFCHR,
+				      .is_char = true,
+				      .major = 10,
+				      .minor = 232,
+				      .api_version = 12};
+	return 0;
+}
+
+int __wrap_sys_clock_adjtimex(struct timex *tx)
+{
+	*tx = (struct timex){.status = STA_PLL, .maxerror = clock_maxerror, .esterror = 40};
+	return clock_ret;
+}
+
+static void setup_clock(int ret, long maxerror)
+{
+	clock_ret = ret;
+	clock_maxerror = maxerror;
+}
+
+static const struct kv_list *fact_map(const struct a_fixture *h, const char *key)
+{
+	const struct value *v = kv_get(&h->report.facts, key);
+	if (!v)
+		fprintf(stderr, "no fact \"%s\"\n", key);
+	assert_non_null(v);
+	assert_int_equal(v->type, VALUE_MAP);
+	return &v->map;
+}
+
+static int64_t fact_int(const struct a_fixture *h, const char *key)
+{
+	int64_t i = 0;
+	assert_true(kv_get_int(&h->report.facts, key, &i));
+	return i;
+}
+
+static void test_facts_slemicro(void **state)
+{
+	struct a_fixture h;
+	setup_clock(TIME_OK, 8000);
+	a_fixture_open(&h, "a-slemicro-amd");
+	facts_collect(&h.ctx);
+
+	const struct kv_list *cpu = fact_map(&h, "cpu");
+	assert_string_equal(kv_get_str(cpu, "arch"), "x86");
+	assert_string_equal(kv_get_str(cpu, "vendor"), "AuthenticAMD");
+	assert_string_equal(kv_get_str(cpu, "model_name"), "AMD EPYC 7313P 16-Core Processor");
+	int64_t i = 0;
+	assert_true(kv_get_int(cpu, "family", &i));
+	assert_int_equal(i, 25);
+	assert_true(kv_get_int(cpu, "model", &i));
+	assert_int_equal(i, 1);
+	assert_true(kv_get_int(cpu, "stepping", &i));
+	assert_int_equal(i, 1);
+	const struct value_list *flags = kv_get_list(cpu, "flags");
+	assert_non_null(flags);
+	assert_true(flags->n > 100);
+	/* Sorted and unique: the cross-node comparison relies on it. */
+	for (size_t k = 1; k < flags->n; k++)
+		assert_true(strcmp(flags->items[k - 1].s, flags->items[k].s) < 0);
+
+	assert_string_equal(kv_get_str(&h.report.facts, "kernel_release"),
+			    "5.14.21-150500.55.65-default");
+	const struct kv_list *os = fact_map(&h, "os_release");
+	assert_string_equal(kv_get_str(os, "ID"), "sle-micro");
+	assert_string_equal(kv_get_str(os, "VERSION_ID"), "5.5");
+	assert_string_equal(kv_get_str(os, "PRETTY_NAME"), "SUSE Linux Enterprise Micro 5.5");
+	assert_int_equal(os->n, 3);
+	assert_string_equal(kv_get_str(&h.report.facts, "hostname"), "harvester-node-0");
+	assert_string_equal(kv_get_str(&h.report.facts, "boot_id"),
+			    "0c6e8d1a-93b2-4f57-b1c4-5e2a7d9f0b13");
+	assert_int_equal(fact_int(&h, "cpu_cores"), 32);
+	assert_int_equal(fact_int(&h, "memory_bytes"), INT64_C(131600468) * 1024);
+	char *mods = a_list_join(kv_get_list(&h.report.facts, "kvm_modules"));
+	assert_string_equal(mods, "kvm,kvm_amd");
+	free(mods);
+	const struct kv_list *clock = fact_map(&h, "clock");
+	bool synced = false;
+	assert_true(kv_get_bool(clock, "synced", &synced));
+	assert_true(synced);
+	assert_true(kv_get_int(clock, "maxerror_us", &i));
+	assert_int_equal(i, 8000);
+	assert_true(kv_get_int(clock, "esterror_us", &i));
+	assert_int_equal(i, 40);
+	assert_true(kv_get_int(clock, "offset_us", &i));
+	a_fixture_close(&h);
+}
+
+static void test_facts_pvm_and_arm(void **state)
+{
+	struct a_fixture h;
+	setup_clock(TIME_ERROR, 16000000);
+	a_fixture_open(&h, "a-pvm-host");
+	facts_collect(&h.ctx);
+	char *mods = a_list_join(kv_get_list(&h.report.facts, "kvm_modules"));
+	assert_string_equal(mods, "kvm,kvm_pvm");
+	free(mods);
+	/* etc/os-release is a symlink into usr/lib, resolved inside the root. */
+	assert_string_equal(kv_get_str(fact_map(&h, "os_release"), "ID"), "debian");
+	assert_string_equal(kv_get_str(&h.report.facts, "hostname"), "vm");
+	bool synced = true;
+	assert_true(kv_get_bool(fact_map(&h, "clock"), "synced", &synced));
+	assert_false(synced);
+	a_fixture_close(&h);
+
+	a_fixture_open(&h, "a-aarch64-ampere");
+	facts_collect(&h.ctx);
+	const struct kv_list *cpu = fact_map(&h, "cpu");
+	assert_string_equal(kv_get_str(cpu, "arch"), "arm");
+	assert_string_equal(kv_get_str(cpu, "vendor"), "ARM");
+	assert_string_equal(kv_get_str(cpu, "implementer"), "0x41");
+	assert_string_equal(kv_get_str(cpu, "part"), "0xd0c");
+	assert_string_equal(kv_get_str(cpu, "variant"), "0x3");
+	assert_null(kv_get(cpu, "family"));
+	assert_int_equal(fact_int(&h, "cpu_cores"), 80);
+	mods = a_list_join(kv_get_list(&h.report.facts, "kvm_modules"));
+	assert_string_equal(mods, "kvm");
+	free(mods);
+	a_fixture_close(&h);
+}
+
+static void test_facts_absent_when_unreadable(void **state)
+{
+	struct a_fixture h;
+	char *root = a_tmp_root();
+	setup_clock(-EPERM, 0);
+	a_fixture_open(&h, root);
+	facts_collect(&h.ctx);
+	/* Nothing to read and adjtimex refused: no facts at all, not empty ones. */
+	if (h.report.facts.n)
+		fprintf(stderr, "unexpected fact %s\n", h.report.facts.items[0].key);
+	assert_int_equal(h.report.facts.n, 0);
+	a_fixture_close(&h);
+	a_tmp_clean(root);
+
+	/* Garbage files: the same. */
+	a_fixture_open(&h, "a-garbage");
+	facts_collect(&h.ctx);
+	assert_null(kv_get(&h.report.facts, "cpu"));
+	assert_null(kv_get(&h.report.facts, "cpu_cores"));
+	assert_null(kv_get(&h.report.facts, "memory_bytes"));
+	assert_null(kv_get(&h.report.facts, "kernel_release"));
+	assert_null(kv_get(&h.report.facts, "os_release"));
+	assert_null(kv_get(&h.report.facts, "hostname"));
+	/* proc/modules is readable (garbage lines): no KVM module is a fact. */
+	const struct value_list *mods = kv_get_list(&h.report.facts, "kvm_modules");
+	assert_non_null(mods);
+	assert_int_equal(mods->n, 0);
+	a_fixture_close(&h);
+}
+
+static void test_facts_shared_with_checks(void **state)
+{
+	/* What the checks read is what the facts say: change the host between the
+	 * checks and facts_collect, and the facts keep the checks' sample. */
+	struct a_fixture h;
+	char *root = a_tmp_root();
+	char *src = a_fixture_path("a-debian-intel/proc/cpuinfo");
+	char *buf;
+	size_t len;
+	assert_int_equal(util_read_file(src, 1 << 20, &buf, &len), 0);
+	a_tmp_write(root, "proc/cpuinfo", buf, len);
+	a_tmp_write(root, "sys/devices/system/cpu/online", "0-15\n", 5);
+	a_tmp_write(root, "proc/meminfo", "MemTotal: 33554432 kB\n", 22);
+	const char *mods = "kvm_intel 380928 0 - Live 0x0\nkvm 1142784 1 kvm_intel, Live 0x0\n";
+	a_tmp_write(root, "proc/modules", mods, strlen(mods));
+	setup_clock(TIME_OK, 1000);
+	a_fixture_open(&h, root);
+	check_kvm(&h.ctx, "host.kvm");
+	check_cpu_virt(&h.ctx, "host.cpu.virt");
+	check_clock(&h.ctx, "host.clock");
+	check_resources(&h.ctx, "host.resources");
+	size_t n_after_checks = h.report.facts.n;
+	assert_int_equal(n_after_checks, 5); /* kvm_modules, cpu, clock, cpu_cores, memory */
+
+	const char *amd = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
+			  "flags\t\t: svm\n";
+	a_tmp_write(root, "proc/cpuinfo", amd, strlen(amd));
+	a_tmp_write(root, "sys/devices/system/cpu/online", "0-1\n", 4);
+	setup_clock(TIME_ERROR, 16000000);
+	facts_collect(&h.ctx);
+
+	assert_string_equal(kv_get_str(fact_map(&h, "cpu"), "vendor"), "GenuineIntel");
+	assert_int_equal(fact_int(&h, "cpu_cores"), 16);
+	int64_t me = 0;
+	assert_true(kv_get_int(fact_map(&h, "clock"), "maxerror_us", &me));
+	assert_int_equal(me, 1000);
+	/* Each fact once. */
+	for (size_t i = 0; i < h.report.facts.n; i++)
+		for (size_t j = i + 1; j < h.report.facts.n; j++)
+			assert_string_not_equal(h.report.facts.items[i].key,
+						h.report.facts.items[j].key);
+	a_fixture_close(&h);
+	free(buf);
+	free(src);
+	a_tmp_clean(root);
+}
+
+static void test_facts_hostname_from_report(void **state)
+{
+	struct a_fixture h;
+	setup_clock(TIME_OK, 1000);
+	a_fixture_open(&h, "a-debian-intel");
+	h.report.hostname = xstrdup("from-report");
+	h.report.boot_id = xstrdup("");
+	facts_collect(&h.ctx);
+	assert_string_equal(kv_get_str(&h.report.facts, "hostname"), "from-report");
+	/* An empty boot_id in the header is not a fact: read it from the host root. */
+	assert_string_equal(kv_get_str(&h.report.facts, "boot_id"),
+			    "8f3b2c1e-4d5a-4e6f-9a7b-1c2d3e4f5a6b");
+	a_fixture_close(&h);
+}
+
+static void test_facts_json(void **state)
+{
+	/* The facts as the node report's JSON carries them (SPEC §2): typed values. */
+	struct a_fixture h;
+	setup_clock(TIME_OK, 1000);
+	a_fixture_open(&h, "a-nested-guest");
+	check_kvm(&h.ctx, "host.kvm");
+	check_cpu_virt(&h.ctx, "host.cpu.virt");
+	facts_collect(&h.ctx);
+	json_object *o = render_node_report_json(&h.report);
+	json_object *facts, *cpu, *v;
+	assert_true(json_object_object_get_ex(o, "facts", &facts));
+	assert_true(json_object_object_get_ex(facts, "cpu", &cpu));
+	assert_true(json_object_object_get_ex(cpu, "flags", &v));
+	assert_true(json_object_is_type(v, json_type_array));
+	assert_true(json_object_object_get_ex(cpu, "family", &v));
+	assert_true(json_object_is_type(v, json_type_int));
+	assert_true(json_object_object_get_ex(facts, "clock", &v));
+	assert_true(json_object_object_get_ex(v, "synced", &v));
+	assert_true(json_object_is_type(v, json_type_boolean));
+	assert_true(json_object_object_get_ex(facts, "memory_bytes", &v));
+	assert_int_equal(json_object_get_int64(v), INT64_C(32858384) * 1024);
+	assert_true(json_object_object_get_ex(facts, "kvm_modules", &v));
+	assert_int_equal(json_object_array_length(v), 2);
+	assert_true(json_object_object_get_ex(facts, "os_release", &v));
+	assert_true(json_object_object_get_ex(v, "VERSION_ID", &v));
+	assert_string_equal(json_object_get_string(v), "24.04");
+	json_object_put(o);
+	a_fixture_close(&h);
+}
+
+static void test_osrelease_parser(void **state)
+{
+	static const char text[] = "# comment\n"
+				   "NAME=\"SLE Micro\"\n"
+				   "  VERSION_ID='5.5'\n"
+				   "PRETTY_NAME=\"A \\\"quoted\\\" \\$name \\\\ x\"\n"
+				   "ID=plain\\ value\n"
+				   "lower=ignored\n"
+				   "BROKEN=\"unterminated\n"
+				   "=novalue\n"
+				   "EMPTY=\n"
+				   "TRAILING=\"x\"   \n";
+	struct kv_list l = {0};
+	int n = osrelease_parse((const uint8_t *)text, strlen(text), &l);
+	assert_int_equal(n, 6);
+	assert_string_equal(kv_get_str(&l, "NAME"), "SLE Micro");
+	assert_string_equal(kv_get_str(&l, "VERSION_ID"), "5.5");
+	assert_string_equal(kv_get_str(&l, "PRETTY_NAME"), "A \"quoted\" $name \\ x");
+	assert_string_equal(kv_get_str(&l, "ID"), "plain value");
+	assert_string_equal(kv_get_str(&l, "EMPTY"), "");
+	assert_string_equal(kv_get_str(&l, "TRAILING"), "x");
+	assert_null(kv_get(&l, "lower"));
+	assert_null(kv_get(&l, "BROKEN"));
+	kv_list_clear(&l);
+
+	/* Binary garbage: no crash, nothing or little parsed. */
+	char *p = a_fixture_path("a-garbage/etc/os-release");
+	char *buf;
+	size_t len;
+	assert_int_equal(util_read_file(p, 65536, &buf, &len), 0);
+	assert_true(osrelease_parse((const uint8_t *)buf, len, &l) >= 0);
+	kv_list_clear(&l);
+	free(buf);
+	free(p);
+}
+
+static void test_osrelease_fallback(void **state)
+{
+	char *root = a_tmp_root();
+	const char *t = "ID=fedora\nVERSION_ID=40\n";
+	a_tmp_write(root, "usr/lib/os-release", t, strlen(t));
+	struct hostroot hr;
+	assert_int_equal(hostroot_open(&hr, root), 0);
+	struct kv_list l = {0};
+	assert_int_equal(osrelease_read(&hr, &l), 2);
+	assert_string_equal(kv_get_str(&l, "ID"), "fedora");
+	kv_list_clear(&l);
+	/* etc/os-release wins when both exist. */
+	const char *e = "ID=rhel\n";
+	a_tmp_write(root, "etc/os-release", e, strlen(e));
+	assert_int_equal(osrelease_read(&hr, &l), 1);
+	assert_string_equal(kv_get_str(&l, "ID"), "rhel");
+	kv_list_clear(&l);
+	hostroot_close(&hr);
+	a_tmp_clean(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_facts_slemicro),
+	    cmocka_unit_test(test_facts_pvm_and_arm),
+	    cmocka_unit_test(test_facts_absent_when_unreadable),
+	    cmocka_unit_test(test_facts_shared_with_checks),
+	    cmocka_unit_test(test_facts_hostname_from_report),
+	    cmocka_unit_test(test_facts_json),
+	    cmocka_unit_test(test_osrelease_parser),
+	    cmocka_unit_test(test_osrelease_fallback),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,400 @@
+// wrap: sys_clock_adjtimex
+/* host.clock (adjtimex replaced) and host.resources on fixture host roots. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <sys/timex.h>
+
+#include "a_fixture.h"
+#include "meminfo.h"
+#include "sys_clock.h"
+
+int __wrap_sys_clock_adjtimex(struct timex *tx);
+
+static struct timex fake_tx;
+static int fake_ret;
+
+int __wrap_sys_clock_adjtimex(struct timex *tx)
+{
+	*tx = fake_tx;
+	return fake_ret;
+}
+
+/* A clock as chronyd leaves it: PLL on, synchronised. */
+static void clock_synced(long maxerror_us)
+{
+	fake_tx = (struct timex){
+	    .status = STA_PLL, .offset = -12, .maxerror = maxerror_us, .esterror = 250};
+	fake_ret = TIME_OK;
+}
+
+/* As on a host that no daemon has synchronised since boot (this machine). */
+static void clock_unsynced(void)
+{
+	fake_tx = (struct timex){.status = STA_UNSYNC, .maxerror = 16000000, .esterror = 16000000};
+	fake_ret = TIME_ERROR;
+}
+
+static const struct finding *run_clock(struct a_fixture *h, const char *root)
+{
+	a_fixture_open(h, root);
+	check_clock(&h->ctx, "host.clock");
+	return a_finding(h, "host.clock");
+}
+
+static char *list_ev(const struct finding *f, const char *key)
+{
+	const struct value_list *l = kv_get_list(&f->evidence, key);
+	assert_non_null(l);
+	return a_list_join(l);
+}
+
+/* ---- host.clock ---- */
+
+static void test_clock_pass_chronyd(void **state)
+{
+	struct a_fixture h;
+	clock_synced(12000);
+	const struct finding *f = run_clock(&h, "a-slemicro-amd");
+	a_expect(f, STATUS_PASS);
+	assert_true(a_contains(f->message, "by chronyd"));
+	assert_string_equal(a_ev_str(f, "state"), "TIME_OK");
+	char *st = list_ev(f, "status");
+	assert_string_equal(st, "STA_PLL");
+	free(st);
+	assert_int_equal(a_ev_int(f, "offset_us"), -12);
+	assert_int_equal(a_ev_int(f, "maxerror_us"), 12000);
+	assert_int_equal(a_ev_int(f, "esterror_us"), 250);
+	char *run = list_ev(f, "sync_daemons_running");
+	char *ins = list_ev(f, "sync_daemons_installed");
+	char *en = list_ev(f, "sync_daemons_enabled");
+	assert_string_equal(run, "chronyd");
+	assert_string_equal(ins, "chronyd");
+	assert_string_equal(en, "chronyd");
+	free(run);
+	free(ins);
+	free(en);
+	assert_true(a_contains(a_ev_str(f, "daemon_evidence"), "4 processes"));
+	/* The fact is the same sample. */
+	const struct value *c = kv_get(&h.report.facts, "clock");
+	assert_non_null(c);
+	int64_t me = 0;
+	bool synced = false;
+	assert_true(kv_get_int(&c->map, "maxerror_us", &me));
+	assert_int_equal(me, 12000);
+	assert_true(kv_get_bool(&c->map, "synced", &synced));
+	assert_true(synced);
+	a_fixture_close(&h);
+}
+
+static void test_clock_pass_timesyncd_nano(void **state)
+{
+	/* systemd-timesyncd sets ADJ_NANO: the offset is in ns and must be shown in µs. */
+	struct a_fixture h;
+	fake_tx = (struct timex){.status = STA_PLL | STA_NANO, .offset = 1500000, .maxerror = 0};
+	fake_ret = TIME_OK;
+	const struct finding *f = run_clock(&h, "a-debian-intel");
+	a_expect(f, STATUS_PASS);
+	assert_int_equal(a_ev_int(f, "offset_us"), 1500);
+	char *st = list_ev(f, "status");
+	assert_string_equal(st, "STA_PLL,STA_NANO");
+	free(st);
+	assert_true(a_contains(f->message, "systemd-timesyncd"));
+	a_fixture_close(&h);
+}
+
+static void test_clock_leap_states_are_synced(void **state)
+{
+	struct a_fixture h;
+	clock_synced(3000);
+	fake_tx.status |= STA_INS;
+	fake_ret = TIME_INS;
+	const struct finding *f = run_clock(&h, "a-slemicro-amd");
+	a_expect(f, STATUS_PASS);
+	assert_string_equal(a_ev_str(f, "state"), "TIME_INS");
+	a_fixture_close(&h);
+}
+
+static void test_clock_warn_maxerror(void **state)
+{
+	struct a_fixture h;
+	clock_synced(0);
+	a_fixture_open(&h, "a-slemicro-amd");
+	fake_tx.maxerror = (long)h.opts.thr.clock_maxerror_warn_us + 1;
+	check_clock(&h.ctx, "host.clock");
+	const struct finding *f = a_finding(&h, "host.clock");
+	a_expect(f, STATUS_WARN);
+	assert_true(a_contains(f->message, "maximum error"));
+	assert_int_equal(a_ev_int(f, "maxerror_warn_us"), h.opts.thr.clock_maxerror_warn_us);
+	a_fixture_close(&h);
+
+	/* At the threshold exactly: not above it. */
+	a_fixture_open(&h, "a-slemicro-amd");
+	fake_tx.maxerror = (long)h.opts.thr.clock_maxerror_warn_us;
+	check_clock(&h.ctx, "host.clock");
+	a_expect(a_finding(&h, "host.clock"), STATUS_PASS);
+	a_fixture_close(&h);
+
+	/* A configured threshold is honoured. */
+	a_fixture_open(&h, "a-slemicro-amd");
+	h.opts.thr.clock_maxerror_warn_us = 100000;
+	fake_tx.maxerror = 250000;
+	check_clock(&h.ctx, "host.clock");
+	a_expect(a_finding(&h, "host.clock"), STATUS_WARN);
+	a_fixture_close(&h);
+}
+
+static void test_clock_fail_unsynced_remedies(void **state)
+{
+	struct a_fixture h;
+	clock_unsynced();
+	/* chronyd running but unsynchronised */
+	const struct finding *f = run_clock(&h, "a-slemicro-amd");
+	a_expect(f, STATUS_FAIL);
+	assert_true(a_contains(f->message, "TIME_ERROR, STA_UNSYNC"));
+	assert_true(a_contains(f->remediation, "chronyc"));
+	bool synced = true;
+	const struct value *c = kv_get(&h.report.facts, "clock");
+	assert_true(kv_get_bool(&c->map, "synced", &synced));
+	assert_false(synced);
+	a_fixture_close(&h);
+
+	/* chronyd enabled, not running */
+	f = run_clock(&h, "a-rhel-small");
+	a_expect(f, STATUS_FAIL);
+	assert_true(a_contains(f->remediation, "enabled but not running"));
+	a_fixture_close(&h);
+
+	/* timesyncd running (no unit link): its own status command */
+	f = run_clock(&h, "a-nested-guest");
+	a_expect(f, STATUS_FAIL);
+	assert_true(a_contains(f->remediation, "timedatectl timesync-status"));
+	a_fixture_close(&h);
+
+	/* nothing at all */
+	f = run_clock(&h, "a-pvm-host");
+	a_expect(f, STATUS_FAIL);
+	assert_true(a_contains(f->remediation, "Install and enable"));
+	a_fixture_close(&h);
+}
+
+static void test_clock_fail_status_only(void **state)
+{
+	/* STA_UNSYNC alone decides, whatever the returned state. */
+	struct a_fixture h;
+	clock_synced(1000);
+	fake_tx.status |= STA_UNSYNC;
+	const struct finding *f = run_clock(&h, "a-debian-intel");
+	a_expect(f, STATUS_FAIL);
+	a_fixture_close(&h);
+
+	/* TIME_ERROR alone too (e.g. STA_CLOCKERR). */
+	clock_synced(1000);
+	fake_tx.status |= STA_CLOCKERR;
+	fake_ret = TIME_ERROR;
+	f = run_clock(&h, "a-debian-intel");
+	a_expect(f, STATUS_FAIL);
+	assert_true(a_contains(f->message, "TIME_ERROR"));
+	a_fixture_close(&h);
+}
+
+static void test_clock_installed_only(void **state)
+{
+	/* The binary alone, nothing running or enabled. */
+	struct a_fixture h;
+	char *root = a_tmp_root();
+	a_tmp_write(root, "usr/sbin/chronyd", "", 0);
+	a_tmp_write(root, "proc/1/comm", "systemd\n", 8);
+	clock_unsynced();
+	const struct finding *f = run_clock(&h, root);
+	a_expect(f, STATUS_FAIL);
+	assert_true(a_contains(f->remediation, "systemctl enable --now chronyd"));
+	a_fixture_close(&h);
+	a_tmp_clean(root);
+}
+
+static void test_clock_unknown(void **state)
+{
+	static const int errs[] = {EPERM, ENOSYS};
+	for (size_t i = 0; i < ELEMENTSOF(errs); i++) {
+		struct a_fixture h;
+		fake_ret = -errs[i];
+		const struct finding *f = run_clock(&h, "a-debian-intel");
+		a_expect(f, STATUS_UNKNOWN);
+		assert_true(a_contains(f->message, strerror(errs[i])));
+		assert_null(kv_get(&h.report.facts, "clock"));
+		/* The daemons are evidence even then. */
+		assert_non_null(kv_get_list(&f->evidence, "sync_daemons_running"));
+		a_fixture_close(&h);
+	}
+}
+
+static void test_clock_no_proc(void **state)
+{
+	struct a_fixture h;
+	char *root = a_tmp_root();
+	clock_synced(1000);
+	const struct finding *f = run_clock(&h, root);
+	a_expect(f, STATUS_PASS);
+	assert_true(a_contains(a_ev_str(f, "daemon_evidence"), "/proc not readable"));
+	a_fixture_close(&h);
+	a_tmp_clean(root);
+}
+
+/* ---- host.resources ---- */
+
+static const struct finding *run_res(struct a_fixture *h, const char *root)
+{
+	a_fixture_open(h, root);
+	check_resources(&h->ctx, "host.resources");
+	return a_finding(h, "host.resources");
+}
+
+static void test_resources_pass(void **state)
+{
+	struct a_fixture h;
+	const struct finding *f = run_res(&h, "a-slemicro-amd");
+	a_expect(f, STATUS_PASS);
+	assert_int_equal(a_ev_int(f, "cpus"), 32);
+	assert_true(a_contains(a_ev_str(f, "cpus_source"), "sys/devices/system/cpu/online"));
+	assert_int_equal(a_ev_int(f, "memory_bytes"), INT64_C(131600468) * 1024);
+	int64_t v = 0;
+	assert_true(kv_get_int(&h.report.facts, "cpu_cores", &v));
+	assert_int_equal(v, 32);
+	assert_true(kv_get_int(&h.report.facts, "memory_bytes", &v));
+	assert_int_equal(v, INT64_C(131600468) * 1024);
+	a_fixture_close(&h);
+}
+
+static void test_resources_real_32g_host_passes(void **state)
+{
+	/* A 32 GiB server shows MemTotal ~31.1 GiB: within the tolerance. */
+	struct a_fixture h;
+	const struct finding *f = run_res(&h, "a-debian-intel");
+	a_expect(f, STATUS_PASS);
+	assert_true(a_ev_int(f, "memory_bytes") < (INT64_C(32) << 30));
+	a_fixture_close(&h);
+	/* And a 32 GiB VM (31.3 GiB) with 8 vCPUs, exactly the minimum. */
+	f = run_res(&h, "a-nested-guest");
+	a_expect(f, STATUS_PASS);
+	assert_int_equal(a_ev_int(f, "cpus"), 8);
+	a_fixture_close(&h);
+}
+
+static void test_resources_warn(void **state)
+{
+	struct a_fixture h;
+	const struct finding *f = run_res(&h, "a-rhel-small"); /* 6 CPUs, 16 GiB */
+	a_expect(f, STATUS_WARN);
+	assert_true(a_contains(f->message, "6 CPUs"));
+	assert_true(a_contains(f->message, "15.4 GiB"));
+	a_fixture_close(&h);
+
+	/* Memory alone below the tolerance (30 GiB < 95% of 32 GiB). */
+	char *root = a_tmp_root();
+	const char *mem = "MemTotal:       31457280 kB\nMemFree:        1000 kB\n";
+	a_tmp_write(root, "proc/meminfo", mem, strlen(mem));
+	a_tmp_write(root, "sys/devices/system/cpu/online", "0-15\n", 5);
+	f = run_res(&h, root);
+	a_expect(f, STATUS_WARN);
+	a_fixture_close(&h);
+
+	/* CPUs alone below a configured minimum. */
+	a_fixture_open(&h, "a-slemicro-amd");
+	h.opts.thr.min_cpu_cores = 64;
+	check_resources(&h.ctx, "host.resources");
+	f = a_finding(&h, "host.resources");
+	a_expect(f, STATUS_WARN);
+	assert_int_equal(a_ev_int(f, "min_cpus"), 64);
+	a_fixture_close(&h);
+	a_tmp_clean(root);
+}
+
+static void test_resources_cpuinfo_fallback(void **state)
+{
+	/* No sys/devices/system/cpu/online: count the processors in cpuinfo. */
+	struct a_fixture h;
+	char *root = a_tmp_root();
+	char *src = a_fixture_path("a-slemicro-amd/proc/cpuinfo");
+	char *buf;
+	size_t len;
+	assert_int_equal(util_read_file(src, 1 << 20, &buf, &len), 0);
+	a_tmp_write(root, "proc/cpuinfo", buf, len);
+	const char *mem = "MemTotal:       65536000 kB\n";
+	a_tmp_write(root, "proc/meminfo", mem, strlen(mem));
+	const struct finding *f = run_res(&h, root);
+	a_expect(f, STATUS_PASS);
+	assert_int_equal(a_ev_int(f, "cpus"), 32);
+	assert_true(a_contains(a_ev_str(f, "cpus_source"), "proc/cpuinfo"));
+	a_fixture_close(&h);
+	free(buf);
+	free(src);
+	a_tmp_clean(root);
+}
+
+static void test_resources_unknown(void **state)
+{
+	struct a_fixture h;
+	const struct finding *f = run_res(&h, "a-garbage");
+	a_expect(f, STATUS_UNKNOWN);
+	assert_true(a_contains(f->message, "a-garbage/sys/devices/system/cpu/online"));
+	assert_true(a_contains(f->message, "a-garbage/proc/meminfo"));
+	assert_null(kv_get(&h.report.facts, "cpu_cores"));
+	assert_null(kv_get(&h.report.facts, "memory_bytes"));
+	a_fixture_close(&h);
+
+	/* Few CPUs known, memory unknown: still UNKNOWN (never a guess). */
+	char *root = a_tmp_root();
+	a_tmp_write(root, "sys/devices/system/cpu/online", "0-1\n", 4);
+	f = run_res(&h, root);
+	a_expect(f, STATUS_UNKNOWN);
+	assert_true(a_contains(f->message, "proc/meminfo: No such file or directory"));
+	assert_int_equal(a_ev_int(f, "cpus"), 2);
+	a_fixture_close(&h);
+	a_tmp_clean(root);
+}
+
+static void test_meminfo_parser(void **state)
+{
+	int64_t b = 0;
+	static const char ok[] = "MemTotal:       24683620 kB\nMemFree: 1 kB\n";
+	assert_int_equal(meminfo_parse((const uint8_t *)ok, strlen(ok), "MemTotal", &b), 0);
+	assert_int_equal(b, INT64_C(24683620) * 1024);
+	assert_int_equal(meminfo_parse((const uint8_t *)ok, strlen(ok), "MemFree", &b), 0);
+	assert_int_equal(b, 1024);
+	assert_int_equal(meminfo_parse((const uint8_t *)ok, strlen(ok), "Mem", &b), -ENODATA);
+	static const char *const bad[] = {
+	    "MemTotal: lots kB\n", "MemTotal: 12\n",   "MemTotal: -5 kB\n",
+	    "MemTotal: kB\n",	   "MemTotal: 1 MB\n", "MemTotal: 99999999999999999999 kB\n",
+	};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+		assert_int_equal(
+		    meminfo_parse((const uint8_t *)bad[i], strlen(bad[i]), "MemTotal", &b),
+		    -EBADMSG);
+	assert_int_equal(meminfo_parse((const uint8_t *)"", 0, "MemTotal", &b), -ENODATA);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_clock_pass_chronyd),
+	    cmocka_unit_test(test_clock_pass_timesyncd_nano),
+	    cmocka_unit_test(test_clock_leap_states_are_synced),
+	    cmocka_unit_test(test_clock_warn_maxerror),
+	    cmocka_unit_test(test_clock_fail_unsynced_remedies),
+	    cmocka_unit_test(test_clock_fail_status_only),
+	    cmocka_unit_test(test_clock_installed_only),
+	    cmocka_unit_test(test_clock_unknown),
+	    cmocka_unit_test(test_clock_no_proc),
+	    cmocka_unit_test(test_resources_pass),
+	    cmocka_unit_test(test_resources_real_32g_host_passes),
+	    cmocka_unit_test(test_resources_warn),
+	    cmocka_unit_test(test_resources_cpuinfo_fallback),
+	    cmocka_unit_test(test_resources_unknown),
+	    cmocka_unit_test(test_meminfo_parser),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
