@@ -288,9 +288,9 @@ static int read_prefix(const struct hostroot *root, const char *path, char **ret
 
 int cpuinfo_read(const struct hostroot *root, struct cpuinfo *ret)
 {
-	char *buf;
-	size_t len;
-	bool truncated;
+	char *buf = NULL;
+	size_t len = 0;
+	bool truncated = false;
 	int r = read_prefix(root, "proc/cpuinfo", &buf, &len, &truncated);
 	if (r < 0) {
 		*ret = (struct cpuinfo){0};
