@@ -185,6 +185,7 @@ static void test_health_case5_fail(void **state)
 	assert_non_null(strstr(f->message, "failed: the volume holds no usable data"));
 	assert_non_null(strstr(f->message, "no Replica objects"));
 	assert_string_equal(kv_get_str(&f->evidence, "robustness"), "unknown");
+	assert_non_null(strstr(f->remediation, "api.longhorn.clone-stuck"));
 	harness_clear(&h);
 }
 
