@@ -1,21 +1,966 @@
+/*
+ * The Longhorn data plane (SPEC §4.3): what PVC Bound and readyToUse=true do
+ * not show (cases 5, 8, 17).
+ *   api.longhorn.volume-health  state, robustness, replica modes, clone state
+ *   api.longhorn.clone-stuck    a clone whose source is gone never converges
+ *   api.longhorn.rwx-share      attached NFS-served RWX volumes have a running share-manager
+ *   api.longhorn.node-disk      every node has a schedulable disk with room
+ *
+ * Replica modes (RW/WO/ERR) live in the volume's Engine, status.replicaModeMap,
+ * keyed by Replica name; the Replica object has no mode (REFERENCE §2 — case 17's
+ * `.spec.mode` and `.status.replicas` columns were always empty for that reason).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "checks_api.h"
+#include "longhorn.h"
+#include "storage.h"
+
+/* Async Longhorn states need time to converge before they mean anything
+ * (case 16: clone initiated, robustness unknown right after creation). */
+#define SETTLE_S 120
+
+/* Longhorn not served: before Harvester's install nothing to check; after it,
+ * Harvester's storage is missing. Returns false when a finding was added. */
+static bool longhorn_applies(struct agg_ctx *ctx, const char *id, enum resource_id res)
+{
+	if (ctx->cs->res[res].status != RES_NOT_INSTALLED)
+		return true;
+	_cleanup_free_ char *name = resource_display_name(&resource_defs[res]);
+	struct finding *f = agg_finding(ctx, id);
+	if (ctx->harvester_installed) {
+		finding_set(f, STATUS_FAIL,
+			    "Harvester is installed but %s is not served: Longhorn "
+			    "is missing",
+			    name);
+		finding_remedy(f, "kubectl -n longhorn-system get pods; kubectl get crd | grep "
+				  "longhorn.io");
+	} else {
+		finding_set(f, STATUS_SKIP, "Longhorn is not installed (%s is not served)", name);
+	}
+	return false;
+}
+
+static const char *str_or(const char *s, const char *alt)
+{
+	return s ? s : alt;
+}
+
+/* ---- api.longhorn.volume-health ---- */
+
+struct replica_facts {
+	size_t total, rw, wo, err, nomode, failed;
+};
+
+/* The volume's engine whose replicaModeMap counts: the active one. */
+static json_object *volume_engine(const struct cluster_state *cs, json_object *vol)
+{
+	json_object *engines = cs_items(cs, RES_LH_ENGINES), *first = NULL;
+	const char *name = jq_name(vol);
+	for (size_t i = 0; i < jq_len(engines); i++) {
+		json_object *e = jq_at(engines, i);
+		if (!longhorn_belongs_to(e, name))
+			continue;
+		bool active = false;
+		if (jq_bool(JQ(e, "spec", "active"), &active) && active)
+			return e;
+		if (!first)
+			first = e;
+	}
+	return first;
+}
+
+static void replica_facts(const struct cluster_state *cs, json_object *vol, struct kv_list *ev,
+			  struct replica_facts *rf)
+{
+	json_object *replicas = cs_items(cs, RES_LH_REPLICAS);
+	json_object *modes = JQ(volume_engine(cs, vol), "status", "replicaModeMap");
+	struct value_list *l = kv_add_list(ev, "replicas");
+	*rf = (struct replica_facts){0};
+	for (size_t i = 0; i < jq_len(replicas); i++) {
+		json_object *r = jq_at(replicas, i);
+		if (!longhorn_belongs_to(r, jq_name(vol)))
+			continue;
+		const char *rname = str_or(jq_name(r), "?");
+		const char *mode = JQS(modes, rname), *failed = JQS(r, "spec", "failedAt");
+		rf->total++;
+		if (streq(mode, "RW"))
+			rf->rw++;
+		else if (streq(mode, "WO"))
+			rf->wo++;
+		else if (streq(mode, "ERR"))
+			rf->err++;
+		else
+			rf->nomode++;
+		if (failed && *failed)
+			rf->failed++;
+		vlist_add_strf(l, "%s node=%s state=%s mode=%s failedAt=%s", rname,
+			       str_or(JQS(r, "spec", "nodeID"), "?"),
+			       str_or(JQS(r, "status", "currentState"), STORAGE_ABSENT),
+			       str_or(mode, "none"),
+			       failed ? (*failed ? failed : "\"\"") : STORAGE_ABSENT);
+	}
+}
+
+/* "ns/vmi" when a virt-launcher pod uses the volume. */
+static const char *volume_vm(json_object *vol, char *buf, size_t len)
+{
+	json_object *ws = JQ(vol, "status", "kubernetesStatus", "workloadsStatus");
+	for (size_t i = 0; i < jq_len(ws); i++)
+		if (streq(JQS(jq_at(ws, i), "workloadType"), "VirtualMachineInstance")) {
+			snprintf(buf, len, "%s/%s",
+				 str_or(JQS(vol, "status", "kubernetesStatus", "namespace"), "?"),
+				 str_or(JQS(jq_at(ws, i), "workloadName"), "?"));
+			return buf;
+		}
+	return NULL;
+}
+
+struct health_counts {
+	size_t total, attached_healthy, detached, other_ok, problems;
+};
+
+static void volume_evidence(struct finding *f, json_object *vol, const char *state,
+			    const char *robustness, const char *clone, int64_t age)
+{
+	struct kv_list *ev = &f->evidence;
+	const char *pvc_ns = JQS(vol, "status", "kubernetesStatus", "namespace");
+	const char *pvc = JQS(vol, "status", "kubernetesStatus", "pvcName");
+	int64_t n;
+	storage_ev_str(ev, "state", state);
+	storage_ev_str(ev, "robustness", robustness);
+	storage_ev_str(ev, "clone_state", clone);
+	storage_ev_str(ev, "data_source", JQS(vol, "spec", "dataSource"));
+	if (jq_int(JQ(vol, "spec", "numberOfReplicas"), &n))
+		kv_add_int(ev, "number_of_replicas", n);
+	storage_ev_str(ev, "current_node", JQS(vol, "status", "currentNodeID"));
+	storage_ev_str(ev, "access_mode", JQS(vol, "spec", "accessMode"));
+	if (pvc)
+		kv_add_strf(ev, "pvc", "%s/%s", str_or(pvc_ns, "?"), pvc);
+	if (age >= 0) {
+		char d[32];
+		storage_format_duration(age, d, sizeof(d));
+		kv_add_str(ev, "age", d);
+	}
+}
+
+/* What to do about the worst problem found on a volume. */
+enum health_fix { FIX_NONE, FIX_SALVAGE, FIX_CLONE, FIX_REBUILD, FIX_NO_REPLICAS, FIX_INSPECT };
+
+static void health_remedy(struct finding *f, const char *name, enum health_fix fix)
+{
+	switch (fix) {
+	case FIX_SALVAGE:
+		finding_remedy(f,
+			       "kubectl -n longhorn-system get replicas.longhorn.io -l "
+			       "longhornvolume=%s -o wide; Longhorn salvages a faulted volume's "
+			       "replicas when it is reattached (setting auto-salvage); if none can "
+			       "be salvaged, restore the volume from a backup",
+			       name);
+		break;
+	case FIX_CLONE:
+		finding_remedy(
+		    f, "see api.longhorn.clone-stuck: if its source is gone, delete the "
+		       "restored volume's PVC and restore from a backup (type bak) instead");
+		break;
+	case FIX_REBUILD:
+		finding_remedy(
+		    f,
+		    "Longhorn rebuilds replicas when a node with a schedulable disk is "
+		    "free: watch kubectl -n longhorn-system get volumes.longhorn.io %s -w; "
+		    "if it stays degraded, see api.longhorn.node-disk and the volume's "
+		    "Scheduled condition",
+		    name);
+		break;
+	case FIX_NO_REPLICAS:
+		finding_remedy(
+		    f,
+		    "kubectl -n longhorn-system get replicas.longhorn.io -l "
+		    "longhornvolume=%s; a volume without replicas holds no data: restore "
+		    "it from a backup",
+		    name);
+		break;
+	case FIX_INSPECT:
+	case FIX_NONE:
+		finding_remedy(
+		    f,
+		    "kubectl -n longhorn-system get volumes.longhorn.io %s -o yaml; "
+		    "kubectl -n longhorn-system logs -l app=longhorn-manager --tail=500 | "
+		    "grep %s",
+		    name, name);
+		break;
+	}
+}
+
+/* The facts a verdict on one volume rests on. */
+struct vol_facts {
+	const char *state, *rob, *clone, *ds, *vm;
+	int64_t want;
+	bool young;
+	struct replica_facts rf;
+};
+
+struct vol_verdict {
+	enum status st;
+	enum health_fix fix;
+	char *msg; /* "; "-separated problems, owned; NULL when healthy */
+};
+
+static void add_problem(struct vol_verdict *v, enum status st, enum health_fix fix, const char *fmt,
+			...) _printf_(4, 5);
+static void add_problem(struct vol_verdict *v, enum status st, enum health_fix fix, const char *fmt,
+			...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *m = xvasprintf(fmt, ap);
+	va_end(ap);
+	storage_appendf(&v->msg, "%s%s", v->msg ? "; " : "", m);
+	/* The remedy follows the first, most serious problem. */
+	if (v->fix == FIX_NONE || status_severity(st) > status_severity(v->st))
+		v->fix = fix;
+	v->st = status_worst(v->st, st);
+}
+
+static void volume_verdict(json_object *vol, const struct vol_facts *x, struct vol_verdict *v)
+{
+	const struct replica_facts *rf = &x->rf;
+	*v = (struct vol_verdict){.st = STATUS_PASS, .fix = FIX_NONE};
+	if (streq(x->rob, "faulted"))
+		add_problem(v, STATUS_FAIL, FIX_SALVAGE,
+			    "faulted: no healthy replica (%zu of %lld RW), the data is unreachable",
+			    rf->rw, (long long)x->want);
+	if (streq(x->clone, "failed"))
+		add_problem(v, STATUS_FAIL, FIX_CLONE,
+			    "clone from %s failed: the volume holds no usable data (cases 5, 17; "
+			    "api.longhorn.clone-stuck says why)",
+			    str_or(x->ds, "?"));
+	if (streq(x->rob, "degraded")) {
+		json_object *sched = jq_condition(JQ(vol, "status", "conditions"), "Scheduled");
+		bool unsched = streq(JQS(sched, "status"), "False");
+		add_problem(
+		    v, STATUS_WARN, FIX_REBUILD,
+		    "degraded: %zu of %lld replicas RW (%zu WO rebuilding, %zu ERR, %zu "
+		    "without mode)%s%s%s%s",
+		    rf->rw, (long long)x->want, rf->wo, rf->err, rf->nomode,
+		    x->vm ? "; it blocks live migration of VM " : "", x->vm ? x->vm : "",
+		    unsched ? "; Scheduled=False: " : "",
+		    unsched ? str_or(JQS(sched, "message"), str_or(JQS(sched, "reason"), "")) : "");
+	}
+	if (x->young)
+		return;
+	if (streq(x->clone, "initiated") || (x->clone && !*x->clone && x->ds && *x->ds))
+		add_problem(v, STATUS_WARN, FIX_CLONE, "clone from %s has not converged (state %s)",
+			    str_or(x->ds, "?"), *x->clone ? x->clone : "\"\"");
+	if (rf->total == 0 && x->want > 0)
+		add_problem(v, STATUS_WARN, FIX_NO_REPLICAS,
+			    "no Replica objects although numberOfReplicas is %lld: no copy of the "
+			    "data exists",
+			    (long long)x->want);
+	if (streq(x->state, "attached") && (!x->rob || !*x->rob || streq(x->rob, "unknown")))
+		add_problem(v, STATUS_WARN, FIX_INSPECT, "attached but robustness is %s",
+			    x->rob ? (*x->rob ? x->rob : "\"\"") : STORAGE_ABSENT);
+	if ((!x->state || !x->rob) && !v->msg)
+		add_problem(v, STATUS_UNKNOWN, FIX_INSPECT, "reports no %s",
+			    !x->state ? "status.state" : "status.robustness");
+}
+
+/* Judge one volume: a finding when it has a problem, else a count. */
+static void volume_judge(struct agg_ctx *ctx, const char *id, json_object *vol,
+			 struct health_counts *hc)
+{
+	const char *name = str_or(jq_name(vol), "?");
+	char vmbuf[2 * LONGHORN_NAME_MAX];
+	int64_t age = -1;
+	bool have_age = storage_age_s(ctx, JQ(vol, "metadata", "creationTimestamp"), &age);
+	struct vol_facts x = {
+	    .state = JQS(vol, "status", "state"),
+	    .rob = JQS(vol, "status", "robustness"),
+	    .clone = JQS(vol, "status", "cloneStatus", "state"),
+	    .ds = JQS(vol, "spec", "dataSource"),
+	    .vm = volume_vm(vol, vmbuf, sizeof(vmbuf)),
+	    .young = have_age && age < SETTLE_S,
+	};
+	jq_int(JQ(vol, "spec", "numberOfReplicas"), &x.want);
+	struct kv_list rev = {0};
+	replica_facts(ctx->cs, vol, &rev, &x.rf);
+	struct vol_verdict v;
+	volume_verdict(vol, &x, &v);
+	if (!v.msg) {
+		if (streq(x.state, "attached") && streq(x.rob, "healthy"))
+			hc->attached_healthy++;
+		else if (streq(x.state, "detached"))
+			hc->detached++;
+		else
+			hc->other_ok++;
+		kv_list_clear(&rev);
+		return;
+	}
+	struct finding *f = storage_object_finding(ctx, id, "Volume", vol);
+	volume_evidence(f, vol, x.state, x.rob, x.clone, have_age ? age : -1);
+	kv_add_value(&f->evidence, "replicas", &rev.items[0].val);
+	kv_list_clear(&rev);
+	if (x.vm)
+		kv_add_str(&f->evidence, "vm", x.vm);
+	finding_set(f, v.st, "volume %s: %s", name, v.msg);
+	health_remedy(f, name, v.fix);
+	free(v.msg);
+	hc->problems++;
+}
 
 void check_longhorn_volume_health(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	if (!longhorn_applies(ctx, id, RES_LH_VOLUMES))
+		return;
+	json_object *vols = cs_items(ctx->cs, RES_LH_VOLUMES);
+	struct health_counts hc = {0};
+	for (size_t i = 0; i < jq_len(vols); i++) {
+		hc.total++;
+		volume_judge(ctx, id, jq_at(vols, i), &hc);
+	}
+	if (hc.problems)
+		return;
+	struct finding *f = agg_finding(ctx, id);
+	kv_add_int(&f->evidence, "volumes", (int64_t)hc.total);
+	kv_add_int(&f->evidence, "attached_healthy", (int64_t)hc.attached_healthy);
+	kv_add_int(&f->evidence, "detached", (int64_t)hc.detached);
+	kv_add_int(&f->evidence, "other", (int64_t)hc.other_ok);
+	if (hc.total == 0)
+		finding_set(f, STATUS_SKIP, "no Longhorn volumes");
+	else
+		finding_set(f, STATUS_PASS,
+			    "%zu Longhorn volumes: %zu attached and healthy, %zu detached "
+			    "(robustness unknown while detached is normal)%s",
+			    hc.total, hc.attached_healthy, hc.detached,
+			    hc.other_ok ? ", others still settling" : "");
+}
+
+/* ---- api.longhorn.clone-stuck ---- */
+
+struct clone_counts {
+	size_t clones, completed, in_progress, problems;
+};
+
+static void clone_evidence(struct finding *f, json_object *vol, const char *state, int64_t age,
+			   bool src_exists, int snap_exists)
+{
+	struct kv_list *ev = &f->evidence;
+	json_object *cs = JQ(vol, "status", "cloneStatus");
+	int64_t n;
+	storage_ev_str(ev, "data_source", JQS(vol, "spec", "dataSource"));
+	storage_ev_str(ev, "clone_state", state);
+	if (jq_int(JQ(cs, "attemptCount"), &n))
+		kv_add_int(ev, "attempt_count", n);
+	storage_ev_str(ev, "next_allowed_attempt_at", JQS(cs, "nextAllowedAttemptAt"));
+	storage_ev_str(ev, "clone_source_volume", JQS(cs, "sourceVolume"));
+	kv_add_bool(ev, "source_volume_exists", src_exists);
+	if (snap_exists >= 0)
+		kv_add_bool(ev, "source_snapshot_exists", snap_exists);
+	if (age >= 0) {
+		char d[32];
+		storage_format_duration(age, d, sizeof(d));
+		kv_add_str(ev, "age", d);
+	}
+	kv_add_str(ev, "age_from",
+		   "metadata.creationTimestamp (cloneStatus records no start time)");
+	storage_ev_str(ev, "robustness", JQS(vol, "status", "robustness"));
+	const char *pvc = JQS(vol, "status", "kubernetesStatus", "pvcName");
+	if (pvc)
+		kv_add_strf(ev, "pvc", "%s/%s",
+			    str_or(JQS(vol, "status", "kubernetesStatus", "namespace"), "?"), pvc);
+}
+
+static void clone_never(struct finding *f, json_object *vol, const struct longhorn_ref *r,
+			bool src_gone, bool snap_gone, const char *state)
+{
+	const char *ns = str_or(JQS(vol, "status", "kubernetesStatus", "namespace"), "<ns>");
+	const char *pvc = str_or(JQS(vol, "status", "kubernetesStatus", "pvcName"), "<pvc>");
+	const char *name = str_or(jq_name(vol), "?");
+	char vmbuf[2 * LONGHORN_NAME_MAX];
+	const char *vm = volume_vm(vol, vmbuf, sizeof(vmbuf));
+	_cleanup_free_ char *why = NULL;
+	if (src_gone)
+		storage_appendf(&why, "source volume %s no longer exists", r->volume);
+	if (snap_gone)
+		storage_appendf(&why, "%ssnapshot %s no longer exists", why ? ", " : "source ",
+				r->name);
+	finding_set(f, STATUS_FAIL,
+		    "clone %s will never converge: %s (clone state %s; cases 5, 17)", name, why,
+		    *state ? state : "\"\"");
+	finding_remedy(
+	    f,
+	    "nothing can fill this volume any more: delete what uses it and its claim (for "
+	    "a VM restore: kubectl delete vm -n %s %s; kubectl delete "
+	    "virtualmachinerestores.snapshot.kubevirt.io -n %s <restore>; kubectl delete "
+	    "dv,pvc -n %s %s), confirm with kubectl get volumes.longhorn.io -n "
+	    "longhorn-system | grep %s, then restore from a type bak snapshot (backup "
+	    "target)",
+	    ns, vm ? strchr(vm, '/') + 1 : "<vm>", ns, ns, pvc, name);
+}
+
+/* state failed, sources present: Longhorn retries with back-off, at most 10 times. */
+static void clone_failed_retrying(struct finding *f, json_object *vol, const struct longhorn_ref *r,
+				  int64_t attempts)
+{
+	const char *name = str_or(jq_name(vol), "?");
+	if (attempts >= 10) {
+		finding_set(f, STATUS_FAIL,
+			    "clone %s failed %lld times and Longhorn stops retrying (at most 10)",
+			    name, (long long)attempts);
+		finding_remedy(f,
+			       "kubectl -n longhorn-system logs -l app=longhorn-manager "
+			       "--tail=500 | grep -i clone; recreate the volume from its source");
+		return;
+	}
+	finding_set(
+	    f, STATUS_WARN,
+	    "clone %s failed (attempt %lld); its source exists and Longhorn retries at %s", name,
+	    (long long)attempts,
+	    str_or(JQS(vol, "status", "cloneStatus", "nextAllowedAttemptAt"), "the next back-off"));
+	finding_remedy(f,
+		       "keep the source volume %s and its snapshot until the clone completes; "
+		       "kubectl -n longhorn-system logs -l app=longhorn-manager --tail=500 | grep "
+		       "-i clone",
+		       r->volume);
+}
+
+static void clone_judge(struct agg_ctx *ctx, const char *id, json_object *vol, const char *ds,
+			struct clone_counts *cc)
+{
+	const struct cluster_state *cs = ctx->cs;
+	struct longhorn_ref r;
+	const char *state = JQS(vol, "status", "cloneStatus", "state");
+	int64_t age = -1, attempts = 0;
+	bool have_age = storage_age_s(ctx, JQ(vol, "metadata", "creationTimestamp"), &age);
+	if (longhorn_ref_parse((const uint8_t *)ds, strlen(ds), &r) < 0 ||
+	    (r.type != LONGHORN_REF_VOLUME && r.type != LONGHORN_REF_SNAPSHOT)) {
+		struct finding *f = storage_object_finding(ctx, id, "Volume", vol);
+		clone_evidence(f, vol, state, have_age ? age : -1, false, -1);
+		finding_set(f, STATUS_UNKNOWN, "spec.dataSource %s is neither vol:// nor snap://",
+			    ds);
+		cc->problems++;
+		return;
+	}
+	cc->clones++;
+	if (streq(state, "completed") || streq(state, "copy-completed-awaiting-healthy")) {
+		cc->completed++; /* the data is copied: health is api.longhorn.volume-health's */
+		return;
+	}
+	json_object *src = longhorn_volume(cs, r.volume);
+	bool src_gone = !src || storage_deleting(src);
+	bool snaps_known = cs->res[RES_LH_SNAPSHOTS].status == RES_COLLECTED;
+	int snap_exists = -1;
+	if (r.type == LONGHORN_REF_SNAPSHOT && snaps_known)
+		snap_exists = longhorn_snapshot(cs, r.name) != NULL;
+	bool snap_gone = snap_exists == 0;
+	jq_int(JQ(vol, "status", "cloneStatus", "attemptCount"), &attempts);
+	const char *st = state ? state : STORAGE_ABSENT;
+
+	bool failed = streq(state, "failed");
+	bool pending = !state || !*state || streq(state, "initiated");
+	if (!failed && !pending) {
+		struct finding *f = storage_object_finding(ctx, id, "Volume", vol);
+		clone_evidence(f, vol, state, have_age ? age : -1, !src_gone, snap_exists);
+		finding_set(f, STATUS_UNKNOWN, "clone state %s is not one Longhorn defines", st);
+		cc->problems++;
+		return;
+	}
+	if (pending && !have_age) {
+		struct finding *f = storage_object_finding(ctx, id, "Volume", vol);
+		clone_evidence(f, vol, state, -1, !src_gone, snap_exists);
+		finding_set(
+		    f, STATUS_UNKNOWN,
+		    "clone in state %s, but without creationTimestamp its duration is unknown", st);
+		cc->problems++;
+		return;
+	}
+	if (pending && (age <= SETTLE_S || (!src_gone && !snap_gone &&
+					    (snaps_known || r.type == LONGHORN_REF_VOLUME)))) {
+		cc->in_progress++; /* young, or its sources are there: it can progress */
+		return;
+	}
+	struct finding *f = storage_object_finding(ctx, id, "Volume", vol);
+	clone_evidence(f, vol, state, have_age ? age : -1, !src_gone, snap_exists);
+	cc->problems++;
+	if (src_gone || snap_gone)
+		clone_never(f, vol, &r, src_gone, snap_gone, st);
+	else if (pending)
+		finding_set(f, STATUS_UNKNOWN,
+			    "clone in state %s for more than %ds; snapshots.longhorn.io is not "
+			    "served, so whether snapshot %s still exists is unknown",
+			    st, SETTLE_S, r.name);
+	else
+		clone_failed_retrying(f, vol, &r, attempts);
 }
 
 void check_longhorn_clone_stuck(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	if (ctx->cs->res[RES_LH_VOLUMES].status == RES_NOT_INSTALLED) {
+		finding_set(agg_finding(ctx, id), STATUS_SKIP, "Longhorn is not installed");
+		return;
+	}
+	json_object *vols = cs_items(ctx->cs, RES_LH_VOLUMES);
+	struct clone_counts cc = {0};
+	for (size_t i = 0; i < jq_len(vols); i++) {
+		const char *ds = JQS(jq_at(vols, i), "spec", "dataSource");
+		if (ds && *ds)
+			clone_judge(ctx, id, jq_at(vols, i), ds, &cc);
+	}
+	if (cc.problems)
+		return;
+	struct finding *f = agg_finding(ctx, id);
+	kv_add_int(&f->evidence, "volumes", (int64_t)jq_len(vols));
+	kv_add_int(&f->evidence, "clones", (int64_t)cc.clones);
+	kv_add_int(&f->evidence, "completed", (int64_t)cc.completed);
+	kv_add_int(&f->evidence, "in_progress", (int64_t)cc.in_progress);
+	if (cc.clones == 0)
+		finding_set(f, STATUS_SKIP,
+			    "no Longhorn volume is a clone (spec.dataSource empty)");
+	else
+		finding_set(f, STATUS_PASS,
+			    "%zu cloned volumes: %zu copied, %zu in progress with their source "
+			    "present",
+			    cc.clones, cc.completed, cc.in_progress);
+}
+
+/* ---- api.longhorn.rwx-share ---- */
+
+struct share_counts {
+	size_t rwx, migratable, detached, attached, ok, problems;
+};
+
+struct pod_facts {
+	json_object *pod;
+	const char *phase;
+	bool ready;
+	const char *waiting_reason, *waiting_message, *image;
+};
+
+static void pod_facts(json_object *pod, struct pod_facts *pf)
+{
+	*pf = (struct pod_facts){.pod = pod, .phase = JQS(pod, "status", "phase")};
+	json_object *cst = JQ(pod, "status", "containerStatuses");
+	size_t n = jq_len(cst);
+	pf->ready = n > 0;
+	for (size_t i = 0; i < n; i++) {
+		json_object *c = jq_at(cst, i);
+		bool r = false;
+		if (!jq_bool(JQ(c, "ready"), &r) || !r)
+			pf->ready = false;
+		if (!pf->waiting_reason && JQS(c, "state", "waiting", "reason")) {
+			pf->waiting_reason = JQS(c, "state", "waiting", "reason");
+			pf->waiting_message = JQS(c, "state", "waiting", "message");
+			pf->image = JQS(c, "image");
+		}
+	}
+	if (!pf->image) {
+		json_object *ctrs = JQ(pod, "spec", "containers");
+		pf->image = JQS(jq_at(ctrs, 0), "image");
+	}
+}
+
+static bool image_pull_error(const char *reason)
+{
+	return streq(reason, "ErrImagePull") || streq(reason, "ImagePullBackOff") ||
+	       streq(reason, "InvalidImageName") || streq(reason, "ErrImageNeverPull");
+}
+
+static void share_judge(struct agg_ctx *ctx, const char *id, json_object *vol,
+			struct share_counts *sc)
+{
+	const char *name = str_or(jq_name(vol), "?");
+	const char *ns = str_or(jq_namespace(vol), "longhorn-system");
+	const char *share_state = JQS(vol, "status", "shareState");
+	const char *endpoint = JQS(vol, "status", "shareEndpoint");
+	json_object *sm = cs_find(ctx->cs, RES_LH_SHAREMANAGERS, ns, name);
+	_cleanup_free_ char *pod_name = xasprintf("share-manager-%s", name);
+	json_object *pod = cs_find(ctx->cs, RES_PODS, ns, pod_name);
+	struct pod_facts pf;
+	pod_facts(pod, &pf);
+	int64_t pod_age = -1;
+	storage_age_s(ctx, JQ(pod, "metadata", "creationTimestamp"), &pod_age);
+
+	_cleanup_free_ char *why = NULL;
+	if (!pod)
+		storage_appendf(&why, "no share-manager pod %s", pod_name);
+	else if (!streq(pf.phase, "Running") || !pf.ready)
+		storage_appendf(&why, "pod %s is %s%s%s%s%s", pod_name, str_or(pf.phase, "?"),
+				pf.ready ? "" : ", not ready", pf.waiting_reason ? " (" : "",
+				str_or(pf.waiting_reason, ""), pf.waiting_reason ? ")" : "");
+	if (!streq(share_state, "running"))
+		storage_appendf(&why, "%sshareState %s", why ? ", " : "",
+				share_state ? (*share_state ? share_state : "\"\"")
+					    : STORAGE_ABSENT);
+	if (!endpoint || !*endpoint)
+		storage_appendf(&why, "%sshareEndpoint empty", why ? ", " : "");
+	if (!why) {
+		sc->ok++;
+		return;
+	}
+	sc->problems++;
+	struct finding *f = storage_object_finding(ctx, id, "Volume", vol);
+	struct kv_list *ev = &f->evidence;
+	storage_ev_str(ev, "state", JQS(vol, "status", "state"));
+	storage_ev_str(ev, "robustness", JQS(vol, "status", "robustness"));
+	storage_ev_str(ev, "access_mode", JQS(vol, "spec", "accessMode"));
+	kv_add_bool(ev, "migratable", false);
+	storage_ev_str(ev, "share_state", share_state);
+	storage_ev_str(ev, "share_endpoint", endpoint);
+	storage_ev_str(ev, "share_manager_state", sm ? JQS(sm, "status", "state") : NULL);
+	storage_ev_str(ev, "share_manager_image", sm ? JQS(sm, "spec", "image") : NULL);
+	kv_add_str(ev, "pod", pod ? pod_name : "does not exist");
+	if (pod) {
+		storage_ev_str(ev, "pod_phase", pf.phase);
+		kv_add_bool(ev, "pod_ready", pf.ready);
+	}
+	if (pf.waiting_reason)
+		kv_add_strf(ev, "pod_waiting", "%s: %s", pf.waiting_reason,
+			    str_or(pf.waiting_message, ""));
+	const char *pvc = JQS(vol, "status", "kubernetesStatus", "pvcName");
+	if (pvc)
+		kv_add_strf(ev, "pvc", "%s/%s",
+			    str_or(JQS(vol, "status", "kubernetesStatus", "namespace"), "?"), pvc);
+
+	bool starting = streq(share_state, "starting") && pod && pod_age >= 0 &&
+			pod_age < SETTLE_S && !image_pull_error(pf.waiting_reason);
+	if (image_pull_error(pf.waiting_reason)) {
+		finding_set(f, STATUS_FAIL,
+			    "RWX volume %s is attached but its share-manager image %s cannot be "
+			    "pulled (%s: %s): no NFS share, writes fail (case 8)",
+			    name, str_or(pf.image, "?"), pf.waiting_reason,
+			    str_or(pf.waiting_message, ""));
+		finding_remedy(
+		    f,
+		    "make %s pullable on every node (mirror it and point RKE2's "
+		    "registries.yaml at the mirror); host.image.share-manager tests each "
+		    "node; then kubectl -n %s delete pod %s",
+		    str_or(pf.image, "the share-manager image"), ns, pod_name);
+	} else if (starting) {
+		finding_set(f, STATUS_WARN, "RWX volume %s: share-manager is starting (%s)", name,
+			    why);
+		finding_remedy(f, "wait a minute and check again: kubectl -n %s get pod %s", ns,
+			       pod_name);
+	} else {
+		finding_set(f, STATUS_FAIL,
+			    "RWX volume %s is attached but its NFS share is not served: %s; "
+			    "pods writing to it fail (case 8)",
+			    name, why);
+		finding_remedy(
+		    f,
+		    "kubectl -n %s get sharemanagers.longhorn.io %s -o yaml; kubectl -n %s "
+		    "describe pod %s; kubectl -n %s logs -l app=longhorn-manager "
+		    "--tail=500 --prefix | grep -i share; every node needs an NFSv4.1 "
+		    "client (host.nfs.client, host.nfs.kernel)",
+		    ns, name, ns, pod_name, ns);
+	}
 }
 
 void check_longhorn_rwx_share(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	if (ctx->cs->res[RES_LH_VOLUMES].status == RES_NOT_INSTALLED) {
+		finding_set(agg_finding(ctx, id), STATUS_SKIP, "Longhorn is not installed");
+		return;
+	}
+	json_object *vols = cs_items(ctx->cs, RES_LH_VOLUMES);
+	struct share_counts sc = {0};
+	for (size_t i = 0; i < jq_len(vols); i++) {
+		json_object *v = jq_at(vols, i);
+		bool mig = false;
+		if (!streq(JQS(v, "spec", "accessMode"), "rwx"))
+			continue;
+		sc.rwx++;
+		/* Migratable RWX volumes (VM disks) have no share-manager by design. */
+		if (jq_bool(JQ(v, "spec", "migratable"), &mig) && mig) {
+			sc.migratable++;
+			continue;
+		}
+		if (!streq(JQS(v, "status", "state"), "attached")) {
+			sc.detached++;
+			continue;
+		}
+		sc.attached++;
+		share_judge(ctx, id, v, &sc);
+	}
+	if (sc.problems)
+		return;
+	struct finding *f = agg_finding(ctx, id);
+	kv_add_int(&f->evidence, "rwx_volumes", (int64_t)sc.rwx);
+	kv_add_int(&f->evidence, "migratable_rwx", (int64_t)sc.migratable);
+	kv_add_int(&f->evidence, "not_attached", (int64_t)sc.detached);
+	kv_add_int(&f->evidence, "attached_served", (int64_t)sc.ok);
+	if (sc.attached == 0)
+		finding_set(
+		    f, STATUS_SKIP,
+		    "no attached non-migratable RWX volume (%zu RWX volumes: %zu migratable "
+		    "need no share-manager, %zu not attached)",
+		    sc.rwx, sc.migratable, sc.detached);
+	else
+		finding_set(f, STATUS_PASS,
+			    "%zu attached RWX volumes are served by running share-managers", sc.ok);
+}
+
+/* ---- api.longhorn.node-disk ---- */
+
+struct disk_limits {
+	int64_t min_avail_pct, over_pct, replicas;
+	bool soft_anti_affinity;
+};
+
+/* Read one integer setting into *ret (default when absent). Returns false and
+ * adds an UNKNOWN finding when it is present but unreadable. */
+static bool read_int_setting(struct agg_ctx *ctx, const char *id, const char *name, int64_t def,
+			     int64_t *ret)
+{
+	json_object *s = longhorn_setting(ctx->cs, name);
+	const char *v = JQS(s, "value");
+	*ret = def;
+	if (!s)
+		return true;
+	if (v && longhorn_int_value_parse((const uint8_t *)v, strlen(v), ret) == 0 && *ret >= 0)
+		return true;
+	struct finding *f = agg_finding(ctx, id);
+	finding_set(f, STATUS_UNKNOWN, "Longhorn setting %s has an unreadable value", name);
+	storage_ev_str(&f->evidence, name, v);
+	return false;
+}
+
+static bool disk_limits(struct agg_ctx *ctx, const char *id, struct disk_limits *dl)
+{
+	if (!read_int_setting(ctx, id, "storage-minimal-available-percentage", 25,
+			      &dl->min_avail_pct) ||
+	    !read_int_setting(ctx, id, "storage-over-provisioning-percentage", 100,
+			      &dl->over_pct) ||
+	    !read_int_setting(ctx, id, "default-replica-count", 3, &dl->replicas))
+		return false;
+	dl->soft_anti_affinity = false;
+	const char *soft = longhorn_setting_value(ctx->cs, "replica-soft-anti-affinity");
+	dl->soft_anti_affinity = streq(soft, "true");
+	return true;
+}
+
+enum disk_verdict { DISK_OK, DISK_LOW, DISK_OVER, DISK_UNSCHEDULABLE, DISK_DISABLED, DISK_UNKNOWN };
+
+struct node_eval {
+	size_t disks, schedulable, disabled, unknown, unschedulable;
+	char *problems; /* "; "-separated, owned */
+};
+
+static enum disk_verdict disk_judge(json_object *spec, json_object *st, const char *dname,
+				    bool node_allows, const struct disk_limits *dl,
+				    struct value_list *l, char **problems)
+{
+	int64_t avail, max, sched, reserved = 0;
+	bool allow = true, evict = false;
+	jq_bool(JQ(spec, "allowScheduling"), &allow);
+	jq_bool(JQ(spec, "evictionRequested"), &evict);
+	jq_int(JQ(spec, "storageReserved"), &reserved);
+	const char *path = str_or(JQS(spec, "path"), str_or(JQS(st, "diskPath"), "?"));
+	json_object *cond = jq_condition(JQ(st, "conditions"), "Schedulable");
+	const char *cst = JQS(cond, "status");
+	if (!st || !jq_int(JQ(st, "storageAvailable"), &avail) ||
+	    !jq_int(JQ(st, "storageMaximum"), &max) ||
+	    !jq_int(JQ(st, "storageScheduled"), &sched) || !cst) {
+		vlist_add_strf(l, "%s %s: no status reported", dname, path);
+		storage_appendf(problems, "%sdisk %s reports no status", *problems ? "; " : "",
+				dname);
+		return DISK_UNKNOWN;
+	}
+	char a[32], m[32], s[32], r[32];
+	storage_format_bytes(avail, a, sizeof(a));
+	storage_format_bytes(max, m, sizeof(m));
+	storage_format_bytes(sched, s, sizeof(s));
+	storage_format_bytes(reserved, r, sizeof(r));
+	vlist_add_strf(
+	    l, "%s %s: available %s of %s, scheduled %s, reserved %s, Schedulable=%s%s%s", dname,
+	    path, a, m, s, r, cst, streq(cst, "True") ? "" : " ",
+	    streq(cst, "True") ? ""
+			       : str_or(JQS(cond, "message"), str_or(JQS(cond, "reason"), "")));
+	if (!allow || evict || !node_allows)
+		return DISK_DISABLED;
+	if (!streq(cst, "True")) {
+		storage_appendf(problems, "%sdisk %s not schedulable: %s", *problems ? "; " : "",
+				dname,
+				str_or(JQS(cond, "message"), str_or(JQS(cond, "reason"), "?")));
+		return DISK_UNSCHEDULABLE;
+	}
+	/* Longhorn's own formula (scheduler/replica_scheduler.go IsSchedulableToDisk). */
+	if ((double)avail * 100.0 <= (double)max * (double)dl->min_avail_pct) {
+		storage_appendf(problems, "%sdisk %s: %s available of %s, below the %lld%% minimum",
+				*problems ? "; " : "", dname, a, m, (long long)dl->min_avail_pct);
+		return DISK_LOW;
+	}
+	if ((double)sched * 100.0 > (double)(max - reserved) * (double)dl->over_pct) {
+		storage_appendf(problems,
+				"%sdisk %s: %s scheduled exceeds %lld%% of %s less %s "
+				"reserved",
+				*problems ? "; " : "", dname, s, (long long)dl->over_pct, m, r);
+		return DISK_OVER;
+	}
+	return DISK_OK;
+}
+
+static void node_evaluate(json_object *node, const struct disk_limits *dl, struct kv_list *ev,
+			  struct node_eval *ne, size_t *low_or_over)
+{
+	bool node_allows = true;
+	jq_bool(JQ(node, "spec", "allowScheduling"), &node_allows);
+	json_object *disks = JQ(node, "spec", "disks"), *dstat = JQ(node, "status", "diskStatus");
+	struct value_list *l = kv_add_list(ev, "disks");
+	kv_add_bool(ev, "allow_scheduling", node_allows);
+	if (!disks || !json_object_is_type(disks, json_type_object))
+		return;
+	json_object_object_foreach(disks, dname, spec)
+	{
+		ne->disks++;
+		switch (
+		    disk_judge(spec, JQ(dstat, dname), dname, node_allows, dl, l, &ne->problems)) {
+		case DISK_OK:
+			ne->schedulable++;
+			break;
+		case DISK_LOW:
+		case DISK_OVER:
+			ne->schedulable++;
+			(*low_or_over)++;
+			break;
+		case DISK_DISABLED:
+			ne->disabled++;
+			break;
+		case DISK_UNKNOWN:
+			ne->unknown++;
+			break;
+		case DISK_UNSCHEDULABLE:
+			ne->unschedulable++;
+			break;
+		}
+	}
+}
+
+/* Judge a node: a finding when something is wrong, else its disks go to
+ * summary. Returns whether it has a schedulable disk; *ret_problem whether it
+ * got a finding. */
+static bool node_judge(struct agg_ctx *ctx, const char *id, json_object *node,
+		       const struct disk_limits *dl, struct strv *summary, bool *ret_problem)
+{
+	struct kv_list ev = {0};
+	struct node_eval ne = {0};
+	size_t low_or_over = 0;
+	const char *name = str_or(jq_name(node), "?");
+	node_evaluate(node, dl, &ev, &ne, &low_or_over);
+	json_object *ready = jq_condition(JQ(node, "status", "conditions"), "Ready");
+	storage_ev_str(&ev, "ready", JQS(ready, "status"));
+	kv_add_int(&ev, "minimal_available_percentage", dl->min_avail_pct);
+	kv_add_int(&ev, "over_provisioning_percentage", dl->over_pct);
+	enum status st = STATUS_PASS;
+	_cleanup_free_ char *msg = NULL, *remedy = NULL;
+	if (ne.disks == 0) {
+		st = STATUS_WARN;
+		msg =
+		    xasprintf("Longhorn node %s has no disk: no replica can be placed on it", name);
+		remedy = xstrdup("add a disk in the Longhorn UI (Node → Edit node and disks) if "
+				 "this node should store replicas");
+	} else if (ne.schedulable == 0 && ne.unschedulable == 0 && ne.unknown == 0) {
+		st = STATUS_WARN;
+		msg =
+		    xasprintf("Longhorn node %s: scheduling is disabled on the node or on all its "
+			      "%zu disks by configuration",
+			      name, ne.disks);
+		remedy = xstrdup("if this node should store replicas, allow scheduling on it and "
+				 "its disks (Longhorn UI: Node → Edit node and disks)");
+	} else if (ne.schedulable == 0 && ne.unschedulable == 0) {
+		st = STATUS_UNKNOWN;
+		msg = xasprintf("Longhorn node %s: %s", name, ne.problems);
+	} else if (ne.schedulable == 0) {
+		st = STATUS_FAIL;
+		msg = xasprintf("Longhorn node %s has no schedulable disk: %s", name, ne.problems);
+		remedy =
+		    xasprintf("free space on the disk or add one (Longhorn UI: Node → Edit node "
+			      "and disks); kubectl -n longhorn-system get nodes.longhorn.io %s "
+			      "-o yaml shows each disk's Schedulable condition",
+			      name);
+	} else if (low_or_over || ne.unschedulable || ne.unknown) {
+		st = STATUS_WARN;
+		msg = xasprintf("Longhorn node %s: %s", name, ne.problems);
+		remedy =
+		    xasprintf("free space or add disks before new volumes need room; kubectl -n "
+			      "longhorn-system get nodes.longhorn.io %s -o yaml",
+			      name);
+	}
+	*ret_problem = st != STATUS_PASS;
+	if (*ret_problem) {
+		struct finding *f = storage_object_finding(ctx, id, "Node", node);
+		kv_list_clear(&f->evidence);
+		f->evidence = ev;
+		finding_set(f, st, "%s", msg);
+		if (remedy)
+			finding_remedy(f, "%s", remedy);
+	} else {
+		const struct value_list *dl_lines = kv_get_list(&ev, "disks");
+		for (size_t i = 0; dl_lines && i < dl_lines->n; i++)
+			if (dl_lines->items[i].type == VALUE_STR) {
+				_cleanup_free_ char *line =
+				    xasprintf("%s: %s", name, dl_lines->items[i].s);
+				strv_add(summary, line);
+			}
+		kv_list_clear(&ev);
+	}
+	free(ne.problems);
+	return ne.schedulable > 0;
 }
 
 void check_longhorn_node_disk(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	if (!longhorn_applies(ctx, id, RES_LH_NODES))
+		return;
+	struct disk_limits dl;
+	if (!disk_limits(ctx, id, &dl))
+		return;
+	json_object *nodes = cs_items(ctx->cs, RES_LH_NODES);
+	size_t schedulable_nodes = 0, problems = 0;
+	struct strv ok = {0};
+	for (size_t i = 0; i < jq_len(nodes); i++) {
+		bool problem;
+		if (node_judge(ctx, id, jq_at(nodes, i), &dl, &ok, &problem))
+			schedulable_nodes++;
+		problems += problem;
+	}
+	if (jq_len(nodes) > 0 && schedulable_nodes < (size_t)dl.replicas &&
+	    !dl.soft_anti_affinity) {
+		struct finding *f = agg_finding(ctx, id);
+		finding_set(
+		    f, STATUS_WARN,
+		    "%zu Longhorn nodes have a schedulable disk but default-replica-count is "
+		    "%lld: new volumes stay degraded (one replica per node)",
+		    schedulable_nodes, (long long)dl.replicas);
+		kv_add_int(&f->evidence, "schedulable_nodes", (int64_t)schedulable_nodes);
+		kv_add_int(&f->evidence, "default_replica_count", dl.replicas);
+		finding_remedy(f, "add nodes or disks, or lower default-replica-count (Longhorn UI "
+				  "Settings) and the StorageClasses' numberOfReplicas");
+		problems++;
+	}
+	if (problems == 0) {
+		struct finding *f = agg_finding(ctx, id);
+		if (jq_len(nodes) == 0) {
+			finding_set(f, STATUS_FAIL,
+				    "Longhorn is installed but no Longhorn node is "
+				    "registered");
+			finding_remedy(
+			    f, "kubectl -n longhorn-system get pods -l app=longhorn-manager "
+			       "-o wide");
+		} else {
+			struct value_list *l = kv_add_list(&f->evidence, "disks");
+			for (size_t i = 0; i < ok.n; i++)
+				vlist_add_str(l, ok.items[i]);
+			kv_add_int(&f->evidence, "minimal_available_percentage", dl.min_avail_pct);
+			kv_add_int(&f->evidence, "over_provisioning_percentage", dl.over_pct);
+			kv_add_int(&f->evidence, "default_replica_count", dl.replicas);
+			finding_set(f, STATUS_PASS,
+				    "%zu Longhorn nodes, each with a schedulable disk above %lld%% "
+				    "free and within %lld%% over-provisioning",
+				    jq_len(nodes), (long long)dl.min_avail_pct,
+				    (long long)dl.over_pct);
+		}
+	}
+	strv_clear(&ok);
 }

@@ -1,31 +1,826 @@
+/*
+ * CSI snapshots on Longhorn (SPEC §4.3):
+ *   api.vsc.longhorn             the VolumeSnapshotClass harvester needs (cases 2, 18)
+ *   api.vsc.ambiguous            several Longhorn classes of different types (case 4)
+ *   api.vsc.backup-target        a backup class needs a reachable backup target (cases 4, 10)
+ *   api.vsc.snap-restore-risk    VM snapshots of type snap (cases 5, 17)
+ *   api.snapshot.restorable      readyToUse=true but the data is gone (case 17)
+ *   api.snapshot.stuck-deletion  deletion held by finalizers (case 10)
+ *
+ * Which class a VM snapshot uses (KubeVirt pkg/storage/snapshot getVolumeSnapshotClassName,
+ * CDI pkg/controller/common GetVolumeSnapshotClass): KubeVirt ≥ 1.5 (and 1.3 backports)
+ * takes the class named in the CDI StorageProfile of the PVC's StorageClass. CDI fills
+ * StorageProfile status.snapshotClass with the first class of the driver annotated
+ * snapshot.storage.kubernetes.io/is-default-class="true", else with the first by name —
+ * which is why `longhorn` won over `longhorn-snapshot` in case 4. A StorageProfile
+ * spec.snapshotClass overrides both (hvready does not read StorageProfiles).
+ */
+#include <stdlib.h>
+#include <string.h>
+
 #include "checks_api.h"
+#include "longhorn.h"
+#include "storage.h"
+
+#define ANN_VSC_DEFAULT	 "snapshot.storage.kubernetes.io/is-default-class"
+#define VSC_RESOURCE	 "volumesnapshotclasses.snapshot.storage.k8s.io"
+#define STUCK_DELETION_S 300
+#define VSC_LONGHORN_JSON                                                                          \
+	"{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshotClass\","         \
+	"\"metadata\":{\"name\":\"longhorn\"},\"driver\":\"driver.longhorn.io\","                  \
+	"\"deletionPolicy\":\"Delete\",\"parameters\":{\"type\":\"bak\"}}"
+
+struct vsc {
+	json_object *obj;
+	const char *name;
+	const char *type; /* effective: "bak", "snap", "bi", or NULL when Longhorn rejects it */
+	const char *raw;  /* parameters.type as written, NULL when absent */
+	bool is_default;  /* annotated is-default-class: "true" */
+};
+
+/* Longhorn CSI CreateSnapshot: "" and "bak" take a backup, "bs" is the old name of
+ * "bak", "snap" an in-cluster snapshot, "bi" a backing image; anything else is
+ * rejected with "invalid CSI snapshot type". */
+static const char *vsc_type(json_object *c, const char **ret_raw)
+{
+	json_object *t = JQ(c, "parameters", "type");
+	*ret_raw = NULL;
+	if (t && !json_object_is_type(t, json_type_string))
+		return NULL;
+	const char *raw = t ? json_object_get_string(t) : NULL;
+	*ret_raw = raw;
+	if (!raw || !*raw || streq(raw, "bak") || streq(raw, "bs"))
+		return "bak";
+	if (streq(raw, "snap") || streq(raw, "bi"))
+		return raw;
+	return NULL;
+}
+
+static const char *vsc_type_desc(const struct vsc *v)
+{
+	if (!v->type)
+		return "invalid";
+	return v->type;
+}
+
+static int vsc_cmp(const void *a, const void *b)
+{
+	const struct vsc *x = a, *y = b;
+	return strcmp(x->name, y->name);
+}
+
+/* The classes of driver.longhorn.io, sorted by name. Caller frees *ret. */
+static size_t longhorn_classes(const struct cluster_state *cs, struct vsc **ret)
+{
+	json_object *items = cs_items(cs, RES_VS_CLASSES);
+	struct vsc *v = xcalloc(jq_len(items) + 1, sizeof(*v));
+	size_t n = 0;
+	for (size_t i = 0; i < jq_len(items); i++) {
+		json_object *c = jq_at(items, i);
+		if (!streq(JQS(c, "driver"), LONGHORN_DRIVER))
+			continue;
+		v[n].obj = c;
+		v[n].name = jq_name(c) ? jq_name(c) : "";
+		v[n].type = vsc_type(c, &v[n].raw);
+		v[n].is_default = streq(JQS(c, "metadata", "annotations", ANN_VSC_DEFAULT), "true");
+		n++;
+	}
+	qsort(v, n, sizeof(*v), vsc_cmp);
+	*ret = v;
+	return n;
+}
+
+/* The class a VM snapshot of a Longhorn PVC uses, and why (see the top comment). */
+static const struct vsc *vsc_pick(const struct vsc *v, size_t n, const char **why)
+{
+	if (n == 0)
+		return NULL;
+	if (n == 1) {
+		*why = "the only Longhorn class";
+		return &v[0];
+	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i].is_default) {
+			*why = "annotated " ANN_VSC_DEFAULT "=true";
+			return &v[i];
+		}
+	*why = "first by name: CDI's StorageProfile picks it and KubeVirt follows";
+	return &v[0];
+}
+
+static void vsc_evidence(struct finding *f, const struct vsc *v, size_t n)
+{
+	struct value_list *l = kv_add_list(&f->evidence, "longhorn_classes");
+	for (size_t i = 0; i < n; i++)
+		vlist_add_strf(l, "%s: type %s (parameters.type %s)%s", v[i].name,
+			       vsc_type_desc(&v[i]), v[i].raw ? v[i].raw : STORAGE_ABSENT,
+			       v[i].is_default ? ", default" : "");
+}
+
+/* The class checks below judge Longhorn classes wherever they exist, also on a
+ * KubeVirt + Longhorn cluster without Harvester; only an unserved API stops
+ * them. Returns false when a finding was added. */
+static bool vsc_applies(struct agg_ctx *ctx, const char *id)
+{
+	if (ctx->cs->res[RES_VS_CLASSES].status == RES_NOT_INSTALLED) {
+		finding_set(agg_finding(ctx, id), STATUS_SKIP,
+			    "the VolumeSnapshotClass API is not served%s",
+			    ctx->harvester_installed ? " (api.vsc.longhorn reports it)" : "");
+		return false;
+	}
+	return true;
+}
+
+/* ---- api.vsc.longhorn ---- */
 
 void check_vsc_longhorn(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	if (!ctx->harvester_installed) {
+		finding_set(
+		    agg_finding(ctx, id), STATUS_SKIP,
+		    "Harvester is not installed: it needs VolumeSnapshotClass longhorn once "
+		    "it is (api.preinstall.conflicts tells whether to create it by hand)");
+		return;
+	}
+	struct finding *f = agg_finding(ctx, id);
+	if (ctx->cs->res[RES_VS_CLASSES].status == RES_NOT_INSTALLED) {
+		finding_set(
+		    f, STATUS_FAIL,
+		    "the VolumeSnapshotClass API (snapshot.storage.k8s.io/v1) is not served: "
+		    "harvester cannot find class longhorn and VM snapshots and backups fail");
+		finding_remedy(
+		    f,
+		    "install the CSI snapshot CRDs and controller (on RKE2 the "
+		    "rke2-snapshot-controller charts), then create the class: echo '%s' | "
+		    "kubectl apply -f -",
+		    VSC_LONGHORN_JSON);
+		return;
+	}
+	json_object *items = cs_items(ctx->cs, RES_VS_CLASSES);
+	struct value_list *all = kv_add_list(&f->evidence, "volume_snapshot_classes");
+	for (size_t i = 0; i < jq_len(items); i++)
+		vlist_add_strf(all, "%s (driver %s)",
+			       jq_name(jq_at(items, i)) ? jq_name(jq_at(items, i)) : "?",
+			       JQS(jq_at(items, i), "driver") ? JQS(jq_at(items, i), "driver")
+							      : STORAGE_ABSENT);
+	json_object *c = cs_find(ctx->cs, RES_VS_CLASSES, NULL, "longhorn");
+	if (!c) {
+		finding_set(f, STATUS_FAIL,
+			    "VolumeSnapshotClass longhorn does not exist: harvester exits at start "
+			    "(\"volumesnapshotclasses.snapshot.storage.k8s.io \\\"longhorn\\\" not "
+			    "found\") and VM snapshots have no class (cases 2, 18)");
+		finding_remedy(
+		    f,
+		    "echo '%s' | kubectl apply -f - (type bak needs a backup target, see "
+		    "api.vsc.backup-target; type snap restores depend on the source volume, "
+		    "case 17); keep the manifest and apply it again after every Harvester "
+		    "upgrade that keeps csi-snapshotter disabled",
+		    VSC_LONGHORN_JSON);
+		return;
+	}
+	const char *driver = JQS(c, "driver"), *raw, *type = vsc_type(c, &raw);
+	storage_ev_str(&f->evidence, "driver", driver);
+	storage_ev_str(&f->evidence, "deletion_policy", JQS(c, "deletionPolicy"));
+	storage_ev_str(&f->evidence, "parameters.type", raw);
+	if (!streq(driver, LONGHORN_DRIVER)) {
+		finding_set(f, STATUS_FAIL,
+			    "VolumeSnapshotClass longhorn has driver %s, not driver.longhorn.io: "
+			    "snapshots of Longhorn volumes cannot use it",
+			    driver ? driver : STORAGE_ABSENT);
+		finding_remedy(
+		    f,
+		    "driver is immutable: kubectl delete %s longhorn; echo '%s' | kubectl "
+		    "apply -f -",
+		    VSC_RESOURCE, VSC_LONGHORN_JSON);
+		return;
+	}
+	if (!type) {
+		finding_set(f, STATUS_FAIL,
+			    "VolumeSnapshotClass longhorn has parameters.type %s, which Longhorn "
+			    "rejects (\"invalid CSI snapshot type\"): every snapshot with it fails",
+			    raw ? raw : "(not a string)");
+		finding_remedy(f,
+			       "kubectl patch %s longhorn --type=merge -p "
+			       "'{\"parameters\":{\"type\":\"bak\"}}' (or \"snap\": see "
+			       "api.vsc.snap-restore-risk)",
+			       VSC_RESOURCE);
+		return;
+	}
+	kv_add_str(&f->evidence, "type", type);
+	finding_set(f, STATUS_PASS,
+		    "VolumeSnapshotClass longhorn exists with driver "
+		    "driver.longhorn.io (type %s)",
+		    type);
 }
+
+/* ---- api.vsc.ambiguous ---- */
 
 void check_vsc_ambiguous(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	if (!vsc_applies(ctx, id))
+		return;
+	struct vsc *v;
+	size_t n = longhorn_classes(ctx->cs, &v);
+	struct finding *f = agg_finding(ctx, id);
+	vsc_evidence(f, v, n);
+	const char *why = NULL;
+	const struct vsc *pick = vsc_pick(v, n, &why);
+	size_t n_default = 0;
+	bool differ = false;
+	for (size_t i = 0; i < n; i++) {
+		n_default += v[i].is_default;
+		if (!streq(vsc_type_desc(&v[i]), vsc_type_desc(&v[0])))
+			differ = true;
+	}
+	if (n == 0) {
+		finding_set(
+		    f, STATUS_SKIP,
+		    "no VolumeSnapshotClass for driver.longhorn.io (api.vsc.longhorn reports "
+		    "it)");
+	} else if (n == 1) {
+		finding_set(f, STATUS_PASS, "one Longhorn VolumeSnapshotClass: %s (type %s)",
+			    v[0].name, vsc_type_desc(&v[0]));
+	} else if (!differ) {
+		finding_set(
+		    f, STATUS_PASS,
+		    "%zu Longhorn VolumeSnapshotClasses, all of type %s: whichever is picked "
+		    "behaves the same",
+		    n, vsc_type_desc(&v[0]));
+	} else {
+		kv_add_str(&f->evidence, "kubevirt_uses", pick->name);
+		kv_add_str(&f->evidence, "because", why);
+		kv_add_str(&f->evidence, "note",
+			   "a CDI StorageProfile spec.snapshotClass overrides this choice");
+		finding_set(f, STATUS_WARN,
+			    "%zu Longhorn VolumeSnapshotClasses with different types: KubeVirt VM "
+			    "snapshots use %s (type %s, %s)%s (case 4)",
+			    n, pick->name, vsc_type_desc(pick), why,
+			    n_default > 1 ? "; several are marked default" : "");
+		finding_remedy(
+		    f,
+		    "decide what VM snapshots need (type bak: restorable without the "
+		    "source volume, needs a backup target; type snap: fast, restores "
+		    "need the source volume — cases 4, 5, 17), then mark that class: "
+		    "kubectl annotate %s <class> %s=true (and remove the annotation from "
+		    "the others), or give all Longhorn classes the same type with kubectl "
+		    "patch %s <class> --type=merge -p '{\"parameters\":{\"type\":\"bak\"}}'; "
+		    "do not delete longhorn-snapshot: Harvester's csi-driver-config setting "
+		    "names it for its own VM snapshots",
+		    VSC_RESOURCE, ANN_VSC_DEFAULT, VSC_RESOURCE);
+	}
+	free(v);
+}
+
+/* ---- api.vsc.backup-target ---- */
+
+/* BackupTarget `default` (Longhorn ≥ 1.8, and since 1.2 the mirror of the setting). */
+static void backup_target_judge(struct finding *f, json_object *bt, const char *classes)
+{
+	json_object *avail = JQ(bt, "status", "available");
+	json_object *cond = jq_condition(JQ(bt, "status", "conditions"), "Unavailable");
+	const char *url = JQS(bt, "spec", "backupTargetURL");
+	const char *cstatus = JQS(cond, "status"), *cmsg = JQS(cond, "message");
+	const char *creason = JQS(cond, "reason");
+	bool available;
+	bool have_avail = avail && json_object_is_type(avail, json_type_boolean);
+	available = have_avail && json_object_get_boolean(avail);
+	storage_ev_str(&f->evidence, "backup_target_url", url);
+	if (have_avail)
+		kv_add_bool(&f->evidence, "available", available);
+	else
+		storage_ev_str(&f->evidence, "available", NULL);
+	if (cond)
+		kv_add_strf(&f->evidence, "unavailable_condition", "%s: %s",
+			    cstatus ? cstatus : "?",
+			    cmsg && *cmsg ? cmsg : (creason ? creason : ""));
+	const char *why =
+	    cmsg && *cmsg ? cmsg : (url && !*url ? "backup target URL is empty" : NULL);
+	if (streq(cstatus, "True") || (have_avail && !available)) {
+		finding_set(f, STATUS_FAIL,
+			    "backup target default is not available (%s): snapshots with %s fail "
+			    "as in case 4 and their deletion hangs (case 10)",
+			    why ? why : "status.available is false", classes);
+		finding_remedy(
+		    f,
+		    "configure a reachable backup target (Harvester UI Settings → "
+		    "backup-target, NFS or S3) and check kubectl -n longhorn-system get "
+		    "backuptargets.longhorn.io default -o jsonpath='{.status.available}'; "
+		    "or, without backups, switch to in-cluster snapshots: kubectl patch %s "
+		    "%s --type=merge -p '{\"parameters\":{\"type\":\"snap\"}}' (restores "
+		    "then depend on the source volume, cases 5, 17)",
+		    VSC_RESOURCE, classes);
+	} else if (have_avail && available) {
+		finding_set(f, STATUS_PASS, "backup target default is available (%s)",
+			    url ? url : STORAGE_ABSENT);
+	} else {
+		finding_set(f, STATUS_UNKNOWN,
+			    "BackupTarget default reports no availability yet (status.available "
+			    "absent)");
+		finding_remedy(f,
+			       "kubectl -n longhorn-system get backuptargets.longhorn.io default "
+			       "-o yaml");
+	}
+}
+
+/* Longhorn < 1.8: the backup-target setting (no availability is reported there). */
+static void backup_setting_judge(struct agg_ctx *ctx, struct finding *f, const char *classes)
+{
+	json_object *s = longhorn_setting(ctx->cs, "backup-target");
+	const char *value = JQS(s, "value");
+	kv_add_str(&f->evidence, "path", "Longhorn setting backup-target");
+	storage_ev_str(&f->evidence, "backup_target", s ? value : NULL);
+	if (!s || !value || !*value) {
+		finding_set(f, STATUS_FAIL,
+			    "no backup target configured (%s): snapshots with %s fail with "
+			    "\"backup target default is not available\" (case 4)",
+			    s ? "setting backup-target is empty"
+			      : "no BackupTarget default and no backup-target setting",
+			    classes);
+		finding_remedy(f,
+			       "configure a backup target (Harvester UI Settings → backup-target, "
+			       "NFS or S3), then check kubectl get settings.longhorn.io -n "
+			       "longhorn-system backup-target -o jsonpath='{.value}'");
+		return;
+	}
+	finding_set(f, STATUS_UNKNOWN,
+		    "backup-target is set to %s, but no BackupTarget object reports whether it "
+		    "is reachable",
+		    value);
+	finding_remedy(f, "test a backup from the Longhorn UI, or upgrade Longhorn");
 }
 
 void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	if (!vsc_applies(ctx, id))
+		return;
+	struct vsc *v;
+	size_t n = longhorn_classes(ctx->cs, &v), n_bak = 0;
+	_cleanup_free_ char *classes = NULL;
+	struct finding *f = agg_finding(ctx, id);
+	struct value_list *bl = kv_add_list(&f->evidence, "backup_classes");
+	for (size_t i = 0; i < n; i++)
+		if (streq(v[i].type, "bak")) {
+			vlist_add_strf(bl, "%s (parameters.type %s)", v[i].name,
+				       v[i].raw ? v[i].raw : STORAGE_ABSENT);
+			storage_appendf(&classes, "%s%s", n_bak ? " " : "", v[i].name);
+			n_bak++;
+		}
+	free(v);
+	if (n_bak == 0) {
+		finding_set(f, STATUS_SKIP,
+			    "no Longhorn VolumeSnapshotClass of type bak (or without a type): no "
+			    "backup target is needed for CSI snapshots");
+		return;
+	}
+	const struct cluster_state *cs = ctx->cs;
+	if (cs->res[RES_LH_SETTINGS].status == RES_NOT_INSTALLED &&
+	    cs->res[RES_LH_BACKUPTARGETS].status == RES_NOT_INSTALLED) {
+		finding_set(
+		    f, STATUS_FAIL,
+		    "Longhorn is not installed (settings and backuptargets.longhorn.io are not "
+		    "served): the backup classes cannot take backups");
+		finding_remedy(
+		    f, "install Longhorn (Harvester ships it) and configure a backup target");
+		return;
+	}
+	struct longhorn_version ver;
+	bool have_ver = longhorn_version_get(cs, &ver);
+	if (have_ver)
+		kv_add_strf(&f->evidence, "longhorn_version",
+			    "%d.%d.%d (setting "
+			    "current-longhorn-version)",
+			    ver.major, ver.minor, ver.patch);
+	else
+		kv_add_str(&f->evidence, "longhorn_version",
+			   "unknown (no current-longhorn-version)");
+	json_object *bt = cs_find(cs, RES_LH_BACKUPTARGETS, NULL, "default");
+	if (bt) {
+		kv_add_str(&f->evidence, "path",
+			   "BackupTarget default: status.available and condition Unavailable");
+		backup_target_judge(f, bt, classes);
+	} else if (have_ver && longhorn_version_at_least(&ver, 1, 8)) {
+		kv_add_str(&f->evidence, "path", "BackupTarget default (Longhorn >= 1.8)");
+		finding_set(f, STATUS_FAIL,
+			    "Longhorn %d.%d keeps its backup target in BackupTarget default, which "
+			    "does not exist: snapshots with %s cannot take backups",
+			    ver.major, ver.minor, classes);
+		finding_remedy(f,
+			       "configure a backup target (Harvester UI Settings → backup-target); "
+			       "longhorn-manager then creates BackupTarget default");
+	} else {
+		backup_setting_judge(ctx, f, classes);
+	}
 }
+
+/* ---- api.vsc.snap-restore-risk ---- */
 
 void check_vsc_snap_restore_risk(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	if (!vsc_applies(ctx, id))
+		return;
+	struct vsc *v;
+	size_t n = longhorn_classes(ctx->cs, &v);
+	struct finding *f = agg_finding(ctx, id);
+	vsc_evidence(f, v, n);
+	const char *why = NULL;
+	const struct vsc *pick = vsc_pick(v, n, &why);
+	if (!pick) {
+		finding_set(f, STATUS_SKIP, "no VolumeSnapshotClass for driver.longhorn.io");
+		free(v);
+		return;
+	}
+	kv_add_str(&f->evidence, "kubevirt_uses", pick->name);
+	kv_add_str(&f->evidence, "because", why);
+	if (streq(pick->type, "snap")) {
+		finding_set(f, STATUS_WARN,
+			    "VM snapshots use VolumeSnapshotClass %s of type snap (%s): a restore "
+			    "clones from the source volume, which the restore itself deletes — the "
+			    "restored disk may never converge (cases 5, 17)",
+			    pick->name, why);
+		finding_remedy(
+		    f,
+		    "for restorable VM snapshots use backups: kubectl patch %s %s "
+		    "--type=merge -p '{\"parameters\":{\"type\":\"bak\"}}' and configure "
+		    "a backup target (api.vsc.backup-target); keep type snap only for "
+		    "short-lived rollback points whose source VM stays",
+		    VSC_RESOURCE, pick->name);
+	} else if (!pick->type) {
+		finding_set(
+		    f, STATUS_WARN,
+		    "VM snapshots use VolumeSnapshotClass %s whose parameters.type %s Longhorn "
+		    "rejects: every VM snapshot fails",
+		    pick->name, pick->raw ? pick->raw : "(not a string)");
+		finding_remedy(f,
+			       "kubectl patch %s %s --type=merge -p "
+			       "'{\"parameters\":{\"type\":\"bak\"}}'",
+			       VSC_RESOURCE, pick->name);
+	} else {
+		finding_set(f, STATUS_PASS,
+			    "VM snapshots use VolumeSnapshotClass %s of type %s: restores do not "
+			    "depend on the source volume",
+			    pick->name, pick->type);
+	}
+	free(v);
+}
+
+/* ---- api.snapshot.restorable ---- */
+
+struct restorable_counts {
+	size_t ready, longhorn, snap_ok, backups, backing_images, other_drivers, bad;
+};
+
+static void restorable_evidence(struct finding *f, json_object *vs, json_object *content,
+				const char *handle)
+{
+	storage_ev_str(&f->evidence, "source_pvc",
+		       JQS(vs, "spec", "source", "persistentVolumeClaimName"));
+	storage_ev_str(&f->evidence, "class", JQS(vs, "spec", "volumeSnapshotClassName"));
+	const char *vm = JQS(vs, "metadata", "labels", "snapshot.kubevirt.io/source-vm-name");
+	if (vm)
+		kv_add_str(&f->evidence, "source_vm", vm);
+	storage_ev_str(&f->evidence, "content", content ? jq_name(content) : NULL);
+	storage_ev_str(&f->evidence, "snapshot_handle", handle);
+	kv_add_bool(&f->evidence, "ready_to_use", true);
+}
+
+/* The VirtualMachineSnapshotContent that owns vs (KubeVirt VM snapshots), or NULL. */
+static const char *vm_snapshot_content(json_object *vs)
+{
+	json_object *owners = JQ(vs, "metadata", "ownerReferences");
+	for (size_t i = 0; i < jq_len(owners); i++)
+		if (streq(JQS(jq_at(owners, i), "kind"), "VirtualMachineSnapshotContent"))
+			return JQS(jq_at(owners, i), "name");
+	return NULL;
+}
+
+static void restorable_fail(struct finding *f, json_object *vs, const char *why)
+{
+	const char *ns = jq_namespace(vs) ? jq_namespace(vs) : "?";
+	const char *name = jq_name(vs) ? jq_name(vs) : "?";
+	const char *owner = vm_snapshot_content(vs);
+	finding_set(f, STATUS_FAIL,
+		    "VolumeSnapshot %s/%s is readyToUse=true but cannot be restored: %s (the CSI "
+		    "layer never notices, case 17)",
+		    ns, name, why);
+	if (owner)
+		finding_remedy(
+		    f,
+		    "do not count on it: a restore creates a volume whose clone never "
+		    "converges (api.longhorn.clone-stuck). Delete the VirtualMachineSnapshot "
+		    "it belongs to (its VolumeSnapshots go with it): kubectl get "
+		    "virtualmachinesnapshots.snapshot.kubevirt.io -n %s -o "
+		    "custom-columns=NAME:.metadata.name,CONTENT:.status."
+		    "virtualMachineSnapshotContentName | grep %s, then kubectl delete "
+		    "virtualmachinesnapshots.snapshot.kubevirt.io -n %s <name>; take "
+		    "restorable snapshots with a type bak class and a backup target "
+		    "(cases 5, 17)",
+		    ns, owner, ns);
+	else
+		finding_remedy(f,
+			       "do not count on it: a restore creates a volume whose clone never "
+			       "converges (api.longhorn.clone-stuck). Delete it: kubectl delete "
+			       "volumesnapshots.snapshot.storage.k8s.io -n %s %s; take restorable "
+			       "snapshots with a type bak class and a backup target (cases 5, 17)",
+			       ns, name);
+}
+
+/* A ready VolumeSnapshot whose content points at an in-cluster Longhorn snapshot. */
+static void restorable_snap(struct agg_ctx *ctx, const char *id, json_object *vs,
+			    json_object *content, const char *handle, const struct longhorn_ref *r,
+			    struct restorable_counts *c)
+{
+	const struct cluster_state *cs = ctx->cs;
+	json_object *vol = longhorn_volume(cs, r->volume);
+	bool snaps_known = cs->res[RES_LH_SNAPSHOTS].status == RES_COLLECTED;
+	json_object *snap = longhorn_snapshot(cs, r->name);
+	bool vol_gone = !vol, vol_deleting = vol && storage_deleting(vol);
+	bool snap_gone = snaps_known && !snap;
+	bool removed = false;
+	jq_bool(JQ(snap, "status", "markRemoved"), &removed);
+	if (!vol_gone && !vol_deleting && !snap_gone && !removed && snaps_known) {
+		c->snap_ok++;
+		return;
+	}
+	struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshot", vs);
+	restorable_evidence(f, vs, content, handle);
+	kv_add_str(&f->evidence, "longhorn_volume", r->volume);
+	kv_add_str(&f->evidence, "longhorn_volume_state",
+		   vol_gone ? "does not exist" : (vol_deleting ? "being deleted" : "exists"));
+	kv_add_str(&f->evidence, "longhorn_snapshot", r->name);
+	kv_add_str(&f->evidence, "longhorn_snapshot_state",
+		   !snaps_known ? "unknown (snapshots.longhorn.io not served)"
+		   : snap_gone	? "does not exist"
+		   : removed	? "marked removed"
+				: "exists");
+	if (vol_gone || snap_gone || vol_deleting) {
+		_cleanup_free_ char *why = NULL;
+		if (vol_gone || vol_deleting)
+			storage_appendf(&why, "its Longhorn volume %s %s", r->volume,
+					vol_gone ? "no longer exists" : "is being deleted");
+		if (snap_gone)
+			storage_appendf(&why, "%s snapshot %s no longer exists",
+					why ? "; Longhorn" : "its Longhorn", r->name);
+		restorable_fail(f, vs, why);
+		c->bad++;
+	} else if (removed) {
+		finding_set(f, STATUS_WARN,
+			    "VolumeSnapshot %s/%s: its Longhorn snapshot %s is marked removed and "
+			    "disappears at the next purge; restores from it will then fail",
+			    jq_namespace(vs) ? jq_namespace(vs) : "?",
+			    jq_name(vs) ? jq_name(vs) : "?", r->name);
+		finding_remedy(f, "restore what you need now, or take a new snapshot (type bak for "
+				  "one that survives the source volume)");
+		c->bad++;
+	} else {
+		finding_set(f, STATUS_UNKNOWN,
+			    "snapshots.longhorn.io is not served: cannot tell whether Longhorn "
+			    "snapshot %s still exists",
+			    r->name);
+		c->bad++;
+	}
+}
+
+static void restorable_judge(struct agg_ctx *ctx, const char *id, json_object *vs,
+			     struct restorable_counts *c)
+{
+	const char *cname = JQS(vs, "status", "boundVolumeSnapshotContentName");
+	if (!cname)
+		cname = JQS(vs, "spec", "source", "volumeSnapshotContentName");
+	json_object *content = cname ? cs_find(ctx->cs, RES_VS_CONTENTS, NULL, cname) : NULL;
+	if (!content) {
+		struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshot", vs);
+		restorable_evidence(f, vs, NULL, NULL);
+		if (cname) {
+			storage_ev_str(&f->evidence, "content", cname);
+			finding_set(
+			    f, STATUS_FAIL,
+			    "VolumeSnapshot is readyToUse=true but its VolumeSnapshotContent "
+			    "%s no longer exists: it cannot be restored",
+			    cname);
+			finding_remedy(
+			    f, "kubectl delete volumesnapshots.snapshot.storage.k8s.io -n %s %s",
+			    jq_namespace(vs) ? jq_namespace(vs) : "?",
+			    jq_name(vs) ? jq_name(vs) : "?");
+		} else {
+			finding_set(f, STATUS_UNKNOWN,
+				    "VolumeSnapshot is readyToUse=true but names no "
+				    "VolumeSnapshotContent");
+		}
+		c->bad++;
+		return;
+	}
+	if (!streq(JQS(content, "spec", "driver"), LONGHORN_DRIVER)) {
+		c->other_drivers++;
+		return;
+	}
+	c->longhorn++;
+	const char *handle = JQS(content, "status", "snapshotHandle");
+	if (!handle)
+		handle = JQS(content, "spec", "source", "snapshotHandle");
+	struct longhorn_ref r;
+	if (!handle || longhorn_ref_parse((const uint8_t *)handle, strlen(handle), &r) < 0 ||
+	    r.type == LONGHORN_REF_VOLUME) {
+		struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshot", vs);
+		restorable_evidence(f, vs, content, handle);
+		finding_set(f, STATUS_UNKNOWN,
+			    "VolumeSnapshotContent %s has %s: cannot tell what a restore reads",
+			    jq_name(content) ? jq_name(content) : "?",
+			    handle ? "a snapshot handle that is not a Longhorn handle"
+				   : "no snapshot handle");
+		c->bad++;
+		return;
+	}
+	if (r.type == LONGHORN_REF_BACKUP)
+		c->backups++; /* restored from the backup store: api.vsc.backup-target */
+	else if (r.type == LONGHORN_REF_BACKING_IMAGE)
+		c->backing_images++;
+	else
+		restorable_snap(ctx, id, vs, content, handle, &r, c);
 }
 
 void check_snapshot_restorable(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	if (ctx->cs->res[RES_VS_SNAPSHOTS].status == RES_NOT_INSTALLED) {
+		finding_set(agg_finding(ctx, id), STATUS_SKIP,
+			    "the VolumeSnapshot API is not served: no CSI snapshot exists");
+		return;
+	}
+	json_object *items = cs_items(ctx->cs, RES_VS_SNAPSHOTS);
+	struct restorable_counts c = {0};
+	for (size_t i = 0; i < jq_len(items); i++) {
+		json_object *vs = jq_at(items, i);
+		bool ready = false;
+		if (!jq_bool(JQ(vs, "status", "readyToUse"), &ready) || !ready ||
+		    storage_deleting(vs))
+			continue;
+		c.ready++;
+		restorable_judge(ctx, id, vs, &c);
+	}
+	if (c.bad)
+		return;
+	struct finding *f = agg_finding(ctx, id);
+	kv_add_int(&f->evidence, "volume_snapshots", (int64_t)jq_len(items));
+	kv_add_int(&f->evidence, "ready", (int64_t)c.ready);
+	kv_add_int(&f->evidence, "longhorn_snapshots_checked", (int64_t)c.snap_ok);
+	kv_add_int(&f->evidence, "longhorn_backups", (int64_t)c.backups);
+	kv_add_int(&f->evidence, "longhorn_backing_images", (int64_t)c.backing_images);
+	kv_add_int(&f->evidence, "other_drivers", (int64_t)c.other_drivers);
+	if (c.longhorn == 0)
+		finding_set(f, STATUS_SKIP,
+			    "no ready Longhorn VolumeSnapshot (%zu VolumeSnapshots)",
+			    jq_len(items));
+	else
+		finding_set(
+		    f, STATUS_PASS,
+		    "%zu ready Longhorn VolumeSnapshots: %zu in-cluster snapshots whose volume "
+		    "and snapshot exist, %zu backups (restored from the backup target)",
+		    c.longhorn, c.snap_ok, c.backups);
+}
+
+/* ---- api.snapshot.stuck-deletion ---- */
+
+/* Deleting for more than STUCK_DELETION_S with finalizers. *ret_age_s gets the
+ * age; returns -1 if the deletionTimestamp is unreadable. */
+static int stuck_deleting(const struct agg_ctx *ctx, json_object *o, int64_t *ret_age_s)
+{
+	if (!storage_deleting(o) || jq_len(JQ(o, "metadata", "finalizers")) == 0)
+		return 0;
+	if (!storage_age_s(ctx, JQ(o, "metadata", "deletionTimestamp"), ret_age_s))
+		return -1;
+	return *ret_age_s > STUCK_DELETION_S ? 1 : 0;
+}
+
+static void stuck_common_evidence(struct finding *f, json_object *o, int64_t age)
+{
+	char d[32];
+	_cleanup_free_ char *fin = storage_finalizers(o);
+	storage_format_duration(age, d, sizeof(d));
+	storage_ev_str(&f->evidence, "deletion_timestamp", JQS(o, "metadata", "deletionTimestamp"));
+	kv_add_str(&f->evidence, "deleting_for", d);
+	storage_ev_str(&f->evidence, "finalizers", fin);
+	storage_ev_str(&f->evidence, "error", JQS(o, "status", "error", "message"));
+}
+
+static void stuck_content(struct agg_ctx *ctx, const char *id, json_object *c, int64_t age)
+{
+	struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshotContent", c);
+	const char *name = jq_name(c) ? jq_name(c) : "?";
+	const char *err = JQS(c, "status", "error", "message");
+	const char *vsns = JQS(c, "spec", "volumeSnapshotRef", "namespace");
+	const char *vsname = JQS(c, "spec", "volumeSnapshotRef", "name");
+	char d[32];
+	storage_format_duration(age, d, sizeof(d));
+	stuck_common_evidence(f, c, age);
+	storage_ev_str(&f->evidence, "driver", JQS(c, "spec", "driver"));
+	storage_ev_str(&f->evidence, "class", JQS(c, "spec", "volumeSnapshotClassName"));
+	kv_add_strf(&f->evidence, "volume_snapshot", "%s/%s", vsns ? vsns : "?",
+		    vsname ? vsname : "?");
+	finding_set(f, STATUS_WARN,
+		    "VolumeSnapshotContent %s has been deleting for %s, held by its finalizers; "
+		    "last error: %s (case 10)",
+		    name, d, err ? err : "(none recorded)");
+	finding_remedy(
+	    f,
+	    "in this order: 1) fix the cause of the error first (for \"backup target ... "
+	    "not available\": api.vsc.backup-target) — the sidecar's retry may then "
+	    "finish the deletion by itself; 2) if it stays stuck: kubectl patch "
+	    "volumesnapshotcontents.snapshot.storage.k8s.io %s --type=merge -p "
+	    "'{\"metadata\":{\"finalizers\":null}}' — the VolumeSnapshot %s/%s is then "
+	    "released by the snapshot controller, no patch needed; 3) removing the "
+	    "finalizer skips the driver's cleanup: look for leftover Longhorn snapshots "
+	    "or backups (kubectl -n longhorn-system get snapshots.longhorn.io)",
+	    name, vsns ? vsns : "?", vsname ? vsname : "?");
+}
+
+static void stuck_snapshot(struct agg_ctx *ctx, const char *id, json_object *vs, int64_t age,
+			   json_object *content)
+{
+	struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshot", vs);
+	const char *ns = jq_namespace(vs) ? jq_namespace(vs) : "?";
+	const char *name = jq_name(vs) ? jq_name(vs) : "?";
+	const char *cname = JQS(vs, "status", "boundVolumeSnapshotContentName");
+	char d[32];
+	storage_format_duration(age, d, sizeof(d));
+	stuck_common_evidence(f, vs, age);
+	storage_ev_str(&f->evidence, "content", cname);
+	kv_add_str(&f->evidence, "content_state",
+		   !cname ? "none bound" : (content ? "exists, not deleting" : "does not exist"));
+	finding_set(f, STATUS_WARN,
+		    "VolumeSnapshot %s/%s has been deleting for %s, held by its finalizers; its "
+		    "content %s %s",
+		    ns, name, d, cname ? cname : "(none bound)",
+		    content ? "is not being deleted" : "does not exist");
+	if (content)
+		finding_remedy(f,
+			       "kubectl describe volumesnapshots.snapshot.storage.k8s.io -n %s %s; "
+			       "the snapshot controller releases it once content %s is deleted",
+			       ns, name, cname);
+	else
+		finding_remedy(f,
+			       "nothing is left to clean up: kubectl patch "
+			       "volumesnapshots.snapshot.storage.k8s.io -n %s %s --type=merge -p "
+			       "'{\"metadata\":{\"finalizers\":null}}'",
+			       ns, name);
 }
 
 void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	const struct cluster_state *cs = ctx->cs;
+	if (cs->res[RES_VS_SNAPSHOTS].status == RES_NOT_INSTALLED &&
+	    cs->res[RES_VS_CONTENTS].status == RES_NOT_INSTALLED) {
+		finding_set(agg_finding(ctx, id), STATUS_SKIP,
+			    "the VolumeSnapshot API is not served: no CSI snapshot exists");
+		return;
+	}
+	json_object *contents = cs_items(cs, RES_VS_CONTENTS),
+		    *snaps = cs_items(cs, RES_VS_SNAPSHOTS);
+	size_t stuck = 0, recent = 0;
+	int64_t age;
+	for (size_t i = 0; i < jq_len(contents); i++) {
+		json_object *c = jq_at(contents, i);
+		int r = stuck_deleting(ctx, c, &age);
+		if (r < 0) {
+			struct finding *f =
+			    storage_object_finding(ctx, id, "VolumeSnapshotContent", c);
+			finding_set(f, STATUS_UNKNOWN, "unreadable metadata.deletionTimestamp");
+			stuck++;
+		} else if (r > 0) {
+			stuck_content(ctx, id, c, age);
+			stuck++;
+		} else if (storage_deleting(c)) {
+			recent++;
+		}
+	}
+	for (size_t i = 0; i < jq_len(snaps); i++) {
+		json_object *vs = jq_at(snaps, i);
+		int r = stuck_deleting(ctx, vs, &age);
+		if (r < 0) {
+			struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshot", vs);
+			finding_set(f, STATUS_UNKNOWN, "unreadable metadata.deletionTimestamp");
+			stuck++;
+			continue;
+		}
+		if (r == 0) {
+			recent += storage_deleting(vs);
+			continue;
+		}
+		const char *cname = JQS(vs, "status", "boundVolumeSnapshotContentName");
+		json_object *content = cname ? cs_find(cs, RES_VS_CONTENTS, NULL, cname) : NULL;
+		/* A content that is itself deleting carries the finding and the repair:
+		 * removing its finalizer releases this snapshot (case 10). */
+		if (content && storage_deleting(content))
+			continue;
+		stuck_snapshot(ctx, id, vs, age, content);
+		stuck++;
+	}
+	if (stuck)
+		return;
+	struct finding *f = agg_finding(ctx, id);
+	kv_add_int(&f->evidence, "volume_snapshots", (int64_t)jq_len(snaps));
+	kv_add_int(&f->evidence, "volume_snapshot_contents", (int64_t)jq_len(contents));
+	kv_add_int(&f->evidence, "deleting_less_than_5m", (int64_t)recent);
+	finding_set(f, STATUS_PASS,
+		    "no VolumeSnapshot or VolumeSnapshotContent deleting for more than 5m "
+		    "(%zu snapshots, %zu contents)",
+		    jq_len(snaps), jq_len(contents));
 }

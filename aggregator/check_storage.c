@@ -1,16 +1,463 @@
+/*
+ * StorageClasses, PVCs and cluster DNS (SPEC §4.3):
+ *   api.storageclass.default    exactly one default class; harvester-longhorn once installed (case 1)
+ *   api.pvc.rwx-class-mismatch  an RWX PVC's volume mode fits its Longhorn class (cases 6–8)
+ *   api.dns.replicas            CoreDNS has ≥ 2 ready replicas (Longhorn RWX depends on DNS)
+ */
+#include <string.h>
+
 #include "checks_api.h"
+#include "longhorn.h"
+#include "storage.h"
+
+#define ANN_SC_DEFAULT	    "storageclass.kubernetes.io/is-default-class"
+#define ANN_SC_DEFAULT_BETA "storageclass.beta.kubernetes.io/is-default-class"
+#define HARVESTER_SC	    "harvester-longhorn"
+
+/* The annotation that makes sc a default class, or NULL. Kubernetes compares
+ * the value with "true" exactly (storage/util IsDefaultAnnotation). */
+static const char *sc_default_annotation(json_object *sc)
+{
+	if (streq(JQS(sc, "metadata", "annotations", ANN_SC_DEFAULT), "true"))
+		return ANN_SC_DEFAULT;
+	if (streq(JQS(sc, "metadata", "annotations", ANN_SC_DEFAULT_BETA), "true"))
+		return ANN_SC_DEFAULT_BETA;
+	return NULL;
+}
+
+/* A default annotation Kubernetes ignores ("True", "yes"): an operator who set
+ * it believes the class is default. */
+static void note_near_miss(struct value_list **ignored, struct kv_list *ev, json_object *sc)
+{
+	static const char *const keys[] = {ANN_SC_DEFAULT, ANN_SC_DEFAULT_BETA};
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+		const char *v = JQS(sc, "metadata", "annotations", keys[i]);
+		if (!v || streq(v, "true") || streq(v, "false") || !*v)
+			continue;
+		if (!*ignored)
+			*ignored = kv_add_list(ev, "ignored_default_annotations");
+		vlist_add_strf(*ignored, "%s: %s=%s (Kubernetes honours only \"true\")",
+			       jq_name(sc) ? jq_name(sc) : "?", keys[i], v);
+	}
+}
+
+/* "kubectl annotate sc X <annotation>-" for every default except keep. */
+static char *unset_defaults_cmd(json_object *items, const char *keep)
+{
+	char *cmd = NULL;
+	for (size_t i = 0; i < jq_len(items); i++) {
+		json_object *sc = jq_at(items, i);
+		const char *ann = sc_default_annotation(sc), *name = jq_name(sc);
+		if (!ann || streq(name, keep))
+			continue;
+		storage_appendf(&cmd, "%skubectl annotate sc %s %s-", cmd ? "; " : "", name, ann);
+	}
+	return cmd;
+}
+
+static void sc_default_several(struct agg_ctx *ctx, struct finding *f, json_object *items,
+			       const struct strv *defaults)
+{
+	_cleanup_free_ char *names = NULL;
+	for (size_t i = 0; i < defaults->n; i++)
+		storage_appendf(&names, "%s%s", i ? ", " : "", defaults->items[i]);
+	finding_set(f, STATUS_FAIL,
+		    "%zu default StorageClasses (%s): a PVC or DataVolume without "
+		    "storageClassName gets whichever Kubernetes picks, not necessarily "
+		    "harvester-longhorn (case 1)",
+		    defaults->n, names);
+	if (ctx->harvester_installed) {
+		_cleanup_free_ char *unset = unset_defaults_cmd(items, HARVESTER_SC);
+		finding_remedy(
+		    f,
+		    "keep harvester-longhorn as the only default: %s%skubectl annotate sc "
+		    "harvester-longhorn %s=true --overwrite; and set "
+		    "longhorn.persistence.defaultClass=false in the Harvester values, or "
+		    "the next helm upgrade makes longhorn a default again",
+		    unset ? unset : "", unset ? "; " : "", ANN_SC_DEFAULT);
+	} else {
+		_cleanup_free_ char *unset = unset_defaults_cmd(items, NULL);
+		finding_remedy(
+		    f,
+		    "Harvester makes harvester-longhorn the default when it is installed: "
+		    "remove the other defaults (%s) and set "
+		    "longhorn.persistence.defaultClass=false in the Harvester values",
+		    unset ? unset : "");
+	}
+}
+
+static void sc_default_one(struct agg_ctx *ctx, struct finding *f, json_object *items,
+			   const char *name)
+{
+	json_object *sc = cs_find(ctx->cs, RES_STORAGECLASSES, NULL, name);
+	const char *prov = JQS(sc, "provisioner");
+	if (streq(name, HARVESTER_SC)) {
+		finding_set(f, STATUS_PASS, "harvester-longhorn is the only default StorageClass");
+		return;
+	}
+	_cleanup_free_ char *unset = unset_defaults_cmd(items, HARVESTER_SC);
+	if (ctx->harvester_installed) {
+		/* Harvester's UI lets an operator choose another default; it works,
+		 * but volumes without a class then miss harvester-longhorn's
+		 * parameters (migratable, replicas): a warning, not a failure. */
+		bool has_hl = cs_find(ctx->cs, RES_STORAGECLASSES, NULL, HARVESTER_SC) != NULL;
+		finding_set(
+		    f, STATUS_WARN,
+		    "the default StorageClass is %s (provisioner %s), not harvester-longhorn: "
+		    "PVCs and DataVolumes without storageClassName get its parameters "
+		    "(case 1)%s",
+		    name, prov ? prov : STORAGE_ABSENT,
+		    has_hl ? "" : "; harvester-longhorn does not exist");
+		finding_remedy(
+		    f,
+		    "if this is not deliberate: %s; kubectl annotate sc harvester-longhorn "
+		    "%s=true --overwrite (and longhorn.persistence.defaultClass=false in "
+		    "the Harvester values)",
+		    unset, ANN_SC_DEFAULT);
+		return;
+	}
+	finding_set(
+	    f, STATUS_WARN,
+	    "%s (provisioner %s) is already the default StorageClass: installing Harvester "
+	    "adds harvester-longhorn (and Longhorn's longhorn) as defaults, leaving several",
+	    name, prov ? prov : STORAGE_ABSENT);
+	finding_remedy(f,
+		       "set longhorn.persistence.defaultClass=false in the Harvester values, and "
+		       "remove the existing default before installing: %s",
+		       unset);
+}
 
 void check_storageclass_default(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	json_object *items = cs_items(ctx->cs, RES_STORAGECLASSES);
+	struct finding *f = agg_finding(ctx, id);
+	struct value_list *dl = kv_add_list(&f->evidence, "default_classes");
+	struct value_list *ignored = NULL;
+	struct strv defaults = {0};
+	for (size_t i = 0; i < jq_len(items); i++) {
+		json_object *sc = jq_at(items, i);
+		const char *ann = sc_default_annotation(sc), *prov = JQS(sc, "provisioner");
+		note_near_miss(&ignored, &f->evidence, sc);
+		if (!ann)
+			continue;
+		strv_add(&defaults, jq_name(sc) ? jq_name(sc) : "?");
+		vlist_add_strf(dl, "%s (provisioner %s, %s)", jq_name(sc) ? jq_name(sc) : "?",
+			       prov ? prov : STORAGE_ABSENT, ann);
+	}
+	kv_add_int(&f->evidence, "storage_classes", (int64_t)jq_len(items));
+	kv_add_bool(&f->evidence, "harvester_installed", ctx->harvester_installed);
+
+	if (defaults.n == 0) {
+		finding_set(f, STATUS_FAIL,
+			    "no default StorageClass among %zu: PVCs and DataVolumes without "
+			    "storageClassName stay Pending",
+			    jq_len(items));
+		if (ctx->harvester_installed)
+			finding_remedy(f,
+				       "kubectl annotate sc harvester-longhorn %s=true --overwrite",
+				       ANN_SC_DEFAULT);
+		else
+			finding_remedy(
+			    f, "install Harvester with longhorn.persistence.defaultClass=false: "
+			       "its chart makes harvester-longhorn the one default; check "
+			       "afterwards with kubectl get sc");
+	} else if (defaults.n > 1) {
+		sc_default_several(ctx, f, items, &defaults);
+	} else {
+		sc_default_one(ctx, f, items, defaults.items[0]);
+	}
+	strv_clear(&defaults);
+}
+
+/* ---- api.pvc.rwx-class-mismatch ---- */
+
+static bool has_access_mode(json_object *pvc, const char *mode)
+{
+	json_object *modes = JQ(pvc, "spec", "accessModes");
+	for (size_t i = 0; i < jq_len(modes); i++)
+		if (json_object_is_type(jq_at(modes, i), json_type_string) &&
+		    streq(json_object_get_string(jq_at(modes, i)), mode))
+			return true;
+	return false;
+}
+
+/* The only default class, or NULL (none or several). */
+static json_object *sole_default_class(json_object *scs)
+{
+	json_object *found = NULL;
+	for (size_t i = 0; i < jq_len(scs); i++) {
+		if (!sc_default_annotation(jq_at(scs, i)))
+			continue;
+		if (found)
+			return NULL;
+		found = jq_at(scs, i);
+	}
+	return found;
+}
+
+/* Longhorn parses the migratable parameter with Go's strconv.ParseBool. */
+static int parse_go_bool(json_object *v, bool *ret)
+{
+	static const char *const t[] = {"1", "t", "T", "TRUE", "true", "True"};
+	static const char *const f[] = {"0", "f", "F", "FALSE", "false", "False"};
+	if (!v) {
+		*ret = false;
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string))
+		return -1;
+	const char *s = json_object_get_string(v);
+	for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+		if (streq(s, t[i])) {
+			*ret = true;
+			return 0;
+		}
+		if (streq(s, f[i])) {
+			*ret = false;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+struct pvc_counts {
+	size_t rwx, longhorn, bad, unknown, other, no_class;
+};
+
+static void pvc_evidence(struct finding *f, json_object *pvc, const char *class,
+			 const char *class_source, json_object *sc)
+{
+	json_object *modes = JQ(pvc, "spec", "accessModes");
+	struct value_list *ml = kv_add_list(&f->evidence, "access_modes");
+	for (size_t i = 0; i < jq_len(modes); i++)
+		if (json_object_is_type(jq_at(modes, i), json_type_string))
+			vlist_add_str(ml, json_object_get_string(jq_at(modes, i)));
+	const char *vm = JQS(pvc, "spec", "volumeMode");
+	kv_add_str(&f->evidence, "volume_mode", vm ? vm : "(absent: Filesystem)");
+	kv_add_str(&f->evidence, "storage_class", class);
+	kv_add_str(&f->evidence, "storage_class_from", class_source);
+	if (sc) {
+		storage_ev_str(&f->evidence, "provisioner", JQS(sc, "provisioner"));
+		storage_ev_str(&f->evidence, "migratable", JQS(sc, "parameters", "migratable"));
+	}
+	storage_ev_str(&f->evidence, "phase", JQS(pvc, "status", "phase"));
+	storage_ev_str(&f->evidence, "volume", JQS(pvc, "spec", "volumeName"));
+}
+
+static void pvc_judge(struct agg_ctx *ctx, const char *id, json_object *pvc, json_object *scs,
+		      struct pvc_counts *c)
+{
+	json_object *cls = JQ(pvc, "spec", "storageClassName");
+	const char *class = NULL, *source = "spec.storageClassName";
+	json_object *sc = NULL;
+	if (cls && json_object_is_type(cls, json_type_string)) {
+		class = json_object_get_string(cls);
+		if (!*class) { /* "" binds to class-less PVs only: not Longhorn by class */
+			c->no_class++;
+			return;
+		}
+		sc = cs_find(ctx->cs, RES_STORAGECLASSES, NULL, class);
+	} else {
+		/* Not set: the default class (admission, or retroactive since 1.28). */
+		sc = sole_default_class(scs);
+		if (!sc) {
+			c->no_class++;
+			return;
+		}
+		class = jq_name(sc);
+		source = "the default StorageClass (spec.storageClassName absent)";
+	}
+	if (!sc) {
+		struct finding *f = storage_object_finding(ctx, id, "PersistentVolumeClaim", pvc);
+		finding_set(f, STATUS_UNKNOWN,
+			    "RWX PVC's StorageClass %s does not exist: cannot tell whether it is a "
+			    "Longhorn class and of which form",
+			    class);
+		pvc_evidence(f, pvc, class, source, NULL);
+		finding_remedy(f,
+			       "kubectl get pv %s -o jsonpath='{.spec.csi.driver}' shows the "
+			       "driver; recreate the StorageClass or the PVC",
+			       JQS(pvc, "spec", "volumeName") ? JQS(pvc, "spec", "volumeName")
+							      : "<pv>");
+		c->unknown++;
+		return;
+	}
+	if (!streq(JQS(sc, "provisioner"), LONGHORN_DRIVER)) {
+		c->other++;
+		return;
+	}
+	c->longhorn++;
+	const char *vm = JQS(pvc, "spec", "volumeMode");
+	bool block = streq(vm, "Block"), mig;
+	if (vm && !block && !streq(vm, "Filesystem")) {
+		struct finding *f = storage_object_finding(ctx, id, "PersistentVolumeClaim", pvc);
+		finding_set(f, STATUS_UNKNOWN,
+			    "RWX PVC has volumeMode %s, neither Block nor Filesystem", vm);
+		pvc_evidence(f, pvc, class, source, sc);
+		c->unknown++;
+		return;
+	}
+	if (parse_go_bool(JQ(sc, "parameters", "migratable"), &mig) < 0) {
+		struct finding *f = storage_object_finding(ctx, id, "PersistentVolumeClaim", pvc);
+		finding_set(f, STATUS_UNKNOWN,
+			    "StorageClass %s has a migratable parameter Longhorn cannot parse: "
+			    "volumes of this class fail to provision",
+			    class);
+		pvc_evidence(f, pvc, class, source, sc);
+		finding_remedy(
+		    f, "recreate the class with parameters.migratable \"true\" or \"false\"");
+		c->unknown++;
+		return;
+	}
+	if (!block && mig) {
+		struct finding *f = storage_object_finding(ctx, id, "PersistentVolumeClaim", pvc);
+		finding_set(
+		    f, STATUS_FAIL,
+		    "RWX Filesystem PVC on StorageClass %s (migratable: \"true\"): Longhorn "
+		    "makes a migratable block volume, no NFS share-manager will serve it "
+		    "and writes to it fail (case 8)",
+		    class);
+		pvc_evidence(f, pvc, class, source, sc);
+		finding_remedy(
+		    f,
+		    "recreate the PVC on a Longhorn StorageClass with parameters.migratable "
+		    "\"false\" (docs/checks/api.pvc.rwx-class-mismatch.md has one); a VM "
+		    "disk that must live-migrate uses volumeMode: Block on %s instead",
+		    class);
+		c->bad++;
+	} else if (block && !mig) {
+		struct finding *f = storage_object_finding(ctx, id, "PersistentVolumeClaim", pvc);
+		finding_set(
+		    f, STATUS_FAIL,
+		    "RWX Block PVC on StorageClass %s without migratable: \"true\": RWX Block "
+		    "is the live-migration form of a VM disk, and only a migratable Longhorn "
+		    "volume can attach to two nodes during a migration (a non-migratable one "
+		    "is served by an NFS share-manager, which exports no block device)",
+		    class);
+		pvc_evidence(f, pvc, class, source, sc);
+		finding_remedy(
+		    f, "recreate the disk on harvester-longhorn or another Longhorn class with "
+		       "parameters.migratable \"true\"; for a shared filesystem keep this "
+		       "class and use volumeMode: Filesystem");
+		c->bad++;
+	}
 }
 
 void check_pvc_rwx_class_mismatch(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	json_object *pvcs = cs_items(ctx->cs, RES_PVCS),
+		    *scs = cs_items(ctx->cs, RES_STORAGECLASSES);
+	struct pvc_counts c = {0};
+	for (size_t i = 0; i < jq_len(pvcs); i++) {
+		json_object *pvc = jq_at(pvcs, i);
+		if (!has_access_mode(pvc, "ReadWriteMany"))
+			continue;
+		c.rwx++;
+		pvc_judge(ctx, id, pvc, scs, &c);
+	}
+	if (c.bad || c.unknown)
+		return;
+	struct finding *f = agg_finding(ctx, id);
+	kv_add_int(&f->evidence, "pvcs", (int64_t)jq_len(pvcs));
+	kv_add_int(&f->evidence, "rwx_pvcs", (int64_t)c.rwx);
+	kv_add_int(&f->evidence, "rwx_on_longhorn", (int64_t)c.longhorn);
+	kv_add_int(&f->evidence, "rwx_on_other_drivers", (int64_t)c.other);
+	kv_add_int(&f->evidence, "rwx_without_class", (int64_t)c.no_class);
+	if (c.rwx == 0)
+		finding_set(f, STATUS_SKIP, "no ReadWriteMany PVC among %zu PVCs", jq_len(pvcs));
+	else
+		finding_set(f, STATUS_PASS,
+			    "%zu RWX PVCs, %zu on Longhorn classes: each has the volume mode its "
+			    "class serves (Filesystem: non-migratable, Block: migratable)",
+			    c.rwx, c.longhorn);
+}
+
+/* ---- api.dns.replicas ---- */
+
+#define RKE2_COREDNS "rke2-coredns-rke2-coredns"
+
+static bool is_coredns(json_object *d)
+{
+	if (!streq(jq_namespace(d), "kube-system"))
+		return false;
+	const char *name = jq_name(d);
+	return streq(name, RKE2_COREDNS) || streq(name, "coredns") ||
+	       streq(JQS(d, "metadata", "labels", "k8s-app"), "kube-dns");
+}
+
+static void dns_remedy(struct finding *f, const char *name, bool none_ready)
+{
+	if (none_ready)
+		finding_remedy(
+		    f,
+		    "find why no pod is ready: kubectl -n kube-system describe deployment "
+		    "%s; kubectl -n kube-system get pods -l k8s-app=kube-dns -o wide",
+		    name);
+	else if (streq(name, RKE2_COREDNS))
+		finding_remedy(f,
+			       "RKE2: keep two replicas with a HelmChartConfig rke2-coredns in "
+			       "kube-system setting autoscaler.min: 2 (manifest in "
+			       "docs/checks/api.dns.replicas.md); a kubectl scale is undone by the "
+			       "CoreDNS autoscaler");
+	else
+		finding_remedy(f, "kubectl -n kube-system scale deployment %s --replicas=2", name);
+}
+
+static void dns_judge(struct agg_ctx *ctx, const char *id, json_object *d)
+{
+	struct finding *f = storage_object_finding(ctx, id, "Deployment", d);
+	const char *name = jq_name(d) ? jq_name(d) : "?";
+	json_object *st = JQ(d, "status");
+	int64_t ready = 0, desired = 1;
+	jq_int(JQ(d, "spec", "replicas"), &desired); /* absent: Kubernetes defaults to 1 */
+	kv_add_int(&f->evidence, "desired_replicas", desired);
+	/* readyReplicas is omitted when 0; without a status object it is unknown. */
+	if (!st || !json_object_is_type(st, json_type_object) ||
+	    (JQ(st, "readyReplicas") && !jq_int(JQ(st, "readyReplicas"), &ready))) {
+		finding_set(f, STATUS_UNKNOWN, "CoreDNS Deployment %s has no readable status",
+			    name);
+		storage_ev_str(&f->evidence, "ready_replicas", NULL);
+		return;
+	}
+	kv_add_int(&f->evidence, "ready_replicas", ready);
+	if (ready >= 2) {
+		finding_set(f, STATUS_PASS, "CoreDNS %s: %lld of %lld replicas ready", name,
+			    (long long)ready, (long long)desired);
+		return;
+	}
+	if (ready == 1)
+		finding_set(
+		    f, STATUS_WARN,
+		    "only 1 CoreDNS replica ready (%s): when its node goes down, cluster DNS "
+		    "stops and Longhorn RWX volumes (share-manager) cannot be mounted",
+		    name);
+	else
+		finding_set(
+		    f, STATUS_FAIL,
+		    "no CoreDNS replica ready (%s): cluster DNS is down, Longhorn RWX volumes "
+		    "(share-manager) cannot be mounted",
+		    name);
+	dns_remedy(f, name, ready < 1);
 }
 
 void check_dns_replicas(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	json_object *deps = cs_items(ctx->cs, RES_DEPLOYMENTS);
+	size_t found = 0;
+	for (size_t i = 0; i < jq_len(deps); i++) {
+		if (!is_coredns(jq_at(deps, i)))
+			continue;
+		dns_judge(ctx, id, jq_at(deps, i));
+		found++;
+	}
+	if (found)
+		return;
+	struct finding *f = agg_finding(ctx, id);
+	finding_set(f, STATUS_FAIL,
+		    "no CoreDNS Deployment in kube-system (%s, coredns, or label "
+		    "k8s-app=kube-dns): Longhorn RWX volumes need cluster DNS",
+		    RKE2_COREDNS);
+	kv_add_int(&f->evidence, "deployments", (int64_t)jq_len(deps));
+	finding_remedy(f, "kubectl -n kube-system get deploy,ds -l k8s-app=kube-dns; on RKE2 the "
+			  "rke2-coredns chart must not be disabled (--disable rke2-coredns)");
 }

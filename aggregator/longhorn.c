@@ -1,0 +1,202 @@
+#include "longhorn.h"
+
+#include <errno.h>
+#include <string.h>
+
+static bool copy_part(char *dst, const uint8_t *p, size_t n)
+{
+	if (n == 0 || n >= LONGHORN_NAME_MAX || memchr(p, '\0', n) || memchr(p, '/', n))
+		return false;
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+	return true;
+}
+
+static bool has_prefix(const uint8_t *buf, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return len >= n && memcmp(buf, prefix, n) == 0;
+}
+
+/* "VOL" (want_name false) or "VOL/NAME" into ret. */
+static int parse_parts(const uint8_t *p, size_t n, bool want_name, struct longhorn_ref *ret)
+{
+	const uint8_t *slash = memchr(p, '/', n);
+	if (!want_name)
+		return !slash && copy_part(ret->volume, p, n) ? 0 : -EINVAL;
+	if (!slash)
+		return -EINVAL;
+	size_t vn = (size_t)(slash - p);
+	if (!copy_part(ret->volume, p, vn) || !copy_part(ret->name, slash + 1, n - vn - 1))
+		return -EINVAL;
+	return 0;
+}
+
+int longhorn_ref_parse(const uint8_t *buf, size_t len, struct longhorn_ref *ret)
+{
+	static const struct {
+		const char *scheme;
+		enum longhorn_ref_type type;
+		bool want_name;
+	} schemes[] = {
+	    {"vol://", LONGHORN_REF_VOLUME, false},
+	    {"snap://", LONGHORN_REF_SNAPSHOT, true},
+	    {"bak://", LONGHORN_REF_BACKUP, true},
+	    {"bs://", LONGHORN_REF_BACKUP, true},
+	};
+	struct longhorn_ref r = {0};
+	if (!buf)
+		return -EINVAL;
+	if (has_prefix(buf, len, "bi://")) {
+		r.type = LONGHORN_REF_BACKING_IMAGE;
+		*ret = r;
+		return 0;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(schemes); i++) {
+		size_t sl = strlen(schemes[i].scheme);
+		if (!has_prefix(buf, len, schemes[i].scheme))
+			continue;
+		r.type = schemes[i].type;
+		if (parse_parts(buf + sl, len - sl, schemes[i].want_name, &r) < 0)
+			return -EINVAL;
+		*ret = r;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+const char *longhorn_ref_type_name(enum longhorn_ref_type t)
+{
+	switch (t) {
+	case LONGHORN_REF_VOLUME:
+		return "volume";
+	case LONGHORN_REF_SNAPSHOT:
+		return "snapshot";
+	case LONGHORN_REF_BACKUP:
+		return "backup";
+	case LONGHORN_REF_BACKING_IMAGE:
+		return "backing image";
+	}
+	return "invalid";
+}
+
+/* Up to 9 decimal digits at *p; advances *p. */
+static bool parse_num(const uint8_t **p, const uint8_t *end, int *ret)
+{
+	int v = 0, digits = 0;
+	while (*p < end && **p >= '0' && **p <= '9' && digits < 9) {
+		v = v * 10 + (**p - '0');
+		(*p)++;
+		digits++;
+	}
+	if (digits == 0 || (*p < end && **p >= '0' && **p <= '9'))
+		return false;
+	*ret = v;
+	return true;
+}
+
+int longhorn_version_parse(const uint8_t *buf, size_t len, struct longhorn_version *ret)
+{
+	if (!buf)
+		return -EINVAL;
+	const uint8_t *p = buf, *end = buf + len;
+	/* An image reference: the version is its tag, after the last ':' that
+	 * follows the last '/' (a registry may carry a port). */
+	const uint8_t *slash = NULL, *colon = NULL;
+	for (const uint8_t *q = buf; q < end; q++) {
+		if (*q == '/')
+			slash = q;
+		else if (*q == ':')
+			colon = q;
+	}
+	if (colon && (!slash || colon > slash))
+		p = colon + 1;
+	if (p < end && (*p == 'v' || *p == 'V'))
+		p++;
+	struct longhorn_version v = {0};
+	if (!parse_num(&p, end, &v.major) || p >= end || *p++ != '.' ||
+	    !parse_num(&p, end, &v.minor))
+		return -EINVAL;
+	if (p < end && *p == '.') {
+		p++;
+		if (!parse_num(&p, end, &v.patch))
+			return -EINVAL;
+	}
+	/* Pre-release or build suffixes ("-rc1", "-dev", "+hash") are allowed. */
+	if (p < end && *p != '-' && *p != '+')
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+bool longhorn_version_at_least(const struct longhorn_version *a, int major, int minor)
+{
+	return a->major > major || (a->major == major && a->minor >= minor);
+}
+
+json_object *longhorn_setting(const struct cluster_state *cs, const char *name)
+{
+	return cs_find(cs, RES_LH_SETTINGS, NULL, name);
+}
+
+const char *longhorn_setting_value(const struct cluster_state *cs, const char *name)
+{
+	return JQS(longhorn_setting(cs, name), "value");
+}
+
+static int parse_plain_int(const char *s, int64_t *ret)
+{
+	return util_parse_i64(s, ret) == 0 ? 0 : -EINVAL;
+}
+
+int longhorn_int_value_parse(const uint8_t *buf, size_t len, int64_t *ret)
+{
+	if (!buf || len == 0 || len > 4096)
+		return -EINVAL;
+	_cleanup_free_ char *s = xstrndup((const char *)buf, len);
+	if (strlen(s) != len)
+		return -EINVAL;
+	strstrip(s);
+	if (*s != '{')
+		return parse_plain_int(s, ret);
+	json_tokener *tok = json_tokener_new();
+	json_object *o = json_tokener_parse_ex(tok, s, (int)strlen(s));
+	bool complete = json_tokener_get_error(tok) == json_tokener_success &&
+			json_tokener_get_parse_end(tok) == strlen(s);
+	json_tokener_free(tok);
+	int r = -EINVAL;
+	if (complete && json_object_is_type(o, json_type_object)) {
+		int64_t v;
+		/* v1 first: it is the engine Harvester runs; jq_int takes "3" and 3. */
+		if (jq_int(JQ(o, "v1"), &v)) {
+			*ret = v;
+			r = 0;
+		}
+	}
+	json_object_put(o);
+	return r;
+}
+
+bool longhorn_version_get(const struct cluster_state *cs, struct longhorn_version *ret)
+{
+	const char *v = longhorn_setting_value(cs, "current-longhorn-version");
+	return v && longhorn_version_parse((const uint8_t *)v, strlen(v), ret) == 0;
+}
+
+bool longhorn_belongs_to(json_object *obj, const char *vol)
+{
+	const char *label = JQS(obj, "metadata", "labels", "longhornvolume");
+	if (label)
+		return streq(label, vol);
+	return streq(JQS(obj, "spec", "volumeName"), vol);
+}
+
+json_object *longhorn_volume(const struct cluster_state *cs, const char *name)
+{
+	return cs_find(cs, RES_LH_VOLUMES, NULL, name);
+}
+
+json_object *longhorn_snapshot(const struct cluster_state *cs, const char *name)
+{
+	return cs_find(cs, RES_LH_SNAPSHOTS, NULL, name);
+}

@@ -1,0 +1,67 @@
+/*
+ * Longhorn knowledge shared by the storage checks: how Longhorn writes
+ * references to volumes, snapshots and backups (spec.dataSource, CSI snapshot
+ * handles), its version, its settings (plain or data-engine-specific values),
+ * and which Engine/Replica objects belong to a volume.
+ *
+ * Sources (REFERENCE-k8s.md §1–§6, longhorn-manager v1.8–v1.11):
+ *   spec.dataSource    "vol://<vol>", "snap://<vol>/<snapshot>"  (types/data_source.go)
+ *   snapshot handle    "snap://<vol>/<snapshot>", "bak://<vol>/<backup>", the deprecated
+ *                      "bs://<vol>/<backup>", "bi://backing?…"     (csi/controller_server.go)
+ */
+#pragma once
+#include <stdint.h>
+#include "cluster_state.h"
+#include "jq.h"
+
+#define LONGHORN_DRIVER "driver.longhorn.io"
+/* Kubernetes object names are at most 253 characters. */
+#define LONGHORN_NAME_MAX 254
+
+enum longhorn_ref_type {
+	LONGHORN_REF_VOLUME,	    /* vol://VOL */
+	LONGHORN_REF_SNAPSHOT,	    /* snap://VOL/SNAPSHOT */
+	LONGHORN_REF_BACKUP,	    /* bak://VOL/BACKUP (also the old bs://) */
+	LONGHORN_REF_BACKING_IMAGE, /* bi://backing?name=… */
+};
+
+struct longhorn_ref {
+	enum longhorn_ref_type type;
+	char volume[LONGHORN_NAME_MAX]; /* "" for backing images */
+	char name[LONGHORN_NAME_MAX];	/* snapshot or backup; "" for vol:// and bi:// */
+};
+
+/* Parse a data source or a CSI snapshot handle. Returns 0, or -EINVAL when buf
+ * is not one of the forms above (unknown scheme, missing or over-long parts). */
+int longhorn_ref_parse(const uint8_t *buf, size_t len, struct longhorn_ref *ret);
+const char *longhorn_ref_type_name(enum longhorn_ref_type t);
+
+struct longhorn_version {
+	int major, minor, patch;
+};
+
+/* "v1.11.2", "1.9.0-rc1", or an image reference "longhornio/longhorn-manager:v1.11.2".
+ * Returns 0 or -EINVAL. */
+int longhorn_version_parse(const uint8_t *buf, size_t len, struct longhorn_version *ret);
+/* a >= major.minor */
+bool longhorn_version_at_least(const struct longhorn_version *a, int major, int minor);
+
+/* The Setting object called name (any namespace), or NULL. */
+json_object *longhorn_setting(const struct cluster_state *cs, const char *name);
+/* Its top-level "value" when it is a string, else NULL. */
+const char *longhorn_setting_value(const struct cluster_state *cs, const char *name);
+
+/* An integer setting value: "25", or data-engine specific JSON {"v1":"3","v2":"3"}
+ * (Longhorn 1.10+; the v1 engine's value is used). Returns 0 or -EINVAL. */
+int longhorn_int_value_parse(const uint8_t *buf, size_t len, int64_t *ret);
+
+/* The running version from the current-longhorn-version setting; false if unknown. */
+bool longhorn_version_get(const struct cluster_state *cs, struct longhorn_version *ret);
+
+/* obj (an Engine or Replica) belongs to volume vol: label longhornvolume=vol,
+ * or spec.volumeName when labels were stripped. */
+bool longhorn_belongs_to(json_object *obj, const char *vol);
+
+/* The Longhorn Volume / Snapshot called name (any namespace), or NULL. */
+json_object *longhorn_volume(const struct cluster_state *cs, const char *name);
+json_object *longhorn_snapshot(const struct cluster_state *cs, const char *name);

@@ -1,0 +1,103 @@
+#include "storage.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+struct finding *storage_object_finding(struct agg_ctx *ctx, const char *id, const char *kind,
+				       json_object *obj)
+{
+	struct finding *f = agg_finding(ctx, id);
+	const char *ns = jq_namespace(obj), *name = jq_name(obj);
+	if (ns && *ns)
+		finding_set_object(f, "%s/%s/%s", kind, ns, name ? name : "?");
+	else
+		finding_set_object(f, "%s/%s", kind, name ? name : "?");
+	return f;
+}
+
+bool storage_age_s(const struct agg_ctx *ctx, json_object *v, int64_t *ret_s)
+{
+	int64_t t;
+	if (!jq_time(v, &t))
+		return false;
+	*ret_s = (ctx->now_ns - t) / NSEC_PER_SEC;
+	return true;
+}
+
+void storage_format_duration(int64_t s, char *buf, size_t len)
+{
+	const char *sign = "";
+	if (s < 0) {
+		sign = "-";
+		s = s == INT64_MIN ? INT64_MAX : -s;
+	}
+	if (s >= 86400)
+		snprintf(buf, len, "%s%lldd%lldh", sign, (long long)(s / 86400),
+			 (long long)(s % 86400 / 3600));
+	else if (s >= 3600)
+		snprintf(buf, len, "%s%lldh%lldm", sign, (long long)(s / 3600),
+			 (long long)(s % 3600 / 60));
+	else if (s >= 60)
+		snprintf(buf, len, "%s%lldm%llds", sign, (long long)(s / 60), (long long)(s % 60));
+	else
+		snprintf(buf, len, "%s%llds", sign, (long long)s);
+}
+
+void storage_format_bytes(int64_t b, char *buf, size_t len)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	double v = (double)b;
+	size_t u = 0;
+	while ((v >= 1024.0 || v <= -1024.0) && u + 1 < ELEMENTSOF(units)) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%lld B", (long long)b);
+	else
+		snprintf(buf, len, "%.1f %s", v, units[u]);
+}
+
+void storage_ev_str(struct kv_list *ev, const char *key, const char *s)
+{
+	kv_add_str(ev, key, s ? s : STORAGE_ABSENT);
+}
+
+bool storage_deleting(json_object *obj)
+{
+	return JQ(obj, "metadata", "deletionTimestamp") != NULL &&
+	       !json_object_is_type(JQ(obj, "metadata", "deletionTimestamp"), json_type_null);
+}
+
+char *storage_finalizers(json_object *obj)
+{
+	json_object *fin = JQ(obj, "metadata", "finalizers");
+	char *out = NULL;
+	for (size_t i = 0; i < jq_len(fin); i++) {
+		json_object *e = jq_at(fin, i);
+		if (!json_object_is_type(e, json_type_string))
+			continue;
+		char *next = out ? xasprintf("%s, %s", out, json_object_get_string(e))
+				 : xstrdup(json_object_get_string(e));
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
+void storage_appendf(char **buf, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *add = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (!*buf) {
+		*buf = add;
+		return;
+	}
+	char *joined = xasprintf("%s%s", *buf, add);
+	free(*buf);
+	free(add);
+	*buf = joined;
+}

@@ -1,0 +1,760 @@
+/* The Longhorn data-plane checks on fixtures modelled on seed 000 cases 5, 8, 17,
+ * plus the Longhorn helpers (references, versions, setting values). */
+#include <errno.h>
+
+#include "agg_harness.h"
+#include "longhorn.h"
+
+#define HEALTH "api.longhorn.volume-health"
+#define CLONE  "api.longhorn.clone-stuck"
+#define SHARE  "api.longhorn.rwx-share"
+#define DISK   "api.longhorn.node-disk"
+
+#define C17_OBJ "Volume/longhorn-system/pvc-9cb0efed-4a7d-4e1b-8c2f-6d3a9e5b1f07"
+#define C5_OBJ	"Volume/longhorn-system/pvc-64684c60-5d1e-4c2a-8f3b-9a0e7d6c5b41"
+
+static void preinstall(struct harness *h)
+{
+	cs_set_status(&h->cs, RES_HV_SETTINGS, RES_NOT_INSTALLED, NULL);
+	cs_set_status(&h->cs, RES_HV_VMIMAGES, RES_NOT_INSTALLED, NULL);
+}
+
+static const struct finding *only(struct harness *h, const char *id)
+{
+	assert_int_equal(h->out.n, 1);
+	assert_string_equal(h->out.items[0].check, id);
+	return &h->out.items[0];
+}
+
+static int64_t at(const char *rfc3339)
+{
+	int64_t ns;
+	assert_int_equal(util_parse_rfc3339(rfc3339, &ns), 0);
+	return ns;
+}
+
+static bool list_has(const struct finding *f, const char *key, const char *needle)
+{
+	const struct value_list *l = kv_get_list(&f->evidence, key);
+	for (size_t i = 0; l && i < l->n; i++)
+		if (l->items[i].type == VALUE_STR && strstr(l->items[i].s, needle))
+			return true;
+	return false;
+}
+
+static void load_case17(struct harness *h)
+{
+	harness_load(h, "storage/volumes-case17.json");
+	harness_load(h, "storage/replicas-case17.json");
+	harness_load(h, "storage/engines-case17.json");
+}
+
+/* ---- helpers ---- */
+
+static void test_ref_parse(void **state)
+{
+	struct longhorn_ref r;
+	const char *s = "snap://pvc-5c8937fb/snapshot-69ceba6a";
+	assert_int_equal(longhorn_ref_parse((const uint8_t *)s, strlen(s), &r), 0);
+	assert_int_equal(r.type, LONGHORN_REF_SNAPSHOT);
+	assert_string_equal(r.volume, "pvc-5c8937fb");
+	assert_string_equal(r.name, "snapshot-69ceba6a");
+	s = "vol://pvc-1";
+	assert_int_equal(longhorn_ref_parse((const uint8_t *)s, strlen(s), &r), 0);
+	assert_int_equal(r.type, LONGHORN_REF_VOLUME);
+	assert_string_equal(r.name, "");
+	s = "bs://pvc-1/backup-2";
+	assert_int_equal(longhorn_ref_parse((const uint8_t *)s, strlen(s), &r), 0);
+	assert_int_equal(r.type, LONGHORN_REF_BACKUP);
+	s = "bi://backing?backing-image=x&volume-name=y";
+	assert_int_equal(longhorn_ref_parse((const uint8_t *)s, strlen(s), &r), 0);
+	assert_int_equal(r.type, LONGHORN_REF_BACKING_IMAGE);
+	static const char *const bad[] = {"",		"snap://",	"snap://v",  "snap://v/",
+					  "snap:///s",	"snap://v/s/x", "vol://a/b", "nfs://h/x",
+					  "SNAP://v/s", "pvc-1"};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+		assert_int_equal(longhorn_ref_parse((const uint8_t *)bad[i], strlen(bad[i]), &r),
+				 -EINVAL);
+	char big[600] = "vol://";
+	memset(big + 6, 'a', 300);
+	assert_int_equal(longhorn_ref_parse((const uint8_t *)big, strlen(big), &r), -EINVAL);
+	const uint8_t nul[] = {'v', 'o', 'l', ':', '/', '/', 'a', 0, 'b'};
+	assert_int_equal(longhorn_ref_parse(nul, sizeof(nul), &r), -EINVAL);
+	assert_int_equal(longhorn_ref_parse(NULL, 0, &r), -EINVAL);
+}
+
+static void test_version_and_int_parse(void **state)
+{
+	struct longhorn_version v;
+	static const struct {
+		const char *s;
+		int ma, mi, pa;
+	} good[] = {{"v1.11.2", 1, 11, 2},
+		    {"1.9.0-rc1", 1, 9, 0},
+		    {"v1.8", 1, 8, 0},
+		    {"longhornio/longhorn-manager:v1.10.1", 1, 10, 1},
+		    {"registry.local:5000/longhornio/longhorn-manager:v1.7.3", 1, 7, 3}};
+	for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+		assert_int_equal(
+		    longhorn_version_parse((const uint8_t *)good[i].s, strlen(good[i].s), &v), 0);
+		assert_int_equal(v.major, good[i].ma);
+		assert_int_equal(v.minor, good[i].mi);
+		assert_int_equal(v.patch, good[i].pa);
+	}
+	static const char *const bad[] = {"",
+					  "v",
+					  "v1",
+					  "1.x",
+					  "master-head",
+					  "1.2.3x",
+					  "registry.local:5000/longhorn-manager",
+					  "v9999999999.1"};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+		assert_int_equal(
+		    longhorn_version_parse((const uint8_t *)bad[i], strlen(bad[i]), &v), -EINVAL);
+	assert_true(longhorn_version_at_least(&(struct longhorn_version){1, 8, 0}, 1, 8));
+	assert_false(longhorn_version_at_least(&(struct longhorn_version){1, 7, 9}, 1, 8));
+	assert_true(longhorn_version_at_least(&(struct longhorn_version){2, 0, 0}, 1, 8));
+
+	int64_t n;
+	static const struct {
+		const char *s;
+		int64_t v;
+	} ints[] = {{"25", 25}, {" 3 ", 3}, {"{\"v1\":\"3\",\"v2\":\"2\"}", 3}, {"{\"v1\":4}", 4}};
+	for (size_t i = 0; i < ELEMENTSOF(ints); i++) {
+		assert_int_equal(
+		    longhorn_int_value_parse((const uint8_t *)ints[i].s, strlen(ints[i].s), &n), 0);
+		assert_int_equal(n, ints[i].v);
+	}
+	static const char *const badi[] = {"",		"x",   "{\"v2\":\"3\"}",  "{\"v1\":\"x\"}",
+					   "{\"v1\":3", "[3]", "{\"v1\":3} tail", "25%"};
+	for (size_t i = 0; i < ELEMENTSOF(badi); i++)
+		assert_int_equal(
+		    longhorn_int_value_parse((const uint8_t *)badi[i], strlen(badi[i]), &n),
+		    -EINVAL);
+}
+
+/* ---- api.longhorn.volume-health ---- */
+
+static void test_health_healthy_pass(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_load(&h, "storage/volumes-healthy.json");
+	harness_load(&h, "storage/replicas-healthy.json");
+	harness_load(&h, "storage/engines-healthy.json");
+	harness_run(&h, HEALTH);
+	const struct finding *f = only(&h, HEALTH);
+	assert_int_equal(f->status, STATUS_PASS);
+	int64_t n;
+	assert_true(kv_get_int(&f->evidence, "attached_healthy", &n));
+	assert_int_equal(n, 2);
+	assert_true(kv_get_int(&f->evidence, "detached", &n));
+	assert_int_equal(n, 1);
+	harness_clear(&h);
+}
+
+static void test_health_case17_degraded_warn(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	h.now_ns = at("2026-09-06T01:35:00Z");
+	load_case17(&h);
+	harness_run(&h, HEALTH);
+	const struct finding *f = only(&h, HEALTH);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_string_equal(f->object, C17_OBJ);
+	assert_non_null(strstr(f->message, "degraded: 0 of 3 replicas RW"));
+	assert_non_null(strstr(f->message, "blocks live migration of VM default/vm-e2e-final"));
+	assert_non_null(strstr(f->message, "has not converged (state initiated)"));
+	assert_true(
+	    list_has(f, "replicas", "r-29cc6b5c node=sza122100.local state=running mode=none"));
+	harness_clear(&h);
+}
+
+static void test_health_case5_fail(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	h.now_ns = at("2026-09-06T00:10:00Z");
+	harness_load(&h, "storage/volumes-case5.json");
+	harness_run(&h, HEALTH);
+	const struct finding *f = only(&h, HEALTH);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_string_equal(f->object, C5_OBJ);
+	assert_non_null(strstr(f->message, "failed: the volume holds no usable data"));
+	assert_non_null(strstr(f->message, "no Replica objects"));
+	assert_string_equal(kv_get_str(&f->evidence, "robustness"), "unknown");
+	assert_non_null(strstr(f->remediation, "api.longhorn.clone-stuck"));
+	harness_clear(&h);
+}
+
+static void test_health_faulted_and_err_modes(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_add(&h,
+		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
+		    "\"name\":\"pvc-f\",\"namespace\":\"longhorn-system\",\"creationTimestamp\":"
+		    "\"2026-09-01T00:00:00Z\"},\"spec\":{\"numberOfReplicas\":\"2\"},\"status\":{"
+		    "\"state\":\"attached\",\"robustness\":\"faulted\"}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
+		    "\"name\":\"pvc-d\",\"namespace\":\"longhorn-system\",\"creationTimestamp\":"
+		    "\"2026-09-01T00:00:00Z\"},\"spec\":{\"numberOfReplicas\":3},\"status\":{"
+		    "\"state\":\"attached\",\"robustness\":\"degraded\",\"conditions\":[{\"type\":"
+		    "\"Scheduled\",\"status\":\"False\",\"reason\":\"ReplicaSchedulingFailure\","
+		    "\"message\":\"insufficient storage\"}]}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Replica\",\"metadata\":{"
+		    "\"name\":\"pvc-d-r-1\",\"namespace\":\"longhorn-system\",\"labels\":{"
+		    "\"longhornvolume\":\"pvc-d\"}},\"spec\":{\"nodeID\":\"n1\",\"failedAt\":\"\"},"
+		    "\"status\":{\"currentState\":\"running\"}}");
+	/* labels stripped: spec.volumeName still ties it to its volume */
+	harness_add(
+	    &h,
+	    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Replica\",\"metadata\":{"
+	    "\"name\":\"pvc-d-r-2\",\"namespace\":\"longhorn-system\"},\"spec\":{\"volumeName\":"
+	    "\"pvc-d\",\"nodeID\":\"n2\",\"failedAt\":\"2026-09-05T10:00:00Z\"},\"status\":{"
+	    "\"currentState\":\"error\"}}");
+	harness_add(&h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Engine\",\"metadata\":{"
+			"\"name\":\"pvc-d-e-0\",\"namespace\":\"longhorn-system\",\"labels\":{"
+			"\"longhornvolume\":\"pvc-d\"}},\"spec\":{\"active\":true},\"status\":{"
+			"\"replicaModeMap\":{\"pvc-d-r-1\":\"RW\",\"pvc-d-r-2\":\"ERR\"}}}");
+	harness_run(&h, HEALTH);
+	assert_int_equal(h.out.n, 2);
+	const struct finding *f = harness_finding(&h, HEALTH, "Volume/longhorn-system/pvc-f");
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "0 of 2 RW"));
+	f = harness_finding(&h, HEALTH, "Volume/longhorn-system/pvc-d");
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "1 of 3 replicas RW (0 WO rebuilding, 1 ERR"));
+	assert_non_null(strstr(f->message, "Scheduled=False: insufficient storage"));
+	assert_true(list_has(f, "replicas", "mode=ERR failedAt=2026-09-05T10:00:00Z"));
+	harness_clear(&h);
+}
+
+static void test_health_unknown_and_settling(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	/* Just created: no status yet, not judged. */
+	harness_add(&h,
+		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
+		    "\"name\":\"pvc-new\",\"namespace\":\"longhorn-system\",\"creationTimestamp\":"
+		    "\"2026-09-05T13:20:14Z\"},\"spec\":{\"numberOfReplicas\":3}}");
+	harness_run(&h, HEALTH);
+	assert_int_equal(only(&h, HEALTH)->status, STATUS_PASS);
+	harness_clear(&h);
+
+	/* Old and still no status; robustness of the wrong type. */
+	harness_init(&h);
+	harness_add(&h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
+			"\"name\":\"pvc-old\",\"namespace\":\"longhorn-system\"},\"spec\":null,"
+			"\"status\":{\"state\":\"detached\",\"robustness\":5}}");
+	harness_run(&h, HEALTH);
+	assert_int_equal(only(&h, HEALTH)->status, STATUS_UNKNOWN);
+	harness_clear(&h);
+
+	/* Attached with robustness unknown, long after creation. */
+	harness_init(&h);
+	harness_add(&h,
+		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
+		    "\"name\":\"pvc-a\",\"namespace\":\"longhorn-system\",\"creationTimestamp\":"
+		    "\"2026-09-01T00:00:00Z\"},\"status\":{\"state\":\"attached\",\"robustness\":"
+		    "\"unknown\",\"kubernetesStatus\":{\"workloadsStatus\":null}}}");
+	harness_run(&h, HEALTH);
+	assert_int_equal(only(&h, HEALTH)->status, STATUS_WARN);
+	harness_clear(&h);
+}
+
+static void test_health_skip_and_install_states(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_run(&h, HEALTH);
+	assert_int_equal(only(&h, HEALTH)->status, STATUS_SKIP);
+	harness_clear(&h);
+
+	harness_init(&h);
+	preinstall(&h);
+	cs_set_status(&h.cs, RES_LH_VOLUMES, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, HEALTH);
+	assert_int_equal(only(&h, HEALTH)->status, STATUS_SKIP);
+	harness_clear(&h);
+
+	harness_init(&h);
+	harness_load(&h, "storage/deployments-harvester.json");
+	cs_set_status(&h.cs, RES_LH_VOLUMES, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, HEALTH);
+	assert_int_equal(only(&h, HEALTH)->status, STATUS_FAIL);
+	harness_clear(&h);
+
+	/* Replica modes need the engines: not collected → UNKNOWN, never a guess. */
+	harness_init(&h);
+	harness_load(&h, "storage/volumes-healthy.json");
+	cs_set_status(&h.cs, RES_LH_ENGINES, RES_NOT_COLLECTED, NULL);
+	harness_run(&h, HEALTH);
+	assert_int_equal(only(&h, HEALTH)->status, STATUS_UNKNOWN);
+	harness_clear(&h);
+}
+
+/* ---- api.longhorn.clone-stuck ---- */
+
+static void test_clone_case17_fail(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	h.now_ns = at("2026-09-06T01:35:00Z");
+	load_case17(&h);
+	harness_run(&h, CLONE);
+	const struct finding *f = only(&h, CLONE);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_string_equal(f->object, C17_OBJ);
+	assert_non_null(strstr(f->message,
+			       "will never converge: source volume "
+			       "pvc-5c8937fb-8e2a-4d6c-b0f1-7a4e2c9d3b58 no longer exists, "
+			       "snapshot snapshot-69ceba6a-3f1d-4c8e-9b2a-5d7e0f4c6a13 no "
+			       "longer exists"));
+	bool b = true;
+	assert_true(kv_get_bool(&f->evidence, "source_snapshot_exists", &b));
+	assert_false(b);
+	assert_non_null(strstr(kv_get_str(&f->evidence, "age_from"), "creationTimestamp"));
+	assert_non_null(strstr(f->remediation, "kubectl delete vm -n default vm-e2e-final"));
+	harness_clear(&h);
+}
+
+static void test_clone_case5_fail_and_young(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	h.now_ns = at("2026-09-06T00:10:00Z");
+	harness_load(&h, "storage/volumes-case5.json");
+	harness_run(&h, CLONE);
+	const struct finding *f = only(&h, CLONE);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "clone state failed"));
+	harness_clear(&h);
+
+	/* 49 s after creation: too early to judge (case 16: wait for convergence). */
+	harness_init(&h);
+	h.now_ns = at("2026-09-06T01:27:30Z");
+	load_case17(&h);
+	harness_run(&h, CLONE);
+	f = only(&h, CLONE);
+	assert_int_equal(f->status, STATUS_PASS);
+	int64_t n;
+	assert_true(kv_get_int(&f->evidence, "in_progress", &n));
+	assert_int_equal(n, 1);
+	harness_clear(&h);
+}
+
+static void test_clone_sources_present_pass(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	h.now_ns = at("2026-09-06T01:35:00Z");
+	load_case17(&h);
+	harness_load(&h, "storage/volumes-case17-before-gc.json");
+	harness_load(&h, "storage/lhsnapshots-case17-before-gc.json");
+	harness_run(&h, CLONE);
+	assert_int_equal(only(&h, CLONE)->status, STATUS_PASS);
+	harness_clear(&h);
+
+	/* Completed clones and non-clones. */
+	harness_init(&h);
+	harness_load(&h, "storage/volumes-healthy.json");
+	harness_run(&h, CLONE);
+	assert_int_equal(only(&h, CLONE)->status, STATUS_SKIP);
+	harness_clear(&h);
+}
+
+static const char *clone_vol(const char *ds, const char *state, int attempts)
+{
+	static char buf[1024];
+	snprintf(
+	    buf, sizeof(buf),
+	    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{\"name\":"
+	    "\"pvc-c\",\"namespace\":\"longhorn-system\",\"creationTimestamp\":"
+	    "\"2026-09-05T12:00:00Z\"},\"spec\":{\"dataSource\":\"%s\"},\"status\":{"
+	    "\"cloneStatus\":{\"state\":\"%s\",\"attemptCount\":%d,\"nextAllowedAttemptAt\":"
+	    "\"2026-09-05T13:30:00Z\"}}}",
+	    ds, state, attempts);
+	return buf;
+}
+
+static const char *SRC_VOL =
+    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\","
+    "\"metadata\":{\"name\":\"pvc-src\",\"namespace\":\"longhorn-system\"}}";
+static const char *SRC_SNAP =
+    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Snapshot\","
+    "\"metadata\":{\"name\":\"snap-1\",\"namespace\":\"longhorn-system\"},"
+    "\"spec\":{\"volume\":\"pvc-src\"}}";
+
+static void test_clone_failed_retry(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_add(&h, SRC_VOL);
+	harness_add(&h, SRC_SNAP);
+	harness_add(&h, clone_vol("snap://pvc-src/snap-1", "failed", 2));
+	harness_run(&h, CLONE);
+	assert_int_equal(only(&h, CLONE)->status, STATUS_WARN);
+	assert_non_null(strstr(only(&h, CLONE)->message, "retries at 2026-09-05T13:30:00Z"));
+	harness_clear(&h);
+
+	harness_init(&h);
+	harness_add(&h, SRC_VOL);
+	harness_add(&h, SRC_SNAP);
+	harness_add(&h, clone_vol("snap://pvc-src/snap-1", "failed", 10));
+	harness_run(&h, CLONE);
+	assert_int_equal(only(&h, CLONE)->status, STATUS_FAIL);
+	harness_clear(&h);
+
+	/* vol:// clone whose source volume is gone. */
+	harness_init(&h);
+	harness_add(&h, clone_vol("vol://pvc-gone", "initiated", 1));
+	harness_run(&h, CLONE);
+	assert_int_equal(only(&h, CLONE)->status, STATUS_FAIL);
+	harness_clear(&h);
+
+	/* 1.10's copy-completed-awaiting-healthy: the data is copied. */
+	harness_init(&h);
+	harness_add(&h, clone_vol("vol://pvc-gone", "copy-completed-awaiting-healthy", 1));
+	harness_run(&h, CLONE);
+	assert_int_equal(only(&h, CLONE)->status, STATUS_PASS);
+	harness_clear(&h);
+}
+
+static void test_clone_unknown(void **state)
+{
+	struct harness h;
+	static const char *const bad[][2] = {{"http://example/img", "initiated"},
+					     {"snap://pvc-src/snap-1", "copying"}};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		harness_init(&h);
+		harness_add(&h, SRC_VOL);
+		harness_add(&h, SRC_SNAP);
+		harness_add(&h, clone_vol(bad[i][0], bad[i][1], 0));
+		harness_run(&h, CLONE);
+		assert_int_equal(only(&h, CLONE)->status, STATUS_UNKNOWN);
+		harness_clear(&h);
+	}
+
+	/* Source volume there, Longhorn snapshots not served. */
+	harness_init(&h);
+	harness_add(&h, SRC_VOL);
+	cs_set_status(&h.cs, RES_LH_SNAPSHOTS, RES_NOT_INSTALLED, NULL);
+	harness_add(&h, clone_vol("snap://pvc-src/snap-1", "initiated", 1));
+	harness_run(&h, CLONE);
+	assert_int_equal(only(&h, CLONE)->status, STATUS_UNKNOWN);
+	harness_clear(&h);
+
+	/* No creationTimestamp, cloneStatus null. */
+	harness_init(&h);
+	harness_add(
+	    &h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
+		"\"name\":\"pvc-x\",\"namespace\":\"longhorn-system\"},\"spec\":{\"dataSource\":"
+		"\"vol://pvc-gone\"},\"status\":{\"cloneStatus\":null}}");
+	harness_run(&h, CLONE);
+	assert_int_equal(only(&h, CLONE)->status, STATUS_UNKNOWN);
+	harness_clear(&h);
+
+	harness_init(&h);
+	cs_set_status(&h.cs, RES_LH_VOLUMES, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, CLONE);
+	assert_int_equal(only(&h, CLONE)->status, STATUS_SKIP);
+	harness_clear(&h);
+}
+
+/* ---- api.longhorn.rwx-share ---- */
+
+static void test_share_pass(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_load(&h, "storage/volumes-healthy.json");
+	harness_load(&h, "storage/sharemanagers-healthy.json");
+	harness_load(&h, "storage/pods-share-manager-running.json");
+	harness_run(&h, SHARE);
+	const struct finding *f = only(&h, SHARE);
+	assert_int_equal(f->status, STATUS_PASS);
+	int64_t n;
+	assert_true(kv_get_int(&f->evidence, "migratable_rwx", &n));
+	assert_int_equal(n, 1);
+	harness_clear(&h);
+}
+
+static void test_share_image_pull_fail(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_load(&h, "storage/volumes-share-error.json");
+	harness_load(&h, "storage/sharemanagers-error.json");
+	harness_load(&h, "storage/pods-share-manager-imagepull.json");
+	harness_run(&h, SHARE);
+	const struct finding *f = only(&h, SHARE);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_string_equal(f->object,
+			    "Volume/longhorn-system/pvc-7d1e5c2a-3b7f-4a51-9a53-2f1e0c9d4b10");
+	assert_non_null(strstr(f->message, "longhorn-share-manager:v1.11.2 cannot be pulled "
+					   "(ImagePullBackOff"));
+	assert_string_equal(kv_get_str(&f->evidence, "share_state"), "error");
+	assert_string_equal(kv_get_str(&f->evidence, "share_manager_state"), "error");
+	assert_non_null(strstr(f->remediation, "registries.yaml"));
+	harness_clear(&h);
+}
+
+static void test_share_case8_fail_and_skip(void **state)
+{
+	struct harness h;
+	/* The seed's literal observation: attached, healthy, no endpoint, no pod. */
+	harness_init(&h);
+	harness_load(&h, "storage/volumes-case8-nonmigratable.json");
+	harness_run(&h, SHARE);
+	const struct finding *f = only(&h, SHARE);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "no share-manager pod"));
+	assert_non_null(strstr(f->message, "shareEndpoint empty"));
+	assert_string_equal(kv_get_str(&f->evidence, "pod"), "does not exist");
+	harness_clear(&h);
+
+	/* As SPEC re-diagnoses it: a migratable volume has no share by design. */
+	harness_init(&h);
+	harness_load(&h, "storage/volumes-case8.json");
+	harness_run(&h, SHARE);
+	assert_int_equal(only(&h, SHARE)->status, STATUS_SKIP);
+	harness_clear(&h);
+}
+
+static void test_share_starting_warn(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_add(
+	    &h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
+		"\"name\":\"pvc-s\",\"namespace\":\"longhorn-system\"},\"spec\":{\"accessModes\":"
+		"null,\"accessMode\":\"rwx\",\"migratable\":\"false\"},\"status\":{\"state\":"
+		"\"attached\",\"shareState\":\"starting\",\"shareEndpoint\":\"\"}}");
+	harness_add(
+	    &h, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+		"\"share-manager-pvc-s\",\"namespace\":\"longhorn-system\",\"creationTimestamp\":"
+		"\"2026-09-05T13:20:14Z\"},\"status\":{\"phase\":\"Pending\",\"containerStatuses\":"
+		"[{\"name\":\"share-manager\",\"ready\":false,\"state\":{\"waiting\":{\"reason\":"
+		"\"ContainerCreating\"}}}]}}");
+	harness_run(&h, SHARE);
+	assert_int_equal(only(&h, SHARE)->status, STATUS_WARN);
+	harness_clear(&h);
+
+	/* Same, but the pod has been pending for an hour. */
+	harness_init(&h);
+	harness_add(&h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
+			"\"name\":\"pvc-s\",\"namespace\":\"longhorn-system\"},\"spec\":{"
+			"\"accessMode\":\"rwx\"},\"status\":{\"state\":\"attached\",\"shareState\":"
+			"\"starting\",\"shareEndpoint\":null}}");
+	harness_add(
+	    &h, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+		"\"share-manager-pvc-s\",\"namespace\":\"longhorn-system\",\"creationTimestamp\":"
+		"\"2026-09-05T12:20:14Z\"},\"status\":{\"phase\":\"Pending\",\"containerStatuses\":"
+		"null}}");
+	harness_run(&h, SHARE);
+	assert_int_equal(only(&h, SHARE)->status, STATUS_FAIL);
+	harness_clear(&h);
+}
+
+static void test_share_unknown_skip(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_load(&h, "storage/volumes-healthy.json");
+	cs_set_status(&h.cs, RES_PODS, RES_FORBIDDEN, "403");
+	harness_run(&h, SHARE);
+	assert_int_equal(only(&h, SHARE)->status, STATUS_UNKNOWN);
+	harness_clear(&h);
+
+	harness_init(&h);
+	cs_set_status(&h.cs, RES_LH_VOLUMES, RES_NOT_INSTALLED, NULL);
+	cs_set_status(&h.cs, RES_LH_SHAREMANAGERS, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, SHARE);
+	assert_int_equal(only(&h, SHARE)->status, STATUS_SKIP);
+	harness_clear(&h);
+}
+
+/* ---- api.longhorn.node-disk ---- */
+
+static void test_disk_case8_pass(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_load(&h, "storage/lhnodes-case8.json");
+	harness_load(&h, "storage/settings-longhorn-1.11.json");
+	harness_run(&h, DISK);
+	const struct finding *f = only(&h, DISK);
+	assert_int_equal(f->status, STATUS_PASS);
+	assert_true(list_has(f, "disks",
+			     "sza122100.local: default-disk-333344440001 "
+			     "/var/lib/longhorn/: available 102.7 GiB of 118.7 GiB"));
+	int64_t n;
+	assert_true(kv_get_int(&f->evidence, "default_replica_count", &n));
+	assert_int_equal(n, 3);
+	harness_clear(&h);
+}
+
+static void test_disk_pressure_fail(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_load(&h, "storage/lhnodes-disk-pressure.json");
+	harness_load(&h, "storage/settings-longhorn-1.11.json");
+	harness_run(&h, DISK);
+	assert_int_equal(h.out.n, 2);
+	const struct finding *f = harness_finding(&h, DISK, "Node/longhorn-system/sza122102.local");
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "no schedulable disk"));
+	assert_non_null(strstr(f->message, "Minimal Available Percentage: 25%"));
+	/* Two schedulable nodes for three replicas: new volumes come up degraded. */
+	f = &h.out.items[1];
+	assert_null(f->object);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "default-replica-count is 3"));
+	harness_clear(&h);
+
+	/* With soft anti-affinity, replicas may share a node: no count warning. */
+	harness_init(&h);
+	harness_load(&h, "storage/lhnodes-disk-pressure.json");
+	harness_add(&h,
+		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":{"
+		    "\"name\":\"replica-soft-anti-affinity\",\"namespace\":\"longhorn-system\"},"
+		    "\"value\":\"true\"}");
+	harness_run(&h, DISK);
+	assert_int_equal(h.out.n, 1);
+	harness_clear(&h);
+}
+
+static void test_disk_low_and_over_warn(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_load(&h, "storage/lhnodes-case8.json");
+	harness_add(&h,
+		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":{"
+		    "\"name\":\"storage-minimal-available-percentage\",\"namespace\":"
+		    "\"longhorn-system\"},\"value\":\"90\"}");
+	harness_run(&h, DISK);
+	assert_int_equal(h.out.n, 3);
+	for (size_t i = 0; i < h.out.n; i++) {
+		assert_int_equal(h.out.items[i].status, STATUS_WARN);
+		assert_non_null(strstr(h.out.items[i].message, "below the 90% minimum"));
+	}
+	harness_clear(&h);
+
+	harness_init(&h);
+	harness_load(&h, "storage/lhnodes-case8.json");
+	harness_add(&h,
+		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":{"
+		    "\"name\":\"storage-over-provisioning-percentage\",\"namespace\":"
+		    "\"longhorn-system\"},\"value\":\"5\"}");
+	harness_run(&h, DISK);
+	assert_int_equal(h.out.n, 3);
+	assert_non_null(strstr(h.out.items[0].message, "exceeds 5%"));
+	harness_clear(&h);
+}
+
+static const char *lh_node(const char *name, const char *spec, const char *status)
+{
+	static char buf[2048];
+	snprintf(buf, sizeof(buf),
+		 "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Node\",\"metadata\":{\"name\":"
+		 "\"%s\",\"namespace\":\"longhorn-system\"},\"spec\":%s,\"status\":%s}",
+		 name, spec, status);
+	return buf;
+}
+
+static void test_disk_config_unknown(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_add(
+	    &h, lh_node("n0", "{\"allowScheduling\":false,\"disks\":{\"d\":{}}}",
+			"{\"diskStatus\":{\"d\":{\"storageAvailable\":\"100\",\"storageMaximum\":"
+			"200,\"storageScheduled\":0,\"conditions\":[{\"type\":\"Schedulable\","
+			"\"status\":\"False\"}]}}}"));
+	harness_add(&h, lh_node("n1", "{\"disks\":{}}", "{}"));
+	harness_add(&h, lh_node("n2", "{\"disks\":{\"d\":{\"allowScheduling\":true}}}",
+				"{\"diskStatus\":null}"));
+	harness_add(&h, lh_node("n3", "{\"disks\":[1,2]}", "null"));
+	harness_add(&h,
+		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":{"
+		    "\"name\":\"default-replica-count\",\"namespace\":\"longhorn-system\"},"
+		    "\"value\":\"{\\\"v1\\\":\\\"1\\\"}\"}");
+	harness_run(&h, DISK);
+	assert_int_equal(harness_finding(&h, DISK, "Node/longhorn-system/n0")->status, STATUS_WARN);
+	assert_non_null(strstr(harness_finding(&h, DISK, "Node/longhorn-system/n0")->message,
+			       "by configuration"));
+	assert_int_equal(harness_finding(&h, DISK, "Node/longhorn-system/n1")->status, STATUS_WARN);
+	assert_int_equal(harness_finding(&h, DISK, "Node/longhorn-system/n2")->status,
+			 STATUS_UNKNOWN);
+	assert_int_equal(harness_finding(&h, DISK, "Node/longhorn-system/n3")->status, STATUS_WARN);
+	/* default-replica-count 1 and no schedulable node: the count warning too. */
+	assert_int_equal(h.out.n, 5);
+	harness_clear(&h);
+
+	/* An unreadable setting makes the whole check UNKNOWN. */
+	harness_init(&h);
+	harness_load(&h, "storage/lhnodes-case8.json");
+	harness_add(&h,
+		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":{"
+		    "\"name\":\"storage-over-provisioning-percentage\",\"namespace\":"
+		    "\"longhorn-system\"},\"value\":200}");
+	harness_run(&h, DISK);
+	assert_int_equal(only(&h, DISK)->status, STATUS_UNKNOWN);
+	harness_clear(&h);
+}
+
+static void test_disk_install_states(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	preinstall(&h);
+	cs_set_status(&h.cs, RES_LH_NODES, RES_NOT_INSTALLED, NULL);
+	cs_set_status(&h.cs, RES_LH_SETTINGS, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, DISK);
+	assert_int_equal(only(&h, DISK)->status, STATUS_SKIP);
+	harness_clear(&h);
+
+	harness_init(&h);
+	harness_run(&h, DISK);
+	assert_int_equal(only(&h, DISK)->status, STATUS_FAIL);
+	assert_non_null(strstr(only(&h, DISK)->message, "no Longhorn node"));
+	harness_clear(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_ref_parse),
+	    cmocka_unit_test(test_version_and_int_parse),
+	    cmocka_unit_test(test_health_healthy_pass),
+	    cmocka_unit_test(test_health_case17_degraded_warn),
+	    cmocka_unit_test(test_health_case5_fail),
+	    cmocka_unit_test(test_health_faulted_and_err_modes),
+	    cmocka_unit_test(test_health_unknown_and_settling),
+	    cmocka_unit_test(test_health_skip_and_install_states),
+	    cmocka_unit_test(test_clone_case17_fail),
+	    cmocka_unit_test(test_clone_case5_fail_and_young),
+	    cmocka_unit_test(test_clone_sources_present_pass),
+	    cmocka_unit_test(test_clone_failed_retry),
+	    cmocka_unit_test(test_clone_unknown),
+	    cmocka_unit_test(test_share_pass),
+	    cmocka_unit_test(test_share_image_pull_fail),
+	    cmocka_unit_test(test_share_case8_fail_and_skip),
+	    cmocka_unit_test(test_share_starting_warn),
+	    cmocka_unit_test(test_share_unknown_skip),
+	    cmocka_unit_test(test_disk_case8_pass),
+	    cmocka_unit_test(test_disk_pressure_fail),
+	    cmocka_unit_test(test_disk_low_and_over_warn),
+	    cmocka_unit_test(test_disk_config_unknown),
+	    cmocka_unit_test(test_disk_install_states),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

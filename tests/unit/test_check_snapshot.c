@@ -1,0 +1,696 @@
+/* The VolumeSnapshotClass and VolumeSnapshot checks on fixtures modelled on
+ * seed 000 cases 2, 4, 5, 10, 17, 18. */
+#include "agg_harness.h"
+
+#define VSC_LH	 "api.vsc.longhorn"
+#define VSC_AMB	 "api.vsc.ambiguous"
+#define VSC_BT	 "api.vsc.backup-target"
+#define VSC_RISK "api.vsc.snap-restore-risk"
+#define RESTORE	 "api.snapshot.restorable"
+#define STUCK	 "api.snapshot.stuck-deletion"
+
+static void preinstall(struct harness *h)
+{
+	cs_set_status(&h->cs, RES_HV_SETTINGS, RES_NOT_INSTALLED, NULL);
+	cs_set_status(&h->cs, RES_HV_VMIMAGES, RES_NOT_INSTALLED, NULL);
+}
+
+/* Harvester installed: its Deployment and CoreDNS, as on the seed's cluster. */
+static void installed(struct harness *h)
+{
+	harness_init(h);
+	harness_load(h, "storage/deployments-harvester.json");
+}
+
+static const struct finding *only(struct harness *h, const char *id)
+{
+	assert_int_equal(h->out.n, 1);
+	assert_string_equal(h->out.items[0].check, id);
+	return &h->out.items[0];
+}
+
+static int64_t at(const char *rfc3339)
+{
+	int64_t ns;
+	assert_int_equal(util_parse_rfc3339(rfc3339, &ns), 0);
+	return ns;
+}
+
+static void add_vsc(struct harness *h, const char *name, const char *params, const char *ann)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf),
+		 "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshotClass\","
+		 "\"metadata\":{\"name\":\"%s\"%s%s%s},\"driver\":\"driver.longhorn.io\","
+		 "\"deletionPolicy\":\"Delete\"%s%s}",
+		 name, ann ? ",\"annotations\":{" : "", ann ? ann : "", ann ? "}" : "",
+		 params ? ",\"parameters\":" : "", params ? params : "");
+	harness_add(h, buf);
+}
+
+/* ---- api.vsc.longhorn ---- */
+
+static void test_vsc_longhorn_pass_and_skip(void **state)
+{
+	struct harness h;
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-harvester.json");
+	harness_run(&h, VSC_LH);
+	const struct finding *f = only(&h, VSC_LH);
+	assert_int_equal(f->status, STATUS_PASS);
+	assert_string_equal(kv_get_str(&f->evidence, "parameters.type"), "(absent)");
+	assert_string_equal(kv_get_str(&f->evidence, "type"), "bak");
+	harness_clear(&h);
+
+	harness_init(&h);
+	preinstall(&h);
+	harness_run(&h, VSC_LH);
+	assert_int_equal(only(&h, VSC_LH)->status, STATUS_SKIP);
+	harness_clear(&h);
+}
+
+static void test_vsc_longhorn_missing_fail(void **state)
+{
+	struct harness h;
+	installed(&h);
+	add_vsc(&h, "longhorn-snapshot", "{\"type\":\"snap\"}", NULL);
+	harness_run(&h, VSC_LH);
+	const struct finding *f = only(&h, VSC_LH);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "harvester exits at start"));
+	assert_non_null(strstr(f->remediation, "\"name\":\"longhorn\""));
+	assert_non_null(strstr(f->remediation, "kubectl apply -f -"));
+	harness_clear(&h);
+
+	/* The snapshot API itself is not served after Harvester's install. */
+	installed(&h);
+	cs_set_status(&h.cs, RES_VS_CLASSES, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, VSC_LH);
+	f = only(&h, VSC_LH);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "not served"));
+	harness_clear(&h);
+}
+
+static void test_vsc_longhorn_wrong_driver_or_type(void **state)
+{
+	struct harness h;
+	installed(&h);
+	harness_add(&h, "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
+			"\"VolumeSnapshotClass\",\"metadata\":{\"name\":\"longhorn\"},\"driver\":"
+			"\"rook-ceph.rbd.csi.ceph.com\",\"deletionPolicy\":\"Delete\"}");
+	harness_run(&h, VSC_LH);
+	assert_int_equal(only(&h, VSC_LH)->status, STATUS_FAIL);
+	assert_non_null(strstr(only(&h, VSC_LH)->message, "rook-ceph.rbd.csi.ceph.com"));
+	harness_clear(&h);
+
+	installed(&h);
+	add_vsc(&h, "longhorn", "{\"type\":\"backup\"}", NULL);
+	harness_run(&h, VSC_LH);
+	assert_int_equal(only(&h, VSC_LH)->status, STATUS_FAIL);
+	assert_non_null(strstr(only(&h, VSC_LH)->message, "invalid CSI snapshot type"));
+	harness_clear(&h);
+
+	/* Wrong types: driver a number, parameters.type a number. */
+	installed(&h);
+	harness_add(&h,
+		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
+		    "\"VolumeSnapshotClass\",\"metadata\":{\"name\":\"longhorn\"},\"driver\":5}");
+	harness_run(&h, VSC_LH);
+	assert_int_equal(only(&h, VSC_LH)->status, STATUS_FAIL);
+	harness_clear(&h);
+	installed(&h);
+	add_vsc(&h, "longhorn", "{\"type\":3}", NULL);
+	harness_run(&h, VSC_LH);
+	assert_int_equal(only(&h, VSC_LH)->status, STATUS_FAIL);
+	harness_clear(&h);
+}
+
+/* ---- api.vsc.ambiguous ---- */
+
+static void test_vsc_ambiguous_case4_warn(void **state)
+{
+	struct harness h;
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_run(&h, VSC_AMB);
+	const struct finding *f = only(&h, VSC_AMB);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "use longhorn (type bak, first by name"));
+	assert_string_equal(kv_get_str(&f->evidence, "kubevirt_uses"), "longhorn");
+	assert_non_null(strstr(f->remediation, "is-default-class=true"));
+	harness_clear(&h);
+}
+
+static void test_vsc_ambiguous_default_annotation_wins(void **state)
+{
+	struct harness h;
+	installed(&h);
+	add_vsc(&h, "longhorn", NULL, NULL);
+	add_vsc(&h, "longhorn-snapshot", "{\"type\":\"snap\"}",
+		"\"snapshot.storage.kubernetes.io/is-default-class\":\"true\"");
+	harness_run(&h, VSC_AMB);
+	const struct finding *f = only(&h, VSC_AMB);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_string_equal(kv_get_str(&f->evidence, "kubevirt_uses"), "longhorn-snapshot");
+	assert_non_null(strstr(kv_get_str(&f->evidence, "because"), "annotated"));
+	harness_clear(&h);
+}
+
+static void test_vsc_ambiguous_pass_skip(void **state)
+{
+	struct harness h;
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
+	harness_run(&h, VSC_AMB);
+	assert_int_equal(only(&h, VSC_AMB)->status, STATUS_PASS);
+	harness_clear(&h);
+
+	/* "" and "bs" are both backups: same behaviour, no ambiguity. */
+	installed(&h);
+	add_vsc(&h, "longhorn", "{\"type\":\"\"}", NULL);
+	add_vsc(&h, "longhorn-old", "{\"type\":\"bs\"}", NULL);
+	harness_add(&h, "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
+			"\"VolumeSnapshotClass\",\"metadata\":{\"name\":\"ceph\"},\"driver\":"
+			"\"rook-ceph.rbd.csi.ceph.com\",\"parameters\":{\"type\":\"x\"}}");
+	harness_run(&h, VSC_AMB);
+	assert_int_equal(only(&h, VSC_AMB)->status, STATUS_PASS);
+	harness_clear(&h);
+
+	installed(&h);
+	harness_run(&h, VSC_AMB);
+	assert_int_equal(only(&h, VSC_AMB)->status, STATUS_SKIP);
+	harness_clear(&h);
+
+	/* Longhorn classes without Harvester (KubeVirt + Longhorn): judged all the same. */
+	harness_init(&h);
+	preinstall(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_run(&h, VSC_AMB);
+	assert_int_equal(only(&h, VSC_AMB)->status, STATUS_WARN);
+	harness_clear(&h);
+
+	installed(&h);
+	cs_set_status(&h.cs, RES_VS_CLASSES, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, VSC_AMB);
+	assert_int_equal(only(&h, VSC_AMB)->status, STATUS_SKIP);
+	harness_clear(&h);
+}
+
+/* ---- api.vsc.backup-target ---- */
+
+static void test_backup_target_case4_fail(void **state)
+{
+	struct harness h;
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/settings-longhorn-1.11.json");
+	harness_load(&h, "storage/backuptargets-unavailable.json");
+	harness_run(&h, VSC_BT);
+	const struct finding *f = only(&h, VSC_BT);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "backup target default is not available (backup "
+					   "target URL is empty): snapshots with longhorn fail"));
+	assert_non_null(strstr(f->remediation, "volumesnapshotclasses.snapshot.storage.k8s.io "
+					       "longhorn --type=merge"));
+	assert_non_null(strstr(kv_get_str(&f->evidence, "path"), "BackupTarget default"));
+	assert_non_null(strstr(kv_get_str(&f->evidence, "longhorn_version"), "1.11.2"));
+	assert_string_equal(kv_get_str(&f->evidence, "unavailable_condition"),
+			    "True: backup target URL is empty");
+	assert_non_null(strstr(f->remediation, "backup-target"));
+	harness_clear(&h);
+}
+
+static void test_backup_target_available_pass(void **state)
+{
+	struct harness h;
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-harvester.json");
+	harness_load(&h, "storage/settings-longhorn-1.11.json");
+	harness_load(&h, "storage/backuptargets-available.json");
+	harness_run(&h, VSC_BT);
+	const struct finding *f = only(&h, VSC_BT);
+	assert_int_equal(f->status, STATUS_PASS);
+	assert_non_null(strstr(f->message, "nfs://192.168.10.5:/exports/backup"));
+	harness_clear(&h);
+}
+
+static void test_backup_target_old_longhorn(void **state)
+{
+	struct harness h;
+	/* Longhorn 1.7, setting backup-target empty, no BackupTarget object. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/settings-longhorn-1.7.json");
+	harness_run(&h, VSC_BT);
+	const struct finding *f = only(&h, VSC_BT);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_string_equal(kv_get_str(&f->evidence, "path"), "Longhorn setting backup-target");
+	assert_non_null(strstr(f->message, "setting backup-target is empty"));
+	harness_clear(&h);
+
+	/* A URL in the setting but nothing reports reachability. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_add(&h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":"
+			"{\"name\":\"backup-target\",\"namespace\":\"longhorn-system\"},"
+			"\"value\":\"s3://backups@us-east-1/\"}");
+	harness_run(&h, VSC_BT);
+	assert_int_equal(only(&h, VSC_BT)->status, STATUS_UNKNOWN);
+	harness_clear(&h);
+
+	/* Longhorn 1.11 without BackupTarget default. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/settings-longhorn-1.11.json");
+	harness_run(&h, VSC_BT);
+	f = only(&h, VSC_BT);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "Longhorn 1.11 keeps its backup target"));
+	harness_clear(&h);
+}
+
+static void test_backup_target_unknown_skip(void **state)
+{
+	struct harness h;
+	/* BackupTarget default without status. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_add(
+	    &h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"BackupTarget\","
+		"\"metadata\":{\"name\":\"default\",\"namespace\":\"longhorn-system\"},"
+		"\"spec\":{\"backupTargetURL\":\"nfs://x:/y\"},\"status\":{\"available\":\"yes\","
+		"\"conditions\":null}}");
+	harness_run(&h, VSC_BT);
+	assert_int_equal(only(&h, VSC_BT)->status, STATUS_UNKNOWN);
+	harness_clear(&h);
+
+	/* available=false without a condition is still unavailable. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_add(
+	    &h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"BackupTarget\","
+		"\"metadata\":{\"name\":\"default\",\"namespace\":\"longhorn-system\"},"
+		"\"spec\":{\"backupTargetURL\":\"nfs://x:/y\"},\"status\":{\"available\":false}}");
+	harness_run(&h, VSC_BT);
+	assert_int_equal(only(&h, VSC_BT)->status, STATUS_FAIL);
+	harness_clear(&h);
+
+	/* Only snap classes: no backup target needed. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
+	harness_load(&h, "storage/backuptargets-unavailable.json");
+	harness_run(&h, VSC_BT);
+	assert_int_equal(only(&h, VSC_BT)->status, STATUS_SKIP);
+	harness_clear(&h);
+
+	/* Longhorn not installed at all. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	cs_set_status(&h.cs, RES_LH_SETTINGS, RES_NOT_INSTALLED, NULL);
+	cs_set_status(&h.cs, RES_LH_BACKUPTARGETS, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, VSC_BT);
+	assert_int_equal(only(&h, VSC_BT)->status, STATUS_FAIL);
+	harness_clear(&h);
+
+	/* No Harvester, no Longhorn classes: nothing needs a target. */
+	harness_init(&h);
+	preinstall(&h);
+	harness_run(&h, VSC_BT);
+	assert_int_equal(only(&h, VSC_BT)->status, STATUS_SKIP);
+	harness_clear(&h);
+
+	/* Longhorn 1.11 settings, a bak class, neither BackupTarget nor setting. */
+	harness_init(&h);
+	preinstall(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	cs_set_status(&h.cs, RES_LH_BACKUPTARGETS, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, VSC_BT);
+	assert_int_equal(only(&h, VSC_BT)->status, STATUS_FAIL);
+	assert_non_null(strstr(only(&h, VSC_BT)->message, "no BackupTarget default and no "
+							  "backup-target setting"));
+	harness_clear(&h);
+
+	installed(&h);
+	cs_set_status(&h.cs, RES_LH_BACKUPTARGETS, RES_FORBIDDEN, "403");
+	harness_run(&h, VSC_BT);
+	assert_int_equal(only(&h, VSC_BT)->status, STATUS_UNKNOWN);
+	harness_clear(&h);
+}
+
+/* ---- api.vsc.snap-restore-risk ---- */
+
+static void test_snap_restore_risk(void **state)
+{
+	struct harness h;
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
+	harness_run(&h, VSC_RISK);
+	const struct finding *f = only(&h, VSC_RISK);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "longhorn of type snap"));
+	assert_non_null(strstr(f->remediation, "{\"parameters\":{\"type\":\"bak\"}}"));
+	harness_clear(&h);
+
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_run(&h, VSC_RISK);
+	assert_int_equal(only(&h, VSC_RISK)->status, STATUS_PASS);
+	harness_clear(&h);
+
+	/* Marking longhorn-snapshot default makes VM snapshots in-cluster snapshots. */
+	installed(&h);
+	add_vsc(&h, "longhorn", NULL, NULL);
+	add_vsc(&h, "longhorn-snapshot", "{\"type\":\"snap\"}",
+		"\"snapshot.storage.kubernetes.io/is-default-class\":\"true\"");
+	harness_run(&h, VSC_RISK);
+	assert_int_equal(only(&h, VSC_RISK)->status, STATUS_WARN);
+	harness_clear(&h);
+
+	installed(&h);
+	add_vsc(&h, "longhorn", "{\"type\":\"snapshot\"}", NULL);
+	harness_run(&h, VSC_RISK);
+	assert_int_equal(only(&h, VSC_RISK)->status, STATUS_WARN);
+	assert_non_null(strstr(only(&h, VSC_RISK)->message, "rejects"));
+	harness_clear(&h);
+
+	installed(&h);
+	harness_run(&h, VSC_RISK);
+	assert_int_equal(only(&h, VSC_RISK)->status, STATUS_SKIP);
+	harness_clear(&h);
+}
+
+/* ---- api.snapshot.restorable ---- */
+
+static void case17_snapshot(struct harness *h)
+{
+	harness_load(h, "storage/volumesnapshots-case17.json");
+	harness_load(h, "storage/volumesnapshotcontents-case17.json");
+}
+
+#define VS17_OBJ                                                                                   \
+	"VolumeSnapshot/default/vmsnapshot-1924a5e9-6b3c-4d2e-8f1a-0c7b5e9d3a26-volume-disk-0"
+
+static void test_restorable_case17_fail(void **state)
+{
+	struct harness h;
+	installed(&h);
+	case17_snapshot(&h);
+	harness_load(&h, "storage/volumes-case17.json");
+	harness_run(&h, RESTORE);
+	const struct finding *f = only(&h, RESTORE);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_string_equal(f->object, VS17_OBJ);
+	assert_non_null(strstr(f->message, "cannot be restored"));
+	assert_non_null(
+	    strstr(f->message, "pvc-5c8937fb-8e2a-4d6c-b0f1-7a4e2c9d3b58 no longer exists"));
+	assert_non_null(strstr(f->message,
+			       "snapshot snapshot-69ceba6a-3f1d-4c8e-9b2a-5d7e0f4c6a13 no "
+			       "longer exists"));
+	assert_string_equal(kv_get_str(&f->evidence, "source_vm"), "vm-e2e-final");
+	assert_non_null(strstr(f->remediation, "grep vmsnapshot-content-1924a5e9-6b3c-4d2e-8f1a-"
+					       "0c7b5e9d3a26"));
+	harness_clear(&h);
+
+	/* Only the Longhorn snapshot is gone. */
+	installed(&h);
+	case17_snapshot(&h);
+	harness_load(&h, "storage/volumes-case17-before-gc.json");
+	harness_run(&h, RESTORE);
+	f = only(&h, RESTORE);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_string_equal(kv_get_str(&f->evidence, "longhorn_volume_state"), "exists");
+	assert_string_equal(kv_get_str(&f->evidence, "longhorn_snapshot_state"), "does not exist");
+	harness_clear(&h);
+}
+
+static void test_restorable_pass(void **state)
+{
+	struct harness h;
+	installed(&h);
+	case17_snapshot(&h);
+	harness_load(&h, "storage/volumes-case17-before-gc.json");
+	harness_load(&h, "storage/lhsnapshots-case17-before-gc.json");
+	harness_run(&h, RESTORE);
+	const struct finding *f = only(&h, RESTORE);
+	assert_int_equal(f->status, STATUS_PASS);
+	int64_t n;
+	assert_true(kv_get_int(&f->evidence, "longhorn_snapshots_checked", &n));
+	assert_int_equal(n, 1);
+	harness_clear(&h);
+
+	/* A backup handle does not need the source volume. */
+	installed(&h);
+	harness_add(&h,
+		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
+		    "\"metadata\":{\"name\":\"s\",\"namespace\":\"default\"},\"status\":{"
+		    "\"boundVolumeSnapshotContentName\":\"c\",\"readyToUse\":true}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
+		    "\"VolumeSnapshotContent\",\"metadata\":{\"name\":\"c\"},\"spec\":{\"driver\":"
+		    "\"driver.longhorn.io\"},\"status\":{\"snapshotHandle\":"
+		    "\"bak://pvc-gone/backup-0a1b2c3d4e5f6071\",\"readyToUse\":true}}");
+	harness_run(&h, RESTORE);
+	f = only(&h, RESTORE);
+	assert_int_equal(f->status, STATUS_PASS);
+	assert_true(kv_get_int(&f->evidence, "longhorn_backups", &n));
+	assert_int_equal(n, 1);
+	harness_clear(&h);
+}
+
+static void test_restorable_warn_unknown(void **state)
+{
+	struct harness h;
+	/* The Longhorn snapshot is marked removed: gone at the next purge. */
+	installed(&h);
+	case17_snapshot(&h);
+	harness_load(&h, "storage/volumes-case17-before-gc.json");
+	harness_add(
+	    &h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Snapshot\",\"metadata\":"
+		"{\"name\":\"snapshot-69ceba6a-3f1d-4c8e-9b2a-5d7e0f4c6a13\",\"namespace\":"
+		"\"longhorn-system\"},\"spec\":{\"volume\":"
+		"\"pvc-5c8937fb-8e2a-4d6c-b0f1-7a4e2c9d3b58\"},\"status\":{\"markRemoved\":true}}");
+	harness_run(&h, RESTORE);
+	assert_int_equal(only(&h, RESTORE)->status, STATUS_WARN);
+	harness_clear(&h);
+
+	/* snapshots.longhorn.io not served while the volume exists. */
+	installed(&h);
+	case17_snapshot(&h);
+	harness_load(&h, "storage/volumes-case17-before-gc.json");
+	cs_set_status(&h.cs, RES_LH_SNAPSHOTS, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, RESTORE);
+	assert_int_equal(only(&h, RESTORE)->status, STATUS_UNKNOWN);
+	harness_clear(&h);
+
+	/* A handle that is not Longhorn's, and a content without handle. */
+	installed(&h);
+	harness_add(&h,
+		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
+		    "\"metadata\":{\"name\":\"s\",\"namespace\":\"default\"},\"status\":{"
+		    "\"boundVolumeSnapshotContentName\":\"c\",\"readyToUse\":true}}");
+	harness_add(
+	    &h, "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
+		"\"VolumeSnapshotContent\",\"metadata\":{\"name\":\"c\"},\"spec\":{\"driver\":"
+		"\"driver.longhorn.io\"},\"status\":{\"snapshotHandle\":\"snap://only-volume\"}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
+		    "\"metadata\":{\"name\":\"t\",\"namespace\":\"default\"},\"status\":{"
+		    "\"boundVolumeSnapshotContentName\":\"d\",\"readyToUse\":true}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
+		    "\"VolumeSnapshotContent\",\"metadata\":{\"name\":\"d\"},\"spec\":{\"driver\":"
+		    "\"driver.longhorn.io\"},\"status\":{\"snapshotHandle\":null}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
+		    "\"metadata\":{\"name\":\"u\",\"namespace\":\"default\"},\"status\":{"
+		    "\"readyToUse\":true}}");
+	harness_run(&h, RESTORE);
+	assert_int_equal(h.out.n, 3);
+	for (size_t i = 0; i < h.out.n; i++)
+		assert_int_equal(h.out.items[i].status, STATUS_UNKNOWN);
+	harness_clear(&h);
+}
+
+static void test_restorable_fail_variants(void **state)
+{
+	struct harness h;
+	/* The bound content is gone. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshots-case17.json");
+	harness_run(&h, RESTORE);
+	assert_int_equal(only(&h, RESTORE)->status, STATUS_FAIL);
+	assert_non_null(strstr(only(&h, RESTORE)->message, "VolumeSnapshotContent"));
+	harness_clear(&h);
+
+	/* The source volume is being deleted (case 17's VolumeFailedDelete). */
+	installed(&h);
+	case17_snapshot(&h);
+	harness_load(&h, "storage/lhsnapshots-case17-before-gc.json");
+	harness_add(&h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":"
+			"{\"name\":\"pvc-5c8937fb-8e2a-4d6c-b0f1-7a4e2c9d3b58\",\"namespace\":"
+			"\"longhorn-system\",\"deletionTimestamp\":\"2026-09-06T01:26:40Z\"},"
+			"\"status\":{\"state\":\"deleting\"}}");
+	harness_run(&h, RESTORE);
+	assert_int_equal(only(&h, RESTORE)->status, STATUS_FAIL);
+	assert_non_null(strstr(only(&h, RESTORE)->message, "is being deleted"));
+	harness_clear(&h);
+}
+
+static void test_restorable_skip(void **state)
+{
+	struct harness h;
+	installed(&h);
+	harness_run(&h, RESTORE);
+	assert_int_equal(only(&h, RESTORE)->status, STATUS_SKIP);
+	harness_clear(&h);
+
+	/* Not ready (case 10's failed snapshot), and another driver: nothing to judge. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshots-case10.json");
+	harness_add(&h,
+		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
+		    "\"metadata\":{\"name\":\"s\",\"namespace\":\"default\"},\"status\":{"
+		    "\"boundVolumeSnapshotContentName\":\"c\",\"readyToUse\":\"true\"}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
+		    "\"VolumeSnapshotContent\",\"metadata\":{\"name\":\"c\"},\"spec\":{\"driver\":"
+		    "\"hostpath.csi.k8s.io\"},\"status\":{\"snapshotHandle\":\"1234\"}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
+		    "\"metadata\":{\"name\":\"n\",\"namespace\":\"default\"},\"status\":null}");
+	harness_run(&h, RESTORE);
+	assert_int_equal(only(&h, RESTORE)->status, STATUS_SKIP);
+	harness_clear(&h);
+
+	installed(&h);
+	cs_set_status(&h.cs, RES_VS_SNAPSHOTS, RES_NOT_INSTALLED, NULL);
+	cs_set_status(&h.cs, RES_VS_CONTENTS, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, RESTORE);
+	assert_int_equal(only(&h, RESTORE)->status, STATUS_SKIP);
+	harness_clear(&h);
+}
+
+/* ---- api.snapshot.stuck-deletion ---- */
+
+static void test_stuck_case10_warn(void **state)
+{
+	struct harness h;
+	installed(&h);
+	h.now_ns = at("2026-09-05T23:55:00Z");
+	harness_load(&h, "storage/volumesnapshots-case10.json");
+	harness_load(&h, "storage/volumesnapshotcontents-case10.json");
+	harness_run(&h, STUCK);
+	/* One finding: the content carries the repair, the snapshot follows it. */
+	const struct finding *f = only(&h, STUCK);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_string_equal(f->object, "VolumeSnapshotContent/snapcontent-0f1e2d3c-4b5a-4697-8877-"
+				       "665544332211");
+	assert_non_null(strstr(f->message, "deleting for 10m36s"));
+	assert_non_null(strstr(f->message, "backup target default is not available"));
+	assert_string_equal(
+	    kv_get_str(&f->evidence, "finalizers"),
+	    "snapshot.storage.kubernetes.io/volumesnapshotcontent-bound-protection");
+	const char *r = f->remediation;
+	const char *fix = strstr(r, "fix the cause"),
+		   *patch = strstr(r, "--type=merge -p "
+				      "'{\"metadata\":{\"finalizers\":null}}'");
+	assert_non_null(fix);
+	assert_non_null(patch);
+	assert_true(fix < patch);
+	assert_non_null(strstr(r, "volumesnapshotcontents.snapshot.storage.k8s.io "
+				  "snapcontent-0f1e2d3c-4b5a-4697-8877-665544332211"));
+	assert_non_null(strstr(r, "released by the snapshot controller"));
+	harness_clear(&h);
+}
+
+static void test_stuck_recent_pass(void **state)
+{
+	struct harness h;
+	installed(&h);
+	h.now_ns = at("2026-09-05T23:46:00Z");
+	harness_load(&h, "storage/volumesnapshots-case10.json");
+	harness_load(&h, "storage/volumesnapshotcontents-case10.json");
+	harness_run(&h, STUCK);
+	const struct finding *f = only(&h, STUCK);
+	assert_int_equal(f->status, STATUS_PASS);
+	int64_t n;
+	assert_true(kv_get_int(&f->evidence, "deleting_less_than_5m", &n));
+	assert_int_equal(n, 2);
+	harness_clear(&h);
+
+	installed(&h);
+	harness_run(&h, STUCK);
+	assert_int_equal(only(&h, STUCK)->status, STATUS_PASS);
+	harness_clear(&h);
+}
+
+static void test_stuck_snapshot_alone(void **state)
+{
+	struct harness h;
+	/* The VolumeSnapshot is stuck but its content is gone: its own finalizer is the fix. */
+	installed(&h);
+	h.now_ns = at("2026-09-06T06:00:00Z");
+	harness_load(&h, "storage/volumesnapshots-case10.json");
+	harness_run(&h, STUCK);
+	const struct finding *f = only(&h, STUCK);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->object, "VolumeSnapshot/default/"));
+	assert_non_null(
+	    strstr(f->remediation, "volumesnapshots.snapshot.storage.k8s.io -n default"));
+	assert_string_equal(kv_get_str(&f->evidence, "content_state"), "does not exist");
+	harness_clear(&h);
+}
+
+static void test_stuck_bad_input(void **state)
+{
+	struct harness h;
+	installed(&h);
+	harness_add(&h,
+		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
+		    "\"VolumeSnapshotContent\",\"metadata\":{\"name\":\"c\",\"deletionTimestamp\":"
+		    "\"yesterday\",\"finalizers\":[\"x\"]}}");
+	/* Deleting without finalizers: the API server removes it, nothing holds it. */
+	harness_add(&h,
+		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
+		    "\"metadata\":{\"name\":\"s\",\"namespace\":\"a\",\"deletionTimestamp\":"
+		    "\"2026-09-01T00:00:00Z\",\"finalizers\":null}}");
+	harness_run(&h, STUCK);
+	const struct finding *f = only(&h, STUCK);
+	assert_int_equal(f->status, STATUS_UNKNOWN);
+	harness_clear(&h);
+
+	installed(&h);
+	cs_set_status(&h.cs, RES_VS_SNAPSHOTS, RES_NOT_INSTALLED, NULL);
+	cs_set_status(&h.cs, RES_VS_CONTENTS, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, STUCK);
+	assert_int_equal(only(&h, STUCK)->status, STATUS_SKIP);
+	harness_clear(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_vsc_longhorn_pass_and_skip),
+	    cmocka_unit_test(test_vsc_longhorn_missing_fail),
+	    cmocka_unit_test(test_vsc_longhorn_wrong_driver_or_type),
+	    cmocka_unit_test(test_vsc_ambiguous_case4_warn),
+	    cmocka_unit_test(test_vsc_ambiguous_default_annotation_wins),
+	    cmocka_unit_test(test_vsc_ambiguous_pass_skip),
+	    cmocka_unit_test(test_backup_target_case4_fail),
+	    cmocka_unit_test(test_backup_target_available_pass),
+	    cmocka_unit_test(test_backup_target_old_longhorn),
+	    cmocka_unit_test(test_backup_target_unknown_skip),
+	    cmocka_unit_test(test_snap_restore_risk),
+	    cmocka_unit_test(test_restorable_case17_fail),
+	    cmocka_unit_test(test_restorable_pass),
+	    cmocka_unit_test(test_restorable_warn_unknown),
+	    cmocka_unit_test(test_restorable_fail_variants),
+	    cmocka_unit_test(test_restorable_skip),
+	    cmocka_unit_test(test_stuck_case10_warn),
+	    cmocka_unit_test(test_stuck_recent_pass),
+	    cmocka_unit_test(test_stuck_snapshot_alone),
+	    cmocka_unit_test(test_stuck_bad_input),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
