@@ -1,8 +1,20 @@
+/*
+ * GET /metrics in the Prometheus text exposition format 0.0.4.
+ *
+ * Every family is a row in one table (name, type, help, writer), so each is
+ * declared once with HELP and TYPE right before its samples, and the
+ * families come out in one fixed order. Status-like facts are gauges with a
+ * "status" label: gates carry one series per possible status (0 or 1), so
+ * `== 0` works as well as `== 1`; checks, resources and the overall verdict
+ * carry only the current one (value 1), which keeps the series count at one
+ * per check and node.
+ */
 #include "metrics.h"
 
 #include <string.h>
 
 #include "catalog.h"
+#include "render_text.h"
 
 static const char *const reject_names[_REJECT_MAX] = {
     [REJECT_UNAUTHORIZED] = "unauthorized", [REJECT_FORBIDDEN] = "forbidden",
@@ -17,26 +29,87 @@ const char *metrics_reject_name(enum reject_reason r)
 
 void metrics_label(FILE *f, const char *s)
 {
+	/* Label values are UTF-8: invalid bytes and control characters become
+	 * visible escapes first, then the format's own three escapes. */
+	_cleanup_free_ char *safe = render_text_sanitize(s);
 	fputc('"', f);
-	for (; s && *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fprintf(f, "\\%c", *s);
-		else if (*s == '\n')
+	for (const char *p = safe; *p; p++) {
+		if (*p == '\\' || *p == '"')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
 			fputs("\\n", f);
+		else if (*p == '\t')
+			fputc(' ', f);
 		else
-			fputc(*s, f);
+			fputc(*p, f);
 	}
 	fputc('"', f);
 }
 
-static void header(FILE *f, const char *name, const char *type, const char *help)
+struct metrics_in {
+	const struct verdict *v;
+	const struct store *s;
+	const struct cluster_state *cs;
+	const struct metrics_counters *c;
+	int64_t now_ns;
+};
+
+static void seconds(FILE *f, int64_t ns)
 {
-	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	fprintf(f, "%lld.%03lld", (long long)(ns / NSEC_PER_SEC),
+		(long long)(ns % NSEC_PER_SEC / NSEC_PER_MSEC));
 }
 
-/* The worst status per (check, node): one series each, value 1. */
-static void check_series(FILE *f, const struct verdict *v)
+static void w_build_info(FILE *f, const struct metrics_in *in)
 {
+	fputs("hvready_build_info{version=", f);
+	metrics_label(f, HVREADY_VERSION);
+	fputs("} 1\n", f);
+}
+
+static void w_verdict_status(FILE *f, const struct metrics_in *in)
+{
+	if (!in->v)
+		return;
+	fputs("hvready_verdict_status{status=", f);
+	metrics_label(f, status_name(verdict_status(in->v, -1)));
+	fputs("} 1\n", f);
+}
+
+static void w_verdict_timestamp(FILE *f, const struct metrics_in *in)
+{
+	if (!in->v)
+		return;
+	fputs("hvready_verdict_timestamp_seconds ", f);
+	seconds(f, in->v->generated_ns);
+	fputc('\n', f);
+}
+
+static void w_gate_status(FILE *f, const struct metrics_in *in)
+{
+	static const enum status gate_statuses[] = {STATUS_PASS, STATUS_WARN, STATUS_UNKNOWN,
+						    STATUS_FAIL};
+	for (int g = 0; in->v && g < _GATE_MAX; g++)
+		for (size_t k = 0; k < ELEMENTSOF(gate_statuses); k++) {
+			fprintf(f, "hvready_gate_status{gate=\"%s\",status=\"%s\"} %d\n",
+				gate_name(g), status_name(gate_statuses[k]),
+				in->v->gates[g].status == gate_statuses[k]);
+		}
+}
+
+static void w_gate_blockers(FILE *f, const struct metrics_in *in)
+{
+	for (int g = 0; in->v && g < _GATE_MAX; g++)
+		fprintf(f, "hvready_gate_blockers{gate=\"%s\"} %zu\n", gate_name(g),
+			in->v->gates[g].n_blockers);
+}
+
+/* The worst status per (check, node): one series each. */
+static void w_check_status(FILE *f, const struct metrics_in *in)
+{
+	const struct verdict *v = in->v;
+	if (!v)
+		return;
 	bool *done = xcalloc(v->findings.n ? v->findings.n : 1, sizeof(bool));
 	for (size_t i = 0; i < v->findings.n; i++) {
 		if (done[i])
@@ -61,62 +134,188 @@ static void check_series(FILE *f, const struct verdict *v)
 	free(done);
 }
 
-void metrics_render(FILE *f, const struct verdict *v, const struct store *s,
-		    const struct cluster_state *cs, const struct metrics_counters *c,
-		    int64_t now_ns)
+static void w_findings(FILE *f, const struct metrics_in *in)
 {
-	header(f, "hvready_build_info", "gauge", "Build information of the aggregator.");
-	fputs("hvready_build_info{version=", f);
-	metrics_label(f, HVREADY_VERSION);
-	fputs("} 1\n", f);
+	size_t count[_STATUS_MAX] = {0};
+	if (!in->v)
+		return;
+	for (size_t i = 0; i < in->v->findings.n; i++)
+		if ((unsigned)in->v->findings.items[i].status < _STATUS_MAX)
+			count[in->v->findings.items[i].status]++;
+	for (int s = 0; s < _STATUS_MAX; s++)
+		fprintf(f, "hvready_findings{status=\"%s\"} %zu\n", status_name(s), count[s]);
+}
 
-	if (v) {
-		header(f, "hvready_gate_status", "gauge",
-		       "1 for the current status of each readiness gate, 0 for the others.");
-		for (int g = 0; g < _GATE_MAX; g++)
-			for (int st = 0; st < _STATUS_MAX; st++) {
-				if (st == STATUS_SKIP)
-					continue;
-				fputs("hvready_gate_status{gate=", f);
-				metrics_label(f, gate_name(g));
-				fputs(",status=", f);
-				metrics_label(f, status_name(st));
-				fprintf(f, "} %d\n", v->gates[g].status == (enum status)st);
-			}
-		header(f, "hvready_check_status", "gauge",
-		       "1 for the worst current status of each check on each node (node=\"\" for "
-		       "cluster-wide checks).");
-		check_series(f, v);
+static void w_vm_live_migratable(FILE *f, const struct metrics_in *in)
+{
+	for (size_t i = 0; in->v && i < in->v->vms.n; i++) {
+		const struct vm_row *r = &in->v->vms.items[i];
+		fputs("hvready_vm_live_migratable{namespace=", f);
+		metrics_label(f, r->namespace);
+		fputs(",name=", f);
+		metrics_label(f, r->name);
+		fputs(",node=", f);
+		metrics_label(f, r->node);
+		fprintf(f, "} %d\n", r->can_migrate);
 	}
+}
 
-	header(f, "hvready_node_report_age_seconds", "gauge",
-	       "Seconds since the node's latest report was received.");
-	for (size_t i = 0; s && i < s->n; i++) {
-		int64_t age = now_ns - s->entries[i].received_ns;
+static void w_node_reporting(FILE *f, const struct metrics_in *in)
+{
+	for (size_t i = 0; in->v && i < in->v->n_nodes; i++) {
+		fputs("hvready_node_reporting{node=", f);
+		metrics_label(f, in->v->nodes[i].name);
+		fprintf(f, "} %d\n", in->v->nodes[i].reporting);
+	}
+}
+
+static void w_node_report_age(FILE *f, const struct metrics_in *in)
+{
+	for (size_t i = 0; in->s && i < in->s->n; i++) {
+		int64_t age = in->now_ns - in->s->entries[i].received_ns;
 		fputs("hvready_node_report_age_seconds{node=", f);
-		metrics_label(f, s->entries[i].report->node);
-		fprintf(f, "} %.3f\n", (double)(age < 0 ? 0 : age) / 1e9);
+		metrics_label(f, in->s->entries[i].report->node);
+		fputs("} ", f);
+		seconds(f, age < 0 ? 0 : age);
+		fputc('\n', f);
 	}
+}
 
-	header(f, "hvready_reports_received_total", "counter",
-	       "Node reports received on POST /v1/reports, accepted or not.");
+static void w_reports_received(FILE *f, const struct metrics_in *in)
+{
 	fprintf(f, "hvready_reports_received_total %llu\n",
-		(unsigned long long)(c ? c->reports_received : 0));
-	header(f, "hvready_report_rejected_total", "counter", "Node reports rejected, by reason.");
-	for (int r = 0; r < _REJECT_MAX; r++) {
-		fputs("hvready_report_rejected_total{reason=", f);
-		metrics_label(f, reject_names[r]);
-		fprintf(f, "} %llu\n", (unsigned long long)(c ? c->rejected[r] : 0));
-	}
+		(unsigned long long)(in->c ? in->c->reports_received : 0));
+}
 
-	header(f, "hvready_api_list_duration_seconds", "gauge",
-	       "How long the latest list of each resource took (live API only).");
-	for (int i = 0; cs && cs->live && i < _RES_MAX; i++) {
-		if (cs->res[i].status != RES_COLLECTED && cs->res[i].status != RES_NOT_INSTALLED)
+static void w_reports_accepted(FILE *f, const struct metrics_in *in)
+{
+	fprintf(f, "hvready_reports_accepted_total %llu\n",
+		(unsigned long long)(in->s ? in->s->accepted : 0));
+}
+
+static void w_reports_stale(FILE *f, const struct metrics_in *in)
+{
+	fprintf(f, "hvready_reports_stale_total %llu\n",
+		(unsigned long long)(in->s ? in->s->stale : 0));
+}
+
+static void w_reports_rejected(FILE *f, const struct metrics_in *in)
+{
+	for (int r = 0; r < _REJECT_MAX; r++)
+		fprintf(f, "hvready_report_rejected_total{reason=\"%s\"} %llu\n", reject_names[r],
+			(unsigned long long)(in->c ? in->c->rejected[r] : 0));
+}
+
+static void w_state_timestamp(FILE *f, const struct metrics_in *in)
+{
+	if (!in->cs || !in->cs->read_at_ns)
+		return;
+	fputs("hvready_cluster_state_timestamp_seconds ", f);
+	seconds(f, in->cs->read_at_ns);
+	fputc('\n', f);
+}
+
+static const char *resource_status_label(enum resource_status s)
+{
+	switch (s) {
+	case RES_COLLECTED:
+		return "collected";
+	case RES_NOT_INSTALLED:
+		return "not_installed";
+	case RES_FORBIDDEN:
+		return "forbidden";
+	case RES_FAILED:
+		return "failed";
+	default:
+		return "not_collected";
+	}
+}
+
+static void w_resource_status(FILE *f, const struct metrics_in *in)
+{
+	for (int i = 0; in->cs && i < _RES_MAX; i++) {
+		_cleanup_free_ char *name = resource_display_name(&resource_defs[i]);
+		fputs("hvready_resource_status{resource=", f);
+		metrics_label(f, name);
+		fprintf(f, ",status=\"%s\"} 1\n", resource_status_label(in->cs->res[i].status));
+	}
+}
+
+static void w_api_list_duration(FILE *f, const struct metrics_in *in)
+{
+	for (int i = 0; in->cs && in->cs->live && i < _RES_MAX; i++) {
+		if (in->cs->res[i].status != RES_COLLECTED &&
+		    in->cs->res[i].status != RES_NOT_INSTALLED)
 			continue;
 		_cleanup_free_ char *name = resource_display_name(&resource_defs[i]);
 		fputs("hvready_api_list_duration_seconds{resource=", f);
 		metrics_label(f, name);
-		fprintf(f, "} %.6f\n", (double)cs->res[i].duration_ns / 1e9);
+		fprintf(f, "} %.6f\n", (double)in->cs->res[i].duration_ns / 1e9);
+	}
+}
+
+struct family {
+	const char *name, *type, *help;
+	void (*write)(FILE *f, const struct metrics_in *in);
+};
+
+/* docs/outputs.md describes each of these; keep the two in step. */
+static const struct family families[] = {
+    {"hvready_build_info", "gauge", "Build information of the aggregator (always 1).",
+     w_build_info},
+    {"hvready_verdict_status", "gauge",
+     "1 for the overall verdict: the worst status of the four gates.", w_verdict_status},
+    {"hvready_verdict_timestamp_seconds", "gauge",
+     "Unix time at which the current verdict was computed.", w_verdict_timestamp},
+    {"hvready_gate_status", "gauge",
+     "1 for the current status of each readiness gate, 0 for the other statuses.", w_gate_status},
+    {"hvready_gate_blockers", "gauge",
+     "Findings that decide each gate (those with the gate's status; 0 when it passes).",
+     w_gate_blockers},
+    {"hvready_check_status", "gauge",
+     "1 for the worst current status of each check on each node (node=\"\" for "
+     "cluster-wide checks).",
+     w_check_status},
+    {"hvready_findings", "gauge", "Findings in the current verdict, by status.", w_findings},
+    {"hvready_vm_live_migratable", "gauge",
+     "1 if the running VM can live-migrate now, 0 if not (the reasons are in the verdict).",
+     w_vm_live_migratable},
+    {"hvready_node_reporting", "gauge",
+     "1 if the node has a fresh agent report, 0 if not (every Kubernetes node and every "
+     "reporting node).",
+     w_node_reporting},
+    {"hvready_node_report_age_seconds", "gauge",
+     "Seconds since the node's latest report was received.", w_node_report_age},
+    {"hvready_reports_received_total", "counter",
+     "Node reports received on POST /v1/reports, accepted or not.", w_reports_received},
+    {"hvready_reports_accepted_total", "counter",
+     "Node reports accepted and stored (newer than the one held for the node).",
+     w_reports_accepted},
+    {"hvready_reports_stale_total", "counter",
+     "Node reports accepted but ignored: not newer than the one held for the node.",
+     w_reports_stale},
+    {"hvready_report_rejected_total", "counter",
+     "Node reports rejected, by reason (unauthorized 401, forbidden 403, bad_report 400, "
+     "unsupported_media_type 415, too_large 413, other).",
+     w_reports_rejected},
+    {"hvready_cluster_state_timestamp_seconds", "gauge",
+     "Unix time at which the cluster state in use was read.", w_state_timestamp},
+    {"hvready_resource_status", "gauge",
+     "1 for how each Kubernetes resource was obtained: collected, not_installed, forbidden, "
+     "failed or not_collected.",
+     w_resource_status},
+    {"hvready_api_list_duration_seconds", "gauge",
+     "How long the latest list of each resource took (live API only).", w_api_list_duration},
+};
+
+void metrics_render(FILE *f, const struct verdict *v, const struct store *s,
+		    const struct cluster_state *cs, const struct metrics_counters *c,
+		    int64_t now_ns)
+{
+	struct metrics_in in = {.v = v, .s = s, .cs = cs, .c = c, .now_ns = now_ns};
+	for (size_t i = 0; i < ELEMENTSOF(families); i++) {
+		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", families[i].name, families[i].help,
+			families[i].name, families[i].type);
+		families[i].write(f, &in);
 	}
 }

@@ -1,14 +1,35 @@
+/*
+ * The verdict as one self-contained HTML page, for a change board and for the
+ * aggregator's dashboard. Order of reading: the overall verdict, the four
+ * gates with what blocks each, the blockers in full (evidence, remediation),
+ * the running VMs that cannot live-migrate, the node × host-check matrix, and
+ * every finding. No script and no external asset: it reads the same from a
+ * file, a mail attachment or a print-out. Hovering (or focusing) a matrix cell
+ * shows the finding's evidence; every finding expands to its evidence and
+ * remediation; printing expands the problems.
+ *
+ * The page is also well-formed XML (void elements closed, attributes quoted,
+ * no named entities), so tests can parse it strictly and compare every
+ * finding with the JSON verdict.
+ */
 #include "render_html.h"
 
 #include <string.h>
 
 #include "catalog.h"
 #include "render_text.h"
+#include "render_verdict.h"
+
+/* Blockers are shown expanded up to this many; beyond, collapsed. */
+#define OPEN_BLOCKERS_MAX 40
+/* A gate card lists this many of its blockers by name. */
+#define GATE_CARD_LIST 6
 
 static void esc(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
+	_cleanup_free_ char *safe = render_text_sanitize(s);
+	for (const char *p = safe; *p; p++) {
+		switch (*p) {
 		case '&':
 			fputs("&amp;", f);
 			break;
@@ -25,22 +46,30 @@ static void esc(FILE *f, const char *s)
 			fputs("&#39;", f);
 			break;
 		default:
-			fputc(*s, f);
+			fputc(*p, f);
 		}
 	}
 }
 
-static void esc_value(FILE *f, const struct value *v)
+/* Text a check wrote: `…` pairs become <code> (commands to copy). */
+static void esc_rich(FILE *f, const char *s)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	if (!m)
-		return;
-	render_text_value(m, v);
-	fclose(m);
-	esc(f, buf);
-	free(buf);
+	const char *p = s ? s : "";
+	while (*p) {
+		const char *open = strchr(p, '`');
+		const char *close = open ? strchr(open + 1, '`') : NULL;
+		if (!close || close == open + 1) {
+			esc(f, p);
+			return;
+		}
+		_cleanup_free_ char *before = xstrndup(p, (size_t)(open - p));
+		_cleanup_free_ char *code = xstrndup(open + 1, (size_t)(close - open - 1));
+		esc(f, before);
+		fputs("<code>", f);
+		esc(f, code);
+		fputs("</code>", f);
+		p = close + 1;
+	}
 }
 
 static const char *cls(enum status s)
@@ -59,193 +88,517 @@ static const char *cls(enum status s)
 	}
 }
 
-static const char css[] =
-    "body{font:14px/1.4 system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5em;color:#1b1b1b}"
-    "h1{font-size:1.5em;margin:0 0 .2em}h2{font-size:1.15em;margin:1.6em 0 .5em;border-bottom:"
-    "1px solid #ccc}.meta{color:#555}"
-    ".st{display:inline-block;min-width:5.5em;text-align:center;border-radius:3px;padding:0 .3em;"
-    "font-weight:600;font-size:.85em}"
-    ".pass{background:#d6f5d6;color:#145214}.warn{background:#fff0c2;color:#6b4e00}"
-    ".fail{background:#ffd1d1;color:#8a0000}.unknown{background:#e8d9f7;color:#4b2a73}"
-    ".skip{background:#eee;color:#666}"
-    ".gates{display:flex;gap:1em;flex-wrap:wrap}.gate{border:1px solid #ccc;border-radius:6px;"
-    "padding:.6em 1em;min-width:12em}.gate h3{margin:0 0 .3em;font-size:1em}"
-    "table{border-collapse:collapse;margin:.4em 0}th,td{border:1px solid #ddd;padding:.25em .5em;"
-    "vertical-align:top;text-align:left}th{background:#f4f4f4}"
-    "td.cell{text-align:center;padding:0}td.cell span{display:block;padding:.25em .4em}"
-    "details{margin:.25em 0}summary{cursor:pointer}.ev{margin:.2em 0 .2em 1.5em;color:#333}"
-    ".ev code{background:#f6f6f6;padding:0 .2em}.fix{margin:.2em 0 .4em 1.5em}"
-    ".matrix th.rot{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;"
-    "font-weight:normal}"
-    "@media print{details{display:block}details>summary{list-style:none}"
-    ".gate{break-inside:avoid}body{margin:0}}";
-
-static void finding_detail(FILE *f, const struct finding *fd, bool open)
+static bool is_problem(enum status s)
 {
-	fprintf(f, "<details class=\"finding\" data-check=\"");
+	return s == STATUS_FAIL || s == STATUS_UNKNOWN || s == STATUS_WARN;
+}
+
+static const char *gate_title(enum gate g)
+{
+	switch (g) {
+	case GATE_PREINSTALL:
+		return "Installing Harvester onto this RKE2 cluster";
+	case GATE_PLATFORM:
+		return "Harvester platform health";
+	case GATE_RWX:
+		return "Longhorn RWX volumes (NFS share)";
+	default:
+		return "Live migration of running VMs";
+	}
+}
+
+static const char *verdict_words(enum status s)
+{
+	switch (s) {
+	case STATUS_PASS:
+		return "Ready";
+	case STATUS_WARN:
+		return "Ready, with warnings";
+	case STATUS_FAIL:
+		return "Not ready";
+	default:
+		return "Undecided: evidence is missing";
+	}
+}
+
+static const char css[] =
+    ":root{--fail:#b00020;--fail-bg:#fde3e6;--warn:#7a5200;--warn-bg:#fff1c7;"
+    "--unk:#5b2a86;--unk-bg:#efe3fa;--pass:#1c6b2a;--pass-bg:#ddf4e1;--skip:#5f6368;"
+    "--skip-bg:#eceff1;--line:#d6d9dc}"
+    "*{box-sizing:border-box}"
+    "body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
+    "margin:0 auto;padding:1.2em 1.5em 3em;max-width:78em;color:#1d1f21;background:#fff}"
+    "h1{font-size:1.6em;margin:0 0 .2em}h2{font-size:1.2em;margin:1.8em 0 .6em;"
+    "padding-bottom:.2em;border-bottom:2px solid var(--line)}h3{font-size:1.05em;margin:0}"
+    "code{font:.9em/1.3 ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace;"
+    "background:#f3f4f5;border-radius:3px;padding:0 .25em;overflow-wrap:anywhere}"
+    "a{color:inherit}.meta{color:#555;margin:.2em 0}"
+    ".st{display:inline-block;min-width:5.6em;text-align:center;border-radius:3px;"
+    "padding:0 .4em;font-weight:700;font-size:.8em;letter-spacing:.03em;border:1px solid;"
+    "-webkit-print-color-adjust:exact;print-color-adjust:exact}"
+    ".st.pass{color:var(--pass);background:var(--pass-bg)}"
+    ".st.warn{color:var(--warn);background:var(--warn-bg)}"
+    ".st.fail{color:var(--fail);background:var(--fail-bg)}"
+    ".st.unknown{color:var(--unk);background:var(--unk-bg)}"
+    ".st.skip{color:var(--skip);background:var(--skip-bg)}"
+    ".banner{border-left:.5em solid;padding:.6em 1em;margin:.8em 0;background:#f7f7f8}"
+    ".banner.fail{border-color:var(--fail)}.banner.warn{border-color:#d4a000}"
+    ".banner.unknown{border-color:var(--unk)}.banner.pass{border-color:var(--pass)}"
+    ".banner b{font-size:1.15em}"
+    "nav{margin:.6em 0;font-size:.9em}nav a{margin-right:1em}"
+    ".gates{display:grid;grid-template-columns:repeat(auto-fit,minmax(16em,1fr));gap:.8em}"
+    ".gate{border:1px solid var(--line);border-top:.35em solid;border-radius:4px;"
+    "padding:.6em .8em;break-inside:avoid}"
+    ".gate.fail{border-top-color:var(--fail)}.gate.warn{border-top-color:#d4a000}"
+    ".gate.unknown{border-top-color:var(--unk)}.gate.pass{border-top-color:var(--pass)}"
+    ".gate h3{display:flex;justify-content:space-between;align-items:center;gap:.5em}"
+    ".gate .what{color:#555;font-size:.88em;margin:.1em 0 .4em}"
+    ".gate ul{margin:.2em 0 0;padding-left:1.1em;font-size:.88em}"
+    ".gate li{margin:.15em 0;overflow-wrap:anywhere}.gate .none{color:#555;font-size:.88em}"
+    "details.finding{border:1px solid var(--line);border-left:.3em solid var(--line);"
+    "border-radius:3px;margin:.35em 0;padding:.25em .6em;break-inside:avoid}"
+    "details.fail{border-left-color:var(--fail)}details.warn{border-left-color:#d4a000}"
+    "details.unknown{border-left-color:var(--unk)}details.pass{border-left-color:var(--pass)}"
+    "details:target{outline:2px solid #1a73e8}"
+    "summary{cursor:pointer;overflow-wrap:anywhere}summary .subj{font-weight:600}"
+    ".msg{white-space:pre-line}"
+    ".body{margin:.4em 0 .2em 1.2em}.blocks{margin:.2em 0;font-size:.88em;color:#444}"
+    ".tag{display:inline-block;border:1px solid var(--line);border-radius:2em;"
+    "padding:0 .5em;margin-right:.3em}"
+    "table{border-collapse:collapse;margin:.4em 0}"
+    "th,td{border:1px solid var(--line);padding:.25em .5em;vertical-align:top;text-align:left}"
+    "th{background:#f3f4f5}"
+    "table.ev{font-size:.9em;width:100%}table.ev th{width:1%;white-space:nowrap;"
+    "font-weight:600;background:#fafafa}"
+    "table.ev td code{white-space:pre-wrap;background:none;padding:0}"
+    ".fix{margin:.4em 0;padding:.3em .6em;background:#eef5ff;border-radius:3px}"
+    ".noev{color:#555;font-size:.9em}"
+    ".scroll{overflow-x:auto}"
+    "table.matrix td.cell{padding:0;text-align:center;position:relative;min-width:3.2em}"
+    "table.matrix td.cell>a,table.matrix td.cell>span{display:block;padding:.2em .25em;"
+    "text-decoration:none;font-size:.72em;font-weight:700}"
+    "td.cell.pass{background:var(--pass-bg);color:var(--pass)}"
+    "td.cell.warn{background:var(--warn-bg);color:var(--warn)}"
+    "td.cell.fail{background:var(--fail-bg);color:var(--fail)}"
+    "td.cell.unknown{background:var(--unk-bg);color:var(--unk)}"
+    "td.cell.skip{background:var(--skip-bg);color:var(--skip)}"
+    "table.matrix td.cell{-webkit-print-color-adjust:exact;print-color-adjust:exact}"
+    "table.matrix th.rot{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;"
+    "font-weight:500;font-size:.85em;padding:.4em .2em}"
+    "table.matrix th.node{white-space:nowrap}table.matrix th.node small{display:block;"
+    "font-weight:400;color:#555}"
+    ".tip{display:none;position:absolute;z-index:5;left:50%;top:100%;width:26em;"
+    "text-align:left;background:#fff;color:#1d1f21;border:1px solid #999;border-radius:4px;"
+    "box-shadow:0 2px 8px rgba(0,0,0,.25);padding:.4em .6em;font-size:.82em;font-weight:400}"
+    "td.cell:hover .tip,td.cell:focus-within .tip,td.cell:focus .tip{display:block}"
+    "td.cell:nth-last-child(-n+5) .tip{left:auto;right:40%}"
+    ".tip p{margin:.3em 0 0}.tip dl{margin:.3em 0 0}.tip dt{font-weight:600}.tip dd{margin:0 0 "
+    ".2em 1em;"
+    "overflow-wrap:anywhere;white-space:pre-wrap}"
+    "tr.vm.no td:first-child{font-weight:600}ul.why{margin:0;padding-left:1.1em}"
+    "footer{margin-top:2em;color:#666;font-size:.85em}"
+    "@media print{"
+    "@page{margin:12mm}"
+    "body{font-size:10pt;max-width:none;padding:0}"
+    "nav,.tip,.reload{display:none}"
+    "a{text-decoration:none}"
+    "h2{break-after:avoid}"
+    "details.problem::details-content{content-visibility:visible;display:block}"
+    "details.problem>summary{list-style:none}"
+    "details.finding,.gate,tr{break-inside:avoid}"
+    ".gates{grid-template-columns:1fr 1fr}"
+    "table.ev td code{white-space:pre-wrap}"
+    "}";
+
+static void finding_attrs(FILE *f, const struct finding *fd)
+{
+	fputs(" data-check=\"", f);
 	esc(f, fd->check);
-	fprintf(f, "\" data-status=\"%s\"%s><summary><span class=\"st %s\">%s</span> <code>",
-		status_name(fd->status), open ? " open" : "", cls(fd->status),
-		status_name(fd->status));
-	esc(f, fd->check);
-	fputs("</code>", f);
+	fprintf(f, "\" data-status=\"%s\"", status_name(fd->status));
 	if (fd->node) {
-		fputs(" on <b>", f);
+		fputs(" data-node=\"", f);
 		esc(f, fd->node);
-		fputs("</b>", f);
+		fputc('"', f);
 	}
 	if (fd->object) {
-		fputs(" <i>", f);
+		fputs(" data-object=\"", f);
 		esc(f, fd->object);
-		fputs("</i>", f);
+		fputc('"', f);
 	}
-	fputs(": ", f);
-	esc(f, fd->message);
-	fputs("</summary>", f);
-	if (fd->evidence.n) {
-		fputs("<div class=\"ev\">", f);
-		for (size_t i = 0; i < fd->evidence.n; i++) {
-			esc(f, fd->evidence.items[i].key);
-			fputs(": <code>", f);
-			esc_value(f, &fd->evidence.items[i].val);
-			fputs("</code><br>", f);
-		}
-		fputs("</div>", f);
-	}
-	if (fd->remediation && *fd->remediation && fd->status != STATUS_PASS) {
-		fputs("<div class=\"fix\">&#8594; ", f);
-		esc(f, fd->remediation);
-		fputs("</div>", f);
-	}
-	fputs("</details>\n", f);
 }
 
-/* Node × host-check matrix: the worst status of each check on each node. */
-static void matrix(FILE *f, const struct verdict *v)
+static void evidence_table(FILE *f, const struct finding *fd)
 {
-	struct strv checks = {0};
-	for (size_t i = 0; i < catalog_len; i++)
-		if (catalog[i].source == CHECK_HOST)
-			strv_add(&checks, catalog[i].id);
-	fputs("<table class=\"matrix\" id=\"matrix\"><tr><th>node</th>", f);
-	for (size_t c = 0; c < checks.n; c++) {
-		fputs("<th class=\"rot\">", f);
-		esc(f, checks.items[c]);
-		fputs("</th>", f);
+	if (!fd->evidence.n) {
+		fputs("<p class=\"noev\">No evidence recorded.</p>", f);
+		return;
 	}
-	fputs("</tr>\n", f);
-	for (size_t n = 0; n < v->n_nodes; n++) {
-		const struct verdict_node *node = &v->nodes[n];
+	fputs("<table class=\"ev\">", f);
+	for (size_t i = 0; i < fd->evidence.n; i++) {
+		_cleanup_free_ char *val = render_text_value_str(&fd->evidence.items[i].val);
 		fputs("<tr><th>", f);
-		esc(f, node->name);
-		fputs("</th>", f);
-		for (size_t c = 0; c < checks.n; c++) {
-			bool found = false;
-			enum status worst = STATUS_SKIP;
-			const char *msg = "no report";
-			for (size_t i = 0; i < v->findings.n; i++) {
-				const struct finding *fd = &v->findings.items[i];
-				if (!streq(fd->check, checks.items[c]) ||
-				    !streq(fd->node, node->name))
-					continue;
-				if (!found ||
-				    status_severity(fd->status) > status_severity(worst)) {
-					worst = fd->status;
-					msg = fd->message;
-				}
-				found = true;
-			}
-			if (!found)
-				worst = STATUS_UNKNOWN;
-			fprintf(f, "<td class=\"cell\" data-node=\"");
-			esc(f, node->name);
-			fputs("\" data-check=\"", f);
-			esc(f, checks.items[c]);
-			fprintf(f, "\" data-status=\"%s\"><span class=\"%s\" title=\"",
-				status_name(worst), cls(worst));
-			esc(f, msg);
-			fprintf(f, "\">%s</span></td>", status_name(worst));
-		}
-		fputs("</tr>\n", f);
+		esc(f, fd->evidence.items[i].key);
+		fputs("</th><td><code>", f);
+		esc(f, val);
+		fputs("</code></td></tr>", f);
 	}
-	fputs("</table>\n", f);
-	strv_clear(&checks);
+	fputs("</table>", f);
 }
 
-void verdict_render_html(FILE *f, const struct verdict *v, int gate, int refresh_s)
+/* One finding, expandable to its evidence and remediation. id_prefix "f"
+ * (all findings) or "b" (blockers), so each has its own anchor. */
+static void finding_detail(FILE *f, const struct finding *fd, size_t idx, const char *id_prefix,
+			   unsigned blocks, bool open)
+{
+	fprintf(f, "<details class=\"finding %s%s\" id=\"%s-%zu\"", cls(fd->status),
+		is_problem(fd->status) ? " problem" : "", id_prefix, idx);
+	finding_attrs(f, fd);
+	if (open)
+		fputs(" open=\"open\"", f);
+	fprintf(f, "><summary><span class=\"st %s\">%s</span> <code class=\"check\">",
+		cls(fd->status), status_name(fd->status));
+	esc(f, fd->check);
+	fputs("</code> ", f);
+	_cleanup_free_ char *subject = render_verdict_subject(fd);
+	if (*subject) {
+		fputs("<span class=\"subj\">", f);
+		esc(f, subject);
+		fputs("</span>: ", f);
+	}
+	fputs("<span class=\"msg\">", f);
+	esc(f, fd->message);
+	fputs("</span></summary><div class=\"body\">", f);
+	if (blocks) {
+		fputs("<p class=\"blocks\">Blocks: ", f);
+		for (int g = 0; g < _GATE_MAX; g++)
+			if (blocks & (1u << g))
+				fprintf(f, "<a class=\"tag\" href=\"#gate-%s\">%s</a>",
+					gate_name(g), gate_name(g));
+		fputs("</p>", f);
+	}
+	evidence_table(f, fd);
+	if (fd->remediation && *fd->remediation && fd->status != STATUS_PASS &&
+	    fd->status != STATUS_SKIP) {
+		fputs("<p class=\"fix\"><b>Remediation:</b> ", f);
+		esc_rich(f, fd->remediation);
+		fputs("</p>", f);
+	}
+	fputs("</div></details>\n", f);
+}
+
+static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 {
 	char ts[64];
 	util_format_rfc3339(v->generated_ns, ts, sizeof(ts));
 	enum status overall = verdict_status(v, gate);
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n", f);
-	if (refresh_s > 0)
-		fprintf(f, "<meta http-equiv=\"refresh\" content=\"%d\">\n", refresh_s);
-	fprintf(f, "<title>hvready verdict: %s</title>\n<style>%s</style></head><body>\n",
-		status_name(overall), css);
-	fprintf(f, "<h1>hvready verdict: <span class=\"st %s\" id=\"overall\">%s</span></h1>\n",
-		cls(overall), status_name(overall));
-	fprintf(f, "<p class=\"meta\">Generated %s &middot; %s &middot; ", ts,
+	fprintf(f,
+		"<header><h1>hvready verdict%s%s: <span class=\"st %s\" id=\"overall\" "
+		"data-status=\"%s\">%s</span></h1>\n",
+		gate >= 0 && gate < _GATE_MAX ? " for " : "",
+		gate >= 0 && gate < _GATE_MAX ? gate_name(gate) : "", cls(overall),
+		status_name(overall), status_name(overall));
+	fprintf(f, "<p class=\"meta\">Generated <time datetime=\"%s\">%s</time> · %s · ", ts, ts,
 		v->live ? "live" : "offline");
-	esc(f, v->source);
-	fprintf(f, " &middot; Harvester installed: %s</p>\n",
-		v->harvester_installed ? "yes" : "no");
+	esc(f, *v->source ? v->source : "unknown source");
+	fprintf(f, " · Harvester installed: %s", v->harvester_installed ? "yes" : "no");
+	if (refresh_s > 0)
+		fprintf(f, "<span class=\"reload\"> · reloads every %d s</span>", refresh_s);
+	fputs("</p>\n", f);
 
-	fputs("<h2>Gates</h2><div class=\"gates\">\n", f);
+	size_t c[_STATUS_MAX];
+	render_verdict_counts(v, c);
+	fprintf(f, "<div class=\"banner %s\"><b>%s.</b> ", cls(overall), verdict_words(overall));
+	int failing = 0;
+	for (int g = 0; g < _GATE_MAX; g++)
+		failing += v->gates[g].status == STATUS_FAIL;
+	if (failing)
+		fprintf(f, "%d of %d gates FAIL. ", failing, _GATE_MAX);
+	fprintf(f,
+		"%zu findings: %zu FAIL, %zu UNKNOWN, %zu WARN, %zu PASS, %zu SKIP · %zu of %zu "
+		"nodes reporting",
+		v->findings.n, c[STATUS_FAIL], c[STATUS_UNKNOWN], c[STATUS_WARN], c[STATUS_PASS],
+		c[STATUS_SKIP], render_verdict_nodes_reporting(v), v->n_nodes);
+	if (v->vms.n)
+		fprintf(f, " · %zu of %zu running VMs cannot live-migrate",
+			render_verdict_vms_blocked(v), v->vms.n);
+	fputs("</div>\n<nav><a href=\"#gates\">Gates</a><a href=\"#blockers\">Blockers</a>"
+	      "<a href=\"#vms\">Live migration</a><a href=\"#matrix\">Nodes × host checks</a>"
+	      "<a href=\"#findings\">All findings</a></nav></header>\n",
+	      f);
+}
+
+static void gate_cards(FILE *f, const struct verdict *v, int gate)
+{
+	fputs("<section id=\"gates\"><h2>Gates</h2><div class=\"gates\">\n", f);
 	for (int g = 0; g < _GATE_MAX; g++) {
 		const struct gate_result *gr = &v->gates[g];
 		fprintf(f,
-			"<div class=\"gate\" id=\"gate-%s\" data-status=\"%s\"><h3>%s <span "
-			"class=\"st %s\">%s</span></h3>",
-			gate_name(g), status_name(gr->status), gate_name(g), cls(gr->status),
-			status_name(gr->status));
+			"<section class=\"gate %s\" id=\"gate-%s\" data-gate=\"%s\" "
+			"data-status=\"%s\" data-blockers=\"%zu\"><h3><span>%s%s</span><span "
+			"class=\"st %s\">%s</span></h3><p class=\"what\">%s</p>",
+			cls(gr->status), gate_name(g), gate_name(g), status_name(gr->status),
+			gr->n_blockers, gate_name(g), g == gate ? " (asked)" : "", cls(gr->status),
+			status_name(gr->status), gate_title(g));
 		if (!gr->n_blockers)
-			fputs("no blockers", f);
-		for (size_t i = 0; i < gr->n_blockers; i++)
-			finding_detail(f, &v->findings.items[gr->blockers[i]], false);
-		fputs("</div>\n", f);
+			fputs(gr->status == STATUS_UNKNOWN
+				  ? "<p class=\"none\">No findings: nothing was checked.</p>"
+				  : "<p class=\"none\">No blockers.</p>",
+			      f);
+		else
+			fprintf(f, "<p class=\"none\">%zu blocker%s:</p><ul>", gr->n_blockers,
+				gr->n_blockers == 1 ? "" : "s");
+		for (size_t i = 0; i < gr->n_blockers && i < GATE_CARD_LIST; i++) {
+			size_t idx = gr->blockers[i];
+			const struct finding *fd = &v->findings.items[idx];
+			_cleanup_free_ char *subject = render_verdict_subject(fd);
+			fprintf(f, "<li class=\"blocker\"><a href=\"#b-%zu\"><code>", idx);
+			esc(f, fd->check);
+			fputs("</code>", f);
+			if (*subject) {
+				fputs(" ", f);
+				esc(f, subject);
+			}
+			fputs("</a></li>", f);
+		}
+		if (gr->n_blockers > GATE_CARD_LIST)
+			fprintf(f, "<li><a href=\"#blockers\">and %zu more</a></li>",
+				gr->n_blockers - GATE_CARD_LIST);
+		if (gr->n_blockers)
+			fputs("</ul>", f);
+		fputs("</section>\n", f);
 	}
-	fputs("</div>\n", f);
+	fputs("</div></section>\n", f);
+}
 
-	fputs("<h2>Nodes &times; host checks</h2>\n", f);
-	matrix(f, v);
+static void blockers(FILE *f, const struct verdict *v, const unsigned *blocks)
+{
+	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
+	size_t n = 0;
+	for (size_t i = 0; i < v->findings.n; i++)
+		n += blocks[i] != 0;
+	fputs("<section id=\"blockers\"><h2>Blockers</h2>\n", f);
+	if (!n)
+		fputs("<p>Nothing blocks any gate.</p>\n", f);
+	else
+		fprintf(
+		    f,
+		    "<p class=\"meta\">The %zu finding%s that decide the gates, worst first.</p>\n",
+		    n, n == 1 ? "" : "s");
+	for (size_t k = 0; k < ELEMENTSOF(order); k++)
+		for (size_t i = 0; i < v->findings.n; i++)
+			if (blocks[i] && v->findings.items[i].status == order[k])
+				finding_detail(f, &v->findings.items[i], i, "b", blocks[i],
+					       n <= OPEN_BLOCKERS_MAX);
+	fputs("</section>\n", f);
+}
 
-	fputs("<h2>Live migration</h2>\n", f);
+static void vm_table(FILE *f, const struct verdict *v)
+{
+	fputs("<section id=\"vms\"><h2>Live migration</h2>\n", f);
 	if (!v->vms.n) {
-		fputs("<p>No running VMs.</p>\n", f);
-	} else {
-		fputs("<table id=\"vms\"><tr><th>VM</th><th>node</th><th>can live-migrate</th>"
-		      "<th>why not</th></tr>\n",
-		      f);
+		fputs("<p>No running VMs.</p></section>\n", f);
+		return;
+	}
+	fprintf(f, "<p class=\"meta\">%zu running VM%s; %zu cannot live-migrate now.</p>\n",
+		v->vms.n, v->vms.n == 1 ? "" : "s", render_verdict_vms_blocked(v));
+	fputs("<div class=\"scroll\"><table class=\"vms\"><thead><tr><th>VM</th><th>node</th>"
+	      "<th>can live-migrate</th><th>why not</th></tr></thead><tbody>\n",
+	      f);
+	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < v->vms.n; i++) {
 			const struct vm_row *r = &v->vms.items[i];
-			fputs("<tr class=\"vm\"><td>", f);
-			esc(f, r->namespace);
-			fputc('/', f);
-			esc(f, r->name);
+			if (r->can_migrate != (pass == 1))
+				continue;
+			_cleanup_free_ char *vm = xasprintf("%s/%s", r->namespace, r->name);
+			fprintf(f, "<tr class=\"vm %s\" data-vm=\"", r->can_migrate ? "yes" : "no");
+			esc(f, vm);
+			fputs("\" data-node=\"", f);
+			esc(f, r->node);
+			fprintf(f, "\" data-can-migrate=\"%s\"><td>",
+				r->can_migrate ? "yes" : "no");
+			esc(f, vm);
 			fputs("</td><td>", f);
 			esc(f, r->node);
 			fprintf(f, "</td><td><span class=\"st %s\">%s</span></td><td>",
 				r->can_migrate ? "pass" : "fail", r->can_migrate ? "yes" : "no");
-			for (size_t j = 0; j < r->reasons.n; j++) {
-				if (j)
-					fputs("<br>", f);
-				esc(f, r->reasons.items[j]);
+			if (r->reasons.n) {
+				fputs("<ul class=\"why\">", f);
+				for (size_t j = 0; j < r->reasons.n; j++) {
+					fputs("<li>", f);
+					esc(f, r->reasons.items[j]);
+					fputs("</li>", f);
+				}
+				fputs("</ul>", f);
 			}
 			fputs("</td></tr>\n", f);
 		}
-		fputs("</table>\n", f);
-	}
+	fputs("</tbody></table></div></section>\n", f);
+}
 
-	fputs("<h2>All findings</h2>\n<div id=\"findings\">\n", f);
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < v->findings.n; i++) {
-			const struct finding *fd = &v->findings.items[i];
-			bool bad = fd->status == STATUS_FAIL || fd->status == STATUS_UNKNOWN ||
-				   fd->status == STATUS_WARN;
-			/* Problems first, the rest after. */
-			if ((pass == 0) != bad)
-				continue;
-			finding_detail(f, fd, false);
+/* The columns of the matrix: every host check, and every other check that
+ * reports per node (cluster.nodes.reporting, cluster.clock.skew, ...). */
+static void matrix_columns(const struct verdict *v, struct strv *ret)
+{
+	for (size_t i = 0; i < catalog_len; i++) {
+		bool per_node = catalog[i].source == CHECK_HOST;
+		for (size_t k = 0; !per_node && k < v->findings.n; k++)
+			per_node = v->findings.items[k].node &&
+				   streq(v->findings.items[k].check, catalog[i].id);
+		if (per_node)
+			strv_add(ret, catalog[i].id);
+	}
+}
+
+static void cell_tip(FILE *f, const struct finding *fd, const char *fallback)
+{
+	fputs("<div class=\"tip\" role=\"tooltip\">", f);
+	if (!fd) {
+		esc(f, fallback);
+		fputs("</div>", f);
+		return;
+	}
+	fprintf(f, "<b>%s</b> ", status_name(fd->status));
+	esc(f, fd->message);
+	if (fd->evidence.n) {
+		fputs("<dl>", f);
+		for (size_t i = 0; i < fd->evidence.n; i++) {
+			_cleanup_free_ char *val =
+			    render_text_value_str(&fd->evidence.items[i].val);
+			fputs("<dt>", f);
+			esc(f, fd->evidence.items[i].key);
+			fputs("</dt><dd>", f);
+			esc(f, val);
+			fputs("</dd>", f);
 		}
-	fputs("</div>\n</body></html>\n", f);
+		fputs("</dl>", f);
+	}
+	if (fd->remediation && *fd->remediation && fd->status != STATUS_PASS &&
+	    fd->status != STATUS_SKIP) {
+		fputs("<p><b>Remediation:</b> ", f);
+		esc_rich(f, fd->remediation);
+		fputs("</p>", f);
+	}
+	fputs("</div>", f);
+}
+
+static void matrix_cell(FILE *f, const struct verdict *v, const struct verdict_node *node,
+			const char *check)
+{
+	const struct finding *worst = NULL;
+	size_t widx = 0, n = 0;
+	for (size_t i = 0; i < v->findings.n; i++) {
+		const struct finding *fd = &v->findings.items[i];
+		if (!streq(fd->check, check) || !streq(fd->node, node->name))
+			continue;
+		n++;
+		if (!worst || status_severity(fd->status) > status_severity(worst->status)) {
+			worst = fd;
+			widx = i;
+		}
+	}
+	enum status st = worst ? worst->status : STATUS_UNKNOWN;
+	const char *fallback = node->reporting ? "no finding for this check in the node's report"
+					       : "no report from this node";
+	fputs("<td class=\"cell ", f);
+	fputs(cls(st), f);
+	fputs("\" data-node=\"", f);
+	esc(f, node->name);
+	fputs("\" data-check=\"", f);
+	esc(f, check);
+	fprintf(f, "\" data-status=\"%s\"", status_name(st));
+	if (n > 1)
+		fprintf(f, " data-findings=\"%zu\"", n);
+	if (worst)
+		fprintf(f, "><a href=\"#f-%zu\">%s</a>", widx, status_name(st));
+	else
+		fputs(" tabindex=\"0\"><span>UNKNOWN</span>", f);
+	cell_tip(f, worst, fallback);
+	fputs("</td>", f);
+}
+
+static void matrix(FILE *f, const struct verdict *v)
+{
+	fputs("<section id=\"matrix\"><h2>Nodes × host checks</h2>\n", f);
+	if (!v->n_nodes) {
+		fputs(
+		    "<p>No nodes: no Kubernetes Node objects and no node reports.</p></section>\n",
+		    f);
+		return;
+	}
+	struct strv checks = {0};
+	matrix_columns(v, &checks);
+	fputs("<p class=\"meta\">The worst status of each check on each node. Hover or focus a "
+	      "cell for its evidence; follow it to the finding.</p>\n",
+	      f);
+	/* No scrolling box around the matrix: it would clip the hover boxes. */
+	fputs("<table class=\"matrix\"><thead><tr><th>node</th>", f);
+	for (size_t c = 0; c < checks.n; c++) {
+		fputs("<th class=\"rot\" scope=\"col\">", f);
+		esc(f, checks.items[c]);
+		fputs("</th>", f);
+	}
+	fputs("</tr></thead><tbody>\n", f);
+	for (size_t n = 0; n < v->n_nodes; n++) {
+		const struct verdict_node *node = &v->nodes[n];
+		fputs("<tr class=\"node\" data-node=\"", f);
+		esc(f, node->name);
+		fprintf(f, "\" data-reporting=\"%s\"><th class=\"node\" scope=\"row\">",
+			node->reporting ? "yes" : "no");
+		esc(f, node->name);
+		fputs("<small>", f);
+		fputs(!node->in_cluster ? "no Node object"
+		      : node->k8s_ready ? "Ready"
+					: "NotReady",
+		      f);
+		if (node->reporting)
+			fprintf(f, " · report %llds old",
+				(long long)(node->report_age_ns / NSEC_PER_SEC));
+		else
+			fputs(" · no report", f);
+		fputs("</small></th>", f);
+		for (size_t c = 0; c < checks.n; c++)
+			matrix_cell(f, v, node, checks.items[c]);
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table></section>\n", f);
+	strv_clear(&checks);
+}
+
+static void all_findings(FILE *f, const struct verdict *v, const unsigned *blocks)
+{
+	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN, STATUS_PASS,
+					    STATUS_SKIP};
+	fprintf(f,
+		"<section id=\"findings\"><h2>All findings</h2>\n<p class=\"meta\">%zu findings, "
+		"problems first. Each expands to its evidence and remediation.</p>\n",
+		v->findings.n);
+	for (size_t k = 0; k < ELEMENTSOF(order); k++)
+		for (size_t i = 0; i < v->findings.n; i++)
+			if (v->findings.items[i].status == order[k])
+				finding_detail(f, &v->findings.items[i], i, "f", blocks[i], false);
+	fputs("</section>\n", f);
+}
+
+void verdict_render_html(FILE *f, const struct verdict *v, int gate, int refresh_s)
+{
+	enum status overall = verdict_status(v, gate);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n",
+	      f);
+	if (refresh_s > 0)
+		fprintf(f, "<meta http-equiv=\"refresh\" content=\"%d\"/>\n", refresh_s);
+	fprintf(f, "<title>hvready: %s — %s</title>\n<style>%s</style></head><body>\n",
+		status_name(overall), verdict_words(overall), css);
+	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
+	header(f, v, gate, refresh_s);
+	gate_cards(f, v, gate);
+	blockers(f, v, blocks);
+	vm_table(f, v);
+	matrix(f, v);
+	all_findings(f, v, blocks);
+	fputs("<footer>hvready-aggregator " HVREADY_VERSION
+	      " · statuses: FAIL blocks, UNKNOWN means the evidence to decide is missing, WARN "
+	      "does not block · JSON: <code>report --format json</code> or <code>GET "
+	      "/v1/verdict</code></footer>\n</body></html>\n",
+	      f);
 }

@@ -4,6 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Past this column a message starts on its own line: too little room is left. */
+#define MESSAGE_MAX_COL 50
+/* Details (evidence, remediation) sit this far in from the line's start. */
+#define DETAIL_INDENT 4
+
 bool render_text_use_color(FILE *f)
 {
 	const char *nc = getenv("NO_COLOR");
@@ -73,23 +78,313 @@ void render_text_value(FILE *f, const struct value *v)
 	}
 }
 
-void render_text_finding(FILE *f, const struct finding *fd, int id_width, bool color, bool verbose)
+char *render_text_value_str(const struct value *v)
 {
-	fprintf(f, "%-*s : ", id_width, fd->check);
-	render_text_status(f, fd->status, color);
-	if (fd->object)
-		fprintf(f, " %s:", fd->object);
-	fprintf(f, " %s\n", fd->message);
-	if (fd->status == STATUS_PASS && !verbose)
-		return;
-	for (size_t i = 0; i < fd->evidence.n; i++) {
-		fprintf(f, "%*s  %s: ", id_width, "", fd->evidence.items[i].key);
-		render_text_value(f, &fd->evidence.items[i].val);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return xstrdup("");
+	if (v->type == VALUE_LIST && v->list.n == 0) {
+		fputs("(none)", m);
+	} else if (v->type == VALUE_STR && !*v->s) {
+		fputs("\"\"", m);
+	} else if (v->type == VALUE_LIST) {
+		for (size_t i = 0; i < v->list.n; i++) {
+			if (i)
+				fputs(", ", m);
+			render_text_value(m, &v->list.items[i]);
+		}
+	} else {
+		render_text_value(m, v);
+	}
+	fclose(m);
+	return buf;
+}
+
+/* ---------- UTF-8 aware, terminal-safe wrapping ---------- */
+
+enum atom_kind { ATOM_TEXT, ATOM_SPACE, ATOM_NEWLINE };
+
+/* One character as it will be shown: its bytes (or an escape), its width. */
+struct atom {
+	enum atom_kind kind;
+	const char *p;
+	size_t len;
+	int width;
+	bool wide; /* East Asian wide: a line may break before and after it */
+	char esc[12];
+};
+
+/* Decode one UTF-8 sequence; 0 when s does not start a valid one. */
+static size_t utf8_decode(const unsigned char *s, uint32_t *ret)
+{
+	uint32_t cp;
+	size_t n;
+	if (s[0] < 0x80) {
+		*ret = s[0];
+		return 1;
+	} else if ((s[0] & 0xe0) == 0xc0) {
+		cp = s[0] & 0x1f, n = 2;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		cp = s[0] & 0x0f, n = 3;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		cp = s[0] & 0x07, n = 4;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+	if (cp < min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	*ret = cp;
+	return n;
+}
+
+static bool is_wide(uint32_t c)
+{
+	return (c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf && c != 0x303f) ||
+	       (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xf900 && c <= 0xfaff) ||
+	       (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) ||
+	       (c >= 0xffe0 && c <= 0xffe6) || (c >= 0x1f300 && c <= 0x1f64f) ||
+	       (c >= 0x1f900 && c <= 0x1f9ff) || (c >= 0x20000 && c <= 0x3fffd);
+}
+
+/* Characters that would make a terminal do something other than print:
+ * C1 controls (0x9b is CSI on some terminals) and the bidi controls that can
+ * make a line read differently from what it says; and the noncharacters
+ * U+xFFFE/U+xFFFF, which XML (the HTML page is well-formed XML) forbids. */
+static bool is_hidden_control(uint32_t c)
+{
+	return (c >= 0x80 && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) ||
+	       (c >= 0x2066 && c <= 0x2069) || c == 0x200e || c == 0x200f || (c & 0xfffe) == 0xfffe;
+}
+
+static size_t next_atom(const char *s, struct atom *a)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	*a = (struct atom){.kind = ATOM_TEXT, .p = s, .len = 1, .width = 1};
+	if (*u == ' ' || *u == '\t') {
+		a->kind = ATOM_SPACE;
+		return 1;
+	}
+	if (*u == '\n') {
+		a->kind = ATOM_NEWLINE;
+		return 1;
+	}
+	if (*u < 0x20 || *u == 0x7f) {
+		snprintf(a->esc, sizeof(a->esc), "\\x%02x", *u);
+		a->p = a->esc, a->len = strlen(a->esc), a->width = (int)a->len;
+		return 1;
+	}
+	if (*u < 0x80)
+		return 1;
+	uint32_t cp;
+	size_t n = utf8_decode(u, &cp);
+	if (n == 0) {
+		snprintf(a->esc, sizeof(a->esc), "\\x%02x", *u);
+		a->p = a->esc, a->len = strlen(a->esc), a->width = (int)a->len;
+		return 1;
+	}
+	if (is_hidden_control(cp)) {
+		snprintf(a->esc, sizeof(a->esc), "\\u%04x", (unsigned)cp);
+		a->p = a->esc, a->len = strlen(a->esc), a->width = (int)a->len;
+		return n;
+	}
+	a->len = n;
+	a->wide = is_wide(cp);
+	a->width = a->wide ? 2 : 1;
+	return n;
+}
+
+char *render_text_sanitize(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return xstrdup("");
+	for (const char *p = s ? s : ""; *p;) {
+		struct atom a;
+		size_t n = next_atom(p, &a);
+		if (a.kind == ATOM_TEXT)
+			fwrite(a.p, 1, a.len, m);
+		else
+			fwrite(p, 1, n, m);
+		p += n;
+	}
+	fclose(m);
+	return buf;
+}
+
+/* The end of the word starting at s and its width. A wide character is a
+ * word of its own (CJK text has no spaces to break at). */
+static const char *word_end(const char *s, int *ret_width)
+{
+	struct atom a;
+	int w = 0;
+	const char *p = s;
+	size_t n = next_atom(p, &a);
+	if (a.wide) {
+		*ret_width = a.width;
+		return p + n;
+	}
+	while (*p) {
+		n = next_atom(p, &a);
+		if (a.kind != ATOM_TEXT || a.wide)
+			break;
+		w += a.width;
+		p += n;
+	}
+	*ret_width = w;
+	return p;
+}
+
+static void wrap_newline(FILE *f, int *col, int indent)
+{
+	fprintf(f, "\n%*s", indent, "");
+	*col = indent;
+}
+
+void render_text_wrap(FILE *f, const char *s, int *col, int indent, int width, bool hard_breaks)
+{
+	bool line_has_word = false, space = false;
+	const char *p = s ? s : "";
+	while (*p) {
+		struct atom a;
+		size_t n = next_atom(p, &a);
+		if (a.kind == ATOM_NEWLINE && hard_breaks) {
+			p += n;
+			wrap_newline(f, col, indent);
+			line_has_word = space = false;
+			continue;
+		}
+		if (a.kind != ATOM_TEXT) {
+			p += n;
+			space = true;
+			continue;
+		}
+		int w;
+		const char *end = word_end(p, &w);
+		int sep = space && line_has_word;
+		/* Break before a word that does not fit, unless it would not fit on
+		 * a fresh line either and nothing of this text is on the line yet. */
+		if ((line_has_word || (*col > indent && indent + w <= width)) &&
+		    *col + sep + w > width) {
+			wrap_newline(f, col, indent);
+			sep = 0;
+		}
+		if (sep)
+			fputc(' ', f);
+		*col += sep + w;
+		while (p < end) {
+			p += next_atom(p, &a);
+			fwrite(a.p, 1, a.len, f);
+		}
+		line_has_word = true;
+		space = false;
+	}
+}
+
+/* ---------- findings ---------- */
+
+static void detail_line(FILE *f, const char *label, const char *text, int indent, bool bold,
+			bool hard_breaks)
+{
+	int col = indent;
+	fprintf(f, "%*s", indent, "");
+	if (bold)
+		fputs("\033[1m", f);
+	render_text_wrap(f, label, &col, indent + 2, RENDER_TEXT_WIDTH, false);
+	if (bold)
+		fputs("\033[0m", f);
+	fputc(' ', f);
+	col++;
+	/* A short label gets a hanging indent under its text; a long key a fixed one. */
+	int hang = col - indent <= 12 ? col : indent + 2;
+	render_text_wrap(f, text, &col, hang, RENDER_TEXT_WIDTH, hard_breaks);
+	fputc('\n', f);
+}
+
+static void detail_text(FILE *f, const char *text, int indent)
+{
+	int col = indent;
+	fprintf(f, "%*s", indent, "");
+	render_text_wrap(f, text, &col, indent, RENDER_TEXT_WIDTH, false);
+	fputc('\n', f);
+}
+
+/*
+ * ID : STATUS  head
+ * head is the message, or the subject (a node, an object) when there is one:
+ * then the message follows on its own lines, at full width, since a name and
+ * a sentence side by side in the message column wrap into a narrow ribbon.
+ */
+void render_text_finding_ex(FILE *f, const struct finding *fd, const struct text_finding_opts *o)
+{
+	int col = o->indent + o->id_width + 3;
+	fprintf(f, "%*s%-*s : ", o->indent, "", o->id_width, fd->check);
+	const char *subject = o->subject ? o->subject : fd->object;
+	const char *msg = fd->message ? fd->message : "";
+	bool has_subject = subject && *subject;
+	const char *head = has_subject ? subject : msg;
+	int di = o->indent + DETAIL_INDENT;
+	int w;
+	word_end(head, &w);
+	col += 8;
+	bool own_line = *head && (col > MESSAGE_MAX_COL || col + w > RENDER_TEXT_WIDTH);
+	if (!*head || own_line) {
+		/* No padding: nothing follows on this line. */
+		if (o->color)
+			fprintf(f, "%s%s\033[0m", status_color(fd->status),
+				status_name(fd->status));
+		else
+			fputs(status_name(fd->status), f);
+	} else {
+		render_text_status(f, fd->status, o->color);
+		fputc(' ', f);
+	}
+	if (own_line) {
+		/* Subject and message together under the line, as one sentence. */
+		_cleanup_free_ char *both =
+		    has_subject && *msg ? xasprintf("%s: %s", subject, msg) : xstrdup(head);
 		fputc('\n', f);
+		col = di;
+		fprintf(f, "%*s", di, "");
+		render_text_wrap(f, both, &col, di + 2, RENDER_TEXT_WIDTH, false);
+		fputc('\n', f);
+	} else {
+		render_text_wrap(f, head, &col, col, RENDER_TEXT_WIDTH, false);
+		fputc('\n', f);
+		if (has_subject && *msg)
+			detail_text(f, msg, di);
+	}
+	if (fd->status == STATUS_PASS && !o->verbose)
+		return;
+	if (o->note)
+		detail_text(f, o->note, di);
+	for (size_t i = 0; i < fd->evidence.n; i++) {
+		_cleanup_free_ char *label = xasprintf("%s:", fd->evidence.items[i].key);
+		_cleanup_free_ char *val = render_text_value_str(&fd->evidence.items[i].val);
+		detail_line(f, label, val, di, false, true);
 	}
 	if (fd->remediation && *fd->remediation && fd->status != STATUS_PASS &&
 	    fd->status != STATUS_SKIP)
-		fprintf(f, "%*s  -> %s\n", id_width, "", fd->remediation);
+		detail_line(f, "fix:", fd->remediation, di, o->color, true);
+}
+
+void render_text_finding(FILE *f, const struct finding *fd, int id_width, bool color, bool verbose)
+{
+	struct text_finding_opts o = {
+	    .id_width = id_width,
+	    .color = color,
+	    .verbose = verbose,
+	};
+	render_text_finding_ex(f, fd, &o);
 }
 
 void render_node_report_text(FILE *f, const struct node_report *r, bool color)
@@ -102,9 +397,12 @@ void render_node_report_text(FILE *f, const struct node_report *r, bool color)
 			w = n;
 		count[r->results.items[i].status]++;
 	}
-	fprintf(f, "hvready-agent %s on node %s (host %s)\n",
-		r->agent_version ? r->agent_version : "", r->node ? r->node : "",
-		r->hostname ? r->hostname : "");
+	_cleanup_free_ char *head = xasprintf(
+	    "hvready-agent %s on node %s (host %s)", r->agent_version ? r->agent_version : "",
+	    r->node ? r->node : "", r->hostname ? r->hostname : "");
+	int col = 0;
+	render_text_wrap(f, head, &col, 2, RENDER_TEXT_WIDTH, false);
+	fputs("\n\n", f);
 	for (size_t i = 0; i < r->results.n; i++)
 		render_text_finding(f, &r->results.items[i], w, color, false);
 	fprintf(f, "\n%d PASS, %d WARN, %d FAIL, %d UNKNOWN, %d SKIP\n", count[STATUS_PASS],

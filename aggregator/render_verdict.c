@@ -1,0 +1,631 @@
+/*
+ * The verdict for people: text for terminals and Markdown for tickets. Both
+ * follow the order a change board reads in: the gates, what blocks them (with
+ * evidence and remediation), the VMs that cannot live-migrate, the nodes, and
+ * then everything else — problems in full, passes and skips one line per
+ * check. The Markdown also carries every finding in one table, so a ticket
+ * holds the same findings as the JSON.
+ */
+#include "render_verdict.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "render_text.h"
+
+/* Sections list every node and VM up to this many; beyond, only the problems. */
+#define LIST_ALL_MAX 20
+
+unsigned *render_verdict_blocks(const struct verdict *v)
+{
+	unsigned *m = xcalloc(v->findings.n ? v->findings.n : 1, sizeof(*m));
+	for (int g = 0; g < _GATE_MAX; g++)
+		for (size_t i = 0; i < v->gates[g].n_blockers; i++)
+			if (v->gates[g].blockers[i] < v->findings.n)
+				m[v->gates[g].blockers[i]] |= 1u << g;
+	return m;
+}
+
+char *render_verdict_subject(const struct finding *fd)
+{
+	/* "Node/NAME" about node NAME says the same thing twice. */
+	if (fd->node && fd->object && startswith(fd->object, "Node/") &&
+	    streq(fd->object + 5, fd->node))
+		return xstrdup(fd->node);
+	if (fd->node && fd->object)
+		return xasprintf("%s %s", fd->node, fd->object);
+	return xstrdup(fd->node ? fd->node : fd->object ? fd->object : "");
+}
+
+char *render_verdict_gate_list(unsigned mask)
+{
+	char *s = xstrdup("");
+	for (int g = 0; g < _GATE_MAX; g++) {
+		if (!(mask & (1u << g)))
+			continue;
+		char *n = xasprintf("%s%s%s", s, *s ? ", " : "", gate_name(g));
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+void render_verdict_counts(const struct verdict *v, size_t ret[_STATUS_MAX])
+{
+	memset(ret, 0, sizeof(size_t) * _STATUS_MAX);
+	for (size_t i = 0; i < v->findings.n; i++)
+		if ((unsigned)v->findings.items[i].status < _STATUS_MAX)
+			ret[v->findings.items[i].status]++;
+}
+
+size_t render_verdict_vms_blocked(const struct verdict *v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < v->vms.n; i++)
+		n += !v->vms.items[i].can_migrate;
+	return n;
+}
+
+size_t render_verdict_nodes_reporting(const struct verdict *v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < v->n_nodes; i++)
+		n += v->nodes[i].reporting;
+	return n;
+}
+
+static int id_width(const struct verdict *v)
+{
+	int w = 0;
+	for (size_t i = 0; i < v->findings.n; i++) {
+		int n = (int)strlen(v->findings.items[i].check);
+		if (n > w)
+			w = n;
+	}
+	return w;
+}
+
+/* ---------- text ---------- */
+
+static void text_heading(FILE *f, const char *title, const char *extra, bool color)
+{
+	fputc('\n', f);
+	if (color)
+		fprintf(f, "\033[1m%s\033[0m", title);
+	else
+		fputs(title, f);
+	if (extra && *extra) {
+		int col = (int)strlen(title) + 2;
+		fputs("  ", f);
+		render_text_wrap(f, extra, &col, 2, RENDER_TEXT_WIDTH, false);
+	}
+	fputc('\n', f);
+}
+
+static void text_line(FILE *f, const char *s, int indent, int hang)
+{
+	int col = indent;
+	fprintf(f, "%*s", indent, "");
+	render_text_wrap(f, s, &col, hang, RENDER_TEXT_WIDTH, false);
+	fputc('\n', f);
+}
+
+static void text_one(FILE *f, const struct finding *fd, int w, const char *note, bool color)
+{
+	_cleanup_free_ char *subject = render_verdict_subject(fd);
+	struct text_finding_opts o = {
+	    .indent = 2, .id_width = w, .subject = subject, .note = note, .color = color};
+	render_text_finding_ex(f, fd, &o);
+}
+
+static void text_gates(FILE *f, const struct verdict *v, int gate, bool color)
+{
+	text_heading(f, "GATES", NULL, color);
+	for (int g = 0; g < _GATE_MAX; g++) {
+		const struct gate_result *gr = &v->gates[g];
+		fprintf(f, "  %-16s", gate_name(g));
+		render_text_status(f, gr->status, color);
+		if (gr->n_blockers)
+			fprintf(f, "  %zu blocker%s", gr->n_blockers,
+				gr->n_blockers == 1 ? "" : "s");
+		else if (gr->status == STATUS_UNKNOWN)
+			fputs("  no findings: nothing was checked", f);
+		if (g == gate)
+			fputs("  (asked)", f);
+		fputc('\n', f);
+	}
+}
+
+static void text_blockers(FILE *f, const struct verdict *v, const unsigned *blocks, int w,
+			  bool color)
+{
+	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
+	bool any = false;
+	for (size_t k = 0; k < ELEMENTSOF(order); k++)
+		for (size_t i = 0; i < v->findings.n; i++) {
+			const struct finding *fd = &v->findings.items[i];
+			if (!blocks[i] || fd->status != order[k])
+				continue;
+			if (!any)
+				text_heading(f, "BLOCKERS", "the findings that decide the gates",
+					     color);
+			any = true;
+			_cleanup_free_ char *gl = render_verdict_gate_list(blocks[i]);
+			_cleanup_free_ char *note = xasprintf("blocks: %s", gl);
+			text_one(f, fd, w, note, color);
+		}
+}
+
+static void text_vms(FILE *f, const struct verdict *v, bool color)
+{
+	if (!v->vms.n)
+		return;
+	size_t blocked = render_verdict_vms_blocked(v);
+	_cleanup_free_ char *extra = xasprintf("%zu running VM%s, %zu cannot live-migrate now",
+					       v->vms.n, v->vms.n == 1 ? "" : "s", blocked);
+	text_heading(f, "LIVE MIGRATION", extra, color);
+	int nw = 0;
+	for (size_t i = 0; i < v->vms.n; i++) {
+		int n = (int)(strlen(v->vms.items[i].namespace) + strlen(v->vms.items[i].name) + 1);
+		if (n > nw)
+			nw = n;
+	}
+	if (nw > 40)
+		nw = 40;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < v->vms.n; i++) {
+			const struct vm_row *r = &v->vms.items[i];
+			/* The VMs that cannot migrate first; the others only in small clusters. */
+			if (r->can_migrate != (pass == 1) || (pass == 1 && v->vms.n > LIST_ALL_MAX))
+				continue;
+			_cleanup_free_ char *vm = xasprintf("%s/%s", r->namespace, r->name);
+			_cleanup_free_ char *svm = render_text_sanitize(vm);
+			_cleanup_free_ char *snode =
+			    render_text_sanitize(r->node && *r->node ? r->node : "(no node)");
+			fprintf(f, "  %-*s  %-3s  on %s\n", nw, svm, r->can_migrate ? "yes" : "NO",
+				snode);
+			for (size_t j = 0; j < r->reasons.n; j++) {
+				_cleanup_free_ char *reason =
+				    xasprintf("- %s", r->reasons.items[j]);
+				text_line(f, reason, 6, 8);
+			}
+		}
+	if (v->vms.n > LIST_ALL_MAX && blocked < v->vms.n)
+		fprintf(f, "  (%zu VMs that can live-migrate are not listed)\n",
+			v->vms.n - blocked);
+}
+
+static void text_nodes(FILE *f, const struct verdict *v, bool color)
+{
+	size_t reporting = render_verdict_nodes_reporting(v);
+	_cleanup_free_ char *extra = xasprintf("%zu known, %zu reporting", v->n_nodes, reporting);
+	text_heading(f, "NODES", extra, color);
+	if (!v->n_nodes)
+		fputs("  no nodes: no Kubernetes Node objects and no node reports\n", f);
+	size_t hidden = 0;
+	for (size_t i = 0; i < v->n_nodes; i++) {
+		const struct verdict_node *n = &v->nodes[i];
+		bool problem = !n->reporting || !n->in_cluster || !n->k8s_ready;
+		if (!problem && v->n_nodes > LIST_ALL_MAX) {
+			hidden++;
+			continue;
+		}
+		_cleanup_free_ char *state =
+		    n->reporting ? xasprintf("report %llds old",
+					     (long long)(n->report_age_ns / NSEC_PER_SEC))
+				 : xstrdup("NO REPORT");
+		_cleanup_free_ char *name = render_text_sanitize(n->name);
+		fprintf(f, "  %-24s %-9s %s\n", name,
+			!n->in_cluster ? "no Node"
+			: n->k8s_ready ? "Ready"
+				       : "NotReady",
+			state);
+	}
+	if (hidden)
+		fprintf(f, "  (%zu Ready, reporting nodes are not listed)\n", hidden);
+}
+
+/* One line standing for several findings of a check with the same status. */
+static void text_grouped(FILE *f, const struct verdict *v, const unsigned *blocks, size_t first,
+			 enum status st, int w, bool color)
+{
+	const struct finding *a = &v->findings.items[first];
+	struct strv subjects = {0};
+	bool same_msg = true;
+	size_t n = 0;
+	int kinds = 0; /* 1: all about nodes, 2: all about objects, 3: mixed */
+	for (size_t i = first; i < v->findings.n; i++) {
+		const struct finding *b = &v->findings.items[i];
+		if (blocks[i] || b->status != st || !streq(a->check, b->check))
+			continue;
+		n++;
+		kinds |= b->object ? 2 : b->node ? 1 : 3;
+		same_msg = same_msg && streq(a->message, b->message);
+		if (subjects.n < 6) {
+			char *s = render_verdict_subject(b);
+			strv_add(&subjects, *s ? s : "cluster");
+			free(s);
+		}
+	}
+	if (n == 1) {
+		text_one(f, a, w, NULL, color);
+		strv_clear(&subjects);
+		return;
+	}
+	char *list = xstrdup("");
+	for (size_t i = 0; i < subjects.n && i < 5; i++) {
+		char *l = xasprintf("%s%s%s", list, i ? ", " : "", subjects.items[i]);
+		free(list);
+		list = l;
+	}
+	_cleanup_free_ char *more = n > 5 ? xasprintf(" and %zu more", n - 5) : xstrdup("");
+	_cleanup_free_ char *subject = xasprintf("%zu %s: %s%s", n,
+						 kinds == 1   ? "nodes"
+						 : kinds == 2 ? "objects"
+							      : "findings",
+						 list, more);
+	struct finding tmp = {.check = a->check, .status = st};
+	tmp.message = same_msg ? a->message : "(the messages differ: see --format json)";
+	struct text_finding_opts o = {
+	    .indent = 2, .id_width = w, .subject = subject, .color = color};
+	render_text_finding_ex(f, &tmp, &o);
+	free(list);
+	strv_clear(&subjects);
+}
+
+static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, int w, bool color)
+{
+	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN, STATUS_PASS,
+					    STATUS_SKIP};
+	static const char *const titles[] = {"OTHER FAIL", "OTHER UNKNOWN", "OTHER WARN", "PASS",
+					     "SKIP"};
+	static const char *const extras[] = {
+	    NULL, "undecided, in gates decided by a FAIL", "in gates decided by a worse status",
+	    "one line per check", "not applicable here, one line per check"};
+	for (size_t k = 0; k < ELEMENTSOF(order); k++) {
+		bool grouped = order[k] == STATUS_PASS || order[k] == STATUS_SKIP;
+		struct strv done = {0};
+		bool any = false;
+		for (size_t i = 0; i < v->findings.n; i++) {
+			const struct finding *fd = &v->findings.items[i];
+			if (blocks[i] || fd->status != order[k])
+				continue;
+			if (!any)
+				text_heading(f, titles[k], extras[k], color);
+			any = true;
+			if (!grouped) {
+				text_one(f, fd, w, NULL, color);
+			} else if (!strv_contains(&done, fd->check)) {
+				strv_add(&done, fd->check);
+				text_grouped(f, v, blocks, i, order[k], w, color);
+			}
+		}
+		strv_clear(&done);
+	}
+}
+
+void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color)
+{
+	char ts[64];
+	util_format_rfc3339(v->generated_ns, ts, sizeof(ts));
+	enum status overall = verdict_status(v, gate);
+	if (gate >= 0 && gate < _GATE_MAX)
+		fprintf(f, "hvready verdict for %s: ", gate_name(gate));
+	else
+		fputs("hvready verdict: ", f);
+	if (color)
+		fputs("\033[1m", f);
+	fputs(status_name(overall), f);
+	if (color)
+		fputs("\033[0m", f);
+	fputc('\n', f);
+	_cleanup_free_ char *meta = xasprintf(
+	    "Generated %s, %s, from %s. Harvester installed: %s.", ts, v->live ? "live" : "offline",
+	    *v->source ? v->source : "(unknown source)", v->harvester_installed ? "yes" : "no");
+	text_line(f, meta, 0, 2);
+
+	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
+	int w = id_width(v);
+	text_gates(f, v, gate, color);
+	text_blockers(f, v, blocks, w, color);
+	text_vms(f, v, color);
+	text_nodes(f, v, color);
+	text_rest(f, v, blocks, w, color);
+	size_t c[_STATUS_MAX];
+	render_verdict_counts(v, c);
+	fprintf(f, "\n%zu findings: %zu FAIL, %zu UNKNOWN, %zu WARN, %zu PASS, %zu SKIP\n",
+		v->findings.n, c[STATUS_FAIL], c[STATUS_UNKNOWN], c[STATUS_WARN], c[STATUS_PASS],
+		c[STATUS_SKIP]);
+	fprintf(f, "Overall: %s\n", status_name(overall));
+}
+
+/* ---------- Markdown ---------- */
+
+/*
+ * Markdown is read rendered (GitHub, GitLab) and raw; what comes from the
+ * cluster must render as the literal text it is, never as markup, HTML or a
+ * mention. Outside code spans every character that CommonMark or GFM could
+ * give a meaning is backslash-escaped; a newline becomes <br> (the only raw
+ * HTML we write), and "|" is escaped in tables even inside code spans, as GFM
+ * requires.
+ */
+static void md_text_at(FILE *f, const char *s, bool line_start)
+{
+	_cleanup_free_ char *safe = render_text_sanitize(s);
+	const char *p = safe;
+	if (line_start) {
+		/* What would open a block at the start of a line: a list item
+		 * ("- ", "+ ", "1. "), a thematic break, indented code. */
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '-' || *p == '+' || *p == '=')
+			fprintf(f, "\\%c", *p++);
+		size_t d = strspn(p, "0123456789");
+		if (d && (p[d] == '.' || p[d] == ')')) {
+			fwrite(p, 1, d, f);
+			fprintf(f, "\\%c", p[d]);
+			p += d + 1;
+		}
+	}
+	for (; *p; p++) {
+		/* An underscore between two letters or digits cannot open or close
+		 * emphasis: leave snake_case readable in the raw text. */
+		bool intraword = *p == '_' && p > safe && isalnum((unsigned char)p[-1]) &&
+				 isalnum((unsigned char)p[1]);
+		if (intraword)
+			fputc('_', f);
+		else if (*p == '\n')
+			fputs("<br>", f);
+		else if (*p == '\t')
+			fputc(' ', f);
+		else if (strchr("\\`*_[]<>|&~#$@!", *p))
+			fprintf(f, "\\%c", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+static void md_text(FILE *f, const char *s)
+{
+	md_text_at(f, s, false);
+}
+
+/* The longest run of backticks in s. */
+static size_t backtick_run(const char *s)
+{
+	size_t best = 0, cur = 0;
+	for (; *s; s++) {
+		cur = *s == '`' ? cur + 1 : 0;
+		if (cur > best)
+			best = cur;
+	}
+	return best;
+}
+
+/* s as one code span (single line). */
+static void md_code(FILE *f, const char *s, bool table)
+{
+	_cleanup_free_ char *safe = render_text_sanitize(s);
+	size_t fence = backtick_run(safe) + 1;
+	size_t len = strlen(safe);
+	/* CommonMark strips one space from each end when both are there: pad
+	 * whenever the content starts or ends with a backtick or a space. */
+	bool pad = len && (safe[0] == '`' || safe[len - 1] == '`' || safe[0] == ' ' ||
+			   safe[len - 1] == ' ');
+	for (size_t i = 0; i < fence; i++)
+		fputc('`', f);
+	if (pad)
+		fputc(' ', f);
+	for (const char *p = safe; *p; p++) {
+		if (*p == '|' && table)
+			fputs("\\|", f);
+		else if (*p == '\n' || *p == '\t')
+			fputc(' ', f);
+		else
+			fputc(*p, f);
+	}
+	if (pad)
+		fputc(' ', f);
+	for (size_t i = 0; i < fence; i++)
+		fputc('`', f);
+}
+
+/* Text a check wrote (remediation): `…` pairs stay code spans (commands to
+ * copy), the rest is escaped. */
+static void md_rich(FILE *f, const char *s)
+{
+	const char *p = s ? s : "";
+	while (*p) {
+		const char *open = strchr(p, '`');
+		const char *close = open ? strchr(open + 1, '`') : NULL;
+		if (close && memchr(open, '\n', (size_t)(close - open)))
+			close = NULL;
+		if (!close || close == open + 1) {
+			md_text(f, p);
+			return;
+		}
+		_cleanup_free_ char *before = xstrndup(p, (size_t)(open - p));
+		_cleanup_free_ char *code = xstrndup(open + 1, (size_t)(close - open - 1));
+		md_text(f, before);
+		md_code(f, code, false);
+		p = close + 1;
+	}
+}
+
+static void md_value(FILE *f, const struct value *val)
+{
+	_cleanup_free_ char *s = render_text_value_str(val);
+	if (!strchr(s, '\n')) {
+		fputc(' ', f);
+		md_code(f, s, false);
+		return;
+	}
+	/* Several lines: a fenced block inside the list item. */
+	_cleanup_free_ char *safe = render_text_sanitize(s);
+	size_t fence = backtick_run(safe) + 1;
+	if (fence < 3)
+		fence = 3;
+	fputs("\n\n  ", f);
+	for (size_t i = 0; i < fence; i++)
+		fputc('`', f);
+	fputs("\n  ", f);
+	for (const char *p = safe; *p; p++) {
+		fputc(*p, f);
+		if (*p == '\n')
+			fputs("  ", f);
+	}
+	fputs("\n  ", f);
+	for (size_t i = 0; i < fence; i++)
+		fputc('`', f);
+}
+
+static void md_blocker(FILE *f, const struct finding *fd, unsigned blocks)
+{
+	fprintf(f, "\n### %s ", status_name(fd->status));
+	md_code(f, fd->check, false);
+	if (fd->node) {
+		fputs(" on ", f);
+		md_text(f, fd->node);
+	}
+	if (fd->object) {
+		fputs(" — ", f);
+		md_text(f, fd->object);
+	}
+	_cleanup_free_ char *gl = render_verdict_gate_list(blocks);
+	if (blocks)
+		fprintf(f, "\n\nBlocks: %s.\n\n", gl);
+	else
+		fputs("\n\nBlocks nothing: its gates are decided by worse findings.\n\n", f);
+	md_text_at(f, fd->message, true);
+	fputs("\n\n", f);
+	if (fd->evidence.n)
+		fputs("Evidence:\n\n", f);
+	for (size_t k = 0; k < fd->evidence.n; k++) {
+		fputs("- ", f);
+		md_text(f, fd->evidence.items[k].key);
+		fputc(':', f);
+		md_value(f, &fd->evidence.items[k].val);
+		fputc('\n', f);
+	}
+	if (fd->remediation && *fd->remediation) {
+		fputs(fd->evidence.n ? "\n**Remediation:** " : "**Remediation:** ", f);
+		md_rich(f, fd->remediation);
+		fputs("\n", f);
+	}
+}
+
+static void md_vms(FILE *f, const struct verdict *v)
+{
+	if (!v->vms.n)
+		return;
+	fprintf(f, "\n## Live migration\n\n%zu running VM%s, %zu cannot live-migrate now.\n\n",
+		v->vms.n, v->vms.n == 1 ? "" : "s", render_verdict_vms_blocked(v));
+	fputs("| VM | Node | Can live-migrate | Why not |\n|---|---|---|---|\n", f);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < v->vms.n; i++) {
+			const struct vm_row *r = &v->vms.items[i];
+			if (r->can_migrate != (pass == 1))
+				continue;
+			fputs("| ", f);
+			md_text(f, r->namespace);
+			fputc('/', f);
+			md_text(f, r->name);
+			fputs(" | ", f);
+			md_text(f, r->node);
+			fprintf(f, " | %s | ", r->can_migrate ? "yes" : "**no**");
+			for (size_t j = 0; j < r->reasons.n; j++) {
+				if (j)
+					fputs("<br>", f);
+				md_text(f, r->reasons.items[j]);
+			}
+			fputs(" |\n", f);
+		}
+}
+
+static void md_nodes(FILE *f, const struct verdict *v)
+{
+	fprintf(f, "\n## Nodes\n\n%zu known, %zu reporting.\n", v->n_nodes,
+		render_verdict_nodes_reporting(v));
+	if (!v->n_nodes)
+		return;
+	fputs("\n| Node | Kubernetes | Report |\n|---|---|---|\n", f);
+	for (size_t i = 0; i < v->n_nodes; i++) {
+		const struct verdict_node *n = &v->nodes[i];
+		fputs("| ", f);
+		md_text(f, n->name);
+		fprintf(f, " | %s | ",
+			!n->in_cluster ? "no Node object"
+			: n->k8s_ready ? "Ready"
+				       : "**NotReady**");
+		if (n->reporting)
+			fprintf(f, "%llds old |\n", (long long)(n->report_age_ns / NSEC_PER_SEC));
+		else
+			fputs("**none** |\n", f);
+	}
+}
+
+void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
+{
+	char ts[64];
+	util_format_rfc3339(v->generated_ns, ts, sizeof(ts));
+	if (gate >= 0 && gate < _GATE_MAX)
+		fprintf(f, "# hvready verdict for %s: %s\n\n", gate_name(gate),
+			status_name(verdict_status(v, gate)));
+	else
+		fprintf(f, "# hvready verdict: %s\n\n", status_name(verdict_status(v, gate)));
+	fprintf(f, "Generated %s (%s, ", ts, v->live ? "live" : "offline");
+	md_text(f, *v->source ? v->source : "unknown source");
+	fprintf(f, "). Harvester installed: %s.\n\n", v->harvester_installed ? "yes" : "no");
+
+	fputs("## Gates\n\n| Gate | Status | Blockers |\n|---|---|---|\n", f);
+	for (int g = 0; g < _GATE_MAX; g++)
+		fprintf(f, "| %s%s | **%s** | %zu |\n", gate_name(g), g == gate ? " (asked)" : "",
+			status_name(v->gates[g].status), v->gates[g].n_blockers);
+
+	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
+	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
+	bool any = false;
+	for (size_t k = 0; k < ELEMENTSOF(order); k++)
+		for (size_t i = 0; i < v->findings.n; i++) {
+			if (!blocks[i] || v->findings.items[i].status != order[k])
+				continue;
+			if (!any)
+				fputs("\n## Blockers\n", f);
+			any = true;
+			md_blocker(f, &v->findings.items[i], blocks[i]);
+		}
+	any = false;
+	for (size_t k = 0; k < ELEMENTSOF(order); k++)
+		for (size_t i = 0; i < v->findings.n; i++) {
+			if (blocks[i] || v->findings.items[i].status != order[k])
+				continue;
+			if (!any)
+				fputs("\n## Other problems\n", f);
+			any = true;
+			md_blocker(f, &v->findings.items[i], 0);
+		}
+	md_vms(f, v);
+	md_nodes(f, v);
+
+	size_t c[_STATUS_MAX];
+	render_verdict_counts(v, c);
+	fprintf(f,
+		"\n## All findings\n\n%zu findings: %zu FAIL, %zu UNKNOWN, %zu WARN, %zu PASS, "
+		"%zu SKIP.\n\n",
+		v->findings.n, c[STATUS_FAIL], c[STATUS_UNKNOWN], c[STATUS_WARN], c[STATUS_PASS],
+		c[STATUS_SKIP]);
+	fputs("| Status | Check | Node | Object | Message |\n|---|---|---|---|---|\n", f);
+	for (size_t i = 0; i < v->findings.n; i++) {
+		const struct finding *fd = &v->findings.items[i];
+		fprintf(f, "| %s | ", status_name(fd->status));
+		md_code(f, fd->check, true);
+		fputs(" | ", f);
+		md_text(f, fd->node ? fd->node : "");
+		fputs(" | ", f);
+		md_text(f, fd->object ? fd->object : "");
+		fputs(" | ", f);
+		md_text(f, fd->message);
+		fputs(" |\n", f);
+	}
+}

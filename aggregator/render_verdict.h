@@ -1,0 +1,22 @@
+/*
+ * What the verdict's human renderings (text, Markdown, HTML) share: which
+ * findings block which gates, and how a finding's subject reads. The
+ * renderings themselves are declared in verdict.h and render_html.h.
+ */
+#pragma once
+#include "verdict.h"
+
+/* For each finding, the gates it decides as a bit mask (1u << enum gate);
+ * 0 for a finding that blocks nothing. Malloc'd, v->findings.n entries
+ * (at least one). */
+unsigned *render_verdict_blocks(const struct verdict *v);
+/* "node Kind/ns/name", "node", "Kind/ns/name" or "" for a cluster-wide finding. Malloc'd. */
+char *render_verdict_subject(const struct finding *fd);
+/* "platform, live-migration" for a mask of gates. Malloc'd. */
+char *render_verdict_gate_list(unsigned mask);
+/* Findings per status. */
+void render_verdict_counts(const struct verdict *v, size_t ret[_STATUS_MAX]);
+/* Running VMs that cannot live-migrate now. */
+size_t render_verdict_vms_blocked(const struct verdict *v);
+/* Nodes with a report. */
+size_t render_verdict_nodes_reporting(const struct verdict *v);

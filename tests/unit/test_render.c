@@ -1,0 +1,626 @@
+/*
+ * The verdict's renderings: Markdown carries the same findings as the JSON;
+ * the HTML page carries every finding, the four gates, the node × check
+ * matrix and the VM rows, and is well-formed; text fits 80 columns; and what
+ * comes from the cluster (messages, evidence, object names) is escaped in
+ * every format. The strict checks of HTML and Markdown are done by
+ * tests/tools/check_html.py (an XML parser) and check_markdown.py (GitHub's
+ * cmark-gfm), on files this test writes.
+ */
+#include "render_fixture.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "agg_harness.h"
+#include "render_html.h"
+#include "render_json.h"
+#include "render_text.h"
+
+/* ---------- helpers ---------- */
+
+static char *json_string(const struct verdict *v)
+{
+	json_object *o = verdict_to_json(v);
+	char *s = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+	json_object_put(o);
+	return s;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+struct tmpdir {
+	char path[64];
+};
+
+static void tmpdir_make(struct tmpdir *t)
+{
+	snprintf(t->path, sizeof(t->path), "/tmp/hvready-render-XXXXXX");
+	assert_non_null(mkdtemp(t->path));
+}
+
+static void tmpdir_remove(struct tmpdir *t)
+{
+	nftw(t->path, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Run a checker from tests/tools; its output goes to the test's log. */
+static int run_tool(const char *tool, const char *a, const char *b)
+{
+	const char *src = getenv("HVREADY_SRC");
+	_cleanup_free_ char *cmd =
+	    xasprintf("python3 '%s/tests/tools/%s' '%s' '%s'", src ? src : ".", tool, a, b);
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* When HVREADY_RENDER_DUMP names a directory, leave the renderings there to look at. */
+static void dump(const char *name, const char *s)
+{
+	const char *dir = getenv("HVREADY_RENDER_DUMP");
+	if (dir && *dir)
+		free(fx_write_tmp(dir, name, s));
+}
+
+/* Display columns of one line (wide CJK characters count 2). */
+static int columns(const char *s, size_t n)
+{
+	int w = 0;
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x80) {
+			w++, i++;
+		} else if ((c & 0xe0) == 0xc0) {
+			w++, i += 2;
+		} else if ((c & 0xf0) == 0xe0) {
+			uint32_t cp = (uint32_t)(c & 0x0f) << 12 |
+				      (uint32_t)((unsigned char)s[i + 1] & 0x3f) << 6 |
+				      ((unsigned char)s[i + 2] & 0x3f);
+			w += (cp >= 0x2e80 && cp <= 0xa4cf) || (cp >= 0xac00 && cp <= 0xd7a3) ? 2
+											      : 1;
+			i += 3;
+		} else {
+			w += 2, i += 4;
+		}
+	}
+	return w;
+}
+
+/* Every line at most width columns, unless it is one unbreakable word. */
+static void assert_fits(const char *text, int width)
+{
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		int w = columns(p, n);
+		if (w > width) {
+			const char *t = p;
+			while (*t == ' ')
+				t++;
+			if (memchr(t, ' ', n - (size_t)(t - p)))
+				fail_msg("line of %d columns: %.*s", w, (int)n, p);
+		}
+		p += n + (nl ? 1 : 0);
+	}
+}
+
+/* Does s contain needle not preceded by a backslash (a Markdown escape)? */
+static bool has_unescaped(const char *s, const char *needle)
+{
+	for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+		if (p == s || p[-1] != '\\')
+			return true;
+	return false;
+}
+
+/* ---------- Markdown: the "All findings" table, parsed back ---------- */
+
+/* One cell's text: backslash escapes undone, code spans taken literally
+ * (but GFM's "\|"), <br> back to a newline. */
+static char *md_cell_text(const char *s, size_t n)
+{
+	while (n && s[0] == ' ')
+		s++, n--;
+	while (n && s[n - 1] == ' ')
+		n--;
+	char *out = xmalloc(n + 1), *o = out;
+	for (size_t i = 0; i < n;) {
+		if (s[i] == '\\' && i + 1 < n && ispunct((unsigned char)s[i + 1])) {
+			*o++ = s[i + 1];
+			i += 2;
+		} else if (s[i] == '`') {
+			size_t run = strspn(s + i, "`");
+			if (run > n - i)
+				run = n - i;
+			const char *body = s + i + run;
+			const char *end = NULL;
+			for (const char *q = body; q + run <= s + n; q++)
+				if (strncmp(q, s + i, run) == 0 &&
+				    (q + run == s + n || q[run] != '`')) {
+					end = q;
+					break;
+				}
+			assert_non_null(end);
+			size_t bl = (size_t)(end - body);
+			if (bl >= 2 && body[0] == ' ' && body[bl - 1] == ' ')
+				body++, bl -= 2;
+			for (size_t k = 0; k < bl; k++) {
+				if (body[k] == '\\' && k + 1 < bl && body[k + 1] == '|')
+					k++;
+				*o++ = body[k];
+			}
+			i = (size_t)(end - s) + run;
+		} else if (strncmp(s + i, "<br>", 4) == 0 && i + 4 <= n) {
+			*o++ = '\n';
+			i += 4;
+		} else {
+			*o++ = s[i++];
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+/* Rows of the table after "| Status | Check | Node | Object | Message |", as
+ * "check\tstatus\tnode\tobject\tmessage" strings. */
+static void md_findings(const char *md, struct strv *ret)
+{
+	const char *p = strstr(md, "| Status | Check | Node | Object | Message |\n");
+	assert_non_null(p);
+	p = strchr(p, '\n') + 1;
+	p = strchr(p, '\n') + 1; /* the delimiter row */
+	while (*p == '|') {
+		const char *nl = strchr(p, '\n');
+		assert_non_null(nl);
+		char *cells[8];
+		size_t nc = 0;
+		const char *start = p + 1;
+		for (const char *q = p + 1; q < nl; q++) {
+			if (*q == '\\') {
+				q++;
+				continue;
+			}
+			if (*q == '|') {
+				assert_true(nc < ELEMENTSOF(cells));
+				cells[nc++] = md_cell_text(start, (size_t)(q - start));
+				start = q + 1;
+			}
+		}
+		assert_int_equal(nc, 5);
+		strv_add(ret, "");
+		free(ret->items[ret->n - 1]);
+		ret->items[ret->n - 1] = xasprintf("%s\t%s\t%s\t%s\t%s", cells[1], cells[0],
+						   cells[2], cells[3], cells[4]);
+		for (size_t i = 0; i < nc; i++)
+			free(cells[i]);
+		p = nl + 1;
+	}
+}
+
+static void json_findings(json_object *o, struct strv *ret)
+{
+	json_object *a = JQ(o, "findings");
+	for (size_t i = 0; i < jq_len(a); i++) {
+		json_object *f = jq_at(a, i);
+		_cleanup_free_ char *msg = render_text_sanitize(JQS(f, "message"));
+		const char *node = JQS(f, "node"), *obj = JQS(f, "object");
+		strv_add(ret, "");
+		free(ret->items[ret->n - 1]);
+		ret->items[ret->n - 1] =
+		    xasprintf("%s\t%s\t%s\t%s\t%s", JQS(f, "check"), JQS(f, "status"),
+			      node ? node : "", obj ? obj : "", msg);
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void assert_same_set(struct strv *a, struct strv *b)
+{
+	qsort(a->items, a->n, sizeof(char *), cmp_str);
+	qsort(b->items, b->n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < a->n && i < b->n; i++)
+		if (strcmp(a->items[i], b->items[i]) != 0)
+			fail_msg("differ:\n  %s\n  %s", a->items[i], b->items[i]);
+	assert_int_equal(a->n, b->n);
+}
+
+static void test_markdown_same_findings_as_json(void **state)
+{
+	struct verdict v;
+	fixture_verdict(&v);
+	char *md = NULL;
+	RENDER(md, verdict_render_markdown(f, &v, -1));
+	dump("fixture.md", md);
+	json_object *o = verdict_to_json(&v);
+	struct strv from_md = {0}, from_json = {0};
+	md_findings(md, &from_md);
+	json_findings(o, &from_json);
+	assert_int_equal(from_json.n, v.findings.n);
+	assert_same_set(&from_md, &from_json);
+	strv_clear(&from_md);
+	strv_clear(&from_json);
+	json_object_put(o);
+	free(md);
+	verdict_clear(&v);
+}
+
+/* GitHub's own renderer agrees: every finding, nothing turned into markup. */
+static void test_markdown_through_cmark_gfm(void **state)
+{
+	struct verdict v;
+	fixture_verdict(&v);
+	char *md = NULL;
+	RENDER(md, verdict_render_markdown(f, &v, -1));
+	_cleanup_free_ char *js = json_string(&v);
+	struct tmpdir t;
+	tmpdir_make(&t);
+	_cleanup_free_ char *mdp = fx_write_tmp(t.path, "v.md", md);
+	_cleanup_free_ char *jp = fx_write_tmp(t.path, "v.json", js);
+	assert_int_equal(run_tool("check_markdown.py", mdp, jp), 0);
+	tmpdir_remove(&t);
+	free(md);
+	verdict_clear(&v);
+}
+
+static void test_markdown_escaping(void **state)
+{
+	struct verdict v;
+	fixture_verdict(&v);
+	char *md = NULL;
+	RENDER(md, verdict_render_markdown(f, &v, -1));
+	/* No raw HTML from the cluster, no raw terminal escape, no bidi override. */
+	assert_false(has_unescaped(md, "<script"));
+	assert_non_null(strstr(md, "- reason: `OOMKilled <img src=x onerror=alert(1)>`\n"));
+	assert_false(has_unescaped(md, "<b>"));
+	assert_null(strchr(md, '\033'));
+	assert_null(strstr(md, "\u202e"));
+	assert_non_null(strstr(md, "\\<script\\>"));
+	assert_non_null(strstr(md, "\\x1b[31mred"));
+	/* The check's own `commands` stay code spans in the remediation. */
+	assert_non_null(strstr(md, "`udevadm trigger`"));
+	/* Evidence with a newline becomes a fenced block, a backtick inside a longer fence. */
+	assert_non_null(strstr(md, "  ```\n  line1\n  line2 `tick` | pipe & </code></td>\n  ```"));
+	/* Gates first, then the blockers; the headline is the worst gate. */
+	assert_true(strncmp(md, "# hvready verdict: FAIL\n", 24) == 0);
+	assert_true(strstr(md, "## Gates") < strstr(md, "## Blockers"));
+	assert_non_null(strstr(md, "| live-migration | **FAIL** | 4 |"));
+	free(md);
+	verdict_clear(&v);
+}
+
+/* ---------- HTML ---------- */
+
+static void test_html_complete_and_escaped(void **state)
+{
+	struct verdict v;
+	fixture_verdict(&v);
+	char *html = NULL;
+	RENDER(html, verdict_render_html(f, &v, -1, 0));
+	dump("fixture.html", html);
+	_cleanup_free_ char *js = json_string(&v);
+	dump("fixture.json", js);
+
+	/* Nothing from the cluster became markup. */
+	assert_null(strstr(html, "<script"));
+	assert_null(strstr(html, "<img"));
+	assert_null(strstr(html, "<b>bold"));
+	assert_null(strchr(html, '\033'));
+	assert_non_null(strstr(html, "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"));
+	assert_non_null(strstr(html, "节点重启了 ünïcode ✓"));
+	/* Self-contained: no external asset, no script, no refresh unless asked. */
+	assert_null(strstr(html, " src=\""));
+	assert_null(strstr(html, "<link"));
+	assert_null(strstr(html, "http-equiv"));
+	assert_non_null(strstr(html, "@media print"));
+	/* The four gates, in the order of the catalog, before the matrix. */
+	const char *g1 = strstr(html, "id=\"gate-preinstall\" data-gate=\"preinstall\" "
+				      "data-status=\"FAIL\"");
+	const char *g4 = strstr(html, "id=\"gate-live-migration\" data-gate=\"live-migration\" "
+				      "data-status=\"FAIL\" data-blockers=\"4\"");
+	assert_non_null(g1);
+	assert_non_null(g4);
+	assert_true(g1 < g4 && g4 < strstr(html, "id=\"matrix\""));
+	/* Every finding once in "All findings", and a matrix cell per node × host check. */
+	for (size_t i = 0; i < v.findings.n; i++) {
+		_cleanup_free_ char *id = xasprintf("id=\"f-%zu\"", i);
+		assert_non_null(strstr(html, id));
+	}
+	assert_non_null(strstr(html, "<td class=\"cell fail\" data-node=\"harvester-node-3\" "
+				     "data-check=\"host.kvm\" data-status=\"FAIL\">"));
+	assert_non_null(strstr(html,
+			       "<td class=\"cell unknown\" data-node=\"harvester-node-4\" "
+			       "data-check=\"host.kvm\" data-status=\"UNKNOWN\" tabindex=\"0\">"));
+	assert_non_null(strstr(html, "data-vm=\"default/vm-&lt;003&gt;|&quot;q&quot;\""));
+
+	/* The strict structural comparison with the JSON. */
+	struct tmpdir t;
+	tmpdir_make(&t);
+	_cleanup_free_ char *hp = fx_write_tmp(t.path, "v.html", html);
+	_cleanup_free_ char *jp = fx_write_tmp(t.path, "v.json", js);
+	assert_int_equal(run_tool("check_html.py", hp, jp), 0);
+	tmpdir_remove(&t);
+	free(html);
+	verdict_clear(&v);
+}
+
+static void test_html_refresh_and_gate(void **state)
+{
+	struct verdict v;
+	fixture_verdict(&v);
+	char *html = NULL;
+	RENDER(html, verdict_render_html(f, &v, GATE_RWX, 30));
+	assert_non_null(strstr(html, "<meta http-equiv=\"refresh\" content=\"30\"/>"));
+	assert_non_null(strstr(html, "reloads every 30 s"));
+	/* The gate asked for heads the page: with the clock only WARN, rwx is
+	 * UNKNOWN (a node without a report) while the others FAIL. */
+	free(html);
+	for (size_t i = 0; i < v.findings.n; i++)
+		if (streq(v.findings.items[i].check, "host.clock"))
+			v.findings.items[i].status = STATUS_WARN;
+	gates_clear(v.gates);
+	gates_compute(&v.findings, v.gates);
+	assert_int_equal(v.gates[GATE_RWX].status, STATUS_UNKNOWN);
+	assert_int_equal(verdict_status(&v, -1), STATUS_FAIL);
+	RENDER(html, verdict_render_html(f, &v, GATE_RWX, 30));
+	const char *want = "hvready verdict for rwx: <span class=\"st unknown\" id=\"overall\" "
+			   "data-status=\"UNKNOWN\">UNKNOWN</span>";
+	assert_non_null(strstr(html,
+			       "<section class=\"gate unknown\" id=\"gate-rwx\" "
+			       "data-gate=\"rwx\" data-status=\"UNKNOWN\" data-blockers=\"1\">"
+			       "<h3><span>rwx (asked)</span>"));
+	assert_non_null(strstr(html, want));
+	free(html);
+	verdict_clear(&v);
+}
+
+/* A verdict with nothing in it still renders, and says so. */
+static void test_html_empty_verdict(void **state)
+{
+	struct verdict v = {0};
+	v.source = xstrdup("");
+	gates_compute(&v.findings, v.gates);
+	char *html = NULL, *text = NULL, *md = NULL;
+	RENDER(html, verdict_render_html(f, &v, -1, 0));
+	RENDER(text, verdict_render_text(f, &v, -1, false));
+	RENDER(md, verdict_render_markdown(f, &v, -1));
+	assert_non_null(strstr(html, "No findings: nothing was checked."));
+	assert_non_null(strstr(html, "No running VMs."));
+	assert_non_null(strstr(html, "No nodes"));
+	assert_non_null(strstr(text, "no findings: nothing was checked"));
+	assert_non_null(strstr(md, "# hvready verdict: UNKNOWN"));
+	free(html);
+	free(text);
+	free(md);
+	verdict_clear(&v);
+}
+
+/* ---------- text ---------- */
+
+static void test_text_report_layout(void **state)
+{
+	struct verdict v;
+	fixture_verdict(&v);
+	char *text = NULL;
+	RENDER(text, verdict_render_text(f, &v, -1, false));
+	dump("fixture.txt", text);
+	assert_fits(text, RENDER_TEXT_WIDTH);
+	/* Gates first, then blockers with evidence and remediation, then the rest. */
+	const char *gates = strstr(text, "\nGATES\n");
+	const char *blk = strstr(text, "\nBLOCKERS");
+	const char *vms = strstr(text, "\nLIVE MIGRATION");
+	const char *nodes = strstr(text, "\nNODES");
+	const char *pass = strstr(text, "\nPASS");
+	assert_true(gates && blk && vms && nodes && pass);
+	assert_true(gates < blk && blk < vms && vms < nodes && nodes < pass);
+	assert_non_null(strstr(text, "  live-migration  FAIL     4 blockers\n"));
+	/* A FAIL blocker, its gates, its evidence and its fix, wrapped. */
+	assert_non_null(strstr(
+	    text,
+	    "  host.containerd.device-ownership : FAIL    harvester-node-1\n"
+	    "      containerd does not set device_ownership_from_security_context: CDI cannot\n"));
+	assert_non_null(strstr(text,
+			       "  api.vm.live-migratable           : FAIL\n"
+			       "      VirtualMachineInstance/default/vm-002: not live-migratable:\n"
+			       "        DisksNotLiveMigratable\n"));
+	assert_non_null(strstr(text, "      blocks: preinstall, live-migration\n"));
+	assert_non_null(strstr(text, "      cri_plugin: io.containerd.grpc.v1.cri\n"));
+	assert_non_null(strstr(text, "      fix: Set `nonroot-devices: true` in"));
+	/* Several lines of evidence keep their lines. */
+	assert_non_null(strstr(text, "/etc/rancher/rke2/config.yaml\n        "
+				     "/etc/rancher/rke2/config.yaml.d/50-harvester.yaml\n"));
+	/* Passes come one line per check. */
+	assert_non_null(strstr(text, "  host.cpu.virt                    : PASS    3 nodes: "
+				     "harvester-node-1,\n"));
+	/* A node without a report is named; a VM that cannot migrate, with why. */
+	assert_non_null(strstr(text, "harvester-node-4         NotReady  NO REPORT"));
+	assert_non_null(strstr(text, "default/vm-002        NO   on harvester-node-2"));
+	assert_non_null(
+	    strstr(text, "      - DisksNotLiveMigratable: PVC default/vm-002-rootdisk"));
+	/* Nothing reaches the terminal raw. */
+	assert_null(strchr(text, '\033'));
+	assert_null(strstr(text, "\u202e"));
+	assert_non_null(strstr(text, "\\x1b[31mred\\x1b[0m"));
+	assert_non_null(strstr(text, "abc\\u202edcba"));
+	assert_non_null(strstr(text, "\nOverall: FAIL\n"));
+	free(text);
+
+	RENDER(text, verdict_render_text(f, &v, GATE_PLATFORM, true));
+	const char *head = "hvready verdict for platform: \033[1mFAIL\033[0m\n";
+	assert_true(strncmp(text, head, strlen(head)) == 0);
+	assert_non_null(strstr(text,
+			       "  host.kvm                         : \033[1;31mFAIL   \033[0m "
+			       "harvester-node-3\n"));
+	assert_non_null(strstr(text, "(asked)"));
+	free(text);
+	verdict_clear(&v);
+}
+
+static void test_text_wrap(void **state)
+{
+	char *out = NULL;
+	int col;
+	/* Hanging indent; no line beyond 30 columns; words not cut. */
+	RENDER(out, (col = 10, fputs("0123456789", f),
+		     render_text_wrap(f, "alpha beta gamma delta epsilon zeta eta theta", &col, 4,
+				      30, false)));
+	assert_string_equal(out, "0123456789alpha beta gamma\n    delta epsilon zeta eta\n"
+				 "    theta");
+	free(out);
+	/* A word longer than the line stays whole on its own line. */
+	RENDER(out, (col = 0, render_text_wrap(f, "see /var/lib/rancher/rke2/agent/etc/containerd",
+					       &col, 2, 20, false)));
+	assert_string_equal(out, "see\n  /var/lib/rancher/rke2/agent/etc/containerd");
+	free(out);
+	/* CJK breaks between characters, two columns each. */
+	RENDER(out, (col = 0, render_text_wrap(f, "节点重启了节点重启了", &col, 0, 10, false)));
+	assert_string_equal(out, "节点重启了\n节点重启了");
+	free(out);
+	/* Hard breaks only when asked; spaces collapse. */
+	RENDER(out, (col = 0, render_text_wrap(f, "a\nb   c", &col, 2, 80, true)));
+	assert_string_equal(out, "a\n  b c");
+	free(out);
+	RENDER(out, (col = 0, render_text_wrap(f, "a\nb", &col, 2, 80, false)));
+	assert_string_equal(out, "a b");
+	free(out);
+	/* Controls, C1, bidi and invalid UTF-8 are shown, not obeyed. */
+	RENDER(out, (col = 0, render_text_wrap(f, "x\033[2Jy\xc2\x9bz\xe2\x80\xaew\xff", &col, 0,
+					       80, false)));
+	assert_string_equal(out, "x\\x1b[2Jy\\u009bz\\u202ew\\xff");
+	free(out);
+	char *s = render_text_sanitize("tab\tnl\nok ✓ \x01");
+	assert_string_equal(s, "tab\tnl\nok ✓ \\x01");
+	free(s);
+}
+
+static void test_agent_text(void **state)
+{
+	struct node_report r = {0};
+	r.node = xstrdup("harvester-node-1");
+	r.hostname = xstrdup("hv1");
+	r.agent_version = xstrdup("0.1.0");
+	struct finding *f1 = finding_list_add(&r.results, "host.kvm");
+	finding_set(f1, STATUS_PASS, "/dev/kvm works");
+	kv_add_str(&f1->evidence, "device", "/dev/kvm");
+	struct finding *f2 = finding_list_add(&r.results, "host.containerd.device-ownership");
+	finding_set(f2, STATUS_FAIL,
+		    "containerd does not set device_ownership_from_security_context: CDI cannot "
+		    "import Block-mode VM disks");
+	finding_remedy(f2, "Set `nonroot-devices: true` in /etc/rancher/rke2/config.yaml and "
+			   "restart rke2-server.");
+	kv_add_str(&f2->evidence, "cri_plugin", "io.containerd.grpc.v1.cri");
+	struct finding *f3 = finding_list_add(&r.results, "host.nfs.probe");
+	finding_set(f3, STATUS_SKIP, "no NFS endpoints to probe");
+	char *text = NULL;
+	RENDER(text, render_node_report_text(f, &r, false));
+	assert_fits(text, RENDER_TEXT_WIDTH);
+	assert_string_equal(
+	    text,
+	    "hvready-agent 0.1.0 on node harvester-node-1 (host hv1)\n\n"
+	    "host.kvm                         : PASS    /dev/kvm works\n"
+	    "host.containerd.device-ownership : FAIL    containerd does not set\n"
+	    "                                           device_ownership_from_security_context:\n"
+	    "                                           CDI cannot import Block-mode VM disks\n"
+	    "    cri_plugin: io.containerd.grpc.v1.cri\n"
+	    "    fix: Set `nonroot-devices: true` in /etc/rancher/rke2/config.yaml and\n"
+	    "         restart rke2-server.\n"
+	    "host.nfs.probe                   : SKIP    no NFS endpoints to probe\n"
+	    "\n1 PASS, 0 WARN, 1 FAIL, 0 UNKNOWN, 1 SKIP\n");
+	free(text);
+	/* Colour only when asked, and only on the status. */
+	RENDER(text, render_node_report_text(f, &r, true));
+	assert_non_null(strstr(text, ": \033[1;31mFAIL   \033[0m containerd"));
+	assert_non_null(strstr(text, "    \033[1mfix:\033[0m Set"));
+	free(text);
+	node_report_clear(&r);
+}
+
+/* ---------- the engine's verdict on the example cluster ---------- */
+
+static void load_dir(struct harness *h, const char *dir)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!endswith(de->d_name, ".json"))
+			continue;
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, de->d_name);
+		json_object *o = json_object_from_file(p);
+		if (!o)
+			fail_msg("cannot parse %s", p);
+		harness_add_json(h, o);
+		json_object_put(o);
+	}
+	closedir(d);
+}
+
+static void test_example_cluster(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	const char *src = getenv("HVREADY_SRC");
+	_cleanup_free_ char *dir = xasprintf("%s/examples/cluster", src ? src : ".");
+	load_dir(&h, dir);
+	struct agg_ctx ctx = harness_ctx(&h);
+	struct verdict v;
+	verdict_evaluate(&v, &ctx, NULL);
+	assert_true(v.findings.n > 20);
+	assert_int_equal(v.n_nodes, 3);
+
+	char *html = NULL, *md = NULL, *text = NULL;
+	RENDER(html, verdict_render_html(f, &v, -1, 0));
+	RENDER(md, verdict_render_markdown(f, &v, -1));
+	RENDER(text, verdict_render_text(f, &v, -1, false));
+	dump("example.html", html);
+	dump("example.txt", text);
+	assert_fits(text, RENDER_TEXT_WIDTH);
+	_cleanup_free_ char *js = json_string(&v);
+	struct tmpdir t;
+	tmpdir_make(&t);
+	_cleanup_free_ char *hp = fx_write_tmp(t.path, "v.html", html);
+	_cleanup_free_ char *mp = fx_write_tmp(t.path, "v.md", md);
+	_cleanup_free_ char *jp = fx_write_tmp(t.path, "v.json", js);
+	assert_int_equal(run_tool("check_html.py", hp, jp), 0);
+	assert_int_equal(run_tool("check_markdown.py", mp, jp), 0);
+	tmpdir_remove(&t);
+
+	json_object *o = verdict_to_json(&v);
+	struct strv from_md = {0}, from_json = {0};
+	md_findings(md, &from_md);
+	json_findings(o, &from_json);
+	assert_same_set(&from_md, &from_json);
+	strv_clear(&from_md);
+	strv_clear(&from_json);
+	json_object_put(o);
+	free(html);
+	free(md);
+	free(text);
+	verdict_clear(&v);
+	harness_clear(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_markdown_same_findings_as_json),
+	    cmocka_unit_test(test_markdown_through_cmark_gfm),
+	    cmocka_unit_test(test_markdown_escaping),
+	    cmocka_unit_test(test_html_complete_and_escaped),
+	    cmocka_unit_test(test_html_refresh_and_gate),
+	    cmocka_unit_test(test_html_empty_verdict),
+	    cmocka_unit_test(test_text_report_layout),
+	    cmocka_unit_test(test_text_wrap),
+	    cmocka_unit_test(test_agent_text),
+	    cmocka_unit_test(test_example_cluster),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
