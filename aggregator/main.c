@@ -116,8 +116,8 @@ static int cmd_report(int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (!streq(optarg, "text") && !streq(optarg, "json") &&
-			    !streq(optarg, "markdown"))
-				fatalx("--format: \"%s\" is not one of text, json, markdown",
+			    !streq(optarg, "markdown") && !streq(optarg, "html"))
+				fatalx("--format: \"%s\" is not one of text, json, markdown, html",
 				       optarg);
 			format = optarg;
 			break;

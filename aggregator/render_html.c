@@ -161,6 +161,7 @@ static const char css[] =
     "details.unknown{border-left-color:var(--unk)}details.pass{border-left-color:var(--pass)}"
     "details:target{outline:2px solid #1a73e8}"
     "summary{cursor:pointer;overflow-wrap:anywhere}summary .subj{font-weight:600}"
+    "a.up{font-size:.85em;color:#555}"
     ".msg{white-space:pre-line}"
     ".body{margin:.4em 0 .2em 1.2em}.blocks{margin:.2em 0;font-size:.88em;color:#444}"
     ".tag{display:inline-block;border:1px solid var(--line);border-radius:2em;"
@@ -200,10 +201,10 @@ static const char css[] =
     "@media print{"
     "@page{margin:12mm}"
     "body{font-size:10pt;max-width:none;padding:0}"
-    "nav,.tip,.reload{display:none}"
+    "nav,.tip,.reload,.screen{display:none}"
     "a{text-decoration:none}"
     "h2{break-after:avoid}"
-    "details.problem::details-content{content-visibility:visible;display:block}"
+    "details.problem:not(.blocking)::details-content{content-visibility:visible;display:block}"
     "details.problem>summary{list-style:none}"
     "details.finding,.gate,tr{break-inside:avoid}"
     ".gates{grid-template-columns:1fr 1fr}"
@@ -250,8 +251,10 @@ static void evidence_table(FILE *f, const struct finding *fd)
 static void finding_detail(FILE *f, const struct finding *fd, size_t idx, const char *id_prefix,
 			   unsigned blocks, bool open)
 {
-	fprintf(f, "<details class=\"finding %s%s\" id=\"%s-%zu\"", cls(fd->status),
-		is_problem(fd->status) ? " problem" : "", id_prefix, idx);
+	/* In "All findings", a blocker is already printed in full above it. */
+	bool repeat = blocks && streq(id_prefix, "f");
+	fprintf(f, "<details class=\"finding %s%s%s\" id=\"%s-%zu\"", cls(fd->status),
+		is_problem(fd->status) ? " problem" : "", repeat ? " blocking" : "", id_prefix, idx);
 	finding_attrs(f, fd);
 	if (open)
 		fputs(" open=\"open\"", f);
@@ -267,7 +270,10 @@ static void finding_detail(FILE *f, const struct finding *fd, size_t idx, const 
 	}
 	fputs("<span class=\"msg\">", f);
 	esc(f, fd->message);
-	fputs("</span></summary><div class=\"body\">", f);
+	fputs("</span>", f);
+	if (repeat)
+		fprintf(f, " <a class=\"up\" href=\"#b-%zu\">(blocker)</a>", idx);
+	fputs("</summary><div class=\"body\">", f);
 	if (blocks) {
 		fputs("<p class=\"blocks\">Blocks: ", f);
 		for (int g = 0; g < _GATE_MAX; g++)
@@ -527,8 +533,9 @@ static void matrix(FILE *f, const struct verdict *v)
 	}
 	struct strv checks = {0};
 	matrix_columns(v, &checks);
-	fputs("<p class=\"meta\">The worst status of each check on each node. Hover or focus a "
-	      "cell for its evidence; follow it to the finding.</p>\n",
+	fputs("<p class=\"meta\">The worst status of each check on each node.<span "
+	      "class=\"screen\"> Hover or focus a cell for its evidence; follow it to the "
+	      "finding.</span></p>\n",
 	      f);
 	/* No scrolling box around the matrix: it would clip the hover boxes. */
 	fputs("<table class=\"matrix\"><thead><tr><th>node</th>", f);

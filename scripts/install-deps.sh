@@ -11,6 +11,8 @@ PKGS=(
 	# tests: real servers and tools
 	nfs-ganesha nfs-ganesha-mem nfs-ganesha-vfs docker-registry iproute2 openssl
 	python3 python3-yaml time procps curl
+	# tests of the operator views: a real browser, GitHub's Markdown renderer, PDF text
+	chromium cmark-gfm poppler-utils
 )
 
 missing=()
