@@ -118,6 +118,8 @@ static void add_result_evidence(struct finding *f, const struct nfs_probe_result
 			if (r->minors_probed & (1u << m))
 				vlist_add_strf(t, "4.%u", m);
 	}
+	if (r->connect_ms >= 0)
+		kv_add_int(ev, "connect_ms", r->connect_ms);
 	if (r->mount_ms >= 0)
 		kv_add_int(ev, "mount_ms", r->mount_ms);
 	if (r->getattr_ms >= 0)

@@ -291,9 +291,18 @@ static int64_t ms_since(int64_t start_ns)
 	return (util_now_mono_ns() - start_ns) / NSEC_PER_MSEC;
 }
 
-static void numeric_address(const struct sockaddr *sa, socklen_t sl, char *buf, size_t len)
+struct target {
+	struct sockaddr_storage ss;
+	socklen_t len;
+};
+
+/* Keep the first address and its numeric form. */
+static void take_address(const struct addrinfo *ai, struct target *t, char *buf, size_t len)
 {
-	if (getnameinfo(sa, sl, buf, (socklen_t)len, NULL, 0, NI_NUMERICHOST) != 0)
+	memcpy(&t->ss, ai->ai_addr, ai->ai_addrlen);
+	t->len = ai->ai_addrlen;
+	if (getnameinfo(ai->ai_addr, ai->ai_addrlen, buf, (socklen_t)len, NULL, 0,
+			NI_NUMERICHOST) != 0)
 		snprintf(buf, len, "?");
 }
 
@@ -310,18 +319,19 @@ struct lookup {
 	char name[NFS_PROBE_HOST_MAX + 1];
 };
 
-static int resolve(const struct nfs_probe_url *u, int64_t deadline, struct nfs_probe_result *res)
+static int resolve(const struct nfs_probe_url *u, int64_t deadline, struct target *t,
+		   struct nfs_probe_result *res)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST};
 	struct addrinfo *ai = NULL;
 	if (getaddrinfo(u->host, NULL, &hints, &ai) == 0) {
-		numeric_address(ai->ai_addr, ai->ai_addrlen, res->address, sizeof(res->address));
+		take_address(ai, t, res->address, sizeof(res->address));
 		freeaddrinfo(ai);
 		return 0;
 	}
 	struct lookup *l = xcalloc(1, sizeof(*l));
 	snprintf(l->name, sizeof(l->name), "%s", u->host);
-	l->hints = (struct addrinfo){.ai_socktype = SOCK_STREAM, .ai_flags = AI_ADDRCONFIG};
+	l->hints = (struct addrinfo){.ai_socktype = SOCK_STREAM};
 	l->cb = (struct gaicb){.ar_name = l->name, .ar_request = &l->hints};
 	struct gaicb *list[1] = {&l->cb};
 	int r = getaddrinfo_a(GAI_NOWAIT, list, 1, NULL);
@@ -355,8 +365,7 @@ static int resolve(const struct nfs_probe_url *u, int64_t deadline, struct nfs_p
 		free(l);
 		return -ENOENT;
 	}
-	numeric_address(l->cb.ar_result->ai_addr, l->cb.ar_result->ai_addrlen, res->address,
-			sizeof(res->address));
+	take_address(l->cb.ar_result, t, res->address, sizeof(res->address));
 	freeaddrinfo(l->cb.ar_result);
 	free(l);
 	return 0;
@@ -390,7 +399,8 @@ struct probe {
 	struct nfs_context *nfs;
 	int64_t deadline;
 	struct nfs_probe_result *res;
-	bool hup; /* the socket reported POLLHUP/POLLERR */
+	bool hup;	     /* the socket reported POLLHUP/POLLERR */
+	bool service_failed; /* libnfs gave the connection up (EOF, error) */
 	struct op ops[PROBE_MAX_OPS];
 	size_t nops;
 };
@@ -473,8 +483,10 @@ static int pump(struct probe *p, struct nfs_context *nfs, struct rpc_context *rp
 		}
 		note_connected(p, fd);
 		r = nfs ? nfs_service(nfs, pfd.revents) : rpc_service(rpc, pfd.revents);
-		if (r < 0)
+		if (r < 0) {
+			p->service_failed = true;
 			return *done ? 0 : -EPIPE;
+		}
 	}
 	return 0;
 }
@@ -498,9 +510,10 @@ static void record_failure(struct probe *p, const struct op *op, int pump_r,
 {
 	struct nfs_probe_result *res = p->res;
 	res->step = step;
+	/* A call failed by a dropped connection carries no message of its own. */
 	if (op && op->done && op->err[0])
 		snprintf(res->nfs_error, sizeof(res->nfs_error), "%s", op->err);
-	else if (p->nfs && !(op && op->done) && nfs_get_error(p->nfs))
+	else if (p->nfs && nfs_get_error(p->nfs))
 		snprintf(res->nfs_error, sizeof(res->nfs_error), "%s", nfs_get_error(p->nfs));
 	extract_status(res->nfs_error, res->nfs_status, sizeof(res->nfs_status));
 	if (!res->tcp_connected && (step == NFS_STEP_MOUNT || step == NFS_STEP_CONNECT))
@@ -513,7 +526,7 @@ static void record_failure(struct probe *p, const struct op *op, int pump_r,
 		res->outcome = NFS_PROBE_SOCKET_ERROR;
 	else if (res->nfs_status[0])
 		res->outcome = NFS_PROBE_NFS_ERROR;
-	else if (pump_r == -EPIPE || p->hup)
+	else if (pump_r == -EPIPE || p->hup || p->service_failed)
 		res->outcome = NFS_PROBE_DISCONNECTED;
 	else
 		res->outcome = NFS_PROBE_NFS_ERROR;
@@ -590,6 +603,63 @@ static void probe_minors(struct probe *p, uint16_t port)
 
 /* ---------------------------------------------------------------- the probe */
 
+/*
+ * Our own TCP connect before libnfs's, under the same deadline. It tells a
+ * refused or unanswered connection apart with the socket's own errno, and it
+ * keeps libnfs 4.0 out of the one state it cannot be torn down from without
+ * a leak: a context destroyed while its connect is pending loses the
+ * connect's callback data.
+ */
+static void preflight(struct probe *p, struct target *t, uint16_t port)
+{
+	struct nfs_probe_result *res = p->res;
+	if (t->ss.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&t->ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)&t->ss)->sin_port = htons(port);
+	int64_t start = util_now_mono_ns();
+	_cleanup_close_ int fd =
+	    socket(t->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		res->sock_errno = errno;
+		res->outcome = NFS_PROBE_SOCKET_ERROR;
+		res->step = NFS_STEP_CONNECT;
+		return;
+	}
+	int e = 0;
+	if (connect(fd, (struct sockaddr *)&t->ss, t->len) < 0) {
+		e = errno;
+		while (e == EINPROGRESS || e == EINTR) {
+			int64_t left = p->deadline - util_now_mono_ns();
+			if (left <= 0) {
+				res->outcome = NFS_PROBE_TIMEOUT;
+				res->step = NFS_STEP_CONNECT;
+				return;
+			}
+			struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+			int r = poll(&pfd, 1, (int)((left + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC));
+			if (r < 0 && errno != EINTR) {
+				e = errno;
+				break;
+			}
+			if (r > 0) {
+				socklen_t el = sizeof(e);
+				if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
+					e = errno;
+				break;
+			}
+		}
+	}
+	if (e != 0) {
+		res->sock_errno = e;
+		res->outcome = e == ECONNREFUSED ? NFS_PROBE_REFUSED : NFS_PROBE_SOCKET_ERROR;
+		res->step = NFS_STEP_CONNECT;
+		return;
+	}
+	res->tcp_connected = true;
+	res->connect_ms = ms_since(start);
+}
+
 static struct nfs_context *new_context(uint16_t port)
 {
 	struct nfs_context *nfs = nfs_init_context();
@@ -614,10 +684,8 @@ static struct nfs_context *new_context(uint16_t port)
 	nfs_set_pagecache(nfs, 0);
 	nfs_set_readahead(nfs, 0);
 	nfs_set_dircache(nfs, 0);
-	static unsigned seq;
-	char id[64];
-	snprintf(id, sizeof(id), "hvready-agent pid:%ld n:%u", (long)getpid(), ++seq);
-	nfs4_set_client_name(nfs, id);
+	/* No nfs4_set_client_name(): libnfs 4.0 never frees the name. Its
+	 * default ("Libnfs pid:PID TIME") is unique per context already. */
 	return nfs;
 }
 
@@ -775,18 +843,25 @@ void nfs_probe_run(const struct nfs_probe_url *u, int64_t deadline_ns, bool cana
 	    .outcome = NFS_PROBE_OK,
 	    .step = NFS_STEP_DONE,
 	    .limit_ms = deadline_ns > start ? (deadline_ns - start + NSEC_PER_MSEC / 2) / NSEC_PER_MSEC : 0,
+	    .connect_ms = -1,
 	    .mount_ms = -1,
 	    .getattr_ms = -1,
 	    .canary_ms = -1,
 	};
 	struct probe p = {.deadline = deadline_ns, .res = ret};
 
-	int r = resolve(u, deadline_ns, ret);
+	struct target t = {0};
+	int r = resolve(u, deadline_ns, &t, ret);
 	if (r < 0) {
 		ret->step = NFS_STEP_RESOLVE;
 		ret->outcome = r == -ETIMEDOUT ? NFS_PROBE_TIMEOUT : NFS_PROBE_RESOLVE;
 		goto out;
 	}
+	preflight(&p, &t, u->port);
+	if (ret->outcome != NFS_PROBE_OK)
+		goto out;
+	/* libnfs connects on its own; from here on, tcp_connected is about its socket. */
+	ret->tcp_connected = false;
 	p.nfs = new_context(u->port);
 	if (!p.nfs) {
 		ret->step = NFS_STEP_MOUNT;

@@ -90,7 +90,7 @@ struct nfs_probe_result {
 	char nfs_status[48];	  /* the NFS4ERR_* name in it, or "" */
 	int64_t limit_ms;	  /* the time this probe was given */
 	int64_t elapsed_ms;
-	int64_t mount_ms, getattr_ms; /* -1 when not reached */
+	int64_t connect_ms, mount_ms, getattr_ms; /* -1 when not reached */
 	bool have_root;		      /* root_* are set */
 	uint32_t root_mode, root_uid, root_gid;
 	uint64_t root_ino;

@@ -25,10 +25,13 @@ cleanup() {
 			[ -d "$d" ] && ganesha_log "$d"
 		done
 	fi
+	local stops=()
 	for d in "$TMP"/srv-*; do
-		[ -d "$d" ] && ganesha_stop "$d" &
+		[ -d "$d" ] || continue
+		ganesha_stop "$d" &
+		stops+=($!)
 	done
-	wait
+	[ "${#stops[@]}" -eq 0 ] || wait "${stops[@]}"
 	ip netns del "$NS" 2>/dev/null || true
 	ip link del "${VETH}a" 2>/dev/null || true
 	rm -rf "$TMP"

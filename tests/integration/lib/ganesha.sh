@@ -44,6 +44,13 @@ EXPORT { Export_Id = 2; Path = /export-ro; Pseudo = /pvc-ro; Access_Type = RO; S
 EOF
 }
 
+# The process runs (a zombie, not yet reaped by the shell that started it, does not).
+alive() {
+	local st
+	st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
 ganesha_pid() {
 	cat "$1/ganesha.pid" 2>/dev/null
 }
@@ -58,7 +65,7 @@ ganesha_listening() { # DIR PORT [NETNS]
 # free port and retries with another one if the port was taken meanwhile.
 # Prints the port. Fails, printing ganesha's log, when the server does not come up.
 ganesha_start() {
-	local dir=$1 bind=$2 want=$3 ns=${4:-} extra=${5:-} port try rc end
+	local dir=$1 bind=$2 want=$3 ns=${4:-} extra=${5:-} port try pid end
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	for ((try = 0; try < 5; try++)); do
@@ -66,20 +73,21 @@ ganesha_start() {
 		[ "$want" = auto ] && port=$(free_port "$ns")
 		ganesha_config "$dir" "$bind" "$port" "$extra"
 		rm -f "$dir/ganesha.pid"
-		rc=0
-		${ns:+ip netns exec "$ns"} ganesha.nfsd -f "$dir/ganesha.conf" -L "$dir/ganesha.log" \
-			-p "$dir/ganesha.pid" -N NIV_EVENT || rc=$?
+		# In the foreground (-F), like the share-manager runs it: no
+		# daemon(3), which needs a sane /dev/null, and the PID is known.
+		${ns:+ip netns exec "$ns"} ganesha.nfsd -F -f "$dir/ganesha.conf" -L "$dir/ganesha.log" \
+			-p "$dir/ganesha.nfsd.pid" -N NIV_EVENT </dev/null >"$dir/ganesha.out" 2>&1 &
+		pid=$!
+		echo "$pid" >"$dir/ganesha.pid"
 		end=$(($(date +%s) + 10))
-		while [ "$rc" = 0 ] && [ "$(date +%s)" -le "$end" ]; do
+		while [ "$(date +%s)" -le "$end" ]; do
 			if ganesha_listening "$dir" "$port" "$ns"; then
 				echo "$port" >"$dir/port"
 				echo "$port"
 				return 0
 			fi
 			# Gone before listening: a bind race (retry) or a real failure.
-			if [ -s "$dir/ganesha.pid" ] && ! kill -0 "$(ganesha_pid "$dir")" 2>/dev/null; then
-				break
-			fi
+			alive "$pid" || break
 			sleep 0.1
 		done
 		ganesha_stop "$dir"
@@ -88,7 +96,7 @@ ganesha_start() {
 			break
 		fi
 	done
-	echo "ganesha_start: ganesha (exit $rc) did not listen on $bind:$port${ns:+ in netns $ns}; its log:" >&2
+	echo "ganesha_start: ganesha did not listen on $bind:$port${ns:+ in netns $ns}; its log:" >&2
 	ganesha_log "$dir" >&2
 	return 1
 }
@@ -101,7 +109,7 @@ ganesha_stop() {
 	kill -CONT "$pid" 2>/dev/null || true
 	kill -TERM "$pid" 2>/dev/null || true
 	for ((i = 0; i < 50; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
+		alive "$pid" || break
 		sleep 0.1
 	done
 	kill -KILL "$pid" 2>/dev/null || true
@@ -111,4 +119,8 @@ ganesha_stop() {
 ganesha_log() {
 	echo "----- $1/ganesha.log"
 	tail -n 60 "$1/ganesha.log" 2>/dev/null || echo "(no log)"
+	if [ -s "$1/ganesha.out" ]; then
+		echo "----- $1/ganesha.out"
+		tail -n 20 "$1/ganesha.out"
+	fi
 }
