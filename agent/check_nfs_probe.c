@@ -126,7 +126,8 @@ static void add_result_evidence(struct finding *f, const struct nfs_probe_result
 		kv_add_int(ev, "getattr_ms", r->getattr_ms);
 	if (r->have_root) {
 		kv_add_strf(ev, "root_mode", "%04o", r->root_mode & 07777);
-		kv_add_str(ev, "root_type", S_ISDIR(r->root_mode) ? "directory" : "not a directory");
+		kv_add_str(ev, "root_type",
+			   S_ISDIR(r->root_mode) ? "directory" : "not a directory");
 		kv_add_int(ev, "root_uid", (int64_t)r->root_uid);
 		kv_add_int(ev, "root_gid", (int64_t)r->root_gid);
 	}
@@ -285,32 +286,33 @@ static void fail_message(struct finding *f, const char *url, const struct endpoi
 			finding_set(f, STATUS_FAIL, "%s: %s failed: %s", url, step, r->nfs_error);
 		break;
 	case NFS_PROBE_REFUSED:
-		finding_set(f, STATUS_FAIL, "%s: connection to %s port %u refused", url,
-			    r->address, e->u.port);
+		finding_set(f, STATUS_FAIL, "%s: connection to %s port %u refused", url, r->address,
+			    e->u.port);
 		break;
 	case NFS_PROBE_SOCKET_ERROR:
-		finding_set(f, STATUS_FAIL, "%s: cannot connect to %s port %u: %s", url,
-			    r->address, e->u.port, strerror(r->sock_errno));
+		finding_set(f, STATUS_FAIL, "%s: cannot connect to %s port %u: %s", url, r->address,
+			    e->u.port, strerror(r->sock_errno));
 		break;
 	case NFS_PROBE_TIMEOUT:
 		if (r->step == NFS_STEP_RESOLVE)
-			finding_set(f, STATUS_FAIL, "%s: name resolution of %s got no answer within %s",
-				    url, e->u.host, lim);
-		else
 			finding_set(f, STATUS_FAIL,
-				    "%s: no answer within %s (%s): the share-manager may be hung or "
-				    "a NetworkPolicy blocks %u",
-				    url, lim,
-				    r->tcp_connected ? step : "TCP connection not established",
-				    e->u.port);
+				    "%s: name resolution of %s got no answer within %s", url,
+				    e->u.host, lim);
+		else
+			finding_set(
+			    f, STATUS_FAIL,
+			    "%s: no answer within %s (%s): the share-manager may be hung or "
+			    "a NetworkPolicy blocks %u",
+			    url, lim, r->tcp_connected ? step : "TCP connection not established",
+			    e->u.port);
 		break;
 	case NFS_PROBE_DISCONNECTED:
 		finding_set(f, STATUS_FAIL, "%s: the server closed the connection during %s", url,
 			    step);
 		break;
 	case NFS_PROBE_RESOLVE:
-		finding_set(f, STATUS_FAIL, "%s: host name %s does not resolve: %s", url,
-			    e->u.host, r->nfs_error);
+		finding_set(f, STATUS_FAIL, "%s: host name %s does not resolve: %s", url, e->u.host,
+			    r->nfs_error);
 		break;
 	case NFS_PROBE_V40_REFUSED:
 		finding_set(f, STATUS_UNKNOWN,
@@ -342,18 +344,20 @@ static void report_result(struct finding *f, const struct endpoint *e,
 				    "back identical and removed in %lld ms",
 				    url, (long long)r->canary_ms);
 		else
-			finding_set(f, STATUS_PASS,
-				    "%s: mounted with NFSv4.0 and read the export root's attributes "
-				    "(mount %lld ms, getattr %lld ms)",
-				    url, (long long)r->mount_ms, (long long)r->getattr_ms);
+			finding_set(
+			    f, STATUS_PASS,
+			    "%s: mounted with NFSv4.0 and read the export root's attributes "
+			    "(mount %lld ms, getattr %lld ms)",
+			    url, (long long)r->mount_ms, (long long)r->getattr_ms);
 		finding_remedy(f, "%s", "");
 		return;
 	}
 	fail_message(f, url, e, r);
 	_cleanup_free_ char *rem = remedy(e, r);
 	if (r->canary_left_behind)
-		finding_remedy(f, "%s The canary file %s%s was left behind: remove it from the "
-				  "export by hand.",
+		finding_remedy(f,
+			       "%s The canary file %s%s was left behind: remove it from the "
+			       "export by hand.",
 			       rem, streq(e->u.export_path, "/") ? "" : e->u.export_path,
 			       r->canary_file);
 	else

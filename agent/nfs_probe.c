@@ -20,9 +20,9 @@
 #include "util.h"
 
 /* NFSv4.1 status codes that libnfs 4.0's headers (NFSv4.0 only) do not name. */
-#define NFS4ERR_OP_NOT_IN_SESSION_ 10071
+#define NFS4ERR_OP_NOT_IN_SESSION_   10071
 #define NFS4ERR_MINOR_VERS_MISMATCH_ 10021
-#define NFS_PROBE_MINOR_MAX 2
+#define NFS_PROBE_MINOR_MAX	     2
 
 /* ---------------------------------------------------------------- URL */
 
@@ -72,8 +72,8 @@ static int parse_hostname(const char *h, size_t n, char *err, size_t errlen)
 			if (label == 0 && !(i == n && i > 0))
 				return fail(err, errlen, "host name \"%s\" has an empty label", h);
 			if (label > 63)
-				return fail(err, errlen, "host name \"%s\" has a label over 63 characters",
-					    h);
+				return fail(err, errlen,
+					    "host name \"%s\" has a label over 63 characters", h);
 			if (label > 0 && (h[i - 1] == '-' || h[i - label] == '-'))
 				return fail(err, errlen,
 					    "host name \"%s\": a label starts or ends with '-'", h);
@@ -81,8 +81,8 @@ static int parse_hostname(const char *h, size_t n, char *err, size_t errlen)
 			continue;
 		}
 		if (!ascii_alnum((unsigned char)h[i]) && h[i] != '-')
-			return fail(err, errlen, "character '%c' is not allowed in host name \"%s\"",
-				    h[i], h);
+			return fail(err, errlen,
+				    "character '%c' is not allowed in host name \"%s\"", h[i], h);
 		label++;
 	}
 	return 0;
@@ -144,8 +144,9 @@ static int parse_authority(const char *a, size_t n, struct nfs_probe_url *u, cha
 		size_t hl = colon ? (size_t)(colon - a) : n;
 		if (colon) {
 			if (memchr(colon + 1, ':', n - hl - 1))
-				return fail(err, errlen, "an IPv6 address must be written in brackets "
-							 "(nfs://[fd00::1]/EXPORT)");
+				return fail(err, errlen,
+					    "an IPv6 address must be written in brackets "
+					    "(nfs://[fd00::1]/EXPORT)");
 			port = colon + 1;
 			port_len = n - hl - 1;
 		}
@@ -217,8 +218,9 @@ int nfs_probe_url_parse(const uint8_t *buf, size_t len, struct nfs_probe_url *re
 	if (len < sl || strncasecmp(s, scheme, sl) != 0)
 		return fail(err, errlen, "not an nfs:// URL (expected nfs://HOST[:PORT]/EXPORT)");
 	if (memchr(s, '?', len))
-		return fail(err, errlen, "a query (\"?...\") is not accepted: the port belongs in "
-					 "the host part (nfs://HOST:PORT/EXPORT)");
+		return fail(err, errlen,
+			    "a query (\"?...\") is not accepted: the port belongs in "
+			    "the host part (nfs://HOST:PORT/EXPORT)");
 	if (memchr(s, '#', len))
 		return fail(err, errlen, "a fragment (\"#...\") is not accepted");
 	const char *a = s + sl, *end = s + len;
@@ -347,7 +349,8 @@ static int resolve(const struct nfs_probe_url *u, int64_t deadline, struct targe
 				return -ETIMEDOUT; /* l stays with the resolver thread */
 			break;
 		}
-		struct timespec ts = {.tv_sec = left / NSEC_PER_SEC, .tv_nsec = left % NSEC_PER_SEC};
+		struct timespec ts = {.tv_sec = left / NSEC_PER_SEC,
+				      .tv_nsec = left % NSEC_PER_SEC};
 		r = gai_suspend((const struct gaicb *const *)list, 1, &ts);
 		if (r == EAI_AGAIN || r == EAI_INTR)
 			continue;
@@ -432,7 +435,8 @@ static void nfs_done(int status, struct nfs_context *nfs, void *data, void *priv
 		op->fh = data;
 		break;
 	case CALL_READ:
-		op->data_len = (size_t)status < sizeof(op->data) ? (size_t)status : sizeof(op->data);
+		op->data_len =
+		    (size_t)status < sizeof(op->data) ? (size_t)status : sizeof(op->data);
 		if (data)
 			memcpy(op->data, data, op->data_len);
 		break;
@@ -464,9 +468,9 @@ static int pump(struct probe *p, struct nfs_context *nfs, struct rpc_context *rp
 		int fd = nfs ? nfs_get_fd(nfs) : rpc_get_fd(rpc);
 		if (fd < 0)
 			return -EPIPE;
-		struct pollfd pfd = {.fd = fd,
-				     .events = (short)(nfs ? nfs_which_events(nfs)
-							   : rpc_which_events(rpc))};
+		struct pollfd pfd = {
+		    .fd = fd,
+		    .events = (short)(nfs ? nfs_which_events(nfs) : rpc_which_events(rpc))};
 		int ms = (int)((left + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC);
 		int r = poll(&pfd, 1, ms);
 		if (r < 0) {
@@ -739,8 +743,8 @@ static void close_quietly(struct probe *p, struct nfsfh *fh)
 static bool canary_write(struct probe *p, struct nfsfh *fh, const char *msg, size_t n)
 {
 	struct op *op = op_new(p, CALL_PLAIN);
-	bool ok = finish(p, op, nfs_pwrite_async(p->nfs, fh, 0, n, msg, nfs_done, op),
-			 NFS_STEP_WRITE);
+	bool ok =
+	    finish(p, op, nfs_pwrite_async(p->nfs, fh, 0, n, msg, nfs_done, op), NFS_STEP_WRITE);
 	if (ok && (size_t)op->status != n) {
 		p->res->step = NFS_STEP_WRITE;
 		p->res->outcome = NFS_PROBE_SHORT_IO;
@@ -817,10 +821,10 @@ static void run_canary(struct probe *p)
 	res->canary_bytes = (size_t)n;
 
 	struct op *op = op_new(p, CALL_OPEN);
-	if (!finish(p, op,
-		    nfs_create_async(p->nfs, res->canary_file, O_WRONLY | O_EXCL, 0600, nfs_done,
-				     op),
-		    NFS_STEP_CREATE))
+	if (!finish(
+		p, op,
+		nfs_create_async(p->nfs, res->canary_file, O_WRONLY | O_EXCL, 0600, nfs_done, op),
+		NFS_STEP_CREATE))
 		return;
 	res->canary_left_behind = true;
 
@@ -842,7 +846,8 @@ void nfs_probe_run(const struct nfs_probe_url *u, int64_t deadline_ns, bool cana
 	*ret = (struct nfs_probe_result){
 	    .outcome = NFS_PROBE_OK,
 	    .step = NFS_STEP_DONE,
-	    .limit_ms = deadline_ns > start ? (deadline_ns - start + NSEC_PER_MSEC / 2) / NSEC_PER_MSEC : 0,
+	    .limit_ms =
+		deadline_ns > start ? (deadline_ns - start + NSEC_PER_MSEC / 2) / NSEC_PER_MSEC : 0,
 	    .connect_ms = -1,
 	    .mount_ms = -1,
 	    .getattr_ms = -1,

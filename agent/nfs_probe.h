@@ -5,11 +5,13 @@
  * The probe mounts the export with libnfs (never the kernel), reads the
  * attributes of its root (GETATTR), and for a canary export only creates a
  * uniquely named file, writes a few bytes, reads them back through a fresh
- * OPEN, compares and removes the file. Everything runs on libnfs's async API
- * under one deadline of our own: libnfs 4.0's nfs_set_timeout() bounds RPCs
- * on an established connection but not the TCP connect (a SYN that is never
- * answered hangs the sync calls for minutes), so the probe polls the socket
- * itself and gives up at the deadline whatever libnfs is waiting for.
+ * OPEN, compares and removes the file. Everything runs under one deadline of
+ * our own: libnfs 4.0's nfs_set_timeout() bounds RPCs on an established
+ * connection but not the TCP connect (a SYN that is never answered hangs the
+ * sync calls for minutes). So the probe first connects a socket of its own
+ * (non-blocking, polled), then drives libnfs's async API with poll() and gives
+ * up at the deadline whatever libnfs is waiting for — the same shape the
+ * daemon's libevent loop will need.
  *
  * Protocol, said plainly: libnfs 4.0 speaks NFSv4.0 only (SETCLIENTID, no
  * sessions). A server that refuses minor version 0 — Longhorn's
@@ -91,15 +93,15 @@ struct nfs_probe_result {
 	int64_t limit_ms;	  /* the time this probe was given */
 	int64_t elapsed_ms;
 	int64_t connect_ms, mount_ms, getattr_ms; /* -1 when not reached */
-	bool have_root;		      /* root_* are set */
+	bool have_root;				  /* root_* are set */
 	uint32_t root_mode, root_uid, root_gid;
 	uint64_t root_ino;
 	/* The minor versions the server accepted (bit N = NFSv4.N); only after V40_REFUSED. */
 	unsigned server_minors, minors_probed;
 	/* Canary only. */
-	char canary_file[128]; /* export-relative path of the file */
-	int64_t canary_ms;     /* create to remove, -1 when not reached */
-	size_t canary_bytes;   /* bytes written */
+	char canary_file[128];	 /* export-relative path of the file */
+	int64_t canary_ms;	 /* create to remove, -1 when not reached */
+	size_t canary_bytes;	 /* bytes written */
 	bool canary_left_behind; /* created but not removed */
 };
 

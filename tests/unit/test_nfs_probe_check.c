@@ -175,7 +175,8 @@ static void test_blackhole_budget(void **state)
 	for (size_t i = 0; i < 2; i++) {
 		const struct finding *f = nth(&h, i);
 		assert_int_equal(f->status, STATUS_FAIL);
-		assert_contains(f->message, "no answer within 0.3 s (TCP connection not established)");
+		assert_contains(f->message,
+				"no answer within 0.3 s (TCP connection not established)");
 		assert_string_equal(kv_get_str(&f->evidence, "outcome"), "timeout");
 		bool b;
 		assert_true(kv_get_bool(&f->evidence, "tcp_connected", &b));
@@ -185,7 +186,8 @@ static void test_blackhole_budget(void **state)
 	for (size_t i = 2; i < 4; i++) {
 		const struct finding *f = nth(&h, i);
 		assert_int_equal(f->status, STATUS_UNKNOWN);
-		assert_contains(f->message, "not probed: budget exhausted (0.7 s for the whole check)");
+		assert_contains(f->message,
+				"not probed: budget exhausted (0.7 s for the whole check)");
 	}
 	harness_clear(&h);
 	close(filler);
@@ -217,8 +219,8 @@ static void test_disconnected(void **state)
 	struct nfs_probe_url u;
 	char url[64], err[128];
 	snprintf(url, sizeof(url), "nfs://127.0.0.1:%u/pvc-a", port);
-	assert_int_equal(nfs_probe_url_parse((const uint8_t *)url, strlen(url), &u, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+	    nfs_probe_url_parse((const uint8_t *)url, strlen(url), &u, err, sizeof(err)), 0);
 	struct nfs_probe_result r;
 	nfs_probe_run(&u, util_now_mono_ns() + 2 * NSEC_PER_SEC, false, &r);
 	pthread_join(th, NULL);
@@ -245,8 +247,8 @@ static void test_resolve_name(void **state)
 	struct nfs_probe_url u;
 	char url[64], err[128];
 	snprintf(url, sizeof(url), "nfs://localhost:%u/x", closed_port());
-	assert_int_equal(nfs_probe_url_parse((const uint8_t *)url, strlen(url), &u, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+	    nfs_probe_url_parse((const uint8_t *)url, strlen(url), &u, err, sizeof(err)), 0);
 	struct nfs_probe_result r;
 	nfs_probe_run(&u, util_now_mono_ns() + 2 * NSEC_PER_SEC, false, &r);
 	if (!streq(r.address, "127.0.0.1") && !streq(r.address, "::1"))
@@ -256,8 +258,8 @@ static void test_resolve_name(void **state)
 
 	/* A deadline already past: nothing is attempted beyond resolution. */
 	snprintf(url, sizeof(url), "nfs://127.0.0.1:%u/x", closed_port());
-	assert_int_equal(nfs_probe_url_parse((const uint8_t *)url, strlen(url), &u, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+	    nfs_probe_url_parse((const uint8_t *)url, strlen(url), &u, err, sizeof(err)), 0);
 	nfs_probe_run(&u, util_now_mono_ns() - 1, false, &r);
 	assert_int_equal(r.outcome, NFS_PROBE_TIMEOUT);
 	assert_int_equal(r.limit_ms, 0);
@@ -340,11 +342,13 @@ static void test_report_failures(void **state)
 	struct nfs_probe_result r = base_result();
 	r.outcome = NFS_PROBE_NFS_ERROR;
 	r.step = NFS_STEP_MOUNT;
-	snprintf(r.nfs_error, sizeof(r.nfs_error), "NFS4: (path /pvc-a) failed with NFS4ERR_NOENT(-2)");
+	snprintf(r.nfs_error, sizeof(r.nfs_error),
+		 "NFS4: (path /pvc-a) failed with NFS4ERR_NOENT(-2)");
 	snprintf(r.nfs_status, sizeof(r.nfs_status), "NFS4ERR_NOENT");
 	const struct finding *f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
 	assert_int_equal(f->status, STATUS_FAIL);
-	assert_contains(f->message, "mount failed: NFS4: (path /pvc-a) failed with NFS4ERR_NOENT(-2)");
+	assert_contains(f->message,
+			"mount failed: NFS4: (path /pvc-a) failed with NFS4ERR_NOENT(-2)");
 	assert_contains(f->remediation, "volumes.longhorn.io pvc-a");
 	harness_clear(&h);
 
@@ -415,7 +419,8 @@ static void test_report_canary(void **state)
 	snprintf(r.nfs_status, sizeof(r.nfs_status), "NFS4ERR_ROFS");
 	const struct finding *f = report(&h, "nfs://10.43.12.7/canary", true, &r);
 	assert_int_equal(f->status, STATUS_FAIL);
-	assert_contains(f->message, "canary create failed: NFS4: (path /) failed with NFS4ERR_ROFS");
+	assert_contains(f->message,
+			"canary create failed: NFS4: (path /) failed with NFS4ERR_ROFS");
 	assert_contains(f->remediation, "read-only");
 	harness_clear(&h);
 
@@ -428,7 +433,8 @@ static void test_report_canary(void **state)
 
 	r.outcome = NFS_PROBE_MISMATCH;
 	r.step = NFS_STEP_COMPARE;
-	snprintf(r.nfs_error, sizeof(r.nfs_error), "read back 40 bytes starting \"aaaa\" after writing 40");
+	snprintf(r.nfs_error, sizeof(r.nfs_error),
+		 "read back 40 bytes starting \"aaaa\" after writing 40");
 	f = report(&h, "nfs://10.43.12.7/canary", true, &r);
 	assert_int_equal(f->status, STATUS_FAIL);
 	assert_contains(f->message, "canary compare failed: read back 40 bytes");
@@ -488,11 +494,11 @@ static void test_report_unknown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_skip),	     cmocka_unit_test(test_malformed),
-	    cmocka_unit_test(test_refused),	     cmocka_unit_test(test_blackhole_budget),
-	    cmocka_unit_test(test_disconnected),     cmocka_unit_test(test_resolve_name),
-	    cmocka_unit_test(test_report_pass),	     cmocka_unit_test(test_report_failures),
-	    cmocka_unit_test(test_report_canary),    cmocka_unit_test(test_report_unknown),
+	    cmocka_unit_test(test_skip),	  cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_refused),	  cmocka_unit_test(test_blackhole_budget),
+	    cmocka_unit_test(test_disconnected),  cmocka_unit_test(test_resolve_name),
+	    cmocka_unit_test(test_report_pass),	  cmocka_unit_test(test_report_failures),
+	    cmocka_unit_test(test_report_canary), cmocka_unit_test(test_report_unknown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,9 +22,8 @@ struct good {
 
 static const struct good goods[] = {
     /* status.shareEndpoint of a CSI-provisioned Longhorn RWX volume */
-    {"nfs://10.43.12.7/pvc-0a9f3e1c-1a2b-4c3d-9e8f-0123456789ab", "10.43.12.7", false, 2049,
-     false, "/pvc-0a9f3e1c-1a2b-4c3d-9e8f-0123456789ab",
-     "pvc-0a9f3e1c-1a2b-4c3d-9e8f-0123456789ab"},
+    {"nfs://10.43.12.7/pvc-0a9f3e1c-1a2b-4c3d-9e8f-0123456789ab", "10.43.12.7", false, 2049, false,
+     "/pvc-0a9f3e1c-1a2b-4c3d-9e8f-0123456789ab", "pvc-0a9f3e1c-1a2b-4c3d-9e8f-0123456789ab"},
     {"nfs://10.43.12.7:20490/pvc-x", "10.43.12.7", false, 20490, true, "/pvc-x", "pvc-x"},
     {"nfs://[fd00::1]/x", "fd00::1", true, 2049, false, "/x", "x"},
     {"nfs://[fd00:10:43::c]:2050/pvc-y", "fd00:10:43::c", true, 2050, true, "/pvc-y", "pvc-y"},
@@ -138,16 +137,15 @@ static void test_limits(void **state)
 	char err[256], buf[2048];
 	/* A NUL inside the buffer is data, not the end. */
 	static const char nul[] = "nfs://h/a\0b";
-	assert_int_equal(nfs_probe_url_parse((const uint8_t *)nul, sizeof(nul) - 1, &u, err,
-					     sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(
+	    nfs_probe_url_parse((const uint8_t *)nul, sizeof(nul) - 1, &u, err, sizeof(err)),
+	    -EINVAL);
 	assert_non_null(strstr(err, "control"));
 
 	memset(buf, 'a', sizeof(buf));
 	memcpy(buf, "nfs://h/", 8);
-	assert_int_equal(nfs_probe_url_parse((const uint8_t *)buf, sizeof(buf), &u, err,
-					     sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(
+	    nfs_probe_url_parse((const uint8_t *)buf, sizeof(buf), &u, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "longer than"));
 	/* The longest URL accepted. */
 	assert_int_equal(
