@@ -170,7 +170,8 @@ static void test_blackhole_budget(void **state)
 	run_all(&h.ctx, "host.nfs.probe", timeout, budget);
 	int64_t took = util_now_mono_ns() - t;
 	assert_true(took >= 2 * timeout);
-	assert_true(took <= budget + timeout / 10 + 100 * NSEC_PER_MSEC);
+	/* Bounded (slack for a loaded CI machine), not minutes of SYN retries. */
+	assert_true(took <= budget + timeout / 10 + 500 * NSEC_PER_MSEC);
 	assert_int_equal(h.report.results.n, 4);
 	for (size_t i = 0; i < 2; i++) {
 		const struct finding *f = nth(&h, i);
