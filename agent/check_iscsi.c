@@ -25,8 +25,8 @@ static const struct os_packages iscsi_packages = {
 
 struct initiator {
 	int err;
-	char *name;	/* InitiatorName=..., NULL when absent */
-	bool generate;	/* GenerateName=yes: Debian's iscsid writes the name at first start */
+	char *name;    /* InitiatorName=..., NULL when absent */
+	bool generate; /* GenerateName=yes: Debian's iscsid writes the name at first start */
 };
 
 /* Lines "InitiatorName=iqn...." and "GenerateName=yes"; '#' starts a comment. */
@@ -130,7 +130,8 @@ static void judge_initiator(const struct hostroot *hr, const struct initiator *i
 			judge_remedy(j, "Replace it with a generated one: %s", gen);
 		}
 	} else if (in->generate && iscsid_ready(d)) {
-		kv_add_str(ev, "initiator_name", "GenerateName=yes: written when iscsid first starts");
+		kv_add_str(ev, "initiator_name",
+			   "GenerateName=yes: written when iscsid first starts");
 		judge_note(j, STATUS_PASS, "initiator name generated when iscsid first starts");
 	} else {
 		kv_add_str(ev, "initiator_name",
@@ -181,8 +182,9 @@ static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, stru
 		judge_note(j, STATUS_FAIL,
 			   "iscsid.service is enabled but iscsid is not running, and iscsid.socket "
 			   "is not enabled: iscsiadm cannot reach it");
-		judge_remedy(j, "Start it and see why it stopped: systemctl start iscsid; journalctl "
-				"-u iscsid.");
+		judge_remedy(j,
+			     "Start it and see why it stopped: systemctl start iscsid; journalctl "
+			     "-u iscsid.");
 	} else if (d->procs_err == 0) {
 		judge_note(j, STATUS_FAIL, "iscsid is not running and not socket-activated");
 		judge_remedy(j, "Enable iscsid: %s.", enable);

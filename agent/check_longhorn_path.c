@@ -118,9 +118,9 @@ static void judge_mount(const struct mounts *m, const char *path, const char *re
 {
 	*ret_ro_known = false;
 	if (m->err) {
-		_cleanup_free_ char *why =
-		    m->err == -EINVAL ? xasprintf("line %zu is malformed", m->bad_line)
-				      : xstrdup(strerror(-m->err));
+		_cleanup_free_ char *why = m->err == -EINVAL
+					       ? xasprintf("line %zu is malformed", m->bad_line)
+					       : xstrdup(strerror(-m->err));
 		kv_add_strf(ev, "mount_point", "unknown: %s: %s", m->file ? m->file : "mountinfo",
 			    why);
 		judge_note(j, STATUS_UNKNOWN, "could not read the host's mount table (%s: %s)",
@@ -145,8 +145,9 @@ static void judge_mount(const struct mounts *m, const char *path, const char *re
 	if (*ret_ro) {
 		judge_note(j, STATUS_FAIL, "%s is on a read-only mount (%s, %s)", path,
 			   e->mount_point, e->mount_opts);
-		judge_remedy(j, "Mount %s read-write (mount -o remount,rw %s) and fix its /etc/fstab "
-				"entry.",
+		judge_remedy(j,
+			     "Mount %s read-write (mount -o remount,rw %s) and fix its /etc/fstab "
+			     "entry.",
 			     e->mount_point, e->mount_point);
 	}
 	if (streq(e->mount_point, "/")) {
@@ -154,9 +155,11 @@ static void judge_mount(const struct mounts *m, const char *path, const char *re
 			   "%s is on the root filesystem (%s %s): Longhorn's replicas compete with "
 			   "the OS, etcd and container images for its space",
 			   path, e->fstype, e->source);
-		judge_remedy(j, "Give Longhorn its own disk or partition (ext4 or XFS) mounted at "
-				"%s, in /etc/fstab%s.",
-			     path, exists ? ", moving the existing data first" : ", before installing");
+		judge_remedy(j,
+			     "Give Longhorn its own disk or partition (ext4 or XFS) mounted at "
+			     "%s, in /etc/fstab%s.",
+			     path,
+			     exists ? ", moving the existing data first" : ", before installing");
 	} else {
 		judge_note(j, STATUS_PASS, "%s %s on %s%s", e->fstype, e->source, e->mount_point,
 			   streq(e->mount_point, real) ? " (its own mount point)" : "");
@@ -183,8 +186,9 @@ static void judge_write(const struct hostroot *hr, const char *judged, const cha
 	if (r == -EROFS && ro_known && !ro) {
 		/* The host mounts it rw: the read-only view is the agent's own (a readOnly
 		 * hostPath mount of the host root), which says nothing about the host. */
-		kv_add_str(ev, "writable", "not testable: the agent's view of the host root is "
-					   "read-only; the host mount is rw");
+		kv_add_str(ev, "writable",
+			   "not testable: the agent's view of the host root is "
+			   "read-only; the host mount is rw");
 		return;
 	}
 	if (r == -EROFS) {
@@ -231,14 +235,16 @@ static void judge_space(const struct hostroot *hr, const char *judged, const cha
 	fmt_bytes(a, sizeof(a), avail);
 	fmt_bytes(s, sizeof(s), size);
 	if (pct < (double)threshold) {
-		judge_note(j, STATUS_FAIL,
-			   "only %.1f%% free (%s of %s), below Longhorn's "
-			   "storage-minimal-available-percentage of %lld%%: no replica is scheduled "
-			   "on it",
-			   pct, a, s, (long long)threshold);
-		judge_remedy(j, "Free space on that filesystem or grow it (or add a disk); the "
-				"threshold is Longhorn's setting storage-minimal-available-percentage "
-				"(default 25).");
+		judge_note(
+		    j, STATUS_FAIL,
+		    "only %.1f%% free (%s of %s), below Longhorn's "
+		    "storage-minimal-available-percentage of %lld%%: no replica is scheduled "
+		    "on it",
+		    pct, a, s, (long long)threshold);
+		judge_remedy(j,
+			     "Free space on that filesystem or grow it (or add a disk); the "
+			     "threshold is Longhorn's setting storage-minimal-available-percentage "
+			     "(default 25).");
 	} else {
 		judge_note(j, STATUS_PASS, "%.1f%% free (%s of %s, minimum %lld%%)", pct, a, s,
 			   (long long)threshold);
@@ -268,8 +274,8 @@ static void check_one(struct agent_ctx *ctx, const char *id, const char *path,
 	if (r == 0 && !S_ISDIR(st.st_mode)) {
 		kv_add_bool(ev, "exists", true);
 		judge_note(&j, STATUS_FAIL, "%s exists but is not a directory", norm);
-		judge_remedy(&j, "Move the file at %s away, or point Longhorn's data path elsewhere.",
-			     norm);
+		judge_remedy(
+		    &j, "Move the file at %s away, or point Longhorn's data path elsewhere.", norm);
 		goto done;
 	} else if (r == 0) {
 		exists = true;
@@ -287,10 +293,11 @@ static void check_one(struct agent_ctx *ctx, const char *id, const char *path,
 				   strerror(-r));
 			goto done;
 		}
-		judge_note(&j, STATUS_WARN,
-			   "%s does not exist yet (Longhorn creates it); judged on %s, where it will "
-			   "be created",
-			   norm, judged);
+		judge_note(
+		    &j, STATUS_WARN,
+		    "%s does not exist yet (Longhorn creates it); judged on %s, where it will "
+		    "be created",
+		    norm, judged);
 	} else {
 		_cleanup_free_ char *d = hostroot_display(hr, norm);
 		judge_note(&j, STATUS_UNKNOWN, "could not look up %s: %s", d, strerror(-r));

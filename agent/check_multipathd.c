@@ -15,12 +15,13 @@
 #include <errno.h>
 #include <string.h>
 
-#define MAIN_CONF	    "etc/multipath.conf"
-#define DEFAULT_CONFIG_DIR  "/etc/multipath/conf.d"
-#define MAX_DROPINS	    256
-#define CONF_MAX_BYTES	    (1u << 20)
+#define MAIN_CONF	   "etc/multipath.conf"
+#define DEFAULT_CONFIG_DIR "/etc/multipath/conf.d"
+#define MAX_DROPINS	   256
+#define CONF_MAX_BYTES	   (1u << 20)
 #define LONGHORN_BLACKLIST                                                                         \
-	"blacklist {\n    device {\n        vendor \"IET\"\n        product \"VIRTUAL-DISK\"\n    "  \
+	"blacklist {\n    device {\n        vendor \"IET\"\n        product \"VIRTUAL-DISK\"\n   " \
+	" "                                                                                        \
 	"}\n}"
 
 struct mp_config {
@@ -122,8 +123,8 @@ static char *not_covered_why(const struct mp_config *c, const struct multipath_c
 	if (cov->undone) {
 		_cleanup_free_ char *a = multipath_conf_entry_str(cov->undone);
 		_cleanup_free_ char *b = multipath_conf_entry_str(cov->undone_by);
-		return xasprintf("blacklist %s (%s) is cancelled by blacklist_exceptions %s (%s)", a,
-				 cov->undone->where, b, cov->undone_by->where);
+		return xasprintf("blacklist %s (%s) is cancelled by blacklist_exceptions %s (%s)",
+				 a, cov->undone->where, b, cov->undone_by->where);
 	}
 	if (cov->partial) {
 		_cleanup_free_ char *a = multipath_conf_entry_str(cov->partial);
@@ -194,19 +195,22 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 	/* RHEL's multipath-tools (mpathconf) blacklists every device while
 	 * /etc/multipath.conf does not exist, and its unit does not start without it. */
 	bool rhel_default = c.main_absent && !c.err && osrelease_family(&os) == OS_FAMILY_RHEL;
-	const char *state = running ? "running" : perr == 0 ? "enabled (it starts at boot)"
-							    : "enabled";
+	const char *state = running	? "running"
+			    : perr == 0 ? "enabled (it starts at boot)"
+					: "enabled";
 
 	if (c.err) {
 		kv_add_str(ev, "config_error", c.err);
-		judge_note(&j, STATUS_UNKNOWN, "multipathd is %s, and its configuration could not be "
-					       "read: %s",
+		judge_note(&j, STATUS_UNKNOWN,
+			   "multipathd is %s, and its configuration could not be "
+			   "read: %s",
 			   state, c.err);
 	} else if (cov.by) {
 		_cleanup_free_ char *e = multipath_conf_entry_str(cov.by);
 		kv_add_strf(ev, "longhorn_blacklisted_by", "%s (%s)", e, cov.by->where);
-		judge_note(&j, STATUS_PASS, "multipathd is %s; blacklist %s (%s) keeps Longhorn's "
-					    "disks out",
+		judge_note(&j, STATUS_PASS,
+			   "multipathd is %s; blacklist %s (%s) keeps Longhorn's "
+			   "disks out",
 			   state, e, cov.by->where);
 	} else if (rhel_default) {
 		kv_add_str(ev, "longhorn_blacklisted_by",
@@ -225,11 +229,12 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 				   "multipathd is %s and %s: it can claim Longhorn volumes' disks "
 				   "(mount fails with \"already mounted or mount point busy\")",
 				   state, why);
-		judge_remedy(&j,
-			     "Add to /etc/multipath.conf (or a .conf file in /etc/multipath/conf.d):\n"
-			     "%s\nthen run: systemctl restart multipathd. If this node needs no "
-			     "multipath: systemctl disable --now multipathd.service multipathd.socket.",
-			     LONGHORN_BLACKLIST);
+		judge_remedy(
+		    &j,
+		    "Add to /etc/multipath.conf (or a .conf file in /etc/multipath/conf.d):\n"
+		    "%s\nthen run: systemctl restart multipathd. If this node needs no "
+		    "multipath: systemctl disable --now multipathd.service multipathd.socket.",
+		    LONGHORN_BLACKLIST);
 	}
 	judge_apply(&j, f, "");
 	judge_clear(&j);

@@ -71,7 +71,8 @@ void check_nfs_client(struct agent_ctx *ctx, const char *id)
 			   "mount.nfs is only at %s, outside /sbin, /sbin/fs.d and /sbin/fs where "
 			   "mount(8) looks for helpers",
 			   p);
-		judge_remedy(&j, "Install the distribution's NFS client (%s) or link %s into /sbin.",
+		judge_remedy(&j,
+			     "Install the distribution's NFS client (%s) or link %s into /sbin.",
 			     install, p);
 	} else if (nfs4.found.n) {
 		_cleanup_free_ char *p = first_or_none(&nfs4.found);
@@ -86,15 +87,15 @@ void check_nfs_client(struct agent_ctx *ctx, const char *id)
 		judge_note(&j, STATUS_FAIL, "%s exists but is not an executable file", p);
 		judge_remedy(&j, "Reinstall the NFS client: %s.", install);
 	} else if (nfs.unreadable.n || nfs4.unreadable.n) {
-		judge_note(&j, STATUS_UNKNOWN,
-			   "could not look for mount.nfs: %s",
+		judge_note(&j, STATUS_UNKNOWN, "could not look for mount.nfs: %s",
 			   nfs.unreadable.n ? nfs.unreadable.items[0] : nfs4.unreadable.items[0]);
 		judge_remedy(&j, "Run the agent as root with the host's / as its host root.");
 	} else {
-		judge_note(&j, STATUS_FAIL,
-			   "no NFS client: neither mount.nfs nor mount.nfs4 in %s; this node cannot "
-			   "mount Longhorn RWX (NFS) volumes",
-			   dirs);
+		judge_note(
+		    &j, STATUS_FAIL,
+		    "no NFS client: neither mount.nfs nor mount.nfs4 in %s; this node cannot "
+		    "mount Longhorn RWX (NFS) volumes",
+		    dirs);
 		judge_remedy(&j, "Install the NFS client on this node: %s.", install);
 	}
 	judge_apply(&j, f, "");

@@ -39,7 +39,7 @@ struct kernel_facts {
 	int sm_err; /* sys/module */
 	bool sm_nfs, sm_nfsv4;
 	bool sm_builtin; /* sys/module/nfs* without initstate: built in, not a loaded module */
-	int fs_err; /* proc/filesystems */
+	int fs_err;	 /* proc/filesystems */
 	bool fs_nfs, fs_nfs4;
 	char *moddir; /* "lib/modules/REL" that exists, or NULL */
 	int moddir_err;
@@ -410,7 +410,7 @@ static void add_evidence(const struct hostroot *hr, const struct kernel_facts *k
 	if (k->pm_err == 0)
 		kv_add_strf(ev, "proc_modules", "%s",
 			    names(k->pm_nfs, k->pm_nfsv4) ? names(k->pm_nfs, k->pm_nfsv4)
-							   : "neither nfs nor nfsv4 loaded");
+							  : "neither nfs nor nfsv4 loaded");
 	else if (k->pm_err == -ENOENT && (k->fs_err == 0 || k->sm_err == 0))
 		kv_add_str(ev, "proc_modules", "absent: the kernel has no loadable module support");
 	else
@@ -434,15 +434,17 @@ static void add_evidence(const struct hostroot *hr, const struct kernel_facts *k
 			   : k->fs_nfs ? "nfs registered, nfs4 not"
 				       : "neither nfs nor nfs4 registered");
 	else
-		kv_add_str(ev, "proc_filesystems", (s = err_str(hr, "proc/filesystems", k->fs_err)));
+		kv_add_str(ev, "proc_filesystems",
+			   (s = err_str(hr, "proc/filesystems", k->fs_err)));
 	free(s);
 	s = NULL;
 
 	if (k->moddir)
 		kv_add_strf(ev, "modules_dir", "/%s", k->moddir);
 	else if (k->release && k->moddir_err == -ENOENT)
-		kv_add_strf(ev, "modules_dir", "absent: neither /lib/modules/%s nor /usr/lib/modules/%s",
-			    k->release, k->release);
+		kv_add_strf(ev, "modules_dir",
+			    "absent: neither /lib/modules/%s nor /usr/lib/modules/%s", k->release,
+			    k->release);
 	else if (k->release)
 		kv_add_strf(ev, "modules_dir", "unreadable: %s", strerror(-k->moddir_err));
 	else
@@ -496,11 +498,13 @@ static const char *known_broken(const char *rel)
 
 static void remedy_kernel(struct judge *j, const struct osrelease *os, const char *rel)
 {
-	judge_remedy(j, "Boot a kernel with the NFS client: CONFIG_NFS_FS and CONFIG_NFS_V4 (=y, or "
-			"=m with the modules installed) and CONFIG_NFS_V4_1=y.");
+	judge_remedy(j,
+		     "Boot a kernel with the NFS client: CONFIG_NFS_FS and CONFIG_NFS_V4 (=y, or "
+		     "=m with the modules installed) and CONFIG_NFS_V4_1=y.");
 	if (streq(os->id, "ubuntu"))
-		judge_remedy(j, "On Ubuntu the kernel's modules come in linux-modules-%s and "
-				"linux-modules-extra-%s: install both, or use the generic kernel.",
+		judge_remedy(j,
+			     "On Ubuntu the kernel's modules come in linux-modules-%s and "
+			     "linux-modules-extra-%s: install both, or use the generic kernel.",
 			     rel, rel);
 }
 
@@ -530,8 +534,8 @@ static void decide(const struct kernel_facts *k, const struct osrelease *os, str
 	const char *rel = k->release ? k->release : "(unknown release)";
 	bool cfg = k->cfg_err == 0;
 	bool fs = k->fs_err == 0;
-	bool no_modules = (k->pm_err == -ENOENT && (fs || k->sm_err == 0)) ||
-			  (cfg && k->cfg.modules == 'n');
+	bool no_modules =
+	    (k->pm_err == -ENOENT && (fs || k->sm_err == 0)) || (cfg && k->cfg.modules == 'n');
 	bool cfg_no_nfs4 = cfg && (k->cfg.nfs_fs == 'n' || k->cfg.nfs_fs == 0 ||
 				   k->cfg.nfs_v4 == 'n' || k->cfg.nfs_v4 == 0);
 	bool no41 = cfg && !cfg_no_nfs4 && k->cfg.nfs_v41 == 'n';
@@ -543,8 +547,9 @@ static void decide(const struct kernel_facts *k, const struct osrelease *os, str
 	bool present = fs ? k->fs_nfs4 : loaded || builtin;
 
 	if (k->pm_err && k->sm_err && !fs && !cfg && k->builtin_err && k->dep_err) {
-		judge_note(j, STATUS_UNKNOWN, "could not read any kernel evidence (/proc/modules, "
-					      "/sys/module, /proc/filesystems, modules, config)");
+		judge_note(j, STATUS_UNKNOWN,
+			   "could not read any kernel evidence (/proc/modules, "
+			   "/sys/module, /proc/filesystems, modules, config)");
 		judge_remedy(j, "Run the agent with the host's / (with its /proc and /sys) as the "
 				"host root.");
 		return;
@@ -569,19 +574,21 @@ static void decide(const struct kernel_facts *k, const struct osrelease *os, str
 		if (present) {
 			judge_present(k, j, rel);
 		} else {
-			judge_note(j, STATUS_WARN,
-				   "NFSv4 client is a module of kernel %s that is not loaded (%s in "
-				   "modules.dep); the first NFS mount loads it",
-				   rel, k->dep_entry);
+			judge_note(
+			    j, STATUS_WARN,
+			    "NFSv4 client is a module of kernel %s that is not loaded (%s in "
+			    "modules.dep); the first NFS mount loads it",
+			    rel, k->dep_entry);
 			judge_remedy(j, "Load it now to be sure it loads: modprobe nfsv4; and at "
 					"boot: echo nfsv4 > /etc/modules-load.d/nfsv4.conf.");
 		}
 		const char *bad = k->release ? known_broken(k->release) : NULL;
 		if (bad) {
-			judge_note(j, STATUS_WARN,
-				   "kernel %s is of a series (%s) with a known NFS client regression: "
-				   "RWX mounts fail with \"Protocol not supported\"",
-				   rel, bad);
+			judge_note(
+			    j, STATUS_WARN,
+			    "kernel %s is of a series (%s) with a known NFS client regression: "
+			    "RWX mounts fail with \"Protocol not supported\"",
+			    rel, bad);
 			judge_remedy(j, "Check whether the distribution fixed it (Longhorn KB "
 					"\"RWX Volume Fails to Be Attached Caused by Protocol not "
 					"supported\") or update the kernel.");
@@ -598,15 +605,15 @@ static void decide(const struct kernel_facts *k, const struct osrelease *os, str
 	if (!absent_known || !unloadable_known) {
 		judge_note(j, STATUS_UNKNOWN,
 			   "no NFSv4 client seen in kernel %s, but %s could not be read", rel,
-			   !absent_known ? "/proc/filesystems" : "the kernel's module list (modules.dep)");
+			   !absent_known ? "/proc/filesystems"
+					 : "the kernel's module list (modules.dep)");
 		judge_remedy(j, "Run the agent with the host's / (with its /proc, /sys and "
 				"/lib/modules) as the host root.");
 		return;
 	}
 	const char *why =
-	    cfg_no_nfs4 ? "the kernel is configured without an NFSv4 client"
-	    : no_modules
-		? "nfs4 is not a registered filesystem and the kernel cannot load modules"
+	    cfg_no_nfs4	 ? "the kernel is configured without an NFSv4 client"
+	    : no_modules ? "nfs4 is not a registered filesystem and the kernel cannot load modules"
 	    : k->moddir_err == -ENOENT ? "nfs4 is not registered and the kernel's modules are not "
 					 "installed"
 	    : k->cfg.nfs_v4 == 'm'     ? "configured as a module (CONFIG_NFS_V4=m) that is not "

@@ -5,8 +5,8 @@
 
 /* /sbin, /sbin/fs.d and /sbin/fs are where mount(8) looks for mount.<type>
  * helpers (util-linux FS_SEARCH_PATH); the others are where packages put tools. */
-const char *const hostbin_dirs[] = {"sbin",		"sbin/fs.d", "sbin/fs", "usr/sbin",
-				    "usr/local/sbin", "bin",	     "usr/bin"};
+const char *const hostbin_dirs[] = {"sbin",	      "sbin/fs.d", "sbin/fs", "usr/sbin",
+				    "usr/local/sbin", "bin",	   "usr/bin"};
 const size_t hostbin_dirs_len = ELEMENTSOF(hostbin_dirs);
 #define N_SBIN_DIRS 3
 

@@ -88,8 +88,8 @@ static bool opens(enum sect parent, const char *kw, enum sect *ret)
 		}
 	/* Subsections of the sections we skip (devices { device { } }, multipaths {
 	 * multipath { } }, overrides { protocol { } }) must still nest correctly. */
-	if (parent == S_OTHER && (streq(kw, "device") || streq(kw, "multipath") ||
-				  streq(kw, "protocol"))) {
+	if (parent == S_OTHER &&
+	    (streq(kw, "device") || streq(kw, "multipath") || streq(kw, "protocol"))) {
 		*ret = S_OTHER;
 		return true;
 	}
@@ -107,8 +107,7 @@ static const struct {
 };
 
 static struct multipath_conf_entry *add_entry(struct multipath_conf *c, enum sect s,
-					      enum mpconf_kind kind, const char *file,
-					      size_t line)
+					      enum mpconf_kind kind, const char *file, size_t line)
 {
 	util_grow((void **)&c->items, &c->cap, c->n + 1, sizeof(c->items[0]));
 	struct multipath_conf_entry *e = &c->items[c->n++];
@@ -134,7 +133,7 @@ int multipath_conf_parse(const uint8_t *buf, size_t len, const char *file,
 	if (memchr(buf, '\0', len))
 		return -EINVAL;
 	enum sect stack[MAX_DEPTH] = {S_TOP};
-	size_t depth = 0; /* stack[depth] is the current section */
+	size_t depth = 0;      /* stack[depth] is the current section */
 	size_t dev = SIZE_MAX; /* index of the open device { } entry */
 	const char *s = (const char *)buf, *end = s + len;
 	size_t lineno = 0;
@@ -148,7 +147,8 @@ int multipath_conf_parse(const uint8_t *buf, size_t len, const char *file,
 		if (n == 0)
 			continue;
 		enum sect cur = stack[depth], child;
-		bool has_value = n > 1 && (t[1].quoted || (!streq(t[1].s, "{") && !streq(t[1].s, "}")));
+		bool has_value =
+		    n > 1 && (t[1].quoted || (!streq(t[1].s, "{") && !streq(t[1].s, "}")));
 		const char *v = has_value ? t[1].s : NULL;
 		if (streq(t[0].s, "}") && !t[0].quoted) {
 			if (depth > 0) {
@@ -301,10 +301,12 @@ static const struct multipath_conf_entry *first_match(const struct multipath_con
 static bool judge_kind(const struct multipath_conf *conf, struct multipath_conf_cover *c,
 		       enum mpconf_kind kind, const char *sample)
 {
-	const struct multipath_conf_entry *bl = first_match(conf, c, MPCONF_BLACKLIST, kind, sample);
+	const struct multipath_conf_entry *bl =
+	    first_match(conf, c, MPCONF_BLACKLIST, kind, sample);
 	if (!bl)
 		return false;
-	const struct multipath_conf_entry *ex = first_match(conf, c, MPCONF_EXCEPTIONS, kind, sample);
+	const struct multipath_conf_entry *ex =
+	    first_match(conf, c, MPCONF_EXCEPTIONS, kind, sample);
 	if (ex) {
 		if (!c->undone) {
 			c->undone = bl;

@@ -49,12 +49,13 @@ void multipath_conf_clear(struct multipath_conf *conf);
 char *multipath_conf_entry_str(const struct multipath_conf_entry *e);
 
 struct multipath_conf_cover {
-	const struct multipath_conf_entry *by;	    /* an entry that keeps Longhorn's devices out */
-	const struct multipath_conf_entry *partial; /* a devnode entry covering only some sdX names */
-	struct strv uncovered;			    /* with partial: sample names it misses */
-	const struct multipath_conf_entry *undone;  /* a covering entry cancelled by... */
+	const struct multipath_conf_entry *by; /* an entry that keeps Longhorn's devices out */
+	const struct multipath_conf_entry
+	    *partial;	       /* a devnode entry covering only some sdX names */
+	struct strv uncovered; /* with partial: sample names it misses */
+	const struct multipath_conf_entry *undone;    /* a covering entry cancelled by... */
 	const struct multipath_conf_entry *undone_by; /* ...this blacklist_exceptions entry */
-	struct strv bad_regex;			    /* "where: value" of entries that do not compile */
+	struct strv bad_regex; /* "where: value" of entries that do not compile */
 };
 
 /* Decide whether the blacklist keeps Longhorn's devices out of multipathd. */

@@ -117,16 +117,23 @@ static enum os_family family_of(const char *id)
 		const char *id;
 		enum os_family f;
 	} ids[] = {
-	    {"debian", OS_FAMILY_DEBIAN},    {"ubuntu", OS_FAMILY_DEBIAN},
-	    {"suse", OS_FAMILY_SUSE},	     {"opensuse", OS_FAMILY_SUSE},
-	    {"sles", OS_FAMILY_SUSE},	     {"sle-micro", OS_FAMILY_SUSE},
-	    {"sl-micro", OS_FAMILY_SUSE},    {"opensuse-leap", OS_FAMILY_SUSE},
+	    {"debian", OS_FAMILY_DEBIAN},
+	    {"ubuntu", OS_FAMILY_DEBIAN},
+	    {"suse", OS_FAMILY_SUSE},
+	    {"opensuse", OS_FAMILY_SUSE},
+	    {"sles", OS_FAMILY_SUSE},
+	    {"sle-micro", OS_FAMILY_SUSE},
+	    {"sl-micro", OS_FAMILY_SUSE},
+	    {"opensuse-leap", OS_FAMILY_SUSE},
 	    {"opensuse-tumbleweed", OS_FAMILY_SUSE},
 	    {"opensuse-microos", OS_FAMILY_SUSE},
 	    {"opensuse-leap-micro", OS_FAMILY_SUSE},
-	    {"rhel", OS_FAMILY_RHEL},	     {"centos", OS_FAMILY_RHEL},
-	    {"fedora", OS_FAMILY_RHEL},	     {"rocky", OS_FAMILY_RHEL},
-	    {"almalinux", OS_FAMILY_RHEL},   {"ol", OS_FAMILY_RHEL},
+	    {"rhel", OS_FAMILY_RHEL},
+	    {"centos", OS_FAMILY_RHEL},
+	    {"fedora", OS_FAMILY_RHEL},
+	    {"rocky", OS_FAMILY_RHEL},
+	    {"almalinux", OS_FAMILY_RHEL},
+	    {"ol", OS_FAMILY_RHEL},
 	    {"arch", OS_FAMILY_ARCH},
 	};
 	for (size_t i = 0; i < ELEMENTSOF(ids); i++)

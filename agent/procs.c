@@ -37,6 +37,21 @@ static bool comm_is(const struct hostroot *hr, const char *pid, const char *comm
 	return streq(c, comm);
 }
 
+/* Keep the lowest PIDs (readdir order is arbitrary; the lowest is usually the main one). */
+static void insert_sorted(struct procs_found *ret, int pid)
+{
+	size_t i = ret->n;
+	while (i > 0 && ret->pids[i - 1] > pid)
+		i--;
+	if (i >= PROCS_MAX_PIDS)
+		return;
+	size_t last = ret->n < PROCS_MAX_PIDS ? ret->n : PROCS_MAX_PIDS - 1;
+	memmove(&ret->pids[i + 1], &ret->pids[i], (last - i) * sizeof(int));
+	ret->pids[i] = pid;
+	if (ret->n < PROCS_MAX_PIDS)
+		ret->n++;
+}
+
 int procs_find(const struct hostroot *hr, const char *comm, struct procs_found *ret)
 {
 	*ret = (struct procs_found){0};
@@ -52,8 +67,7 @@ int procs_find(const struct hostroot *hr, const char *comm, struct procs_found *
 		if (!all_digits(de->d_name) || !comm_is(hr, de->d_name, comm) ||
 		    is_zombie(hr, de->d_name))
 			continue;
-		if (ret->n < PROCS_MAX_PIDS)
-			ret->pids[ret->n++] = atoi(de->d_name);
+		insert_sorted(ret, atoi(de->d_name));
 		ret->total++;
 	}
 	closedir(d);

@@ -10,7 +10,7 @@
 #define PROCS_MAX_PIDS 16
 
 struct procs_found {
-	int pids[PROCS_MAX_PIDS]; /* the first ones found, ascending by directory order */
+	int pids[PROCS_MAX_PIDS]; /* the lowest ones, ascending */
 	size_t n;		  /* entries in pids */
 	size_t total;		  /* every match (may exceed PROCS_MAX_PIDS) */
 };
