@@ -107,7 +107,7 @@ static void judge_initiator(const struct hostroot *hr, const struct initiator *i
 			    const struct daemon *d, struct kv_list *ev, struct judge *j)
 {
 	_cleanup_free_ char *file = hostroot_display(hr, INITIATORNAME_FILE);
-	kv_add_str(ev, "initiatorname_file", file);
+	kv_add_str(ev, "initiatorname_file", "/" INITIATORNAME_FILE);
 	const char *gen = "echo \"InitiatorName=$(iscsi-iname)\" > /etc/iscsi/initiatorname.iscsi, "
 			  "then restart iscsid.";
 	if (in->err == -ENOENT) {
