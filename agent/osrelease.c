@@ -1,159 +1,24 @@
 #include "osrelease.h"
+#include "osrelease_kv.h"
 
-<<<<<<< HEAD
-#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 
-/* Longest value kept; PRETTY_NAME and URLs are far shorter. */
-#define VALUE_MAX 1024
-
-static bool valid_key(const char *k, size_t n)
-{
-	if (n == 0 || n > 64)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isupper((unsigned char)k[i]) && !isdigit((unsigned char)k[i]) && k[i] != '_')
-			return false;
-	return true;
-}
-
-/* Unquote v[0..n) into out (at least n + 1 bytes). false for an unterminated quote. */
-static bool unquote(const char *v, size_t n, char *out)
-{
-	size_t o = 0;
-	if (n > 0 && (v[0] == '"' || v[0] == '\'')) {
-		char q = v[0];
-		size_t i = 1;
-		for (; i < n && v[i] != q; i++) {
-			if (q == '"' && v[i] == '\\' && i + 1 < n && strchr("\\\"$`", v[i + 1]))
-				i++;
-			out[o++] = v[i];
-		}
-		if (i >= n)
-			return false;
-	} else {
-		for (size_t i = 0; i < n; i++) {
-			if (v[i] == '\\' && i + 1 < n)
-				i++;
-			out[o++] = v[i];
-		}
-	}
-	out[o] = '\0';
-	return true;
-}
-
-int osrelease_parse(const uint8_t *buf, size_t len, struct kv_list *ret)
-{
-	const char *p = (const char *)buf, *end = p + len;
-	int n = 0;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		while (p < le && isspace((unsigned char)*p))
-			p++;
-		const char *eq = memchr(p, '=', (size_t)(le - p));
-		if (p < le && *p != '#' && eq && valid_key(p, (size_t)(eq - p))) {
-			const char *v = eq + 1;
-			size_t vn = (size_t)(le - v);
-			while (vn > 0 && isspace((unsigned char)v[vn - 1]))
-				vn--;
-			char key[65], val[VALUE_MAX + 1];
-			memcpy(key, p, (size_t)(eq - p));
-			key[eq - p] = '\0';
-			if (vn <= VALUE_MAX && !memchr(v, '\0', vn) && unquote(v, vn, val)) {
-				kv_add_str(ret, key, val);
-				n++;
-			}
-		}
-		p = nl ? nl + 1 : end;
-	}
-	return n;
-}
-
-int osrelease_read(const struct hostroot *root, struct kv_list *ret)
-{
-	static const char *const paths[] = {"etc/os-release", "usr/lib/os-release"};
-	int r = -ENOENT;
-	for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
-		char *buf;
-		size_t len;
-		r = hostroot_read(root, paths[i], 65536, &buf, &len);
-		if (r < 0)
-			continue;
-		r = osrelease_parse((const uint8_t *)buf, len, ret);
-		free(buf);
-		return r;
-	}
-	return r;
-=======
-#include <errno.h>
-#include <string.h>
-
-/* A value as os-release(5) allows: bare, or in "..." / '...' with \-escapes of $"\`. */
-static char *unquote(const char *v, size_t n)
-{
-	while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\r'))
-		n--;
-	char *out = xmalloc(n + 1), *o = out;
-	char q = 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = v[i];
-		if (!q && (c == '"' || c == '\'')) {
-			q = c;
-			continue;
-		}
-		if (q && c == q) {
-			q = 0;
-			continue;
-		}
-		if (c == '\\' && q != '\'' && i + 1 < n) {
-			*o++ = v[++i];
-			continue;
-		}
-		*o++ = c;
-	}
-	*o = '\0';
-	return out;
-}
-
+/* The grammar lives in osrelease_kv.c (one parser for the facts and for this);
+ * here only the fields that name the distribution are kept. */
 void osrelease_parse(const uint8_t *buf, size_t len, struct osrelease *ret)
 {
-	struct {
-		const char *key;
-		char **dst;
-	} keys[] = {
-	    {"ID", &ret->id},
-	    {"ID_LIKE", &ret->id_like},
-	    {"VERSION_ID", &ret->version_id},
-	    {"PRETTY_NAME", &ret->pretty_name},
+	struct kv_list l = {0};
+	osrelease_kv_parse(buf, len, &l);
+	const char *id = kv_get_str(&l, "ID"), *like = kv_get_str(&l, "ID_LIKE");
+	*ret = (struct osrelease){
+	    .id = xstrdup(id ? id : ""),
+	    .id_like = xstrdup(like ? like : ""),
+	    .version_id = xstrdup(kv_get_str(&l, "VERSION_ID") ? kv_get_str(&l, "VERSION_ID") : ""),
+	    .pretty_name =
+		xstrdup(kv_get_str(&l, "PRETTY_NAME") ? kv_get_str(&l, "PRETTY_NAME") : ""),
 	};
-	*ret = (struct osrelease){0};
-	const char *s = (const char *)buf;
-	size_t i = 0;
-	while (i < len) {
-		const char *nl = memchr(s + i, '\n', len - i);
-		size_t l = nl ? (size_t)(nl - (s + i)) : len - i;
-		const char *line = s + i;
-		i += l + 1;
-		while (l > 0 && (*line == ' ' || *line == '\t')) {
-			line++;
-			l--;
-		}
-		const char *eq = memchr(line, '=', l);
-		if (!eq || line[0] == '#')
-			continue;
-		size_t kl = (size_t)(eq - line);
-		for (size_t k = 0; k < ELEMENTSOF(keys); k++) {
-			if (strlen(keys[k].key) != kl || strncmp(line, keys[k].key, kl) != 0)
-				continue;
-			free(*keys[k].dst);
-			*keys[k].dst = unquote(eq + 1, l - kl - 1);
-		}
-	}
-	for (size_t k = 0; k < ELEMENTSOF(keys); k++)
-		if (!*keys[k].dst)
-			*keys[k].dst = xstrdup("");
+	kv_list_clear(&l);
 	/* IDs are lower case by definition; be lenient with hand-edited files. */
 	for (char *p = ret->id; *p; p++)
 		if (*p >= 'A' && *p <= 'Z')
@@ -309,5 +174,4 @@ char *osrelease_install_hint(const struct osrelease *o, const struct os_packages
 	return xasprintf("install %s (Debian/Ubuntu), %s (SUSE), %s (RHEL and relatives) or %s "
 			 "(Arch) with the distribution's package manager",
 			 pkgs->debian, pkgs->suse, pkgs->rhel, pkgs->arch);
->>>>>>> agent-b
 }

@@ -1,17 +1,3 @@
-<<<<<<< HEAD
-/* os-release(5): the distribution a host runs. */
-#pragma once
-#include "hostroot.h"
-#include "kv.h"
-
-/* Parse KEY=VALUE lines (values unquoted, 'single' or "double" quoted with
- * backslash escapes) into ret, in file order; comments and malformed lines
- * are skipped. Returns the number of pairs added. */
-int osrelease_parse(const uint8_t *buf, size_t len, struct kv_list *ret);
-/* etc/os-release, else usr/lib/os-release (the os-release(5) order). Returns
- * the number of pairs, or -errno of the last file tried. */
-int osrelease_read(const struct hostroot *root, struct kv_list *ret);
-=======
 /*
  * The host's distribution from etc/os-release (fallback usr/lib/os-release),
  * to name the package that provides a missing tool and the command that
@@ -57,4 +43,3 @@ struct os_packages {
 char *osrelease_install_hint(const struct osrelease *o, const struct os_packages *pkgs);
 /* The family's package name, or NULL for an unknown family. */
 const char *osrelease_package(const struct osrelease *o, const struct os_packages *pkgs);
->>>>>>> agent-b
