@@ -30,7 +30,7 @@ struct harness {
 static inline void harness_add_json(struct harness *h, json_object *o)
 {
 	const char *kind = jq_kind(o), *api = JQS(o, "apiVersion");
-	if (kind && strlen(kind) > 4 && strcmp(kind + strlen(kind) - 4, "List") == 0) {
+	if (kind && strlen(kind) >= 4 && strcmp(kind + strlen(kind) - 4, "List") == 0) {
 		json_object *items = JQ(o, "items");
 		for (size_t i = 0; i < jq_len(items); i++)
 			harness_add_json(h, jq_at(items, i));
