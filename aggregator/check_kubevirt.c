@@ -244,7 +244,8 @@ static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, json_object *
 		finding_remedy(f, "check status.observedKubeVirtVersion of KubeVirt %s/%s",
 			       jq_namespace(kv) ? jq_namespace(kv) : "", jq_name(kv));
 	} else if (g.on) {
-		if (listed && hv->found && helm_managed(kv) &&
+		/* Only when the values were readable: unparsable values say nothing. */
+		if (listed && hv->found && hv->errors.n == 0 && helm_managed(kv) &&
 		    !list_has(values_gates, SNAPSHOT_GATE)) {
 			finding_set(
 			    f, STATUS_WARN,

@@ -237,7 +237,8 @@ static void conflict_longhorn(struct agg_ctx *ctx, const char *id, size_t *n)
 
 static bool ingress_present(const struct cluster_state *cs, const char **ret)
 {
-	static const enum resource_id rids[] = {RES_DAEMONSETS, RES_DEPLOYMENTS};
+	/* A HelmChart counts: helm-controller is about to deploy it. */
+	static const enum resource_id rids[] = {RES_DAEMONSETS, RES_DEPLOYMENTS, RES_HELMCHARTS};
 	for (size_t r = 0; r < ELEMENTSOF(rids); r++) {
 		json_object *items = cs_items(cs, rids[r]);
 		for (size_t i = 0; i < jq_len(items); i++) {
@@ -500,7 +501,7 @@ static enum status compare_value(json_object *values, const char *key, const str
 }
 
 static char *values_block(const struct net_pick *dns, const struct net_pick *pod,
-			  const struct net_pick *svc)
+			  const struct net_pick *svc, bool oneline)
 {
 	char d[CIDR_STRLEN] = "<unknown>", p[CIDR_STRLEN] = "<unknown>",
 	     s[CIDR_STRLEN] = "<unknown>";
@@ -510,6 +511,9 @@ static char *values_block(const struct net_pick *dns, const struct net_pick *pod
 		cidr_format(&pod->c, true, p, sizeof(p));
 	if (svc->found)
 		cidr_format(&svc->c, true, s, sizeof(s));
+	if (oneline)
+		return xasprintf("clusterDNS %s, clusterPodCIDR %s, clusterServiceCIDR %s", d, p,
+				 s);
 	return xasprintf("promote:\n  clusterDNS: %s\n  clusterPodCIDR: %s\n  clusterServiceCIDR: "
 			 "%s\n",
 			 d, p, s);
@@ -525,13 +529,14 @@ void check_preinstall_cidrs(struct agg_ctx *ctx, const char *id)
 	add_pick(&f->evidence, "clusterDNS", &dns, false);
 	add_pick(&f->evidence, "clusterPodCIDR", &pod, true);
 	add_pick(&f->evidence, "clusterServiceCIDR", &svc, true);
-	_cleanup_free_ char *block = values_block(&dns, &pod, &svc);
+	_cleanup_free_ char *block = values_block(&dns, &pod, &svc, false);
+	_cleanup_free_ char *line = values_block(&dns, &pod, &svc, true);
 	kv_add_str(&f->evidence, "values", block);
 
 	enum status st = STATUS_PASS;
 	struct helm_values hv;
 	helm_values_harvester(ctx->cs, &hv);
-	bool have_values = hv.found;
+	bool have_values = hv.found, parse_errors = false;
 	if (hv.found) {
 		kv_add_str(&f->evidence, "helm_values", hv.source);
 		struct value_list *cmp = kv_add_list(&f->evidence, "helm_values_compared");
@@ -541,8 +546,7 @@ void check_preinstall_cidrs(struct agg_ctx *ctx, const char *id)
 		st = status_worst(st, compare_value(hv.values, "clusterPodCIDR", &pod, true, cmp));
 		st = status_worst(st,
 				  compare_value(hv.values, "clusterServiceCIDR", &svc, true, cmp));
-		if (hv.errors.n > 0)
-			st = STATUS_FAIL;
+		parse_errors = hv.errors.n > 0;
 	}
 	helm_values_clear(&hv);
 
@@ -550,7 +554,12 @@ void check_preinstall_cidrs(struct agg_ctx *ctx, const char *id)
 			   : !pod.found ? "clusterPodCIDR"
 			   : !svc.found ? "clusterServiceCIDR"
 					: NULL;
-	if (st == STATUS_FAIL) {
+	if (parse_errors) {
+		finding_set(
+		    f, STATUS_FAIL,
+		    "the harvester HelmChart's values cannot be parsed: the chart would not "
+		    "get what they seem to say (see helm_values_compared)");
+	} else if (st == STATUS_FAIL) {
 		finding_set(f, STATUS_FAIL,
 			    "the harvester HelmChart's promote values do not match this cluster "
 			    "(see helm_values_compared)");
@@ -560,13 +569,10 @@ void check_preinstall_cidrs(struct agg_ctx *ctx, const char *id)
 			    : !pod.found ? pod.how
 					 : svc.how);
 	} else if (pod.estimate || svc.estimate || st == STATUS_WARN) {
-		finding_set(f, STATUS_WARN,
-			    "promote values detected, %s is an estimate: confirm it before "
-			    "installing",
-			    pod.estimate ? "clusterPodCIDR" : "clusterServiceCIDR");
+		finding_set(f, STATUS_WARN, "promote values: %s; %s is an estimate: confirm it",
+			    line, pod.estimate ? "clusterPodCIDR" : "clusterServiceCIDR");
 	} else {
-		finding_set(f, STATUS_PASS, "promote values detected: %s",
-			    "clusterDNS, clusterPodCIDR and clusterServiceCIDR (see values)");
+		finding_set(f, STATUS_PASS, "promote values: %s", line);
 	}
 	if (f->status != STATUS_PASS || !have_values)
 		finding_remedy(

@@ -90,7 +90,6 @@ int hv_endpoint_get(const struct hv_endpoint_req *rq, struct hv_endpoint_resp *r
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "hvready-aggregator/" HVREADY_VERSION);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
 	set_tls(c, rq);
 
 	CURLcode rc = curl_easy_perform(c);

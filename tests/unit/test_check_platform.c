@@ -419,6 +419,7 @@ static void live_harness(struct harness *h)
 {
 	harness_init(h);
 	h->live = true;
+	h->now_ns = util_now_realtime_ns(); /* the test certificates are valid from now */
 	harness_add(h, "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":"
 		       "\"harvester\",\"namespace\":\"harvester-system\"}}");
 }
@@ -508,6 +509,16 @@ static void test_endpoint_pass_sni(void **state)
 	assert_int_equal(f->status, STATUS_PASS);
 	assert_true(kv_get_bool(&f->evidence, "tls_verified", &verified));
 	assert_true(verified);
+	harness_clear(&h);
+
+	/* years later the same certificate has expired: PASS becomes WARN */
+	live_harness(&h);
+	h.now_ns = util_now_realtime_ns() + INT64_C(3650) * 86400 * NSEC_PER_SEC;
+	add_service(&h, "127.0.0.1", s.port);
+	harness_run(&h, EP);
+	f = harness_finding(&h, EP, "Service/harvester-system/harvester");
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "certificate expired"));
 	harness_clear(&h);
 
 	/* a server-url naming another host: that name is sent, the server routes it to 421 */

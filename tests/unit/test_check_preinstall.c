@@ -233,6 +233,8 @@ static void test_cidrs_rke2(void **state)
 	assert_false(pick_estimate(f, "clusterPodCIDR"));
 	assert_string_equal(ev(f, "smallest_common_supernet"), "10.42.0.0/21");
 	assert_string_equal(pick(f, "clusterServiceCIDR", "value"), "10.43.0.0/16");
+	assert_string_equal(f->message, "promote values: clusterDNS 10.43.0.10, clusterPodCIDR "
+					"10.42.0.0/16, clusterServiceCIDR 10.43.0.0/16");
 	/* the values block, with the runbook's key names */
 	assert_string_equal(ev(f, "values"), "promote:\n"
 					     "  clusterDNS: 10.43.0.10\n"
