@@ -336,7 +336,9 @@ static void certs(const char *dir)
 		 "srv.key -out srv.csr -subj /CN=harvester.local 2>/dev/null; "
 		 "printf 'subjectAltName=DNS:harvester.local\\n' > ext; "
 		 "openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out "
-		 "srv.crt -days 2 -extfile ext 2>/dev/null",
+		 "srv.crt -days 2 -extfile ext 2>/dev/null; "
+		 "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+		 "-keyout other.key -out other.crt -subj /CN=some-other-ca -days 2 2>/dev/null",
 		 dir);
 	assert_int_equal(system(cmd), 0);
 }
@@ -364,8 +366,8 @@ static void server_start(struct tls_server *s, const char *mode)
 		       a[2], "--sni-file", a[3], "--host-file", a[4], "--mode", a[5], (char *)NULL);
 		_exit(127);
 	}
-	/* wait (bounded) for the port file */
-	for (int i = 0; i < 200; i++) {
+	/* wait (bounded: 30 s, the machine may be busy) for the port file */
+	for (int i = 0; i < 600; i++) {
 		char *p = slurp(s->dir, "port");
 		s->port = atoi(p);
 		free(p);
@@ -377,7 +379,7 @@ static void server_start(struct tls_server *s, const char *mode)
 		struct timespec ts = {0, 50 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
-	fail_msg("TLS test server did not start within 10 s");
+	fail_msg("TLS test server did not start within 30 s");
 }
 
 static void server_stop(struct tls_server *s)
@@ -422,6 +424,28 @@ static void live_harness(struct harness *h)
 	h->now_ns = util_now_realtime_ns(); /* the test certificates are valid from now */
 	harness_add(h, "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":"
 		       "\"harvester\",\"namespace\":\"harvester-system\"}}");
+}
+
+/* The Harvester setting ssl-certificates with file's PEM as its CA. */
+static void add_ssl_ca(struct harness *h, const char *dir, const char *file)
+{
+	char *ca = slurp(dir, file);
+	json_object *setting = json_object_new_object(), *val = json_object_new_object();
+	json_object *meta = json_object_new_object();
+	json_object_object_add(val, "ca", json_object_new_string(ca));
+	json_object_object_add(val, "publicCertificate", json_object_new_string(""));
+	json_object_object_add(val, "privateKey", json_object_new_string(""));
+	json_object_object_add(setting, "apiVersion",
+			       json_object_new_string("harvesterhci.io/v1beta1"));
+	json_object_object_add(setting, "kind", json_object_new_string("Setting"));
+	json_object_object_add(meta, "name", json_object_new_string("ssl-certificates"));
+	json_object_object_add(setting, "metadata", meta);
+	json_object_object_add(setting, "value",
+			       json_object_new_string(json_object_to_json_string(val)));
+	harness_add_json(h, setting);
+	json_object_put(setting);
+	json_object_put(val);
+	free(ca);
 }
 
 static void test_endpoint_skips(void **state)
@@ -488,27 +512,27 @@ static void test_endpoint_pass_sni(void **state)
 	/* with the CA in the ssl-certificates setting the chain and the name are verified */
 	live_harness(&h);
 	add_service(&h, "127.0.0.1", s.port);
-	char *ca = slurp(s.dir, "ca.crt");
-	json_object *setting = json_object_new_object(), *val = json_object_new_object();
-	json_object_object_add(val, "ca", json_object_new_string(ca));
-	json_object_object_add(val, "publicCertificate", json_object_new_string(""));
-	json_object_object_add(setting, "apiVersion",
-			       json_object_new_string("harvesterhci.io/v1beta1"));
-	json_object_object_add(setting, "kind", json_object_new_string("Setting"));
-	json_object *meta = json_object_new_object();
-	json_object_object_add(meta, "name", json_object_new_string("ssl-certificates"));
-	json_object_object_add(setting, "metadata", meta);
-	json_object_object_add(setting, "value",
-			       json_object_new_string(json_object_to_json_string(val)));
-	harness_add_json(&h, setting);
-	json_object_put(setting);
-	json_object_put(val);
-	free(ca);
+	add_ssl_ca(&h, s.dir, "ca.crt");
 	harness_run(&h, EP);
 	f = harness_finding(&h, EP, "Service/harvester-system/harvester");
 	assert_int_equal(f->status, STATUS_PASS);
 	assert_true(kv_get_bool(&f->evidence, "tls_verified", &verified));
 	assert_true(verified);
+	harness_clear(&h);
+
+	/* a CA that did not sign it: said in the evidence, the rest still tested */
+	live_harness(&h);
+	add_service(&h, "127.0.0.1", s.port);
+	add_ssl_ca(&h, s.dir, "other.crt");
+	harness_run(&h, EP);
+	f = harness_finding(&h, EP, "Service/harvester-system/harvester");
+	assert_int_equal(f->status, STATUS_PASS);
+	assert_true(kv_get_bool(&f->evidence, "tls_verified", &verified));
+	assert_false(verified);
+	const struct value_list *att = kv_get_list(&f->evidence, "attempts");
+	assert_non_null(att);
+	assert_int_equal(att->n, 2);
+	assert_non_null(strstr(att->items[0].s, "not verified against the ssl-certificates CA"));
 	harness_clear(&h);
 
 	/* years later the same certificate has expired: PASS becomes WARN */
