@@ -242,7 +242,8 @@ static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, json_object *
 	if (!g.decided) {
 		finding_set(f, STATUS_UNKNOWN, "Snapshot gate: %s", g.why);
 		finding_remedy(f, "check status.observedKubeVirtVersion of KubeVirt %s/%s",
-			       jq_namespace(kv) ? jq_namespace(kv) : "", jq_name(kv));
+			       jq_namespace(kv) ? jq_namespace(kv) : "",
+			       kubevirt_util_str(jq_name(kv)));
 	} else if (g.on) {
 		/* Only when the values were readable: unparsable values say nothing. */
 		if (listed && hv->found && hv->errors.n == 0 && helm_managed(kv) &&

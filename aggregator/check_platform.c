@@ -42,10 +42,10 @@ static void webhook_one(struct agg_ctx *ctx, const char *id, enum resource_id ri
 		for (size_t i = 0; i < jq_len(configs); i++) {
 			json_object *hooks = JQ(jq_at(configs, i), "webhooks");
 			for (size_t j = 0; j < jq_len(hooks); j++)
-				vlist_add_strf(l, "%s: %s", jq_name(jq_at(configs, i)),
-					       JQS(jq_at(hooks, j), "name")
-						   ? JQS(jq_at(hooks, j), "name")
-						   : "?");
+				vlist_add_strf(
+				    l, "%s: %s", kubevirt_util_str(jq_name(jq_at(configs, i))),
+				    JQS(jq_at(hooks, j), "name") ? JQS(jq_at(hooks, j), "name")
+								 : "?");
 		}
 		finding_set(f, STATUS_FAIL,
 			    "no webhook entry %s in any %s (Harvester's configuration is %s)",
@@ -164,7 +164,8 @@ static const char *classify(json_object *term, int64_t *ret_code, bool *ret_beni
 static void restart_remedy(struct finding *f, json_object *pod, const struct crash *c, int64_t code,
 			   const char *reason)
 {
-	const char *ns = jq_namespace(pod), *name = jq_name(pod);
+	const char *ns = kubevirt_util_str(jq_namespace(pod));
+	const char *name = kubevirt_util_str(jq_name(pod));
 	_cleanup_free_ char *logs = xasprintf("kubectl -n %s logs %s -c %s --previous --tail=12",
 					      ns, name, c->container ? c->container : "?");
 	const char *m = JQS(c->term, "message");

@@ -44,8 +44,8 @@ static void conflict_snapshot_controller(struct agg_ctx *ctx, const char *id, si
 	for (size_t i = 0; i < jq_len(deps); i++) {
 		json_object *d = jq_at(deps, i);
 		if (is_snapshot_controller(jq_name(d))) {
-			_cleanup_free_ char *s =
-			    xasprintf("Deployment %s/%s", jq_namespace(d), jq_name(d));
+			_cleanup_free_ char *s = xasprintf(
+			    "Deployment %s/%s", kubevirt_util_str(jq_namespace(d)), jq_name(d));
 			strv_add(&found, s);
 		}
 	}
@@ -53,8 +53,8 @@ static void conflict_snapshot_controller(struct agg_ctx *ctx, const char *id, si
 	for (size_t i = 0; i < jq_len(hcs); i++) {
 		json_object *h = jq_at(hcs, i);
 		if (streq(jq_name(h), "rke2-snapshot-controller")) {
-			_cleanup_free_ char *s =
-			    xasprintf("HelmChart %s/%s", jq_namespace(h), jq_name(h));
+			_cleanup_free_ char *s = xasprintf(
+			    "HelmChart %s/%s", kubevirt_util_str(jq_namespace(h)), jq_name(h));
 			strv_add(&found, s);
 		}
 	}
@@ -334,7 +334,7 @@ static void pick_dns(const struct cluster_state *cs, struct net_pick *p)
 		if (service_ip(s, &p->c)) {
 			p->found = true;
 			snprintf(p->how, sizeof(p->how), "Service %s/%s (k8s-app=kube-dns)",
-				 jq_namespace(s), jq_name(s));
+				 kubevirt_util_str(jq_namespace(s)), kubevirt_util_str(jq_name(s)));
 			return;
 		}
 	snprintf(p->how, sizeof(p->how),

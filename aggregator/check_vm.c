@@ -322,7 +322,8 @@ static bool run_strategy_one(struct agg_ctx *ctx, const char *id, json_object *v
 	const char *rs = JQS(vm, "spec", "runStrategy");
 	bool has_running = running && !json_object_is_type(running, json_type_null);
 	bool has_rs = rsj && !json_object_is_type(rsj, json_type_null);
-	const char *ns = jq_namespace(vm) ? jq_namespace(vm) : "", *name = jq_name(vm);
+	const char *ns = jq_namespace(vm) ? jq_namespace(vm) : "";
+	const char *name = kubevirt_util_str(jq_name(vm));
 	bool run = false;
 	jq_bool(running, &run);
 	if (!has_running && (!has_rs || valid_run_strategy(rs)))

@@ -48,9 +48,9 @@ static void add_values(struct helm_values *v, json_object *obj, const char *what
 	char err[256];
 	if (yaml_json_parse((const uint8_t *)content, strlen(content), &parsed, err, sizeof(err)) <
 	    0) {
-		char *line =
-		    xasprintf("%s %s/%s spec.valuesContent: %s", what,
-			      jq_namespace(obj) ? jq_namespace(obj) : "", jq_name(obj), err);
+		char *line = xasprintf("%s %s/%s spec.valuesContent: %s", what,
+				       jq_namespace(obj) ? jq_namespace(obj) : "",
+				       jq_name(obj) ? jq_name(obj) : "?", err);
 		strv_add(&v->errors, line);
 		free(line);
 		return;
@@ -123,7 +123,8 @@ void helm_values_harvester(const struct cluster_state *cs, struct helm_values *r
 	ret->values = json_object_new_object();
 	add_source(ret, "HelmChart", hc);
 	add_values(ret, hc, "HelmChart");
-	json_object *cfg = cs_find(cs, RES_HELMCHARTCONFIGS, jq_namespace(hc), jq_name(hc));
+	json_object *cfg =
+	    jq_name(hc) ? cs_find(cs, RES_HELMCHARTCONFIGS, jq_namespace(hc), jq_name(hc)) : NULL;
 	if (cfg) {
 		add_source(ret, "HelmChartConfig", cfg);
 		add_values(ret, cfg, "HelmChartConfig");

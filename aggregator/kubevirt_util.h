@@ -5,6 +5,12 @@
 
 #include "cluster_state.h"
 
+/* s, or "?" when absent (names of objects read from files may be missing). */
+static inline const char *kubevirt_util_str(const char *s)
+{
+	return s ? s : "?";
+}
+
 /* A duration for people: "45s", "12m", "3h05m", "2d4h". Negative → "0s". */
 void kubevirt_util_age(int64_t ns, char *buf, size_t len);
 /* The value of label key on o, or NULL. */
