@@ -13,6 +13,10 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 	echo "usage: $0 BUILD_DIR [SECONDS]" >&2
 	exit 2
 fi
+if [ ! -d "$1" ]; then
+	echo "fuzz.sh: no build directory $1" >&2
+	exit 2
+fi
 build=$(cd "$1" && pwd)
 seconds=${2:-60}
 case $seconds in '' | *[!0-9]*)
