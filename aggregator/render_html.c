@@ -182,7 +182,7 @@ static const char css[] =
     "td.cell.warn{background:var(--warn-bg);color:var(--warn)}"
     "td.cell.fail{background:var(--fail-bg);color:var(--fail)}"
     "td.cell.unknown{background:var(--unk-bg);color:var(--unk)}"
-    "td.cell.skip{background:var(--skip-bg);color:var(--skip)}"
+    "td.cell.skip{background:var(--skip-bg);color:var(--skip)}td.cell.none{color:#999}"
     "table.matrix td.cell{-webkit-print-color-adjust:exact;print-color-adjust:exact}"
     "table.matrix th.rot{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;"
     "font-weight:500;font-size:.85em;padding:.4em .2em}"
@@ -196,6 +196,7 @@ static const char css[] =
     ".tip p{margin:.3em 0 0}.tip dl{margin:.3em 0 0}.tip dt{font-weight:600}.tip dd{margin:0 0 "
     ".2em 1em;"
     "overflow-wrap:anywhere;white-space:pre-wrap}"
+    "table.vms{width:100%}table.vms td:nth-child(-n+3){white-space:nowrap}"
     "tr.vm.no td:first-child{font-weight:600}ul.why{margin:0;padding-left:1.1em}"
     "footer{margin-top:2em;color:#666;font-size:.85em}"
     "@media print{"
@@ -254,7 +255,8 @@ static void finding_detail(FILE *f, const struct finding *fd, size_t idx, const 
 	/* In "All findings", a blocker is already printed in full above it. */
 	bool repeat = blocks && streq(id_prefix, "f");
 	fprintf(f, "<details class=\"finding %s%s%s\" id=\"%s-%zu\"", cls(fd->status),
-		is_problem(fd->status) ? " problem" : "", repeat ? " blocking" : "", id_prefix, idx);
+		is_problem(fd->status) ? " problem" : "", repeat ? " blocking" : "", id_prefix,
+		idx);
 	finding_attrs(f, fd);
 	if (open)
 		fputs(" open=\"open\"", f);
@@ -328,7 +330,7 @@ static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 		fprintf(f, " · %zu of %zu running VMs cannot live-migrate",
 			render_verdict_vms_blocked(v), v->vms.n);
 	fputs("</div>\n<nav><a href=\"#gates\">Gates</a><a href=\"#blockers\">Blockers</a>"
-	      "<a href=\"#vms\">Live migration</a><a href=\"#matrix\">Nodes × host checks</a>"
+	      "<a href=\"#vms\">Live migration</a><a href=\"#matrix\">Nodes × checks</a>"
 	      "<a href=\"#findings\">All findings</a></nav></header>\n",
 	      f);
 }
@@ -442,7 +444,8 @@ static void vm_table(FILE *f, const struct verdict *v)
 }
 
 /* The columns of the matrix: every host check, and every other check that
- * reports per node (cluster.nodes.reporting, cluster.clock.skew, ...). */
+ * has findings about nodes (cluster.clock.skew, api.vm.live-migratable by the
+ * VM's node, ...). */
 static void matrix_columns(const struct verdict *v, struct strv *ret)
 {
 	for (size_t i = 0; i < catalog_len; i++) {
@@ -502,29 +505,36 @@ static void matrix_cell(FILE *f, const struct verdict *v, const struct verdict_n
 			widx = i;
 		}
 	}
-	enum status st = worst ? worst->status : STATUS_UNKNOWN;
-	const char *fallback = node->reporting ? "no finding for this check in the node's report"
-					       : "no report from this node";
-	fputs("<td class=\"cell ", f);
-	fputs(cls(st), f);
-	fputs("\" data-node=\"", f);
+	/* A host check missing from a node is UNKNOWN (no report, or a report
+	 * without it: a skipped check would be there as SKIP). Other checks speak
+	 * of a node only when they have something to say about it. */
+	const struct check_info *ci = catalog_find(check);
+	bool host = ci && ci->source == CHECK_HOST;
+	const char *label = worst ? status_name(worst->status) : host ? "UNKNOWN" : "NONE";
+	const char *fallback = !host		 ? "no finding about this node"
+			       : node->reporting ? "no finding for this check in the node's report"
+						 : "no report from this node";
+	fprintf(f, "<td class=\"cell %s\" data-node=\"",
+		worst  ? cls(worst->status)
+		: host ? "unknown"
+		       : "none");
 	esc(f, node->name);
 	fputs("\" data-check=\"", f);
 	esc(f, check);
-	fprintf(f, "\" data-status=\"%s\"", status_name(st));
+	fprintf(f, "\" data-status=\"%s\"", label);
 	if (n > 1)
 		fprintf(f, " data-findings=\"%zu\"", n);
 	if (worst)
-		fprintf(f, "><a href=\"#f-%zu\">%s</a>", widx, status_name(st));
+		fprintf(f, "><a href=\"#f-%zu\">%s</a>", widx, label);
 	else
-		fputs(" tabindex=\"0\"><span>UNKNOWN</span>", f);
+		fprintf(f, " tabindex=\"0\"><span>%s</span>", host ? "UNKNOWN" : "–");
 	cell_tip(f, worst, fallback);
 	fputs("</td>", f);
 }
 
 static void matrix(FILE *f, const struct verdict *v)
 {
-	fputs("<section id=\"matrix\"><h2>Nodes × host checks</h2>\n", f);
+	fputs("<section id=\"matrix\"><h2>Nodes × checks</h2>\n", f);
 	if (!v->n_nodes) {
 		fputs(
 		    "<p>No nodes: no Kubernetes Node objects and no node reports.</p></section>\n",

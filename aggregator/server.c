@@ -179,7 +179,7 @@ static void handle_page(struct server *s, struct evhttp_request *req, const char
 
 struct route {
 	enum evhttp_cmd_type method;
-	const char *path; /* exact, or a prefix when it ends with '/' */
+	const char *path; /* exact, or a prefix when it ends with '/' (but "/") */
 	size_t max_body;
 	bool auth;
 	void (*handler)(struct server *s, struct evhttp_request *req, const char *arg);
@@ -210,7 +210,8 @@ static void dispatch(struct evhttp_request *req, void *arg)
 	for (size_t i = 0; i < ELEMENTSOF(routes); i++) {
 		const struct route *r = &routes[i];
 		size_t plen = strlen(r->path);
-		bool prefix = r->path[plen - 1] == '/';
+		/* "/" itself is exact: the dashboard, not every path. */
+		bool prefix = plen > 1 && r->path[plen - 1] == '/';
 		const char *rest = NULL;
 		if (prefix && strncmp(path, r->path, plen) == 0 && path[plen])
 			rest = path + plen;
