@@ -25,12 +25,15 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+# To stderr: stdout may be a file being written (report ... >verdict.json).
 fail() {
-	echo "FAIL: $*"
-	if [ -s "$tmp/agg.log" ]; then
-		echo "--- aggregator log"
-		cat "$tmp/agg.log"
-	fi
+	{
+		echo "FAIL: $*"
+		if [ -s "$tmp/agg.log" ]; then
+			echo "--- aggregator log"
+			cat "$tmp/agg.log"
+		fi
+	} >&2
 	exit 1
 }
 CHECK_HTML="python3 $HVREADY_SRC/tests/tools/check_html.py"
