@@ -21,7 +21,7 @@ tmp=$(mktemp -d)
 out="${HVREADY_BUILD:-$tmp}/test-output/html_browser"
 mkdir -p "$out"
 cleanup() {
-	stop_aggregator
+	stop_aggregator || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -244,5 +244,5 @@ if grep -q 'http-equiv="refresh"' "$tmp/verdict.dom.html"; then
 	fail "GET /v1/verdict?format=html reloads itself"
 fi
 pictures "$AGG_URL/" dashboard
-stop_aggregator
+stop_aggregator || fail "the aggregator did not exit cleanly on SIGTERM (exit $?)"
 echo "html_browser: OK"

@@ -13,7 +13,7 @@ set -euo pipefail
 
 tmp=$(mktemp -d)
 cleanup() {
-	stop_aggregator
+	stop_aggregator || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -44,7 +44,10 @@ scrape() {
 
 # expect NAME 'METRIC' 'LABELS as JSON' VALUE: the sample is there with that value.
 expect() {
-	python3 - "$tmp/$1.json" "$2" "$3" "$4" <<'PY' || fail "scrape $1: $2 $3"
+	has_sample "$@" || fail "scrape $1: $2 $3"
+}
+has_sample() {
+	python3 - "$tmp/$1.json" "$2" "$3" "$4" <<'PY'
 import json, sys
 samples = json.load(open(sys.argv[1]))
 name, labels, want = sys.argv[2], json.loads(sys.argv[3]), float(sys.argv[4])
@@ -126,7 +129,7 @@ echo "== accepted reports"
 # The verdict follows within a second or two.
 for _ in $(seq 1 50); do
 	scrape s1
-	if expect s1 hvready_node_reporting '{"node": "harvester-node-2"}' 1 >/dev/null 2>&1; then
+	if has_sample s1 hvready_node_reporting '{"node": "harvester-node-2"}' 1 >/dev/null; then
 		break
 	fi
 	sleep 0.2
@@ -158,5 +161,5 @@ c0, c1 = counters(s0), counters(s1)
 assert all(c1.get(k, -1) >= v for k, v in c0.items()), (c0, c1)
 print("after 7 POSTs: %d samples; counters and node series as expected" % len(s1))
 PY
-stop_aggregator
+stop_aggregator || fail "the aggregator did not exit cleanly on SIGTERM (exit $?)"
 echo "metrics_served: OK"

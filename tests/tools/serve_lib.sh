@@ -4,7 +4,9 @@
 #
 #   start_aggregator LOG [serve options...]   sets AGG_PID and AGG_URL, waits
 #                                             until /readyz answers 200
-#   stop_aggregator                           SIGTERM, then SIGKILL after 5 s
+#   stop_aggregator                           SIGTERM, then SIGKILL after 5 s;
+#                                             returns non-zero unless it exited 0
+#                                             (under ASan: without a leak)
 #
 # Both are bounded: start gives up after 10 s (or as soon as the process
 # exits) and returns 1.
@@ -36,14 +38,19 @@ start_aggregator() {
 }
 
 stop_aggregator() {
-	local i
+	local i rc=0 killed=0
 	[ -n "$AGG_PID" ] || return 0
 	kill "$AGG_PID" 2>/dev/null || true
 	for i in $(seq 1 50); do
 		kill -0 "$AGG_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	kill -9 "$AGG_PID" 2>/dev/null || true
-	wait "$AGG_PID" 2>/dev/null || true
+	if kill -0 "$AGG_PID" 2>/dev/null; then
+		kill -9 "$AGG_PID" 2>/dev/null || true
+		killed=1
+	fi
+	wait "$AGG_PID" 2>/dev/null || rc=$?
 	AGG_PID=""
+	[ "$killed" -eq 0 ] || return 137
+	return "$rc"
 }
