@@ -15,6 +15,7 @@
 
 #include "catalog.h"
 #include "render_text.h"
+#include "render_verdict.h"
 
 static const char *const reject_names[_REJECT_MAX] = {
     [REJECT_UNAUTHORIZED] = "unauthorized", [REJECT_FORBIDDEN] = "forbidden",
@@ -31,9 +32,9 @@ void metrics_label(FILE *f, const char *s)
 {
 	/* Label values are UTF-8: invalid bytes and control characters become
 	 * visible escapes first, then the format's own three escapes. */
-	_cleanup_free_ char *safe = render_text_sanitize(s);
+	_cleanup_free_ char *safe = render_text_is_plain(s) ? NULL : render_text_sanitize(s);
 	fputc('"', f);
-	for (const char *p = safe; *p; p++) {
+	for (const char *p = safe ? safe : s ? s : ""; *p; p++) {
 		if (*p == '\\' || *p == '"')
 			fprintf(f, "\\%c", *p);
 		else if (*p == '\n')
@@ -110,18 +111,16 @@ static void w_check_status(FILE *f, const struct metrics_in *in)
 	const struct verdict *v = in->v;
 	if (!v)
 		return;
-	bool *done = xcalloc(v->findings.n ? v->findings.n : 1, sizeof(bool));
-	for (size_t i = 0; i < v->findings.n; i++) {
-		if (done[i])
-			continue;
-		const struct finding *a = &v->findings.items[i];
+	_cleanup_free_ size_t *idx = render_verdict_by_node(v);
+	for (size_t i = 0; i < v->findings.n;) {
+		const struct finding *a = &v->findings.items[idx[i]];
 		enum status worst = a->status;
-		for (size_t j = i + 1; j < v->findings.n; j++) {
-			const struct finding *b = &v->findings.items[j];
-			if (!done[j] && streq(a->check, b->check) && streq(a->node, b->node)) {
-				worst = status_worst(worst, b->status);
-				done[j] = true;
-			}
+		size_t j = i + 1;
+		for (; j < v->findings.n; j++) {
+			const struct finding *b = &v->findings.items[idx[j]];
+			if (!streq(a->check, b->check) || !streq(a->node, b->node))
+				break;
+			worst = status_worst(worst, b->status);
 		}
 		fputs("hvready_check_status{check=", f);
 		metrics_label(f, a->check);
@@ -130,8 +129,8 @@ static void w_check_status(FILE *f, const struct metrics_in *in)
 		fputs(",status=", f);
 		metrics_label(f, status_name(worst));
 		fputs("} 1\n", f);
+		i = j;
 	}
-	free(done);
 }
 
 static void w_findings(FILE *f, const struct metrics_in *in)

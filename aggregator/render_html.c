@@ -27,8 +27,8 @@
 
 static void esc(FILE *f, const char *s)
 {
-	_cleanup_free_ char *safe = render_text_sanitize(s);
-	for (const char *p = safe; *p; p++) {
+	_cleanup_free_ char *safe = render_text_is_plain(s) ? NULL : render_text_sanitize(s);
+	for (const char *p = safe ? safe : s ? s : ""; *p; p++) {
 		switch (*p) {
 		case '&':
 			fputs("&amp;", f);
@@ -448,14 +448,16 @@ static void vm_table(FILE *f, const struct verdict *v)
  * VM's node, ...). */
 static void matrix_columns(const struct verdict *v, struct strv *ret)
 {
-	for (size_t i = 0; i < catalog_len; i++) {
-		bool per_node = catalog[i].source == CHECK_HOST;
-		for (size_t k = 0; !per_node && k < v->findings.n; k++)
-			per_node = v->findings.items[k].node &&
-				   streq(v->findings.items[k].check, catalog[i].id);
-		if (per_node)
-			strv_add(ret, catalog[i].id);
+	struct strv about_nodes = {0};
+	for (size_t k = 0; k < v->findings.n; k++) {
+		const struct finding *fd = &v->findings.items[k];
+		if (fd->node && !strv_contains(&about_nodes, fd->check))
+			strv_add(&about_nodes, fd->check);
 	}
+	for (size_t i = 0; i < catalog_len; i++)
+		if (catalog[i].source == CHECK_HOST || strv_contains(&about_nodes, catalog[i].id))
+			strv_add(ret, catalog[i].id);
+	strv_clear(&about_nodes);
 }
 
 static void cell_tip(FILE *f, const struct finding *fd, const char *fallback)
@@ -490,14 +492,34 @@ static void cell_tip(FILE *f, const struct finding *fd, const char *fallback)
 	fputs("</div>", f);
 }
 
-static void matrix_cell(FILE *f, const struct verdict *v, const struct verdict_node *node,
-			const char *check)
+/* The findings of one node: [*lo, *hi) in idx (sorted by node, check). */
+static void node_range(const struct verdict *v, const size_t *idx, const char *node, size_t *lo,
+		       size_t *hi)
+{
+	size_t a = 0, b = v->findings.n;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		const char *mn = v->findings.items[idx[m]].node;
+		if (!mn || strcmp(mn, node) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	while (a < v->findings.n && streq(v->findings.items[idx[a]].node, node))
+		a++;
+	*hi = a;
+}
+
+static void matrix_cell(FILE *f, const struct verdict *v, const size_t *idx, size_t lo, size_t hi,
+			const struct verdict_node *node, const char *check)
 {
 	const struct finding *worst = NULL;
 	size_t widx = 0, n = 0;
-	for (size_t i = 0; i < v->findings.n; i++) {
+	for (size_t k = lo; k < hi; k++) {
+		size_t i = idx[k];
 		const struct finding *fd = &v->findings.items[i];
-		if (!streq(fd->check, check) || !streq(fd->node, node->name))
+		if (!streq(fd->check, check))
 			continue;
 		n++;
 		if (!worst || status_severity(fd->status) > status_severity(worst->status)) {
@@ -555,6 +577,7 @@ static void matrix(FILE *f, const struct verdict *v)
 		fputs("</th>", f);
 	}
 	fputs("</tr></thead><tbody>\n", f);
+	_cleanup_free_ size_t *idx = render_verdict_by_node(v);
 	for (size_t n = 0; n < v->n_nodes; n++) {
 		const struct verdict_node *node = &v->nodes[n];
 		fputs("<tr class=\"node\" data-node=\"", f);
@@ -573,8 +596,10 @@ static void matrix(FILE *f, const struct verdict *v)
 		else
 			fputs(" · no report", f);
 		fputs("</small></th>", f);
+		size_t lo, hi;
+		node_range(v, idx, node->name, &lo, &hi);
 		for (size_t c = 0; c < checks.n; c++)
-			matrix_cell(f, v, node, checks.items[c]);
+			matrix_cell(f, v, idx, lo, hi, node, checks.items[c]);
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table></section>\n", f);

@@ -51,6 +51,28 @@ char *render_verdict_gate_list(unsigned mask)
 	return s;
 }
 
+static int cmp_node_check(const void *a, const void *b, void *arg)
+{
+	const struct finding *items = arg;
+	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
+	const struct finding *fa = &items[ia], *fb = &items[ib];
+	int c = (fa->node != NULL) - (fb->node != NULL);
+	if (!c && fa->node)
+		c = strcmp(fa->node, fb->node);
+	if (!c)
+		c = strcmp(fa->check, fb->check);
+	return c ? c : (ia > ib) - (ia < ib);
+}
+
+size_t *render_verdict_by_node(const struct verdict *v)
+{
+	size_t *idx = xcalloc(v->findings.n ? v->findings.n : 1, sizeof(*idx));
+	for (size_t i = 0; i < v->findings.n; i++)
+		idx[i] = i;
+	qsort_r(idx, v->findings.n, sizeof(*idx), cmp_node_check, v->findings.items);
+	return idx;
+}
+
 void render_verdict_counts(const struct verdict *v, size_t ret[_STATUS_MAX])
 {
 	memset(ret, 0, sizeof(size_t) * _STATUS_MAX);

@@ -14,6 +14,10 @@ unsigned *render_verdict_blocks(const struct verdict *v);
 char *render_verdict_subject(const struct finding *fd);
 /* "platform, live-migration" for a mask of gates. Malloc'd. */
 char *render_verdict_gate_list(unsigned mask);
+/* Indices of the findings sorted by node (cluster-wide ones, without a node,
+ * first), then check, then index: the findings of one check on one node are
+ * neighbours. Malloc'd, v->findings.n entries (at least one). */
+size_t *render_verdict_by_node(const struct verdict *v);
 /* Findings per status. */
 void render_verdict_counts(const struct verdict *v, size_t ret[_STATUS_MAX]);
 /* Running VMs that cannot live-migrate now. */

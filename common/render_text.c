@@ -201,6 +201,14 @@ static size_t next_atom(const char *s, struct atom *a)
 	return n;
 }
 
+bool render_text_is_plain(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p >= 0x7f)
+			return false;
+	return true;
+}
+
 char *render_text_sanitize(const char *s)
 {
 	char *buf = NULL;

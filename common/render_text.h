@@ -46,6 +46,9 @@ void render_text_wrap(FILE *f, const char *s, int *col, int indent, int width, b
  * C1 controls, bidi controls and invalid UTF-8 replaced by visible escapes
  * ("\x1b", "\u202e"); everything else, unicode included, kept. Malloc'd. */
 char *render_text_sanitize(const char *s);
+/* True when render_text_sanitize(s) would be s itself because s is printable
+ * ASCII (newlines and tabs allowed): callers skip the copy. */
+bool render_text_is_plain(const char *s);
 /* A value as the text renderings show it (top-level lists without brackets,
  * "(none)" for an empty list, "" for an empty string). Malloc'd. */
 char *render_text_value_str(const struct value *v);

@@ -499,6 +499,11 @@ static void test_text_wrap(void **state)
 	char *s = render_text_sanitize("tab\tnl\nok ✓ \x01");
 	assert_string_equal(s, "tab\tnl\nok ✓ \\x01");
 	free(s);
+	assert_true(render_text_is_plain("plain ASCII\twith\nbreaks"));
+	assert_true(render_text_is_plain(NULL));
+	assert_false(render_text_is_plain("✓"));
+	assert_false(render_text_is_plain("\x7f"));
+	assert_false(render_text_is_plain("\r"));
 }
 
 static void test_agent_text(void **state)
