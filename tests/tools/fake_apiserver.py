@@ -424,10 +424,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def token_review(self, body):
         try:
-            tok = json.loads(body)["spec"]["token"]
+            spec = json.loads(body)["spec"]
+            tok = spec["token"]
+            want = spec.get("audiences") or []
         except (ValueError, KeyError, TypeError):
             return self.send_json(400, status(400, "BadRequest", "invalid TokenReview"))
         rev = self.st.reviews.get(tok)
+        # As the real API server: with spec.audiences, a token is authenticated
+        # only for the audiences it was minted for ("audiences" in the review
+        # file, default ["hvready"]), and status.audiences is the intersection.
+        token_auds = (rev or {}).get("audiences", ["hvready"])
+        auds = [a for a in want if a in token_auds] if want else token_auds
+        if want and not auds:
+            rev = None
         out = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
                "metadata": {"creationTimestamp": None}, "spec": {"token": tok},
                "status": {"authenticated": False}}
@@ -443,7 +452,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                       "groups": rev.get("groups", ["system:serviceaccounts",
                                                                    "system:authenticated"]),
                                       "extra": extra},
-                             "audiences": ["https://kubernetes.default.svc.cluster.local"]}
+                             "audiences": auds}
         else:
             out["status"]["error"] = "invalid bearer token"
         self.send_json(201, out)
