@@ -134,7 +134,8 @@ static void reply_error(struct server *s, struct evhttp_request *req, int code, 
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "error", json_object_new_string(msg));
 	json_object_object_add(o, "code", json_object_new_int(code));
-	const char *str = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	const char *str = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+								JSON_C_TO_STRING_NOSLASHESCAPE);
 	reply(req, code, reason, "application/json", str, strlen(str));
 	json_object_put(o);
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
@@ -327,7 +328,7 @@ static void dispatch(struct evhttp_request *req, void *arg)
 	for (size_t i = 0; i < ELEMENTSOF(routes); i++) {
 		const struct route *r = &routes[i];
 		size_t plen = strlen(r->path);
-		bool prefix = r->path[plen - 1] == '/';
+		bool prefix = plen > 1 && r->path[plen - 1] == '/'; /* "/" itself is exact */
 		const char *rest = NULL;
 		if (prefix && strncmp(path, r->path, plen) == 0 && path[plen])
 			rest = path + plen;
