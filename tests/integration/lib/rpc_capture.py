@@ -66,9 +66,14 @@ def call_ops(payload):
         off += 8  # minorversion, count
         op = struct.unpack(">I", payload[off:off + 4])[0]
         names = [f"m{minor}", OPS.get(op, str(op))]
-        if op == 53:
+        if op == 53:  # SEQUENCE: 36 bytes with its arguments
             op2 = struct.unpack(">I", payload[off + 36:off + 40])[0]
             names.append(OPS.get(op2, str(op2)))
+            if op2 == 22:  # PUTFH: the operation after the file handle
+                fhlen = struct.unpack(">I", payload[off + 40:off + 44])[0]
+                at = off + 44 + (fhlen + 3) // 4 * 4
+                op3 = struct.unpack(">I", payload[at:at + 4])[0]
+                names.append(OPS.get(op3, str(op3)))
         return "-".join(names)
     except struct.error:
         return "UNKNOWN"
