@@ -34,6 +34,7 @@
 #define MSG_DENIED	  1
 #define RPC_AUTH_BODY_MAX 400 /* RFC 5531: opaque body<400> */
 #define RECORD_LAST	  0x80000000u
+#define NFS41_TEARDOWN_NS NSEC_PER_SEC
 
 /* EXCHANGE_ID flags the Linux client sends when it does not use pNFS. */
 #define EXCHGID4_FLAG_SUPP_MOVED_REFER	 0x00000001u
@@ -1195,8 +1196,11 @@ static int fail_errno(struct nfs41_client *c, int e, const char *what)
 	c->err.sock_errno = e;
 	if (e == EPIPE || e == ECONNRESET)
 		return fail_with(c, e == EPIPE ? NFS41_ERR_EOF : NFS41_ERR_SOCKET,
-				 "the server closed the connection while we %s", what);
-	return fail_with(c, NFS41_ERR_SOCKET, "socket error while we %s: %s", what, strerror(e));
+				 "the server closed the connection before replying to %s", what);
+	/* strerror() is not thread-safe; the daemon probes from a worker thread. */
+	const char *desc = strerrordesc_np(e);
+	return fail_with(c, NFS41_ERR_SOCKET, "socket error on %s: %s", what,
+			 desc ? desc : "unknown error");
 }
 
 /* Wait for events on the socket until the deadline. */
@@ -1205,8 +1209,7 @@ static int wait_fd(struct nfs41_client *c, short events, const char *what)
 	for (;;) {
 		int64_t left = c->deadline - util_now_mono_ns();
 		if (left <= 0)
-			return fail_with(c, NFS41_ERR_TIMEOUT, "no answer in time while we %s",
-					 what);
+			return fail_with(c, NFS41_ERR_TIMEOUT, "no reply to %s in time", what);
 		struct pollfd pfd = {.fd = c->fd, .events = events};
 		int r = poll(&pfd, 1, (int)((left + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC));
 		if (r > 0)
@@ -1221,8 +1224,7 @@ static int send_call(struct nfs41_client *c, const char *what)
 	size_t off = 0;
 	while (off < c->call.len) {
 		if (util_now_mono_ns() >= c->deadline)
-			return fail_with(c, NFS41_ERR_TIMEOUT, "no answer in time while we %s",
-					 what);
+			return fail_with(c, NFS41_ERR_TIMEOUT, "no reply to %s in time", what);
 		ssize_t n = send(c->fd, c->call.buf + off, c->call.len - off, MSG_NOSIGNAL);
 		if (n > 0) {
 			off += (size_t)n;
@@ -1242,8 +1244,7 @@ static int recv_record(struct nfs41_client *c, const char *what)
 	nfs41_rec_reset(&c->rec);
 	for (;;) {
 		if (util_now_mono_ns() >= c->deadline)
-			return fail_with(c, NFS41_ERR_TIMEOUT, "no answer in time while we %s",
-					 what);
+			return fail_with(c, NFS41_ERR_TIMEOUT, "no reply to %s in time", what);
 		size_t want = nfs41_rec_want(&c->rec);
 		if (want > sizeof(c->scratch))
 			want = sizeof(c->scratch);
@@ -1260,7 +1261,8 @@ static int recv_record(struct nfs41_client *c, const char *what)
 		}
 		if (n == 0)
 			return fail_with(c, NFS41_ERR_EOF,
-					 "the server closed the connection while we %s", what);
+					 "the server closed the connection before replying to %s",
+					 what);
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			return fail_errno(c, errno, what);
 		int r = wait_fd(c, POLLIN, what);
@@ -1276,6 +1278,7 @@ static int rpc_call(struct nfs41_client *c, const char *what)
 	if (c->broken)
 		return fail_with(c, c->err.kind ? c->err.kind : NFS41_ERR_PROTO,
 				 "the connection is unusable after an earlier failure");
+	c->err = (struct nfs41_error){0};
 	if (c->call.overflow)
 		return fail_with(c, NFS41_ERR_LIMIT, "the call to %s is larger than %d bytes", what,
 				 NFS41_CALL_MAX);
@@ -1603,6 +1606,10 @@ void nfs41_client_fini(struct nfs41_client *c)
 {
 	struct nfs41_error saved = c->err;
 	struct nfs41_callhdr h = hdr(c);
+	/* The probe is decided: a server slow to tear down gets a second, not the rest. */
+	int64_t cap = util_now_mono_ns() + NFS41_TEARDOWN_NS;
+	if (c->deadline > cap)
+		c->deadline = cap;
 	if (c->fd >= 0 && !c->broken && c->have_session) {
 		nfs41_enc_destroy_session(&c->call, &h, c->sessionid);
 		restamp(c);

@@ -314,7 +314,7 @@ struct nfs41_client {
 	bool broken; /* the stream is no longer in step with the server: no more calls */
 	struct nfs41_chan_attrs fore;
 	struct nfs41_server_info server;
-	char owner[96]; /* co_ownerid: unique per client */
+	char owner[128]; /* co_ownerid: unique per client */
 	struct nfs41_enc call;
 	struct nfs41_rec rec;
 	struct nfs41_reply reply;
