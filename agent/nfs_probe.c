@@ -672,7 +672,9 @@ static void record_nfs41(struct nfs_probe_result *res, const struct nfs41_client
 	res->step = step;
 	snprintf(res->nfs_error, sizeof(res->nfs_error), "%s", e->msg);
 	switch (e->kind) {
-	case NFS41_ERR_NONE:
+	case NFS41_ERR_NONE: /* a failure always says why; never taken */
+		res->outcome = NFS_PROBE_INTERNAL;
+		break;
 	case NFS41_ERR_NFS: {
 		const char *name = nfs41_status_name(e->status);
 		if (name)
@@ -795,16 +797,13 @@ static void copy_root_attrs(struct nfs_probe_result *res, const struct nfs41_att
 					 S_IFLNK, S_IFSOCK, S_IFIFO, S_IFDIR, S_IFREG};
 	res->have_root = true;
 	res->root_mode = a->type < ELEMENTSOF(types) ? types[a->type] : 0;
-	res->root_size = a->size;
-	res->root_known = NFS_ROOT_SIZE;
+	res->root_known = 0;
 	if (a->present & NFS41_ATTR_MODE) {
 		res->root_mode |= a->mode;
 		res->root_known |= NFS_ROOT_MODE;
 	}
-	if (a->present & NFS41_ATTR_FILEID) {
+	if (a->present & NFS41_ATTR_FILEID)
 		res->root_ino = a->fileid;
-		res->root_known |= NFS_ROOT_INO;
-	}
 	if ((a->present & NFS41_ATTR_OWNER) && (a->present & NFS41_ATTR_OWNER_GROUP)) {
 		snprintf(res->root_owner, sizeof(res->root_owner), "%.*s",
 			 (int)(a->owner.len < 63 ? a->owner.len : 63), (const char *)a->owner.p);
@@ -946,12 +945,11 @@ static bool mount_and_getattr(struct probe *p, const struct nfs_probe_url *u)
 	res->getattr_ms = ms_since(t);
 	res->have_root = true;
 	/* libnfs maps owner names to ids itself. */
-	res->root_known = NFS_ROOT_MODE | NFS_ROOT_IDS | NFS_ROOT_INO | NFS_ROOT_SIZE;
+	res->root_known = NFS_ROOT_MODE | NFS_ROOT_IDS;
 	res->root_mode = (uint32_t)op->st.nfs_mode;
 	res->root_uid = op->st.nfs_uid;
 	res->root_gid = op->st.nfs_gid;
 	res->root_ino = op->st.nfs_ino;
-	res->root_size = op->st.nfs_size;
 	return true;
 }
 

@@ -93,8 +93,6 @@ enum nfs_probe_client {
 #define NFS_ROOT_MODE  (1u << 0)
 #define NFS_ROOT_IDS   (1u << 1) /* root_uid, root_gid: numeric owners */
 #define NFS_ROOT_NAMES (1u << 2) /* root_owner, root_group: as the server wrote them */
-#define NFS_ROOT_INO   (1u << 3)
-#define NFS_ROOT_SIZE  (1u << 4)
 
 struct nfs_probe_result {
 	enum nfs_probe_outcome outcome;
@@ -104,7 +102,7 @@ struct nfs_probe_result {
 	bool tcp_connected;	      /* a TCP connection was established */
 	char nfs_error[256];	      /* what failed: libnfs's error string verbatim, or ours */
 	char nfs_status[48];	      /* the NFS4ERR_* name, or "" */
-	char rpc_status[48];	      /* RPC_ERROR: "AUTH_ERROR", "PROG_UNAVAIL", ... */
+	char rpc_status[48];	      /* RPC_ERROR: "AUTH_TOOWEAK", "PROG_UNAVAIL", ... */
 	enum nfs_probe_client client; /* the client that spoke last */
 	int nfs_minor;		      /* the NFSv4 minor version agreed on, -1 before */
 	unsigned minors_tried, minors_refused; /* bit N: NFSv4.N */
@@ -119,7 +117,7 @@ struct nfs_probe_result {
 	uint32_t root_mode;  /* S_IFDIR etc. | permission bits */
 	uint32_t root_uid, root_gid;
 	char root_owner[64], root_group[64];
-	uint64_t root_ino, root_size;
+	uint64_t root_ino;
 	/* Canary only. */
 	char canary_file[128];	 /* export-relative path of the file */
 	int64_t canary_ms;	 /* create to remove, -1 when not reached */

@@ -308,7 +308,7 @@ static void test_report_pass(void **state)
 	struct nfs_probe_result r = base_result();
 	/* As the NFSv4.1 client reads a Longhorn share-manager (Only_Numeric_Owners). */
 	r.have_root = true;
-	r.root_known = NFS_ROOT_MODE | NFS_ROOT_IDS | NFS_ROOT_NAMES | NFS_ROOT_INO;
+	r.root_known = NFS_ROOT_MODE | NFS_ROOT_IDS | NFS_ROOT_NAMES;
 	r.root_mode = 040755;
 	snprintf(r.root_owner, sizeof(r.root_owner), "0");
 	snprintf(r.root_group, sizeof(r.root_group), "0");
