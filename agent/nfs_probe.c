@@ -829,7 +829,12 @@ static void copy_root_attrs(struct nfs_probe_result *res, const struct nfs41_att
 	}
 }
 
-/* Minor versions 1, then 2; returns -EPROTONOSUPPORT when the server refuses both. */
+/*
+ * Minor versions 1, then 2; returns -EPROTONOSUPPORT when libnfs (NFSv4.0)
+ * should try: the server refused both, or refused 4.1 and then hung up on
+ * 4.2 (RFC 7530 servers answer NFS4ERR_MINOR_VERS_MISMATCH, but the 4.0
+ * probe runs on a connection of its own anyway).
+ */
 static int nfs41_negotiate(struct nfs41_client *c, struct nfs_probe_result *res)
 {
 	for (uint32_t m = 1; m <= 2; m++) {
@@ -838,6 +843,8 @@ static int nfs41_negotiate(struct nfs41_client *c, struct nfs_probe_result *res)
 			res->nfs_minor = (int)m;
 			return 0;
 		}
+		if (m > 1 && (c->err.kind == NFS41_ERR_EOF || c->err.kind == NFS41_ERR_SOCKET))
+			return -EPROTONOSUPPORT;
 		if (c->err.kind != NFS41_ERR_NFS || c->err.status != NFS4ERR_MINOR_VERS_MISMATCH)
 			return -EIO;
 		res->minors_refused |= 1u << m;

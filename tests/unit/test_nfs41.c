@@ -1134,6 +1134,54 @@ static void test_probe_bad_reply(void **state)
 	assert_string_equal(r.rpc_status, "AUTH_TOOWEAK");
 }
 
+/* NFSv4.1 refused, a hang-up on 4.2, then the libnfs connection: read, and hung up on too. */
+static void script_fallback(struct server *s, int fd)
+{
+	uint8_t call[NFS41_CALL_MAX];
+	if (!read_call(s, fd, call, sizeof(call)))
+		return;
+	answer_with(s, fd, call, "ganesha-d-001-");
+	if (!read_call(s, fd, call, sizeof(call)))
+		return;
+	shutdown(fd, SHUT_RDWR);
+	int c = accept(s->listen_fd, NULL, NULL);
+	if (c < 0) {
+		server_fail(s, "libnfs did not connect");
+		return;
+	}
+	struct timeval tv = {.tv_sec = 5};
+	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	uint8_t buf[4096];
+	if (recv(c, buf, sizeof(buf), 0) <= 0)
+		server_fail(s, "libnfs sent nothing");
+	close(c);
+}
+
+static void test_probe_fallback(void **state)
+{
+	static struct file files[128];
+	size_t n = load_corpus(files, ELEMENTSOF(files), "ganesha-d-");
+	struct server srv;
+	server_start(&srv, script_fallback, files, n);
+	char url[64], err[128];
+	struct nfs_probe_url u;
+	snprintf(url, sizeof(url), "nfs://127.0.0.1:%u/pvc-a", srv.port);
+	assert_int_equal(
+	    nfs_probe_url_parse((const uint8_t *)url, strlen(url), &u, err, sizeof(err)), 0);
+	struct nfs_probe_result r;
+	nfs_probe_run(&u, util_now_mono_ns() + 3 * NSEC_PER_SEC, false, &r);
+	server_join(&srv);
+	assert_int_equal(r.client, NFS_CLIENT_LIBNFS40);
+	assert_int_equal(r.minors_tried, 0x7);
+	assert_int_equal(r.minors_refused, 1u << 1);
+	assert_int_equal(r.step, NFS_STEP_MOUNT);
+	assert_true(r.tcp_connected);
+	if (r.outcome != NFS_PROBE_DISCONNECTED &&
+	    !(r.outcome == NFS_PROBE_SOCKET_ERROR && r.sock_errno == ECONNRESET))
+		fail_msg("outcome %s: %s", nfs_probe_outcome_name(r.outcome), r.nfs_error);
+	free_corpus(files, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1143,7 +1191,7 @@ int main(void)
 	    cmocka_unit_test(test_match),	    cmocka_unit_test(test_record_marking),
 	    cmocka_unit_test(test_client_replay),   cmocka_unit_test(test_client_minor),
 	    cmocka_unit_test(test_client_grace),    cmocka_unit_test(test_client_misbehaving),
-	    cmocka_unit_test(test_probe_bad_reply),
+	    cmocka_unit_test(test_probe_bad_reply), cmocka_unit_test(test_probe_fallback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
