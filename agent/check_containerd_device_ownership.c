@@ -29,10 +29,10 @@
 #define NONROOT_SINCE "k3s#11200, released in v1.32.0 and the late-2024 patch releases"
 
 struct distro {
-	const char *name;	       /* "RKE2" */
-	const char *config;	       /* its config file */
-	const char *data_dir;	       /* default data dir */
-	const char *unit_server;       /* systemd units */
+	const char *name;	 /* "RKE2" */
+	const char *config;	 /* its config file */
+	const char *data_dir;	 /* default data dir */
+	const char *unit_server; /* systemd units */
 	const char *unit_agent;
 	const char *const markers[5]; /* any of these existing means it is installed */
 };
@@ -188,9 +188,8 @@ static enum tmpl_effect scan_template(const char *text)
 	regmatch_t m[2];
 	enum tmpl_effect eff = TMPL_UNSET;
 	const char *p = text;
-	if (regcomp(&re,
-		    KEY "[[:space:]]*=[[:space:]]*(true|false|\\{\\{[^}]*\\}\\})", REG_EXTENDED) !=
-	    0)
+	if (regcomp(&re, KEY "[[:space:]]*=[[:space:]]*(true|false|\\{\\{[^}]*\\}\\})",
+		    REG_EXTENDED) != 0)
 		return TMPL_TEMPLATED;
 	/* The last assignment is the one a (valid) rendered file keeps. */
 	while (regexec(&re, p, 2, m, 0) == 0) {
@@ -200,8 +199,8 @@ static enum tmpl_effect scan_template(const char *text)
 		else if (startswith(v, "false"))
 			eff = TMPL_FALSE;
 		else
-			eff = strstr(v, "NonrootDevices") && (size_t)(strstr(v, "NonrootDevices") -
-								      v) < (size_t)m[1].rm_eo
+			eff = strstr(v, "NonrootDevices") &&
+				      (size_t)(strstr(v, "NonrootDevices") - v) < (size_t)m[1].rm_eo
 				  ? TMPL_FOLLOWS
 				  : TMPL_TEMPLATED;
 		p += m[0].rm_eo;
@@ -307,9 +306,10 @@ static int load_containerd(struct eval *e, char *err, size_t errlen)
 	_cleanup_free_ char *want = xasprintf(": plugins.\"%s\".%s", e->plugin, KEY);
 	_cleanup_free_ char *want_v1 = xasprintf(": plugins.\"io.containerd.grpc.v1.cri\".%s", KEY);
 	for (size_t i = 0; i < all.n; i++) {
-		bool counts = endswith(all.items[i], want) ||
-			      (e->cc.version <= 1 && (endswith(all.items[i], ": plugins.cri." KEY) ||
-						      endswith(all.items[i], want_v1)));
+		bool counts =
+		    endswith(all.items[i], want) ||
+		    (e->cc.version <= 1 && (endswith(all.items[i], ": plugins.cri." KEY) ||
+					    endswith(all.items[i], want_v1)));
 		if (!counts)
 			strv_add(&e->misplaced, all.items[i]);
 	}
@@ -334,7 +334,8 @@ static void misplaced_hint(const struct eval *e, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	if (e->misplaced.n)
-		snprintf(buf, len, " (it appears at %s, which containerd ignores for this config version)",
+		snprintf(buf, len,
+			 " (it appears at %s, which containerd ignores for this config version)",
 			 e->misplaced.items[0]);
 }
 
@@ -364,16 +365,18 @@ static void decide_distro_true(struct eval *e)
 	const char *why;
 	const char *cfg = e->d->config;
 	if (durable_true(e, &why)) {
-		finding_set(e->f, STATUS_PASS,
-			    "containerd's CRI config has %s = true (%s:%u) and it survives restarts: %s",
-			    KEY, e->set.file, e->set.line, why);
+		finding_set(
+		    e->f, STATUS_PASS,
+		    "containerd's CRI config has %s = true (%s:%u) and it survives restarts: %s",
+		    KEY, e->set.file, e->set.line, why);
 		return;
 	}
 	if (e->tmpl == TMPL_FALSE || e->tmpl == TMPL_UNSET || e->tmpl == TMPL_TEMPLATED) {
-		finding_set(e->f, STATUS_WARN,
-			    "%s = true in %s, but %s renders that file from %s at every start, which "
-			    "%s: the setting will be lost at the next restart",
-			    KEY, e->set.file, e->d->name, e->tmpl_path, tmpl_effect_name(e->tmpl));
+		finding_set(
+		    e->f, STATUS_WARN,
+		    "%s = true in %s, but %s renders that file from %s at every start, which "
+		    "%s: the setting will be lost at the next restart",
+		    KEY, e->set.file, e->d->name, e->tmpl_path, tmpl_effect_name(e->tmpl));
 		finding_remedy(e->f,
 			       "Set %s = {{ .NonrootDevices }} under [plugins.\"%s\"] in %s, add "
 			       "`nonroot-devices: true` to %s, then %s.",
@@ -381,21 +384,24 @@ static void decide_distro_true(struct eval *e)
 		return;
 	}
 	if (e->nonroot == -EINVAL) {
-		finding_set(e->f, STATUS_WARN,
-			    "%s = true in %s, but nonroot-devices in the %s config is not a boolean: "
-			    "%s will refuse to start, and the setting is lost when it regenerates the file",
-			    KEY, e->set.file, e->d->name, e->d->name);
+		finding_set(
+		    e->f, STATUS_WARN,
+		    "%s = true in %s, but nonroot-devices in the %s config is not a boolean: "
+		    "%s will refuse to start, and the setting is lost when it regenerates the file",
+		    KEY, e->set.file, e->d->name, e->d->name);
 		finding_remedy(e->f, "Write `nonroot-devices: true` (unquoted) in %s.", cfg);
 		return;
 	}
-	finding_set(e->f, STATUS_WARN,
-		    "%s = true in %s, but %s regenerates that file at every start and its config does "
-		    "not set nonroot-devices: the setting will be lost at the next restart",
-		    KEY, e->set.file, e->d->name);
-	finding_remedy(e->f,
-		       "Add `nonroot-devices: true` to %s (or a file in %s.d/) so that %s keeps the "
-		       "option; it takes effect with the next restart (%s).",
-		       cfg, cfg, e->d->name, unit_names(e));
+	finding_set(
+	    e->f, STATUS_WARN,
+	    "%s = true in %s, but %s regenerates that file at every start and its config does "
+	    "not set nonroot-devices: the setting will be lost at the next restart",
+	    KEY, e->set.file, e->d->name);
+	finding_remedy(
+	    e->f,
+	    "Add `nonroot-devices: true` to %s (or a file in %s.d/) so that %s keeps the "
+	    "option; it takes effect with the next restart (%s).",
+	    cfg, cfg, e->d->name, unit_names(e));
 }
 
 static void remedy_not_effective(struct eval *e)
@@ -411,42 +417,47 @@ static void remedy_not_effective(struct eval *e)
 			       e->plugin ? e->plugin : containerd_cri_runtime_plugin(3), cfg,
 			       unit_names(e));
 	} else if (e->nonroot == -EINVAL) {
-		finding_remedy(e->f,
-			       "nonroot-devices at %s:%u is not a boolean (%s accepts true or false): "
-			       "write `nonroot-devices: true`, then %s.",
-			       v->file, v->line, e->d->name, unit_names(e));
+		finding_remedy(
+		    e->f,
+		    "nonroot-devices at %s:%u is not a boolean (%s accepts true or false): "
+		    "write `nonroot-devices: true`, then %s.",
+		    v->file, v->line, e->d->name, unit_names(e));
 	} else if (e->nonroot == 1 && e->rendered == R_FALSE) {
-		finding_remedy(e->f,
-			       "nonroot-devices: true is set (%s:%u) but containerd still runs with the "
-			       "config rendered before: %s to apply it.",
-			       v->file, v->line, unit_names(e));
+		finding_remedy(
+		    e->f,
+		    "nonroot-devices: true is set (%s:%u) but containerd still runs with the "
+		    "config rendered before: %s to apply it.",
+		    v->file, v->line, unit_names(e));
 	} else if (e->nonroot == 1) {
-		finding_remedy(e->f,
-			       "nonroot-devices: true is set (%s:%u) but %s did not render the option: "
-			       "%s; if it is still missing, this release predates nonroot-devices "
-			       "(%s): upgrade, or set %s = true under [plugins.\"%s\"] in a config "
-			       "template (%s/config%s.toml.tmpl).",
-			       v->file, v->line, e->d->name, unit_names(e), NONROOT_SINCE, KEY,
-			       e->plugin, e->etc_dir, e->cc.version >= 3 ? "-v3" : "");
+		finding_remedy(
+		    e->f,
+		    "nonroot-devices: true is set (%s:%u) but %s did not render the option: "
+		    "%s; if it is still missing, this release predates nonroot-devices "
+		    "(%s): upgrade, or set %s = true under [plugins.\"%s\"] in a config "
+		    "template (%s/config%s.toml.tmpl).",
+		    v->file, v->line, e->d->name, unit_names(e), NONROOT_SINCE, KEY, e->plugin,
+		    e->etc_dir, e->cc.version >= 3 ? "-v3" : "");
 	} else if (e->nonroot == 0) {
 		finding_remedy(e->f, "nonroot-devices is false at %s:%u: set it to true, then %s.",
 			       v->file, v->line, unit_names(e));
 	} else if (e->rendered == R_UNSET) {
 		/* Releases that know the option always write it, true or false. */
-		finding_remedy(e->f,
-			       "Add `nonroot-devices: true` to %s (or a file in %s.d/), then %s. The "
-			       "rendered config does not mention the option at all, so this release "
-			       "may predate nonroot-devices (%s): if it is still missing after the "
-			       "restart, upgrade, or set %s = true under [plugins.\"%s\"] in a config "
-			       "template (%s/config%s.toml.tmpl).",
-			       cfg, cfg, unit_names(e), NONROOT_SINCE, KEY, e->plugin, e->etc_dir,
-			       e->cc.version >= 3 ? "-v3" : "");
+		finding_remedy(
+		    e->f,
+		    "Add `nonroot-devices: true` to %s (or a file in %s.d/), then %s. The "
+		    "rendered config does not mention the option at all, so this release "
+		    "may predate nonroot-devices (%s): if it is still missing after the "
+		    "restart, upgrade, or set %s = true under [plugins.\"%s\"] in a config "
+		    "template (%s/config%s.toml.tmpl).",
+		    cfg, cfg, unit_names(e), NONROOT_SINCE, KEY, e->plugin, e->etc_dir,
+		    e->cc.version >= 3 ? "-v3" : "");
 	} else {
-		finding_remedy(e->f,
-			       "Add `nonroot-devices: true` to %s (or a file in %s.d/), then %s. %s "
-			       "regenerates containerd's config.toml at every start, so editing that "
-			       "file does not last.",
-			       cfg, cfg, unit_names(e), e->d->name);
+		finding_remedy(
+		    e->f,
+		    "Add `nonroot-devices: true` to %s (or a file in %s.d/), then %s. %s "
+		    "regenerates containerd's config.toml at every start, so editing that "
+		    "file does not last.",
+		    cfg, cfg, unit_names(e), e->d->name);
 	}
 }
 
@@ -462,12 +473,13 @@ static void decide_distro(struct eval *e)
 		bool will = (e->tmpl == TMPL_TRUE) ||
 			    ((e->tmpl == TMPL_NONE || e->tmpl == TMPL_FOLLOWS) && e->nonroot == 1);
 		if (will) {
-			finding_set(e->f, STATUS_PASS,
-				    "%s is configured to render %s = true (%s), and %s has not been "
-				    "rendered yet",
-				    e->d->name, KEY,
-				    e->tmpl == TMPL_TRUE ? "config template" : "nonroot-devices: true",
-				    e->config_path);
+			finding_set(
+			    e->f, STATUS_PASS,
+			    "%s is configured to render %s = true (%s), and %s has not been "
+			    "rendered yet",
+			    e->d->name, KEY,
+			    e->tmpl == TMPL_TRUE ? "config template" : "nonroot-devices: true",
+			    e->config_path);
 			return;
 		}
 		finding_set(e->f, STATUS_FAIL,
@@ -475,15 +487,16 @@ static void decide_distro(struct eval *e)
 			    "config.toml rendered yet): %s",
 			    e->d->name, KEY,
 			    e->nonroot == -EINVAL ? "invalid"
-			    : e->nonroot == 0     ? "is false"
+			    : e->nonroot == 0	  ? "is false"
 						  : "not set",
 			    cdi_failure());
 		remedy_not_effective(e);
 		return;
 	}
 	if (e->rendered == R_FALSE)
-		finding_set(e->f, STATUS_FAIL, "containerd's CRI config has %s = false (%s:%u)%s: %s",
-			    KEY, e->set.file, e->set.line, hint, cdi_failure());
+		finding_set(e->f, STATUS_FAIL,
+			    "containerd's CRI config has %s = false (%s:%u)%s: %s", KEY,
+			    e->set.file, e->set.line, hint, cdi_failure());
 	else if (e->rendered == R_INVALID)
 		finding_set(e->f, STATUS_FAIL,
 			    "containerd's CRI config has %s set to a non-boolean (%s:%u), which "
@@ -511,8 +524,9 @@ static void decide_plain(struct eval *e)
 			    CONTAINERD_CONFIG, cdi_failure());
 		break;
 	case R_FALSE:
-		finding_set(e->f, STATUS_FAIL, "containerd's CRI config has %s = false (%s:%u)%s: %s",
-			    KEY, e->set.file, e->set.line, hint, cdi_failure());
+		finding_set(e->f, STATUS_FAIL,
+			    "containerd's CRI config has %s = false (%s:%u)%s: %s", KEY,
+			    e->set.file, e->set.line, hint, cdi_failure());
 		break;
 	case R_INVALID:
 		finding_set(e->f, STATUS_FAIL,
@@ -531,12 +545,13 @@ static void decide_plain(struct eval *e)
 			       "then systemctl restart containerd.",
 			       KEY, plugin, CONTAINERD_CONFIG, (long long)e->cc.version);
 	else
-		finding_remedy(e->f,
-			       "Create %s with `version = 2` and %s = true under "
-			       "[plugins.\"io.containerd.grpc.v1.cri\"] (containerd 1.x), or `version = "
-			       "3` and the option under [plugins.\"io.containerd.cri.v1.runtime\"] "
-			       "(containerd 2.x), then systemctl restart containerd.",
-			       CONTAINERD_CONFIG, KEY);
+		finding_remedy(
+		    e->f,
+		    "Create %s with `version = 2` and %s = true under "
+		    "[plugins.\"io.containerd.grpc.v1.cri\"] (containerd 1.x), or `version = "
+		    "3` and the option under [plugins.\"io.containerd.cri.v1.runtime\"] "
+		    "(containerd 2.x), then systemctl restart containerd.",
+		    CONTAINERD_CONFIG, KEY);
 }
 
 static void run_distro(struct eval *e)

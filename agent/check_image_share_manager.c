@@ -21,11 +21,11 @@
 #include "rke2_config.h"
 
 /* The share-manager of Longhorn v1.11.2, the Longhorn that Harvester v1.8.2 ships. */
-#define DEFAULT_IMAGE	    "longhornio/longhorn-share-manager:v1.11.2"
-#define DEFAULT_IMAGE_WHY   "default: Longhorn v1.11.2's share-manager (Harvester v1.8.2)"
+#define DEFAULT_IMAGE	  "longhornio/longhorn-share-manager:v1.11.2"
+#define DEFAULT_IMAGE_WHY "default: Longhorn v1.11.2's share-manager (Harvester v1.8.2)"
 /* Tests move a registry's default endpoint to loopback ("docker.io=http://127.0.0.1:PORT"):
  * Docker Hub must never be contacted from a test. Only loopback URLs are accepted. */
-#define TEST_DEFAULT_ENV    "HVREADY_TEST_DEFAULT_ENDPOINT"
+#define TEST_DEFAULT_ENV "HVREADY_TEST_DEFAULT_ENDPOINT"
 
 struct distro {
 	const char *name;
@@ -55,8 +55,10 @@ static const struct distro distros[] = {
 
 /* Where distributions keep the system trust store (SLE Micro / Harvester OS: ca-bundle.pem). */
 static const char *const trust_stores[] = {
-    "/etc/ssl/certs/ca-certificates.crt", "/etc/ssl/ca-bundle.pem",
-    "/etc/pki/tls/certs/ca-bundle.crt",	  "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+    "/etc/ssl/certs/ca-certificates.crt",
+    "/etc/ssl/ca-bundle.pem",
+    "/etc/pki/tls/certs/ca-bundle.crt",
+    "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
     "/etc/ssl/cert.pem",
 };
 
@@ -138,7 +140,8 @@ static int load_distro(struct run *r, char *err, size_t errlen)
 	r->regs_path = xstrdup(pr && *pr ? pr : r->d->registries);
 	int nd = rke2_config_bool(&r->rc, "disable-default-registry-endpoint");
 	if (nd == -EINVAL) {
-		const struct rke2_value *v = rke2_config_get(&r->rc, "disable-default-registry-endpoint");
+		const struct rke2_value *v =
+		    rke2_config_get(&r->rc, "disable-default-registry-endpoint");
 		snprintf(err, errlen, "%s:%u: disable-default-registry-endpoint is not a boolean",
 			 v->file, v->line);
 		return -EINVAL;
@@ -199,7 +202,8 @@ static void load_env(struct run *r)
 		char *save = NULL;
 		char *plain[3] = {0}, *ctd[3] = {0};
 		static const char *const names[3] = {"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"};
-		for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		for (char *line = strtok_r(buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
 			line = strstrip(line);
 			if (startswith(line, "export "))
 				line = strstrip(line + 7);
@@ -250,8 +254,8 @@ static void load_host_trust(struct run *r)
 {
 	for (size_t i = 0; i < ELEMENTSOF(trust_stores); i++) {
 		size_t len;
-		if (hostroot_read(&r->ctx->root, trust_stores[i], TRUST_MAX, &r->host_trust, &len) ==
-		    0) {
+		if (hostroot_read(&r->ctx->root, trust_stores[i], TRUST_MAX, &r->host_trust,
+				  &len) == 0) {
 			r->host_trust_len = len;
 			r->host_trust_path = xstrdup(trust_stores[i]);
 			return;
@@ -382,8 +386,8 @@ static void try_endpoint(struct run *r, const struct registry_endpoint *ep, stru
 	    .key_pem = key,
 	    .key_pem_len = keylen,
 	    .basic_b64 = basic,
-	    .identity_token = c && c->identity_token && *c->identity_token ? c->identity_token
-									    : NULL,
+	    .identity_token =
+		c && c->identity_token && *c->identity_token ? c->identity_token : NULL,
 	    .proxy = streq(ep->scheme, "https") ? r->env.https_proxy : r->env.http_proxy,
 	    .no_proxy = r->env.no_proxy,
 	};
@@ -472,7 +476,8 @@ static void fail_remedy(struct run *r, const char *image)
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o, __VA_ARGS__);              \
 	} while (0)
 	if (unreachable(r, 1) && !mirror)
-		ADD("This node cannot reach %s. On an air-gapped or filtered network, mirror %s into "
+		ADD("This node cannot reach %s. On an air-gapped or filtered network, mirror %s "
+		    "into "
 		    "a registry the nodes can reach and add it to %s on every node (mirrors: "
 		    "{\"%s\": {endpoint: [\"https://<your-registry>\"]}}), then %s. ",
 		    r->ref.registry, image, regs, r->ref.registry, restart);
@@ -500,10 +505,12 @@ static void fail_remedy(struct run *r, const char *image)
 		    "the installed Longhorn version, or push it there. ",
 		    r->ref.registry, image);
 	if (outcome_seen(r, OCI_HTTP_ERROR, -1) || outcome_seen(r, OCI_PROTOCOL, -1))
-		ADD("Check that the endpoints are OCI registries (GET /v2/ must answer 200 or 401). ");
+		ADD("Check that the endpoints are OCI registries (GET /v2/ must answer 200 or "
+		    "401). ");
 	for (size_t i = 0; i < r->n_att; i++)
 		if (r->att[i].skipped) {
-			ADD("Fix the endpoint's configs entry in %s (%s). ", regs, r->att[i].skipped);
+			ADD("Fix the endpoint's configs entry in %s (%s). ", regs,
+			    r->att[i].skipped);
 			break;
 		}
 	if (r->plan.default_removed)
@@ -539,14 +546,17 @@ static void decide(struct run *r, const char *image)
 			size_t o = 0;
 			list[0] = '\0';
 			for (size_t i = 0; i < found && o < sizeof(list); i++)
-				o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s (%s)",
-						      i ? ", " : "", r->att[i].ep->url,
-						      short_outcome(r, &r->att[i], buf, sizeof(buf)));
-			finding_set(r->f, STATUS_WARN,
-				    "%s can be pulled, but only from %s after earlier endpoints failed: %s",
-				    image, a->ep->url, list);
-			finding_remedy(r->f, "Fix or remove the failing endpoints in %s: every pull "
-					     "waits for them before falling back.",
+				o += (size_t)snprintf(
+				    list + o, sizeof(list) - o, "%s%s (%s)", i ? ", " : "",
+				    r->att[i].ep->url,
+				    short_outcome(r, &r->att[i], buf, sizeof(buf)));
+			finding_set(
+			    r->f, STATUS_WARN,
+			    "%s can be pulled, but only from %s after earlier endpoints failed: %s",
+			    image, a->ep->url, list);
+			finding_remedy(r->f,
+				       "Fix or remove the failing endpoints in %s: every pull "
+				       "waits for them before falling back.",
 				       r->regs_path ? r->regs_path : "registries.yaml");
 			return;
 		}
@@ -561,16 +571,19 @@ static void decide(struct run *r, const char *image)
 	list[0] = '\0';
 	for (size_t i = 0; i < r->n_att && o < sizeof(list); i++)
 		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s (%s)", i ? ", " : "",
-				      r->att[i].ep->url, short_outcome(r, &r->att[i], buf, sizeof(buf)));
+				      r->att[i].ep->url,
+				      short_outcome(r, &r->att[i], buf, sizeof(buf)));
 	if (unknown) {
-		finding_set(r->f, STATUS_UNKNOWN,
-			    "cannot tell whether %s can be pulled: a mirror endpoint's rewrite could "
-			    "not be evaluated; tried %s",
-			    image, list);
-		finding_remedy(r->f,
-			       "Use a rewrite pattern in POSIX-compatible syntax (e.g. \"^longhornio/(.*)\"), "
-			       "or check the pull on the node with crictl pull %s.",
-			       image);
+		finding_set(
+		    r->f, STATUS_UNKNOWN,
+		    "cannot tell whether %s can be pulled: a mirror endpoint's rewrite could "
+		    "not be evaluated; tried %s",
+		    image, list);
+		finding_remedy(
+		    r->f,
+		    "Use a rewrite pattern in POSIX-compatible syntax (e.g. \"^longhornio/(.*)\"), "
+		    "or check the pull on the node with crictl pull %s.",
+		    image);
 		return;
 	}
 	finding_set(r->f, STATUS_FAIL, "%s cannot be pulled: tried %zu endpoint%s: %s", image,
@@ -606,6 +619,7 @@ void check_image_share_manager(struct agent_ctx *ctx, const char *id)
 	const char *given = ctx->opts->targets.share_manager_image;
 	const char *image = given && *given ? given : DEFAULT_IMAGE;
 	char err[512], ovr[512];
+	char *full = NULL;
 	kv_add_str(ev, "image", image);
 	kv_add_str(ev, "image_source", given && *given ? "probe targets" : DEFAULT_IMAGE_WHY);
 	if (image_ref_parse(image, &r.ref, err, sizeof(err)) < 0) {
@@ -614,19 +628,20 @@ void check_image_share_manager(struct agent_ctx *ctx, const char *id)
 				    "\"share_manager_image\").");
 		goto out;
 	}
-	_cleanup_free_ char *full = image_ref_string(&r.ref);
+	full = image_ref_string(&r.ref);
 	kv_add_str(ev, "resolved_image", full);
 	if (load_distro(&r, err, sizeof(err)) < 0 || load_registries(&r, err, sizeof(err)) < 0) {
-		finding_set(r.f, STATUS_UNKNOWN,
-			    "cannot tell where containerd pulls %s from: %s", image, err);
-		finding_remedy(r.f,
-			       "Fix the file (%s refuses to start with it too), then rerun the check.",
-			       r.d ? r.d->name : "containerd");
+		finding_set(r.f, STATUS_UNKNOWN, "cannot tell where containerd pulls %s from: %s",
+			    image, err);
+		finding_remedy(
+		    r.f, "Fix the file (%s refuses to start with it too), then rerun the check.",
+		    r.d ? r.d->name : "containerd");
 		goto out;
 	}
 	if (!r.d)
-		kv_add_str(ev, "note", "plain containerd: certs.d/hosts.toml mirrors are not read; "
-				       "the registry's own endpoint is checked");
+		kv_add_str(ev, "note",
+			   "plain containerd: certs.d/hosts.toml mirrors are not read; "
+			   "the registry's own endpoint is checked");
 	load_env(&r);
 	load_host_trust(&r);
 	if (r.host_trust_path)
@@ -646,10 +661,11 @@ void check_image_share_manager(struct agent_ctx *ctx, const char *id)
 			vlist_add_str(l, r.plan.notes.items[i]);
 	}
 	if (r.plan.n == 0) {
-		finding_set(r.f, STATUS_FAIL,
-			    "%s cannot be pulled: no endpoint is left for %s (its mirror has no usable "
-			    "endpoint and disable-default-registry-endpoint is set)",
-			    image, r.ref.registry);
+		finding_set(
+		    r.f, STATUS_FAIL,
+		    "%s cannot be pulled: no endpoint is left for %s (its mirror has no usable "
+		    "endpoint and disable-default-registry-endpoint is set)",
+		    image, r.ref.registry);
 		finding_remedy(r.f, "Give the mirror for \"%s\" in %s a reachable endpoint.",
 			       r.plan.mirror_key ? r.plan.mirror_key : r.ref.registry,
 			       r.regs_path ? r.regs_path : "registries.yaml");
@@ -666,5 +682,6 @@ void check_image_share_manager(struct agent_ctx *ctx, const char *id)
 	}
 	decide(&r, image);
 out:
+	free(full);
 	run_clear(&r);
 }

@@ -79,7 +79,8 @@ static int load_file(const struct hostroot *root, const char *path, struct toml_
 	size_t len;
 	int r = hostroot_read(root, path, CONTAINERD_MAX_FILE_SIZE, &buf, &len);
 	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", path, r == -EFBIG ? "file too large" : strerror(-r));
+		snprintf(err, errlen, "%s: %s", path,
+			 r == -EFBIG ? "file too large" : strerror(-r));
 		return r;
 	}
 	return parse_one((const uint8_t *)buf, len, path, ret, err, errlen);
@@ -213,7 +214,7 @@ int containerd_config_load(const struct hostroot *root, const char *path,
 
 const char *containerd_cri_runtime_plugin(int64_t version)
 {
-	return version >= 3 ? "io.containerd.cri.v1.runtime"
+	return version >= 3   ? "io.containerd.cri.v1.runtime"
 	       : version == 2 ? "io.containerd.grpc.v1.cri"
 			      : "cri";
 }
@@ -257,8 +258,8 @@ static void find_in(const struct toml_table *t, const char *file, const char *ke
 		const struct toml_kv *kv = &t->items[i];
 		const char *k = kv->key;
 		bool needs_quote = strpbrk(k, ". \"'") || !*k;
-		char *path = xasprintf(needs_quote ? "%s%s\"%s\"" : "%s%s%s", prefix,
-				       *prefix ? "." : "", k);
+		char *path =
+		    xasprintf(needs_quote ? "%s%s\"%s\"" : "%s%s%s", prefix, *prefix ? "." : "", k);
 		if (streq(k, key)) {
 			note(ret, xasprintf("%s:%u: %s", file, kv->val.line, path));
 		}

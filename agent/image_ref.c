@@ -175,8 +175,9 @@ static int valid_digest(const char *s, char *err, size_t errlen)
 		for (const char *p = hex; ok && *p; p++)
 			ok = (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f');
 		if (!ok) {
-			snprintf(err, errlen, "invalid digest \"%s\": %s needs %zu lower-case hex digits",
-				 s, known[i].alg, known[i].hexlen);
+			snprintf(err, errlen,
+				 "invalid digest \"%s\": %s needs %zu lower-case hex digits", s,
+				 known[i].alg, known[i].hexlen);
 			return -EINVAL;
 		}
 		return 0;
@@ -220,9 +221,9 @@ int image_ref_parse(const char *s, struct image_ref *ret, char *err, size_t errl
 	/* splitDockerDomain: the first component is a registry only if it looks like one. */
 	const char *slash = strchr(s, '/');
 	size_t dlen = slash ? (size_t)(slash - s) : 0;
-	bool has_domain = slash && (memchr(s, '.', dlen) || memchr(s, ':', dlen) ||
-				    (dlen == 9 && strncmp(s, "localhost", 9) == 0) ||
-				    has_upper(s, dlen));
+	bool has_domain =
+	    slash && (memchr(s, '.', dlen) || memchr(s, ':', dlen) ||
+		      (dlen == 9 && strncmp(s, "localhost", 9) == 0) || has_upper(s, dlen));
 	_cleanup_free_ char *domain = has_domain ? xstrndup(s, dlen) : xstrdup(DEFAULT_DOMAIN);
 	const char *rest = has_domain ? slash + 1 : s;
 	if (streq(domain, LEGACY_DOMAIN)) {
@@ -248,8 +249,9 @@ int image_ref_parse(const char *s, struct image_ref *ret, char *err, size_t errl
 		digest = xstrdup(at + 1);
 
 	if (has_upper(path, plen)) {
-		snprintf(err, errlen, "invalid image reference \"%.200s\": repository name must be "
-				      "lowercase",
+		snprintf(err, errlen,
+			 "invalid image reference \"%.200s\": repository name must be "
+			 "lowercase",
 			 s);
 		return -EINVAL;
 	}

@@ -18,10 +18,10 @@
 #define IMAGE_REF_NAME_MAX 255 /* registry + "/" + repository */
 
 struct image_ref {
-	char *registry;	  /* "docker.io", "registry.example.com:5000", "[::1]:5000" */
-	char *repository; /* "longhornio/longhorn-share-manager", "library/busybox" */
-	char *tag;	  /* NULL when only a digest was given */
-	char *digest;	  /* "sha256:…", or NULL */
+	char *registry;	    /* "docker.io", "registry.example.com:5000", "[::1]:5000" */
+	char *repository;   /* "longhornio/longhorn-share-manager", "library/busybox" */
+	char *tag;	    /* NULL when only a digest was given */
+	char *digest;	    /* "sha256:…", or NULL */
 	bool tag_defaulted; /* neither tag nor digest given: "latest" */
 };
 

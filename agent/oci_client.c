@@ -309,7 +309,8 @@ static void transport_failure(const char *what, const char *url, const struct ex
 	case CURLE_OPERATION_TIMEDOUT:
 		r->outcome = OCI_TIMEOUT;
 		r->reason = xasprintf("no answer within %lds", timeout_s);
-		r->detail = xasprintf("%s %s: no answer within %lds (%s)", what, url, timeout_s, msg);
+		r->detail =
+		    xasprintf("%s %s: no answer within %lds (%s)", what, url, timeout_s, msg);
 		return;
 	case CURLE_PEER_FAILED_VERIFICATION:
 	case CURLE_SSL_CONNECT_ERROR:
@@ -405,9 +406,10 @@ static char *fetch_token(CURL *h, const struct oci_target *t, const struct oci_c
 				transport_failure("POST", c->realm, &x, t->timeout_s, r);
 			else {
 				r->outcome = OCI_AUTH;
-				r->detail = xasprintf("token server %s answered %ld to the identity "
-						      "token",
-						      c->realm, x.status);
+				r->detail =
+				    xasprintf("token server %s answered %ld to the identity "
+					      "token",
+					      c->realm, x.status);
 			}
 		} else {
 			free(r->auth);
@@ -548,9 +550,9 @@ static void manifest_result(const struct exchange *x, struct oci_result *r)
 		r->size = x->content_length;
 		return;
 	}
-	r->outcome = x->status == 404			     ? OCI_NOT_FOUND
+	r->outcome = x->status == 404			    ? OCI_NOT_FOUND
 		     : x->status == 401 || x->status == 403 ? OCI_AUTH
-							     : OCI_HTTP_ERROR;
+							    : OCI_HTTP_ERROR;
 	r->reason = xasprintf("%ld%s", x->status,
 			      x->status == 404	 ? " manifest unknown"
 			      : x->status == 401 ? " unauthorized"
@@ -596,8 +598,8 @@ void oci_probe(const struct oci_target *t, struct oci_result *r)
 		if (x.code == CURLE_OK && x.status == 405) {
 			/* Some registries refuse HEAD: containerd falls back to GET. */
 			exchange_clear(&x);
-			struct request get = {M_GET, r->manifest_url, authz, OCI_ACCEPT, NULL,
-					      OCI_MAX_MANIFEST};
+			struct request get = {M_GET, r->manifest_url, authz, OCI_ACCEPT,
+					      NULL,  OCI_MAX_MANIFEST};
 			perform(h, t, &get, &x);
 		}
 		if (x.code != CURLE_OK) {

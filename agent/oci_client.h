@@ -20,7 +20,7 @@
 #define OCI_MAX_MANIFEST (4u << 20)
 
 #define OCI_ACCEPT                                                                                 \
-	"application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json, "   \
+	"application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json, "    \
 	"application/vnd.docker.distribution.manifest.list.v2+json, "                              \
 	"application/vnd.docker.distribution.manifest.v2+json, */*"
 

@@ -109,10 +109,10 @@ static int get_string(struct yctx *y, const yaml_node_t *n, const char *what, ch
 /* A Go bool field: YAML 1.1 booleans, unquoted. */
 static int get_bool(struct yctx *y, const yaml_node_t *n, const char *what, bool *ret)
 {
-	static const char *const t[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE",
-					"on", "On", "ON"};
-	static const char *const f[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE",
-					"off", "Off", "OFF"};
+	static const char *const t[] = {"y",	"Y",	"yes", "Yes", "YES", "true",
+					"True", "TRUE", "on",  "On",  "ON"};
+	static const char *const f[] = {"n",	 "N",	  "no",	 "No",	"NO", "false",
+					"False", "FALSE", "off", "Off", "OFF"};
 	if (is_null(n))
 		return 0;
 	if (n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
@@ -154,10 +154,12 @@ static int parse_rewrites(struct yctx *y, yaml_node_t *n, struct registry_mirror
 			return -EINVAL;
 		/* A Go map keeps the last of duplicate keys. */
 		size_t i = 0;
-		while (i < m->n_rewrites && !streq(m->rewrites[i].pattern, (char *)k->data.scalar.value))
+		while (i < m->n_rewrites &&
+		       !streq(m->rewrites[i].pattern, (char *)k->data.scalar.value))
 			i++;
 		if (i == m->n_rewrites) {
-			m->rewrites = xrealloc(m->rewrites, (m->n_rewrites + 1) * sizeof(*m->rewrites));
+			m->rewrites =
+			    xrealloc(m->rewrites, (m->n_rewrites + 1) * sizeof(*m->rewrites));
 			m->rewrites[m->n_rewrites++] = (struct registry_rewrite){
 			    .pattern = xstrdup((const char *)k->data.scalar.value)};
 		}
@@ -168,10 +170,10 @@ static int parse_rewrites(struct yctx *y, yaml_node_t *n, struct registry_mirror
 	return 0;
 }
 
-static int parse_mirror(struct yctx *y, const char *host, yaml_node_t *n,
-			struct registry_mirror *m)
+static int parse_mirror(struct yctx *y, const char *host, yaml_node_t *n, struct registry_mirror *m)
 {
-	*m = (struct registry_mirror){.host = xstrdup(host), .line = (unsigned)n->start_mark.line + 1};
+	*m = (struct registry_mirror){.host = xstrdup(host),
+				      .line = (unsigned)n->start_mark.line + 1};
 	if (is_null(n))
 		return 0;
 	if (n->type != YAML_MAPPING_NODE)
@@ -186,7 +188,8 @@ static int parse_mirror(struct yctx *y, const char *host, yaml_node_t *n,
 			if (is_null(v))
 				continue;
 			if (v->type != YAML_SEQUENCE_NODE)
-				return yfail(y, v, "\"endpoint\" of mirror \"%s\" must be a list of URLs",
+				return yfail(y, v,
+					     "\"endpoint\" of mirror \"%s\" must be a list of URLs",
 					     host);
 			for (yaml_node_item_t *it = v->data.sequence.items.start;
 			     it < v->data.sequence.items.top; it++) {
@@ -425,8 +428,8 @@ static bool valid_host(const char *h)
 			return true;
 	} else {
 		for (const char *p = h; *p && *p != ':'; p++)
-			if (!(((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z') || (*p >= '0' && *p <= '9') ||
-			      strchr("-._~%!$&'()*+,;=", *p)))
+			if (!(((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z') ||
+			      (*p >= '0' && *p <= '9') || strchr("-._~%!$&'()*+,;=", *p)))
 				return false;
 		h = strchr(h, ':');
 		if (!h)
@@ -525,8 +528,7 @@ static void note(struct strv *v, char *owned)
 }
 
 /* k3s's configForHost: the config under Docker Hub's API host, else under the name. */
-static const struct registry_config *config_for_host(const struct registries *r,
-						     const char *host)
+static const struct registry_config *config_for_host(const struct registries *r, const char *host)
 {
 	const char *dh = default_host(host);
 	const struct registry_config *c = NULL;
@@ -591,8 +593,8 @@ static void build_hostcfg(const struct registries *r, const char *key, const cha
 		bool override;
 		const char *why = NULL;
 		if (normalize_endpoint(raw, &u, &registry, &override, &why) < 0) {
-			note(notes, xasprintf("mirrors.\"%s\".endpoint[%zu] \"%s\" ignored: %s", key,
-					      i, raw, why));
+			note(notes, xasprintf("mirrors.\"%s\".endpoint[%zu] \"%s\" ignored: %s",
+					      key, i, raw, why));
 			continue;
 		}
 		char *url = url_string(&u);
@@ -695,6 +697,8 @@ int registries_plan(const struct registries *r, const char *registry, bool no_de
 
 /* ---- rewrites ---- */
 
+#define REWRITE_MAX_PATTERN 1024
+
 /*
  * Go (RE2) syntax to POSIX extended: \d and \D become classes, (?:…) becomes a
  * capturing group, and map[] records which POSIX group each Go group number
@@ -703,6 +707,8 @@ int registries_plan(const struct registries *r, const char *registry, bool no_de
 static int translate_regex(const char *go, char **ret, int *map, int maxgroups)
 {
 	size_t n = strlen(go), o = 0;
+	if (n > REWRITE_MAX_PATTERN)
+		return -EINVAL;
 	char *out = xmalloc(n * 6 + 1);
 	int posix_groups = 0, go_groups = 0;
 	bool in_class = false;
@@ -717,9 +723,11 @@ static int translate_regex(const char *go, char **ret, int *map, int maxgroups)
 			} else if (in_class && e == 'd') {
 				memcpy(out + o, "0-9", 3);
 				o += 3;
-			} else if (strchr("pPzAQEC", e)) {
+			} else if (strchr("pPzAQEC", e) || (e >= '0' && e <= '9')) {
+				/* Unicode classes, \z, \A, \Q…\E: no POSIX equivalent; back-references
+				 * are not Go syntax (and would make matching exponential). */
 				free(out);
-				return -EINVAL; /* Unicode classes, \z, \A, \Q…\E: no POSIX equivalent */
+				return -EINVAL;
 			} else {
 				out[o++] = c;
 				out[o++] = e;
@@ -759,7 +767,8 @@ static int translate_regex(const char *go, char **ret, int *map, int maxgroups)
 			out[o++] = '(';
 			continue;
 		}
-		if ((c == '*' || c == '+' || c == '?' || c == '}') && i + 1 < n && go[i + 1] == '?') {
+		if ((c == '*' || c == '+' || c == '?' || c == '}') && i + 1 < n &&
+		    go[i + 1] == '?') {
 			free(out);
 			return -EINVAL; /* lazy quantifiers */
 		}

@@ -63,15 +63,15 @@ const struct registry_mirror *registries_mirror(const struct registries *r, cons
 const struct registry_config *registries_config(const struct registries *r, const char *host);
 
 struct registry_endpoint {
-	char *url;    /* scheme://host[:port]/path, e.g. "https://registry-1.docker.io/v2" */
-	char *scheme; /* "https" or "http" */
-	char *host;   /* host[:port] as contacted */
+	char *url;	/* scheme://host[:port]/path, e.g. "https://registry-1.docker.io/v2" */
+	char *scheme;	/* "https" or "http" */
+	char *host;	/* host[:port] as contacted */
 	char *registry; /* the registry name this endpoint is (configs are looked up by it) */
 	bool override_path;
-	bool is_default;			/* the registry's own endpoint: no rewrites */
-	const struct registry_mirror *mirror;	/* rewrites come from it (NULL: none) */
-	const struct registry_config *config;	/* TLS and credentials (NULL: none) */
-	char *origin;				/* where it comes from, for evidence */
+	bool is_default;		      /* the registry's own endpoint: no rewrites */
+	const struct registry_mirror *mirror; /* rewrites come from it (NULL: none) */
+	const struct registry_config *config; /* TLS and credentials (NULL: none) */
+	char *origin;			      /* where it comes from, for evidence */
 };
 
 struct registry_plan {

@@ -157,8 +157,8 @@ static bool yaml_float(const char *s, double *ret)
 static char *flag_string(const yaml_node_t *n, bool *is_null)
 {
 	static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
-	static const char *const trues[] = {"y",    "Y",  "yes", "Yes", "YES", "true", "True",
-					    "TRUE", "on", "On",	 "ON",	NULL};
+	static const char *const trues[] = {"y",    "Y",    "yes", "Yes", "YES", "true",
+					    "True", "TRUE", "on",  "On",  "ON",	 NULL};
 	static const char *const falses[] = {"n",     "N",     "no",  "No",  "NO",  "false",
 					     "False", "FALSE", "off", "Off", "OFF", NULL};
 	const char *s = (const char *)n->data.scalar.value;
@@ -311,14 +311,15 @@ static bool yaml_name(const char *n)
 	       (l > 4 && strcasecmp(n + l - 4, ".yml") == 0);
 }
 
-static int load_one(struct rke2_config *c, const struct hostroot *root, const char *path,
-		    char *err, size_t errlen)
+static int load_one(struct rke2_config *c, const struct hostroot *root, const char *path, char *err,
+		    size_t errlen)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
 	int r = hostroot_read(root, path, RKE2_CONFIG_MAX_FILE_SIZE, &buf, &len);
 	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", path, r == -EFBIG ? "file too large" : strerror(-r));
+		snprintf(err, errlen, "%s: %s", path,
+			 r == -EFBIG ? "file too large" : strerror(-r));
 		return r;
 	}
 	strv_add(&c->files, path);

@@ -322,9 +322,9 @@ static int check_encoding(struct parser *ps)
 			cp = (cp << 6) | (s[i] & 0x3f);
 		}
 		/* Overlong forms, surrogates and values past U+10FFFF are not UTF-8. */
-		if (ok && ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
-			   (n == 4 && cp < 0x10000) || (cp >= 0xd800 && cp <= 0xdfff) ||
-			   cp > 0x10ffff))
+		if (ok &&
+		    ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+		     (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff))
 			ok = false;
 		if (!ok) {
 			ps->line = line;
@@ -469,7 +469,9 @@ static int parse_ml_string(struct parser *ps, char **ret)
 				/* Up to two quotes may sit right before the closing delimiter. */
 				if (run > 5) {
 					free(b.s);
-					return fail(ps, "too many quotes at the end of a multi-line string");
+					return fail(
+					    ps,
+					    "too many quotes at the end of a multi-line string");
 				}
 				sbuf_add(&b, ps->p, run - 3);
 				ps->p += run;
@@ -494,8 +496,8 @@ static int parse_ml_string(struct parser *ps, char **ret)
 			const char *save = ps->p;
 			skip_ws(ps);
 			if (at_newline(ps)) {
-				while (!at_end(ps) && (*ps->p == ' ' || *ps->p == '\t' ||
-						       at_newline(ps))) {
+				while (!at_end(ps) &&
+				       (*ps->p == ' ' || *ps->p == '\t' || at_newline(ps))) {
 					if (at_newline(ps))
 						eat_newline(ps);
 					else
@@ -786,7 +788,8 @@ static int parse_inline_table(struct parser *ps, struct toml_value *v)
 			return 0;
 		}
 		if (c == '\n' || c == '\r')
-			return fail(ps, "newline in inline table (inline tables must be on one line)");
+			return fail(ps,
+				    "newline in inline table (inline tables must be on one line)");
 		return c < 0 ? fail(ps, "unterminated inline table")
 			     : fail(ps, "unexpected '%c' in inline table (expected ',' or '}')", c);
 	}
@@ -803,8 +806,9 @@ static int parse_value(struct parser *ps, struct toml_value *v)
 	case '\'':
 		v->type = TOML_STRING;
 		v->s = NULL;
-		r = looking_at(ps, "\"\"\"") || looking_at(ps, "'''") ? parse_ml_string(ps, &v->s)
-								      : parse_line_string(ps, &v->s);
+		r = looking_at(ps, "\"\"\"") || looking_at(ps, "'''")
+			? parse_ml_string(ps, &v->s)
+			: parse_line_string(ps, &v->s);
 		if (r < 0)
 			v->type = TOML_BOOLEAN; /* nothing to free */
 		break;
@@ -844,7 +848,8 @@ static int descend_dotted(struct parser *ps, struct toml_table **t, const struct
 			return fail(ps, "key \"%s\" is already a %s, not a table",
 				    shown(k->parts[i], b, sizeof(b)), toml_type_name(v->type));
 		} else if (v->t->flags & (T_DEFINED | T_INLINE)) {
-			return fail(ps, "table \"%s\" is already defined and cannot be extended here",
+			return fail(ps,
+				    "table \"%s\" is already defined and cannot be extended here",
 				    shown(k->parts[i], b, sizeof(b)));
 		}
 		*t = v->t;

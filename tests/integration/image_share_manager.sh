@@ -9,6 +9,7 @@ set -euo pipefail
 
 WORK=$(mktemp -d /tmp/hvready-it-image.XXXXXX)
 cleanup() {
+	set +e
 	registry_cleanup
 	rm -rf "$WORK"
 }
@@ -24,7 +25,7 @@ TAG=v1.11.2
 
 fail() {
 	echo "FAIL: $*" >&2
-	[ -f "$WORK/out.json" ] && python3 -m json.tool "$WORK/out.json" >&2 || true
+	[ -f "$WORK/out.json" ] && "$PYTHON" -m json.tool "$WORK/out.json" >&2 || true
 	exit 1
 }
 
@@ -50,7 +51,7 @@ run_check() {
 
 # get EXPR: a Python expression over f (the finding) and ev (its evidence).
 get() {
-	python3 - "$WORK/out.json" "$1" <<'PY'
+	"$PYTHON" - "$WORK/out.json" "$1" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 f = [x for x in doc["results"] if x["check"] == "host.image.share-manager"][0]
@@ -65,7 +66,7 @@ expect() { # STATUS RC
 	st=$(get 'f["status"]')
 	[ "$st" = "$1" ] || fail "expected $1, got $st: $(get 'f["message"]')"
 	[ "$RC" = "$2" ] || fail "expected exit code $2, got $RC"
-	echo "   $st: $(get 'f["message"]')"
+	echo "   got $st: $(get 'f["message"]')"
 }
 
 contains() { # TEXT NEEDLE WHAT

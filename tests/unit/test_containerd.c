@@ -115,11 +115,10 @@ static void test_v2_imports_replace_sections(void **state)
 	struct containerd_config c;
 	struct containerd_setting s;
 	scratch_new();
-	put("etc/containerd/config.toml",
-	    "version = 2\n"
-	    "imports = [\"/etc/containerd/conf.d/*.toml\"]\n"
-	    "[plugins.\"io.containerd.grpc.v1.cri\"]\n"
-	    "  device_ownership_from_security_context = true\n");
+	put("etc/containerd/config.toml", "version = 2\n"
+					  "imports = [\"/etc/containerd/conf.d/*.toml\"]\n"
+					  "[plugins.\"io.containerd.grpc.v1.cri\"]\n"
+					  "  device_ownership_from_security_context = true\n");
 	/* containerd 1.x replaces the whole plugin section: the option is gone. */
 	put("etc/containerd/conf.d/runtimes.toml",
 	    "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.kata]\n"
@@ -139,10 +138,12 @@ static void test_load_errors(void **state)
 	struct containerd_config c;
 	scratch_new();
 	load_scratch("/etc/containerd/config.toml", &c, -ENOENT, err, sizeof(err));
-	put("etc/containerd/config.toml", "version = 2\nimports = [\"/etc/containerd/gone.toml\"]\n");
+	put("etc/containerd/config.toml",
+	    "version = 2\nimports = [\"/etc/containerd/gone.toml\"]\n");
 	load_scratch("/etc/containerd/config.toml", &c, -EINVAL, err, sizeof(err));
 	assert_non_null(strstr(err, "/etc/containerd/gone.toml"));
-	put("etc/containerd/config.toml", "version = 2\nimports = [\"/etc/containerd/bad.toml\"]\n");
+	put("etc/containerd/config.toml",
+	    "version = 2\nimports = [\"/etc/containerd/bad.toml\"]\n");
 	put("etc/containerd/bad.toml", "[plugins]\n\n[plugins]\n");
 	load_scratch("/etc/containerd/config.toml", &c, -EINVAL, err, sizeof(err));
 	assert_string_equal(err, "/etc/containerd/bad.toml:3: table \"plugins\" is defined more "
@@ -180,7 +181,8 @@ static void test_find_key(void **state)
 	assert_string_equal(found.items[0], "t.toml:2: device_ownership_from_security_context");
 	assert_string_equal(
 	    found.items[1],
-	    "t.toml:4: plugins.\"io.containerd.grpc.v1.cri\".device_ownership_from_security_context");
+	    "t.toml:4: "
+	    "plugins.\"io.containerd.grpc.v1.cri\".device_ownership_from_security_context");
 	strv_clear(&found);
 	containerd_config_clear(&c);
 }
@@ -274,9 +276,9 @@ static void test_rke2_errors(void **state)
 	struct rke2_config c = {0};
 	char err[256];
 	const char *list = "- a\n- b\n";
-	assert_int_equal(rke2_config_parse(&c, (const uint8_t *)list, strlen(list), "l.yaml", err,
-					   sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(
+	    rke2_config_parse(&c, (const uint8_t *)list, strlen(list), "l.yaml", err, sizeof(err)),
+	    -EINVAL);
 	assert_string_equal(err, "l.yaml:1: the top level must be a mapping of option names");
 	const char *bad = "token: x\nnode-label:\n  - a\n bad: indent\n";
 	assert_int_equal(
@@ -304,18 +306,16 @@ static void test_rke2_load_order(void **state)
 	put("etc/rancher/rke2/config.yaml.d/dir.yaml/x", "ignored: true\n");
 	assert_int_equal(hostroot_open(&root, scratch), 0);
 	/* No config.yaml, only drop-ins: fine. */
-	assert_int_equal(rke2_config_load(&c, &root, "/etc/rancher/rke2/config.yaml", err,
-					  sizeof(err)),
-			 0);
+	assert_int_equal(
+	    rke2_config_load(&c, &root, "/etc/rancher/rke2/config.yaml", err, sizeof(err)), 0);
 	assert_int_equal(c.files.n, 3);
 	assert_string_equal(c.files.items[0], "/etc/rancher/rke2/config.yaml.d/10-a.yaml");
 	assert_string_equal(c.files.items[2], "/etc/rancher/rke2/config.yaml.d/30-c.YAML");
 	assert_int_equal(rke2_config_bool(&c, "nonroot-devices"), 1);
 	rke2_config_clear(&c);
 	/* Nothing at all: no files, no error. */
-	assert_int_equal(rke2_config_load(&c, &root, "/etc/rancher/k3s/config.yaml", err,
-					  sizeof(err)),
-			 0);
+	assert_int_equal(
+	    rke2_config_load(&c, &root, "/etc/rancher/k3s/config.yaml", err, sizeof(err)), 0);
 	assert_int_equal(c.files.n, 0);
 	rke2_config_clear(&c);
 	hostroot_close(&root);
@@ -414,9 +414,10 @@ static void test_check_unknown(void **state)
 	expect("c-rke2-broken-toml", STATUS_UNKNOWN,
 	       "/var/lib/rancher/rke2/agent/etc/containerd/config.toml:35: unterminated string",
 	       "valid TOML");
-	expect("c-rke2-broken-yaml", STATUS_UNKNOWN, "/etc/rancher/rke2/config.yaml:4: invalid YAML",
-	       "/etc/rancher/rke2/config.yaml");
-	expect("c-empty", STATUS_UNKNOWN, "no container runtime configuration found", "--host-root");
+	expect("c-rke2-broken-yaml", STATUS_UNKNOWN,
+	       "/etc/rancher/rke2/config.yaml:4: invalid YAML", "/etc/rancher/rke2/config.yaml");
+	expect("c-empty", STATUS_UNKNOWN, "no container runtime configuration found",
+	       "--host-root");
 }
 
 static void test_check_evidence(void **state)

@@ -3,10 +3,16 @@
 # test's EXIT trap. Every wait is bounded; nothing listens beyond 127.0.0.1.
 
 REG_PIDS=()
+# Debian's interpreter when there is one: wrappers such as pyenv's shims cost seconds per call.
+if [ -x /usr/bin/python3 ]; then
+	PYTHON=/usr/bin/python3
+else
+	PYTHON=python3
+fi
 
 # A TCP port nobody listens on right now (the kernel picks it).
 free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+	"$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
 # wait_http URL [curl options...]: until it answers at all (any HTTP status), 10 s at most.
@@ -96,7 +102,7 @@ start_token_front() {
 	if [ -n "$user" ]; then
 		args+=(--user "$user" --password "$pass")
 	fi
-	python3 "$HVREADY_SRC/tests/tools/oci_token_front.py" "${args[@]}" 2>"$dir/front.log" &
+	"$PYTHON" "$HVREADY_SRC/tests/tools/oci_token_front.py" "${args[@]}" 2>"$dir/front.log" &
 	REG_PIDS+=($!)
 	for _ in $(seq 1 100); do
 		[ -s "$dir/front.port" ] && break
@@ -125,10 +131,10 @@ make_ca() {
 registry_cleanup() {
 	local p
 	for p in "${REG_PIDS[@]}"; do
-		kill "$p" 2>/dev/null
+		kill "$p" 2>/dev/null || true
 	done
 	for p in "${REG_PIDS[@]}"; do
-		wait "$p" 2>/dev/null
+		wait "$p" 2>/dev/null || true
 	done
 	REG_PIDS=()
 }
