@@ -560,10 +560,13 @@ static void decide(struct run *r, const char *image)
 				       r->regs_path ? r->regs_path : "registries.yaml");
 			return;
 		}
-		finding_set(r->f, STATUS_PASS, "%s can be pulled from %s%s%s (%s, %s%s)", image,
+		bool insecure = a->ep->config && a->ep->config->insecure_skip_verify &&
+				streq(a->ep->scheme, "https");
+		finding_set(r->f, STATUS_PASS, "%s can be pulled from %s%s%s (%s, %s%s%s)", image,
 			    a->ep->url, a->ep->is_default ? "" : " via the mirror for ",
 			    a->ep->is_default ? "" : r->plan.mirror_key, digest, mt,
-			    found > 0 ? "; earlier endpoints do not have it" : "");
+			    found > 0 ? "; earlier endpoints do not have it" : "",
+			    insecure ? "; TLS not verified: insecure_skip_verify" : "");
 		return;
 	}
 	char list[1600];

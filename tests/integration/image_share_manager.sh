@@ -44,7 +44,8 @@ run_check() {
 	printf '{"share_manager_image": "%s"}\n' "$image" >"$WORK/targets.json"
 	set +e
 	timeout 60 "$HVREADY_BIN/hvready-agent" check --host-root "$root" --only host.image.share-manager \
-		--probe-targets "$WORK/targets.json" --timeout 5 --format json --output "$WORK/out.json"
+		--probe-targets "$WORK/targets.json" --timeout "${CHECK_TIMEOUT:-5}" --format json \
+		--output "$WORK/out.json"
 	RC=$?
 	set -e
 }
@@ -149,6 +150,25 @@ contains "$(get 'f["remediation"]')" "mirrors: {\"docker.io\"" "remediation"
 contains "$(get 'f["remediation"]')" "/etc/rancher/rke2/registries.yaml" "remediation"
 echo "ok 5 - no mirror, unreachable docker.io: FAIL suggesting a registries.yaml mirror"
 
+# 5b. A mirror that accepts connections and never answers: bounded by --timeout.
+HOLE="$WORK/hole"
+mkdir -p "$HOLE"
+start_black_hole "$HOLE" || fail "black-hole listener did not start"
+ROOT=$(new_root hole)
+cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
+mirrors:
+  docker.io:
+    endpoint: ["http://127.0.0.1:$HOLE_PORT"]
+YAML
+T0=$(date +%s)
+CHECK_TIMEOUT=2 run_check "$ROOT" "$IMAGE:$TAG"
+T1=$(date +%s)
+expect FAIL 1
+[ "$(get 'ev["endpoints"][0]["result"]')" = "timeout" ] || fail "not reported as a timeout"
+contains "$(get 'f["message"]')" "no answer within 2s" "message"
+[ $((T1 - T0)) -lt 15 ] || fail "the check took $((T1 - T0))s with --timeout 2"
+echo "ok 5b - a silent mirror: FAIL with a timeout, bounded ($((T1 - T0))s)"
+
 # 6. A dead mirror first, then the default endpoint (moved to the registry) has the image:
 #    it works through the fallback, with a warning; rewrites do not apply to the default.
 ROOT=$(new_root fallback)
@@ -229,6 +249,27 @@ expect PASS 0
 contains "$(get 'ev["endpoints"][0]["auth"]')" "with credentials" "auth"
 echo "ok 9 - token server with Basic credentials from registries.yaml configs: FAIL without, PASS with"
 
+# 9b. An identity token (OAuth2 refresh token), as registries.yaml's auth.identitytoken.
+FRONT3="$WORK/front3"
+mkdir -p "$FRONT3"
+start_token_front "$BASE" "$FRONT3" --refresh-token 'rt-0123456789' || fail "third token front did not start"
+cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
+mirrors:
+  docker.io:
+    endpoint: ["http://127.0.0.1:$FRONT_PORT"]
+configs:
+  "127.0.0.1:$FRONT_PORT":
+    auth: {identitytoken: "rt-0123456789"}
+YAML
+run_check "$ROOT" "$IMAGE:$TAG"
+expect PASS 0
+contains "$(get 'ev["endpoints"][0]["auth"]')" "identity token" "auth"
+sed -i 's/rt-0123456789/rt-wrong/' "$ROOT/etc/rancher/rke2/registries.yaml"
+run_check "$ROOT" "$IMAGE:$TAG"
+expect FAIL 1
+contains "$(get 'ev["endpoints"][0]["detail"]')" "answered 401 to the identity token" "detail"
+echo "ok 9b - identity token (OAuth2 POST): PASS, and FAIL with a wrong one"
+
 # ---- real TLS ----
 TLS="$WORK/tls"
 mkdir -p "$TLS"
@@ -268,6 +309,21 @@ contains "$(get 'ev["endpoints"][0]["detail"]')" "certificate" "TLS detail"
 contains "$(get 'f["remediation"]')" "tls.ca_file" "remediation"
 echo "ok 11 - TLS without the CA: FAIL with a certificate verification error"
 
+# 11b. insecure_skip_verify: containerd skips verification there, and so does the check (saying so).
+cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
+mirrors:
+  docker.io:
+    endpoint: ["https://127.0.0.1:$TPORT"]
+configs:
+  "127.0.0.1:$TPORT":
+    tls:
+      insecure_skip_verify: true
+YAML
+run_check "$ROOT" "$IMAGE:$TAG"
+expect PASS 0
+contains "$(get 'f["message"]')" "TLS not verified: insecure_skip_verify" "message"
+echo "ok 11b - insecure_skip_verify: PASS, reported"
+
 # 12. A ca_file that does not exist: that endpoint cannot be used (as in containerd).
 cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
 mirrors:
@@ -288,5 +344,34 @@ run_check "$ROOT" "$IMAGE:$TAG"
 expect UNKNOWN 3
 contains "$(get 'f["message"]')" "/etc/rancher/rke2/registries.yaml:3" "message"
 echo "ok 13 - broken registries.yaml: UNKNOWN with file:line"
+
+# 14. A registry with Basic authentication (htpasswd) over TLS: 401 with a Basic challenge;
+#     registries.yaml's auth (the base64 "auth" form) answers it.
+BAS="$WORK/basic"
+mkdir -p "$BAS"
+make_htpasswd "$BAS/htpasswd" puller 'pa ss' || fail "cannot make a bcrypt htpasswd"
+BPORT=$(free_port)
+start_registry "$BAS" "$BPORT" "$TLS/server.pem" "$TLS/server.key" "$BAS/htpasswd" ||
+	fail "registry with htpasswd did not start"
+push_image "https://127.0.0.1:$BPORT" "$IMAGE" "$TAG" --cacert "$TLS/ca.pem" -u 'puller:pa ss' >/dev/null ||
+	fail "push to the htpasswd registry failed"
+cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
+mirrors:
+  docker.io:
+    endpoint: ["https://127.0.0.1:$BPORT"]
+configs:
+  "127.0.0.1:$BPORT":
+    tls: {ca_file: /etc/pki/site/registry-ca.pem}
+YAML
+run_check "$ROOT" "$IMAGE:$TAG"
+expect FAIL 1
+contains "$(get 'ev["endpoints"][0]["detail"]')" "requires credentials (Basic realm" "detail"
+cat >>"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
+    auth: {auth: "$(printf 'puller:pa ss' | base64)"}
+YAML
+run_check "$ROOT" "$IMAGE:$TAG"
+expect PASS 0
+[ "$(get 'ev["endpoints"][0]["auth"]')" = "basic" ] || fail "Basic credentials not used"
+echo "ok 14 - Basic authentication with registries.yaml auth: FAIL without, PASS with"
 
 echo "all image share-manager checks passed"

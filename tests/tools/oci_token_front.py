@@ -62,6 +62,10 @@ class Front(http.server.BaseHTTPRequestHandler):
 
     def do_token(self, query):
         args = self.server.args
+        if args.refresh_token:
+            self.send(405, b'{"details":"this token server takes refresh tokens by POST"}',
+                      {"Content-Type": "application/json"})
+            return
         if args.user:
             want = base64.b64encode(("%s:%s" % (args.user, args.password)).encode()).decode()
             if self.headers.get("Authorization", "") != "Basic " + want:
@@ -81,6 +85,25 @@ class Front(http.server.BaseHTTPRequestHandler):
         Front.tokens[tok] = parts[1]
         self.send(200, json.dumps({"token": tok, "access_token": tok,
                                    "expires_in": 300}).encode(),
+                  {"Content-Type": "application/json"})
+
+    def do_POST(self):
+        """OAuth2 refresh_token grant, as containerd sends an identity token."""
+        args = self.server.args
+        length = int(self.headers.get("Content-Length", "0"))
+        form = urllib.parse.parse_qs(self.rfile.read(min(length, 65536)).decode())
+        if urllib.parse.urlsplit(self.path).path != "/token" or not args.refresh_token:
+            self.send(404, b"not found")
+            return
+        scope = (form.get("scope") or [""])[0].split(":")
+        if (form.get("grant_type") or [""])[0] != "refresh_token" or \
+                (form.get("refresh_token") or [""])[0] != args.refresh_token or \
+                (form.get("client_id") or [""])[0] == "" or len(scope) != 3:
+            self.send(401, b'{"error":"invalid_grant"}', {"Content-Type": "application/json"})
+            return
+        tok = secrets.token_hex(16)
+        Front.tokens[tok] = scope[1]
+        self.send(200, json.dumps({"access_token": tok, "expires_in": 300}).encode(),
                   {"Content-Type": "application/json"})
 
     def proxy(self):
@@ -138,6 +161,7 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--user")
     ap.add_argument("--password", default="")
+    ap.add_argument("--refresh-token", help="accept only this identity token (OAuth2 POST)")
     args = ap.parse_args()
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Front)
     srv.args = args

@@ -29,9 +29,10 @@ wait_http() {
 	return 1
 }
 
-# start_registry DIR PORT [CERT KEY]: serve DIR/storage on 127.0.0.1:PORT (TLS when given).
+# start_registry DIR PORT [CERT KEY [HTPASSWD]]: serve DIR/storage on 127.0.0.1:PORT (TLS
+# when given; Basic authentication against a bcrypt htpasswd file when given).
 start_registry() {
-	local dir=$1 port=$2 cert=${3:-} key=${4:-}
+	local dir=$1 port=$2 cert=${3:-} key=${4:-} htpasswd=${5:-}
 	mkdir -p "$dir/storage"
 	{
 		echo "version: 0.1"
@@ -41,6 +42,9 @@ start_registry() {
 		echo "  addr: 127.0.0.1:$port"
 		if [ -n "$cert" ]; then
 			echo "  tls: {certificate: $cert, key: $key}"
+		fi
+		if [ -n "$htpasswd" ]; then
+			echo "auth: {htpasswd: {realm: hvready-test, path: $htpasswd}}"
 		fi
 	} >"$dir/config.yml"
 	docker-registry serve "$dir/config.yml" >"$dir/registry.log" 2>&1 &
@@ -94,12 +98,14 @@ push_image() {
 	echo "$mdig"
 }
 
-# start_token_front BACKEND DIR [USER PASSWORD]: the Bearer-token front in tests/tools;
-# sets FRONT_PORT.
+# start_token_front BACKEND DIR [USER PASSWORD | --refresh-token TOKEN]: the Bearer-token
+# front in tests/tools; sets FRONT_PORT.
 start_token_front() {
 	local backend=$1 dir=$2 user=${3:-} pass=${4:-}
 	local args=(--backend "$backend" --port-file "$dir/front.port")
-	if [ -n "$user" ]; then
+	if [ "$user" = "--refresh-token" ]; then
+		args+=(--refresh-token "$pass")
+	elif [ -n "$user" ]; then
 		args+=(--user "$user" --password "$pass")
 	fi
 	"$PYTHON" "$HVREADY_SRC/tests/tools/oci_token_front.py" "${args[@]}" 2>"$dir/front.log" &
@@ -114,6 +120,36 @@ start_token_front() {
 		return 1
 	fi
 	wait_http "http://127.0.0.1:$FRONT_PORT/v2/"
+}
+
+# start_black_hole DIR: a listener on loopback that accepts connections and never answers;
+# sets HOLE_PORT.
+start_black_hole() {
+	local dir=$1
+	"$PYTHON" -c 'import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+held = []
+while True:
+    c, _ = s.accept()
+    held.append(c)' "$dir/hole.port" &
+	REG_PIDS+=($!)
+	for _ in $(seq 1 100); do
+		[ -s "$dir/hole.port" ] && break
+		sleep 0.1
+	done
+	HOLE_PORT=$(cat "$dir/hole.port" 2>/dev/null)
+	[ -n "$HOLE_PORT" ]
+}
+
+# make_htpasswd FILE USER PASSWORD: a bcrypt entry (the only format docker-registry takes).
+make_htpasswd() {
+	"$PYTHON" -W ignore -c 'import crypt, sys
+print("%s:%s" % (sys.argv[1], crypt.crypt(sys.argv[2], crypt.mksalt(crypt.METHOD_BLOWFISH))))' "$2" "$3" >"$1"
+	grep -q '\$2b\$' "$1"
 }
 
 # make_ca DIR: a test CA and a server certificate for 127.0.0.1 (DIR/ca.pem, server.pem, server.key).
