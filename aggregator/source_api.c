@@ -67,7 +67,7 @@ static char *api_path(const struct resource_def *d)
 	return xasprintf("/apis/%s/%s/%s", d->group, d->version, d->plural);
 }
 
-/* "longhorn.io/volumes", "pods": how the brief RBAC hint names a resource. */
+/* "longhorn.io/volumes", "pods": the resource as an RBAC rule names it (group, resource). */
 static char *rbac_name(const struct resource_def *d)
 {
 	if (!*d->group)
