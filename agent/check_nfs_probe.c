@@ -1,8 +1,8 @@
 /*
  * host.nfs.probe (SPEC §4.1, seed case 8 (d)): can this node use the RWX
- * shares? For every NFS endpoint in the probe targets, a userspace NFSv4
- * mount + GETATTR of the export root with libnfs (nfs_probe.c), one finding
- * per endpoint; for the canary export the operator named, also a
+ * shares? For every NFS endpoint in the probe targets, a userspace NFSv4.1
+ * mount + GETATTR of the export root (nfs_probe.c: hvready's NFSv4.1 client,
+ * libnfs for NFSv4.0-only servers), one finding per endpoint; for the canary export the operator named, also a
  * create/write/read/compare/remove round trip. Never a kernel mount, never a
  * write anywhere but the canary export.
  *
@@ -85,12 +85,47 @@ static struct finding *endpoint_finding(struct agent_ctx *ctx, const char *id,
 	return f;
 }
 
+/* The minor versions tried, in the order the probe tries them: 4.1, 4.2, then 4.0. */
+static void add_versions(struct kv_list *ev, const char *key, unsigned mask)
+{
+	static const unsigned order[] = {1, 2, 0};
+	struct value_list *l = kv_add_list(ev, key);
+	for (size_t i = 0; i < ELEMENTSOF(order); i++)
+		if (mask & (1u << order[i]))
+			vlist_add_strf(l, "4.%u", order[i]);
+}
+
+static void add_root_evidence(struct kv_list *ev, const struct nfs_probe_result *r)
+{
+	kv_add_str(ev, "root_type", S_ISDIR(r->root_mode) ? "directory" : "not a directory");
+	if (r->root_known & NFS_ROOT_MODE)
+		kv_add_strf(ev, "root_mode", "%04o", r->root_mode & 07777);
+	if (r->root_known & NFS_ROOT_IDS) {
+		kv_add_int(ev, "root_uid", (int64_t)r->root_uid);
+		kv_add_int(ev, "root_gid", (int64_t)r->root_gid);
+	}
+	if (r->root_known & NFS_ROOT_NAMES) {
+		kv_add_str(ev, "root_owner", r->root_owner);
+		kv_add_str(ev, "root_group", r->root_group);
+	}
+}
+
 static void add_result_evidence(struct finding *f, const struct nfs_probe_result *r)
 {
 	struct kv_list *ev = &f->evidence;
 	if (r->address[0])
 		kv_add_str(ev, "address", r->address);
-	kv_add_str(ev, "nfs_version", "4.0");
+	const char *client = nfs_probe_client_name(r->client);
+	if (client)
+		kv_add_str(ev, "client", client);
+	if (r->nfs_minor >= 0)
+		kv_add_strf(ev, "nfs_version", "4.%d", r->nfs_minor);
+	if (r->minors_refused) {
+		add_versions(ev, "nfs_versions_tried", r->minors_tried);
+		add_versions(ev, "nfs_versions_refused", r->minors_refused);
+	}
+	if (r->server_impl[0])
+		kv_add_str(ev, "server_impl", r->server_impl);
 	kv_add_int(ev, "timeout_ms", r->limit_ms);
 	kv_add_int(ev, "elapsed_ms", r->elapsed_ms);
 	if (r->outcome != NFS_PROBE_OK) {
@@ -107,30 +142,18 @@ static void add_result_evidence(struct finding *f, const struct nfs_probe_result
 		kv_add_str(ev, "nfs_error", r->nfs_error);
 	if (r->nfs_status[0])
 		kv_add_str(ev, "nfs_status", r->nfs_status);
-	if (r->minors_probed) {
-		struct value_list *l = kv_add_list(ev, "server_nfs_versions");
-		for (unsigned m = 0; m < 32; m++)
-			if (r->server_minors & (1u << m))
-				vlist_add_strf(l, "4.%u", m);
-		struct value_list *t = kv_add_list(ev, "server_nfs_versions_tried");
-		vlist_add_str(t, "4.0");
-		for (unsigned m = 1; m < 32; m++)
-			if (r->minors_probed & (1u << m))
-				vlist_add_strf(t, "4.%u", m);
-	}
+	if (r->rpc_status[0])
+		kv_add_str(ev, "rpc_status", r->rpc_status);
 	if (r->connect_ms >= 0)
 		kv_add_int(ev, "connect_ms", r->connect_ms);
+	if (r->session_ms >= 0)
+		kv_add_int(ev, "session_ms", r->session_ms);
 	if (r->mount_ms >= 0)
 		kv_add_int(ev, "mount_ms", r->mount_ms);
 	if (r->getattr_ms >= 0)
 		kv_add_int(ev, "getattr_ms", r->getattr_ms);
-	if (r->have_root) {
-		kv_add_strf(ev, "root_mode", "%04o", r->root_mode & 07777);
-		kv_add_str(ev, "root_type",
-			   S_ISDIR(r->root_mode) ? "directory" : "not a directory");
-		kv_add_int(ev, "root_uid", (int64_t)r->root_uid);
-		kv_add_int(ev, "root_gid", (int64_t)r->root_gid);
-	}
+	if (r->have_root)
+		add_root_evidence(ev, r);
 	if (r->canary_file[0]) {
 		kv_add_str(ev, "canary_file", r->canary_file);
 		kv_add_int(ev, "canary_bytes", (int64_t)r->canary_bytes);
@@ -195,7 +218,35 @@ static char *remedy_nfs_error(const struct endpoint *e, const struct nfs_probe_r
 				 "security rules (Longhorn's share-manager exports with sec=sys to "
 				 "every client) in %s.",
 				 w);
+	if (status_is(r, "NFS4ERR_GRACE") || status_is(r, "NFS4ERR_DELAY"))
+		return xasprintf("The server kept answering %s until the timeout: it is in its "
+				 "NFSv4 grace period after a restart, or overloaded (Longhorn's "
+				 "share-manager runs Graceless and should not be). Rerun the check "
+				 "in a minute; if it persists, check %s.",
+				 r->nfs_status, w);
+	if (status_is(r, "NFS4ERR_STALE_CLIENTID") || status_is(r, "NFS4ERR_BADSESSION") ||
+	    status_is(r, "NFS4ERR_DEADSESSION"))
+		return xasprintf("The server forgot this probe's NFSv4.1 client or session in the "
+				 "middle of the probe: it most likely restarted. Look for restarts "
+				 "of %s, then rerun the check.",
+				 w);
 	return xasprintf("The server answered with an error: check %s.", w);
+}
+
+static char *remedy_rpc(const struct endpoint *e, const struct nfs_probe_result *r, const char *w)
+{
+	if (startswith(r->rpc_status, "AUTH_"))
+		return xasprintf("The server refuses AUTH_SYS (sec=sys) credentials of uid 0 (%s): "
+				 "Longhorn's share-manager exports with SecType = sys to every "
+				 "client; check the export's SecType and client rules in %s.",
+				 r->rpc_status, w);
+	if (streq(r->rpc_status, "PROG_UNAVAIL") || streq(r->rpc_status, "PROG_MISMATCH"))
+		return xasprintf(
+		    "Something other than an NFSv4 server answers on %s port %u: check "
+		    "that the URL's host and port lead to the share-manager, and %s.",
+		    r->address, e->u.port, w);
+	return xasprintf("The server's RPC layer refused the call (%s): check %s.", r->rpc_status,
+			 w);
 }
 
 static char *remedy(const struct endpoint *e, const struct nfs_probe_result *r)
@@ -243,17 +294,25 @@ static char *remedy(const struct endpoint *e, const struct nfs_probe_result *r)
 		return xasprintf("%s does not resolve on this node: check /etc/resolv.conf and "
 				 "CoreDNS (api.dns.replicas), or use the Service IP.",
 				 e->u.host);
-	case NFS_PROBE_V40_REFUSED:
+	case NFS_PROBE_NO_VERSION:
 		return xasprintf(
-		    "Nothing to fix in the cluster for this: the server is up and speaks "
-		    "NFSv4.1+ only (Longhorn's share-manager runs NFS-Ganesha with Minor_Versions "
-		    "= 1, 2), while this agent's libnfs 4.0 speaks only NFSv4.0. To check the "
-		    "export itself, mount it by hand on this node with the kernel client "
-		    "(mount.nfs4, see host.nfs.client): mkdir -p /mnt/hvready && mount -t nfs4 "
-		    "-o vers=4.1,soft,timeo=50,retrans=1 %s%s%s:%s /mnt/hvready && stat "
-		    "/mnt/hvready && umount /mnt/hvready",
-		    e->u.host_is_v6 ? "[" : "", e->u.host, e->u.host_is_v6 ? "]" : "",
-		    e->u.export_path);
+		    "The server answers NFSv4 but accepts none of the minor versions "
+		    "NFS clients speak (4.0, 4.1, 4.2): check its NFSv4 minor versions "
+		    "(NFS-Ganesha: Minor_Versions in the NFSV4 block; Longhorn's "
+		    "share-manager sets 1, 2) in %s.",
+		    w);
+	case NFS_PROBE_RPC_ERROR:
+		return remedy_rpc(e, r, w);
+	case NFS_PROBE_BAD_REPLY:
+		return xasprintf(
+		    "hvready could not decode the server's reply (see nfs_error): either "
+		    "something other than an NFSv4.1 server answers on %s port %u, or hvready's "
+		    "client misread a valid reply — report it with this finding's evidence. Check "
+		    "the export by hand with the kernel client (mount.nfs4, see host.nfs.client): "
+		    "mkdir -p /mnt/hvready && mount -t nfs4 -o vers=4.1,soft,timeo=50,retrans=1 "
+		    "%s%s%s:%s /mnt/hvready && stat /mnt/hvready && umount /mnt/hvready",
+		    r->address, e->u.port, e->u.host_is_v6 ? "[" : "", e->u.host,
+		    e->u.host_is_v6 ? "]" : "", e->u.export_path);
 	case NFS_PROBE_MISMATCH:
 	case NFS_PROBE_SHORT_IO:
 		return xasprintf("The server acknowledged the canary write but did not return "
@@ -314,11 +373,20 @@ static void fail_message(struct finding *f, const char *url, const struct endpoi
 		finding_set(f, STATUS_FAIL, "%s: host name %s does not resolve: %s", url, e->u.host,
 			    r->nfs_error);
 		break;
-	case NFS_PROBE_V40_REFUSED:
-		finding_set(f, STATUS_UNKNOWN,
-			    "%s: the NFS server answers but refuses NFSv4.0, the only version this "
-			    "agent's libnfs speaks; the export was not checked",
+	case NFS_PROBE_NO_VERSION:
+		finding_set(f, STATUS_FAIL,
+			    "%s: the NFS server refuses NFSv4.0, 4.1 and 4.2 "
+			    "(NFS4ERR_MINOR_VERS_MISMATCH): no NFS client can mount it",
 			    url);
+		break;
+	case NFS_PROBE_RPC_ERROR:
+		finding_set(f, STATUS_FAIL, "%s: %s failed: %s", url, step, r->nfs_error);
+		break;
+	case NFS_PROBE_BAD_REPLY:
+		finding_set(f, STATUS_UNKNOWN,
+			    "%s: could not decode the server's reply during %s (%s); the export "
+			    "was not checked",
+			    url, step, r->nfs_error);
 		break;
 	case NFS_PROBE_MISMATCH:
 	case NFS_PROBE_SHORT_IO:
@@ -340,15 +408,21 @@ static void report_result(struct finding *f, const struct endpoint *e,
 	if (r->outcome == NFS_PROBE_OK) {
 		if (e->canary)
 			finding_set(f, STATUS_PASS,
-				    "%s: mounted with NFSv4.0; canary file created, written, read "
+				    "%s: mounted with NFSv4.%d; canary file created, written, read "
 				    "back identical and removed in %lld ms",
-				    url, (long long)r->canary_ms);
+				    url, r->nfs_minor, (long long)r->canary_ms);
+		else if (r->session_ms >= 0)
+			finding_set(
+			    f, STATUS_PASS,
+			    "%s: mounted with NFSv4.%d and read the export root's attributes "
+			    "(session %lld ms, lookup and getattr %lld ms)",
+			    url, r->nfs_minor, (long long)r->session_ms, (long long)r->mount_ms);
 		else
 			finding_set(
 			    f, STATUS_PASS,
-			    "%s: mounted with NFSv4.0 and read the export root's attributes "
+			    "%s: mounted with NFSv4.%d and read the export root's attributes "
 			    "(mount %lld ms, getattr %lld ms)",
-			    url, (long long)r->mount_ms, (long long)r->getattr_ms);
+			    url, r->nfs_minor, (long long)r->mount_ms, (long long)r->getattr_ms);
 		finding_remedy(f, "%s", "");
 		return;
 	}
@@ -356,10 +430,11 @@ static void report_result(struct finding *f, const struct endpoint *e,
 	_cleanup_free_ char *rem = remedy(e, r);
 	if (r->canary_left_behind)
 		finding_remedy(f,
-			       "%s The canary file %s%s was left behind: remove it from the "
-			       "export by hand.",
+			       "%s The canary file %s%s %s left behind: remove it from the "
+			       "export by hand%s.",
 			       rem, streq(e->u.export_path, "/") ? "" : e->u.export_path,
-			       r->canary_file);
+			       r->canary_file, r->canary_left_maybe ? "may have been" : "was",
+			       r->canary_left_maybe ? " if it is there" : "");
 	else
 		finding_remedy(f, "%s", rem);
 }

@@ -17,12 +17,8 @@
 #include <nfsc/libnfs-raw.h>
 #include <nfsc/libnfs-raw-nfs4.h>
 
+#include "nfs41.h"
 #include "util.h"
-
-/* NFSv4.1 status codes that libnfs 4.0's headers (NFSv4.0 only) do not name. */
-#define NFS4ERR_OP_NOT_IN_SESSION_   10071
-#define NFS4ERR_MINOR_VERS_MISMATCH_ 10021
-#define NFS_PROBE_MINOR_MAX	     2
 
 /* ---------------------------------------------------------------- URL */
 
@@ -278,12 +274,27 @@ const char *nfs_probe_outcome_name(enum nfs_probe_outcome o)
 	    [NFS_PROBE_DISCONNECTED] = "disconnected",
 	    [NFS_PROBE_TIMEOUT] = "timeout",
 	    [NFS_PROBE_RESOLVE] = "resolve-failed",
-	    [NFS_PROBE_V40_REFUSED] = "nfs4.0-refused",
+	    [NFS_PROBE_NO_VERSION] = "no-common-version",
+	    [NFS_PROBE_RPC_ERROR] = "rpc-error",
+	    [NFS_PROBE_BAD_REPLY] = "bad-reply",
 	    [NFS_PROBE_MISMATCH] = "data-mismatch",
 	    [NFS_PROBE_SHORT_IO] = "short-io",
 	    [NFS_PROBE_INTERNAL] = "internal-error",
 	};
 	return (unsigned)o < ELEMENTSOF(names) ? names[o] : "unknown";
+}
+
+const char *nfs_probe_client_name(enum nfs_probe_client c)
+{
+	switch (c) {
+	case NFS_CLIENT_NONE:
+		return NULL;
+	case NFS_CLIENT_HVREADY41:
+		return "hvready nfs4.1";
+	case NFS_CLIENT_LIBNFS40:
+		return "libnfs nfs4.0";
+	}
+	return NULL;
 }
 
 /* ---------------------------------------------------------------- resolution */
@@ -553,68 +564,18 @@ static bool finish(struct probe *p, struct op *op, int submit_r, enum nfs_probe_
 	return false;
 }
 
-/* ---------------------------------------------------------------- minor versions */
-
-struct compound_op {
-	bool done;
-	int rpc_status;
-	int nfs_status;
-	char err[128];
-};
-
-static void rpc_done(struct rpc_context *rpc, int status, void *data, void *priv)
-{
-	struct compound_op *c = priv;
-	c->done = true;
-	c->rpc_status = status;
-	if (status == RPC_STATUS_SUCCESS && data)
-		c->nfs_status = (int)((COMPOUND4res *)data)->status;
-	else if (status != RPC_STATUS_SUCCESS && data)
-		snprintf(c->err, sizeof(c->err), "%s", (const char *)data);
-}
-
-/*
- * Which NFSv4 minor versions does the server accept? A session-less COMPOUND
- * {PUTROOTFH} of minor version N is answered NFS4ERR_MINOR_VERS_MISMATCH when
- * the server does not speak 4.N, and (for N >= 1) NFS4ERR_OP_NOT_IN_SESSION
- * when it does. It proves the server is alive and parsing NFSv4 requests,
- * nothing about the export.
- */
-static void probe_minors(struct probe *p, uint16_t port)
-{
-	struct rpc_context *rpc = rpc_init_context();
-	if (!rpc)
-		return;
-	struct compound_op c = {0};
-	if (rpc_connect_async(rpc, p->res->address, port, rpc_done, &c) == 0 &&
-	    pump(p, NULL, rpc, &c.done) == 0 && c.rpc_status == RPC_STATUS_SUCCESS) {
-		for (unsigned m = 1; m <= NFS_PROBE_MINOR_MAX; m++) {
-			nfs_argop4 op = {.argop = OP_PUTROOTFH};
-			COMPOUND4args args = {.minorversion = m};
-			args.argarray.argarray_len = 1;
-			args.argarray.argarray_val = &op;
-			c = (struct compound_op){0};
-			if (rpc_nfs4_compound_async(rpc, rpc_done, &args, &c) != 0 ||
-			    pump(p, NULL, rpc, &c.done) != 0 || c.rpc_status != RPC_STATUS_SUCCESS)
-				break;
-			p->res->minors_probed |= 1u << m;
-			if (c.nfs_status != NFS4ERR_MINOR_VERS_MISMATCH_)
-				p->res->server_minors |= 1u << m;
-		}
-	}
-	rpc_destroy_context(rpc);
-}
-
 /* ---------------------------------------------------------------- the probe */
 
 /*
- * Our own TCP connect before libnfs's, under the same deadline. It tells a
- * refused or unanswered connection apart with the socket's own errno, and it
- * keeps libnfs 4.0 out of the one state it cannot be torn down from without
- * a leak: a context destroyed while its connect is pending loses the
- * connect's callback data.
+ * Our own TCP connect, under the probe's deadline. It tells a refused or
+ * unanswered connection apart with the socket's own errno. Returns the
+ * connected non-blocking socket (the NFSv4.1 client speaks on it), or -1 with
+ * the failure recorded. libnfs connects again on its own: our connect also
+ * keeps it out of the one state it cannot be torn down from without a leak
+ * (a context destroyed while its connect is pending loses the connect's
+ * callback data).
  */
-static void preflight(struct probe *p, struct target *t, uint16_t port)
+static int preflight(struct probe *p, struct target *t, uint16_t port)
 {
 	struct nfs_probe_result *res = p->res;
 	if (t->ss.ss_family == AF_INET6)
@@ -628,7 +589,7 @@ static void preflight(struct probe *p, struct target *t, uint16_t port)
 		res->sock_errno = errno;
 		res->outcome = NFS_PROBE_SOCKET_ERROR;
 		res->step = NFS_STEP_CONNECT;
-		return;
+		return -1;
 	}
 	int e = 0;
 	if (connect(fd, (struct sockaddr *)&t->ss, t->len) < 0) {
@@ -638,7 +599,7 @@ static void preflight(struct probe *p, struct target *t, uint16_t port)
 			if (left <= 0) {
 				res->outcome = NFS_PROBE_TIMEOUT;
 				res->step = NFS_STEP_CONNECT;
-				return;
+				return -1;
 			}
 			struct pollfd pfd = {.fd = fd, .events = POLLOUT};
 			int r = poll(&pfd, 1, (int)((left + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC));
@@ -658,11 +619,281 @@ static void preflight(struct probe *p, struct target *t, uint16_t port)
 		res->sock_errno = e;
 		res->outcome = e == ECONNREFUSED ? NFS_PROBE_REFUSED : NFS_PROBE_SOCKET_ERROR;
 		res->step = NFS_STEP_CONNECT;
-		return;
+		return -1;
 	}
 	res->tcp_connected = true;
 	res->connect_ms = ms_since(start);
+	int ret = fd;
+	fd = -1;
+	return ret;
 }
+
+static void canary_name(char *buf, size_t len)
+{
+	uint64_t rnd = 0;
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+		rnd = (uint64_t)util_now_realtime_ns();
+	snprintf(buf, len, "/.hvready-canary-%ld-%016llx", (long)getpid(), (unsigned long long)rnd);
+}
+
+/* Name the canary file and fill msg with what will be written; returns its length. */
+static size_t canary_begin(struct nfs_probe_result *res, char *msg, size_t len)
+{
+	canary_name(res->canary_file, sizeof(res->canary_file));
+	int n = snprintf(msg, len, "hvready canary %s %lld\n", res->canary_file + 1,
+			 (long long)util_now_realtime_ns());
+	res->canary_bytes = (size_t)n;
+	return (size_t)n;
+}
+
+static bool canary_compare(struct nfs_probe_result *res, const uint8_t *got, size_t got_len,
+			   const char *msg, size_t n)
+{
+	if (got_len == n && memcmp(got, msg, n) == 0)
+		return true;
+	res->step = NFS_STEP_COMPARE;
+	res->outcome = got_len < n ? NFS_PROBE_SHORT_IO : NFS_PROBE_MISMATCH;
+	snprintf(res->nfs_error, sizeof(res->nfs_error),
+		 "read back %zu bytes starting \"%.*s\" after writing %zu", got_len,
+		 (int)(got_len > 32 ? 32 : got_len), (const char *)got, n);
+	for (char *c = res->nfs_error; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			*c = '?';
+	return false;
+}
+
+/* ---------------------------------------------------------------- NFSv4.1 */
+
+/* Record why the NFSv4.1 client failed at step. */
+static void record_nfs41(struct nfs_probe_result *res, const struct nfs41_client *c,
+			 enum nfs_probe_step step)
+{
+	const struct nfs41_error *e = &c->err;
+	res->step = step;
+	snprintf(res->nfs_error, sizeof(res->nfs_error), "%s", e->msg);
+	switch (e->kind) {
+	case NFS41_ERR_NONE: /* a failure always says why; never taken */
+		res->outcome = NFS_PROBE_INTERNAL;
+		break;
+	case NFS41_ERR_NFS: {
+		const char *name = nfs41_status_name(e->status);
+		if (name)
+			snprintf(res->nfs_status, sizeof(res->nfs_status), "%s", name);
+		else
+			snprintf(res->nfs_status, sizeof(res->nfs_status), "NFS4ERR_%u", e->status);
+		res->outcome = NFS_PROBE_NFS_ERROR;
+		if (e->op == NFS41_OP_GETATTR && step == NFS_STEP_MOUNT)
+			res->step = NFS_STEP_GETATTR;
+		break;
+	}
+	case NFS41_ERR_RPC:
+		res->outcome = NFS_PROBE_RPC_ERROR;
+		snprintf(res->rpc_status, sizeof(res->rpc_status), "%s", e->rpc_status);
+		break;
+	case NFS41_ERR_PROTO:
+		res->outcome = NFS_PROBE_BAD_REPLY;
+		break;
+	case NFS41_ERR_TIMEOUT:
+		res->outcome = NFS_PROBE_TIMEOUT;
+		break;
+	case NFS41_ERR_SOCKET:
+		res->sock_errno = e->sock_errno;
+		res->outcome = NFS_PROBE_SOCKET_ERROR;
+		break;
+	case NFS41_ERR_EOF:
+		res->outcome = NFS_PROBE_DISCONNECTED;
+		break;
+	case NFS41_ERR_LIMIT:
+		res->outcome = NFS_PROBE_INTERNAL;
+		break;
+	}
+}
+
+/* Did this failure leave the server's state unknown (the call may have taken effect)? */
+static bool nfs41_outcome_unknown(const struct nfs41_client *c)
+{
+	return c->err.kind != NFS41_ERR_NFS && c->err.kind != NFS41_ERR_LIMIT &&
+	       c->err.kind != NFS41_ERR_RPC;
+}
+
+/* WRITE+CLOSE; a failed WRITE leaves the file open: close it on the way out. */
+static bool canary41_write(struct nfs41_client *c, struct nfs_probe_result *res,
+			   const struct nfs41_open *o, const char *msg, size_t n)
+{
+	uint32_t written = 0;
+	if (nfs41_write_close(c, o, msg, (uint32_t)n, &written) < 0) {
+		record_nfs41(res, c, NFS_STEP_WRITE);
+		if (c->err.kind == NFS41_ERR_NFS && c->err.op != NFS41_OP_CLOSE)
+			(void)nfs41_close_file(c, o);
+		return false;
+	}
+	if (written != n) {
+		res->step = NFS_STEP_WRITE;
+		res->outcome = NFS_PROBE_SHORT_IO;
+		snprintf(res->nfs_error, sizeof(res->nfs_error), "the server wrote %u of %zu bytes",
+			 written, n);
+		return false;
+	}
+	return true;
+}
+
+/* A fresh OPEN by name, READ, CLOSE: what another client would see. */
+static bool canary41_read(struct nfs41_client *c, struct nfs_probe_result *res,
+			  const struct nfs41_fh *dir, const char *name, uint8_t *buf, size_t cap,
+			  uint32_t *ret_len)
+{
+	struct nfs41_open o;
+	if (nfs41_open(c, dir, name, false, 0, &o) < 0) {
+		record_nfs41(res, c, NFS_STEP_READ);
+		return false;
+	}
+	if (nfs41_read_close(c, &o, buf, (uint32_t)cap, ret_len) < 0) {
+		record_nfs41(res, c, NFS_STEP_READ);
+		if (c->err.kind == NFS41_ERR_NFS && c->err.op != NFS41_OP_CLOSE)
+			(void)nfs41_close_file(c, &o);
+		return false;
+	}
+	return true;
+}
+
+static void canary41(struct nfs41_client *c, struct nfs_probe_result *res,
+		     const struct nfs41_fh *root)
+{
+	char msg[CANARY_MAX];
+	uint8_t got[CANARY_MAX];
+	uint32_t got_len = 0;
+	int64_t t = util_now_mono_ns();
+	size_t n = canary_begin(res, msg, sizeof(msg));
+	const char *name = res->canary_file + 1;
+
+	struct nfs41_open o;
+	if (nfs41_open(c, root, name, true, 0600, &o) < 0) {
+		record_nfs41(res, c, NFS_STEP_CREATE);
+		/* An OPEN lost on the way back may still have created the file. */
+		if (nfs41_outcome_unknown(c)) {
+			res->canary_left_behind = true;
+			res->canary_left_maybe = true;
+		}
+		return;
+	}
+	res->canary_left_behind = true;
+	bool ok = canary41_write(c, res, &o, msg, n) &&
+		  canary41_read(c, res, root, name, got, sizeof(got), &got_len) &&
+		  canary_compare(res, got, got_len, msg, n);
+	/* Remove the file whatever happened, while the connection and deadline allow. */
+	if (nfs41_remove(c, root, name) == 0) {
+		res->canary_left_behind = false;
+	} else if (ok) {
+		record_nfs41(res, c, NFS_STEP_REMOVE);
+		ok = false;
+	}
+	if (ok)
+		res->canary_ms = ms_since(t);
+}
+
+static void copy_root_attrs(struct nfs_probe_result *res, const struct nfs41_attrs *a)
+{
+	static const uint32_t types[] = {0,	  S_IFREG,  S_IFDIR, S_IFBLK, S_IFCHR,
+					 S_IFLNK, S_IFSOCK, S_IFIFO, S_IFDIR, S_IFREG};
+	res->have_root = true;
+	res->root_mode = a->type < ELEMENTSOF(types) ? types[a->type] : 0;
+	res->root_known = 0;
+	if (a->present & NFS41_ATTR_MODE) {
+		res->root_mode |= a->mode;
+		res->root_known |= NFS_ROOT_MODE;
+	}
+	if (a->present & NFS41_ATTR_FILEID)
+		res->root_ino = a->fileid;
+	if ((a->present & NFS41_ATTR_OWNER) && (a->present & NFS41_ATTR_OWNER_GROUP)) {
+		snprintf(res->root_owner, sizeof(res->root_owner), "%.*s",
+			 (int)(a->owner.len < 63 ? a->owner.len : 63), (const char *)a->owner.p);
+		snprintf(res->root_group, sizeof(res->root_group), "%.*s",
+			 (int)(a->owner_group.len < 63 ? a->owner_group.len : 63),
+			 (const char *)a->owner_group.p);
+		res->root_known |= NFS_ROOT_NAMES;
+		for (char *s = res->root_owner; *s; s++)
+			if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+				*s = '?';
+		for (char *s = res->root_group; *s; s++)
+			if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+				*s = '?';
+		/* Longhorn's share-manager sets Only_Numeric_Owners: "0", not "root@domain". */
+		int64_t uid, gid;
+		if (util_parse_i64(res->root_owner, &uid) == 0 &&
+		    util_parse_i64(res->root_group, &gid) == 0 && uid >= 0 && uid <= UINT32_MAX &&
+		    gid >= 0 && gid <= UINT32_MAX) {
+			res->root_uid = (uint32_t)uid;
+			res->root_gid = (uint32_t)gid;
+			res->root_known |= NFS_ROOT_IDS;
+		}
+	}
+}
+
+/*
+ * Minor versions 1, then 2; returns -EPROTONOSUPPORT when libnfs (NFSv4.0)
+ * should try: the server refused both, or refused 4.1 and then hung up on
+ * 4.2 (RFC 7530 servers answer NFS4ERR_MINOR_VERS_MISMATCH, but the 4.0
+ * probe runs on a connection of its own anyway).
+ */
+static int nfs41_negotiate(struct nfs41_client *c, struct nfs_probe_result *res)
+{
+	for (uint32_t m = 1; m <= 2; m++) {
+		res->minors_tried |= 1u << m;
+		if (nfs41_exchange_id(c, m) == 0) {
+			res->nfs_minor = (int)m;
+			return 0;
+		}
+		if (m > 1 && (c->err.kind == NFS41_ERR_EOF || c->err.kind == NFS41_ERR_SOCKET))
+			return -EPROTONOSUPPORT;
+		if (c->err.kind != NFS41_ERR_NFS || c->err.status != NFS4ERR_MINOR_VERS_MISMATCH)
+			return -EIO;
+		res->minors_refused |= 1u << m;
+	}
+	return -EPROTONOSUPPORT;
+}
+
+/* The NFSv4.1 probe on fd (taken). Returns false when libnfs 4.0 should try instead. */
+static bool probe_nfs41(struct probe *p, const struct nfs_probe_url *u, int fd, bool canary)
+{
+	struct nfs_probe_result *res = p->res;
+	_cleanup_free_ struct nfs41_client *c = xmalloc(sizeof(*c));
+	nfs41_client_init(c, fd, p->deadline);
+	res->client = NFS_CLIENT_HVREADY41;
+	int64_t t = util_now_mono_ns();
+	int r = nfs41_negotiate(c, res);
+	if (r == -EPROTONOSUPPORT) {
+		nfs41_client_fini(c);
+		return false;
+	}
+	if (r == 0) {
+		const struct nfs41_server_info *si = &c->server;
+		if (si->impl_domain[0] || si->impl_name[0])
+			snprintf(res->server_impl, sizeof(res->server_impl), "%s%s%s",
+				 si->impl_name, si->impl_domain[0] ? " @ " : "", si->impl_domain);
+		r = nfs41_create_session(c);
+	}
+	if (r < 0) {
+		record_nfs41(res, c, NFS_STEP_MOUNT);
+		nfs41_client_fini(c);
+		return true;
+	}
+	res->session_ms = ms_since(t);
+	t = util_now_mono_ns();
+	struct nfs41_fh root;
+	struct nfs41_attrs a;
+	if (nfs41_lookup(c, u->export_path, &root, &a) < 0) {
+		record_nfs41(res, c, NFS_STEP_MOUNT);
+	} else {
+		res->mount_ms = ms_since(t);
+		copy_root_attrs(res, &a);
+		if (canary)
+			canary41(c, res, &root);
+	}
+	nfs41_client_fini(c);
+	return true;
+}
+
+/* ---------------------------------------------------------------- libnfs NFSv4.0 */
 
 static struct nfs_context *new_context(uint16_t port)
 {
@@ -698,15 +929,19 @@ static bool mount_and_getattr(struct probe *p, const struct nfs_probe_url *u)
 	struct nfs_probe_result *res = p->res;
 	int64_t t = util_now_mono_ns();
 	struct op *op = op_new(p, CALL_PLAIN);
+	res->minors_tried |= 1u;
 	if (!finish(p, op, nfs_mount_async(p->nfs, res->address, u->export_path, nfs_done, op),
 		    NFS_STEP_MOUNT)) {
 		if (res->outcome == NFS_PROBE_NFS_ERROR &&
 		    streq(res->nfs_status, "NFS4ERR_MINOR_VERS_MISMATCH")) {
-			res->outcome = NFS_PROBE_V40_REFUSED;
-			probe_minors(p, u->port);
+			res->outcome = NFS_PROBE_NO_VERSION;
+			res->minors_refused |= 1u;
+		} else if (res->outcome == NFS_PROBE_NFS_ERROR && res->nfs_status[0]) {
+			res->nfs_minor = 0; /* it answered in NFSv4.0 */
 		}
 		return false;
 	}
+	res->nfs_minor = 0;
 	res->mount_ms = ms_since(t);
 	res->tcp_connected = true;
 
@@ -716,19 +951,13 @@ static bool mount_and_getattr(struct probe *p, const struct nfs_probe_url *u)
 		return false;
 	res->getattr_ms = ms_since(t);
 	res->have_root = true;
+	/* libnfs maps owner names to ids itself. */
+	res->root_known = NFS_ROOT_MODE | NFS_ROOT_IDS;
 	res->root_mode = (uint32_t)op->st.nfs_mode;
 	res->root_uid = op->st.nfs_uid;
 	res->root_gid = op->st.nfs_gid;
 	res->root_ino = op->st.nfs_ino;
 	return true;
-}
-
-static void canary_name(char *buf, size_t len)
-{
-	uint64_t rnd = 0;
-	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
-		rnd = (uint64_t)util_now_realtime_ns();
-	snprintf(buf, len, "/.hvready-canary-%ld-%016llx", (long)getpid(), (unsigned long long)rnd);
 }
 
 /* Close fh, ignoring the outcome (on the way out of a failed step). */
@@ -793,32 +1022,12 @@ static bool canary_remove(struct probe *p, const char *name, bool record)
 	return r == 0 && pump(p, p->nfs, NULL, &op->done) == 0 && op->status >= 0;
 }
 
-static bool canary_compare(struct probe *p, const struct op *rd, const char *msg, size_t n)
-{
-	struct nfs_probe_result *res = p->res;
-	if (rd->data_len == n && memcmp(rd->data, msg, n) == 0)
-		return true;
-	res->step = NFS_STEP_COMPARE;
-	res->outcome = rd->data_len < n ? NFS_PROBE_SHORT_IO : NFS_PROBE_MISMATCH;
-	snprintf(res->nfs_error, sizeof(res->nfs_error),
-		 "read back %zu bytes starting \"%.*s\" after writing %zu", rd->data_len,
-		 (int)(rd->data_len > 32 ? 32 : rd->data_len), (const char *)rd->data, n);
-	for (char *c = res->nfs_error; *c; c++)
-		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
-			*c = '?';
-	return false;
-}
-
 static void run_canary(struct probe *p)
 {
 	struct nfs_probe_result *res = p->res;
 	char msg[CANARY_MAX];
 	int64_t t = util_now_mono_ns();
-
-	canary_name(res->canary_file, sizeof(res->canary_file));
-	int n = snprintf(msg, sizeof(msg), "hvready canary %s %lld\n", res->canary_file + 1,
-			 (long long)util_now_realtime_ns());
-	res->canary_bytes = (size_t)n;
+	size_t n = canary_begin(res, msg, sizeof(msg));
 
 	struct op *op = op_new(p, CALL_OPEN);
 	if (!finish(
@@ -829,14 +1038,35 @@ static void run_canary(struct probe *p)
 	res->canary_left_behind = true;
 
 	const struct op *rd = NULL;
-	bool ok = canary_write(p, op->fh, msg, (size_t)n) &&
+	bool ok = canary_write(p, op->fh, msg, n) &&
 		  (rd = canary_read(p, res->canary_file)) != NULL &&
-		  canary_compare(p, rd, msg, (size_t)n);
+		  canary_compare(res, rd->data, rd->data_len, msg, n);
 	/* Remove the file whatever happened, while the deadline allows. */
 	if (canary_remove(p, res->canary_file, ok))
 		res->canary_left_behind = false;
 	if (res->outcome == NFS_PROBE_OK)
 		res->canary_ms = ms_since(t);
+}
+
+static void probe_libnfs(struct probe *p, const struct nfs_probe_url *u, bool canary)
+{
+	struct nfs_probe_result *res = p->res;
+	/* libnfs connects on its own; from here on, tcp_connected is about its socket. */
+	res->tcp_connected = false;
+	res->client = NFS_CLIENT_LIBNFS40;
+	p->nfs = new_context(u->port);
+	if (!p->nfs) {
+		res->step = NFS_STEP_MOUNT;
+		res->outcome = NFS_PROBE_INTERNAL;
+		snprintf(res->nfs_error, sizeof(res->nfs_error),
+			 "could not set up a libnfs NFSv4 context");
+		return;
+	}
+	if (mount_and_getattr(p, u) && canary)
+		run_canary(p);
+	/* Cancels calls still queued; their callbacks write into p->ops. */
+	nfs_destroy_context(p->nfs);
+	p->nfs = NULL;
 }
 
 void nfs_probe_run(const struct nfs_probe_url *u, int64_t deadline_ns, bool canary,
@@ -848,12 +1078,16 @@ void nfs_probe_run(const struct nfs_probe_url *u, int64_t deadline_ns, bool cana
 	    .step = NFS_STEP_DONE,
 	    .limit_ms =
 		deadline_ns > start ? (deadline_ns - start + NSEC_PER_MSEC / 2) / NSEC_PER_MSEC : 0,
+	    .nfs_minor = -1,
 	    .connect_ms = -1,
+	    .session_ms = -1,
 	    .mount_ms = -1,
 	    .getattr_ms = -1,
 	    .canary_ms = -1,
 	};
-	struct probe p = {.deadline = deadline_ns, .res = ret};
+	_cleanup_free_ struct probe *p = xcalloc(1, sizeof(*p));
+	p->deadline = deadline_ns;
+	p->res = ret;
 
 	struct target t = {0};
 	int r = resolve(u, deadline_ns, &t, ret);
@@ -862,23 +1096,11 @@ void nfs_probe_run(const struct nfs_probe_url *u, int64_t deadline_ns, bool cana
 		ret->outcome = r == -ETIMEDOUT ? NFS_PROBE_TIMEOUT : NFS_PROBE_RESOLVE;
 		goto out;
 	}
-	preflight(&p, &t, u->port);
-	if (ret->outcome != NFS_PROBE_OK)
+	int fd = preflight(p, &t, u->port);
+	if (fd < 0)
 		goto out;
-	/* libnfs connects on its own; from here on, tcp_connected is about its socket. */
-	ret->tcp_connected = false;
-	p.nfs = new_context(u->port);
-	if (!p.nfs) {
-		ret->step = NFS_STEP_MOUNT;
-		ret->outcome = NFS_PROBE_INTERNAL;
-		snprintf(ret->nfs_error, sizeof(ret->nfs_error),
-			 "could not set up a libnfs NFSv4 context");
-		goto out;
-	}
-	if (mount_and_getattr(&p, u) && canary)
-		run_canary(&p);
-	/* Cancels calls still queued; their callbacks write into p.ops. */
-	nfs_destroy_context(p.nfs);
+	if (!probe_nfs41(p, u, fd, canary))
+		probe_libnfs(p, u, canary);
 out:
 	ret->elapsed_ms = ms_since(start);
 }

@@ -123,25 +123,49 @@ expect_within() { # NAME MAX_MS
 }
 
 # ---------------------------------------------------------------- servers
-# A: a plain NFSv4 server on loopback. C: like Longhorn's share-manager,
-# NFSv4.1 and 4.2 only. Both start at once; each must come up or the test fails.
+# L: Longhorn's share-manager configuration (NFSv4.1 and 4.2 only, FSAL VFS).
+# A: a plain server (FSAL MEM, NFSv4.0 to 4.2) with a read-only export.
+# D: NFSv4.0 only (the libnfs path). E: NFSv4.2 only.
+# All start at once; each must come up or the test fails.
+ganesha_start "$TMP/srv-l" 127.0.0.1 auto "" "" longhorn >"$TMP/port-l" &
+pl=$!
 ganesha_start "$TMP/srv-a" 127.0.0.1 auto >"$TMP/port-a" &
 pa=$!
-ganesha_start "$TMP/srv-c" 127.0.0.1 auto "" "Minor_Versions = 1, 2;" >"$TMP/port-c" &
-pc=$!
+ganesha_start "$TMP/srv-d" 127.0.0.1 auto "" "Minor_Versions = 0;" >"$TMP/port-d" &
+pd=$!
+ganesha_start "$TMP/srv-e" 127.0.0.1 auto "" "Minor_Versions = 2;" >"$TMP/port-e" &
+pe=$!
+wait "$pl" || { echo "FAIL: ganesha L did not start"; exit 1; }
 wait "$pa" || { echo "FAIL: ganesha A did not start"; exit 1; }
-wait "$pc" || { echo "FAIL: ganesha C did not start"; exit 1; }
+wait "$pd" || { echo "FAIL: ganesha D did not start"; exit 1; }
+wait "$pe" || { echo "FAIL: ganesha E did not start"; exit 1; }
+PL=$(cat "$TMP/port-l")
 PA=$(cat "$TMP/port-a")
-PC=$(cat "$TMP/port-c")
+PD=$(cat "$TMP/port-d")
+PE=$(cat "$TMP/port-e")
 CLOSED=$(free_port)
-echo "ganesha A on 127.0.0.1:$PA, ganesha C (NFSv4.1+ only) on 127.0.0.1:$PC, closed port $CLOSED"
+echo "ganesha L (Longhorn) :$PL, A :$PA, D (4.0 only) :$PD, E (4.2 only) :$PE, closed port $CLOSED"
+L_DIR="$TMP/srv-l/export/pvc-test"
+mkdir -p "$L_DIR/sub"
 
-OK_URL="nfs://127.0.0.1:$PA/pvc-test"
-RO_URL="nfs://127.0.0.1:$PA/pvc-ro"
-NOENT_URL="nfs://127.0.0.1:$PA/pvc-0a1b2c3d-missing"
+L_URL="nfs://127.0.0.1:$PL/pvc-test"
+L_SUB_URL="nfs://127.0.0.1:$PL/pvc-test/sub"
+L_DEEP_URL="nfs://127.0.0.1:$PL/pvc-test/sub/missing"
+NOENT_URL="nfs://127.0.0.1:$PL/pvc-0a1b2c3d-missing"
+A_URL="nfs://127.0.0.1:$PA/pvc-test"
+A_RO_URL="nfs://127.0.0.1:$PA/pvc-ro"
+D_URL="nfs://127.0.0.1:$PD/pvc-test"
+D_RO_URL="nfs://127.0.0.1:$PD/pvc-ro"
+E_URL="nfs://127.0.0.1:$PE/pvc-test"
 CLOSED_URL="nfs://127.0.0.1:$CLOSED/pvc-test"
-V41_URL="nfs://127.0.0.1:$PC/pvc-test"
-BAD_URL="nfs://127.0.0.1:$PA/pvc-test?version=3"
+BAD_URL="nfs://127.0.0.1:$PL/pvc-test?version=3"
+
+# No canary file may stay in the Longhorn export (FSAL VFS: a real directory).
+expect_clean_export() {
+	local left
+	left=$(find "$L_DIR" -name '.hvready-canary-*' | head -3)
+	[ -z "$left" ] || fail "$1: canary files left in the export: $left"
+}
 
 # ---------------------------------------------------------------- no targets
 run_agent skip '{}'
@@ -154,46 +178,72 @@ EOF
 expect_rc skip 0
 
 # ---------------------------------------------------------------- endpoints + canary
-run_agent main "{\"nfs_endpoints\": [\"$OK_URL\", \"$NOENT_URL\", \"$CLOSED_URL\", \"$V41_URL\", \"$BAD_URL\"],
-  \"canary_export\": \"$OK_URL\"}"
-expect main "$OK_URL" -- PASS object=Volume/longhorn-system/pvc-test nfs_version=4.0 \
-	port="$PA" export=/pvc-test root_type=directory 'message~mounted with NFSv4.0'
-expect main "$OK_URL" canary -- PASS canary_left_behind=false 'message~read back identical and removed'
-expect main "$NOENT_URL" -- FAIL nfs_status=NFS4ERR_NOENT failed_step=mount \
-	'message~failed with NFS4ERR_NOENT' 'remediation~shareEndpoint'
+run_agent main "{\"nfs_endpoints\": [\"$L_URL\", \"$NOENT_URL\", \"$L_SUB_URL\", \"$L_DEEP_URL\",
+  \"$A_URL\", \"$D_URL\", \"$E_URL\", \"$CLOSED_URL\", \"$BAD_URL\"],
+  \"canary_export\": \"$L_URL\"}"
+expect main "$L_URL" -- PASS object=Volume/longhorn-system/pvc-test 'client=hvready nfs4.1' \
+	nfs_version=4.1 port="$PL" export=/pvc-test root_type=directory root_mode=0755 root_owner=0 \
+	root_uid=0 'message~mounted with NFSv4.1 and read the export root'
+expect main "$L_URL" canary -- PASS 'client=hvready nfs4.1' canary_left_behind=false \
+	'message~mounted with NFSv4.1; canary file created, written, read back identical and removed'
+expect main "$NOENT_URL" -- FAIL nfs_status=NFS4ERR_NOENT failed_step=mount outcome=nfs-error \
+	'client=hvready nfs4.1' 'message~mount failed: LOOKUP of "pvc-0a1b2c3d-missing" (component 1 of 1) failed with NFS4ERR_NOENT' \
+	'remediation~shareEndpoint'
+expect main "$L_SUB_URL" -- PASS "object=$L_SUB_URL" nfs_version=4.1 root_type=directory
+expect main "$L_DEEP_URL" -- FAIL nfs_status=NFS4ERR_NOENT \
+	'message~LOOKUP of "missing" (component 3 of 3) failed with NFS4ERR_NOENT'
+expect main "$A_URL" -- PASS nfs_version=4.1 'client=hvready nfs4.1'
+expect main "$D_URL" -- PASS 'client=libnfs nfs4.0' nfs_version=4.0 \
+	'nfs_versions_tried=["4.1", "4.2", "4.0"]' 'nfs_versions_refused=["4.1", "4.2"]' \
+	'message~mounted with NFSv4.0'
+expect main "$E_URL" -- PASS 'client=hvready nfs4.1' nfs_version=4.2 'nfs_versions_refused=["4.1"]' \
+	'message~mounted with NFSv4.2'
 expect main "$CLOSED_URL" -- FAIL outcome=connection-refused errno=ECONNREFUSED failed_step=connect \
 	tcp_connected=false 'remediation~share-manager-pvc-test'
-expect main "$V41_URL" -- UNKNOWN outcome=nfs4.0-refused nfs_status=NFS4ERR_MINOR_VERS_MISMATCH \
-	'server_nfs_versions=["4.1", "4.2"]' 'remediation~vers=4.1'
 expect main "$BAD_URL" -- UNKNOWN "object=$BAD_URL" 'message~malformed NFS endpoint' 'message~query'
 verify main
 expect_rc main 1
 expect_within main $((TIMEOUT * 1000))
+expect_clean_export main
 
-# ---------------------------------------------------------------- canary on a read-only export
-run_agent ro "{\"canary_export\": \"$RO_URL\"}"
-expect ro "$RO_URL" canary -- FAIL failed_step=create nfs_status=NFS4ERR_ROFS canary_left_behind=false \
-	'message~canary create failed' 'remediation~read-only'
-verify ro
-expect_rc ro 1
+# ---------------------------------------------------------------- canaries on NFSv4.0 and read-only exports
+run_agent canary40 "{\"canary_export\": \"$D_URL\"}"
+expect canary40 "$D_URL" canary -- PASS 'client=libnfs nfs4.0' canary_left_behind=false \
+	'message~mounted with NFSv4.0; canary file created'
+verify canary40
+expect_rc canary40 0
 
-# ---------------------------------------------------------------- a hung server
-PID_A=$(ganesha_pid "$TMP/srv-a")
-kill -STOP "$PID_A"
-run_agent stopped "{\"nfs_endpoints\": [\"$OK_URL\"]}"
-kill -CONT "$PID_A"
-expect stopped "$OK_URL" -- FAIL outcome=timeout tcp_connected=true failed_step=mount \
-	"message~no answer within $TIMEOUT s" 'remediation~hung'
+run_agent ro41 "{\"canary_export\": \"$A_RO_URL\"}"
+expect ro41 "$A_RO_URL" canary -- FAIL 'client=hvready nfs4.1' failed_step=create \
+	nfs_status=NFS4ERR_ROFS canary_left_behind=false 'message~canary create failed: OPEN failed with NFS4ERR_ROFS' \
+	'remediation~read-only'
+verify ro41
+expect_rc ro41 1
+
+run_agent ro40 "{\"canary_export\": \"$D_RO_URL\"}"
+expect ro40 "$D_RO_URL" canary -- FAIL 'client=libnfs nfs4.0' failed_step=create \
+	nfs_status=NFS4ERR_ROFS canary_left_behind=false 'message~canary create failed' 'remediation~read-only'
+verify ro40
+expect_rc ro40 1
+
+# ---------------------------------------------------------------- a hung share-manager
+PID_L=$(ganesha_pid "$TMP/srv-l")
+kill -STOP "$PID_L"
+run_agent stopped "{\"nfs_endpoints\": [\"$L_URL\"]}"
+kill -CONT "$PID_L"
+expect stopped "$L_URL" -- FAIL outcome=timeout tcp_connected=true failed_step=mount \
+	'client=hvready nfs4.1' "message~no answer within $TIMEOUT s" 'remediation~hung'
 verify stopped
 expect_rc stopped 1
-expect_within stopped $(((TIMEOUT + 2) * 1000))
+expect_within stopped $(((TIMEOUT + 1) * 1000))
 [ "$ELAPSED_MS" -ge $((TIMEOUT * 1000)) ] || fail "stopped: gave up after ${ELAPSED_MS} ms, before the timeout"
 # The same server, resumed, passes again: the timeout left nothing behind.
-run_agent resumed "{\"nfs_endpoints\": [\"$OK_URL\"], \"canary_export\": \"$OK_URL\"}"
-expect resumed "$OK_URL" -- PASS
-expect resumed "$OK_URL" canary -- PASS
+run_agent resumed "{\"nfs_endpoints\": [\"$L_URL\"], \"canary_export\": \"$L_URL\"}"
+expect resumed "$L_URL" -- PASS nfs_version=4.1
+expect resumed "$L_URL" canary -- PASS canary_left_behind=false
 verify resumed
 expect_rc resumed 0
+expect_clean_export resumed
 
 # ---------------------------------------------------------------- a node behind a veth, port 2049
 # A /30 from 10.200.0.0/16 that no interface here uses yet.
@@ -218,7 +268,8 @@ echo "ganesha B in netns $NS on $NS_IP:2049"
 
 NS_URL="nfs://$NS_IP/pvc-test"
 run_agent netns "{\"nfs_endpoints\": [\"$NS_URL\"], \"canary_export\": \"$NS_URL\"}"
-expect netns "$NS_URL" -- PASS port=2049 "address=$NS_IP" object=Volume/longhorn-system/pvc-test
+expect netns "$NS_URL" -- PASS port=2049 "address=$NS_IP" object=Volume/longhorn-system/pvc-test \
+	nfs_version=4.1
 expect netns "$NS_URL" canary -- PASS
 verify netns
 expect_rc netns 0

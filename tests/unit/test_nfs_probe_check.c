@@ -137,7 +137,9 @@ static void test_refused(void **state)
 	assert_contains(f->message, "refused");
 	assert_string_equal(kv_get_str(&f->evidence, "errno"), "ECONNREFUSED");
 	assert_string_equal(kv_get_str(&f->evidence, "failed_step"), "connect");
-	assert_string_equal(kv_get_str(&f->evidence, "nfs_version"), "4.0");
+	/* Nothing was said in NFS: no client, no version. */
+	assert_null(kv_get(&f->evidence, "nfs_version"));
+	assert_null(kv_get(&f->evidence, "client"));
 	assert_contains(f->remediation, "share-manager-pvc-a");
 	assert_contains(f->remediation, "get endpoints pvc-a");
 	harness_clear(&h);
@@ -195,15 +197,13 @@ static void test_blackhole_budget(void **state)
 	close(l);
 }
 
-/* Accepts the probe's own connect check, then libnfs's connection: reads the
- * first call (SETCLIENTID) and hangs up without an answer. */
+/* Accepts the probe's connection, reads the first call (EXCHANGE_ID) and
+ * hangs up without an answer. */
 static void *accept_and_close(void *arg)
 {
 	int l = *(int *)arg;
-	for (int i = 0; i < 2; i++) {
-		int c = accept(l, NULL, NULL);
-		if (c < 0)
-			break;
+	int c = accept(l, NULL, NULL);
+	if (c >= 0) {
 		char buf[4096];
 		(void)!read(c, buf, sizeof(buf));
 		close(c);
@@ -228,6 +228,8 @@ static void test_disconnected(void **state)
 	close(l);
 	assert_true(r.tcp_connected);
 	assert_int_equal(r.step, NFS_STEP_MOUNT);
+	assert_int_equal(r.client, NFS_CLIENT_HVREADY41);
+	assert_int_equal(r.nfs_minor, -1);
 	/* FIN after the call was read; RST if the kernel still held unread bytes. */
 	if (r.outcome != NFS_PROBE_DISCONNECTED &&
 	    !(r.outcome == NFS_PROBE_SOCKET_ERROR && r.sock_errno == ECONNRESET))
@@ -275,10 +277,15 @@ static struct nfs_probe_result base_result(void)
 	    .step = NFS_STEP_DONE,
 	    .address = "10.43.12.7",
 	    .tcp_connected = true,
+	    .client = NFS_CLIENT_HVREADY41,
+	    .nfs_minor = 1,
+	    .minors_tried = 1u << 1,
 	    .limit_ms = 3000,
 	    .elapsed_ms = 12,
-	    .mount_ms = 9,
-	    .getattr_ms = 2,
+	    .connect_ms = 1,
+	    .session_ms = 4,
+	    .mount_ms = 2,
+	    .getattr_ms = -1,
 	    .canary_ms = -1,
 	};
 	return r;
@@ -299,24 +306,43 @@ static void test_report_pass(void **state)
 {
 	struct harness h;
 	struct nfs_probe_result r = base_result();
+	/* As the NFSv4.1 client reads a Longhorn share-manager (Only_Numeric_Owners). */
 	r.have_root = true;
+	r.root_known = NFS_ROOT_MODE | NFS_ROOT_IDS | NFS_ROOT_NAMES;
 	r.root_mode = 040755;
-	r.root_uid = 0;
-	r.root_gid = 0;
+	snprintf(r.root_owner, sizeof(r.root_owner), "0");
+	snprintf(r.root_group, sizeof(r.root_group), "0");
 	const struct finding *f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
 	assert_int_equal(f->status, STATUS_PASS);
 	assert_string_equal(f->object, "Volume/longhorn-system/pvc-a");
-	assert_contains(f->message, "mounted with NFSv4.0 and read the export root's attributes");
+	assert_contains(f->message, "mounted with NFSv4.1 and read the export root's attributes "
+				    "(session 4 ms, lookup and getattr 2 ms)");
+	assert_string_equal(kv_get_str(&f->evidence, "client"), "hvready nfs4.1");
+	assert_string_equal(kv_get_str(&f->evidence, "nfs_version"), "4.1");
 	assert_string_equal(kv_get_str(&f->evidence, "root_mode"), "0755");
 	assert_string_equal(kv_get_str(&f->evidence, "root_type"), "directory");
+	assert_string_equal(kv_get_str(&f->evidence, "root_owner"), "0");
 	assert_string_equal(kv_get_str(&f->evidence, "export"), "/pvc-a");
 	int64_t v;
+	assert_true(kv_get_int(&f->evidence, "root_uid", &v));
+	assert_int_equal(v, 0);
 	assert_true(kv_get_int(&f->evidence, "port", &v));
 	assert_int_equal(v, 2049);
-	assert_true(kv_get_int(&f->evidence, "mount_ms", &v));
-	assert_int_equal(v, 9);
+	assert_true(kv_get_int(&f->evidence, "session_ms", &v));
+	assert_int_equal(v, 4);
+	assert_null(kv_get(&f->evidence, "getattr_ms"));
 	assert_null(kv_get(&f->evidence, "failed_step"));
+	/* Nothing was refused: no version lists. */
+	assert_null(kv_get(&f->evidence, "nfs_versions_tried"));
 	assert_string_equal(f->remediation, "");
+	harness_clear(&h);
+
+	/* Owner names that are not numbers: the names, and no ids. */
+	r.root_known = NFS_ROOT_MODE | NFS_ROOT_NAMES;
+	snprintf(r.root_owner, sizeof(r.root_owner), "root@cluster.local");
+	f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
+	assert_string_equal(kv_get_str(&f->evidence, "root_owner"), "root@cluster.local");
+	assert_null(kv_get(&f->evidence, "root_uid"));
 	harness_clear(&h);
 
 	r.canary_ms = 7;
@@ -324,7 +350,8 @@ static void test_report_pass(void **state)
 	r.canary_bytes = 40;
 	f = report(&h, "nfs://[fd00::7]:2050/canary", true, &r);
 	assert_int_equal(f->status, STATUS_PASS);
-	assert_contains(f->message, "read back identical and removed in 7 ms");
+	assert_contains(f->message, "mounted with NFSv4.1; canary file created, written, read back "
+				    "identical and removed in 7 ms");
 	bool b;
 	assert_true(kv_get_bool(&f->evidence, "canary", &b) && b);
 	assert_true(kv_get_bool(&f->evidence, "canary_left_behind", &b) && !b);
@@ -334,6 +361,35 @@ static void test_report_pass(void **state)
 	f = report(&h, "nfs://nas.example/exports/rwx", false, &r);
 	assert_string_equal(f->object, "nfs://nas.example/exports/rwx");
 	assert_null(kv_get(&f->evidence, "volume"));
+	harness_clear(&h);
+
+	/* An NFSv4.0-only server, through libnfs after 4.1 and 4.2 were refused. */
+	r = base_result();
+	r.client = NFS_CLIENT_LIBNFS40;
+	r.nfs_minor = 0;
+	r.minors_tried = 0x7;
+	r.minors_refused = 0x6;
+	r.session_ms = -1;
+	r.mount_ms = 9;
+	r.getattr_ms = 2;
+	r.have_root = true;
+	r.root_known = NFS_ROOT_MODE | NFS_ROOT_IDS;
+	r.root_mode = 040700;
+	f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
+	assert_int_equal(f->status, STATUS_PASS);
+	assert_contains(f->message, "mounted with NFSv4.0 and read the export root's attributes "
+				    "(mount 9 ms, getattr 2 ms)");
+	assert_string_equal(kv_get_str(&f->evidence, "client"), "libnfs nfs4.0");
+	const struct value_list *l = kv_get_list(&f->evidence, "nfs_versions_tried");
+	assert_non_null(l);
+	assert_int_equal(l->n, 3);
+	assert_string_equal(l->items[0].s, "4.1");
+	assert_string_equal(l->items[1].s, "4.2");
+	assert_string_equal(l->items[2].s, "4.0");
+	l = kv_get_list(&f->evidence, "nfs_versions_refused");
+	assert_non_null(l);
+	assert_int_equal(l->n, 2);
+	assert_null(kv_get(&f->evidence, "root_owner"));
 	harness_clear(&h);
 }
 
@@ -450,6 +506,16 @@ static void test_report_canary(void **state)
 	assert_true(kv_get_bool(&f->evidence, "canary_left_behind", &b) && b);
 	harness_clear(&h);
 
+	/* An OPEN whose answer never came: the file may exist. */
+	r.outcome = NFS_PROBE_TIMEOUT;
+	r.step = NFS_STEP_CREATE;
+	r.canary_left_maybe = true;
+	f = report(&h, "nfs://10.43.12.7/canary", true, &r);
+	assert_contains(f->remediation, "/canary/.hvready-canary-9-ab may have been left behind: "
+					"remove it from the export by hand if it is there.");
+	harness_clear(&h);
+	r.canary_left_maybe = false;
+
 	r.outcome = NFS_PROBE_NFS_ERROR;
 	r.step = NFS_STEP_REMOVE;
 	snprintf(r.nfs_status, sizeof(r.nfs_status), "NFS4ERR_ACCESS");
@@ -459,34 +525,88 @@ static void test_report_canary(void **state)
 	harness_clear(&h);
 }
 
+static void test_report_protocol(void **state)
+{
+	struct harness h;
+	/* A server that refuses every minor version a client speaks. */
+	struct nfs_probe_result r = base_result();
+	r.outcome = NFS_PROBE_NO_VERSION;
+	r.step = NFS_STEP_MOUNT;
+	r.client = NFS_CLIENT_LIBNFS40;
+	r.nfs_minor = -1;
+	r.minors_tried = 0x7;
+	r.minors_refused = 0x7;
+	snprintf(r.nfs_status, sizeof(r.nfs_status), "NFS4ERR_MINOR_VERS_MISMATCH");
+	const struct finding *f = report(&h, "nfs://[fd00::1]/pvc-a", false, &r);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_contains(f->message, "refuses NFSv4.0, 4.1 and 4.2");
+	assert_contains(f->remediation, "Minor_Versions");
+	assert_null(kv_get(&f->evidence, "nfs_version"));
+	const struct value_list *l = kv_get_list(&f->evidence, "nfs_versions_refused");
+	assert_non_null(l);
+	assert_int_equal(l->n, 3);
+	harness_clear(&h);
+
+	/* The RPC layer refuses our credentials. */
+	r = base_result();
+	r.outcome = NFS_PROBE_RPC_ERROR;
+	r.step = NFS_STEP_MOUNT;
+	r.nfs_minor = -1;
+	snprintf(r.nfs_error, sizeof(r.nfs_error),
+		 "the server refused the RPC call to EXCHANGE_ID: AUTH_ERROR (AUTH_TOOWEAK, "
+		 "auth_stat 5)");
+	snprintf(r.rpc_status, sizeof(r.rpc_status), "AUTH_TOOWEAK");
+	f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_contains(f->message, "mount failed: the server refused the RPC call to EXCHANGE_ID");
+	assert_string_equal(kv_get_str(&f->evidence, "rpc_status"), "AUTH_TOOWEAK");
+	assert_contains(f->remediation, "AUTH_SYS");
+	harness_clear(&h);
+
+	snprintf(r.rpc_status, sizeof(r.rpc_status), "PROG_UNAVAIL");
+	f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
+	assert_contains(f->remediation,
+			"Something other than an NFSv4 server answers on 10.43.12.7 "
+			"port 2049");
+	harness_clear(&h);
+
+	/* A reply hvready cannot decode: not checked, so UNKNOWN, with the manual mount. */
+	r = base_result();
+	r.outcome = NFS_PROBE_BAD_REPLY;
+	r.step = NFS_STEP_MOUNT;
+	snprintf(r.nfs_error, sizeof(r.nfs_error),
+		 "LOOKUP: malformed reply: GETFH file handle (at byte 96 of 112)");
+	f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
+	assert_int_equal(f->status, STATUS_UNKNOWN);
+	assert_contains(f->message, "could not decode the server's reply during mount (LOOKUP: "
+				    "malformed reply: GETFH file handle");
+	assert_contains(f->remediation, "mount -t nfs4 -o vers=4.1");
+	assert_contains(f->remediation, "10.43.12.7:/pvc-a");
+	assert_string_equal(kv_get_str(&f->evidence, "outcome"), "bad-reply");
+	harness_clear(&h);
+
+	/* The server forgot us, or stayed in its grace period. */
+	r = base_result();
+	r.outcome = NFS_PROBE_NFS_ERROR;
+	r.step = NFS_STEP_MOUNT;
+	snprintf(r.nfs_status, sizeof(r.nfs_status), "NFS4ERR_STALE_CLIENTID");
+	f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
+	assert_contains(f->remediation, "restarted");
+	harness_clear(&h);
+	snprintf(r.nfs_status, sizeof(r.nfs_status), "NFS4ERR_GRACE");
+	f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
+	assert_contains(f->remediation, "grace period");
+	harness_clear(&h);
+}
+
 static void test_report_unknown(void **state)
 {
 	struct harness h;
 	struct nfs_probe_result r = base_result();
-	r.outcome = NFS_PROBE_V40_REFUSED;
-	r.step = NFS_STEP_MOUNT;
-	snprintf(r.nfs_error, sizeof(r.nfs_error),
-		 "NFS4: SETCLIENTID (path /pvc-a) failed with NFS4ERR_MINOR_VERS_MISMATCH(-5)");
-	snprintf(r.nfs_status, sizeof(r.nfs_status), "NFS4ERR_MINOR_VERS_MISMATCH");
-	r.minors_probed = 0x6;
-	r.server_minors = 0x6;
-	const struct finding *f = report(&h, "nfs://[fd00::1]/pvc-a", false, &r);
-	assert_int_equal(f->status, STATUS_UNKNOWN);
-	assert_contains(f->message, "refuses NFSv4.0");
-	assert_contains(f->remediation, "mount -t nfs4 -o vers=4.1");
-	assert_contains(f->remediation, "[fd00::1]:/pvc-a");
-	const struct value_list *l = kv_get_list(&f->evidence, "server_nfs_versions");
-	assert_non_null(l);
-	assert_int_equal(l->n, 2);
-	assert_string_equal(l->items[0].s, "4.1");
-	assert_string_equal(l->items[1].s, "4.2");
-	harness_clear(&h);
-
-	r = base_result();
 	r.outcome = NFS_PROBE_INTERNAL;
 	r.step = NFS_STEP_MOUNT;
 	snprintf(r.nfs_error, sizeof(r.nfs_error), "could not set up a libnfs NFSv4 context");
-	f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
+	const struct finding *f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
 	assert_int_equal(f->status, STATUS_UNKNOWN);
 	assert_contains(f->message, "the probe could not run");
 	harness_clear(&h);
@@ -495,11 +615,12 @@ static void test_report_unknown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_skip),	  cmocka_unit_test(test_malformed),
-	    cmocka_unit_test(test_refused),	  cmocka_unit_test(test_blackhole_budget),
-	    cmocka_unit_test(test_disconnected),  cmocka_unit_test(test_resolve_name),
-	    cmocka_unit_test(test_report_pass),	  cmocka_unit_test(test_report_failures),
-	    cmocka_unit_test(test_report_canary), cmocka_unit_test(test_report_unknown),
+	    cmocka_unit_test(test_skip),	   cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_refused),	   cmocka_unit_test(test_blackhole_budget),
+	    cmocka_unit_test(test_disconnected),   cmocka_unit_test(test_resolve_name),
+	    cmocka_unit_test(test_report_pass),	   cmocka_unit_test(test_report_failures),
+	    cmocka_unit_test(test_report_canary),  cmocka_unit_test(test_report_protocol),
+	    cmocka_unit_test(test_report_unknown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

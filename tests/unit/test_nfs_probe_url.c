@@ -200,7 +200,11 @@ static void test_names(void **state)
 	assert_string_equal(nfs_probe_step_name(NFS_STEP_MOUNT), "mount");
 	assert_string_equal(nfs_probe_step_name(NFS_STEP_COMPARE), "compare");
 	assert_string_equal(nfs_probe_step_name((enum nfs_probe_step)99), "unknown");
-	assert_string_equal(nfs_probe_outcome_name(NFS_PROBE_V40_REFUSED), "nfs4.0-refused");
+	assert_string_equal(nfs_probe_outcome_name(NFS_PROBE_NO_VERSION), "no-common-version");
+	assert_string_equal(nfs_probe_outcome_name(NFS_PROBE_BAD_REPLY), "bad-reply");
+	assert_string_equal(nfs_probe_client_name(NFS_CLIENT_HVREADY41), "hvready nfs4.1");
+	assert_string_equal(nfs_probe_client_name(NFS_CLIENT_LIBNFS40), "libnfs nfs4.0");
+	assert_null(nfs_probe_client_name(NFS_CLIENT_NONE));
 	assert_string_equal(nfs_probe_outcome_name((enum nfs_probe_outcome)99), "unknown");
 }
 

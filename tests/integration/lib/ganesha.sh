@@ -2,9 +2,16 @@
 # Real NFS-Ganesha servers for integration tests (source this file).
 #
 # Each server lives in its own directory (config, log, pid file, recovery
-# directory), serves NFSv4 only from FSAL MEM, and listens on a port picked
-# at run time, so that tests can run in parallel (ctest -j, plain + ASan).
-# Exports: /pvc-test (read-write) and /pvc-ro (read-only).
+# directory), serves NFSv4 only, and listens on a port picked at run time, so
+# that tests can run in parallel (ctest -j, plain + ASan). Two flavours:
+#   mem       FSAL MEM; exports /pvc-test (read-write) and /pvc-ro (read-only);
+#             NFSv4 minor versions as ganesha defaults (0, 1, 2) unless the
+#             extra NFSV4 line says otherwise.
+#   longhorn  the configuration Longhorn's share-manager writes
+#             (longhorn-share-manager pkg/server/nfs/nfs_server.go and
+#             export.go): NFSv4.1/4.2 only, Graceless, numeric owners, one
+#             volume export /pvc-test on FSAL VFS, served from DIR/export/pvc-test.
+#             Only the port, bind address and recovery directory differ.
 #
 # What ganesha needs on a fresh machine: only the packages (nfs-ganesha,
 # nfs-ganesha-mem). It creates /var/run/ganesha itself; everything else it
@@ -27,10 +34,14 @@ free_port() {
 	return 1
 }
 
-# ganesha_config DIR BIND_ADDR PORT [EXTRA_NFSV4_LINE]
+# ganesha_config DIR BIND_ADDR PORT [EXTRA_NFSV4_LINE] [FLAVOR]
 ganesha_config() {
-	local dir=$1 bind=$2 port=$3 extra=${4:-}
+	local dir=$1 bind=$2 port=$3 extra=${4:-} flavor=${5:-mem}
 	mkdir -p "$dir/recovery"
+	if [ "$flavor" = longhorn ]; then
+		ganesha_config_longhorn "$dir" "$bind" "$port"
+		return
+	fi
 	cat >"$dir/ganesha.conf" <<EOF
 NFS_CORE_PARAM { Protocols = 4; NFS_Port = $port; Bind_addr = $bind; Enable_RQUOTA = false; Enable_NLM = false; Enable_UDP = false; }
 NFSV4 { Graceless = true; Lease_Lifetime = 10; Grace_Period = 10; RecoveryBackend = fs; RecoveryRoot = "$dir/recovery"; $extra }
@@ -41,6 +52,68 @@ EXPORT { Export_Id = 1; Path = /export; Pseudo = /pvc-test; Access_Type = RW; Sq
          SecType = sys; Protocols = 4; Transports = TCP; FSAL { Name = MEM; } }
 EXPORT { Export_Id = 2; Path = /export-ro; Pseudo = /pvc-ro; Access_Type = RO; Squash = No_Root_Squash;
          SecType = sys; Protocols = 4; Transports = TCP; FSAL { Name = MEM; } }
+EOF
+}
+
+# Longhorn's share-manager configuration, block for block: its defaultConfig
+# (NFS_Core_Param, NFSV4, Export_defaults; the pseudo root export is left to
+# ganesha, as there) and the EXPORT block generateExportBlock() appends for a
+# volume. Test-only: NFS_Port, Bind_addr, RecoveryRoot, NFS_KRB5.
+ganesha_config_longhorn() {
+	local dir=$1 bind=$2 port=$3
+	mkdir -p "$dir/export/pvc-test"
+	cat >"$dir/ganesha.conf" <<EOF
+NFS_Core_Param
+{
+    NLM_Port = 0;
+    MNT_Port = 0;
+    RQUOTA_Port = 0;
+    Enable_NLM = false;
+    Enable_RQUOTA = false;
+    Enable_UDP = false;
+    fsid_device = false;
+    Protocols = 4;
+    NFS_Port = $port;
+    Bind_addr = $bind;
+}
+
+NFS_KRB5 { Active_krb5 = false; }
+
+NFSV4
+{
+    Lease_Lifetime = 60;
+    Graceless = true;
+    Grace_Period = 0;
+    Minor_Versions = 1, 2;
+    RecoveryBackend = fs_ng;
+    RecoveryRoot = "$dir/recovery";
+    Only_Numeric_Owners = true;
+}
+
+Export_defaults
+{
+    Protocols = 4;
+    Transports = TCP;
+    Access_Type = None;
+    SecType = sys;
+    Squash = None;
+}
+
+EXPORT
+{
+	Export_Id = 1;#Volume=pvc-test
+	Path = $dir/export/pvc-test;
+	Pseudo = /pvc-test;
+	Protocols = 4;
+	Transports = TCP;
+	Access_Type = RW;
+	Squash = None;
+	SecType = sys;
+	Filesystem_id = 1.0;
+	FSAL {
+		Name = VFS;
+	}
+}
 EOF
 }
 
@@ -60,18 +133,18 @@ ganesha_listening() { # DIR PORT [NETNS]
 	[ -n "$(${ns:+ip netns exec "$ns"} ss -Htanl "sport = :$2" 2>/dev/null)" ]
 }
 
-# ganesha_start DIR BIND_ADDR PORT|auto [NETNS] [EXTRA_NFSV4_LINE]
+# ganesha_start DIR BIND_ADDR PORT|auto [NETNS] [EXTRA_NFSV4_LINE] [FLAVOR]
 # Starts the server and waits (at most 10 s) until it listens; "auto" picks a
 # free port and retries with another one if the port was taken meanwhile.
 # Prints the port. Fails, printing ganesha's log, when the server does not come up.
 ganesha_start() {
-	local dir=$1 bind=$2 want=$3 ns=${4:-} extra=${5:-} port try pid end
+	local dir=$1 bind=$2 want=$3 ns=${4:-} extra=${5:-} flavor=${6:-mem} port try pid end
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	for ((try = 0; try < 5; try++)); do
 		port=$want
 		[ "$want" = auto ] && port=$(free_port "$ns")
-		ganesha_config "$dir" "$bind" "$port" "$extra"
+		ganesha_config "$dir" "$bind" "$port" "$extra" "$flavor"
 		rm -f "$dir/ganesha.pid"
 		# In the foreground (-F), like the share-manager runs it: no
 		# daemon(3), which needs a sane /dev/null, and the PID is known.
