@@ -267,6 +267,16 @@ static void copy_nodes(struct nc_snapshot *s, const struct verdict *v,
 	}
 }
 
+/* Whether the ", "-separated list has item already. */
+static bool listed(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+	for (const char *p = list; (p = strstr(p, item)); p++)
+		if ((p == list || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
 static void copy_gates(struct nc_snapshot *s, const struct verdict *v)
 {
 	for (int g = 0; g < _GATE_MAX; g++) {
@@ -277,13 +287,17 @@ static void copy_gates(struct nc_snapshot *s, const struct verdict *v)
 		for (size_t i = 0; i < v->gates[g].n_blockers; i++) {
 			const struct finding *f = &v->findings.items[v->gates[g].blockers[i]];
 			char item[256];
-			snprintf(item, sizeof(item), "%s%s%s%s", len ? ", " : "", f->check,
-				 f->node ? " on " : "", f->node ? f->node : "");
-			if (more || len + strlen(item) + 24 >= sizeof(buf)) {
+			/* Ten VMs failing on one node are one "check on node". */
+			snprintf(item, sizeof(item), "%s%s%s", f->check, f->node ? " on " : "",
+				 f->node ? f->node : "");
+			if (listed(buf, item))
+				continue;
+			if (more || len + strlen(item) + 26 >= sizeof(buf)) {
 				more++;
 				continue;
 			}
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s", item);
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+						len ? ", " : "", item);
 		}
 		if (more)
 			snprintf(buf + len, sizeof(buf) - len, " and %zu more", more);

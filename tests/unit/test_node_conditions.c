@@ -636,6 +636,51 @@ static void test_event_bodies(void **state)
 	fx_clear(&x);
 }
 
+static void test_gate_blockers(void **state)
+{
+	struct fx x;
+	struct nc_snapshot s;
+	fx_init(&x);
+	fx_node(&x, "harvester-node-1", true, true, NULL);
+	/* Many VMs on one node: one mention. */
+	for (int i = 0; i < 50; i++)
+		fx_find(&x, "api.vm.live-migratable", STATUS_FAIL, "harvester-node-1",
+			"cannot live-migrate: DisksNotLiveMigratable");
+	fx_find(&x, "api.kubevirt.available", STATUS_FAIL, NULL, "KubeVirt is Deploying");
+	/* Many nodes: bounded, with a count. */
+	for (int i = 0; i < 100; i++) {
+		char n[64];
+		snprintf(n, sizeof(n), "harvester-node-%03d.rack-7.example.internal", i);
+		fx_find(&x, "host.nfs.client", STATUS_FAIL, n, "no mount.nfs");
+	}
+	fx_snapshot(&x, &s);
+	assert_string_equal(s.gate_blockers[GATE_LIVE_MIGRATION],
+			    "api.vm.live-migratable on harvester-node-1, api.kubevirt.available");
+	const char *rwx = s.gate_blockers[GATE_RWX];
+	assert_true(strlen(rwx) < 512);
+	assert_true(startswith(rwx,
+			       "host.nfs.client on harvester-node-000.rack-7.example.internal, "
+			       "host.nfs.client on harvester-node-001.rack-7.example.internal"));
+	const char *more = strstr(rwx, " and ");
+	assert_non_null(more);
+	size_t shown = 0;
+	for (const char *p = rwx; (p = strstr(p, "host.nfs.client on ")); p++)
+		shown++;
+	assert_int_equal(shown + strtoul(more + 5, NULL, 10), 100);
+	assert_true(endswith(rwx, " more"));
+	assert_string_equal(
+	    s.gate_blockers[GATE_PREINSTALL],
+	    "host.nfs.client on harvester-node-000.rack-7.example.internal, "
+	    "host.nfs.client on harvester-node-001.rack-7.example.internal, "
+	    "host.nfs.client on harvester-node-002.rack-7.example.internal, "
+	    "host.nfs.client on harvester-node-003.rack-7.example.internal, "
+	    "host.nfs.client on harvester-node-004.rack-7.example.internal, "
+	    "host.nfs.client on harvester-node-005.rack-7.example.internal, "
+	    "host.nfs.client on harvester-node-006.rack-7.example.internal and 93 more");
+	node_conditions_snapshot_clear(&s);
+	fx_clear(&x);
+}
+
 /* ---------- the Lease ---------- */
 
 static json_object *lease_obj(const char *holder, const char *renew, int duration)
@@ -782,6 +827,7 @@ int main(void)
 	    cmocka_unit_test(test_plan_from_observed),
 	    cmocka_unit_test(test_patch_body),
 	    cmocka_unit_test(test_event_bodies),
+	    cmocka_unit_test(test_gate_blockers),
 	    cmocka_unit_test(test_lease_decide),
 	    cmocka_unit_test(test_lease_body),
 	    cmocka_unit_test(test_lease_defaults),
