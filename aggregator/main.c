@@ -29,6 +29,7 @@ static _Noreturn void usage(FILE *f, int code)
 	      "...]\n"
 	      "                           (--token-file FILE | --tokenreview | --insecure-no-auth) "
 	      "[--interval SEC]\n"
+	      "                           [--node-conditions]\n"
 	      "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR\n"
 	      "  hvready-aggregator --version\n"
 	      "\n"
@@ -255,7 +256,8 @@ static int cmd_serve(int argc, char **argv)
 		OPT_TOKEN_FILE,
 		OPT_TOKENREVIEW,
 		OPT_NO_AUTH,
-		OPT_INTERVAL
+		OPT_INTERVAL,
+		OPT_NODE_CONDITIONS
 	};
 	static const struct option longopts[] = {
 	    {"listen", required_argument, NULL, OPT_LISTEN},
@@ -268,6 +270,7 @@ static int cmd_serve(int argc, char **argv)
 	    {"tokenreview", no_argument, NULL, OPT_TOKENREVIEW},
 	    {"insecure-no-auth", no_argument, NULL, OPT_NO_AUTH},
 	    {"interval", required_argument, NULL, OPT_INTERVAL},
+	    {"node-conditions", no_argument, NULL, OPT_NODE_CONDITIONS},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -315,6 +318,9 @@ static int cmd_serve(int argc, char **argv)
 				    optarg);
 			o.interval_s = (int)t;
 			break;
+		case OPT_NODE_CONDITIONS:
+			o.node_conditions = true;
+			break;
 		case 'h':
 			usage(stdout, 0);
 		default:
@@ -328,6 +334,8 @@ static int cmd_serve(int argc, char **argv)
 		       "--insecure-no-auth");
 	if (o.auth == AUTH_TOKENREVIEW && o.states.n)
 		fatalx("serve: --tokenreview needs the API (--kubeconfig or --in-cluster)");
+	if (o.node_conditions && o.states.n)
+		fatalx("serve: --node-conditions needs the API (--kubeconfig or --in-cluster)");
 	if ((o.kubeconfig != NULL) + o.in_cluster + (o.states.n > 0) != 1)
 		fatalx("serve: give one of --kubeconfig, --in-cluster, --cluster-state");
 	if (!o.tls_cert != !o.tls_key)

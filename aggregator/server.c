@@ -31,6 +31,7 @@
 #include "jq.h"
 #include "log.h"
 #include "metrics.h"
+#include "node_conditions.h"
 #include "render_html.h"
 #include "render_json.h"
 #include "source.h"
@@ -80,6 +81,7 @@ struct server {
 	struct event *review_ev;
 	struct token_cache_entry *cache;
 	size_t cache_slots;
+	struct node_conditions *nc; /* --node-conditions: its own thread and client */
 };
 
 /* A report waiting for its token to be reviewed. */
@@ -586,6 +588,11 @@ static void evaluate(struct server *s)
 	s->verdict_len = strlen(s->verdict_json);
 	json_object_put(o);
 	s->dirty = false;
+	if (s->nc && node_conditions_due(s->nc)) {
+		struct nc_snapshot *snap = xcalloc(1, sizeof(*snap));
+		node_conditions_snapshot(snap, &s->verdict, &s->cs, s->o->interval_s);
+		node_conditions_offer(s->nc, snap);
+	}
 	char status[128];
 	snprintf(status, sizeof(status), "STATUS=%zu nodes reporting; verdict %s", s->store.n,
 		 status_name(verdict_status(&s->verdict, -1)));
@@ -1013,6 +1020,17 @@ int server_run(const struct server_opts *o)
 			fatalx("cannot start the token reviewer thread");
 		s.have_reviewer = true;
 	}
+	if (o->node_conditions) {
+		struct kube_client *kc;
+		int r = o->in_cluster
+			    ? kube_client_new_in_cluster(&kc, err, sizeof(err))
+			    : kube_client_new_kubeconfig(o->kubeconfig, &kc, err, sizeof(err));
+		if (r < 0 || node_conditions_new(kc, o->interval_s, o->in_cluster, &s.nc, err,
+						 sizeof(err)) < 0)
+			fatalx("%s", err);
+		if (node_conditions_start(s.nc) < 0)
+			fatalx("cannot start the node conditions thread");
+	}
 	/* Sockets are bound: systemd may start dependants now. */
 	sd_notify(0, "READY=1\nSTATUS=listening; reading the cluster state");
 
@@ -1025,6 +1043,7 @@ int server_run(const struct server_opts *o)
 	pthread_join(s.refresher, NULL);
 	if (s.have_reviewer)
 		pthread_join(s.reviewer, NULL);
+	node_conditions_free(s.nc);
 	for (struct review_job *lists[2] = {s.queue, s.done}, **l = lists; l < lists + 2; l++)
 		while (*l) {
 			struct review_job *j = *l;

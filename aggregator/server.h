@@ -17,7 +17,8 @@ struct server_opts {
 	int interval_s; /* cluster state re-read, and the agents' expected interval */
 	char *kubeconfig;
 	bool in_cluster;
-	struct strv states; /* --cluster-state paths */
+	struct strv states;   /* --cluster-state paths */
+	bool node_conditions; /* write Node conditions and Events (node_conditions.h) */
 };
 
 /* Run until SIGTERM/SIGINT. Returns the process exit code. */

@@ -77,7 +77,8 @@ void targets_for_node(const struct cluster_state *cs, const char *node, struct p
 			continue;
 		strv_add(&eps, ep);
 	}
-	qsort(eps.items, eps.n, sizeof(char *), cmp_str);
+	if (eps.n) /* qsort(NULL, 0, ...) is undefined behaviour */
+		qsort(eps.items, eps.n, sizeof(char *), cmp_str);
 	for (size_t i = 0; i < eps.n && ret->nfs_endpoints.n < TARGETS_MAX_ENDPOINTS; i++)
 		strv_add(&ret->nfs_endpoints, eps.items[i]);
 	strv_clear(&eps);

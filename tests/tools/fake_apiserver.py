@@ -20,7 +20,12 @@ Also: GET /version and the discovery documents (/api, /apis, /api/v1,
 /apis/GROUP/VERSION) that kubectl reads; POST /apis/authentication.k8s.io/v1/tokenreviews answered
 from --tokenreview FILE ({"TOKEN": {"user", "uid", "groups", "node", "pod",
 "pod_uid"}}); PATCH /api/v1/nodes/NAME/status and POST
-/api/v1/namespaces/NS/events appended to --record FILE (one JSON line each).
+/api/v1/namespaces/NS/events appended to --record FILE (one JSON line each,
+with the user who wrote); a node status patch merges its conditions by type
+into the served Node, as a strategic merge does ("--forbid nodes/status": 403).
+Leases (coordination.k8s.io/v1, GET/POST/PUT) are kept in memory with
+resourceVersions: a write with a stale one is 409 Conflict, as leader
+election needs ("--forbid leases.coordination.k8s.io": 403).
 --log FILE gets one JSON line per request (method, path, query, status).
 """
 import argparse
@@ -143,6 +148,8 @@ class State:
             self.slow.append((pat, float(sec)))
         self.expire_left = {}
         self.tokens = set(args.token)
+        self.leases = {}
+        self.lease_rv = 100
         self.reviews = {}
         if args.tokenreview:
             with open(args.tokenreview) as f:
@@ -327,6 +334,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         disc = self.discovery(path)
         if disc is not None:
             return self.send_json(200, disc)
+        if self.lease_route():
+            return self.lease_request(b"", user)
         route = self.parse()
         if route is None:
             return self.send_json(404, status(404, "NotFound",
@@ -431,7 +440,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except ValueError:
             parsed = body.decode(errors="replace")
         line = json.dumps({"method": self.command, "path": urllib.parse.urlsplit(self.path).path,
-                           "content_type": self.headers.get("Content-Type"), "body": parsed})
+                           "content_type": self.headers.get("Content-Type"), "user": self.user(),
+                           "body": parsed})
         with self.st.lock, open(self.st.args.record, "a") as f:
             f.write(line + "\n")
 
@@ -442,6 +452,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = urllib.parse.urlsplit(self.path).path
         if path == "/apis/authentication.k8s.io/v1/tokenreviews":
             return self.token_review(body)
+        if self.lease_route():
+            return self.lease_request(body, self.user())
         route = self.parse()
         if route and route[0].plural == "events" and route[1] and not route[2]:
             self.record(body)
@@ -499,9 +511,101 @@ class Handler(http.server.BaseHTTPRequestHandler):
         route = self.parse()
         if route and route[0].plural == "nodes" and route[0].group == "" and route[3] == "status":
             self.record(body)
+            if self.st.match(self.st.forbidden, "nodes/status"):
+                return self.send_json(403, status(
+                    403, "Forbidden", 'nodes "%s" is forbidden: User "%s" cannot patch resource '
+                    '"nodes/status" in API group "" at the cluster scope' % (route[2], self.user()),
+                    {"name": route[2], "kind": "nodes"}))
+            self.merge_node_conditions(route[0], route[2], body)
             return self.get_one(route[0], None, route[2])
         return self.send_json(404, status(404, "NotFound",
                                           "the server could not find the requested resource"))
+
+
+    def do_PUT(self):
+        body = self.read_body()
+        user = self.user()
+        if user is None:
+            return self.send_json(401, status(401, "Unauthorized", "Unauthorized"))
+        if self.lease_route():
+            return self.lease_request(body, user)
+        return self.send_json(404, status(404, "NotFound",
+                                          "the server could not find the requested resource"))
+
+    # -- node status patches: conditions merge by type (patchMergeKey)
+    def merge_node_conditions(self, res, name, body):
+        try:
+            conds = json.loads(body)["status"]["conditions"]
+        except (ValueError, KeyError, TypeError):
+            return
+        with self.st.lock:
+            for o in res.objects:
+                if o.get("metadata", {}).get("name") != name:
+                    continue
+                have = o.setdefault("status", {}).setdefault("conditions", [])
+                for c in conds:
+                    old = [i for i, h in enumerate(have) if h.get("type") == c.get("type")]
+                    if old:
+                        have[old[0]] = dict(have[old[0]], **c)
+                    else:
+                        have.append(c)
+
+    # -- coordination.k8s.io/v1 Leases, for leader election
+    def lease_route(self):
+        """(namespace, name or None) for a Lease path, else None."""
+        parts = [p for p in urllib.parse.urlsplit(self.path).path.split("/") if p]
+        if (len(parts) in (6, 7) and parts[:3] == ["apis", "coordination.k8s.io", "v1"]
+                and parts[3] == "namespaces" and parts[5] == "leases"):
+            return parts[4], parts[6] if len(parts) == 7 else None
+        return None
+
+    def lease_request(self, body, user):
+        ns, name = self.lease_route()
+        verb = {"GET": "get", "POST": "create", "PUT": "update"}[self.command]
+        if self.st.match(self.st.forbidden, "leases.coordination.k8s.io"):
+            return self.send_json(403, status(
+                403, "Forbidden", 'leases.coordination.k8s.io "%s" is forbidden: User "%s" '
+                'cannot %s resource "leases" in API group "coordination.k8s.io" in the '
+                'namespace "%s"' % (name or "", user, verb, ns)))
+        if self.command == "GET":
+            with self.st.lock:
+                obj = self.st.leases.get((ns, name))
+            if obj is None:
+                return self.send_json(404, status(404, "NotFound",
+                                                  'leases.coordination.k8s.io "%s" not found'
+                                                  % name))
+            return self.send_json(200, obj)
+        try:
+            obj = json.loads(body)
+            meta = obj.setdefault("metadata", {})
+        except (ValueError, AttributeError):
+            return self.send_json(400, status(400, "BadRequest", "invalid Lease"))
+        if self.command == "POST":
+            name = meta.get("name")
+        elif meta.get("name") != name:
+            return self.send_json(400, status(400, "BadRequest", "name does not match the path"))
+        with self.st.lock:
+            cur = self.st.leases.get((ns, name))
+            if self.command == "POST" and cur is not None:
+                code, out = 409, status(409, "AlreadyExists",
+                                        'leases.coordination.k8s.io "%s" already exists' % name)
+            elif self.command == "PUT" and cur is None:
+                code, out = 404, status(404, "NotFound",
+                                        'leases.coordination.k8s.io "%s" not found' % name)
+            elif (self.command == "PUT"
+                  and meta.get("resourceVersion") != cur["metadata"]["resourceVersion"]):
+                code, out = 409, status(
+                    409, "Conflict", 'Operation cannot be fulfilled on leases.coordination.k8s.io '
+                    '"%s": the object has been modified; please apply your changes to the latest '
+                    'version and try again' % name)
+            else:
+                self.st.lease_rv += 1
+                meta.update({"namespace": ns, "resourceVersion": str(self.st.lease_rv)})
+                meta.setdefault("uid", secrets.token_hex(16))
+                obj.update({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease"})
+                self.st.leases[(ns, name)] = obj
+                code, out = (201 if self.command == "POST" else 200), obj
+        return self.send_json(code, out)
 
 
 class Server(http.server.ThreadingHTTPServer):
