@@ -11,6 +11,8 @@ PKGS=(
 	# tests: real servers and tools
 	nfs-ganesha nfs-ganesha-mem nfs-ganesha-vfs docker-registry iproute2 openssl
 	python3 python3-yaml time procps curl
+	# make bench: virt-host-validate, the peer of `hvready-agent check`
+	libvirt-clients
 )
 
 missing=()
