@@ -44,6 +44,7 @@ SKIP_PROBES=host.nfs.probe,host.image.share-manager
 
 pids=()
 tmp=$(mktemp -d /tmp/hvready-bench.XXXXXX)
+# shellcheck disable=SC2317 # run by the trap
 cleanup() {
 	local p
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
@@ -113,7 +114,7 @@ for t in /usr/bin/time python3 cc pkg-config curl; do
 	command -v "$t" >/dev/null || harness_fail "$t is missing: run scripts/install-deps.sh"
 done
 ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null
-rm -rf "$RAW" && mkdir -p "$RAW" "$DATA" "$TOOLS" || harness_fail "cannot create $WORK"
+{ rm -rf "$RAW" && mkdir -p "$RAW" "$DATA" "$TOOLS"; } || harness_fail "cannot create $WORK"
 : >"$RAW/not_measured.tsv"
 date -u +%Y-%m-%dT%H:%M:%SZ >"$RAW/started_at"
 cat /proc/loadavg >"$RAW/loadavg_start"
@@ -123,17 +124,19 @@ git -C "$SRC" describe --always --dirty 2>/dev/null >"$RAW/commit" || echo unkno
 # Built here, not by CMake: they are not part of the product. clone_reports
 # links the build's libhvcommon.a, so it speaks the wire format of this build.
 say "building the benchmark tools in $TOOLS"
-CFLAGS_BENCH="-std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter -Wmissing-prototypes -Werror"
+read -ra CFLAGS_BENCH <<<"-std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter -Wmissing-prototypes -Werror"
 DEP_PCS="json-c msgpack yaml-0.1 libcurl libevent libevent_openssl libevent_pthreads libnfs libsystemd openssl zlib"
+# shellcheck disable=SC2086 # a list of module names
+pkg-config --exists $DEP_PCS || harness_fail "pkg-config: a build dependency is missing (scripts/install-deps.sh)"
+read -ra EVENT_FLAGS <<<"$(pkg-config --cflags --libs libevent)"
 # shellcheck disable=SC2086
-cc $CFLAGS_BENCH "$SRC/bench/loadgen.c" -o "$TOOLS/loadgen" $(pkg-config --cflags --libs libevent) ||
+read -ra DEP_FLAGS <<<"$(pkg-config --cflags --libs $DEP_PCS)"
+cc "${CFLAGS_BENCH[@]}" "$SRC/bench/loadgen.c" -o "$TOOLS/loadgen" "${EVENT_FLAGS[@]}" ||
 	harness_fail "cannot build bench/loadgen.c"
-# shellcheck disable=SC2086
-cc $CFLAGS_BENCH "$SRC/bench/bare_server.c" -o "$TOOLS/bare_server" \
-	$(pkg-config --cflags --libs libevent) || harness_fail "cannot build bench/bare_server.c"
-# shellcheck disable=SC2086
-cc $CFLAGS_BENCH -D_GNU_SOURCE -I"$SRC/common" "$SRC/bench/clone_reports.c" \
-	-o "$TOOLS/clone_reports" "$BUILD/libhvcommon.a" $(pkg-config --cflags --libs $DEP_PCS) \
+cc "${CFLAGS_BENCH[@]}" "$SRC/bench/bare_server.c" -o "$TOOLS/bare_server" "${EVENT_FLAGS[@]}" ||
+	harness_fail "cannot build bench/bare_server.c"
+cc "${CFLAGS_BENCH[@]}" -D_GNU_SOURCE -I"$SRC/common" "$SRC/bench/clone_reports.c" \
+	-o "$TOOLS/clone_reports" "$BUILD/libhvcommon.a" "${DEP_FLAGS[@]}" \
 	-lpthread -lm || harness_fail "cannot build bench/clone_reports.c"
 
 # ---------------------------------------------------------------- 1. agent check
