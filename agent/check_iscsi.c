@@ -1,7 +1,235 @@
+/*
+ * host.iscsi: Longhorn v1 volumes reach the node as iSCSI disks: the engine
+ * runs an iSCSI target and the node logs in with open-iscsi. That needs the
+ * iscsiadm tool, an initiator name (/etc/iscsi/initiatorname.iscsi) and the
+ * iscsid daemon, running or ready to start on demand (iscsid.socket).
+ */
 #include "checks.h"
+#include "hostbin.h"
+#include "judge.h"
+#include "osrelease.h"
+#include "procs.h"
+#include "unitfiles.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define INITIATORNAME_FILE "etc/iscsi/initiatorname.iscsi"
+
+static const struct os_packages iscsi_packages = {
+    .debian = "open-iscsi",
+    .suse = "open-iscsi",
+    .rhel = "iscsi-initiator-utils",
+    .arch = "open-iscsi",
+};
+
+struct initiator {
+	int err;
+	char *name;    /* InitiatorName=..., NULL when absent */
+	bool generate; /* GenerateName=yes: Debian's iscsid writes the name at first start */
+};
+
+/* Lines "InitiatorName=iqn...." and "GenerateName=yes"; '#' starts a comment. */
+static int parse_initiatorname(const char *buf, size_t len, struct initiator *in)
+{
+	if (memchr(buf, '\0', len))
+		return -EINVAL;
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		_cleanup_free_ char *line = xstrndup(p, l);
+		p += l + 1;
+		char *s = strstrip(line);
+		if (*s == '#')
+			continue;
+		if (startswith(s, "InitiatorName=")) {
+			char *v = strstrip(s + strlen("InitiatorName="));
+			free(in->name);
+			in->name = *v ? xstrdup(v) : NULL;
+		} else if (startswith(s, "GenerateName=")) {
+			in->generate = streq(strstrip(s + strlen("GenerateName=")), "yes");
+		}
+	}
+	return 0;
+}
+
+static void read_initiator(const struct hostroot *hr, struct initiator *in)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	*in = (struct initiator){0};
+	in->err = hostroot_read(hr, INITIATORNAME_FILE, 65536, &buf, &len);
+	if (in->err == 0)
+		in->err = parse_initiatorname(buf, len, in);
+}
+
+/* RFC 3720 §3.2.6: iqn., eui. or naa. names. */
+static bool iscsi_name_ok(const char *n)
+{
+	return startswith(n, "iqn.") || startswith(n, "eui.") || startswith(n, "naa.");
+}
+
+struct daemon {
+	int procs_err;
+	struct procs_found procs;
+	int socket, service; /* unitfile state or -errno */
+	char *socket_where, *service_where;
+};
+
+static void judge_iscsiadm(const struct hostbin *b, const char *install, const char *dirs,
+			   struct kv_list *ev, struct judge *j)
+{
+	if (b->found.n) {
+		kv_add_str(ev, "iscsiadm", b->found.items[0]);
+		judge_note(j, STATUS_PASS, "iscsiadm at %s", b->found.items[0]);
+	} else if (b->not_exec.n) {
+		kv_add_strf(ev, "iscsiadm", "%s (not an executable file)", b->not_exec.items[0]);
+		judge_note(j, STATUS_FAIL, "%s is not an executable file", b->not_exec.items[0]);
+		judge_remedy(j, "Reinstall open-iscsi: %s.", install);
+	} else if (b->unreadable.n) {
+		kv_add_strf(ev, "iscsiadm", "unknown: %s", b->unreadable.items[0]);
+		judge_note(j, STATUS_UNKNOWN, "could not look for iscsiadm: %s",
+			   b->unreadable.items[0]);
+	} else {
+		kv_add_strf(ev, "iscsiadm", "not found in %s", dirs);
+		judge_note(j, STATUS_FAIL, "iscsiadm is not installed");
+		judge_remedy(j, "Install the iSCSI initiator: %s.", install);
+	}
+}
+
+static bool iscsid_ready(const struct daemon *d)
+{
+	return (d->procs_err == 0 && d->procs.total > 0) || d->socket == UNITFILE_ENABLED;
+}
+
+static void judge_initiator(const struct hostroot *hr, const struct initiator *in,
+			    const struct daemon *d, struct kv_list *ev, struct judge *j)
+{
+	_cleanup_free_ char *file = hostroot_display(hr, INITIATORNAME_FILE);
+	kv_add_str(ev, "initiatorname_file", "/" INITIATORNAME_FILE);
+	const char *gen = "echo \"InitiatorName=$(iscsi-iname)\" > /etc/iscsi/initiatorname.iscsi, "
+			  "then restart iscsid.";
+	if (in->err == -ENOENT) {
+		kv_add_str(ev, "initiator_name", "absent: no such file");
+		judge_note(j, STATUS_FAIL, "/etc/iscsi/initiatorname.iscsi does not exist");
+		judge_remedy(j, "Create an initiator name: %s", gen);
+	} else if (in->err < 0) {
+		kv_add_strf(ev, "initiator_name", "unreadable: %s",
+			    in->err == -EINVAL ? "not a text file" : strerror(-in->err));
+		judge_note(j, STATUS_UNKNOWN, "could not read %s: %s", file,
+			   in->err == -EINVAL ? "not a text file" : strerror(-in->err));
+	} else if (in->name) {
+		kv_add_str(ev, "initiator_name", in->name);
+		if (iscsi_name_ok(in->name)) {
+			judge_note(j, STATUS_PASS, "initiator %s", in->name);
+		} else {
+			judge_note(j, STATUS_WARN,
+				   "InitiatorName \"%s\" is not an iSCSI name (iqn., eui. or naa.)",
+				   in->name);
+			judge_remedy(j, "Replace it with a generated one: %s", gen);
+		}
+	} else if (in->generate && iscsid_ready(d)) {
+		kv_add_str(ev, "initiator_name",
+			   "GenerateName=yes: written when iscsid first starts");
+		judge_note(j, STATUS_PASS, "initiator name generated when iscsid first starts");
+	} else {
+		kv_add_str(ev, "initiator_name",
+			   in->generate ? "GenerateName=yes, and iscsid never started" : "absent");
+		judge_note(j, STATUS_FAIL, "/etc/iscsi/initiatorname.iscsi has no InitiatorName");
+		judge_remedy(j, "Create an initiator name: %s", gen);
+	}
+}
+
+static void unit_evidence(struct kv_list *ev, const char *key, int st, const char *where)
+{
+	if (st < 0)
+		kv_add_str(ev, key, "unknown: no systemd unit directories");
+	else if (where)
+		kv_add_strf(ev, key, "%s (%s)", unitfile_state_name(st), where);
+	else
+		kv_add_str(ev, key, unitfile_state_name(st));
+}
+
+static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, struct kv_list *ev,
+			 struct judge *j)
+{
+	bool running = d->procs_err == 0 && d->procs.total > 0;
+	if (d->procs_err == 0 && running)
+		kv_add_strf(ev, "iscsid", "running (pid %d)", d->procs.pids[0]);
+	else if (d->procs_err == 0)
+		kv_add_str(ev, "iscsid", "not running");
+	else {
+		_cleanup_free_ char *p = hostroot_display(hr, "proc");
+		kv_add_strf(ev, "iscsid", "unknown: %s: %s", p,
+			    d->procs_err == -ESRCH ? "PID 1 not visible (hidepid or another PID "
+						     "namespace)"
+						   : strerror(-d->procs_err));
+	}
+	unit_evidence(ev, "iscsid_socket", d->socket, d->socket_where);
+	unit_evidence(ev, "iscsid_service", d->service, d->service_where);
+
+	const char *enable = "systemctl enable --now iscsid.socket iscsid.service";
+	if (running) {
+		judge_note(j, STATUS_PASS, "iscsid running");
+	} else if (d->socket == UNITFILE_ENABLED) {
+		judge_note(j, STATUS_PASS, "iscsid socket-activated (iscsid.socket enabled)");
+	} else if (d->socket == UNITFILE_MASKED || d->service == UNITFILE_MASKED) {
+		judge_note(j, STATUS_FAIL, "iscsid is masked (%s)",
+			   d->socket == UNITFILE_MASKED ? d->socket_where : d->service_where);
+		judge_remedy(j, "systemctl unmask iscsid.socket iscsid.service; %s.", enable);
+	} else if (d->procs_err == 0 && d->service == UNITFILE_ENABLED) {
+		judge_note(j, STATUS_FAIL,
+			   "iscsid.service is enabled but iscsid is not running, and iscsid.socket "
+			   "is not enabled: iscsiadm cannot reach it");
+		judge_remedy(j,
+			     "Start it and see why it stopped: systemctl start iscsid; journalctl "
+			     "-u iscsid.");
+	} else if (d->procs_err == 0) {
+		judge_note(j, STATUS_FAIL, "iscsid is not running and not socket-activated");
+		judge_remedy(j, "Enable iscsid: %s.", enable);
+	} else if (d->service == UNITFILE_ENABLED) {
+		judge_note(j, STATUS_UNKNOWN,
+			   "iscsid.service is enabled, but whether iscsid runs could not be seen");
+	} else {
+		judge_note(j, STATUS_UNKNOWN,
+			   "iscsid is not socket-activated, and whether it runs could not be seen");
+	}
+}
 
 void check_iscsi(struct agent_ctx *ctx, const char *id)
 {
 	struct finding *f = agent_finding(ctx, id);
-	finding_set(f, STATUS_UNKNOWN, "this check is not in this build yet");
+	const struct hostroot *hr = &ctx->root;
+	struct osrelease os;
+	osrelease_read(hr, &os);
+	_cleanup_free_ char *install = osrelease_install_hint(&os, &iscsi_packages);
+	_cleanup_free_ char *dirs = hostbin_dirs_str();
+	struct hostbin adm;
+	hostbin_find(hr, "iscsiadm", &adm);
+	struct initiator in;
+	read_initiator(hr, &in);
+	struct daemon d = {0};
+	d.procs_err = procs_find(hr, "iscsid", &d.procs);
+	d.socket = unitfiles_state(hr, "iscsid.socket", &d.socket_where);
+	d.service = unitfiles_state(hr, "iscsid.service", &d.service_where);
+
+	struct judge j = {0};
+	judge_iscsiadm(&adm, install, dirs, &f->evidence, &j);
+	judge_initiator(hr, &in, &d, &f->evidence, &j);
+	judge_iscsid(hr, &d, &f->evidence, &j);
+	kv_add_str(&f->evidence, "os", *os.pretty_name ? os.pretty_name : os.id);
+	const char *pkg = osrelease_package(&os, &iscsi_packages);
+	if (pkg)
+		kv_add_str(&f->evidence, "package", pkg);
+	if (j.status == STATUS_FAIL)
+		judge_note(&j, STATUS_FAIL, "Longhorn v1 volumes cannot attach to this node");
+	judge_apply(&j, f, "");
+
+	judge_clear(&j);
+	free(d.socket_where);
+	free(d.service_where);
+	free(in.name);
+	hostbin_clear(&adm);
+	osrelease_clear(&os);
 }

@@ -1,7 +1,244 @@
+/*
+ * host.multipathd: multipathd builds a multipath map over every SCSI disk it
+ * is not told to leave alone, Longhorn's iSCSI disks included; the disk is
+ * then busy and the volume's mount fails with "already mounted or mount point
+ * busy" (Longhorn KB troubleshooting-volume-with-multipath). The fix is a
+ * blacklist entry in multipath.conf, or not running multipathd at all.
+ */
 #include "checks.h"
+#include "judge.h"
+#include "multipath_conf.h"
+#include "osrelease.h"
+#include "procs.h"
+#include "unitfiles.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define MAIN_CONF	   "etc/multipath.conf"
+#define DEFAULT_CONFIG_DIR "/etc/multipath/conf.d"
+#define MAX_DROPINS	   256
+#define CONF_MAX_BYTES	   (1u << 20)
+#define LONGHORN_BLACKLIST                                                                         \
+	"blacklist {\n    device {\n        vendor \"IET\"\n        product \"VIRTUAL-DISK\"\n   " \
+	" "                                                                                        \
+	"}\n}"
+
+struct mp_config {
+	struct multipath_conf conf;
+	struct strv files; /* host paths read */
+	bool main_absent;
+	char *err; /* the first file that could not be read, with the reason */
+};
+
+static int read_one(const struct hostroot *hr, const char *path, struct mp_config *c)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	_cleanup_free_ char *host = xasprintf("/%s", path[0] == '/' ? path + 1 : path);
+	int r = hostroot_read(hr, path, CONF_MAX_BYTES, &buf, &len);
+	if (r == 0)
+		r = multipath_conf_parse((const uint8_t *)buf, len, host, &c->conf);
+	if (r < 0) {
+		if (r != -ENOENT && !c->err) {
+			_cleanup_free_ char *d = hostroot_display(hr, path);
+			c->err = xasprintf("%s: %s", d,
+					   r == -EINVAL ? "not a multipath.conf" : strerror(-r));
+		}
+		return r;
+	}
+	strv_add(&c->files, host);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* multipath.conf, then config_dir's *.conf in alphabetical order, as multipathd reads them. */
+static void read_config(const struct hostroot *hr, struct mp_config *c)
+{
+	*c = (struct mp_config){0};
+	c->main_absent = read_one(hr, MAIN_CONF, c) == -ENOENT;
+	const char *dir = c->conf.config_dir ? c->conf.config_dir : DEFAULT_CONFIG_DIR;
+	DIR *d = hostroot_opendir(hr, dir);
+	if (!d) {
+		if (errno != ENOENT && errno != ENOTDIR && !c->err)
+			c->err = xasprintf("%s: %s", dir, strerror(errno));
+		return;
+	}
+	struct strv names = {0};
+	struct dirent *de;
+	while ((de = readdir(d)) && names.n < MAX_DROPINS)
+		if (endswith(de->d_name, ".conf") && de->d_name[0] != '.')
+			strv_add(&names, de->d_name);
+	closedir(d);
+	if (names.n)
+		qsort(names.items, names.n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < names.n; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, names.items[i]);
+		read_one(hr, p, c);
+	}
+	strv_clear(&names);
+}
+
+static void mp_config_clear(struct mp_config *c)
+{
+	multipath_conf_clear(&c->conf);
+	strv_clear(&c->files);
+	free(c->err);
+}
+
+static void add_entries(struct kv_list *ev, const char *key, const struct multipath_conf *conf,
+			enum mpconf_section section)
+{
+	struct value_list *l = NULL;
+	for (size_t i = 0; i < conf->n; i++) {
+		if (conf->items[i].section != section)
+			continue;
+		if (!l)
+			l = kv_add_list(ev, key);
+		_cleanup_free_ char *s = multipath_conf_entry_str(&conf->items[i]);
+		vlist_add_strf(l, "%s (%s)", s, conf->items[i].where);
+	}
+}
+
+static void unit_evidence(struct kv_list *ev, const char *key, int st, const char *where)
+{
+	if (st < 0)
+		kv_add_str(ev, key, "unknown: no systemd unit directories");
+	else if (where)
+		kv_add_strf(ev, key, "%s (%s)", unitfile_state_name(st), where);
+	else
+		kv_add_str(ev, key, unitfile_state_name(st));
+}
+
+/* Why the configuration does not cover Longhorn's devices, for the message. */
+static char *not_covered_why(const struct mp_config *c, const struct multipath_conf_cover *cov)
+{
+	if (c->files.n == 0)
+		return xstrdup("there is no multipath.conf, so nothing is blacklisted beyond the "
+			       "built-in defaults");
+	if (cov->undone) {
+		_cleanup_free_ char *a = multipath_conf_entry_str(cov->undone);
+		_cleanup_free_ char *b = multipath_conf_entry_str(cov->undone_by);
+		return xasprintf("blacklist %s (%s) is cancelled by blacklist_exceptions %s (%s)",
+				 a, cov->undone->where, b, cov->undone_by->where);
+	}
+	if (cov->partial) {
+		_cleanup_free_ char *a = multipath_conf_entry_str(cov->partial);
+		_cleanup_free_ char *miss = NULL;
+		for (size_t i = 0; i < cov->uncovered.n; i++) {
+			char *m = xasprintf("%s%s%s", miss ? miss : "", miss ? ", " : "",
+					    cov->uncovered.items[i]);
+			free(miss);
+			miss = m;
+		}
+		return xasprintf("blacklist %s (%s) matches only some sdX disks (not %s)", a,
+				 cov->partial->where, miss);
+	}
+	return xstrdup("its blacklist has no entry for Longhorn's disks (vendor IET, product "
+		       "VIRTUAL-DISK)");
+}
 
 void check_multipathd(struct agent_ctx *ctx, const char *id)
 {
 	struct finding *f = agent_finding(ctx, id);
-	finding_set(f, STATUS_UNKNOWN, "this check is not in this build yet");
+	const struct hostroot *hr = &ctx->root;
+	struct kv_list *ev = &f->evidence;
+	struct procs_found procs;
+	int perr = procs_find(hr, "multipathd", &procs);
+	_cleanup_free_ char *svc_where = NULL, *sock_where = NULL;
+	int svc = unitfiles_state(hr, "multipathd.service", &svc_where);
+	int sock = unitfiles_state(hr, "multipathd.socket", &sock_where);
+	bool running = perr == 0 && procs.total > 0;
+	bool enabled = svc == UNITFILE_ENABLED || sock == UNITFILE_ENABLED;
+
+	if (running)
+		kv_add_strf(ev, "multipathd", "running (pid %d)", procs.pids[0]);
+	else if (perr == 0)
+		kv_add_str(ev, "multipathd", "not running");
+	else
+		kv_add_strf(ev, "multipathd", "unknown: %s",
+			    perr == -ESRCH ? "PID 1 not visible under /proc" : strerror(-perr));
+	unit_evidence(ev, "multipathd_service", svc, svc_where);
+	unit_evidence(ev, "multipathd_socket", sock, sock_where);
+
+	struct judge j = {0};
+	if (perr == 0 && !running && !enabled) {
+		judge_note(&j, STATUS_PASS, "multipathd is not running and not enabled");
+		judge_apply(&j, f, "");
+		judge_clear(&j);
+		return;
+	}
+
+	struct mp_config c;
+	read_config(hr, &c);
+	struct osrelease os;
+	osrelease_read(hr, &os);
+	struct value_list *files = kv_add_list(ev, "config_files");
+	for (size_t i = 0; i < c.files.n; i++)
+		vlist_add_str(files, c.files.items[i]);
+	add_entries(ev, "blacklist", &c.conf, MPCONF_BLACKLIST);
+	add_entries(ev, "blacklist_exceptions", &c.conf, MPCONF_EXCEPTIONS);
+	if (c.conf.find_multipaths)
+		kv_add_str(ev, "find_multipaths", c.conf.find_multipaths);
+
+	struct multipath_conf_cover cov;
+	multipath_conf_covers_longhorn(&c.conf, &cov);
+	if (cov.bad_regex.n) {
+		struct value_list *bad = kv_add_list(ev, "invalid_regex");
+		for (size_t i = 0; i < cov.bad_regex.n; i++)
+			vlist_add_str(bad, cov.bad_regex.items[i]);
+	}
+	/* RHEL's multipath-tools (mpathconf) blacklists every device while
+	 * /etc/multipath.conf does not exist, and its unit does not start without it. */
+	bool rhel_default = c.main_absent && !c.err && osrelease_family(&os) == OS_FAMILY_RHEL;
+	const char *state = running	? "running"
+			    : perr == 0 ? "enabled (it starts at boot)"
+					: "enabled";
+
+	if (c.err) {
+		kv_add_str(ev, "config_error", c.err);
+		judge_note(&j, STATUS_UNKNOWN,
+			   "multipathd is %s, and its configuration could not be "
+			   "read: %s",
+			   state, c.err);
+	} else if (cov.by) {
+		_cleanup_free_ char *e = multipath_conf_entry_str(cov.by);
+		kv_add_strf(ev, "longhorn_blacklisted_by", "%s (%s)", e, cov.by->where);
+		judge_note(&j, STATUS_PASS,
+			   "multipathd is %s; blacklist %s (%s) keeps Longhorn's "
+			   "disks out",
+			   state, e, cov.by->where);
+	} else if (rhel_default) {
+		kv_add_str(ev, "longhorn_blacklisted_by",
+			   "no /etc/multipath.conf: RHEL's multipath blacklists every device");
+		judge_note(&j, STATUS_PASS,
+			   "multipathd is %s, but without /etc/multipath.conf RHEL's multipath "
+			   "blacklists every device",
+			   state);
+	} else {
+		_cleanup_free_ char *why = not_covered_why(&c, &cov);
+		if (!running && perr != 0 && !enabled)
+			judge_note(&j, STATUS_UNKNOWN,
+				   "whether multipathd runs could not be seen, and %s", why);
+		else
+			judge_note(&j, STATUS_WARN,
+				   "multipathd is %s and %s: it can claim Longhorn volumes' disks "
+				   "(mount fails with \"already mounted or mount point busy\")",
+				   state, why);
+		judge_remedy(
+		    &j,
+		    "Add to /etc/multipath.conf (or a .conf file in /etc/multipath/conf.d):\n"
+		    "%s\nthen run: systemctl restart multipathd. If this node needs no "
+		    "multipath: systemctl disable --now multipathd.service multipathd.socket.",
+		    LONGHORN_BLACKLIST);
+	}
+	judge_apply(&j, f, "");
+	judge_clear(&j);
+	multipath_conf_cover_clear(&cov);
+	osrelease_clear(&os);
+	mp_config_clear(&c);
 }

@@ -3,7 +3,7 @@
 #include "checks.h"
 #include "meminfo.h"
 #include "modules.h"
-#include "osrelease.h"
+#include "osrelease_kv.h"
 
 const char *const facts_kvm_module_patterns[] = {"kvm", "kvm_*", NULL};
 
@@ -44,7 +44,7 @@ static void add_os_release(struct agent_ctx *ctx)
 {
 	static const char *const keys[] = {"ID", "VERSION_ID", "PRETTY_NAME"};
 	struct kv_list all = {0};
-	if (osrelease_read(&ctx->root, &all) > 0) {
+	if (osrelease_kv_read(&ctx->root, &all) > 0) {
 		struct kv_list m = {0};
 		for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
 			const char *v = kv_get_str(&all, keys[i]);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "render_json.h"
 #include "render_text.h"
@@ -67,6 +68,25 @@ int output_node_report(const struct node_report *r, const char *format, const ch
 		if (ret < 0)
 			snprintf(err, errlen, "writing to stdout: %s", strerror(-ret));
 		free(buf);
+		return ret;
+	}
+	/* /dev/null, a FIFO, /dev/stdout: write in place. Renaming over them
+	 * would replace a device node with a regular file. */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "--output %s: %s", path, strerror(errno));
+			free(buf);
+			return ret;
+		}
+		ret = write_all(fd, buf, len);
+		if (close(fd) < 0 && ret == 0)
+			ret = -errno;
+		free(buf);
+		if (ret < 0)
+			snprintf(err, errlen, "--output %s: %s", path, strerror(-ret));
 		return ret;
 	}
 	_cleanup_free_ char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());

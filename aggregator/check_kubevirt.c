@@ -1,16 +1,619 @@
+/*
+ * KubeVirt itself: is the Snapshot feature gate effectively on, did virt-api
+ * read the current gates, are the KubeVirt and CDI operators' CRs Deployed
+ * and Available (SPEC §4.3, seed cases 3 and 16).
+ */
 #include "checks_api.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "helm_values.h"
+#include "kubevirt_util.h"
+#include "semver.h"
+
+#define SNAPSHOT_GATE	 "Snapshot"
+#define VALUES_GATE_PATH "kubevirt.spec.configuration.developerConfiguration.featureGates"
+
+/* The version the running components have: observed (deployed) first, then
+ * the one being deployed, then the operator's own. */
+static const char *kv_version(json_object *kv, struct semver *ret, const char **ret_field)
+{
+	static const char *const fields[] = {"observedKubeVirtVersion", "targetKubeVirtVersion",
+					     "operatorVersion"};
+	for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
+		const char *v = JQS(kv, "status", fields[i]);
+		if (v && semver_parse(v, ret) == 0) {
+			*ret_field = fields[i];
+			return v;
+		}
+	}
+	return NULL;
+}
+
+static const char *elem_str(json_object *arr, size_t i)
+{
+	json_object *e = jq_at(arr, i);
+	return json_object_is_type(e, json_type_string) ? json_object_get_string(e) : NULL;
+}
+
+static bool list_has(json_object *arr, const char *s)
+{
+	for (size_t i = 0; i < jq_len(arr); i++)
+		if (streq(elem_str(arr, i), s))
+			return true;
+	return false;
+}
+
+static void evidence_list(struct kv_list *ev, const char *key, json_object *arr)
+{
+	struct value_list *l = kv_add_list(ev, key);
+	for (size_t i = 0; i < jq_len(arr); i++) {
+		const char *s = elem_str(arr, i);
+		vlist_add_str(l, s ? s : json_object_to_json_string(jq_at(arr, i)));
+	}
+}
+
+/* "Snapshots", "snapshot", " Snapshot": meant to be the gate, silently ignored
+ * by KubeVirt (unknown gate names are not an error, case 3 layer 2). */
+static bool gate_near_miss(const char *g)
+{
+	static const char *const names[] = {"snapshot",	    "snapshots",
+					    "snapshotgate", "vmsnapshot",
+					    "vmsnapshots",  "virtualmachinesnapshot",
+					    "snapshotapi",  "snapshots-gate"};
+	if (!g || streq(g, SNAPSHOT_GATE))
+		return false;
+	_cleanup_free_ char *t = strstrip(xstrdup(g));
+	if (streq(t, SNAPSHOT_GATE))
+		return true;
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		if (strcaseeq(t, names[i]))
+			return true;
+	return false;
+}
+
+static void near_misses_in(json_object *arr, const char *where, struct strv *out)
+{
+	for (size_t i = 0; i < jq_len(arr); i++) {
+		const char *g = elem_str(arr, i);
+		if (gate_near_miss(g)) {
+			_cleanup_free_ char *s = xasprintf(
+			    "gate \"%s\" in %s: the gate is named \"Snapshot\" (singular, exact "
+			    "case); KubeVirt ignores unknown names",
+			    g, where);
+			strv_add(out, s);
+		}
+	}
+}
+
+/* Every featureGates key under the values' kubevirt tree that the chart never
+ * renders (the kubevirt sub-chart renders only .Values.spec, case 3 layer 2). */
+static void scan_values(json_object *node, const char *path, struct strv *out)
+{
+	if (!json_object_is_type(node, json_type_object))
+		return;
+	json_object_object_foreach(node, key, val)
+	{
+		_cleanup_free_ char *p = xasprintf("%s.%s", path, key);
+		if (strcaseeq(key, "featureGates") && !streq(p, VALUES_GATE_PATH)) {
+			_cleanup_free_ char *s =
+			    xasprintf("values key %s: never rendered; the chart reads %s", p,
+				      VALUES_GATE_PATH);
+			strv_add(out, s);
+		}
+		scan_values(val, p, out);
+	}
+}
+
+static bool helm_managed(json_object *o)
+{
+	return JQS(o, "metadata", "annotations", "meta.helm.sh/release-name") ||
+	       streq(kubevirt_util_label(o, "app.kubernetes.io/managed-by"), "Helm");
+}
+
+/* The gate list to set: the CR's current gates without near misses, plus Snapshot. */
+static char *gate_list(json_object *gates, const char *sep, const char *quote)
+{
+	char *s = xstrdup("");
+	for (size_t i = 0; i < jq_len(gates); i++) {
+		const char *g = elem_str(gates, i);
+		if (!g || gate_near_miss(g) || streq(g, SNAPSHOT_GATE))
+			continue;
+		char *n = xasprintf("%s%s%s%s%s", s, *s ? sep : "", quote, g, quote);
+		free(s);
+		s = n;
+	}
+	char *n = xasprintf("%s%s%s%s%s", s, *s ? sep : "", quote, SNAPSHOT_GATE, quote);
+	free(s);
+	return n;
+}
+
+static void remedy_gate_off(struct finding *f, json_object *kv, json_object *gates,
+			    json_object *disabled, const struct helm_values *hv)
+{
+	const char *ns = jq_namespace(kv) ? jq_namespace(kv) : "harvester-system";
+	const char *name = jq_name(kv) ? jq_name(kv) : "kubevirt";
+	_cleanup_free_ char *set = gate_list(gates, ",", "");
+	_cleanup_free_ char *json = gate_list(gates, ",", "\"");
+	_cleanup_free_ char *how = NULL;
+	if (list_has(disabled, SNAPSHOT_GATE))
+		how = xasprintf("remove \"Snapshot\" from "
+				"spec.configuration.developerConfiguration.disabledFeatureGates "
+				"(kubectl -n %s edit kubevirt %s, or the same key under "
+				"kubevirt.spec in the Helm values)",
+				ns, name);
+	else if (hv->found)
+		how = xasprintf("in %s put the gate under %s: [%s]", hv->source, VALUES_GATE_PATH,
+				set);
+	else if (helm_managed(kv))
+		how = xasprintf("helm upgrade harvester <chart> -n %s --reuse-values --no-hooks "
+				"--set '%s={%s}' (a kubectl patch would be undone by the next "
+				"helm upgrade)",
+				ns, VALUES_GATE_PATH, set);
+	else
+		how = xasprintf("kubectl -n %s patch kubevirt %s --type=merge -p "
+				"'{\"spec\":{\"configuration\":{\"developerConfiguration\":"
+				"{\"featureGates\":[%s]}}}}'",
+				ns, name, json);
+	finding_remedy(
+	    f,
+	    "1) %s. 2) restart virt-api pod by pod, it reads gates only at start: for p in "
+	    "$(kubectl -n %s get pod -l kubevirt.io=virt-api -o "
+	    "jsonpath='{.items[*].metadata.name}'); do kubectl -n %s delete pod \"$p\" "
+	    "--wait=false; kubectl -n %s rollout status deploy/virt-api --timeout=120s; done. "
+	    "3) prove it: kubectl apply --dry-run=server -f a VirtualMachineSnapshot "
+	    "(snapshot.kubevirt.io/v1beta1) of a VM that does not exist answers \"not found\", "
+	    "no longer \"snapshot feature gate not enabled\"",
+	    how, ns, ns, ns);
+}
+
+struct gate_eval {
+	bool on, decided;
+	const char *why;
+};
+
+static struct gate_eval gate_effective(bool listed, bool disabled, bool ver_known,
+				       const struct semver *v)
+{
+	static const struct semver v18 = {1, 8, 0};
+	if (listed)
+		return (struct gate_eval){true, true, "listed in featureGates"};
+	if (!ver_known)
+		return (struct gate_eval){false, false,
+					  "not listed, and the KubeVirt version is unknown "
+					  "(the default is off before 1.8, on from 1.8)"};
+	if (semver_cmp(v, &v18) < 0)
+		return (struct gate_eval){false, true,
+					  "not listed in featureGates (KubeVirt < 1.8: Beta gates "
+					  "are off unless listed)"};
+	if (disabled)
+		return (struct gate_eval){false, true, "listed in disabledFeatureGates"};
+	return (struct gate_eval){true, true, "on by default since KubeVirt 1.8 (Beta)"};
+}
+
+static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, json_object *kv,
+			      const struct helm_values *hv)
+{
+	json_object *dev = JQ(kv, "spec", "configuration", "developerConfiguration");
+	json_object *gates = JQ(dev, "featureGates"), *disabled = JQ(dev, "disabledFeatureGates");
+	struct semver v;
+	const char *vfield = NULL, *vs = kv_version(kv, &v, &vfield);
+	bool listed = list_has(gates, SNAPSHOT_GATE);
+	struct gate_eval g = gate_effective(listed, list_has(disabled, SNAPSHOT_GATE), vs, &v);
+	size_t n_snap = cs_count(ctx->cs, RES_VM_SNAPSHOTS),
+	       n_rest = cs_count(ctx->cs, RES_VM_RESTORES);
+
+	struct strv near = {0};
+	near_misses_in(gates, "spec.configuration.developerConfiguration.featureGates", &near);
+	json_object *values_gates = NULL;
+	if (hv->values) {
+		values_gates = helm_values_get(hv->values, VALUES_GATE_PATH);
+		_cleanup_free_ char *where = xasprintf("the Helm values (%s)", VALUES_GATE_PATH);
+		near_misses_in(values_gates, where, &near);
+		scan_values(JQ(hv->values, "kubevirt"), "kubevirt", &near);
+	}
+
+	struct finding *f = agg_object_finding(ctx, id, kv);
+	kv_add_str(&f->evidence, "kubevirt_version", vs ? vs : "unknown");
+	if (vfield)
+		kv_add_strf(&f->evidence, "version_from", "status.%s", vfield);
+	evidence_list(&f->evidence, "featureGates", gates);
+	evidence_list(&f->evidence, "disabledFeatureGates", disabled);
+	kv_add_str(&f->evidence, "snapshot_gate", g.decided ? (g.on ? "on" : "off") : "unknown");
+	kv_add_str(&f->evidence, "decided_by", g.why);
+	kv_add_int(&f->evidence, "virtualmachinesnapshots", (int64_t)n_snap);
+	kv_add_int(&f->evidence, "virtualmachinerestores", (int64_t)n_rest);
+	kv_add_str(&f->evidence, "helm_values",
+		   hv->found
+		       ? hv->source
+		       : "no harvester HelmChart (values of a helm CLI release are not read)");
+	if (hv->errors.n > 0) {
+		struct value_list *l = kv_add_list(&f->evidence, "helm_values_errors");
+		for (size_t i = 0; i < hv->errors.n; i++)
+			vlist_add_str(l, hv->errors.items[i]);
+	}
+	if (near.n > 0) {
+		struct value_list *l = kv_add_list(&f->evidence, "near_misses");
+		for (size_t i = 0; i < near.n; i++)
+			vlist_add_str(l, near.items[i]);
+	}
+
+	if (!g.decided) {
+		finding_set(f, STATUS_UNKNOWN, "Snapshot gate: %s", g.why);
+		finding_remedy(f, "check status.observedKubeVirtVersion of KubeVirt %s/%s",
+			       jq_namespace(kv) ? jq_namespace(kv) : "",
+			       kubevirt_util_str(jq_name(kv)));
+	} else if (g.on) {
+		/* Only when the values were readable: unparsable values say nothing. */
+		if (listed && hv->found && hv->errors.n == 0 && helm_managed(kv) &&
+		    !list_has(values_gates, SNAPSHOT_GATE)) {
+			finding_set(
+			    f, STATUS_WARN,
+			    "Snapshot gate is on now, but the Helm values do not list it at "
+			    "%s: the next helm upgrade renders the CR without it",
+			    VALUES_GATE_PATH);
+			remedy_gate_off(f, kv, gates, disabled, hv);
+		} else {
+			finding_set(f, STATUS_PASS, "Snapshot gate is on (%s)", g.why);
+		}
+	} else if (near.n > 0) {
+		finding_set(f, STATUS_FAIL, "Snapshot gate is off: %s%s", near.items[0],
+			    near.n > 1 ? " (and more, see near_misses)" : "");
+		remedy_gate_off(f, kv, gates, disabled, hv);
+	} else if (n_snap + n_rest > 0) {
+		finding_set(f, STATUS_FAIL,
+			    "Snapshot gate is off (%s) while %zu VirtualMachineSnapshot and %zu "
+			    "VirtualMachineRestore objects exist: new ones are denied with "
+			    "\"snapshot feature gate not enabled\"",
+			    g.why, n_snap, n_rest);
+		remedy_gate_off(f, kv, gates, disabled, hv);
+	} else {
+		finding_set(f, STATUS_WARN,
+			    "Snapshot gate is off (%s): VM snapshots through snapshot.kubevirt.io "
+			    "are denied; Harvester's own VM backups do not need it",
+			    g.why);
+		remedy_gate_off(f, kv, gates, disabled, hv);
+	}
+	strv_clear(&near);
+}
+
+/* KubeVirt CRD not served, or no CR: nothing to judge here (api.kubevirt.available
+ * says whether that is a problem). */
+static bool kubevirt_absent(struct agg_ctx *ctx, const char *id)
+{
+	if (jq_len(cs_items(ctx->cs, RES_KUBEVIRTS)) > 0)
+		return false;
+	finding_set(agg_finding(ctx, id), STATUS_SKIP,
+		    ctx->cs->res[RES_KUBEVIRTS].status == RES_NOT_INSTALLED
+			? "KubeVirt is not installed (kubevirts.kubevirt.io is not served)"
+			: "no KubeVirt CR exists (see api.kubevirt.available)");
+	return true;
+}
 
 void check_kubevirt_snapshot_gate(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	if (kubevirt_absent(ctx, id))
+		return;
+	struct helm_values hv;
+	helm_values_harvester(ctx->cs, &hv);
+	json_object *items = cs_items(ctx->cs, RES_KUBEVIRTS);
+	for (size_t i = 0; i < jq_len(items); i++)
+		snapshot_gate_one(ctx, id, jq_at(items, i), &hv);
+	helm_values_clear(&hv);
+}
+
+/* ---- api.kubevirt.gate-stale ---------------------------------------------- */
+
+struct spec_change {
+	bool known;
+	int64_t at;
+	const char *manager; /* who made it, when managedFields say */
+	const char *how;
+};
+
+/*
+ * When did the gates last change? metadata.generation counts spec changes but
+ * carries no time. managedFields do: the entry of the manager that owns
+ * spec.configuration.developerConfiguration has the time of its last write.
+ * `kubectl get -o json` strips managedFields; then only generation 1 ("the
+ * spec never changed since creation") still gives a time.
+ */
+static void last_gate_change(json_object *kv, struct spec_change *c)
+{
+	*c = (struct spec_change){0};
+	json_object *mf = JQ(kv, "metadata", "managedFields");
+	for (size_t i = 0; i < jq_len(mf); i++) {
+		json_object *e = jq_at(mf, i);
+		const char *sub = JQS(e, "subresource");
+		int64_t t;
+		if ((sub && *sub) ||
+		    !JQ(e, "fieldsV1", "f:spec", "f:configuration", "f:developerConfiguration") ||
+		    !jq_time(JQ(e, "time"), &t))
+			continue;
+		if (!c->known || t > c->at) {
+			c->known = true;
+			c->at = t;
+			c->manager = JQS(e, "manager");
+			c->how = "metadata.managedFields: last write by the manager that owns "
+				 "spec.configuration.developerConfiguration";
+		}
+	}
+	int64_t gen, t;
+	if (!c->known && jq_int(JQ(kv, "metadata", "generation"), &gen) && gen == 1 &&
+	    jq_time(JQ(kv, "metadata", "creationTimestamp"), &t)) {
+		c->known = true;
+		c->at = t;
+		c->how = "metadata.generation is 1: the spec has not changed since creation";
+	}
+}
+
+/* When the virt-api process read its configuration: the start of its running
+ * container(s) (a container restart re-reads), else the pod's start. */
+static bool process_start(json_object *pod, int64_t *ret, const char **ret_src)
+{
+	json_object *cs = JQ(pod, "status", "containerStatuses");
+	bool found = false;
+	for (size_t i = 0; i < jq_len(cs); i++) {
+		int64_t t;
+		if (!jq_time(JQ(jq_at(cs, i), "state", "running", "startedAt"), &t))
+			continue;
+		if (!found || t < *ret)
+			*ret = t;
+		found = true;
+		*ret_src = "containerStatuses[].state.running.startedAt";
+	}
+	if (found || jq_len(cs) > 0)
+		return found;
+	if (streq(JQS(pod, "status", "phase"), "Running") &&
+	    jq_time(JQ(pod, "status", "startTime"), ret)) {
+		*ret_src = "status.startTime";
+		return true;
+	}
+	return false;
+}
+
+static void remedy_restart_virt_api(struct finding *f, const char *ns)
+{
+	finding_remedy(f,
+		       "delete the virt-api pods one at a time, waiting for each to be ready "
+		       "(the webhook stays served; avoid rollout restart, virt-operator owns the "
+		       "Deployment): for p in $(kubectl -n %s get pod -l kubevirt.io=virt-api -o "
+		       "jsonpath='{.items[*].metadata.name}'); do kubectl -n %s delete pod \"$p\" "
+		       "--wait=false; kubectl -n %s rollout status deploy/virt-api "
+		       "--timeout=120s; done",
+		       ns, ns, ns);
+}
+
+static void gate_stale_one(struct agg_ctx *ctx, const char *id, json_object *kv)
+{
+	const char *ns = jq_namespace(kv) ? jq_namespace(kv) : "harvester-system";
+	struct spec_change ch;
+	last_gate_change(kv, &ch);
+	int64_t gen = 0, obs = 0;
+	bool have_gen = jq_int(JQ(kv, "metadata", "generation"), &gen);
+	bool have_obs = jq_int(JQ(kv, "status", "observedGeneration"), &obs);
+
+	struct finding *f = agg_object_finding(ctx, id, kv);
+	char ts[64];
+	if (have_gen)
+		kv_add_int(&f->evidence, "generation", gen);
+	if (have_obs)
+		kv_add_int(&f->evidence, "observedGeneration", obs);
+	if (ch.known) {
+		util_format_rfc3339(ch.at, ts, sizeof(ts));
+		kv_add_str(&f->evidence, "gates_changed_at", ts);
+		kv_add_str(&f->evidence, "changed_at_from", ch.how);
+		if (ch.manager)
+			kv_add_str(&f->evidence, "changed_by", ch.manager);
+	}
+
+	json_object *pods = cs_items(ctx->cs, RES_PODS);
+	struct value_list *lp = kv_add_list(&f->evidence, "virt_api_pods");
+	size_t n_running = 0, n_stale = 0, pos = 0;
+	const char *first_stale = NULL;
+	int64_t first_stale_at = 0;
+	json_object *p;
+	while ((p = kubevirt_util_next_labelled(pods, &pos, ns, "kubevirt.io", "virt-api"))) {
+		int64_t start;
+		const char *src = NULL;
+		if (kubevirt_util_deleting(p) || !process_start(p, &start, &src))
+			continue;
+		n_running++;
+		util_format_rfc3339(start, ts, sizeof(ts));
+		bool stale = ch.known && start < ch.at;
+		vlist_add_strf(lp, "%s started=%s%s", jq_name(p) ? jq_name(p) : "?", ts,
+			       stale ? " (before the change)" : "");
+		if (stale && !n_stale++) {
+			first_stale = jq_name(p);
+			first_stale_at = start;
+		}
+	}
+
+	if (n_running == 0) {
+		finding_set(f, STATUS_UNKNOWN,
+			    "no running virt-api pod (label kubevirt.io=virt-api) in %s to compare "
+			    "with the KubeVirt CR",
+			    ns);
+		finding_remedy(f,
+			       "kubectl -n %s get pod -l kubevirt.io=virt-api; see "
+			       "api.kubevirt.available",
+			       ns);
+	} else if (!ch.known) {
+		finding_set(
+		    f, STATUS_UNKNOWN,
+		    "cannot tell when the feature gates last changed: the KubeVirt CR has "
+		    "no managedFields (kubectl get -o json strips them) and generation %lld "
+		    "> 1",
+		    (long long)gen);
+		finding_remedy(
+		    f,
+		    "collect with hvready-aggregator collect (or kubectl get kubevirt -n "
+		    "%s -o json --show-managed-fields); if the gates changed after the "
+		    "virt-api pods' start times shown here, restart them: for p in "
+		    "$(kubectl -n %s get pod -l kubevirt.io=virt-api -o "
+		    "jsonpath='{.items[*].metadata.name}'); do kubectl -n %s delete pod "
+		    "\"$p\" --wait=false; kubectl -n %s rollout status deploy/virt-api "
+		    "--timeout=120s; done",
+		    ns, ns, ns, ns);
+	} else if (n_stale > 0) {
+		char started[64], changed[64];
+		util_format_rfc3339(first_stale_at, started, sizeof(started));
+		util_format_rfc3339(ch.at, changed, sizeof(changed));
+		finding_set(
+		    f, STATUS_FAIL,
+		    "%zu of %zu virt-api pods started before the feature gates last changed "
+		    "(%s started=%s, gates changed at %s): they still run with the old "
+		    "gates",
+		    n_stale, n_running, first_stale ? first_stale : "?", started, changed);
+		remedy_restart_virt_api(f, ns);
+	} else if (have_gen && have_obs && obs < gen) {
+		finding_set(
+		    f, STATUS_WARN,
+		    "virt-api pods started after the last gate change, but virt-operator has "
+		    "not yet observed generation %lld (observedGeneration %lld)",
+		    (long long)gen, (long long)obs);
+		finding_remedy(
+		    f,
+		    "wait until status.observedGeneration equals metadata.generation and "
+		    "phase is Deployed: kubectl -n %s get kubevirt %s -o "
+		    "jsonpath='{.metadata.generation} {.status.observedGeneration} "
+		    "{.status.phase}'",
+		    ns, jq_name(kv) ? jq_name(kv) : "kubevirt");
+	} else {
+		finding_set(f, STATUS_PASS,
+			    "all %zu virt-api pods started after the feature gates last changed",
+			    n_running);
+	}
 }
 
 void check_kubevirt_gate_stale(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	if (kubevirt_absent(ctx, id))
+		return;
+	json_object *items = cs_items(ctx->cs, RES_KUBEVIRTS);
+	for (size_t i = 0; i < jq_len(items); i++)
+		gate_stale_one(ctx, id, jq_at(items, i));
+}
+
+/* ---- api.kubevirt.available ----------------------------------------------- */
+
+static void evidence_condition(struct kv_list *ev, json_object *conds, const char *type)
+{
+	json_object *c = jq_condition(conds, type);
+	if (!c)
+		return;
+	const char *reason = JQS(c, "reason"), *msg = JQS(c, "message");
+	kv_add_strf(ev, type, "%s%s%s%s%s", JQS(c, "status") ? JQS(c, "status") : "?",
+		    reason && *reason ? " " : "", reason ? reason : "", msg && *msg ? ": " : "",
+		    msg ? msg : "");
+}
+
+static const char *cond_status(json_object *conds, const char *type)
+{
+	return JQS(jq_condition(conds, type), "status");
+}
+
+/* One operator CR (KubeVirt or CDI): phase Deployed and Available=True. */
+static void judge_operator_cr(struct agg_ctx *ctx, const char *id, json_object *o, const char *what,
+			      const char *remedy)
+{
+	json_object *conds = JQ(o, "status", "conditions");
+	const char *phase = JQS(o, "status", "phase");
+	const char *avail = cond_status(conds, "Available");
+	struct finding *f = agg_object_finding(ctx, id, o);
+	kv_add_str(&f->evidence, "phase", phase ? phase : "(none)");
+	evidence_condition(&f->evidence, conds, "Available");
+	evidence_condition(&f->evidence, conds, "Progressing");
+	evidence_condition(&f->evidence, conds, "Degraded");
+	static const char *const versions[] = {"observedKubeVirtVersion", "observedVersion",
+					       "operatorVersion"};
+	for (size_t i = 0; i < ELEMENTSOF(versions); i++)
+		if (JQS(o, "status", versions[i]))
+			kv_add_str(&f->evidence, versions[i], JQS(o, "status", versions[i]));
+
+	if (kubevirt_util_deleting(o))
+		finding_set(f, STATUS_FAIL, "%s CR is being deleted", what);
+	else if (!streq(phase, "Deployed"))
+		finding_set(f, STATUS_FAIL, "%s is not deployed: phase %s", what,
+			    phase && *phase ? phase
+					    : "not set (the operator has not reconciled it)");
+	else if (!streq(avail, "True"))
+		finding_set(f, STATUS_FAIL, "%s is Deployed but not Available (Available=%s)", what,
+			    avail ? avail : "not reported");
+	else if (streq(cond_status(conds, "Degraded"), "True"))
+		finding_set(f, STATUS_WARN, "%s is Available but Degraded", what);
+	else if (streq(cond_status(conds, "Progressing"), "True"))
+		finding_set(f, STATUS_WARN, "%s is Available, an update is in progress", what);
+	else
+		finding_set(f, STATUS_PASS, "%s is Deployed and Available", what);
+	if (f->status != STATUS_PASS)
+		finding_remedy(f, "%s", remedy);
+}
+
+/* Harvester ships CDI since v1.5 (REFERENCE: v1.4.3 values have none). */
+static bool harvester_ships_cdi(const struct cluster_state *cs, const char **ret_version)
+{
+	json_object *d = cs_find(cs, RES_DEPLOYMENTS, "harvester-system", "harvester");
+	json_object *containers = JQ(d, "spec", "template", "spec", "containers");
+	char buf[128];
+	for (size_t i = 0; i < jq_len(containers); i++) {
+		const char *tag =
+		    semver_image_tag(JQS(jq_at(containers, i), "image"), buf, sizeof(buf));
+		struct semver v, v15 = {1, 5, 0};
+		if (tag && semver_parse(tag, &v) == 0) {
+			*ret_version = JQS(jq_at(containers, i), "image");
+			return semver_cmp(&v, &v15) >= 0;
+		}
+	}
+	*ret_version = NULL;
+	return true;
+}
+
+static void missing_operator_cr(struct agg_ctx *ctx, const char *id, enum resource_id rid,
+				const char *what, const char *remedy)
+{
+	struct finding *f = agg_finding(ctx, id);
+	const char *hv_version = NULL;
+	kv_add_str(&f->evidence, "resource", resource_status_name(ctx->cs->res[rid].status));
+	if (!ctx->harvester_installed) {
+		finding_set(f, STATUS_SKIP, "%s is not installed (Harvester is not installed yet)",
+			    what);
+	} else if (rid == RES_CDIS && !harvester_ships_cdi(ctx->cs, &hv_version)) {
+		kv_add_str(&f->evidence, "harvester_image", hv_version);
+		finding_set(f, STATUS_SKIP, "no CDI: this Harvester release (%s) ships none",
+			    hv_version);
+	} else {
+		finding_set(f, STATUS_FAIL, "Harvester is installed but there is no %s CR", what);
+		finding_remedy(f, "%s", remedy);
+	}
 }
 
 void check_kubevirt_available(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	static const char kv_remedy[] =
+	    "kubectl -n harvester-system get kubevirt kubevirt -o jsonpath='{range "
+	    ".status.conditions[*]}{.type}={.status} {.reason}: {.message}{\"\\n\"}{end}'; "
+	    "kubectl -n harvester-system logs deploy/virt-operator --tail=50; kubectl -n "
+	    "harvester-system get pod -l 'kubevirt.io in (virt-api,virt-controller,virt-handler)'";
+	static const char cdi_remedy[] =
+	    "kubectl get cdi -o jsonpath='{range .items[*].status.conditions[*]}{.type}={.status} "
+	    "{.reason}: {.message}{\"\\n\"}{end}'; kubectl -n harvester-system logs "
+	    "deploy/cdi-operator --tail=50; kubectl -n harvester-system get pod -l "
+	    "app.kubernetes.io/component=storage";
+	json_object *kvs = cs_items(ctx->cs, RES_KUBEVIRTS), *cdis = cs_items(ctx->cs, RES_CDIS);
+	if (jq_len(kvs) == 0 && jq_len(cdis) == 0 && !ctx->harvester_installed) {
+		finding_set(
+		    agg_finding(ctx, id), STATUS_SKIP,
+		    "neither KubeVirt nor CDI is installed (Harvester is not installed yet)");
+		return;
+	}
+	if (jq_len(kvs) == 0)
+		missing_operator_cr(ctx, id, RES_KUBEVIRTS, "KubeVirt", kv_remedy);
+	for (size_t i = 0; i < jq_len(kvs); i++)
+		judge_operator_cr(ctx, id, jq_at(kvs, i), "KubeVirt", kv_remedy);
+	if (jq_len(cdis) == 0)
+		missing_operator_cr(ctx, id, RES_CDIS, "CDI", cdi_remedy);
+	for (size_t i = 0; i < jq_len(cdis); i++)
+		judge_operator_cr(ctx, id, jq_at(cdis, i), "CDI", cdi_remedy);
 }

@@ -1,16 +1,617 @@
+/*
+ * Virtual machines: can every running VMI live-migrate now (and every reason
+ * why not, for the per-VM table of the live-migration verdict), VMs still on
+ * the deprecated spec.running, and CDI imports from flaky external URLs
+ * (SPEC §4.3, seed cases 6, 7, 9, 13).
+ */
 #include "checks_api.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cidr.h"
+#include "kubevirt_util.h"
+
+#define LONGHORN_DRIVER "driver.longhorn.io"
+
+/* ---- api.vm.live-migratable ----------------------------------------------- */
+
+/* The reasons found for one VMI; level is the worst status they imply. */
+struct lm_eval {
+	enum status level;
+	struct strv reasons;
+	struct strv remedies;
+	struct value_list *volumes; /* evidence, owned by the finding */
+};
+
+static void lm_reason(struct lm_eval *e, enum status level, const char *remedy, const char *fmt,
+		      ...) _printf_(4, 5);
+static void lm_reason(struct lm_eval *e, enum status level, const char *remedy, const char *fmt,
+		      ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *r = xvasprintf(fmt, ap);
+	va_end(ap);
+	e->level = status_worst(e->level, level);
+	strv_add(&e->reasons, r);
+	if (remedy && !strv_contains(&e->remedies, remedy))
+		strv_add(&e->remedies, remedy);
+}
+
+static bool modes_have(json_object *modes, const char *m)
+{
+	for (size_t i = 0; i < jq_len(modes); i++)
+		if (streq(json_object_get_string(jq_at(modes, i)), m))
+			return true;
+	return false;
+}
+
+static char *modes_str(json_object *modes)
+{
+	char *s = xstrdup("");
+	for (size_t i = 0; i < jq_len(modes); i++) {
+		json_object *m = jq_at(modes, i);
+		if (!json_object_is_type(m, json_type_string))
+			continue;
+		char *n = xasprintf("%s%s%s", s, *s ? "," : "", json_object_get_string(m));
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+/* The VMI's own view of a PVC (status.volumeStatus[].persistentVolumeClaimInfo). */
+static json_object *vmi_claim_info(json_object *vmi, const char *claim)
+{
+	json_object *vs = JQ(vmi, "status", "volumeStatus");
+	for (size_t i = 0; i < jq_len(vs); i++) {
+		json_object *info = JQ(jq_at(vs, i), "persistentVolumeClaimInfo");
+		if (streq(JQS(info, "claimName"), claim))
+			return info;
+	}
+	return NULL;
+}
+
+static const char *const REM_RWO =
+    "live migration needs every disk ReadWriteMany: recreate the disk as RWX volumeMode Block "
+    "on a migratable Longhorn class (harvester-longhorn), e.g. export the volume to a "
+    "VirtualMachineImage and create a new disk from it; until then move the VM by cold "
+    "migration (kubectl patch vm -n NS VM --type=merge -p '{\"spec\":{\"runStrategy\":"
+    "\"Halted\"}}', then start it on the target node with runStrategy Always)";
+static const char *const REM_CLASS =
+    "VM disks that live-migrate are RWX Block on a Longhorn class with parameters.migratable: "
+    "\"true\" (harvester-longhorn); see api.pvc.rwx-class-mismatch";
+static const char *const REM_HEALTH =
+    "let Longhorn rebuild the replicas first (kubectl -n longhorn-system get "
+    "volumes.longhorn.io VOL -o jsonpath='{.status.robustness}' → healthy); see "
+    "api.longhorn.volume-health";
+
+/* Judge one PVC-backed volume of a VMI. */
+static void lm_claim(struct agg_ctx *ctx, struct lm_eval *e, json_object *vmi, const char *ns,
+		     const char *claim)
+{
+	json_object *pvc = cs_find(ctx->cs, RES_PVCS, ns, claim);
+	json_object *info = vmi_claim_info(vmi, claim);
+	json_object *modes = JQ(pvc, "spec", "accessModes");
+	if (jq_len(modes) == 0)
+		modes = JQ(info, "accessModes");
+	const char *vmode = pvc ? JQS(pvc, "spec", "volumeMode") : NULL;
+	if (!vmode)
+		vmode = JQS(info, "volumeMode");
+	if (!vmode && (pvc || info))
+		vmode = "Filesystem"; /* the API default */
+	const char *scname = JQS(pvc, "spec", "storageClassName");
+	json_object *sc = scname ? cs_find(ctx->cs, RES_STORAGECLASSES, NULL, scname) : NULL;
+	bool longhorn = streq(JQS(sc, "provisioner"), LONGHORN_DRIVER);
+	bool migratable = false;
+	jq_bool(JQ(sc, "parameters", "migratable"), &migratable);
+
+	/* The Longhorn volume behind the PVC: PV spec.csi.volumeHandle. */
+	const char *pvname = JQS(pvc, "spec", "volumeName");
+	json_object *pv = pvname ? cs_find(ctx->cs, RES_PVS, NULL, pvname) : NULL;
+	const char *handle = streq(JQS(pv, "spec", "csi", "driver"), LONGHORN_DRIVER)
+				 ? JQS(pv, "spec", "csi", "volumeHandle")
+				 : NULL;
+	json_object *lhv = handle ? cs_find(ctx->cs, RES_LH_VOLUMES, NULL, handle) : NULL;
+	const char *robust = JQS(lhv, "status", "robustness");
+
+	_cleanup_free_ char *ms = modes_str(modes);
+	vlist_add_strf(e->volumes, "%s: %s %s class=%s%s%s%s%s", claim, *ms ? ms : "?",
+		       vmode ? vmode : "?", scname ? scname : "?",
+		       longhorn ? (migratable ? " (migratable)" : " (not migratable)") : "",
+		       handle ? " longhorn=" : "", handle ? handle : "",
+		       robust ? (streq(robust, "healthy")    ? " healthy"
+				 : streq(robust, "degraded") ? " DEGRADED"
+				 : streq(robust, "faulted")  ? " FAULTED"
+							     : " unknown-robustness")
+			      : "");
+
+	if (jq_len(modes) == 0) {
+		lm_reason(
+		    e, STATUS_UNKNOWN, NULL,
+		    "PVC %s: neither the PVC nor the VMI's volumeStatus gives its access modes",
+		    claim);
+		return;
+	}
+	if (!modes_have(modes, "ReadWriteMany")) {
+		lm_reason(e, STATUS_FAIL, REM_RWO,
+			  "PVC %s is %s (not ReadWriteMany): KubeVirt refuses to migrate a VMI "
+			  "with a non-shared disk",
+			  claim, ms);
+	} else if (longhorn && streq(vmode, "Block") && !migratable) {
+		lm_reason(e, STATUS_FAIL, REM_CLASS,
+			  "PVC %s is RWX Block on Longhorn class %s without migratable: \"true\": "
+			  "Longhorn attaches it to one node only",
+			  claim, scname);
+	} else if (longhorn && streq(vmode, "Filesystem") && migratable) {
+		lm_reason(e, STATUS_FAIL, REM_CLASS,
+			  "PVC %s is RWX Filesystem on migratable Longhorn class %s: such volumes "
+			  "never get an NFS share-manager",
+			  claim, scname);
+	} else if (longhorn && streq(vmode, "Filesystem")) {
+		_cleanup_free_ char *note =
+		    xasprintf("%s: RWX Filesystem (Longhorn NFS share): migration depends on its "
+			      "share-manager, see api.longhorn.rwx-share",
+			      claim);
+		vlist_add_str(e->volumes, note);
+	}
+	if (streq(robust, "faulted"))
+		lm_reason(e, STATUS_FAIL, REM_HEALTH,
+			  "Longhorn volume %s of PVC %s is faulted: no healthy replica", handle,
+			  claim);
+	else if (streq(robust, "degraded"))
+		lm_reason(e, STATUS_WARN, REM_HEALTH,
+			  "Longhorn volume %s of PVC %s is degraded: migration will block or slow "
+			  "until the replicas are rebuilt",
+			  handle, claim);
+}
+
+static void lm_volumes(struct agg_ctx *ctx, struct lm_eval *e, json_object *vmi, const char *ns)
+{
+	json_object *vols = JQ(vmi, "spec", "volumes");
+	for (size_t i = 0; i < jq_len(vols); i++) {
+		json_object *v = jq_at(vols, i);
+		const char *claim = JQS(v, "persistentVolumeClaim", "claimName");
+		if (!claim)
+			claim = JQS(v, "dataVolume", "name"); /* a DataVolume's PVC has its name */
+		if (claim)
+			lm_claim(ctx, e, vmi, ns, claim);
+		else if (JQ(v, "hostDisk"))
+			lm_reason(e, STATUS_FAIL, NULL,
+				  "volume %s is a hostDisk: it lives on one node",
+				  JQS(v, "name") ? JQS(v, "name") : "?");
+	}
+}
+
+static void lm_condition(struct lm_eval *e, struct kv_list *ev, json_object *vmi)
+{
+	json_object *c = jq_condition(JQ(vmi, "status", "conditions"), "LiveMigratable");
+	const char *st = JQS(c, "status"), *reason = JQS(c, "reason"), *msg = JQS(c, "message");
+	kv_add_strf(ev, "LiveMigratable", "%s%s%s%s%s", st ? st : "not reported",
+		    reason && *reason ? " " : "", reason ? reason : "", msg && *msg ? ": " : "",
+		    msg ? msg : "");
+	if (streq(st, "True"))
+		return;
+	if (streq(st, "False"))
+		lm_reason(e, STATUS_FAIL, streq(reason, "DisksNotLiveMigratable") ? REM_RWO : NULL,
+			  "LiveMigratable=False %s%s%s", reason ? reason : "(no reason)",
+			  msg && *msg ? ": " : "", msg ? msg : "");
+	else
+		lm_reason(e, STATUS_UNKNOWN, NULL,
+			  "virt-handler has not reported the LiveMigratable condition (status %s)",
+			  st ? st : "absent");
+}
+
+static void lm_last_migration(struct kv_list *ev, json_object *vmi)
+{
+	json_object *ms = JQ(vmi, "status", "migrationState");
+	bool failed = false;
+	if (!ms || !jq_bool(JQ(ms, "failed"), &failed) || !failed)
+		return;
+	const char *why = JQS(ms, "failureReason"), *end = JQS(ms, "endTimestamp");
+	kv_add_strf(ev, "last_migration", "failed%s%s%s%s", end ? " at " : "", end ? end : "",
+		    why ? ": " : "", why ? why : "");
+}
+
+static void lm_one(struct agg_ctx *ctx, const char *id, json_object *vmi, size_t *n_ok)
+{
+	const char *ns = jq_namespace(vmi) ? jq_namespace(vmi) : "", *name = jq_name(vmi);
+	const char *node = JQS(vmi, "status", "nodeName");
+	if (!node)
+		node = kubevirt_util_label(vmi, "kubevirt.io/nodeName");
+	struct lm_eval e = {.level = STATUS_PASS};
+	struct kv_list ev = {0};
+	kv_add_str(&ev, "node", node ? node : "");
+	if (JQS(vmi, "status", "migrationMethod"))
+		kv_add_str(&ev, "migrationMethod", JQS(vmi, "status", "migrationMethod"));
+	lm_condition(&e, &ev, vmi);
+	lm_last_migration(&ev, vmi);
+	e.volumes = kv_add_list(&ev, "volumes"); /* last: later kv_add_* would move it */
+	lm_volumes(ctx, &e, vmi, ns);
+
+	struct vm_row *row = vm_table_add(ctx->vms, ns, name ? name : "?", node);
+	if (e.reasons.n == 0) {
+		(*n_ok)++;
+		kv_list_clear(&ev);
+		return;
+	}
+	row->can_migrate = false;
+	for (size_t i = 0; i < e.reasons.n; i++)
+		strv_add(&row->reasons, e.reasons.items[i]);
+
+	struct finding *f = agg_object_finding(ctx, id, vmi);
+	if (node)
+		finding_set_node(f, node);
+	kv_list_clear(&f->evidence);
+	f->evidence = ev;
+	struct value_list *rl = kv_add_list(&f->evidence, "reasons");
+	for (size_t i = 0; i < e.reasons.n; i++)
+		vlist_add_str(rl, e.reasons.items[i]);
+	finding_set(f, e.level, "%s/%s %s live-migrate: %s%s", ns, name ? name : "?",
+		    e.level == STATUS_UNKNOWN ? "may not be able to" : "cannot", e.reasons.items[0],
+		    e.reasons.n > 1 ? " (and more, see reasons)" : "");
+	_cleanup_free_ char *rem = xstrdup("");
+	for (size_t i = 0; i < e.remedies.n; i++) {
+		char *n = xasprintf("%s%s%s", rem, *rem ? "; " : "", e.remedies.items[i]);
+		free(rem);
+		rem = n;
+	}
+	if (!*rem) {
+		free(rem);
+		rem = xasprintf("kubectl -n %s get vmi %s -o jsonpath='{range "
+				".status.conditions[*]}{.type}={.status} {.reason}: "
+				"{.message}{\"\\n\"}{end}'",
+				ns, name ? name : "?");
+	}
+	finding_remedy(f, "%s", rem);
+	strv_clear(&e.reasons);
+	strv_clear(&e.remedies);
+}
 
 void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	json_object *vmis = cs_items(ctx->cs, RES_VMIS);
+	if (!vmis) {
+		finding_set(agg_finding(ctx, id), STATUS_SKIP,
+			    "KubeVirt is not installed (virtualmachineinstances.kubevirt.io is not "
+			    "served)");
+		return;
+	}
+	size_t n_running = 0, n_ok = 0;
+	for (size_t i = 0; i < jq_len(vmis); i++) {
+		json_object *vmi = jq_at(vmis, i);
+		if (!streq(JQS(vmi, "status", "phase"), "Running"))
+			continue;
+		n_running++;
+		lm_one(ctx, id, vmi, &n_ok);
+	}
+	if (n_running == 0) {
+		struct finding *f = agg_finding(ctx, id);
+		kv_add_int(&f->evidence, "virtualmachineinstances", (int64_t)jq_len(vmis));
+		kv_add_int(&f->evidence, "virtualmachines", (int64_t)cs_count(ctx->cs, RES_VMS));
+		finding_set(f, STATUS_SKIP, "no running VMI: nothing to live-migrate");
+		return;
+	}
+	if (n_ok == n_running) {
+		struct finding *f = agg_finding(ctx, id);
+		struct value_list *l = kv_add_list(&f->evidence, "vmis");
+		for (size_t i = 0; i < ctx->vms->n; i++)
+			vlist_add_strf(l, "%s/%s on %s", ctx->vms->items[i].namespace,
+				       ctx->vms->items[i].name, ctx->vms->items[i].node);
+		finding_set(f, STATUS_PASS, "all %zu running VMIs can live-migrate", n_running);
+	}
+}
+
+/* ---- api.vm.run-strategy -------------------------------------------------- */
+
+static bool valid_run_strategy(const char *s)
+{
+	static const char *const v[] = {"Always",	  "Halted", "Manual",
+					"RerunOnFailure", "Once",   "WaitAsReceiver"};
+	for (size_t i = 0; i < ELEMENTSOF(v); i++)
+		if (streq(s, v[i]))
+			return true;
+	return false;
+}
+
+static bool run_strategy_one(struct agg_ctx *ctx, const char *id, json_object *vm)
+{
+	json_object *running = JQ(vm, "spec", "running");
+	json_object *rsj = JQ(vm, "spec", "runStrategy");
+	const char *rs = JQS(vm, "spec", "runStrategy");
+	bool has_running = running && !json_object_is_type(running, json_type_null);
+	bool has_rs = rsj && !json_object_is_type(rsj, json_type_null);
+	const char *ns = jq_namespace(vm) ? jq_namespace(vm) : "";
+	const char *name = kubevirt_util_str(jq_name(vm));
+	bool run = false;
+	jq_bool(running, &run);
+	if (!has_running && (!has_rs || valid_run_strategy(rs)))
+		return false;
+
+	struct finding *f = agg_object_finding(ctx, id, vm);
+	if (has_running)
+		kv_add_str(&f->evidence, "spec.running", json_object_to_json_string(running));
+	if (has_rs)
+		kv_add_str(&f->evidence, "spec.runStrategy", json_object_to_json_string(rsj));
+	if (JQS(vm, "status", "printableStatus"))
+		kv_add_str(&f->evidence, "printableStatus", JQS(vm, "status", "printableStatus"));
+	if (has_running && has_rs) {
+		finding_set(f, STATUS_FAIL,
+			    "VM sets both spec.running and spec.runStrategy: every update is "
+			    "rejected (\"running and runstrategy are mutually exclusive\")");
+		finding_remedy(f,
+			       "remove the deprecated field (it is present, so the JSON patch "
+			       "applies): kubectl patch vm -n %s %s --type=json -p "
+			       "'[{\"op\":\"remove\",\"path\":\"/spec/running\"}]'",
+			       ns, name);
+	} else if (has_rs) {
+		finding_set(f, STATUS_FAIL,
+			    "VM has an invalid spec.runStrategy %s: valid values are Always, "
+			    "Halted, Manual, RerunOnFailure, Once, WaitAsReceiver (stop is Halted, "
+			    "not Stopped)",
+			    json_object_to_json_string(rsj));
+		finding_remedy(f,
+			       "kubectl patch vm -n %s %s --type=merge -p "
+			       "'{\"spec\":{\"runStrategy\":\"Halted\"}}'   # stop; \"Always\" to "
+			       "start",
+			       ns, name);
+	} else {
+		finding_set(f, STATUS_WARN,
+			    "VM uses the deprecated spec.running=%s: patching spec.running is "
+			    "rejected once runStrategy exists; stop is runStrategy Halted, not "
+			    "Stopped",
+			    json_object_to_json_string(running));
+		finding_remedy(
+		    f,
+		    "switch to runStrategy in one request: kubectl patch vm -n %s %s --type=json "
+		    "-p '[{\"op\":\"remove\",\"path\":\"/spec/running\"},{\"op\":\"add\",\"path\":"
+		    "\"/spec/runStrategy\",\"value\":\"%s\"}]'; afterwards stop with "
+		    "'{\"spec\":{\"runStrategy\":\"Halted\"}}' and start with "
+		    "'{\"spec\":{\"runStrategy\":\"Always\"}}' (kubectl patch vm --type=merge)",
+		    ns, name, run ? "Always" : "Halted");
+	}
+	return true;
 }
 
 void check_vm_run_strategy(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	json_object *vms = cs_items(ctx->cs, RES_VMS);
+	if (!vms || jq_len(vms) == 0) {
+		finding_set(agg_finding(ctx, id), STATUS_SKIP,
+			    vms ? "no VirtualMachines"
+				: "KubeVirt is not installed (virtualmachines.kubevirt.io is not "
+				  "served)");
+		return;
+	}
+	size_t flagged = 0;
+	for (size_t i = 0; i < jq_len(vms); i++)
+		flagged += run_strategy_one(ctx, id, jq_at(vms, i));
+	if (flagged == 0) {
+		struct finding *f = agg_finding(ctx, id);
+		kv_add_int(&f->evidence, "virtualmachines", (int64_t)jq_len(vms));
+		finding_set(f, STATUS_PASS, "all %zu VMs use spec.runStrategy", jq_len(vms));
+	}
+}
+
+/* ---- api.cdi.import-source ------------------------------------------------ */
+
+struct import_src {
+	const char *kind; /* "http", "registry", … */
+	const char *url;
+	char host[256];
+	bool internal;
+};
+
+/* Host of "https://user@host:8443/x", "docker://quay.io/a/b:1", "docker://cirros". */
+static void url_host(const char *url, const char *kind, char *buf, size_t len)
+{
+	const char *p = strstr(url, "://");
+	p = p ? p + 3 : url;
+	size_t n = strcspn(p, "/?#");
+	const char *at = memchr(p, '@', n);
+	if (at) {
+		n -= (size_t)(at + 1 - p);
+		p = at + 1;
+	}
+	if (*p == '[') { /* IPv6 literal */
+		const char *close = memchr(p, ']', n);
+		n = close ? (size_t)(close - p - 1) : 0;
+		p++;
+	} else {
+		const char *colon = memchr(p, ':', n);
+		if (colon)
+			n = (size_t)(colon - p);
+	}
+	/* docker://kubevirt/cirros or docker://cirros: no registry host, Docker Hub. */
+	if (streq(kind, "registry") && !memchr(p, '.', n) &&
+	    !(n == 9 && !strncmp(p, "localhost", 9))) {
+		snprintf(buf, len, "docker.io");
+		return;
+	}
+	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
+}
+
+static bool host_internal(const char *host)
+{
+	struct cidr c;
+	if (cidr_parse(host, &c) == 0)
+		return cidr_is_private(&c);
+	if (!strchr(host, '.') || endswith(host, ".svc") || endswith(host, ".cluster.local") ||
+	    endswith(host, ".local"))
+		return true;
+	return false;
+}
+
+static bool import_source(json_object *dv, struct import_src *ret)
+{
+	static const char *const kinds[] = {"http", "registry", "s3", "gcs", "imageio", "vddk"};
+	for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {
+		const char *url = JQS(dv, "spec", "source", kinds[i], "url");
+		if (!url || !*url)
+			continue;
+		ret->kind = kinds[i];
+		ret->url = url;
+		url_host(url, kinds[i], ret->host, sizeof(ret->host));
+		ret->internal = host_internal(ret->host);
+		return true;
+	}
+	return false;
+}
+
+/* The importer pod of a DataVolume: the PVC's import-pod annotation, else
+ * importer-<dv>, else importer-prime-<pvc uid> (CDI's populator path). */
+static json_object *importer_pod(struct agg_ctx *ctx, json_object *dv, const char *ns)
+{
+	const char *claim = JQS(dv, "status", "claimName");
+	if (!claim)
+		claim = jq_name(dv);
+	json_object *pvc = claim ? cs_find(ctx->cs, RES_PVCS, ns, claim) : NULL;
+	const char *ann =
+	    JQS(pvc, "metadata", "annotations", "cdi.kubevirt.io/storage.import.importPodName");
+	json_object *pod = ann ? cs_find(ctx->cs, RES_PODS, ns, ann) : NULL;
+	if (!pod && jq_name(dv)) {
+		_cleanup_free_ char *n = xasprintf("importer-%s", jq_name(dv));
+		pod = cs_find(ctx->cs, RES_PODS, ns, n);
+	}
+	const char *uid = JQS(pvc, "metadata", "uid");
+	if (!pod && uid) {
+		_cleanup_free_ char *n = xasprintf("importer-prime-%s", uid);
+		pod = cs_find(ctx->cs, RES_PODS, ns, n);
+	}
+	return pod;
+}
+
+struct import_state {
+	int64_t restarts;
+	const char *message; /* the last failure's text */
+};
+
+static void importer_state(json_object *dv, json_object *pod, struct import_state *st)
+{
+	*st = (struct import_state){0};
+	jq_int(JQ(dv, "status", "restartCount"), &st->restarts);
+	json_object *cs = JQ(pod, "status", "containerStatuses");
+	for (size_t i = 0; i < jq_len(cs); i++) {
+		json_object *c = jq_at(cs, i);
+		int64_t r;
+		if (jq_int(JQ(c, "restartCount"), &r) && r > st->restarts)
+			st->restarts = r;
+		const char *m = JQS(c, "lastState", "terminated", "message");
+		if (!m || !*m)
+			m = JQS(c, "state", "terminated", "message");
+		if (m && *m)
+			st->message = m;
+	}
+	if (!st->message) {
+		static const char *const types[] = {"Running", "Ready"};
+		json_object *conds = JQ(dv, "status", "conditions");
+		for (size_t i = 0; i < ELEMENTSOF(types) && !st->message; i++) {
+			const char *m = JQS(jq_condition(conds, types[i]), "message");
+			if (m && *m)
+				st->message = m;
+		}
+	}
+}
+
+static void import_remedy(struct finding *f, const struct import_src *src,
+			  const struct import_state *st, const char *ns)
+{
+	const char *m = st->message ? st->message : "";
+	bool network = strstr(m, "curl") || strstr(m, "SSL") || strstr(m, "Connection reset") ||
+		       strstr(m, "connection reset") || strstr(m, "timeout") ||
+		       strstr(m, "no such host");
+	if (strstr(m, "cdi-block-volume") && strstr(m, "Permission denied"))
+		finding_remedy(
+		    f, "the importer (non-root) cannot open the block device: set "
+		       "nonroot-devices: true in /etc/rancher/rke2/config.yaml on every node "
+		       "(containerd device_ownership_from_security_context) and restart "
+		       "rke2-server/rke2-agent; see host.containerd.device-ownership");
+	else if (strstr(m, "qemu-img") && !network)
+		finding_remedy(f, "the write to the volume failed, not the download: for RWX "
+				  "Filesystem disks check the NFS share (api.longhorn.rwx-share)");
+	else if (!src->internal)
+		finding_remedy(
+		    f,
+		    "do not import production disks from an Internet URL (%s): create a "
+		    "VirtualMachineImage (harvesterhci.io/v1beta1) from it once and create VMs "
+		    "from "
+		    "the image, or serve the file from an in-cluster/intranet mirror; a blank "
+		    "source (spec.source.blank: {}) verifies the storage path without a download",
+		    src->host);
+	else
+		finding_remedy(
+		    f,
+		    "kubectl -n %s get pod -l cdi.kubevirt.io=importer -o "
+		    "jsonpath='{range .items[*]}{.metadata.name} "
+		    "{.status.containerStatuses[0].lastState.terminated.message}{\"\\n\"}"
+		    "{end}'",
+		    ns);
+}
+
+static bool import_one(struct agg_ctx *ctx, const char *id, json_object *dv, size_t *n_url)
+{
+	struct import_src src = {0};
+	if (!import_source(dv, &src))
+		return false;
+	(*n_url)++;
+	const char *ns = jq_namespace(dv) ? jq_namespace(dv) : "";
+	const char *phase = JQS(dv, "status", "phase");
+	json_object *pod = importer_pod(ctx, dv, ns);
+	struct import_state st;
+	importer_state(dv, pod, &st);
+	if (st.restarts == 0 || streq(phase, "Succeeded"))
+		return false;
+
+	struct finding *f = agg_object_finding(ctx, id, dv);
+	kv_add_str(&f->evidence, "source", src.kind);
+	kv_add_str(&f->evidence, "url", src.url);
+	kv_add_str(&f->evidence, "host", src.host);
+	kv_add_bool(&f->evidence, "in_cluster", src.internal);
+	kv_add_str(&f->evidence, "phase", phase ? phase : "");
+	if (JQS(dv, "status", "progress"))
+		kv_add_str(&f->evidence, "progress", JQS(dv, "status", "progress"));
+	kv_add_int(&f->evidence, "restarts", st.restarts);
+	if (pod)
+		kv_add_str(&f->evidence, "importer_pod", jq_name(pod));
+	if (st.message) {
+		_cleanup_free_ char *m = kubevirt_util_trunc(st.message, 600);
+		kv_add_str(&f->evidence, "last_error", m);
+	}
+	if (src.internal)
+		finding_set(f, STATUS_WARN,
+			    "import from in-cluster source %s restarted %lld times (the source is "
+			    "not the likely cause)",
+			    src.host, (long long)st.restarts);
+	else
+		finding_set(f, STATUS_WARN,
+			    "import from external %s URL %s restarted %lld times at %s: every "
+			    "failure starts the download again",
+			    src.kind, src.host, (long long)st.restarts,
+			    JQS(dv, "status", "progress") ? JQS(dv, "status", "progress") : "?");
+	import_remedy(f, &src, &st, ns);
+	return true;
 }
 
 void check_cdi_import_source(struct agg_ctx *ctx, const char *id)
 {
-	finding_set(agg_finding(ctx, id), STATUS_UNKNOWN, "this check is not in this build yet");
+	json_object *dvs = cs_items(ctx->cs, RES_DATAVOLUMES);
+	if (!dvs || jq_len(dvs) == 0) {
+		finding_set(
+		    agg_finding(ctx, id), STATUS_SKIP,
+		    dvs ? "no DataVolumes"
+			: "CDI is not installed (datavolumes.cdi.kubevirt.io is not served)");
+		return;
+	}
+	size_t n_url = 0, flagged = 0;
+	for (size_t i = 0; i < jq_len(dvs); i++)
+		flagged += import_one(ctx, id, jq_at(dvs, i), &n_url);
+	if (flagged == 0) {
+		struct finding *f = agg_finding(ctx, id);
+		kv_add_int(&f->evidence, "datavolumes", (int64_t)jq_len(dvs));
+		kv_add_int(&f->evidence, "url_imports", (int64_t)n_url);
+		finding_set(f, STATUS_PASS,
+			    "%zu DataVolumes, %zu import from a URL; no importer restarted",
+			    jq_len(dvs), n_url);
+	}
 }

@@ -16,25 +16,25 @@
 
 static _Noreturn void usage(FILE *f, int code)
 {
-	fputs(
-	    "Usage:\n"
-	    "  hvready-aggregator report [--kubeconfig FILE | --in-cluster | --cluster-state "
-	    "PATH ...]\n"
-	    "                            [--node-reports DIR] [--gate "
-	    "preinstall|platform|rwx|live-migration|all]\n"
-	    "                            [--format text|json|markdown|html] [--skip ID,...] "
-	    "[--only "
-	    "ID,...]\n"
-	    "  hvready-aggregator serve [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE]\n"
-	    "                           [--kubeconfig FILE | --in-cluster | --cluster-state PATH "
-	    "...]\n"
-	    "                           (--token-file FILE | --insecure-no-auth) [--interval SEC]\n"
-	    "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR\n"
-	    "  hvready-aggregator --version\n"
-	    "\n"
-	    "Exit status: 0 ready (PASS/WARN), 1 not ready (FAIL), 2 usage or input error,\n"
-	    "3 not enough evidence (UNKNOWN). For report, the status of --gate (default all).\n",
-	    f);
+	fputs("Usage:\n"
+	      "  hvready-aggregator report [--kubeconfig FILE | --in-cluster | --cluster-state "
+	      "PATH ...]\n"
+	      "                            [--node-reports DIR] [--gate "
+	      "preinstall|platform|rwx|live-migration|all]\n"
+	      "                            [--format text|json|markdown|html] [--skip ID,...] "
+	      "[--only "
+	      "ID,...]\n"
+	      "  hvready-aggregator serve [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE]\n"
+	      "                           [--kubeconfig FILE | --in-cluster | --cluster-state PATH "
+	      "...]\n"
+	      "                           (--token-file FILE | --tokenreview | --insecure-no-auth) "
+	      "[--interval SEC]\n"
+	      "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR\n"
+	      "  hvready-aggregator --version\n"
+	      "\n"
+	      "Exit status: 0 ready (PASS/WARN), 1 not ready (FAIL), 2 usage or input error,\n"
+	      "3 not enough evidence (UNKNOWN). For report, the status of --gate (default all).\n",
+	      f);
 	exit(code);
 }
 
@@ -301,7 +301,9 @@ static int cmd_serve(int argc, char **argv)
 			auth_modes++;
 			break;
 		case OPT_TOKENREVIEW:
-			fatalx("--tokenreview is not available in this version; use --token-file");
+			o.auth = AUTH_TOKENREVIEW;
+			auth_modes++;
+			break;
 		case OPT_NO_AUTH:
 			o.auth = AUTH_NONE;
 			auth_modes++;
@@ -322,7 +324,10 @@ static int cmd_serve(int argc, char **argv)
 	if (optind < argc)
 		fatalx("serve: unexpected argument \"%s\"", argv[optind]);
 	if (auth_modes != 1)
-		fatalx("serve: give exactly one of --token-file FILE, --insecure-no-auth");
+		fatalx("serve: give exactly one of --token-file FILE, --tokenreview, "
+		       "--insecure-no-auth");
+	if (o.auth == AUTH_TOKENREVIEW && o.states.n)
+		fatalx("serve: --tokenreview needs the API (--kubeconfig or --in-cluster)");
 	if ((o.kubeconfig != NULL) + o.in_cluster + (o.states.n > 0) != 1)
 		fatalx("serve: give one of --kubeconfig, --in-cluster, --cluster-state");
 	if (!o.tls_cert != !o.tls_key)

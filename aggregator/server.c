@@ -28,6 +28,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "catalog.h"
+#include "jq.h"
 #include "log.h"
 #include "metrics.h"
 #include "render_html.h"
@@ -35,6 +36,7 @@
 #include "source.h"
 #include "store.h"
 #include "targets.h"
+#include "tokenreview.h"
 #include "verdict.h"
 #include "wire.h"
 
@@ -69,7 +71,41 @@ struct server {
 	char *refresh_error;
 	struct kube_client *kc;
 	struct metrics_counters mc;
+	/* --tokenreview: a reviewer thread with its own API client */
+	struct kube_client *review_kc;
+	pthread_t reviewer;
+	bool have_reviewer;
+	struct review_job *queue, *done;
+	size_t pending;
+	struct event *review_ev;
+	struct token_cache_entry *cache;
+	size_t cache_slots;
 };
+
+/* A report waiting for its token to be reviewed. */
+struct review_job {
+	struct review_job *next;
+	struct evhttp_request *req; /* NULL once the client went away */
+	struct evhttp_connection *evcon;
+	struct node_report *report;
+	char key[65];
+	char *token;
+	int64_t received_ns, rtt_ns;
+	struct token_identity id;
+	int rc;
+	char err[256];
+};
+
+struct token_cache_entry {
+	char key[65];
+	struct token_identity id;
+	int64_t expires_ns; /* monotonic; 0 = empty */
+};
+
+#define REVIEW_MAX_PENDING 1024
+#define REVIEW_CACHE_SLOTS 16384
+#define REVIEW_TTL_OK_NS   (60 * NSEC_PER_SEC)
+#define REVIEW_TTL_BAD_NS  (10 * NSEC_PER_SEC)
 
 /* ---------- responses ---------- */
 
@@ -98,7 +134,8 @@ static void reply_error(struct server *s, struct evhttp_request *req, int code, 
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "error", json_object_new_string(msg));
 	json_object_object_add(o, "code", json_object_new_int(code));
-	const char *str = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	const char *str = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+								JSON_C_TO_STRING_NOSLASHESCAPE);
 	reply(req, code, reason, "application/json", str, strlen(str));
 	json_object_put(o);
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
@@ -162,8 +199,89 @@ static int authorize(struct server *s, struct evhttp_request *req, const char *n
 		}
 		return 0;
 	}
-	*why = "token review is not available in this build";
-	return 401;
+	return 0; /* AUTH_TOKENREVIEW is decided by bind_identity() once reviewed */
+}
+
+/* The node a reviewed token may speak for: the review's node-name, or the
+ * node of the pod it names (looked up in the cluster state). */
+static int bind_identity(struct server *s, const struct token_identity *id, const char *node,
+			 char *why, size_t whylen)
+{
+	if (!id->authenticated) {
+		snprintf(why, whylen, "%s", id->error ? id->error : "token not authenticated");
+		return 401;
+	}
+	const char *bound = id->node;
+	if (!bound && id->pod) {
+		json_object *pod = cs_find(&s->cs, RES_PODS, id->pod_namespace, id->pod);
+		bound = JQS(pod, "spec", "nodeName");
+		if (!bound) {
+			snprintf(
+			    why, whylen,
+			    "token of pod %s/%s, which is not (yet) in the cluster state: cannot "
+			    "tell its node",
+			    id->pod_namespace, id->pod);
+			return 403;
+		}
+	}
+	if (!bound) {
+		snprintf(why, whylen, "token of %s is bound to no pod or node",
+			 id->username ? id->username : "?");
+		return 403;
+	}
+	if (!streq(bound, node)) {
+		snprintf(why, whylen, "a credential of node %s cannot report for node %s", bound,
+			 node);
+		return 403;
+	}
+	return 0;
+}
+
+static uint64_t key_hash(const char *key)
+{
+	uint64_t h = 0;
+	for (int i = 0; i < 16 && key[i]; i++)
+		h = h * 16 + (uint64_t)(key[i] <= '9' ? key[i] - '0' : key[i] - 'a' + 10);
+	return h;
+}
+
+static struct token_cache_entry *cache_slot(struct server *s, const char *key, bool for_insert)
+{
+	if (!s->cache) {
+		s->cache_slots = REVIEW_CACHE_SLOTS;
+		s->cache = xcalloc(s->cache_slots, sizeof(*s->cache));
+	}
+	int64_t now = util_now_mono_ns();
+	size_t mask = s->cache_slots - 1, first_free = SIZE_MAX;
+	for (size_t n = 0, i = key_hash(key) & mask; n < 64; n++, i = (i + 1) & mask) {
+		struct token_cache_entry *e = &s->cache[i];
+		bool live = e->expires_ns > now;
+		if (live && streq(e->key, key))
+			return e;
+		if (!live && first_free == SIZE_MAX)
+			first_free = i;
+	}
+	if (!for_insert)
+		return NULL;
+	/* A full neighbourhood: overwrite the home slot (the cache is a cache). */
+	return &s->cache[first_free != SIZE_MAX ? first_free : (key_hash(key) & mask)];
+}
+
+static void cache_put(struct server *s, const char *key, const struct token_identity *id)
+{
+	struct token_cache_entry *e = cache_slot(s, key, true);
+	token_identity_clear(&e->id);
+	memcpy(e->key, key, sizeof(e->key));
+	e->id = (struct token_identity){
+	    .authenticated = id->authenticated,
+	    .username = id->username ? xstrdup(id->username) : NULL,
+	    .node = id->node ? xstrdup(id->node) : NULL,
+	    .pod_namespace = id->pod_namespace ? xstrdup(id->pod_namespace) : NULL,
+	    .pod = id->pod ? xstrdup(id->pod) : NULL,
+	    .error = id->error ? xstrdup(id->error) : NULL,
+	};
+	e->expires_ns =
+	    util_now_mono_ns() + (id->authenticated ? REVIEW_TTL_OK_NS : REVIEW_TTL_BAD_NS);
 }
 
 /* ---------- routes ---------- */
@@ -210,7 +328,7 @@ static void dispatch(struct evhttp_request *req, void *arg)
 	for (size_t i = 0; i < ELEMENTSOF(routes); i++) {
 		const struct route *r = &routes[i];
 		size_t plen = strlen(r->path);
-		bool prefix = r->path[plen - 1] == '/';
+		bool prefix = plen > 1 && r->path[plen - 1] == '/'; /* "/" itself is exact */
 		const char *rest = NULL;
 		if (prefix && strncmp(path, r->path, plen) == 0 && path[plen])
 			rest = path + plen;
@@ -259,6 +377,132 @@ static char *node_targets_json(struct server *s, const char *node)
 	return str;
 }
 
+/* Store an authorised report and answer with the node's probe targets. */
+static void accept_report(struct server *s, struct evhttp_request *req, struct node_report *r,
+			  int64_t received_ns, int64_t rtt_ns)
+{
+	_cleanup_free_ char *node = xstrdup(r->node);
+	store_put(&s->store, r, received_ns, rtt_ns);
+	s->dirty = true;
+	_cleanup_free_ char *body = node_targets_json(s, node);
+	reply(req, HTTP_OK, "OK", "application/json", body, strlen(body));
+}
+
+static void on_conn_close(struct evhttp_connection *evcon, void *arg)
+{
+	struct server *s = arg;
+	/* The client went away while its token was being reviewed: there is no
+	 * request to answer any more (libevent frees it). */
+	pthread_mutex_lock(&s->lock);
+	for (struct review_job *j = s->queue; j; j = j->next)
+		if (j->evcon == evcon)
+			j->req = NULL;
+	for (struct review_job *j = s->done; j; j = j->next)
+		if (j->evcon == evcon)
+			j->req = NULL;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void queue_review(struct server *s, struct evhttp_request *req, struct node_report *r,
+			 const char *key, int64_t received_ns, int64_t rtt_ns)
+{
+	if (s->pending >= REVIEW_MAX_PENDING) {
+		reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
+			    "too many token reviews in flight; retry later");
+		node_report_clear(r);
+		free(r);
+		return;
+	}
+	struct review_job *j = xcalloc(1, sizeof(*j));
+	j->req = req;
+	j->evcon = evhttp_request_get_connection(req);
+	j->report = r;
+	memcpy(j->key, key, sizeof(j->key));
+	j->token = xstrdup(bearer(req));
+	j->received_ns = received_ns;
+	j->rtt_ns = rtt_ns;
+	evhttp_connection_set_closecb(j->evcon, on_conn_close, s);
+	pthread_mutex_lock(&s->lock);
+	j->next = s->queue;
+	s->queue = j;
+	s->pending++;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void free_job(struct review_job *j)
+{
+	if (j->report) {
+		node_report_clear(j->report);
+		free(j->report);
+	}
+	if (j->token) {
+		explicit_bzero(j->token, strlen(j->token));
+		free(j->token);
+	}
+	token_identity_clear(&j->id);
+	free(j);
+}
+
+static void on_reviews_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+	pthread_mutex_lock(&s->lock);
+	struct review_job *done = s->done;
+	s->done = NULL;
+	pthread_mutex_unlock(&s->lock);
+	while (done) {
+		struct review_job *j = done;
+		done = j->next;
+		s->pending--;
+		if (j->rc == 0)
+			cache_put(s, j->key, &j->id);
+		if (j->req) {
+			evhttp_connection_set_closecb(j->evcon, NULL, NULL);
+			char why[256];
+			int code =
+			    j->rc < 0 ? 503
+				      : bind_identity(s, &j->id, j->report->node, why, sizeof(why));
+			if (j->rc < 0) {
+				log_warnx("token review failed: %s, ignoring", j->err);
+				reply_error(s, j->req, HTTP_SERVUNAVAIL, "Service Unavailable",
+					    "cannot review the token now: %s", j->err);
+			} else if (code) {
+				reply_error(s, j->req, code,
+					    code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
+			} else {
+				accept_report(s, j->req, j->report, j->received_ns, j->rtt_ns);
+				j->report = NULL;
+			}
+		}
+		free_job(j);
+	}
+}
+
+/* The reviewer thread: one TokenReview at a time, off the loop. */
+static void *reviewer_main(void *arg)
+{
+	struct server *s = arg;
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->stopping && !s->queue)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (s->stopping)
+			break;
+		struct review_job *j = s->queue;
+		s->queue = j->next;
+		pthread_mutex_unlock(&s->lock);
+		j->rc = tokenreview_review(s->review_kc, j->token, &j->id, j->err, sizeof(j->err));
+		explicit_bzero(j->token, strlen(j->token));
+		pthread_mutex_lock(&s->lock);
+		j->next = s->done;
+		s->done = j;
+		event_active(s->review_ev, EV_READ, 0);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
 static void handle_report(struct server *s, struct evhttp_request *req, const char *arg)
 {
 	const char *why = NULL;
@@ -284,6 +528,32 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 		reply_error(s, req, HTTP_BADREQUEST, "Bad Request", "bad report: %s", err);
 		return;
 	}
+	int64_t rtt = 0;
+	const char *rtt_h =
+	    evhttp_find_header(evhttp_request_get_input_headers(req), "Hvready-Last-Rtt-Ns");
+	if (rtt_h && (util_parse_i64(rtt_h, &rtt) < 0 || rtt < 0 || rtt > 60 * NSEC_PER_SEC))
+		rtt = 0;
+	int64_t received = util_now_realtime_ns();
+	if (s->o->auth == AUTH_TOKENREVIEW) {
+		char key[65], whybuf[256];
+		tokenreview_key(bearer(req), key);
+		struct token_cache_entry *e = cache_slot(s, key, false);
+		if (e) {
+			int code = bind_identity(s, &e->id, r->node, whybuf, sizeof(whybuf));
+			if (code) {
+				reply_error(s, req, code,
+					    code == 403 ? "Forbidden" : "Unauthorized", "%s",
+					    whybuf);
+				node_report_clear(r);
+				free(r);
+				return;
+			}
+			accept_report(s, req, r, received, rtt);
+			return;
+		}
+		queue_review(s, req, r, key, received, rtt);
+		return;
+	}
 	int code = authorize(s, req, r->node, &why);
 	if (code) {
 		reply_error(s, req, code, code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
@@ -291,16 +561,7 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 		free(r);
 		return;
 	}
-	int64_t rtt = 0;
-	const char *rtt_h =
-	    evhttp_find_header(evhttp_request_get_input_headers(req), "Hvready-Last-Rtt-Ns");
-	if (rtt_h && (util_parse_i64(rtt_h, &rtt) < 0 || rtt < 0 || rtt > 60 * NSEC_PER_SEC))
-		rtt = 0;
-	_cleanup_free_ char *node = xstrdup(r->node);
-	store_put(&s->store, r, util_now_realtime_ns(), rtt);
-	s->dirty = true;
-	_cleanup_free_ char *body = node_targets_json(s, node);
-	reply(req, HTTP_OK, "OK", "application/json", body, strlen(body));
+	accept_report(s, req, r, received, rtt);
 }
 
 static void evaluate(struct server *s)
@@ -740,6 +1001,18 @@ int server_run(const struct server_opts *o)
 	}
 	if (pthread_create(&s.refresher, NULL, refresher_main, &s) != 0)
 		fatalx("cannot start the refresher thread");
+	if (o->auth == AUTH_TOKENREVIEW) {
+		/* Its own client: the refresher's is busy listing for seconds at a time. */
+		int r = o->in_cluster ? kube_client_new_in_cluster(&s.review_kc, err, sizeof(err))
+				      : kube_client_new_kubeconfig(o->kubeconfig, &s.review_kc, err,
+								   sizeof(err));
+		if (r < 0)
+			fatalx("%s", err);
+		s.review_ev = event_new(s.base, -1, 0, on_reviews_done, &s);
+		if (pthread_create(&s.reviewer, NULL, reviewer_main, &s) != 0)
+			fatalx("cannot start the token reviewer thread");
+		s.have_reviewer = true;
+	}
 	/* Sockets are bound: systemd may start dependants now. */
 	sd_notify(0, "READY=1\nSTATUS=listening; reading the cluster state");
 
@@ -750,6 +1023,20 @@ int server_run(const struct server_opts *o)
 	pthread_cond_broadcast(&s.cond);
 	pthread_mutex_unlock(&s.lock);
 	pthread_join(s.refresher, NULL);
+	if (s.have_reviewer)
+		pthread_join(s.reviewer, NULL);
+	for (struct review_job *lists[2] = {s.queue, s.done}, **l = lists; l < lists + 2; l++)
+		while (*l) {
+			struct review_job *j = *l;
+			*l = j->next;
+			free_job(j);
+		}
+	for (size_t i = 0; i < s.cache_slots; i++)
+		token_identity_clear(&s.cache[i].id);
+	free(s.cache);
+	if (s.review_ev)
+		event_free(s.review_ev);
+	kube_client_free(s.review_kc);
 	if (s.incoming) {
 		cluster_state_clear(s.incoming);
 		free(s.incoming);

@@ -14,6 +14,40 @@
  * Returns 0, or -errno/-EINVAL with a one-line reason naming the file in err. */
 int source_files_load(struct cluster_state *cs, const char *path, char *err, size_t errlen);
 
+/* Bounds for input files: a 20,000-object cluster is ~100 MiB of JSON. */
+#define SOURCE_FILE_MAX	      (512ul << 20)
+#define SOURCE_COLLECT_MAX    (16ul << 20) /* collect.json */
+#define SOURCE_JSON_MAX_DEPTH 256	   /* CRD schemas nest deeply */
+#define SOURCE_COLLECT_SCHEMA "hvready.collect/v1"
+
+/* What a load read, for messages (--cluster-state summary). */
+struct source_files_stats {
+	size_t files;	      /* JSON files read */
+	size_t objects;	      /* objects of kinds hvready reads */
+	size_t ignored;	      /* objects of other kinds */
+	size_t duplicates;    /* the same object seen again (first one kept) */
+	size_t skipped_files; /* directory entries that are not *.json */
+};
+int source_files_load_ex(struct cluster_state *cs, const char *path,
+			 struct source_files_stats *stats, char *err, size_t errlen);
+/* One file's content: JSON objects or Lists as kubectl prints them (several
+ * may follow one another). name is for messages. stats may be NULL. */
+int source_files_parse(struct cluster_state *cs, const uint8_t *buf, size_t len, const char *name,
+		       struct source_files_stats *stats, char *err, size_t errlen);
+/* collect.json's content: apply each resource's status to the resources of
+ * cs that are not collected. dir is for messages. */
+int source_files_parse_collect(struct cluster_state *cs, const uint8_t *buf, size_t len,
+			       const char *name, char *err, size_t errlen);
+/* item with apiVersion and kind first (given ones kept), as kubectl prints
+ * list items; the API leaves them out of its list items. New reference. */
+json_object *source_typed_item(json_object *item, const char *api_version, const char *kind);
+/* Drop what hvready never reads from an object of that kind, in place:
+ * metadata.managedFields, often half of an object and most of its memory.
+ * KubeVirt keeps it: it dates the CR's last spec change (api.kubevirt.gate-stale). */
+void source_trim_item(json_object *item, const char *kind);
+/* collect.json's status words. */
+const char *source_collect_status_name(enum resource_status s);
+
 struct kube_client;
 
 /* Returns 0, or a negative errno with a one-line reason in err. */

@@ -1,36 +1,527 @@
+/*
+ * The live backend: every resource of the table listed through the API, a
+ * few lists in flight at once (curl multi; HTTP/2 multiplexes them on one
+ * connection), each one paged with limit/continue.
+ *
+ * Per list, what the API answers decides the resource's status:
+ *   200             next page, or COLLECTED
+ *   410 on continue the snapshot expired: restart that list (bounded)
+ *   401/403         FORBIDDEN, naming the RBAC verbs to grant
+ *   404             NOT_INSTALLED for a CRD resource (a fact), FAILED for core
+ *   429/5xx/timeout retried with backoff, then FAILED
+ *   anything else   FAILED
+ * The answer body is parsed as it arrives (json_tokener), so a page is never
+ * held twice in memory, and its size is bounded.
+ */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "jq.h"
+#include "kube_client.h"
 #include "source.h"
 
-int kube_client_new_kubeconfig(const char *path, struct kube_client **ret, char *err, size_t errlen)
+#define MAX_INFLIGHT	4
+#define MAX_ATTEMPTS	3 /* per page, for 429/5xx/timeouts/dropped connections */
+#define MAX_RESTARTS	3 /* per list, for 410 Gone on a continue token */
+#define MAX_PAGES	100000
+#define PAGE_MAX_BYTES	(512ul << 20)
+#define ERRBODY_MAX	65536
+#define JSON_MAX_DEPTH	SOURCE_JSON_MAX_DEPTH
+#define BACKOFF_BASE_MS 500
+#define RETRY_AFTER_MAX 10
+#define RBAC_VERBS	"get,list,watch"
+
+struct job {
+	const struct resource_def *def;
+	struct kube_request req; /* req.curl set while in flight */
+	/* the request in flight */
+	json_tokener *tok;
+	json_object *page;
+	long http;
+	size_t bytes;
+	bool too_big, bad_json;
+	char *errbody;
+	size_t errlen;
+	/* the list */
+	json_object *items;
+	char *cont;
+	int pages, attempts, restarts;
+	int64_t not_before_ns, started_ns, finished_ns;
+	bool done;
+	enum resource_status status;
+	char *error;
+};
+
+struct lister {
+	struct kube_client *kc;
+	CURLM *multi;
+	struct job jobs[_RES_MAX];
+	int active, remaining;
+};
+
+static char *api_path(const struct resource_def *d)
 {
-	snprintf(err, errlen, "%s: the live API client is not in this build yet", path);
-	return -EOPNOTSUPP;
+	if (!*d->group)
+		return xasprintf("/api/%s/%s", d->version, d->plural);
+	return xasprintf("/apis/%s/%s/%s", d->group, d->version, d->plural);
 }
 
-int kube_client_new_in_cluster(struct kube_client **ret, char *err, size_t errlen)
+/* "longhorn.io/volumes", "pods": how the brief RBAC hint names a resource. */
+static char *rbac_name(const struct resource_def *d)
 {
-	snprintf(err, errlen, "the live API client is not in this build yet");
-	return -EOPNOTSUPP;
+	if (!*d->group)
+		return xstrdup(d->plural);
+	return xasprintf("%s/%s", d->group, d->plural);
 }
 
-void kube_client_free(struct kube_client *kc)
+static _printf_(3, 4) void job_end(struct job *j, enum resource_status st, const char *fmt, ...)
 {
+	j->done = true;
+	j->status = st;
+	j->finished_ns = util_now_mono_ns();
+	free(j->error);
+	j->error = NULL;
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		j->error = xvasprintf(fmt, ap);
+		va_end(ap);
+	}
+	if (st != RES_COLLECTED) {
+		json_object_put(j->items);
+		j->items = NULL;
+	}
 }
 
-const char *kube_client_server(const struct kube_client *kc)
+static void request_reset(struct job *j)
 {
-	return "";
+	kube_client_request_clear(&j->req);
+	if (j->tok)
+		json_tokener_free(j->tok);
+	j->tok = NULL;
+	json_object_put(j->page);
+	j->page = NULL;
+	free(j->errbody);
+	j->errbody = NULL;
+	j->errlen = 0;
+	j->http = 0;
+	j->bytes = 0;
+	j->too_big = j->bad_json = false;
+}
+
+static bool only_space(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\n' && p[i] != '\r' && p[i] != '\t')
+			return false;
+	return true;
+}
+
+static size_t feed_json(struct job *j, const char *data, size_t n)
+{
+	size_t off = 0;
+	while (off < n) {
+		if (j->page) {
+			if (!only_space(data + off, n - off)) {
+				j->bad_json = true;
+				return 0;
+			}
+			return n;
+		}
+		int chunk = n - off > (1u << 30) ? (1 << 30) : (int)(n - off);
+		json_object *o = json_tokener_parse_ex(j->tok, data + off, chunk);
+		enum json_tokener_error e = json_tokener_get_error(j->tok);
+		if (!o && e == json_tokener_continue) {
+			off += (size_t)chunk;
+			continue;
+		}
+		if (!o) {
+			j->bad_json = true;
+			return 0;
+		}
+		j->page = o;
+		off += json_tokener_get_parse_end(j->tok);
+	}
+	return n;
+}
+
+static size_t job_write(char *data, size_t size, size_t nmemb, void *userdata)
+{
+	struct job *j = userdata;
+	size_t n = size * nmemb;
+	if (j->http == 0)
+		curl_easy_getinfo(j->req.curl, CURLINFO_RESPONSE_CODE, &j->http);
+	if (n > PAGE_MAX_BYTES - j->bytes) {
+		j->too_big = true;
+		return 0;
+	}
+	j->bytes += n;
+	if (j->http != 200) {
+		size_t keep = ERRBODY_MAX - j->errlen < n ? ERRBODY_MAX - j->errlen : n;
+		j->errbody = xrealloc(j->errbody, j->errlen + keep + 1);
+		memcpy(j->errbody + j->errlen, data, keep);
+		j->errlen += keep;
+		j->errbody[j->errlen] = '\0';
+		return n;
+	}
+	return feed_json(j, data, n);
+}
+
+static int job_start(struct lister *l, struct job *j)
+{
+	char err[256];
+	request_reset(j);
+	_cleanup_free_ char *base = api_path(j->def);
+	_cleanup_free_ char *path = NULL;
+	if (j->cont) {
+		char *esc = curl_easy_escape(NULL, j->cont, 0);
+		if (!esc)
+			abort();
+		path =
+		    xasprintf("%s?limit=%ld&continue=%s", base, kube_client_list_limit(l->kc), esc);
+		curl_free(esc);
+	} else {
+		path = xasprintf("%s?limit=%ld", base, kube_client_list_limit(l->kc));
+	}
+	if (kube_client_request_init(l->kc, &j->req, path, err, sizeof(err)) < 0) {
+		job_end(j, RES_FAILED, "list %s: %s", j->def->plural, err);
+		return -ENOMEM;
+	}
+	j->tok = json_tokener_new_ex(JSON_MAX_DEPTH);
+	if (!j->tok)
+		abort();
+	json_tokener_set_flags(j->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
+	curl_easy_setopt(j->req.curl, CURLOPT_WRITEFUNCTION, job_write);
+	curl_easy_setopt(j->req.curl, CURLOPT_WRITEDATA, j);
+	curl_easy_setopt(j->req.curl, CURLOPT_PRIVATE, j);
+	if (!j->started_ns)
+		j->started_ns = util_now_mono_ns();
+	if (curl_multi_add_handle(l->multi, j->req.curl) != CURLM_OK) {
+		job_end(j, RES_FAILED, "list %s: cannot start the request", j->def->plural);
+		request_reset(j);
+		return -ENOMEM;
+	}
+	l->active++;
+	return 0;
+}
+
+/* Retry later, or give up with FAILED after MAX_ATTEMPTS. */
+static _printf_(3, 4) void job_retry(struct job *j, long delay_ms, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (++j->attempts >= MAX_ATTEMPTS) {
+		_cleanup_free_ char *name = rbac_name(j->def);
+		job_end(j, RES_FAILED, "list %s: %s (%d attempts)", name, why, j->attempts);
+		return;
+	}
+	if (delay_ms < 0)
+		delay_ms = (long)BACKOFF_BASE_MS << (j->attempts - 1);
+	j->not_before_ns = util_now_mono_ns() + (int64_t)delay_ms * NSEC_PER_MSEC;
+}
+
+static void page_done(struct job *j)
+{
+	_cleanup_free_ char *name = rbac_name(j->def);
+	json_object *page = j->page, *items = NULL;
+	if (!json_object_is_type(page, json_type_object) ||
+	    (json_object_object_get_ex(page, "items", &items) && items &&
+	     !json_object_is_type(items, json_type_array))) {
+		job_end(j, RES_FAILED, "list %s: the answer is not a List", name);
+		return;
+	}
+	const char *api = JQS(page, "apiVersion");
+	_cleanup_free_ char *def_api = *j->def->group
+					   ? xasprintf("%s/%s", j->def->group, j->def->version)
+					   : xstrdup(j->def->version);
+	if (!j->items)
+		j->items = json_object_new_array_ext((int)jq_len(items));
+	for (size_t i = 0; i < jq_len(items); i++) {
+		json_object *it = jq_at(items, i);
+		if (!json_object_is_type(it, json_type_object)) {
+			job_end(j, RES_FAILED, "list %s: items[%zu] is not an object", name, i);
+			return;
+		}
+		json_object *typed = source_typed_item(it, api ? api : def_api, j->def->kind);
+		source_trim_item(typed, j->def->kind);
+		json_object_array_add(j->items, typed);
+	}
+	const char *cont = JQS(page, "metadata", "continue");
+	free(j->cont);
+	j->cont = cont && *cont ? xstrdup(cont) : NULL;
+	j->attempts = 0;
+	if (!j->cont) {
+		job_end(j, RES_COLLECTED, NULL);
+		return;
+	}
+	if (++j->pages >= MAX_PAGES)
+		job_end(j, RES_FAILED, "list %s: more than %d pages", name, MAX_PAGES);
+}
+
+static long retry_after_ms(struct job *j)
+{
+	curl_off_t s = -1;
+	if (curl_easy_getinfo(j->req.curl, CURLINFO_RETRY_AFTER, &s) != CURLE_OK || s <= 0)
+		return -1;
+	return (long)(s > RETRY_AFTER_MAX ? RETRY_AFTER_MAX : s) * 1000;
+}
+
+static void http_error(struct lister *l, struct job *j)
+{
+	_cleanup_free_ char *name = rbac_name(j->def);
+	_cleanup_free_ char *msg = kube_client_status_message(j->errbody, j->errlen);
+	const char *sep = *msg ? ": " : "";
+	switch (j->http) {
+	case 401:
+		job_end(j, RES_FORBIDDEN,
+			"list %s: 401 Unauthorized, the credentials from %s were rejected%s%s",
+			name, kube_client_origin(l->kc), sep, msg);
+		return;
+	case 403:
+		job_end(j, RES_FORBIDDEN, "forbidden: list %s (grant %s)%s%s", name, RBAC_VERBS,
+			sep, msg);
+		return;
+	case 404:
+		if (j->def->crd)
+			job_end(j, RES_NOT_INSTALLED,
+				"the API does not serve %s/%s %s (its CRD is not installed)",
+				j->def->group, j->def->version, j->def->plural);
+		else
+			job_end(j, RES_FAILED, "list %s: 404 Not Found%s%s", name, sep, msg);
+		return;
+	case 410:
+		if (j->cont && j->restarts < MAX_RESTARTS) {
+			/* The continue token outlived etcd's compaction: the pages
+			 * so far are from an older snapshot, so start over. */
+			j->restarts++;
+			free(j->cont);
+			j->cont = NULL;
+			json_object_put(j->items);
+			j->items = NULL;
+			j->pages = 0;
+			j->attempts = 0;
+			j->not_before_ns = 0;
+			return;
+		}
+		job_end(j, RES_FAILED, "list %s: 410 Gone after %d restarts%s%s", name, j->restarts,
+			sep, msg);
+		return;
+	case 429:
+	case 500:
+	case 502:
+	case 503:
+	case 504:
+		job_retry(j, retry_after_ms(j), "HTTP %ld%s%s", j->http, sep, msg);
+		return;
+	default:
+		job_end(j, RES_FAILED, "list %s: HTTP %ld%s%s", name, j->http, sep, msg);
+	}
+}
+
+static void transport_error(struct lister *l, struct job *j, CURLcode cr)
+{
+	_cleanup_free_ char *name = rbac_name(j->def);
+	const char *why = j->req.errbuf[0] ? j->req.errbuf : curl_easy_strerror(cr);
+	switch (cr) {
+	case CURLE_OPERATION_TIMEDOUT:
+		job_retry(j, -1, "no answer within %ld s", kube_client_timeout_ms(l->kc) / 1000);
+		return;
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+		job_retry(j, -1, "%s", why);
+		return;
+	default:
+		job_end(j, RES_FAILED, "list %s: %s", name, why);
+	}
+}
+
+static void job_complete(struct lister *l, struct job *j, CURLcode cr)
+{
+	_cleanup_free_ char *name = rbac_name(j->def);
+	if (j->http == 0)
+		curl_easy_getinfo(j->req.curl, CURLINFO_RESPONSE_CODE, &j->http);
+	if (j->too_big)
+		job_end(j, RES_FAILED, "list %s: a page is larger than %lu MiB", name,
+			PAGE_MAX_BYTES >> 20);
+	else if (j->bad_json)
+		job_end(j, RES_FAILED, "list %s: the answer is not valid JSON: %s", name,
+			j->page ? "data after the List"
+				: json_tokener_error_desc(json_tokener_get_error(j->tok)));
+	else if (cr != CURLE_OK)
+		transport_error(l, j, cr);
+	else if (j->http != 200)
+		http_error(l, j);
+	else if (!j->page)
+		job_retry(j, -1, "the answer ended inside the JSON (%zu bytes)", j->bytes);
+	else
+		page_done(j);
+	curl_multi_remove_handle(l->multi, j->req.curl);
+	request_reset(j);
+	l->active--;
+	if (j->done)
+		l->remaining--;
+}
+
+static void start_ready(struct lister *l, int64_t now)
+{
+	for (int i = 0; i < _RES_MAX && l->active < MAX_INFLIGHT; i++) {
+		struct job *j = &l->jobs[i];
+		if (j->done || j->req.curl || j->not_before_ns > now)
+			continue;
+		if (job_start(l, j) < 0)
+			l->remaining--;
+	}
+}
+
+/* How long to wait for network activity: until the next backoff ends. */
+static int poll_timeout_ms(const struct lister *l, int64_t now)
+{
+	int64_t next = INT64_MAX;
+	for (int i = 0; i < _RES_MAX; i++) {
+		const struct job *j = &l->jobs[i];
+		if (!j->done && !j->req.curl && j->not_before_ns < next)
+			next = j->not_before_ns;
+	}
+	if (next == INT64_MAX || l->active >= MAX_INFLIGHT)
+		return 1000;
+	if (next <= now)
+		return 0;
+	int64_t ms = (next - now) / NSEC_PER_MSEC + 1;
+	return ms > 1000 ? 1000 : (int)ms;
+}
+
+static void run_lists(struct lister *l)
+{
+	while (l->remaining > 0) {
+		start_ready(l, util_now_mono_ns());
+		int running = 0;
+		curl_multi_perform(l->multi, &running);
+		CURLMsg *msg;
+		int q;
+		while ((msg = curl_multi_info_read(l->multi, &q))) {
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			struct job *j = NULL;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&j);
+			job_complete(l, j, msg->data.result);
+		}
+		if (l->remaining <= 0)
+			break;
+		curl_multi_poll(l->multi, NULL, 0, poll_timeout_ms(l, util_now_mono_ns()), NULL);
+	}
+}
+
+/* A 404 for a CRD whose definition exists means another version is served
+ * (or the CRD is not established yet): that is not "not installed". */
+static void check_crd_versions(struct cluster_state *cs)
+{
+	if (cs->res[RES_CRDS].status != RES_COLLECTED)
+		return;
+	for (int i = 0; i < _RES_MAX; i++) {
+		const struct resource_def *d = &resource_defs[i];
+		if (cs->res[i].status != RES_NOT_INSTALLED)
+			continue;
+		_cleanup_free_ char *crd_name = xasprintf("%s.%s", d->plural, d->group);
+		json_object *crd = cs_find(cs, RES_CRDS, NULL, crd_name);
+		if (!crd)
+			continue;
+		json_object *versions = JQ(crd, "spec", "versions");
+		char served[256] = "";
+		for (size_t v = 0; v < jq_len(versions); v++) {
+			bool on = false;
+			const char *vn = JQS(jq_at(versions, v), "name");
+			if (vn && jq_bool(JQ(jq_at(versions, v), "served"), &on) && on)
+				snprintf(served + strlen(served), sizeof(served) - strlen(served),
+					 "%s%s", *served ? "," : "", vn);
+		}
+		cs_set_status(cs, i, RES_FAILED,
+			      "the CRD %s exists but %s/%s answered 404 (served versions: %s); "
+			      "hvready reads %s",
+			      crd_name, d->group, d->version, *served ? served : "none",
+			      d->version);
+	}
+}
+
+/* Whether the API can be reached with these credentials at all: a transport
+ * failure or 401 here is an error for the whole run, not per resource. */
+static int probe(struct kube_client *kc, char **ret_version, char *err, size_t errlen)
+{
+	struct kube_response resp = {0};
+	char why[SOURCE_ERR_LEN];
+	int r = kube_client_call(kc, "GET", "/version", NULL, NULL, 0, 1 << 20, &resp, why,
+				 sizeof(why));
+	if (r < 0) {
+		snprintf(err, errlen, "cannot reach the Kubernetes API (%s): %s",
+			 kube_client_origin(kc), why);
+		return r;
+	}
+	if (resp.status == 401) {
+		_cleanup_free_ char *msg = kube_client_status_message(resp.body, resp.len);
+		snprintf(err, errlen,
+			 "the Kubernetes API at %s rejected the credentials from %s (401 "
+			 "Unauthorized%s%s)",
+			 kube_client_server(kc), kube_client_origin(kc), *msg ? ": " : "", msg);
+		kube_response_clear(&resp);
+		return -EACCES;
+	}
+	*ret_version = NULL;
+	if (resp.status == 200) {
+		json_object *o = json_tokener_parse(resp.body);
+		const char *v = JQS(o, "gitVersion");
+		if (v)
+			*ret_version = xstrndup(v, 64);
+		json_object_put(o);
+	}
+	kube_response_clear(&resp);
+	return 0;
 }
 
 int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "the live API client is not in this build yet");
-	return -EOPNOTSUPP;
-}
-
-int collect_write(const struct cluster_state *cs, const char *dir, char *err, size_t errlen)
-{
-	snprintf(err, errlen, "collect is not in this build yet");
-	return -EOPNOTSUPP;
+	_cleanup_free_ char *version = NULL;
+	int64_t now = util_now_realtime_ns();
+	int r = probe(kc, &version, err, errlen);
+	if (r < 0)
+		return r;
+	struct lister l = {.kc = kc, .remaining = _RES_MAX};
+	l.multi = curl_multi_init();
+	if (!l.multi)
+		abort();
+	for (int i = 0; i < _RES_MAX; i++)
+		l.jobs[i].def = &resource_defs[i];
+	run_lists(&l);
+	for (int i = 0; i < _RES_MAX; i++) {
+		struct job *j = &l.jobs[i];
+		if (j->error)
+			cs_set_status(cs, i, j->status, "%s", j->error);
+		else
+			cs_set_status(cs, i, j->status, NULL);
+		if (j->status == RES_COLLECTED && j->items) {
+			json_object_put(cs->res[i].items);
+			cs->res[i].items = j->items;
+			j->items = NULL;
+		}
+		cs->res[i].duration_ns = j->finished_ns - j->started_ns;
+		request_reset(j);
+		json_object_put(j->items);
+		free(j->cont);
+		free(j->error);
+	}
+	curl_multi_cleanup(l.multi);
+	check_crd_versions(cs);
+	cs->live = true;
+	cs->read_at_ns = now;
+	free(cs->source);
+	cs->source = version ? xasprintf("%s (Kubernetes %s)", kube_client_server(kc), version)
+			     : xstrdup(kube_client_server(kc));
+	return 0;
 }

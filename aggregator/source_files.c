@@ -1,9 +1,956 @@
+/*
+ * The files backend (SPEC §2 --cluster-state): `kubectl get … -o json`
+ * output, one file or a directory of *.json files, each a stream of JSON
+ * values (one object or List each; several may follow one another). Files
+ * are bounded in size, Lists are taken apart item by item (see struct scan),
+ * and a bad byte is reported with its line and column.
+ *
+ * A resource is collected when its file (PLURAL.GROUP.json) is there, even an
+ * empty List, or when objects of its kind appear in any file. A directory's
+ * collect.json (written by `collect`) tells "not installed", "forbidden" and
+ * "failed" apart for the resources without data.
+ */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "jq.h"
 #include "source.h"
+
+#define MAX_LIST_NEST 4
+#define WINDOW	      (1u << 20)
+
+struct loader {
+	struct cluster_state *cs;
+	struct source_files_stats *stats;
+	json_object *seen[_RES_MAX]; /* "namespace/name" keys, for duplicates */
+	int64_t newest_ns;
+	char *err;
+	size_t errlen;
+};
+
+/* One file (or buffer) being read: a stream of JSON values. The outer
+ * object of each value, a List's items and each item's metadata are walked
+ * here; everything below them is parsed by json_tokener. So a List of 20,000
+ * objects is never one tree with everything in it, and metadata.managedFields
+ * (most of an object's json-c memory, never read) is skipped without being
+ * built. A file is read through a window of WINDOW bytes. */
+struct scan {
+	struct loader *ld;
+	const char *name;
+	char *buf;	  /* the window, or the caller's whole buffer */
+	size_t len, off;  /* valid bytes in buf, cursor */
+	size_t cap;	  /* window size */
+	size_t base;	  /* offset in the file of buf[0] */
+	size_t lines;	  /* newlines before buf[0] */
+	size_t line_base; /* offset in the file where the line at buf[0] began */
+	int fd;		  /* -1: buf is all there is */
+	bool eof;
+	json_tokener *tok;
+	size_t values; /* top-level values so far */
+};
+
+static void json_putp(json_object **o)
+{
+	json_object_put(*o);
+}
+
+static _printf_(2, 3) int fail(struct loader *ld, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ld->err, ld->errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+const char *source_collect_status_name(enum resource_status s)
+{
+	switch (s) {
+	case RES_COLLECTED:
+		return "served";
+	case RES_NOT_INSTALLED:
+		return "not-served";
+	case RES_FORBIDDEN:
+		return "forbidden";
+	case RES_FAILED:
+		return "failed";
+	case RES_NOT_COLLECTED:
+		break;
+	}
+	return "not-collected";
+}
+
+static int collect_status_from_name(const char *s, enum resource_status *ret)
+{
+	for (int i = RES_NOT_COLLECTED; i <= RES_FAILED; i++)
+		if (streq(s, source_collect_status_name(i))) {
+			*ret = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+json_object *source_typed_item(json_object *item, const char *api_version, const char *kind)
+{
+	json_object *a = JQ(item, "apiVersion"), *k = JQ(item, "kind");
+	if (json_object_is_type(a, json_type_string) && json_object_is_type(k, json_type_string))
+		return json_object_get(item);
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "apiVersion",
+			       json_object_is_type(a, json_type_string)
+				   ? json_object_get(a)
+				   : json_object_new_string(api_version));
+	json_object_object_add(o, "kind",
+			       json_object_is_type(k, json_type_string)
+				   ? json_object_get(k)
+				   : json_object_new_string(kind));
+	json_object_object_foreach(item, key, val)
+	{
+		if (!streq(key, "apiVersion") && !streq(key, "kind"))
+			json_object_object_add(o, key, json_object_get(val));
+	}
+	return o;
+}
+
+void source_trim_item(json_object *item, const char *kind)
+{
+	json_object *meta = JQ(item, "metadata");
+	if (!streq(kind, "KubeVirt") && json_object_is_type(meta, json_type_object))
+		json_object_object_del(meta, "managedFields");
+}
+
+/* "a number", "an array": for messages about a value of the wrong type. */
+static const char *type_phrase(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		return "null";
+	case json_type_boolean:
+		return "a boolean";
+	case json_type_int:
+	case json_type_double:
+		return "a number";
+	case json_type_string:
+		return "a string";
+	case json_type_array:
+		return "an array";
+	case json_type_object:
+		return "an object";
+	}
+	return "a value";
+}
+
+/* The index of objects already held for a resource, built on first use so
+ * that several --cluster-state paths (or overlapping files) do not count an
+ * object twice. */
+static json_object *seen_index(struct loader *ld, enum resource_id id)
+{
+	if (ld->seen[id])
+		return ld->seen[id];
+	ld->seen[id] = json_object_new_object();
+	json_object *items = cs_items(ld->cs, id);
+	for (size_t i = 0; i < jq_len(items); i++) {
+		json_object *o = jq_at(items, i);
+		const char *ns = jq_namespace(o), *name = jq_name(o);
+		if (name) {
+			_cleanup_free_ char *key = xasprintf("%s/%s", ns ? ns : "", name);
+			json_object_object_add(ld->seen[id], key, NULL);
+		}
+	}
+	return ld->seen[id];
+}
+
+static void add_known(struct loader *ld, const struct resource_def *d, json_object *o)
+{
+	const char *ns = jq_namespace(o), *name = jq_name(o);
+	if (name) {
+		json_object *seen = seen_index(ld, d->id);
+		_cleanup_free_ char *key = xasprintf("%s/%s", ns ? ns : "", name);
+		if (json_object_object_get_ex(seen, key, NULL)) {
+			if (ld->stats)
+				ld->stats->duplicates++;
+			return;
+		}
+		json_object_object_add(seen, key, NULL);
+	}
+	cs_add_object(ld->cs, d->id, o);
+	if (ld->stats)
+		ld->stats->objects++;
+}
+
+static void group_of(const char *api_version, char *group, size_t len)
+{
+	const char *slash = strchr(api_version, '/');
+	if (slash)
+		snprintf(group, len, "%.*s", (int)(slash - api_version), api_version);
+	else
+		group[0] = '\0'; /* "v1": the core group */
+}
+
+static bool is_list(json_object *o)
+{
+	const char *kind = jq_kind(o);
+	return kind && endswith(kind, "List") && json_object_object_get_ex(o, "items", NULL);
+}
+
+static int add_value(struct scan *s, json_object *o, const char *where, const char *list_api,
+		     const char *list_kind, int nest);
+
+static int add_list(struct scan *s, json_object *list, const char *where, int nest)
+{
+	struct loader *ld = s->ld;
+	json_object *items = JQ(list, "items");
+	const char *kind = jq_kind(list), *api = JQS(list, "apiVersion");
+	if (nest >= MAX_LIST_NEST)
+		return fail(ld, "%s: %s: Lists nested more than %d deep", s->name, where,
+			    MAX_LIST_NEST);
+	if (items && !json_object_is_type(items, json_type_array))
+		return fail(ld, "%s: %s: items is %s, not an array", s->name, where,
+			    type_phrase(items));
+	/* Items of a typed list (PodList, as the API answers) may leave out
+	 * apiVersion and kind; those of kubectl's generic List may not. */
+	_cleanup_free_ char *item_kind = NULL;
+	if (!streq(kind, "List") && api)
+		item_kind = xstrndup(kind, strlen(kind) - 4);
+	for (size_t i = 0; i < jq_len(items); i++) {
+		json_object *it = jq_at(items, i);
+		_cleanup_free_ char *w =
+		    nest ? xasprintf("%s.items[%zu]", where, i) : xasprintf("items[%zu]", i);
+		if (!json_object_is_type(it, json_type_object))
+			return fail(ld, "%s: %s is %s, not an object", s->name, w, type_phrase(it));
+		int r = add_value(s, it, w, item_kind ? api : NULL, item_kind, nest + 1);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int add_value(struct scan *s, json_object *o, const char *where, const char *list_api,
+		     const char *list_kind, int nest)
+{
+	struct loader *ld = s->ld;
+	if (is_list(o))
+		return add_list(s, o, where, nest);
+	const char *kind = JQS(o, "kind"), *api = JQS(o, "apiVersion");
+	_cleanup_(json_putp) json_object *typed = NULL;
+	if ((!kind || !api) && list_kind) {
+		typed = source_typed_item(o, list_api, list_kind);
+		o = typed;
+		kind = JQS(o, "kind");
+		api = JQS(o, "apiVersion");
+	}
+	if (!kind || !*kind || !api || !*api)
+		return fail(ld, "%s: %s has no %s (is this kubectl get -o json output?)", s->name,
+			    where, !api || !*api ? "apiVersion" : "kind");
+	char group[256];
+	group_of(api, group, sizeof(group));
+	const struct resource_def *d = resource_find(group, kind);
+	if (!d) {
+		if (ld->stats)
+			ld->stats->ignored++;
+		return 0;
+	}
+	source_trim_item(o, d->kind);
+	add_known(ld, d, o);
+	return 0;
+}
+
+static bool is_space(int c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* "line L, column C (byte B)" of the window offset off. */
+static void position(const struct scan *s, size_t off, char *out, size_t len)
+{
+	size_t line = s->lines, start = s->line_base;
+	const char *p = s->buf, *end = s->buf + off;
+	while ((p = memchr(p, '\n', (size_t)(end - p)))) {
+		line++;
+		start = s->base + (size_t)(++p - s->buf);
+	}
+	snprintf(out, len, "line %zu, column %zu (byte %zu)", line + 1, s->base + off - start + 1,
+		 s->base + off);
+}
+
+static int truncated(struct scan *s)
+{
+	return fail(s->ld, "%s: truncated JSON: the input ends inside a value (at byte %zu)",
+		    s->name, s->base + s->len);
+}
+
+static int malformed(struct scan *s, size_t off, const char *what)
+{
+	char pos[96];
+	position(s, off, pos, sizeof(pos));
+	return fail(s->ld, "%s: malformed JSON at %s: %s", s->name, pos, what);
+}
+
+/* Slide the window: drop the consumed bytes, read more. 1: more bytes,
+ * 0: end of input, <0: error. */
+static int refill(struct scan *s)
+{
+	if (s->fd < 0 || s->eof)
+		return 0;
+	const char *p = s->buf, *end = s->buf + s->off;
+	while ((p = memchr(p, '\n', (size_t)(end - p)))) {
+		s->lines++;
+		s->line_base = s->base + (size_t)(++p - s->buf);
+	}
+	memmove(s->buf, s->buf + s->off, s->len - s->off);
+	s->base += s->off;
+	s->len -= s->off;
+	s->off = 0;
+	for (;;) {
+		ssize_t n = read(s->fd, s->buf + s->len, s->cap - s->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail(s->ld, "%s: read error: %s", s->name, strerror(errno));
+		if (n == 0) {
+			s->eof = true;
+			return 0;
+		}
+		s->len += (size_t)n;
+		if (s->base + s->len > SOURCE_FILE_MAX)
+			return fail(s->ld, "%s: larger than the %lu MiB limit for one file",
+				    s->name, SOURCE_FILE_MAX >> 20);
+		return 1;
+	}
+}
+
+/* The byte at the cursor in *c, or -1 at the end of input. */
+static int cur(struct scan *s, int *c)
+{
+	if (s->off == s->len) {
+		int r = refill(s);
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			*c = -1;
+			return 0;
+		}
+	}
+	*c = (unsigned char)s->buf[s->off];
+	return 0;
+}
+
+/* Skip white space; *c is then the next byte (or -1). */
+static int skip_space(struct scan *s, int *c)
+{
+	for (;;) {
+		int r = cur(s, c);
+		if (r < 0 || *c < 0 || !is_space(*c))
+			return r;
+		s->off++;
+	}
+}
+
+static int expect(struct scan *s, char want, const char *what)
+{
+	int c, r = skip_space(s, &c);
+	if (r < 0)
+		return r;
+	if (c < 0)
+		return truncated(s);
+	if (c != want)
+		return malformed(s, s->off, what);
+	s->off++;
+	return 0;
+}
+
+/* One JSON value at the cursor, by json_tokener (fed across refills). A
+ * JSON null is *ret == NULL. */
+static int scan_value(struct scan *s, json_object **ret)
+{
+	json_tokener_reset(s->tok);
+	for (;;) {
+		int c, r = cur(s, &c);
+		if (r < 0)
+			return r;
+		if (c < 0)
+			return truncated(s);
+		size_t start = s->off;
+		json_object *o =
+		    json_tokener_parse_ex(s->tok, s->buf + start, (int)(s->len - start));
+		enum json_tokener_error e = json_tokener_get_error(s->tok);
+		if (e == json_tokener_continue) {
+			s->off = s->len;
+			continue;
+		}
+		size_t end = start + json_tokener_get_parse_end(s->tok);
+		if (e != json_tokener_success)
+			return malformed(s, end < s->len ? end : s->len - 1,
+					 json_tokener_error_desc(e));
+		s->off = end;
+		*ret = o;
+		return 0;
+	}
+}
+
+/* Step over a value that is not kept, checking its structure (brackets
+ * match, strings end, no control characters in them) without building it.
+ * This runs over most of the bytes of real objects: it works on the window
+ * directly rather than byte by byte through cur(). */
+static int skip_value(struct scan *s)
+{
+	char stack[SOURCE_JSON_MAX_DEPTH];
+	int depth = 0;
+	bool in_str = false, esc = false, scalar = false;
+	for (;;) {
+		if (s->off == s->len) {
+			int r = refill(s);
+			if (r < 0)
+				return r;
+			if (r == 0)
+				return truncated(s);
+		}
+		const char *p = s->buf + s->off, *end = s->buf + s->len;
+		while (p < end) {
+			if (esc) {
+				esc = false;
+				p++;
+				continue;
+			}
+			if (in_str) {
+				while (p < end && *p != '"' && *p != '\\' &&
+				       (unsigned char)*p >= 0x20)
+					p++;
+				if (p == end)
+					break;
+				if ((unsigned char)*p < 0x20)
+					return malformed(s, (size_t)(p - s->buf),
+							 "control character in a string");
+				if (*p++ == '\\') {
+					esc = true;
+					continue;
+				}
+				in_str = false;
+				if (depth == 0) {
+					s->off = (size_t)(p - s->buf);
+					return 0;
+				}
+				continue;
+			}
+			char c = *p;
+			if (depth == 0 && scalar &&
+			    (c == ',' || c == '}' || c == ']' || is_space(c))) {
+				s->off = (size_t)(p - s->buf);
+				return 0;
+			}
+			switch (c) {
+			case '"':
+				in_str = true;
+				break;
+			case '{':
+			case '[':
+				if (depth == SOURCE_JSON_MAX_DEPTH)
+					return malformed(s, (size_t)(p - s->buf),
+							 "nesting too deep");
+				stack[depth++] = (char)(c == '{' ? '}' : ']');
+				break;
+			case '}':
+			case ']':
+				if (depth == 0 || stack[depth - 1] != c)
+					return malformed(s, (size_t)(p - s->buf),
+							 "unbalanced brackets");
+				if (--depth == 0) {
+					s->off = (size_t)(p + 1 - s->buf);
+					return 0;
+				}
+				break;
+			default:
+				if (depth == 0)
+					scalar = true;
+			}
+			p++;
+		}
+		s->off = s->len;
+	}
+}
+
+struct walk {
+	const char *list_kind; /* the item kind a typed List announced */
+	char kind[128];	       /* the item's own kind, once read */
+};
+
+typedef int (*member_fn)(struct scan *s, const char *key, int next, json_object *obj,
+			 struct walk *w);
+
+/* The members of the object at the cursor, added to obj; fn decides how
+ * each value is read (it is called with the value's first byte in next). */
+static int scan_members(struct scan *s, json_object *obj, member_fn fn, struct walk *w)
+{
+	int c, r;
+	s->off++; /* '{' */
+	if ((r = skip_space(s, &c)) < 0)
+		return r;
+	if (c == '}') {
+		s->off++;
+		return 0;
+	}
+	for (;;) {
+		json_object *key = NULL;
+		if ((r = skip_space(s, &c)) < 0)
+			return r;
+		if (c < 0)
+			return truncated(s);
+		if (c != '"')
+			return malformed(s, s->off, "expected a member name");
+		r = scan_value(s, &key);
+		if (r == 0)
+			r = expect(s, ':', "expected ':' after a member name");
+		if (r == 0)
+			r = skip_space(s, &c);
+		if (r == 0 && c < 0)
+			r = truncated(s);
+		if (r == 0)
+			r = fn(s, json_object_get_string(key), c, obj, w);
+		json_object_put(key);
+		if (r < 0 || (r = skip_space(s, &c)) < 0)
+			return r;
+		if (c == ',') {
+			s->off++;
+			continue;
+		}
+		return expect(s, '}', "expected ',' or '}' after a member");
+	}
+}
+
+static int member_plain(struct scan *s, const char *key, json_object *obj)
+{
+	json_object *v = NULL;
+	int r = scan_value(s, &v);
+	if (r == 0)
+		json_object_object_add(obj, key, v);
+	return r;
+}
+
+static int member_of_metadata(struct scan *s, const char *key, int next, json_object *obj,
+			      struct walk *w)
+{
+	const char *kind = w->kind[0] ? w->kind : w->list_kind;
+	/* Without a kind yet (an unusual member order) it is kept here and
+	 * trimmed once the kind is known (add_value). */
+	if (streq(key, "managedFields") && kind && !streq(kind, "KubeVirt"))
+		return skip_value(s);
+	return member_plain(s, key, obj);
+}
+
+static int member_of_item(struct scan *s, const char *key, int next, json_object *obj,
+			  struct walk *w)
+{
+	if (streq(key, "metadata") && next == '{') {
+		json_object *meta = json_object_new_object();
+		json_object_object_add(obj, key, meta);
+		return scan_members(s, meta, member_of_metadata, w);
+	}
+	int r = member_plain(s, key, obj);
+	const char *kind = streq(key, "kind") ? JQS(obj, "kind") : NULL;
+	if (r == 0 && kind)
+		snprintf(w->kind, sizeof(w->kind), "%s", kind);
+	return r;
+}
+
+/* A List's items, one by one. */
+static int scan_items(struct scan *s, json_object *members, json_object *items)
+{
+	int c, r;
+	const char *lk = JQS(members, "kind");
+	_cleanup_free_ char *item_kind =
+	    lk && endswith(lk, "List") && !streq(lk, "List") ? xstrndup(lk, strlen(lk) - 4) : NULL;
+	s->off++; /* '[' */
+	if ((r = skip_space(s, &c)) < 0)
+		return r;
+	if (c == ']') {
+		s->off++;
+		return 0;
+	}
+	for (;;) {
+		if ((r = skip_space(s, &c)) < 0)
+			return r;
+		if (c < 0)
+			return truncated(s);
+		if (c == '{') {
+			struct walk w = {.list_kind = item_kind};
+			json_object *it = json_object_new_object();
+			json_object_array_add(items, it);
+			r = scan_members(s, it, member_of_item, &w);
+		} else {
+			json_object *v = NULL;
+			r = scan_value(s, &v);
+			json_object_array_add(items, v); /* rejected by add_list */
+		}
+		if (r < 0 || (r = skip_space(s, &c)) < 0)
+			return r;
+		if (c == ',') {
+			s->off++;
+			continue;
+		}
+		return expect(s, ']', "expected ',' or ']' after an item");
+	}
+}
+
+static int member_of_top(struct scan *s, const char *key, int next, json_object *obj,
+			 struct walk *w)
+{
+	if (streq(key, "items") && next == '[') {
+		json_object *items = json_object_new_array();
+		json_object_object_add(obj, key, items);
+		return scan_items(s, obj, items);
+	}
+	if (streq(key, "metadata") && next == '{') {
+		const char *kind = JQS(obj, "kind");
+		if (kind)
+			snprintf(w->kind, sizeof(w->kind), "%s", kind);
+		json_object *meta = json_object_new_object();
+		json_object_object_add(obj, key, meta);
+		return scan_members(s, meta, member_of_metadata, w);
+	}
+	return member_plain(s, key, obj);
+}
+
+/* A top-level value: a List (its items are added) or a single object. */
+static int scan_top(struct scan *s, int c)
+{
+	s->values++;
+	if (c == '{') {
+		_cleanup_(json_putp) json_object *obj = json_object_new_object();
+		struct walk w = {0};
+		int r = scan_members(s, obj, member_of_top, &w);
+		if (r < 0)
+			return r;
+		return add_value(s, obj, s->values == 1 ? "the object" : "an object", NULL, NULL,
+				 0);
+	}
+	json_object *o = NULL;
+	int r = scan_value(s, &o);
+	if (r == 0)
+		r = fail(s->ld, "%s: value %zu is %s, not a Kubernetes object or List", s->name,
+			 s->values, type_phrase(o));
+	json_object_put(o);
+	return r;
+}
+
+/* Byte order marks: UTF-8's is skipped, UTF-16 is named (PowerShell). */
+static int check_bom(struct scan *s)
+{
+	int c, r;
+	while (s->len - s->off < 3 && (r = refill(s)) > 0)
+		;
+	if ((r = cur(s, &c)) < 0)
+		return r;
+	const unsigned char *u = (const unsigned char *)s->buf + s->off;
+	size_t n = s->len - s->off;
+	if (n >= 2 && ((u[0] == 0xff && u[1] == 0xfe) || (u[0] == 0xfe && u[1] == 0xff)))
+		return fail(s->ld,
+			    "%s: UTF-16 text (PowerShell's > writes it); save it as UTF-8, e.g. "
+			    "kubectl get … -o json | Out-File -Encoding utf8 FILE",
+			    s->name);
+	if (n >= 3 && u[0] == 0xef && u[1] == 0xbb && u[2] == 0xbf)
+		s->off += 3;
+	return 0;
+}
+
+static int scan_all(struct scan *s)
+{
+	s->tok = json_tokener_new_ex(SOURCE_JSON_MAX_DEPTH);
+	if (!s->tok)
+		abort();
+	json_tokener_set_flags(s->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
+	int c, r = check_bom(s);
+	while (r == 0) {
+		if ((r = skip_space(s, &c)) < 0 || c < 0)
+			break;
+		r = scan_top(s, c);
+	}
+	json_tokener_free(s->tok);
+	if (r == 0 && s->values == 0)
+		r = fail(s->ld, "%s: empty: no JSON object (expected kubectl get -o json output)",
+			 s->name);
+	return r;
+}
+
+static void loader_done(struct loader *ld)
+{
+	for (int i = 0; i < _RES_MAX; i++)
+		json_object_put(ld->seen[i]);
+}
+
+static int parse_buf(struct loader *ld, const uint8_t *buf, size_t len, const char *name)
+{
+	if (len > SOURCE_FILE_MAX)
+		return fail(ld, "%s: larger than %lu MiB", name, SOURCE_FILE_MAX >> 20);
+	/* The buffer is only read: refill() writes to buf only when fd >= 0. */
+	struct scan s = {.ld = ld, .name = name, .buf = (char *)buf, .len = len, .fd = -1};
+	return scan_all(&s);
+}
+
+int source_files_parse(struct cluster_state *cs, const uint8_t *buf, size_t len, const char *name,
+		       struct source_files_stats *stats, char *err, size_t errlen)
+{
+	struct loader ld = {.cs = cs, .stats = stats, .err = err, .errlen = errlen};
+	int r = parse_buf(&ld, buf, len, name);
+	loader_done(&ld);
+	return r;
+}
+
+static int load_file(struct loader *ld, int dirfd, const char *file, const char *display)
+{
+	_cleanup_close_ int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+		fail(ld, "%s: cannot open: %s", display, strerror(e));
+		return -e;
+	}
+	if (!S_ISREG(st.st_mode))
+		return fail(ld, "%s: not a regular file", display);
+	if ((uint64_t)st.st_size > SOURCE_FILE_MAX)
+		return fail(ld, "%s: %lld MiB is larger than the %lu MiB limit for one file",
+			    display, (long long)(st.st_size >> 20), SOURCE_FILE_MAX >> 20);
+	int64_t mtime = (int64_t)st.st_mtim.tv_sec * NSEC_PER_SEC + st.st_mtim.tv_nsec;
+	if (mtime > ld->newest_ns)
+		ld->newest_ns = mtime;
+	_cleanup_free_ char *window = xmalloc(WINDOW);
+	struct scan s = {.ld = ld, .name = display, .buf = window, .cap = WINDOW, .fd = fd};
+	int r = scan_all(&s);
+	if (r == 0 && ld->stats)
+		ld->stats->files++;
+	return r;
+}
+
+static void mark_file_collected(struct loader *ld, const char *file)
+{
+	for (int i = 0; i < _RES_MAX; i++) {
+		_cleanup_free_ char *fn = resource_file_name(&resource_defs[i]);
+		if (streq(fn, file) && ld->cs->res[i].status != RES_COLLECTED)
+			cs_set_status(ld->cs, i, RES_COLLECTED, NULL);
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names of the *.json files in dir (sorted, so loads are reproducible). */
+static int list_dir(struct loader *ld, int dirfd, const char *path, struct strv *ret)
+{
+	int fd = dup(dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return fail(ld, "%s: cannot list: %s", path, strerror(errno));
+	}
+	struct dirent *de;
+	int r = 0;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		if (n[0] == '.')
+			continue; /* ., .., and collect's temporary files */
+		if (endswith(n, ".yaml") || endswith(n, ".yml")) {
+			r = fail(ld,
+				 "%s/%s: YAML is not read; save it with kubectl get … -o json as "
+				 "%.*s.json",
+				 path, n, (int)(strrchr(n, '.') - n), n);
+			break;
+		}
+		if (!endswith(n, ".json") || streq(n, "collect.json")) {
+			if (ld->stats && !streq(n, "collect.json"))
+				ld->stats->skipped_files++;
+			continue;
+		}
+		struct stat st;
+		if (fstatat(dirfd, n, &st, 0) < 0 || !S_ISREG(st.st_mode)) {
+			if (ld->stats)
+				ld->stats->skipped_files++;
+			continue;
+		}
+		strv_add(ret, n);
+	}
+	closedir(d);
+	if (r == 0)
+		qsort(ret->items, ret->n, sizeof(char *), cmp_str);
+	return r;
+}
+
+static int load_collect_json(struct loader *ld, int dirfd, const char *path)
+{
+	_cleanup_close_ int fd = openat(dirfd, "collect.json", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return errno == ENOENT
+			   ? 0
+			   : fail(ld, "%s/collect.json: cannot open: %s", path, strerror(errno));
+	_cleanup_free_ char *display = xasprintf("%s/collect.json", path);
+	_cleanup_free_ char *buf = xmalloc(SOURCE_COLLECT_MAX + 1);
+	size_t len = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, SOURCE_COLLECT_MAX + 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail(ld, "%s: read error: %s", display, strerror(errno));
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > SOURCE_COLLECT_MAX)
+			return fail(ld, "%s: larger than %lu MiB", display,
+				    SOURCE_COLLECT_MAX >> 20);
+	}
+	return source_files_parse_collect(ld->cs, (const uint8_t *)buf, len, display, ld->err,
+					  ld->errlen);
+}
+
+static int load_dir(struct loader *ld, int dirfd, const char *path)
+{
+	struct strv files = {0};
+	int r = list_dir(ld, dirfd, path, &files);
+	for (size_t i = 0; r == 0 && i < files.n; i++) {
+		_cleanup_free_ char *display = xasprintf("%s/%s", path, files.items[i]);
+		r = load_file(ld, dirfd, files.items[i], display);
+		if (r == 0)
+			mark_file_collected(ld, files.items[i]);
+	}
+	strv_clear(&files);
+	if (r == 0)
+		r = load_collect_json(ld, dirfd, path);
+	return r;
+}
+
+static void note_not_collected(struct cluster_state *cs)
+{
+	for (int i = 0; i < _RES_MAX; i++) {
+		const struct resource_def *d = &resource_defs[i];
+		if (cs->res[i].status != RES_NOT_COLLECTED || cs->res[i].error)
+			continue;
+		_cleanup_free_ char *fn = resource_file_name(d);
+		cs_set_status(cs, i, RES_NOT_COLLECTED,
+			      "no %s and no %s objects in --cluster-state", fn, d->kind);
+	}
+}
+
+int source_files_load_ex(struct cluster_state *cs, const char *path,
+			 struct source_files_stats *stats, char *err, size_t errlen)
+{
+	struct loader ld = {.cs = cs, .stats = stats, .err = err, .errlen = errlen};
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+		fail(&ld, "%s: cannot open: %s", path, strerror(e));
+		return -e;
+	}
+	int r;
+	if (S_ISDIR(st.st_mode)) {
+		r = load_dir(&ld, fd, path);
+	} else if (S_ISREG(st.st_mode)) {
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		r = load_file(&ld, AT_FDCWD, path, path);
+		if (r == 0)
+			mark_file_collected(&ld, base);
+	} else {
+		r = fail(&ld, "%s: not a file or a directory", path);
+	}
+	loader_done(&ld);
+	if (r < 0)
+		return r;
+	note_not_collected(cs);
+	if (!cs->read_at_ns)
+		cs->read_at_ns = ld.newest_ns;
+	char *src =
+	    cs->source ? xasprintf("%s, %s", cs->source, path) : xasprintf("files: %s", path);
+	free(cs->source);
+	cs->source = src;
+	return 0;
+}
 
 int source_files_load(struct cluster_state *cs, const char *path, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "%s: reading cluster state files is not in this build yet", path);
-	return -EOPNOTSUPP;
+	return source_files_load_ex(cs, path, NULL, err, errlen);
+}
+
+static int apply_collect_entry(struct cluster_state *cs, json_object *e, size_t idx,
+			       const char *name, char *err, size_t errlen)
+{
+	const char *group = JQS(e, "group"), *plural = JQS(e, "plural"), *st = JQS(e, "status");
+	const char *error = JQS(e, "error");
+	enum resource_status status;
+	if (!json_object_is_type(e, json_type_object) || !group || !plural || !st) {
+		snprintf(err, errlen, "%s: resources[%zu] lacks group, plural or status", name,
+			 idx);
+		return -EINVAL;
+	}
+	if (collect_status_from_name(st, &status) < 0) {
+		snprintf(err, errlen, "%s: resources[%zu] has an unknown status \"%.32s\"", name,
+			 idx, st);
+		return -EINVAL;
+	}
+	const struct resource_def *d = resource_by_plural(plural, group);
+	if (!d || cs->res[d->id].status == RES_COLLECTED)
+		return 0; /* a resource of another hvready version; or data is here */
+	int64_t ms;
+	if (jq_int(JQ(e, "duration_ms"), &ms) && ms >= 0)
+		cs->res[d->id].duration_ns = ms * NSEC_PER_MSEC;
+	if (status == RES_COLLECTED || status == RES_NOT_COLLECTED) {
+		_cleanup_free_ char *fn = resource_file_name(d);
+		cs_set_status(cs, d->id, RES_NOT_COLLECTED,
+			      status == RES_COLLECTED
+				  ? "%s says it was collected, but %s is missing"
+				  : "%s says it was not collected (%s)",
+			      name, status == RES_COLLECTED ? fn : (error ? error : "no reason"));
+		return 0;
+	}
+	if (error)
+		cs_set_status(cs, d->id, status, "%s", error);
+	else
+		cs_set_status(cs, d->id, status, NULL);
+	return 0;
+}
+
+int source_files_parse_collect(struct cluster_state *cs, const uint8_t *buf, size_t len,
+			       const char *name, char *err, size_t errlen)
+{
+	if (len > SOURCE_COLLECT_MAX) {
+		snprintf(err, errlen, "%s: larger than %lu MiB", name, SOURCE_COLLECT_MAX >> 20);
+		return -EFBIG;
+	}
+	json_tokener *tok = json_tokener_new_ex(SOURCE_JSON_MAX_DEPTH);
+	if (!tok)
+		abort();
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	json_object *o = json_tokener_parse_ex(tok, (const char *)buf, (int)len);
+	enum json_tokener_error e = json_tokener_get_error(tok);
+	size_t end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	int r = 0;
+	const char *schema = JQS(o, "schema");
+	json_object *res = JQ(o, "resources");
+	if (!o) {
+		snprintf(err, errlen, "%s: malformed JSON at byte %zu: %s", name, end,
+			 e == json_tokener_continue ? "unexpected end of input"
+						    : json_tokener_error_desc(e));
+		r = -EINVAL;
+	} else if (!streq(schema, SOURCE_COLLECT_SCHEMA) &&
+		   !startswith(schema ? schema : "", SOURCE_COLLECT_SCHEMA ".")) {
+		snprintf(err, errlen,
+			 "%s: not an hvready collect.json (schema \"%.64s\", expected %s)", name,
+			 schema ? schema : "", SOURCE_COLLECT_SCHEMA);
+		r = -EINVAL;
+	} else if (!json_object_is_type(res, json_type_array)) {
+		snprintf(err, errlen, "%s: resources is not an array", name);
+		r = -EINVAL;
+	}
+	for (size_t i = 0; r == 0 && i < jq_len(res); i++)
+		r = apply_collect_entry(cs, jq_at(res, i), i, name, err, errlen);
+	int64_t at;
+	if (r == 0 && jq_time(JQ(o, "collected_at"), &at))
+		cs->read_at_ns = at;
+	json_object_put(o);
+	return r;
 }

@@ -13,10 +13,26 @@
 #define WIRE_MAX_FINDINGS 1024
 #define WIRE_ERR_LEN	  256
 
-/* Encode r. Returns 0 and a malloc'd buffer, or -errno. */
+/* How reports travel (docs/protocol.md): the agent POSTs the message with this
+ * content type to this path; the reply body is the probe targets as JSON. */
+#define WIRE_CONTENT_TYPE "application/msgpack"
+#define WIRE_REPORTS_PATH "/v1/reports"
+
+/* Encode r as schema NODE_SCHEMA, minor NODE_SCHEMA_MINOR (r->schema_minor is
+ * what a decoded report said and is not sent back). Invalid UTF-8 in strings is
+ * replaced by U+FFFD and strings longer than WIRE_MAX_STRING are cut at a
+ * character boundary, so stray bytes from a host file never cost the whole
+ * report. Returns 0 and a malloc'd buffer; -EINVAL if r has no node name, a
+ * finding without a check ID, an invalid status, a NULL key or values nested
+ * deeper than WIRE_MAX_DEPTH; -EMSGSIZE beyond the other WIRE_MAX_* limits;
+ * -ENOMEM. */
 int wire_encode_node_report(const struct node_report *r, char **ret_buf, size_t *ret_len);
-/* Decode buf into *ret (left zeroed on failure). Returns 0, or -EINVAL with a
- * reason in err ("truncated message", "string too long at results[3].message", …),
- * or -EPROTONOSUPPORT for an unknown major version. */
+/* Decode buf into *ret (overwritten: clear it before reuse; zeroed on failure).
+ * Returns 0, or -EINVAL with a reason in err ("truncated message",
+ * "string too long at results[3].message (70000 bytes, at most 65536)", …),
+ * -EPROTONOSUPPORT for an unknown major version, -ENOMEM. */
 int wire_decode_node_report(const uint8_t *buf, size_t len, struct node_report *ret, char *err,
 			    size_t errlen);
+/* Whether a and b carry the same content on the wire: every field but
+ * schema_minor (the encoder always sends its own). */
+bool wire_node_report_equal(const struct node_report *a, const struct node_report *b);

@@ -92,8 +92,14 @@ def pod(c, name, ns, node, labels, containers, phase="Running", restarts=0, owne
 
 def deployment(c, name, ns, replicas, image, labels=None):
     labels = labels or {"app": name}
+    # Helm-managed, as the harvester chart deploys them: Helm writes dates with spaces.
+    ann = {"deployment.kubernetes.io/revision": "1", "meta.helm.sh/release-name": "harvester",
+           "meta.helm.sh/release-namespace": "harvester-system",
+           "field.cattle.io/publicEndpoints": "[]",
+           "objectset.rio.cattle.io/applied": "",
+           "harvesterhci.io/upgraded-at": "2026-09-01 08:00:00.123456789 +0000 UTC"} if ns == "harvester-system" else {}
     c.add("deployments.apps.json", {
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(name, ns, labels=labels, generation=1),
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(name, ns, labels=labels, generation=1, annotations=ann),
         "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
                  "template": {"metadata": {"labels": labels},
                               "spec": {"containers": [{"name": name, "image": image}]}}},
@@ -305,7 +311,11 @@ def generate(nodes, vms):
 
     # KubeVirt and CDI as Harvester v1.8.2 deploys them (no Snapshot gate: Harvester uses its own backups)
     c.add("kubevirts.kubevirt.io.json", {
-        "apiVersion": "kubevirt.io/v1", "kind": "KubeVirt", "metadata": meta("kubevirt", "harvester-system", generation=4),
+        "apiVersion": "kubevirt.io/v1", "kind": "KubeVirt", "metadata": meta("kubevirt", "harvester-system", generation=4, managedFields=[
+            {"apiVersion": "kubevirt.io/v1", "fieldsType": "FieldsV1", "manager": "harvester", "operation": "Update", "time": T0,
+             "fieldsV1": {"f:spec": {"f:configuration": {"f:developerConfiguration": {"f:featureGates": {}}, "f:vmStateStorageClass": {}}}}},
+            {"apiVersion": "kubevirt.io/v1", "fieldsType": "FieldsV1", "manager": "virt-operator", "operation": "Update", "subresource": "status", "time": T1,
+             "fieldsV1": {"f:status": {"f:conditions": {}, "f:phase": {}}}}]),
         "spec": {"certificateRotateStrategy": {},
                  "configuration": {"developerConfiguration": {"featureGates": ["CPUManager", "DeclarativeHotplugVolumes", "ExpandDisks", "EnableVirtioFsConfigVolumes", "HostDevices"]},
                                    "vmStateStorageClass": "vmstate-persistence", "vmRolloutStrategy": "LiveUpdate",

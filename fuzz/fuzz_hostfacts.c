@@ -9,7 +9,7 @@
 #include "cpuinfo.h"
 #include "meminfo.h"
 #include "modules.h"
-#include "osrelease.h"
+#include "osrelease_kv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	case 3: {
 		struct kv_list l = {0};
-		osrelease_parse(buf, len, &l);
+		osrelease_kv_parse(buf, len, &l);
 		kv_list_clear(&l);
 		break;
 	}

@@ -12,7 +12,7 @@
 #include <sys/timex.h>
 
 #include "a_fixture.h"
-#include "osrelease.h"
+#include "osrelease_kv.h"
 #include "sys_clock.h"
 #include "sys_kvm.h"
 #include "render_json.h"
@@ -284,7 +284,7 @@ static void test_osrelease_parser(void **state)
 				   "EMPTY=\n"
 				   "TRAILING=\"x\"   \n";
 	struct kv_list l = {0};
-	int n = osrelease_parse((const uint8_t *)text, strlen(text), &l);
+	int n = osrelease_kv_parse((const uint8_t *)text, strlen(text), &l);
 	assert_int_equal(n, 6);
 	assert_string_equal(kv_get_str(&l, "NAME"), "SLE Micro");
 	assert_string_equal(kv_get_str(&l, "VERSION_ID"), "5.5");
@@ -301,7 +301,7 @@ static void test_osrelease_parser(void **state)
 	char *buf;
 	size_t len;
 	assert_int_equal(util_read_file(p, 65536, &buf, &len), 0);
-	assert_true(osrelease_parse((const uint8_t *)buf, len, &l) >= 0);
+	assert_true(osrelease_kv_parse((const uint8_t *)buf, len, &l) >= 0);
 	kv_list_clear(&l);
 	free(buf);
 	free(p);
@@ -315,13 +315,13 @@ static void test_osrelease_fallback(void **state)
 	struct hostroot hr;
 	assert_int_equal(hostroot_open(&hr, root), 0);
 	struct kv_list l = {0};
-	assert_int_equal(osrelease_read(&hr, &l), 2);
+	assert_int_equal(osrelease_kv_read(&hr, &l), 2);
 	assert_string_equal(kv_get_str(&l, "ID"), "fedora");
 	kv_list_clear(&l);
 	/* etc/os-release wins when both exist. */
 	const char *e = "ID=rhel\n";
 	a_tmp_write(root, "etc/os-release", e, strlen(e));
-	assert_int_equal(osrelease_read(&hr, &l), 1);
+	assert_int_equal(osrelease_kv_read(&hr, &l), 1);
 	assert_string_equal(kv_get_str(&l, "ID"), "rhel");
 	kv_list_clear(&l);
 	hostroot_close(&hr);

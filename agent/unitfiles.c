@@ -1,0 +1,90 @@
+#include "unitfiles.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+
+static const char *const mask_dirs[] = {"etc/systemd/system", "run/systemd/system"};
+static const char *const unit_dirs[] = {"etc/systemd/system", "run/systemd/system",
+					"usr/lib/systemd/system", "lib/systemd/system"};
+
+static bool masked_in(const struct hostroot *hr, const char *dir, const char *unit)
+{
+	_cleanup_close_ int dfd = hostroot_openat(hr, dir, O_PATH | O_DIRECTORY);
+	if (dfd < 0)
+		return false;
+	char target[PATH_MAX];
+	ssize_t n = readlinkat(dfd, unit, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return streq(target, "/dev/null");
+}
+
+/* Find DIR/X.wants/UNIT or DIR/X.requires/UNIT that resolves. Returns true and the
+ * link's path, or false. -errno of opening DIR in *ret_err. */
+static bool wanted_in(const struct hostroot *hr, const char *dir, const char *unit, char **ret,
+		      int *ret_err)
+{
+	DIR *d = hostroot_opendir(hr, dir);
+	if (!d) {
+		*ret_err = -errno;
+		return false;
+	}
+	*ret_err = 0;
+	bool found = false;
+	struct dirent *de;
+	while (!found && (de = readdir(d))) {
+		if (!endswith(de->d_name, ".wants") && !endswith(de->d_name, ".requires"))
+			continue;
+		_cleanup_free_ char *link = xasprintf("%s/%s/%s", dir, de->d_name, unit);
+		if (hostroot_exists(hr, link)) {
+			*ret = xasprintf("/%s", link);
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+int unitfiles_state(const struct hostroot *hr, const char *unit, char **ret_where)
+{
+	if (ret_where)
+		*ret_where = NULL;
+	for (size_t i = 0; i < ELEMENTSOF(mask_dirs); i++)
+		if (masked_in(hr, mask_dirs[i], unit)) {
+			if (ret_where)
+				*ret_where = xasprintf("/%s/%s", mask_dirs[i], unit);
+			return UNITFILE_MASKED;
+		}
+	bool any_dir = false;
+	for (size_t i = 0; i < ELEMENTSOF(unit_dirs); i++) {
+		char *where = NULL;
+		int err;
+		bool found = wanted_in(hr, unit_dirs[i], unit, &where, &err);
+		if (err == 0)
+			any_dir = true;
+		if (found) {
+			if (ret_where)
+				*ret_where = where;
+			else
+				free(where);
+			return UNITFILE_ENABLED;
+		}
+	}
+	return any_dir ? UNITFILE_DISABLED : -ENOENT;
+}
+
+const char *unitfile_state_name(enum unitfile_state s)
+{
+	switch (s) {
+	case UNITFILE_ENABLED:
+		return "enabled";
+	case UNITFILE_MASKED:
+		return "masked";
+	case UNITFILE_DISABLED:
+		break;
+	}
+	return "disabled";
+}

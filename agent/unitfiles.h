@@ -1,0 +1,26 @@
+/*
+ * Whether a systemd unit is enabled, read from the unit directories on disk
+ * (systemd is not asked: the agent may run in a container, and systemctl may
+ * not exist in it). "Enabled" is what `systemctl enable` leaves behind: a link
+ * named after the unit in some `*.wants/` or `*.requires/` directory of
+ * /etc/systemd/system, /run/systemd/system or the vendor directories
+ * (/usr/lib/systemd/system, /lib/systemd/system), whose target exists inside
+ * the host root. "Masked" is a link to /dev/null named after the unit in
+ * /etc/systemd/system or /run/systemd/system; it wins over any enablement.
+ */
+#pragma once
+#include "hostroot.h"
+
+enum unitfile_state {
+	UNITFILE_DISABLED,
+	UNITFILE_ENABLED,
+	UNITFILE_MASKED,
+};
+
+/*
+ * Returns the state, or -ENOENT when the host root has none of the unit
+ * directories (not a systemd host). *ret_where (may be NULL) gets the host path
+ * of the link that decided ENABLED or MASKED, else NULL.
+ */
+int unitfiles_state(const struct hostroot *hr, const char *unit, char **ret_where);
+const char *unitfile_state_name(enum unitfile_state s);

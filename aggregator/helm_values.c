@@ -1,0 +1,158 @@
+#include "helm_values.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "jq.h"
+#include "yaml_json.h"
+
+/* "harvester", "https://charts/harvester-1.8.2.tgz", "rancher/harvester" → the
+ * chart's own name is "harvester" (not "harvester-crd"). */
+static bool is_harvester_chart(json_object *hc)
+{
+	if (streq(jq_name(hc), "harvester"))
+		return true;
+	const char *chart = JQS(hc, "spec", "chart");
+	if (!chart)
+		return false;
+	const char *base = strrchr(chart, '/');
+	base = base ? base + 1 : chart;
+	if (streq(base, "harvester"))
+		return true;
+	if (!startswith(base, "harvester-") || !endswith(base, ".tgz"))
+		return false;
+	char c = base[strlen("harvester-")];
+	return c >= '0' && c <= '9';
+}
+
+static void merge(json_object *dst, json_object *src)
+{
+	json_object_object_foreach(src, key, val)
+	{
+		json_object *cur;
+		if (json_object_is_type(val, json_type_object) &&
+		    json_object_object_get_ex(dst, key, &cur) &&
+		    json_object_is_type(cur, json_type_object))
+			merge(cur, val);
+		else
+			json_object_object_add(dst, key, json_object_get(val));
+	}
+}
+
+static void add_values(struct helm_values *v, json_object *obj, const char *what)
+{
+	const char *content = JQS(obj, "spec", "valuesContent");
+	if (!content || !*content)
+		return;
+	json_object *parsed = NULL;
+	char err[256];
+	if (yaml_json_parse((const uint8_t *)content, strlen(content), &parsed, err, sizeof(err)) <
+	    0) {
+		char *line = xasprintf("%s %s/%s spec.valuesContent: %s", what,
+				       jq_namespace(obj) ? jq_namespace(obj) : "",
+				       jq_name(obj) ? jq_name(obj) : "?", err);
+		strv_add(&v->errors, line);
+		free(line);
+		return;
+	}
+	if (json_object_is_type(parsed, json_type_object))
+		merge(v->values, parsed);
+	json_object_put(parsed);
+}
+
+void helm_values_set(json_object *values, const char *dotted, json_object *value)
+{
+	struct strv parts = {0};
+	strv_split(&parts, dotted, ".");
+	json_object *cur = values;
+	for (size_t i = 0; i + 1 < parts.n; i++) {
+		json_object *next;
+		if (!json_object_object_get_ex(cur, parts.items[i], &next) ||
+		    !json_object_is_type(next, json_type_object)) {
+			next = json_object_new_object();
+			json_object_object_add(cur, parts.items[i], next);
+		}
+		cur = next;
+	}
+	if (parts.n > 0)
+		json_object_object_add(cur, parts.items[parts.n - 1], value);
+	else
+		json_object_put(value);
+	strv_clear(&parts);
+}
+
+/* A --set value: "{a,b}" is a list, anything else a string. */
+static json_object *set_value(json_object *v)
+{
+	if (!json_object_is_type(v, json_type_string))
+		return json_object_get(v);
+	const char *s = json_object_get_string(v);
+	size_t n = strlen(s);
+	if (n < 2 || s[0] != '{' || s[n - 1] != '}')
+		return json_object_get(v);
+	json_object *arr = json_object_new_array();
+	char *inner = xstrndup(s + 1, n - 2);
+	struct strv items = {0};
+	strv_split(&items, inner, ",");
+	for (size_t i = 0; i < items.n; i++)
+		json_object_array_add(arr, json_object_new_string(strstrip(items.items[i])));
+	strv_clear(&items);
+	free(inner);
+	return arr;
+}
+
+static void add_source(struct helm_values *v, const char *what, json_object *obj)
+{
+	const char *ns = jq_namespace(obj);
+	char *s = xasprintf("%s%s%s %s/%s", v->source ? v->source : "", v->source ? " + " : "",
+			    what, ns ? ns : "", jq_name(obj) ? jq_name(obj) : "?");
+	free(v->source);
+	v->source = s;
+}
+
+void helm_values_harvester(const struct cluster_state *cs, struct helm_values *ret)
+{
+	*ret = (struct helm_values){0};
+	json_object *charts = cs_items(cs, RES_HELMCHARTS), *hc = NULL;
+	for (size_t i = 0; i < jq_len(charts) && !hc; i++)
+		if (is_harvester_chart(jq_at(charts, i)))
+			hc = jq_at(charts, i);
+	if (!hc)
+		return;
+	ret->found = true;
+	ret->values = json_object_new_object();
+	add_source(ret, "HelmChart", hc);
+	add_values(ret, hc, "HelmChart");
+	json_object *cfg =
+	    jq_name(hc) ? cs_find(cs, RES_HELMCHARTCONFIGS, jq_namespace(hc), jq_name(hc)) : NULL;
+	if (cfg) {
+		add_source(ret, "HelmChartConfig", cfg);
+		add_values(ret, cfg, "HelmChartConfig");
+	}
+	json_object *set = JQ(hc, "spec", "set");
+	if (json_object_is_type(set, json_type_object)) {
+		json_object_object_foreach(set, key, val)
+		{
+			helm_values_set(ret->values, key, set_value(val));
+		}
+	}
+}
+
+void helm_values_clear(struct helm_values *v)
+{
+	json_object_put(v->values);
+	free(v->source);
+	strv_clear(&v->errors);
+	*v = (struct helm_values){0};
+}
+
+json_object *helm_values_get(json_object *values, const char *dotted)
+{
+	struct strv parts = {0};
+	strv_split(&parts, dotted, ".");
+	json_object *cur = values;
+	for (size_t i = 0; i < parts.n && cur; i++)
+		cur = JQ(cur, parts.items[i]);
+	strv_clear(&parts);
+	return cur;
+}

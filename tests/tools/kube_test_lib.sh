@@ -1,0 +1,199 @@
+# Shared by the integration tests of the aggregator's API client (sourced):
+# a test PKI, the fake kube-apiserver, kubeconfigs and findings comparison.
+# The sourcing test sets TMP (a fresh directory) and calls kt_cleanup from its
+# EXIT trap.
+
+KT_PIDS=()
+PY=${PYTHON:-python3}
+AGG="$HVREADY_BIN/hvready-aggregator"
+FAKE="$HVREADY_SRC/tests/tools/fake_apiserver.py"
+FIXTURES="$HVREADY_SRC/tests/fixtures/cluster/source"
+
+# Tests talk to loopback only: a proxy from the environment must not apply.
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+
+kt_cleanup() {
+	local p
+	for p in "${KT_PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in "${KT_PIDS[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	KT_PIDS=()
+}
+
+kt_fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# kt_pki DIR: a server CA and a server certificate for 127.0.0.1 and
+# kubernetes.default.svc (not for localhost or 127.0.0.2: the tls-server-name
+# test relies on that), a client CA with an admin certificate as RKE2 issues
+# it, and an unrelated CA that must not be trusted.
+kt_pki() {
+	local d=$1
+	mkdir -p "$d"
+	(
+		cd "$d"
+		ec="-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
+		openssl req -x509 $ec -keyout server-ca.key -out server-ca.crt -days 3650 \
+			-subj "/CN=rke2-server-ca@1788614444" 2>/dev/null
+		openssl req $ec -keyout server.key -out server.csr -subj "/CN=kube-apiserver" 2>/dev/null
+		printf 'subjectAltName=IP:127.0.0.1,DNS:kubernetes.default.svc,DNS:kubernetes\nextendedKeyUsage=serverAuth\n' >server.ext
+		openssl x509 -req -in server.csr -CA server-ca.crt -CAkey server-ca.key -CAcreateserial \
+			-out server.crt -days 3650 -extfile server.ext 2>/dev/null
+		openssl req -x509 $ec -keyout client-ca.key -out client-ca.crt -days 3650 \
+			-subj "/CN=rke2-client-ca@1788614444" 2>/dev/null
+		openssl req $ec -keyout client.key -out client.csr -subj "/O=system:masters/CN=system:admin" 2>/dev/null
+		printf 'extendedKeyUsage=clientAuth\n' >client.ext
+		openssl x509 -req -in client.csr -CA client-ca.crt -CAkey client-ca.key -CAcreateserial \
+			-out client.crt -days 3650 -extfile client.ext 2>/dev/null
+		openssl req -x509 $ec -keyout other-ca.key -out other-ca.crt -days 3650 \
+			-subj "/CN=some-other-ca" 2>/dev/null
+	) || kt_fail "cannot create the test PKI with openssl"
+	[ -s "$d/server.crt" ] && [ -s "$d/client.crt" ] || kt_fail "openssl made no certificates"
+}
+
+# kt_fake NAME ARGS...: start the fake apiserver (TLS from $TMP/pki); sets
+# FAKE_PORT. Its log is $TMP/NAME.log (one JSON line per request).
+kt_fake() {
+	local name=$1
+	shift
+	local out="$TMP/$name.port"
+	: >"$out"
+	rm -f "$TMP/$name.log"
+	"$PY" "$FAKE" --cert "$TMP/pki/server.crt" --key "$TMP/pki/server.key" \
+		--log "$TMP/$name.log" "$@" >"$out" 2>"$TMP/$name.err" &
+	local pid=$!
+	KT_PIDS+=("$pid")
+	local i
+	for i in $(seq 1 100); do
+		if [ -s "$out" ]; then
+			FAKE_PORT=$(head -n1 "$out")
+			return 0
+		fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$TMP/$name.err" >&2
+	kt_fail "the fake apiserver $name did not start"
+}
+
+b64() { base64 -w0 <"$1"; }
+
+# kt_kubeconfig FILE SERVER MODE [TOKEN]: MODE is
+#   inline-token   CA data + token
+#   inline-cert    CA data + client cert/key data (as RKE2's rke2.yaml)
+#   files-cert     relative paths to CA, client cert and key next to FILE
+#   token-file     CA path + tokenFile
+#   none           CA data, no user credentials
+kt_kubeconfig() {
+	local f=$1 server=$2 mode=$3 token=${4:-}
+	local dir
+	dir=$(dirname "$f")
+	local cluster user
+	case $mode in
+	files-cert | token-file)
+		cp "$TMP/pki/server-ca.crt" "$dir/ca.crt"
+		cluster="    certificate-authority: ca.crt"
+		;;
+	*) cluster="    certificate-authority-data: $(b64 "$TMP/pki/server-ca.crt")" ;;
+	esac
+	case $mode in
+	inline-token) user="    token: $token" ;;
+	inline-cert) user="    client-certificate-data: $(b64 "$TMP/pki/client.crt")
+    client-key-data: $(b64 "$TMP/pki/client.key")" ;;
+	files-cert)
+		mkdir -p "$dir/certs"
+		cp "$TMP/pki/client.crt" "$TMP/pki/client.key" "$dir/certs/"
+		user="    client-certificate: certs/client.crt
+    client-key: certs/client.key"
+		;;
+	token-file)
+		printf '%s\n' "$token" >"$dir/token"
+		user="    tokenFile: token"
+		;;
+	none) user="    {}" ;;
+	esac
+	cat >"$f" <<EOF
+apiVersion: v1
+clusters:
+- cluster:
+$cluster
+    server: $server
+  name: default
+contexts:
+- context:
+    cluster: default
+    user: default
+  name: default
+current-context: default
+kind: Config
+preferences: {}
+users:
+- name: default
+  user:
+$user
+EOF
+}
+
+# kt_findings REPORT.json: one line per finding, sorted: check, status,
+# object, node, message. api.harvester.endpoint is left out: it runs only
+# live (SPEC §4.3) and so differs between live and offline by design.
+kt_findings() {
+	"$PY" - "$1" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+rows = []
+for f in r["findings"]:
+    if f["check"] == "api.harvester.endpoint":
+        continue
+    rows.append("\t".join([f["check"], f["status"], f.get("object") or "", f.get("node") or "",
+                           f.get("message") or ""]))
+print("\n".join(sorted(rows)))
+EOF
+}
+
+# kt_same A.json B.json WHAT: the two reports have the same findings.
+kt_same() {
+	kt_findings "$1" >"$1.findings" || kt_fail "$3: cannot read $1"
+	kt_findings "$2" >"$2.findings" || kt_fail "$3: cannot read $2"
+	[ -s "$1.findings" ] || kt_fail "$3: no findings in $1"
+	if ! diff -u "$1.findings" "$2.findings" >&2; then
+		kt_fail "$3: findings differ"
+	fi
+}
+
+# kt_finding REPORT.json CHECK: "STATUS<TAB>message" of the check's first finding.
+kt_finding() {
+	"$PY" - "$1" "$2" <<'EOF'
+import json, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    if f["check"] == sys.argv[2]:
+        print(f["status"] + "\t" + f["message"])
+        break
+EOF
+}
+
+# kt_requests NAME RESOURCE [STATUS]: how many requests the fake answered for
+# RESOURCE (with that status).
+kt_requests() {
+	"$PY" - "$TMP/$1.log" "$2" "${3:-}" <<'EOF'
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["resource"] == sys.argv[2] and (not sys.argv[3] or str(e["status"]) == sys.argv[3]):
+        n += 1
+print(n)
+EOF
+}
+
+# kt_run_timeout SECONDS CMD...: run with a bound; prints nothing extra.
+kt_run_timeout() {
+	local t=$1
+	shift
+	timeout --kill-after=5 "$t" "$@"
+}

@@ -1,0 +1,508 @@
+/* api.kubevirt.snapshot-gate, api.kubevirt.gate-stale, api.kubevirt.available. */
+#include "agg_harness.h"
+
+#define GATE  "api.kubevirt.snapshot-gate"
+#define STALE "api.kubevirt.gate-stale"
+#define AVAIL "api.kubevirt.available"
+#define KV    "KubeVirt/harvester-system/kubevirt"
+
+/* 2026-09-06T01:49:11Z: the seed's "now" (710 minutes after the last harvester crash). */
+#define SEED_NOW (INT64_C(1788659351) * NSEC_PER_SEC)
+
+static void preinstall(struct harness *h)
+{
+	cs_set_status(&h->cs, RES_HV_SETTINGS, RES_NOT_INSTALLED, NULL);
+	cs_set_status(&h->cs, RES_HV_VMIMAGES, RES_NOT_INSTALLED, NULL);
+}
+
+static void installed(struct harness *h)
+{
+	harness_load(h, "kubevirt/harvester-installed.json");
+}
+
+static const char *ev(const struct finding *f, const char *key)
+{
+	const char *s = kv_get_str(&f->evidence, key);
+	return s ? s : "";
+}
+
+/* ---- snapshot-gate ---- */
+
+static void test_gate_not_installed(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	preinstall(&h);
+	cs_set_status(&h.cs, RES_KUBEVIRTS, RES_NOT_INSTALLED, NULL);
+	cs_set_status(&h.cs, RES_VM_SNAPSHOTS, RES_NOT_INSTALLED, NULL);
+	cs_set_status(&h.cs, RES_VM_RESTORES, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, GATE);
+	assert_int_equal(harness_status(&h, GATE), STATUS_SKIP);
+	assert_non_null(strstr(harness_finding(&h, GATE, NULL)->message, "not installed"));
+	harness_clear(&h);
+
+	/* collected but empty */
+	harness_init(&h);
+	installed(&h);
+	harness_run(&h, GATE);
+	assert_int_equal(harness_status(&h, GATE), STATUS_SKIP);
+	harness_clear(&h);
+
+	/* not collected: the engine says UNKNOWN */
+	harness_init(&h);
+	cs_set_status(&h.cs, RES_KUBEVIRTS, RES_NOT_COLLECTED, "no file");
+	harness_run(&h, GATE);
+	assert_int_equal(harness_status(&h, GATE), STATUS_UNKNOWN);
+	harness_clear(&h);
+}
+
+static void test_gate_off_warn_and_fail(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/kubevirt-harvester-1.8.2.json");
+	harness_run(&h, GATE);
+	const struct finding *f = harness_finding(&h, GATE, KV);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_string_equal(ev(f, "snapshot_gate"), "off");
+	assert_string_equal(ev(f, "kubevirt_version"), "1.7.4-150700.3.24.2");
+	assert_string_equal(ev(f, "version_from"), "status.observedKubeVirtVersion");
+	assert_non_null(strstr(f->message, "Harvester's own VM backups do not need it"));
+	/* Helm-managed CR, no HelmChart: the remedy is the helm --set of the seed, with every
+	 * current gate kept */
+	assert_non_null(strstr(f->remediation,
+			       "--set 'kubevirt.spec.configuration.developerConfiguration."
+			       "featureGates={CPUManager,DeclarativeHotplugVolumes,ExpandDisks,"
+			       "EnableVirtioFsConfigVolumes,HostDevices,Snapshot}'"));
+	assert_non_null(strstr(f->remediation, "kubectl -n harvester-system delete pod"));
+	assert_non_null(strstr(f->remediation, "--dry-run=server"));
+	harness_clear(&h);
+
+	/* the same with VM snapshots in use: FAIL */
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/kubevirt-harvester-1.8.2.json");
+	harness_load(&h, "kubevirt/vmsnapshot-vm-cirros.json");
+	harness_run(&h, GATE);
+	f = harness_finding(&h, GATE, KV);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "1 VirtualMachineSnapshot"));
+	assert_non_null(strstr(f->message, "snapshot feature gate not enabled"));
+	harness_clear(&h);
+}
+
+static void test_gate_near_miss_plural(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/kubevirt-gate-snapshots-typo.json");
+	harness_run(&h, GATE);
+	const struct finding *f = harness_finding(&h, GATE, KV);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "gate \"Snapshots\""));
+	assert_non_null(strstr(f->message, "singular"));
+	/* the remedy's list drops the near miss and adds the real gate */
+	assert_non_null(strstr(f->remediation, "HostDevices,Snapshot}"));
+	assert_null(strstr(f->remediation, "Snapshots"));
+	harness_clear(&h);
+
+	/* lower case and stray blanks count too; not-a-string entries are ignored */
+	harness_init(&h);
+	harness_add(&h, "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":"
+			"{\"name\":\"kv\",\"namespace\":\"kubevirt\"},\"spec\":{\"configuration\":"
+			"{\"developerConfiguration\":{\"featureGates\":[\" Snapshot\",7,null]}}},"
+			"\"status\":{\"observedKubeVirtVersion\":\"v1.5.2\"}}");
+	harness_run(&h, GATE);
+	f = harness_finding(&h, GATE, "KubeVirt/kubevirt/kv");
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "\" Snapshot\""));
+	/* not Helm-managed: a merge patch with the whole list */
+	assert_non_null(
+	    strstr(f->remediation, "kubectl -n kubevirt patch kubevirt kv --type=merge"));
+	assert_non_null(strstr(f->remediation, "[\"Snapshot\"]"));
+	harness_clear(&h);
+}
+
+static void test_gate_values_path(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/kubevirt-harvester-1.8.2.json");
+	harness_load(&h, "kubevirt/harvester-helmchart-values-path.json");
+	harness_run(&h, GATE);
+	const struct finding *f = harness_finding(&h, GATE, KV);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(
+	    strstr(f->message,
+		   "kubevirt.configuration.developerConfiguration.featureGates: never rendered"));
+	assert_non_null(strstr(f->remediation, "HelmChart kube-system/harvester"));
+	assert_string_equal(ev(f, "helm_values"), "HelmChart kube-system/harvester");
+	harness_clear(&h);
+}
+
+static void test_gate_on(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/kubevirt-gate-snapshot-on.json");
+	harness_load(&h, "kubevirt/vmsnapshot-vm-cirros.json");
+	harness_run(&h, GATE);
+	const struct finding *f = harness_finding(&h, GATE, KV);
+	assert_int_equal(f->status, STATUS_PASS);
+	assert_string_equal(ev(f, "decided_by"), "listed in featureGates");
+	harness_clear(&h);
+
+	/* with a HelmChart that carries it at the right path: still PASS */
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/kubevirt-gate-snapshot-on.json");
+	harness_load(&h, "kubevirt/harvester-helmchart-values-ok.json");
+	harness_run(&h, GATE);
+	assert_int_equal(harness_status(&h, GATE), STATUS_PASS);
+	harness_clear(&h);
+
+	/* on now (kubectl patch) but the values would drop it at the next upgrade: WARN */
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/kubevirt-gate-snapshot-on.json");
+	harness_load(&h, "kubevirt/harvester-helmchart-values-path.json");
+	harness_run(&h, GATE);
+	f = harness_finding(&h, GATE, KV);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "next helm upgrade"));
+	harness_clear(&h);
+}
+
+static const char *kv18(const char *extra)
+{
+	static char buf[1024];
+	snprintf(buf, sizeof(buf),
+		 "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":{\"name\":"
+		 "\"kubevirt\",\"namespace\":\"kubevirt\"},\"spec\":{\"configuration\":{"
+		 "\"developerConfiguration\":{\"featureGates\":[]%s}}},\"status\":{"
+		 "\"observedKubeVirtVersion\":\"v1.8.1\",\"operatorVersion\":\"v1.8.1\"}}",
+		 extra);
+	return buf;
+}
+
+static void test_gate_v18_semantics(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_add(&h, kv18(""));
+	harness_run(&h, GATE);
+	const struct finding *f = harness_finding(&h, GATE, "KubeVirt/kubevirt/kubevirt");
+	assert_int_equal(f->status, STATUS_PASS);
+	assert_non_null(strstr(f->message, "on by default since KubeVirt 1.8"));
+	harness_clear(&h);
+
+	harness_init(&h);
+	harness_add(&h, kv18(",\"disabledFeatureGates\":[\"Snapshot\"]"));
+	harness_run(&h, GATE);
+	f = harness_finding(&h, GATE, "KubeVirt/kubevirt/kubevirt");
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_string_equal(ev(f, "decided_by"), "listed in disabledFeatureGates");
+	assert_non_null(strstr(f->remediation, "remove \"Snapshot\" from"));
+	harness_clear(&h);
+
+	/* on < 1.8, disabledFeatureGates does not exist: not listed means off */
+	harness_init(&h);
+	harness_add(&h, "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":"
+			"{\"name\":\"kubevirt\",\"namespace\":\"kubevirt\"},\"status\":{"
+			"\"targetKubeVirtVersion\":\"v1.6.6\"}}");
+	harness_run(&h, GATE);
+	f = harness_finding(&h, GATE, "KubeVirt/kubevirt/kubevirt");
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_string_equal(ev(f, "version_from"), "status.targetKubeVirtVersion");
+	harness_clear(&h);
+}
+
+static void test_gate_unknown_version_and_garbage(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_add(
+	    &h, "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":"
+		"{\"name\":\"kubevirt\",\"namespace\":\"kubevirt\"},\"spec\":{\"configuration\":"
+		"{\"developerConfiguration\":{\"featureGates\":\"Snapshot\"}}},"
+		"\"status\":{\"observedKubeVirtVersion\":\"devel\"}}");
+	harness_run(&h, GATE);
+	const struct finding *f = harness_finding(&h, GATE, "KubeVirt/kubevirt/kubevirt");
+	assert_int_equal(f->status, STATUS_UNKNOWN);
+	assert_string_equal(ev(f, "snapshot_gate"), "unknown");
+	harness_clear(&h);
+
+	/* every optional part missing or of the wrong type: no crash, a decision or UNKNOWN */
+	const char *weird[] = {
+	    "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\"}",
+	    "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":null,"
+	    "\"spec\":null,\"status\":null}",
+	    "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":{\"name\":1},"
+	    "\"spec\":{\"configuration\":{\"developerConfiguration\":null}},\"status\":"
+	    "{\"observedKubeVirtVersion\":17,\"conditions\":{}}}",
+	};
+	for (size_t i = 0; i < ELEMENTSOF(weird); i++) {
+		harness_init(&h);
+		harness_add(&h, weird[i]);
+		harness_add(&h, "{\"apiVersion\":\"helm.cattle.io/v1\",\"kind\":\"HelmChart\","
+				"\"metadata\":{\"name\":\"harvester\"},\"spec\":{\"valuesContent\":"
+				"\"kubevirt: [\"}}");
+		harness_run(&h, GATE);
+		assert_int_equal(harness_status(&h, GATE), STATUS_UNKNOWN);
+		harness_run(&h, STALE);
+		harness_run(&h, AVAIL);
+		harness_clear(&h);
+	}
+}
+
+/* ---- gate-stale ---- */
+
+static void test_stale_fail_case3(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	h.now_ns = SEED_NOW;
+	installed(&h);
+	harness_load(&h, "kubevirt/kubevirt-gate-snapshot-on.json");
+	harness_load(&h, "kubevirt/virt-api-pods-before-change.json");
+	harness_run(&h, STALE);
+	const struct finding *f = harness_finding(&h, STALE, KV);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(
+	    strstr(f->message, "virt-api-7ddcb4b77b-wbtk5 started=2026-09-05T13:20:44Z"));
+	assert_non_null(strstr(f->message, "gates changed at 2026-09-05T23:33:05Z"));
+	assert_string_equal(ev(f, "changed_by"), "helm");
+	assert_non_null(strstr(f->remediation, "rollout status deploy/virt-api"));
+	harness_clear(&h);
+}
+
+static void test_stale_pass(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/kubevirt-gate-snapshot-on.json");
+	harness_load(&h, "kubevirt/virt-api-pods-after-restart.json");
+	harness_run(&h, STALE);
+	assert_int_equal(harness_status(&h, STALE), STATUS_PASS);
+	harness_clear(&h);
+
+	/* generation 1 without managedFields: never changed since creation */
+	harness_init(&h);
+	harness_add(&h,
+		    "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":"
+		    "{\"name\":\"kubevirt\",\"namespace\":\"harvester-system\",\"generation\":1,"
+		    "\"creationTimestamp\":\"2026-09-05T13:15:02Z\"}}");
+	harness_load(&h, "kubevirt/virt-api-pods-before-change.json");
+	harness_run(&h, STALE);
+	const struct finding *f = harness_finding(&h, STALE, KV);
+	assert_int_equal(f->status, STATUS_PASS);
+	assert_non_null(strstr(ev(f, "changed_at_from"), "generation is 1"));
+	harness_clear(&h);
+}
+
+static void test_stale_unknown(void **state)
+{
+	/* kubectl get -o json strips managedFields: no guessed FAIL */
+	struct harness h;
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/kubevirt-gate-snapshot-on-kubectl.json");
+	harness_load(&h, "kubevirt/virt-api-pods-before-change.json");
+	harness_run(&h, STALE);
+	const struct finding *f = harness_finding(&h, STALE, KV);
+	assert_int_equal(f->status, STATUS_UNKNOWN);
+	assert_non_null(strstr(f->message, "no managedFields"));
+	assert_non_null(strstr(f->remediation, "--show-managed-fields"));
+	harness_clear(&h);
+
+	/* no virt-api pod */
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/kubevirt-gate-snapshot-on.json");
+	harness_run(&h, STALE);
+	f = harness_finding(&h, STALE, KV);
+	assert_int_equal(f->status, STATUS_UNKNOWN);
+	assert_non_null(strstr(f->message, "no running virt-api pod"));
+	harness_clear(&h);
+
+	/* not installed */
+	harness_init(&h);
+	cs_set_status(&h.cs, RES_KUBEVIRTS, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, STALE);
+	assert_int_equal(harness_status(&h, STALE), STATUS_SKIP);
+	harness_clear(&h);
+}
+
+static void test_stale_not_observed_and_garbage(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_add(&h,
+		    "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":"
+		    "{\"name\":\"kubevirt\",\"namespace\":\"harvester-system\",\"generation\":7,"
+		    "\"managedFields\":[{\"manager\":\"kubectl-edit\",\"operation\":\"Update\","
+		    "\"time\":\"2026-09-05T20:00:00Z\",\"fieldsV1\":{\"f:spec\":{"
+		    "\"f:configuration\":{\"f:developerConfiguration\":{\"f:featureGates\":{}}}}}},"
+		    "{\"manager\":\"virt-operator\",\"operation\":\"Update\",\"subresource\":"
+		    "\"status\",\"time\":\"2026-09-05T23:59:00Z\",\"fieldsV1\":{\"f:spec\":{"
+		    "\"f:configuration\":{\"f:developerConfiguration\":{}}}}},"
+		    "{\"manager\":\"x\",\"time\":12,\"fieldsV1\":[]},7]},"
+		    "\"status\":{\"observedGeneration\":6}}");
+	harness_load(&h, "kubevirt/virt-api-pods-after-restart.json");
+	/* a terminating pod and a pod with garbage status do not count */
+	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"virt-api-"
+			"old\",\"namespace\":\"harvester-system\",\"labels\":{\"kubevirt.io\":"
+			"\"virt-api\"},\"deletionTimestamp\":\"2026-09-05T23:41:00Z\"},\"status\":{"
+			"\"phase\":\"Running\",\"startTime\":\"2026-09-05T13:00:00Z\"}}");
+	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"virt-api-"
+			"junk\",\"namespace\":\"harvester-system\",\"labels\":{\"kubevirt.io\":"
+			"\"virt-api\"}},\"status\":{\"containerStatuses\":[{\"state\":{\"running\":"
+			"{\"startedAt\":42}}}],\"startTime\":[]}}");
+	harness_run(&h, STALE);
+	const struct finding *f = harness_finding(&h, STALE, KV);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "not yet observed generation 7"));
+	assert_string_equal(ev(f, "changed_by"), "kubectl-edit");
+	harness_clear(&h);
+}
+
+/* ---- available ---- */
+
+static void test_available_pass(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/kubevirt-harvester-1.8.2.json");
+	harness_load(&h, "kubevirt/cdi.json");
+	harness_run(&h, AVAIL);
+	assert_int_equal(harness_status(&h, AVAIL), STATUS_PASS);
+	const struct finding *f = harness_finding(&h, AVAIL, KV);
+	assert_string_equal(ev(f, "Available"),
+			    "True AllComponentsReady: All components are ready.");
+	f = harness_finding(&h, AVAIL, "CDI/cdi");
+	assert_int_equal(f->status, STATUS_PASS);
+	assert_string_equal(ev(f, "observedVersion"), "v1.64.0");
+	harness_clear(&h);
+}
+
+static void test_available_fail_warn(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/cdi.json");
+	harness_add(&h,
+		    "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":"
+		    "{\"name\":\"kubevirt\",\"namespace\":\"harvester-system\"},\"status\":{"
+		    "\"phase\":\"Deploying\",\"conditions\":[{\"type\":\"Available\",\"status\":"
+		    "\"False\",\"reason\":\"DeploymentInProgress\",\"message\":\"Deploying "
+		    "version 1.7.4 with registry registry.suse.com\"}]}}");
+	harness_run(&h, AVAIL);
+	const struct finding *f = harness_finding(&h, AVAIL, KV);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "phase Deploying"));
+	assert_non_null(strstr(f->remediation, "logs deploy/virt-operator"));
+	harness_clear(&h);
+
+	/* Deployed but Available=False */
+	harness_init(&h);
+	installed(&h);
+	harness_add(&h, "{\"apiVersion\":\"cdi.kubevirt.io/v1beta1\",\"kind\":\"CDI\",\"metadata\":"
+			"{\"name\":\"cdi\"},\"status\":{\"phase\":\"Deployed\",\"conditions\":[{"
+			"\"type\":\"Available\",\"status\":\"False\"},{\"type\":\"Degraded\","
+			"\"status\":\"True\"}]}}");
+	harness_load(&h, "kubevirt/kubevirt-harvester-1.8.2.json");
+	harness_run(&h, AVAIL);
+	f = harness_finding(&h, AVAIL, "CDI/cdi");
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "Available=False"));
+	harness_clear(&h);
+
+	/* Available but Degraded / Progressing */
+	harness_init(&h);
+	harness_add(&h, "{\"apiVersion\":\"cdi.kubevirt.io/v1beta1\",\"kind\":\"CDI\",\"metadata\":"
+			"{\"name\":\"cdi\"},\"status\":{\"phase\":\"Deployed\",\"conditions\":[{"
+			"\"type\":\"Available\",\"status\":\"True\"},{\"type\":\"Progressing\","
+			"\"status\":\"True\"}]}}");
+	harness_run(&h, AVAIL);
+	f = harness_finding(&h, AVAIL, "CDI/cdi");
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "update is in progress"));
+	harness_clear(&h);
+
+	/* status missing: not deployed */
+	harness_init(&h);
+	harness_add(&h, "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":"
+			"{\"name\":\"kubevirt\",\"namespace\":\"harvester-system\"},\"status\":7}");
+	harness_run(&h, AVAIL);
+	f = harness_finding(&h, AVAIL, KV);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "not set"));
+	harness_clear(&h);
+}
+
+static void test_available_missing(void **state)
+{
+	/* before the install: SKIP */
+	struct harness h;
+	harness_init(&h);
+	preinstall(&h);
+	cs_set_status(&h.cs, RES_KUBEVIRTS, RES_NOT_INSTALLED, NULL);
+	cs_set_status(&h.cs, RES_CDIS, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, AVAIL);
+	assert_int_equal(harness_status(&h, AVAIL), STATUS_SKIP);
+	harness_clear(&h);
+
+	/* after the install: missing CRs FAIL */
+	harness_init(&h);
+	installed(&h);
+	harness_run(&h, AVAIL);
+	assert_int_equal(harness_status(&h, AVAIL), STATUS_FAIL);
+	assert_non_null(strstr(harness_finding(&h, AVAIL, NULL)->message, "no KubeVirt CR"));
+	harness_clear(&h);
+
+	/* Harvester v1.4.3 ships no CDI */
+	harness_init(&h);
+	harness_add(&h,
+		    "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":"
+		    "\"harvester\",\"namespace\":\"harvester-system\"},\"spec\":{\"template\":{"
+		    "\"spec\":{\"containers\":[{\"name\":\"apiserver\",\"image\":"
+		    "\"rancher/harvester:v1.4.3\"}]}}}}");
+	harness_load(&h, "kubevirt/kubevirt-harvester-1.8.2.json");
+	cs_set_status(&h.cs, RES_CDIS, RES_NOT_INSTALLED, NULL);
+	harness_run(&h, AVAIL);
+	assert_int_equal(harness_status(&h, AVAIL), STATUS_PASS);
+	bool skip_seen = false;
+	for (size_t i = 0; i < h.out.n; i++)
+		skip_seen |= h.out.items[i].status == STATUS_SKIP &&
+			     strstr(h.out.items[i].message, "ships none");
+	assert_true(skip_seen);
+	harness_clear(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_gate_not_installed),
+	    cmocka_unit_test(test_gate_off_warn_and_fail),
+	    cmocka_unit_test(test_gate_near_miss_plural),
+	    cmocka_unit_test(test_gate_values_path),
+	    cmocka_unit_test(test_gate_on),
+	    cmocka_unit_test(test_gate_v18_semantics),
+	    cmocka_unit_test(test_gate_unknown_version_and_garbage),
+	    cmocka_unit_test(test_stale_fail_case3),
+	    cmocka_unit_test(test_stale_pass),
+	    cmocka_unit_test(test_stale_unknown),
+	    cmocka_unit_test(test_stale_not_observed_and_garbage),
+	    cmocka_unit_test(test_available_pass),
+	    cmocka_unit_test(test_available_fail_warn),
+	    cmocka_unit_test(test_available_missing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

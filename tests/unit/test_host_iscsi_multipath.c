@@ -1,0 +1,575 @@
+/* host.iscsi and host.multipathd on fixture host roots, the multipath.conf
+ * parser and its Longhorn coverage rules, and the helpers they share
+ * (processes, systemd unit files, os-release). */
+#include "b_hostroot.h"
+#include "multipath_conf.h"
+#include "osrelease.h"
+#include "procs.h"
+#include "unitfiles.h"
+
+#define ISCSI "host.iscsi"
+#define MPATH "host.multipathd"
+
+static const struct finding *iscsi(struct bctx *b)
+{
+	return b_run(b, check_iscsi, ISCSI);
+}
+
+static const struct finding *mpath(struct bctx *b)
+{
+	return b_run(b, check_multipathd, MPATH);
+}
+
+/* A scratch root where iSCSI is complete but for what the test removes. */
+static void iscsi_root(struct bctx *b)
+{
+	b_scratch(b);
+	b_write(b, "etc/os-release", "ID=debian\nVERSION_ID=\"12\"\n");
+	b_exe(b, "usr/sbin/iscsiadm");
+	b_symlink(b, "sbin", "usr/sbin");
+	b_write(b, "etc/iscsi/initiatorname.iscsi",
+		"InitiatorName=iqn.1993-08.org.debian:01:abc\n");
+	b_write(b, "usr/lib/systemd/system/iscsid.socket", "[Socket]\n");
+	b_write(b, "usr/lib/systemd/system/iscsid.service", "[Service]\n");
+	b_mkdir(b, "etc/systemd/system");
+	b_write(b, "proc/1/comm", "systemd\n");
+}
+
+/* ---- host.iscsi ------------------------------------------------------------------ */
+
+static void test_iscsi_running_debian(void **state)
+{
+	struct bctx b;
+	b_fixture(&b, "b-debian12");
+	const struct finding *f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "iscsid running");
+	assert_string_equal(b_ev(f, "iscsiadm"), "/sbin/iscsiadm");
+	assert_string_equal(b_ev(f, "initiator_name"), "iqn.1993-08.org.debian:01:5d2f0a6c9b1e");
+	assert_string_equal(b_ev(f, "iscsid"), "running (pid 733)");
+	b_close(&b);
+}
+
+static void test_iscsi_socket_activated_harvester(void **state)
+{
+	/* SLE Micro as in Harvester: iscsid.socket enabled; the only iscsid is a zombie. */
+	struct bctx b;
+	b_fixture(&b, "b-slemicro55-harvester");
+	const struct finding *f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "socket-activated");
+	assert_string_equal(b_ev(f, "iscsid"), "not running");
+	assert_contains(b_ev(f, "iscsid_socket"),
+			"enabled (/etc/systemd/system/sockets.target.wants/iscsid.socket)");
+	assert_string_equal(b_ev(f, "package"), "open-iscsi");
+	b_close(&b);
+}
+
+static void test_iscsi_pass_rhel_ubuntu(void **state)
+{
+	struct bctx b;
+	b_fixture(&b, "b-rhel9");
+	const struct finding *f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "package"), "iscsi-initiator-utils");
+	b_close(&b);
+	b_fixture(&b, "b-ubuntu2204-nonfs");
+	f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	b_close(&b);
+}
+
+static void test_iscsi_nothing_installed(void **state)
+{
+	struct bctx b;
+	b_scratch(&b);
+	b_write(&b, "etc/os-release", "NAME=\"Red Hat Enterprise Linux\"\nID=\"rhel\"\n");
+	b_mkdir(&b, "etc/systemd/system");
+	b_write(&b, "proc/1/comm", "systemd\n");
+	const struct finding *f = iscsi(&b);
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "iscsiadm is not installed");
+	assert_contains(f->message, "/etc/iscsi/initiatorname.iscsi does not exist");
+	assert_contains(f->message, "iscsid is not running and not socket-activated");
+	assert_contains(f->message, "Longhorn v1 volumes");
+	assert_contains(f->remediation, "dnf install -y iscsi-initiator-utils");
+	assert_contains(f->remediation, "iscsi-iname");
+	assert_contains(f->remediation, "systemctl enable --now iscsid");
+	b_close(&b);
+}
+
+static void test_iscsi_generate_name(void **state)
+{
+	/* Debian's open-iscsi writes the name at iscsid's first start. */
+	struct bctx b;
+	iscsi_root(&b);
+	b_write(&b, "etc/iscsi/initiatorname.iscsi",
+		"## DO NOT EDIT OR REMOVE THIS FILE!\nGenerateName=yes\n");
+	b_symlink(&b, "etc/systemd/system/sockets.target.wants/iscsid.socket",
+		  "/usr/lib/systemd/system/iscsid.socket");
+	const struct finding *f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "generated when iscsid first starts");
+	b_close(&b);
+
+	iscsi_root(&b);
+	b_write(&b, "etc/iscsi/initiatorname.iscsi", "GenerateName=yes\n");
+	f = iscsi(&b);
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "has no InitiatorName");
+	assert_contains(f->message, "iscsid is not running");
+	b_close(&b);
+}
+
+static void test_iscsi_initiator_name_forms(void **state)
+{
+	struct bctx b;
+	iscsi_root(&b);
+	b_write(&b, "proc/88/comm", "iscsid\n");
+	b_write(&b, "etc/iscsi/initiatorname.iscsi",
+		"#InitiatorName=iqn.2004-10.com.ubuntu:01:x\n");
+	const struct finding *f = iscsi(&b);
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "has no InitiatorName");
+	b_close(&b);
+
+	iscsi_root(&b);
+	b_write(&b, "proc/88/comm", "iscsid\n");
+	b_write(&b, "etc/iscsi/initiatorname.iscsi", "InitiatorName=   \n");
+	f = iscsi(&b);
+	assert_status(f, STATUS_FAIL);
+	b_close(&b);
+
+	iscsi_root(&b);
+	b_write(&b, "proc/88/comm", "iscsid\n");
+	b_write(&b, "etc/iscsi/initiatorname.iscsi", "  InitiatorName=node1  \n");
+	f = iscsi(&b);
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "\"node1\" is not an iSCSI name");
+	b_close(&b);
+}
+
+static void test_iscsi_masked_and_stopped(void **state)
+{
+	struct bctx b;
+	iscsi_root(&b);
+	b_symlink(&b, "etc/systemd/system/iscsid.socket", "/dev/null");
+	b_symlink(&b, "etc/systemd/system/sockets.target.wants/iscsid.socket",
+		  "/usr/lib/systemd/system/iscsid.socket");
+	const struct finding *f = iscsi(&b);
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "masked (/etc/systemd/system/iscsid.socket)");
+	assert_contains(f->remediation, "systemctl unmask");
+	b_close(&b);
+
+	iscsi_root(&b);
+	b_symlink(&b, "etc/systemd/system/multi-user.target.wants/iscsid.service",
+		  "/usr/lib/systemd/system/iscsid.service");
+	f = iscsi(&b);
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "enabled but iscsid is not running");
+	b_close(&b);
+}
+
+static void test_iscsi_unknown_inputs(void **state)
+{
+	struct bctx b;
+	iscsi_root(&b);
+	b_write(&b, "proc/88/comm", "iscsid\n");
+	b_remove(&b, "etc/iscsi/initiatorname.iscsi");
+	b_mkdir(&b, "etc/iscsi/initiatorname.iscsi");
+	const struct finding *f = iscsi(&b);
+	assert_status(f, STATUS_UNKNOWN);
+	assert_contains(f->message, "etc/iscsi/initiatorname.iscsi");
+	b_close(&b);
+
+	static const uint8_t bin[] = {'I', 'n', 0, 0xfe, '\n'};
+	iscsi_root(&b);
+	b_write(&b, "proc/88/comm", "iscsid\n");
+	b_write_mode(&b, "etc/iscsi/initiatorname.iscsi", bin, sizeof(bin), 0644);
+	f = iscsi(&b);
+	assert_status(f, STATUS_UNKNOWN);
+	assert_contains(f->message, "not a text file");
+	b_close(&b);
+
+	/* No PID 1 in proc/: whether iscsid runs cannot be seen. */
+	iscsi_root(&b);
+	b_remove(&b, "proc/1");
+	b_write(&b, "proc/88/comm", "iscsid\n");
+	f = iscsi(&b);
+	assert_status(f, STATUS_UNKNOWN);
+	assert_contains(b_ev(f, "iscsid"), "PID 1 not visible");
+	b_close(&b);
+}
+
+/* ---- host.multipathd ------------------------------------------------------------- */
+
+static void test_mpath_not_running(void **state)
+{
+	struct bctx b;
+	b_fixture(&b, "b-debian12");
+	const struct finding *f = mpath(&b);
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "multipathd"), "not running");
+	b_close(&b);
+}
+
+static void test_mpath_harvester_dropin_blacklist(void **state)
+{
+	struct bctx b;
+	b_fixture(&b, "b-slemicro55-harvester");
+	const struct finding *f = mpath(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(b_ev(f, "longhorn_blacklisted_by"),
+			"device { vendor \"IET\" product \"VIRTUAL-DISK\" } "
+			"(/etc/multipath/conf.d/99-longhorn.conf:4)");
+	assert_string_equal(b_ev(f, "find_multipaths"), "yes");
+	const struct value_list *files = kv_get_list(&f->evidence, "config_files");
+	assert_non_null(files);
+	assert_int_equal(files->n, 2);
+	assert_string_equal(files->items[0].s, "/etc/multipath.conf");
+	b_close(&b);
+}
+
+static void test_mpath_rhel_without_blacklist_warns(void **state)
+{
+	struct bctx b;
+	b_fixture(&b, "b-rhel9");
+	const struct finding *f = mpath(&b);
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "multipathd is running");
+	assert_contains(f->message, "already mounted or mount point busy");
+	assert_contains(f->remediation, "vendor \"IET\"");
+	assert_contains(f->remediation, "product \"VIRTUAL-DISK\"");
+	assert_string_equal(b_ev(f, "multipathd"), "running (pid 704)");
+	b_close(&b);
+}
+
+static void test_mpath_ubuntu_default_warns(void **state)
+{
+	struct bctx b;
+	b_fixture(&b, "b-ubuntu2204-nonfs");
+	const struct finding *f = mpath(&b);
+	assert_status(f, STATUS_WARN);
+	assert_contains(b_ev(f, "multipathd_socket"), "enabled");
+	b_close(&b);
+}
+
+static void test_mpath_rhel_without_config_is_safe(void **state)
+{
+	struct bctx b;
+	b_scratch_from(&b, "b-rhel9");
+	b_remove(&b, "etc/multipath.conf");
+	const struct finding *f = mpath(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "RHEL's multipath blacklists every device");
+	b_close(&b);
+
+	/* Not on Debian-likes: there, no config means the built-in defaults. */
+	b_scratch_from(&b, "b-ubuntu2204-nonfs");
+	b_remove(&b, "etc/multipath.conf");
+	f = mpath(&b);
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "there is no multipath.conf");
+	b_close(&b);
+}
+
+static const struct finding *mpath_with_conf(struct bctx *b, const char *conf)
+{
+	b_scratch_from(b, "b-ubuntu2204-nonfs");
+	b_write(b, "etc/multipath.conf", conf);
+	return mpath(b);
+}
+
+static void test_mpath_devnode_forms(void **state)
+{
+	struct bctx b;
+	const struct finding *f =
+	    mpath_with_conf(&b, "blacklist {\n    devnode \"^sd[a-z0-9]+\"\n}\n");
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "devnode \"^sd[a-z0-9]+\" (/etc/multipath.conf:2)");
+	b_close(&b);
+
+	/* Only the host's own two disks: Longhorn's sdc... are not covered. */
+	f = mpath_with_conf(&b, "blacklist {\n\tdevnode \"^sd[ab]$\"\n}\n");
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "matches only some sdX disks (not sdc, sdm, sdz, sdaa, sdcz)");
+	b_close(&b);
+
+	/* A commented-out entry does not count, '#' and '!' both. */
+	f = mpath_with_conf(&b, "blacklist {\n#    devnode \"^sd[a-z0-9]+\"\n"
+				"  ! devnode \"^sd\"\n}\n");
+	assert_status(f, STATUS_WARN);
+	b_close(&b);
+
+	/* Cancelled by an exception. */
+	f = mpath_with_conf(&b, "blacklist {\n    devnode \".*\"\n}\n"
+				"blacklist_exceptions {\n    devnode \"^sd[a-z]+\"\n}\n");
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "is cancelled by blacklist_exceptions devnode \"^sd[a-z]+\"");
+	b_close(&b);
+
+	/* A negated regex: everything but nvme is blacklisted. */
+	f = mpath_with_conf(&b, "blacklist {\n    devnode \"!^nvme[0-9]\"\n}\n");
+	assert_status(f, STATUS_PASS);
+	b_close(&b);
+}
+
+static void test_mpath_other_covering_entries(void **state)
+{
+	struct bctx b;
+	const struct finding *f =
+	    mpath_with_conf(&b, "blacklist {\n  wwid \".*\"\n}\nblacklist_exceptions {\n"
+				"  wwid \"3600a098038303053453f463045727a4b\"\n}\n");
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "wwid \".*\"");
+	b_close(&b);
+
+	f = mpath_with_conf(&b, "blacklist {\n  protocol \"scsi:iscsi\"\n}\n");
+	assert_status(f, STATUS_PASS);
+	b_close(&b);
+
+	/* Vendor regex, product missing: matches every IET product. */
+	f = mpath_with_conf(&b, "blacklist {\n  device {\n    vendor \"^IET\"\n  }\n}\n");
+	assert_status(f, STATUS_PASS);
+	b_close(&b);
+
+	/* Some other vendor only. */
+	f = mpath_with_conf(&b, "blacklist {\n  device {\n    vendor \"VMware\"\n"
+				"    product \"Virtual disk\"\n  }\n}\n");
+	assert_status(f, STATUS_WARN);
+	const struct value_list *bl = kv_get_list(&f->evidence, "blacklist");
+	assert_non_null(bl);
+	assert_int_equal(bl->n, 1);
+	assert_string_equal(bl->items[0].s, "device { vendor \"VMware\" product \"Virtual disk\" } "
+					    "(/etc/multipath.conf:2)");
+	b_close(&b);
+}
+
+static void test_mpath_invalid_regex_and_garbage(void **state)
+{
+	struct bctx b;
+	const struct finding *f = mpath_with_conf(&b, "blacklist {\n  devnode \"^sd[a-z\"\n}\n");
+	assert_status(f, STATUS_WARN);
+	const struct value_list *bad = kv_get_list(&f->evidence, "invalid_regex");
+	assert_non_null(bad);
+	assert_contains(bad->items[0].s, "/etc/multipath.conf:2");
+	b_close(&b);
+
+	static const uint8_t bin[] = {'b', 'l', 0, 0x80, '{', '\n'};
+	b_scratch_from(&b, "b-ubuntu2204-nonfs");
+	b_write_mode(&b, "etc/multipath.conf", bin, sizeof(bin), 0644);
+	f = mpath(&b);
+	assert_status(f, STATUS_UNKNOWN);
+	assert_contains(f->message, "etc/multipath.conf: not a multipath.conf");
+	b_close(&b);
+
+	b_scratch_from(&b, "b-ubuntu2204-nonfs");
+	b_remove(&b, "etc/multipath.conf");
+	b_mkdir(&b, "etc/multipath.conf");
+	f = mpath(&b);
+	assert_status(f, STATUS_UNKNOWN);
+	assert_contains(b_ev(f, "config_error"), "Is a directory");
+	b_close(&b);
+}
+
+static void test_mpath_enabled_not_running(void **state)
+{
+	struct bctx b;
+	b_scratch_from(&b, "b-ubuntu2204-nonfs");
+	b_remove(&b, "proc/402");
+	const struct finding *f = mpath(&b);
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "enabled (it starts at boot)");
+	b_close(&b);
+
+	/* Not running, not enabled: the configuration does not matter. */
+	b_scratch_from(&b, "b-ubuntu2204-nonfs");
+	b_remove(&b, "proc/402");
+	b_remove(&b, "etc/systemd/system/sysinit.target.wants");
+	b_remove(&b, "etc/systemd/system/sockets.target.wants/multipathd.socket");
+	f = mpath(&b);
+	assert_status(f, STATUS_PASS);
+	b_close(&b);
+
+	/* Cannot see processes and not enabled, config not covering: UNKNOWN. */
+	b_scratch_from(&b, "b-ubuntu2204-nonfs");
+	b_remove(&b, "proc/1");
+	b_remove(&b, "etc/systemd/system/sysinit.target.wants");
+	b_remove(&b, "etc/systemd/system/sockets.target.wants/multipathd.socket");
+	f = mpath(&b);
+	assert_status(f, STATUS_UNKNOWN);
+	b_close(&b);
+}
+
+/* ---- multipath.conf parser -------------------------------------------------------- */
+
+static void parse(struct multipath_conf *c, const char *text)
+{
+	*c = (struct multipath_conf){0};
+	assert_int_equal(multipath_conf_parse((const uint8_t *)text, strlen(text), "/t.conf", c),
+			 0);
+}
+
+static void test_parser_grammar(void **state)
+{
+	struct multipath_conf c;
+	parse(&c, "defaults {\n"
+		  "\tconfig_dir \"/etc/mp.d\"\n"
+		  "\tfind_multipaths \"greedy\" # trailing comment\n"
+		  "}\n"
+		  "blacklist{\n"
+		  "  devnode \"^(ram|raw|loop|fd|md|dm-|sr|scd|st)[0-9]*\"\n"
+		  "  devnode ^hd[a-z]\n"
+		  "  wwid \"has \"\"quotes\"\" and # hash\"\n"
+		  "  device {\n"
+		  "    vendor \"IET\"\n"
+		  "    product \"VIRTUAL-DISK\"\n"
+		  "  }\n"
+		  "  property \"(SCSI_IDENT_|ID_WWN)\"\n"
+		  "}\n"
+		  "devices {\n"
+		  "  device {\n"
+		  "    vendor \"NETAPP\"\n"
+		  "    product \"LUN\"\n"
+		  "  }\n"
+		  "}\n"
+		  "blacklist_exceptions {\n"
+		  "  devnode \"^sdz\"\n"
+		  "}\n");
+	assert_string_equal(c.config_dir, "/etc/mp.d");
+	assert_string_equal(c.find_multipaths, "greedy");
+	assert_int_equal(c.n, 6);
+	assert_int_equal(c.items[0].kind, MPCONF_DEVNODE);
+	assert_string_equal(c.items[1].value, "^hd[a-z]");
+	assert_string_equal(c.items[2].value, "has \"quotes\" and # hash");
+	assert_int_equal(c.items[3].kind, MPCONF_DEVICE);
+	assert_string_equal(c.items[3].vendor, "IET");
+	assert_string_equal(c.items[3].product, "VIRTUAL-DISK");
+	assert_string_equal(c.items[3].where, "/t.conf:9");
+	assert_int_equal(c.items[4].kind, MPCONF_PROPERTY);
+	/* The devices section's NETAPP entry is not a blacklist entry. */
+	assert_int_equal(c.items[5].section, MPCONF_EXCEPTIONS);
+	assert_string_equal(c.items[5].value, "^sdz");
+	multipath_conf_clear(&c);
+}
+
+static void test_parser_nesting_like_multipathd(void **state)
+{
+	struct multipath_conf c;
+	/* A device entry outside blacklist is not one; multipaths { multipath { } } nests. */
+	parse(&c, "multipaths {\n  multipath {\n    wwid 3600\n    alias data\n  }\n}\n"
+		  "devnode \"^sd\"\n"
+		  "}\n"
+		  "blacklist {\n  device {\n    product \"X\"\n  }\n  devnode \"^sd\"\n}\n");
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.items[0].kind, MPCONF_DEVICE);
+	assert_null(c.items[0].vendor);
+	assert_int_equal(c.items[1].kind, MPCONF_DEVNODE);
+	assert_int_equal(c.items[1].section, MPCONF_BLACKLIST);
+	multipath_conf_clear(&c);
+
+	/* Unterminated sections and quotes end with the file, without harm. */
+	parse(&c, "blacklist {\n  devnode \"^sd[a-z]\n  device {\n    vendor \"IET");
+	assert_int_equal(c.n, 2);
+	assert_string_equal(c.items[0].value, "^sd[a-z]");
+	assert_string_equal(c.items[1].vendor, "IET");
+	multipath_conf_clear(&c);
+}
+
+static void test_parser_cover(void **state)
+{
+	struct multipath_conf c;
+	struct multipath_conf_cover cov;
+	parse(&c,
+	      "blacklist {\n  device {\n    vendor \"IET\"\n    product \"VIRTUAL-DISK\"\n  }\n}\n"
+	      "blacklist_exceptions {\n  device {\n    vendor \"IE.\"\n  }\n}\n");
+	multipath_conf_covers_longhorn(&c, &cov);
+	assert_null(cov.by);
+	assert_non_null(cov.undone);
+	assert_int_equal(cov.undone_by->section, MPCONF_EXCEPTIONS);
+	multipath_conf_cover_clear(&cov);
+	multipath_conf_clear(&c);
+
+	parse(&c, "");
+	multipath_conf_covers_longhorn(&c, &cov);
+	assert_null(cov.by);
+	assert_null(cov.partial);
+	multipath_conf_cover_clear(&cov);
+	multipath_conf_clear(&c);
+
+	uint8_t nul[] = "blacklist {\0}";
+	c = (struct multipath_conf){0};
+	assert_int_equal(multipath_conf_parse(nul, sizeof(nul), "/x", &c), -EINVAL);
+	multipath_conf_clear(&c);
+}
+
+/* ---- shared helpers ---------------------------------------------------------------- */
+
+static void test_helpers(void **state)
+{
+	struct osrelease o;
+	const char *text = "# comment\nID='opensuse-leap-micro'\nID_LIKE=\"suse opensuse\"\n"
+			   "PRETTY_NAME=\"openSUSE \\\"Leap\\\" Micro 5.5\"\n";
+	osrelease_parse((const uint8_t *)text, strlen(text), &o);
+	assert_string_equal(o.id, "opensuse-leap-micro");
+	assert_string_equal(o.pretty_name, "openSUSE \"Leap\" Micro 5.5");
+	assert_int_equal(osrelease_family(&o), OS_FAMILY_SUSE);
+	assert_true(osrelease_transactional(&o));
+	osrelease_clear(&o);
+
+	struct bctx b;
+	b_fixture(&b, "b-rhel9");
+	struct procs_found p;
+	assert_int_equal(procs_find(&b.ctx.root, "iscsid", &p), 0);
+	assert_int_equal(p.total, 2);
+	/* Exact names: "nfs" is not "nfsd". */
+	assert_int_equal(procs_find(&b.ctx.root, "nfs", &p), 0);
+	assert_int_equal(p.total, 0);
+	char *where = NULL;
+	assert_int_equal(unitfiles_state(&b.ctx.root, "iscsid.service", &where), UNITFILE_DISABLED);
+	assert_null(where);
+	assert_int_equal(unitfiles_state(&b.ctx.root, "iscsid.socket", &where), UNITFILE_ENABLED);
+	assert_string_equal(where, "/etc/systemd/system/sockets.target.wants/iscsid.socket");
+	free(where);
+	b_close(&b);
+
+	/* An enablement link whose unit file is gone does not enable anything. */
+	b_scratch(&b);
+	b_symlink(&b, "etc/systemd/system/sockets.target.wants/iscsid.socket",
+		  "/usr/lib/systemd/system/iscsid.socket");
+	assert_int_equal(unitfiles_state(&b.ctx.root, "iscsid.socket", NULL), UNITFILE_DISABLED);
+	b_close(&b);
+	b_scratch(&b);
+	assert_int_equal(unitfiles_state(&b.ctx.root, "iscsid.socket", NULL), -ENOENT);
+	assert_int_equal(procs_find(&b.ctx.root, "iscsid", &p), -ENOENT);
+	b_close(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_iscsi_running_debian),
+	    cmocka_unit_test(test_iscsi_socket_activated_harvester),
+	    cmocka_unit_test(test_iscsi_pass_rhel_ubuntu),
+	    cmocka_unit_test(test_iscsi_nothing_installed),
+	    cmocka_unit_test(test_iscsi_generate_name),
+	    cmocka_unit_test(test_iscsi_initiator_name_forms),
+	    cmocka_unit_test(test_iscsi_masked_and_stopped),
+	    cmocka_unit_test(test_iscsi_unknown_inputs),
+	    cmocka_unit_test(test_mpath_not_running),
+	    cmocka_unit_test(test_mpath_harvester_dropin_blacklist),
+	    cmocka_unit_test(test_mpath_rhel_without_blacklist_warns),
+	    cmocka_unit_test(test_mpath_ubuntu_default_warns),
+	    cmocka_unit_test(test_mpath_rhel_without_config_is_safe),
+	    cmocka_unit_test(test_mpath_devnode_forms),
+	    cmocka_unit_test(test_mpath_other_covering_entries),
+	    cmocka_unit_test(test_mpath_invalid_regex_and_garbage),
+	    cmocka_unit_test(test_mpath_enabled_not_running),
+	    cmocka_unit_test(test_parser_grammar),
+	    cmocka_unit_test(test_parser_nesting_like_multipathd),
+	    cmocka_unit_test(test_parser_cover),
+	    cmocka_unit_test(test_helpers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,266 @@
+/* Helpers of the KubeVirt/platform checks: versions, CIDR math, YAML values, Helm values. */
+#include "agg_harness.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+
+#include "cidr.h"
+#include "helm_values.h"
+#include "kubevirt_util.h"
+#include "semver.h"
+#include "yaml_json.h"
+
+static void test_semver(void **state)
+{
+	struct semver v, w;
+	assert_int_equal(semver_parse("1.7.4-150700.3.24.2", &v), 0);
+	assert_int_equal(v.major, 1);
+	assert_int_equal(v.minor, 7);
+	assert_int_equal(v.patch, 4);
+	assert_int_equal(semver_parse("v1.8", &w), 0);
+	assert_int_equal(w.patch, 0);
+	assert_true(semver_cmp(&v, &w) < 0);
+	assert_int_equal(semver_parse("v1.11.2", &w), 0);
+	assert_true(semver_cmp(&w, &v) > 0);
+	assert_int_equal(semver_parse("v1.8.0-rc.1", &w), 0);
+	assert_int_equal(semver_parse("latest", &v), -EINVAL);
+	assert_int_equal(semver_parse("1.7x", &v), -EINVAL);
+	assert_int_equal(semver_parse("", &v), -EINVAL);
+	assert_int_equal(semver_parse(NULL, &v), -EINVAL);
+	assert_int_equal(semver_parse("99999999999.1", &v), -EINVAL);
+
+	char buf[64];
+	assert_string_equal(
+	    semver_image_tag("longhornio/longhorn-manager:v1.9.1", buf, sizeof(buf)), "v1.9.1");
+	assert_string_equal(
+	    semver_image_tag("reg.local:5000/rancher/harvester:v1.8.2@sha256:ab", buf, sizeof(buf)),
+	    "v1.8.2");
+	assert_null(semver_image_tag("reg.local:5000/rancher/harvester", buf, sizeof(buf)));
+	assert_null(semver_image_tag("harvester:", buf, sizeof(buf)));
+	assert_null(semver_image_tag(NULL, buf, sizeof(buf)));
+}
+
+static void fmt(const struct cidr *c, char *buf)
+{
+	cidr_format(c, true, buf, CIDR_STRLEN);
+}
+
+static void test_cidr(void **state)
+{
+	struct cidr a, b, s;
+	char buf[CIDR_STRLEN];
+	assert_int_equal(cidr_parse("10.42.6.0/24", &a), 0);
+	assert_int_equal(cidr_parse("10.42.1.0/24", &b), 0);
+	assert_true(cidr_supernet(&a, &b, &s));
+	fmt(&s, buf);
+	assert_string_equal(buf, "10.42.0.0/21");
+	struct cidr rke2;
+	assert_int_equal(cidr_parse("10.42.0.0/16", &rke2), 0);
+	assert_true(cidr_contains(&rke2, &s));
+	assert_false(cidr_contains(&s, &rke2));
+	/* host bits are cleared */
+	assert_int_equal(cidr_parse("10.43.0.1/16", &a), 0);
+	fmt(&a, buf);
+	assert_string_equal(buf, "10.43.0.0/16");
+	assert_int_equal(cidr_parse("10.43.0.1", &a), 0);
+	assert_int_equal(a.prefix, 32);
+	s = cidr_widen(&a, 16);
+	fmt(&s, buf);
+	assert_string_equal(buf, "10.43.0.0/16");
+	/* IPv6 */
+	assert_int_equal(cidr_parse("fd00:42::/64", &a), 0);
+	assert_int_equal(cidr_parse("fd00:42:0:1::/64", &b), 0);
+	assert_true(cidr_supernet(&a, &b, &s));
+	fmt(&s, buf);
+	assert_string_equal(buf, "fd00:42::/63");
+	assert_int_equal(a.family, AF_INET6);
+	/* mixed families have no supernet */
+	assert_int_equal(cidr_parse("10.0.0.0/8", &b), 0);
+	assert_false(cidr_supernet(&a, &b, &s));
+	assert_false(cidr_contains(&b, &a));
+	/* bad input */
+	assert_int_equal(cidr_parse("10.42.0.0/33", &a), -EINVAL);
+	assert_int_equal(cidr_parse("10.42.0.0/", &a), -EINVAL);
+	assert_int_equal(cidr_parse("10.42.0.0/1x", &a), -EINVAL);
+	assert_int_equal(cidr_parse("harvester.local", &a), -EINVAL);
+	assert_int_equal(cidr_parse(NULL, &a), -EINVAL);
+	assert_int_equal(
+	    cidr_parse("1111:2222:3333:4444:5555:6666:7777:8888/128-and-then-some-more-text", &a),
+	    -EINVAL);
+	/* private addresses */
+	assert_int_equal(cidr_parse("192.168.10.5", &a), 0);
+	assert_true(cidr_is_private(&a));
+	assert_int_equal(cidr_parse("151.101.2.132", &a), 0);
+	assert_false(cidr_is_private(&a));
+	assert_int_equal(cidr_parse("fd00::1", &a), 0);
+	assert_true(cidr_is_private(&a));
+}
+
+static void test_yaml_json(void **state)
+{
+	const char *y = "a: 1\nb: \"2\"\nc: true\nd: ~\ne: [x, y]\nf:\n  g: &anc hello\n  h: *anc\n"
+			"i: -5\nj: 1.5\n";
+	json_object *o = NULL;
+	char err[256];
+	assert_int_equal(yaml_json_parse((const uint8_t *)y, strlen(y), &o, err, sizeof(err)), 0);
+	assert_true(json_object_is_type(JQ(o, "a"), json_type_int));
+	assert_string_equal(JQS(o, "b"), "2");
+	assert_true(json_object_is_type(JQ(o, "c"), json_type_boolean));
+	assert_null(JQ(o, "d"));
+	assert_int_equal(jq_len(JQ(o, "e")), 2);
+	assert_string_equal(JQS(o, "f", "h"), "hello");
+	int64_t i;
+	assert_true(jq_int(JQ(o, "i"), &i));
+	assert_int_equal(i, -5);
+	assert_string_equal(JQS(o, "j"), "1.5");
+	json_object_put(o);
+
+	/* errors: one line, no crash, no leak */
+	const char *bad[] = {"a: [1, 2\n", "a: b: c\n", "{a: 1", "- a\nb: c\n", "? [a]\n: b\n"};
+	for (size_t k = 0; k < ELEMENTSOF(bad); k++) {
+		o = NULL;
+		int r =
+		    yaml_json_parse((const uint8_t *)bad[k], strlen(bad[k]), &o, err, sizeof(err));
+		assert_int_equal(r, -EINVAL);
+		assert_null(strchr(err, '\n'));
+		assert_null(o);
+	}
+	/* deep nesting is refused */
+	char deep[400];
+	memset(deep, '[', 300);
+	deep[300] = '\0';
+	assert_int_equal(yaml_json_parse((const uint8_t *)deep, 300, &o, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "nesting"));
+	/* empty document */
+	o = (json_object *)1;
+	assert_int_equal(yaml_json_parse((const uint8_t *)"", 0, &o, err, sizeof(err)), 0);
+	assert_null(o);
+	/* a small alias chain is copied into a tree */
+	const char *lol = "a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: &c [*b, *b, *b]\nd: [*c, *c]\n";
+	assert_int_equal(yaml_json_parse((const uint8_t *)lol, strlen(lol), &o, err, sizeof(err)),
+			 0);
+	assert_int_equal(jq_len(JQ(jq_at(jq_at(JQ(o, "d"), 1), 2), 0)), 3);
+	json_object_put(o);
+	/* "billion laughs": refused by the node budget */
+	char big[2048] = "l0: &l0 [x,x,x,x,x,x,x,x,x,x]\n";
+	for (int k = 1; k < 9; k++) {
+		char line[128];
+		snprintf(line, sizeof(line),
+			 "l%d: &l%d [*l%d,*l%d,*l%d,*l%d,*l%d,*l%d,*l%d,*l%d]\n", k, k, k - 1,
+			 k - 1, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1);
+		strcat(big, line);
+	}
+	o = NULL;
+	assert_int_equal(yaml_json_parse((const uint8_t *)big, strlen(big), &o, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "expands beyond"));
+	assert_null(o);
+	/* an alias of an enclosing node would be a cycle */
+	const char *cyc = "a: &a\n  b: [1, *a]\n";
+	assert_int_equal(yaml_json_parse((const uint8_t *)cyc, strlen(cyc), &o, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "contains it"));
+	/* aliases cannot deepen the tree past the limit */
+	char deepa[1024] = "a: &a ";
+	for (int k = 0; k < 40; k++)
+		strcat(deepa, "[");
+	for (int k = 0; k < 40; k++)
+		strcat(deepa, "]");
+	strcat(deepa, "\nb: ");
+	for (int k = 0; k < 30; k++)
+		strcat(deepa, "[");
+	strcat(deepa, "*a");
+	for (int k = 0; k < 30; k++)
+		strcat(deepa, "]");
+	strcat(deepa, "\n");
+	assert_int_equal(
+	    yaml_json_parse((const uint8_t *)deepa, strlen(deepa), &o, err, sizeof(err)), -EINVAL);
+}
+
+static void test_helm_values(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	struct helm_values hv;
+	helm_values_harvester(&h.cs, &hv);
+	assert_false(hv.found);
+	helm_values_clear(&hv);
+
+	harness_load(&h, "kubevirt/harvester-helmchart-values-ok.json");
+	harness_add(&h, "{\"apiVersion\":\"helm.cattle.io/v1\",\"kind\":\"HelmChartConfig\","
+			"\"metadata\":{\"name\":\"harvester\",\"namespace\":\"kube-system\"},"
+			"\"spec\":{\"valuesContent\":\"promote:\\n  clusterDNS: 10.43.0.53\\n\"}}");
+	helm_values_harvester(&h.cs, &hv);
+	assert_true(hv.found);
+	assert_non_null(strstr(hv.source, "HelmChartConfig kube-system/harvester"));
+	/* the HelmChartConfig wins, untouched keys stay */
+	assert_string_equal(
+	    json_object_get_string(helm_values_get(hv.values, "promote.clusterDNS")), "10.43.0.53");
+	assert_string_equal(
+	    json_object_get_string(helm_values_get(hv.values, "promote.clusterPodCIDR")),
+	    "10.42.0.0/16");
+	assert_int_equal(
+	    jq_len(helm_values_get(
+		hv.values, "kubevirt.spec.configuration.developerConfiguration.featureGates")),
+	    6);
+	helm_values_clear(&hv);
+	harness_clear(&h);
+
+	/* spec.set has the highest precedence, "{a,b}" is a list */
+	harness_init(&h);
+	harness_add(&h, "{\"apiVersion\":\"helm.cattle.io/v1\",\"kind\":\"HelmChart\","
+			"\"metadata\":{\"name\":\"hv\",\"namespace\":\"kube-system\"},"
+			"\"spec\":{\"chart\":\"rancher/harvester\",\"valuesContent\":\"a: [\","
+			"\"set\":{\"promote.clusterDNS\":\"10.43.0.10\",\"x.list\":\"{A, B}\","
+			"\"n\":3}}}");
+	helm_values_harvester(&h.cs, &hv);
+	assert_true(hv.found);
+	assert_int_equal(hv.errors.n, 1);
+	assert_non_null(strstr(hv.errors.items[0], "HelmChart kube-system/hv"));
+	assert_string_equal(
+	    json_object_get_string(helm_values_get(hv.values, "promote.clusterDNS")), "10.43.0.10");
+	assert_string_equal(json_object_get_string(jq_at(helm_values_get(hv.values, "x.list"), 1)),
+			    "B");
+	helm_values_clear(&hv);
+	harness_clear(&h);
+
+	/* harvester-crd is not the harvester chart */
+	harness_init(&h);
+	harness_add(&h, "{\"apiVersion\":\"helm.cattle.io/v1\",\"kind\":\"HelmChart\","
+			"\"metadata\":{\"name\":\"harvester-crd\",\"namespace\":\"kube-system\"},"
+			"\"spec\":{\"chart\":\"https://x/harvester-crd-1.8.2.tgz\"}}");
+	helm_values_harvester(&h.cs, &hv);
+	assert_false(hv.found);
+	helm_values_clear(&hv);
+	harness_clear(&h);
+}
+
+static void test_util(void **state)
+{
+	char buf[32];
+	kubevirt_util_age(45 * NSEC_PER_SEC, buf, sizeof(buf));
+	assert_string_equal(buf, "45s");
+	kubevirt_util_age(42600 * NSEC_PER_SEC, buf, sizeof(buf));
+	assert_string_equal(buf, "11h50m");
+	kubevirt_util_age(-5, buf, sizeof(buf));
+	assert_string_equal(buf, "0s");
+	kubevirt_util_age(200000 * NSEC_PER_SEC, buf, sizeof(buf));
+	assert_string_equal(buf, "2d7h");
+	char *t = kubevirt_util_trunc("ééé", 3); /* cut inside a UTF-8 sequence */
+	assert_string_equal(t, "é…");
+	free(t);
+	t = kubevirt_util_trunc(NULL, 3);
+	assert_string_equal(t, "");
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_semver),    cmocka_unit_test(test_cidr),
+	    cmocka_unit_test(test_yaml_json), cmocka_unit_test(test_helm_values),
+	    cmocka_unit_test(test_util),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
