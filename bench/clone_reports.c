@@ -166,6 +166,9 @@ int main(int argc, char **argv)
 
 	log_set_prefix("clone_reports");
 	parse(argc, argv, &o);
+	struct stat st;
+	if (stat(o.template, &st) == 0 && !S_ISREG(st.st_mode))
+		fatalx("--template %s is not a regular file", o.template);
 	int ret = util_read_file(o.template, TEMPLATE_MAX, &raw, &raw_len);
 	if (ret < 0)
 		fatalx("--template %s: %s", o.template, strerror(-ret));

@@ -72,6 +72,8 @@ struct lg {
 	struct sockaddr_in addr;
 	struct entry *e;
 	size_t n_entries, next;
+	void *map;
+	size_t map_len;
 	int n_conns, opened, pending, started;
 	struct conn *conns;
 	struct conn *prober;
@@ -177,6 +179,8 @@ static void load_pack(struct lg *lg, const char *path, const char *host, int por
 	close(fd);
 	if (p == MAP_FAILED)
 		die("cannot map --pack %s", path);
+	lg->map = p;
+	lg->map_len = size;
 	if (memcmp(p, "HVBPACK1", 8) != 0)
 		die("--pack %s: not a pack from clone_reports", path);
 	uint32_t n;
@@ -584,7 +588,8 @@ static void on_connect_timeout(evutil_socket_t fd, short what, void *arg)
 
 static void print_lat(const char *name, struct lat *l)
 {
-	qsort(l->v, l->n, sizeof(*l->v), cmp_double);
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_double);
 	printf("\"%s\": {\"samples\": %zu, \"p50_ms\": %.3f, \"p90_ms\": %.3f, \"p99_ms\": %.3f, "
 	       "\"max_ms\": %.3f}",
 	       name, l->n, pct(l, 50), pct(l, 90), pct(l, 99), l->n ? l->v[l->n - 1] : -1.0);
@@ -631,6 +636,32 @@ static void report(struct lg *lg)
 	       "\"verdict_bytes\": %llu}\n",
 	       lg->verdict_inflight_ms, (unsigned long long)lg->verdict_non200,
 	       (unsigned long long)lg->verdict_skipped, (unsigned long long)lg->verdict_bytes);
+}
+
+static void teardown(struct lg *lg)
+{
+	for (int i = 0; i < lg->n_conns; i++)
+		if (lg->conns[i].bev)
+			bufferevent_free(lg->conns[i].bev);
+	if (lg->prober) {
+		if (lg->prober->bev)
+			bufferevent_free(lg->prober->bev);
+		free(lg->prober);
+		event_free(lg->ev_verdict);
+	}
+	event_free(lg->ev_start);
+	event_free(lg->ev_end);
+	event_free(lg->ev_connect_timeout);
+	event_free(lg->ev_prefill_timeout);
+	event_base_free(lg->base);
+	for (size_t i = 0; i < lg->n_entries; i++)
+		free(lg->e[i].head);
+	free(lg->e);
+	free(lg->conns);
+	free(lg->post_lat.v);
+	free(lg->verdict_lat.v);
+	free((char *)lg->verdict_req);
+	munmap(lg->map, lg->map_len);
 }
 
 static char *read_token(const char *path)
@@ -758,5 +789,7 @@ int main(int argc, char **argv)
 	open_more(&lg);
 	event_base_dispatch(lg.base);
 	report(&lg);
-	return lg.finished && !lg.failed ? 0 : 1;
+	int rc = lg.finished && !lg.failed ? 0 : 1;
+	teardown(&lg);
+	return rc;
 }

@@ -110,7 +110,7 @@ wait_log() {
 for t in "$BIN/hvready-agent" "$BIN/hvready-aggregator" "$BUILD/libhvcommon.a"; do
 	[ -e "$t" ] || harness_fail "$t is missing: run make build (or make bench) first"
 done
-for t in /usr/bin/time python3 cc pkg-config curl; do
+for t in /usr/bin/time python3 cc pkg-config curl getconf; do
 	command -v "$t" >/dev/null || harness_fail "$t is missing: run scripts/install-deps.sh"
 done
 ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null
@@ -121,23 +121,8 @@ cat /proc/loadavg >"$RAW/loadavg_start"
 git -C "$SRC" describe --always --dirty 2>/dev/null >"$RAW/commit" || echo unknown >"$RAW/commit"
 
 # ---------------------------------------------------------------- tools
-# Built here, not by CMake: they are not part of the product. clone_reports
-# links the build's libhvcommon.a, so it speaks the wire format of this build.
 say "building the benchmark tools in $TOOLS"
-read -ra CFLAGS_BENCH <<<"-std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter -Wmissing-prototypes -Werror"
-DEP_PCS="json-c msgpack yaml-0.1 libcurl libevent libevent_openssl libevent_pthreads libnfs libsystemd openssl zlib"
-# shellcheck disable=SC2086 # a list of module names
-pkg-config --exists $DEP_PCS || harness_fail "pkg-config: a build dependency is missing (scripts/install-deps.sh)"
-read -ra EVENT_FLAGS <<<"$(pkg-config --cflags --libs libevent)"
-# shellcheck disable=SC2086
-read -ra DEP_FLAGS <<<"$(pkg-config --cflags --libs $DEP_PCS)"
-cc "${CFLAGS_BENCH[@]}" "$SRC/bench/loadgen.c" -o "$TOOLS/loadgen" "${EVENT_FLAGS[@]}" ||
-	harness_fail "cannot build bench/loadgen.c"
-cc "${CFLAGS_BENCH[@]}" "$SRC/bench/bare_server.c" -o "$TOOLS/bare_server" "${EVENT_FLAGS[@]}" ||
-	harness_fail "cannot build bench/bare_server.c"
-cc "${CFLAGS_BENCH[@]}" -D_GNU_SOURCE -I"$SRC/common" "$SRC/bench/clone_reports.c" \
-	-o "$TOOLS/clone_reports" "$BUILD/libhvcommon.a" "${DEP_FLAGS[@]}" \
-	-lpthread -lm || harness_fail "cannot build bench/clone_reports.c"
+bash "$SRC/bench/build_tools.sh" "$BUILD" "$TOOLS" || harness_fail "cannot build the tools in bench/"
 
 # ---------------------------------------------------------------- 1. agent check
 say "1. hvready-agent check (no network probes) vs virt-host-validate qemu, $RUNS runs each, interleaved"
@@ -262,7 +247,7 @@ elif [ -s "$pack" ]; then
 		schedstat "$agg_pid" >>"$RAW/agg_sched_$r"
 		vm_kib "$agg_pid" VmRSS >"$RAW/agg_rss_$r"
 		vm_kib "$agg_pid" VmHWM >"$RAW/agg_hwm_$r"
-		curl -sf --max-time 30 "http://127.0.0.1:$agg_port/v1/nodes" 2>/dev/null |
+		curl -sf --max-time 20 "http://127.0.0.1:$agg_port/v1/nodes" 2>/dev/null |
 			python3 -c 'import json, sys; print(len(json.load(sys.stdin)["nodes"]))' \
 				>"$RAW/agg_nodes_$r" 2>/dev/null
 		stop_pid "$agg_pid"
