@@ -5,6 +5,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "yamldoc.h"
+
 #define CONFIG_MAX_BYTES (256u << 10)
 
 static const char *scalar(yaml_document_t *doc, yaml_node_t *n)
@@ -98,22 +100,10 @@ static int load_thresholds(yaml_document_t *doc, const char *name, yaml_node_t *
 int config_parse(const uint8_t *buf, size_t len, const char *name, struct agent_opts *o, char *err,
 		 size_t errlen)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	int r = 0;
-	if (len > CONFIG_MAX_BYTES) {
-		snprintf(err, errlen, "%s: larger than %u bytes", name, CONFIG_MAX_BYTES);
+	if (yamldoc_load(buf, len, CONFIG_MAX_BYTES, name, &doc, err, errlen) < 0)
 		return -EINVAL;
-	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, buf, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errlen, "%s:%zu: invalid YAML: %s", name,
-			 parser.problem_mark.line + 1,
-			 parser.problem ? parser.problem : "parse error");
-		yaml_parser_delete(&parser);
-		return -EINVAL;
-	}
 	yaml_node_t *root = yaml_document_get_root_node(&doc);
 	if (!root) /* empty file: all defaults */
 		goto out;
@@ -159,7 +149,6 @@ int config_parse(const uint8_t *buf, size_t len, const char *name, struct agent_
 	}
 out:
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	return r;
 }
 

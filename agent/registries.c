@@ -7,6 +7,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "yamldoc.h"
+
 /* ---- parsing ---- */
 
 static void mirror_clear(struct registry_mirror *m)
@@ -330,23 +332,11 @@ static int parse_top(struct yctx *y, yaml_node_t *root, struct registries *r)
 int registries_parse(const uint8_t *buf, size_t len, const char *name, struct registries *ret,
 		     char *err, size_t errlen)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	int r = 0;
 	*ret = (struct registries){0};
-	if (len > REGISTRIES_MAX_FILE_SIZE) {
-		snprintf(err, errlen, "%s: larger than %u bytes", name, REGISTRIES_MAX_FILE_SIZE);
+	if (yamldoc_load(buf, len, REGISTRIES_MAX_FILE_SIZE, name, &doc, err, errlen) < 0)
 		return -EINVAL;
-	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, buf, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errlen, "%s:%zu: invalid YAML: %s", name,
-			 parser.problem_mark.line + 1,
-			 parser.problem ? parser.problem : "parse error");
-		yaml_parser_delete(&parser);
-		return -EINVAL;
-	}
 	struct yctx y = {.doc = &doc, .name = name, .err = err, .errlen = errlen};
 	yaml_node_t *root = yaml_document_get_root_node(&doc);
 	if (root && !is_null(root)) {
@@ -356,7 +346,6 @@ int registries_parse(const uint8_t *buf, size_t len, const char *name, struct re
 			r = parse_top(&y, root, ret);
 	}
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	if (r < 0)
 		registries_clear(ret);
 	return r;

@@ -6,6 +6,8 @@
 #include <strings.h>
 #include <yaml.h>
 
+#include "yamldoc.h"
+
 void rke2_config_clear(struct rke2_config *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
@@ -247,22 +249,10 @@ static void set_value(struct rke2_config *c, const char *key, bool append, struc
 int rke2_config_parse(struct rke2_config *c, const uint8_t *buf, size_t len, const char *name,
 		      char *err, size_t errlen)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	int r = 0;
-	if (len > RKE2_CONFIG_MAX_FILE_SIZE) {
-		snprintf(err, errlen, "%s: larger than %u bytes", name, RKE2_CONFIG_MAX_FILE_SIZE);
+	if (yamldoc_load(buf, len, RKE2_CONFIG_MAX_FILE_SIZE, name, &doc, err, errlen) < 0)
 		return -EINVAL;
-	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, buf, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errlen, "%s:%zu: invalid YAML: %s", name,
-			 parser.problem_mark.line + 1,
-			 parser.problem ? parser.problem : "parse error");
-		yaml_parser_delete(&parser);
-		return -EINVAL;
-	}
 	yaml_node_t *root = yaml_document_get_root_node(&doc);
 	if (root && root->type == YAML_SCALAR_NODE) {
 		bool null;
@@ -295,7 +285,6 @@ int rke2_config_parse(struct rke2_config *c, const uint8_t *buf, size_t len, con
 	}
 out:
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	return r;
 }
 

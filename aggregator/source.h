@@ -8,10 +8,12 @@
 
 #define SOURCE_ERR_LEN 512
 
-/* Load a file or a directory of files (SPEC §2 --cluster-state). May be called
- * once per PATH; objects accumulate. A directory's collect.json, when present,
- * gives each resource's status (not installed / forbidden / failed).
- * Returns 0, or -errno/-EINVAL with a one-line reason naming the file in err. */
+/* Load a file or a directory of *.json files (SPEC §2 --cluster-state; the
+ * rules are in docs/collect.md). May be called once per PATH; objects
+ * accumulate, duplicates count once. A directory's collect.json, when present,
+ * gives the status of the resources without data (not installed / forbidden /
+ * failed). Returns 0, or -errno/-EINVAL with a one-line reason naming the
+ * file (and line, column, byte for malformed JSON) in err. */
 int source_files_load(struct cluster_state *cs, const char *path, char *err, size_t errlen);
 
 /* Bounds for input files: a 20,000-object cluster is ~100 MiB of JSON. */
@@ -35,7 +37,7 @@ int source_files_load_ex(struct cluster_state *cs, const char *path,
 int source_files_parse(struct cluster_state *cs, const uint8_t *buf, size_t len, const char *name,
 		       struct source_files_stats *stats, char *err, size_t errlen);
 /* collect.json's content: apply each resource's status to the resources of
- * cs that are not collected. dir is for messages. */
+ * cs that are not collected. name is for messages. */
 int source_files_parse_collect(struct cluster_state *cs, const uint8_t *buf, size_t len,
 			       const char *name, char *err, size_t errlen);
 /* item with apiVersion and kind first (given ones kept), as kubectl prints

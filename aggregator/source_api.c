@@ -67,7 +67,7 @@ static char *api_path(const struct resource_def *d)
 	return xasprintf("/apis/%s/%s/%s", d->group, d->version, d->plural);
 }
 
-/* "longhorn.io/volumes", "pods": how the brief RBAC hint names a resource. */
+/* "longhorn.io/volumes", "pods": the resource as an RBAC rule names it (group, resource). */
 static char *rbac_name(const struct resource_def *d)
 {
 	if (!*d->group)
@@ -195,6 +195,9 @@ static int job_start(struct lister *l, struct job *j)
 	curl_easy_setopt(j->req.curl, CURLOPT_WRITEFUNCTION, job_write);
 	curl_easy_setopt(j->req.curl, CURLOPT_WRITEDATA, j);
 	curl_easy_setopt(j->req.curl, CURLOPT_PRIVATE, j);
+	/* Wait for the first connection to tell whether it multiplexes (HTTP/2)
+	 * rather than opening one connection per list. */
+	curl_easy_setopt(j->req.curl, CURLOPT_PIPEWAIT, 1L);
 	if (!j->started_ns)
 		j->started_ns = util_now_mono_ns();
 	if (curl_multi_add_handle(l->multi, j->req.curl) != CURLM_OK) {
@@ -510,7 +513,7 @@ int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err,
 			cs->res[i].items = j->items;
 			j->items = NULL;
 		}
-		cs->res[i].duration_ns = j->finished_ns - j->started_ns;
+		cs->res[i].duration_ns = j->started_ns ? j->finished_ns - j->started_ns : 0;
 		request_reset(j);
 		json_object_put(j->items);
 		free(j->cont);

@@ -775,7 +775,7 @@ static int list_dir(struct loader *ld, int dirfd, const char *path, struct strv 
 		strv_add(ret, n);
 	}
 	closedir(d);
-	if (r == 0)
+	if (r == 0 && ret->n > 0)
 		qsort(ret->items, ret->n, sizeof(char *), cmp_str);
 	return r;
 }

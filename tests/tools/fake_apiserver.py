@@ -16,7 +16,8 @@ Auth: --token TOKEN (repeatable) accepts a bearer token; --client-ca FILE
 accepts client certificates signed by that CA (the user is the CN); with
 --require-auth anything else gets 401. A wrong token is 401 in any case.
 
-Also: GET /version; POST /apis/authentication.k8s.io/v1/tokenreviews answered
+Also: GET /version and the discovery documents (/api, /apis, /api/v1,
+/apis/GROUP/VERSION) that kubectl reads; POST /apis/authentication.k8s.io/v1/tokenreviews answered
 from --tokenreview FILE ({"TOKEN": {"user", "uid", "groups", "node", "pod",
 "pod_uid"}}); PATCH /api/v1/nodes/NAME/status and POST
 /api/v1/namespaces/NS/events appended to --record FILE (one JSON line each).
@@ -323,6 +324,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send_json(200, {"major": "1", "minor": "34",
                                         "gitVersion": self.st.args.version_string,
                                         "platform": "linux/amd64"})
+        disc = self.discovery(path)
+        if disc is not None:
+            return self.send_json(200, disc)
         route = self.parse()
         if route is None:
             return self.send_json(404, status(404, "NotFound",
@@ -349,6 +353,37 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if name:
             return self.get_one(res, ns, name)
         return self.list(res, ns)
+
+    def discovery(self, path):
+        """The legacy discovery documents kubectl reads before a get."""
+        served = [r for r in self.st.resources if not self.st.match(self.st.not_installed, r.name)]
+        if path == "/api":
+            return {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [
+                {"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1:6443"}]}
+        if path == "/apis":
+            groups = {}
+            for r in served:
+                if r.group:
+                    groups.setdefault(r.group, r.version)
+            return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
+                {"name": g, "versions": [{"groupVersion": g + "/" + v, "version": v}],
+                 "preferredVersion": {"groupVersion": g + "/" + v, "version": v}}
+                for g, v in sorted(groups.items())]}
+        parts = [p for p in path.split("/") if p]
+        if parts[:1] == ["api"] and len(parts) == 2:
+            gv = ("", parts[1])
+        elif parts[:1] == ["apis"] and len(parts) == 3:
+            gv = (parts[1], parts[2])
+        else:
+            return None
+        rs = [r for r in served if (r.group, r.version) == gv]
+        if not rs:
+            return None
+        return {"kind": "APIResourceList", "apiVersion": "v1",
+                "groupVersion": gv[1] if not gv[0] else gv[0] + "/" + gv[1],
+                "resources": [{"name": r.plural, "singularName": r.kind.lower(),
+                               "namespaced": r.namespaced, "kind": r.kind,
+                               "verbs": ["get", "list", "watch"]} for r in rs]}
 
     def get_one(self, res, ns, name):
         for o in res.objects:

@@ -158,7 +158,8 @@ EOF
 
 # kt_same A.json B.json WHAT: the two reports have the same findings.
 kt_same() {
-	kt_findings "$1" >"$1.findings" || kt_fail "$3: cannot read $1"
+	# the reference side is usually the same file: read it once
+	[ "$1.findings" -nt "$1" ] || kt_findings "$1" >"$1.findings" || kt_fail "$3: cannot read $1"
 	kt_findings "$2" >"$2.findings" || kt_fail "$3: cannot read $2"
 	[ -s "$1.findings" ] || kt_fail "$3: no findings in $1"
 	if ! diff -u "$1.findings" "$2.findings" >&2; then
@@ -188,6 +189,53 @@ for line in open(sys.argv[1]):
     if e["resource"] == sys.argv[2] and (not sys.argv[3] or str(e["status"]) == sys.argv[3]):
         n += 1
 print(n)
+EOF
+}
+
+# kt_same_state WANT_DIR GOT_DIR WHAT [any-order]: every resource file of
+# WANT_DIR (a fixture) holds the same objects (in any order) as GOT_DIR's, and
+# every item in GOT_DIR begins with apiVersion and kind, as collect writes
+# them (kubectl sorts keys instead: any-order).
+kt_same_state() {
+	"$PY" - "$1" "$2" "$3" "${4:-}" <<'EOF'
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["HVREADY_SRC"], "tests/tools"))
+from fake_apiserver import RESOURCES
+want_dir, got_dir, what, any_order = sys.argv[1:5]
+bad = []
+for group, _, plural, *_ in RESOURCES:
+    fn = plural + ("." + group if group else "") + ".json"
+    w, g = os.path.join(want_dir, fn), os.path.join(got_dir, fn)
+    if not os.path.exists(w):
+        continue
+    if not os.path.exists(g):
+        bad.append("%s: missing from %s" % (fn, got_dir))
+        continue
+    got = json.load(open(g))
+    if got.get("kind") != "List" or got.get("apiVersion") != "v1":
+        bad.append("%s: not a v1 List" % fn)
+    for it in got["items"]:
+        if not isinstance(it.get("apiVersion"), str) or not isinstance(it.get("kind"), str):
+            bad.append("%s: an item lacks apiVersion or kind" % fn)
+        elif not any_order and list(it)[:2] != ["apiVersion", "kind"]:
+            bad.append("%s: item %s does not begin with apiVersion, kind"
+                       % (fn, it.get("metadata", {}).get("name")))
+    canon = lambda items: sorted(json.dumps(i, sort_keys=True) for i in items)
+    if canon(json.load(open(w))["items"]) != canon(got["items"]):
+        bad.append("%s: objects differ" % fn)
+if bad:
+    print("FAIL: %s:\n  %s" % (what, "\n  ".join(bad)), file=sys.stderr)
+    sys.exit(1)
+EOF
+}
+
+# kt_collect_status DIR RESOURCE: the resource's status in DIR/collect.json.
+kt_collect_status() {
+	"$PY" - "$1/collect.json" "$2" <<'EOF'
+import json, sys
+for e in json.load(open(sys.argv[1]))["resources"]:
+    if e["plural"] + ("." + e["group"] if e["group"] else "") == sys.argv[2]:
+        print(e["status"])
 EOF
 }
 

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -34,6 +35,31 @@ static void write_file(const char *path, const char *content)
 	assert_non_null(f);
 	fputs(content, f);
 	fclose(f);
+}
+
+/* A scratch directory per test, removed even when the test fails. */
+static int make_tmp(void **state)
+{
+	char t[] = "/tmp/hvready-kc-XXXXXX";
+	if (!mkdtemp(t))
+		return -1;
+	*state = xstrdup(t);
+	return 0;
+}
+
+static int remove_tmp(void **state)
+{
+	DIR *d = opendir(*state);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", (char *)*state, de->d_name);
+		unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(*state);
+	free(*state);
+	return 0;
 }
 
 static int parse(const char *yaml, const char *context, struct kubeconfig *kc, char *err)
@@ -256,8 +282,7 @@ static void test_bad_documents(void **state)
 /* Files named by a kubeconfig are checked when the client is made. */
 static void test_client_checks_files(void **state)
 {
-	char dir[] = "/tmp/hvready-kc-XXXXXX";
-	assert_non_null(mkdtemp(dir));
+	const char *dir = *state;
 	_cleanup_free_ char *cfg = xasprintf("%s/config", dir);
 	_cleanup_free_ char *bad = xasprintf("%s/bad.crt", dir);
 	write_file(bad, "not a certificate\n");
@@ -298,11 +323,6 @@ static void test_client_checks_files(void **state)
 	kube_client_free(cl);
 	unsetenv("HVREADY_API_TIMEOUT");
 	unsetenv("HVREADY_LIST_LIMIT");
-
-	unlink(cfg);
-	unlink(bad);
-	unlink(tokf);
-	rmdir(dir);
 }
 
 static char *auth_header(struct kube_client *cl)
@@ -322,8 +342,7 @@ static char *auth_header(struct kube_client *cl)
  * by the next request. */
 static void test_in_cluster(void **state)
 {
-	char dir[] = "/tmp/hvready-sa-XXXXXX";
-	assert_non_null(mkdtemp(dir));
+	const char *dir = *state;
 	_cleanup_free_ char *tok = xasprintf("%s/token", dir);
 	_cleanup_free_ char *ca = xasprintf("%s/ca.crt", dir);
 	_cleanup_free_ char *src_ca = fixture("paths/certs/ca.crt");
@@ -369,9 +388,6 @@ static void test_in_cluster(void **state)
 	unsetenv("KUBERNETES_SERVICE_HOST");
 	unsetenv("KUBERNETES_SERVICE_PORT");
 	unsetenv("HVREADY_SA_DIR");
-	unlink(tok);
-	unlink(ca);
-	rmdir(dir);
 }
 
 static void test_status_message(void **state)
@@ -391,10 +407,14 @@ static void test_status_message(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rke2),	  cmocka_unit_test(test_paths_and_contexts),
-	    cmocka_unit_test(test_tokens),	  cmocka_unit_test(test_refused),
-	    cmocka_unit_test(test_bad_documents), cmocka_unit_test(test_client_checks_files),
-	    cmocka_unit_test(test_in_cluster),	  cmocka_unit_test(test_status_message),
+	    cmocka_unit_test(test_rke2),
+	    cmocka_unit_test(test_paths_and_contexts),
+	    cmocka_unit_test(test_tokens),
+	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_bad_documents),
+	    cmocka_unit_test_setup_teardown(test_client_checks_files, make_tmp, remove_tmp),
+	    cmocka_unit_test_setup_teardown(test_in_cluster, make_tmp, remove_tmp),
+	    cmocka_unit_test(test_status_message),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,13 +21,6 @@ static void assert_contains(const char *s, const char *sub)
 		fail_msg("\"%s\" does not contain \"%s\"", s ? s : "(null)", sub);
 }
 
-static char *tmpdir(void)
-{
-	char t[] = "/tmp/hvready-src-XXXXXX";
-	assert_non_null(mkdtemp(t));
-	return xstrdup(t);
-}
-
 static void write_at(const char *dir, const char *name, const char *content)
 {
 	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
@@ -37,19 +30,42 @@ static void write_at(const char *dir, const char *name, const char *content)
 	fclose(f);
 }
 
-static void rm_rf(const char *dir)
+static void rm_rf(const char *path)
 {
-	DIR *d = opendir(dir);
-	if (!d)
+	struct stat st;
+	if (lstat(path, &st) < 0)
 		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	DIR *d = opendir(path);
 	struct dirent *de;
-	while ((de = readdir(d)))
+	while (d && (de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-			_cleanup_free_ char *p = xasprintf("%s/%s", dir, de->d_name);
-			unlink(p);
+			_cleanup_free_ char *p = xasprintf("%s/%s", path, de->d_name);
+			rm_rf(p);
 		}
-	closedir(d);
-	rmdir(dir);
+	if (d)
+		closedir(d);
+	rmdir(path);
+}
+
+/* A scratch directory per test, removed even when the test fails. */
+static int make_tmp(void **state)
+{
+	char t[] = "/tmp/hvready-src-XXXXXX";
+	if (!mkdtemp(t))
+		return -1;
+	*state = xstrdup(t);
+	return 0;
+}
+
+static int remove_tmp(void **state)
+{
+	rm_rf(*state);
+	free(*state);
+	return 0;
 }
 
 static int parse(struct cluster_state *cs, const char *json, struct source_files_stats *st,
@@ -251,7 +267,7 @@ static void test_bom(void **state)
 /* A directory as collect writes it, or as an admin fills it with kubectl. */
 static void test_directory(void **state)
 {
-	_cleanup_free_ char *d = tmpdir();
+	const char *d = *state;
 	write_at(d, "pods.json",
 		 "{\"apiVersion\":\"v1\",\"items\":[" POD("n", "a") "," POD(
 		     "n", "b") "],\"kind\":\"List\"}");
@@ -314,7 +330,6 @@ static void test_directory(void **state)
 	assert_int_equal(source_files_load(&cs, d, err, sizeof(err)), -EINVAL);
 	assert_contains(err, "pods.yaml: YAML is not read");
 	cluster_state_clear(&cs);
-	rm_rf(d);
 }
 
 static void expect_collect_error(const char *json, const char *message)
@@ -357,7 +372,7 @@ static void test_load_errors(void **state)
 	assert_string_equal(err, "/nonexistent/state: cannot open: No such file or directory");
 
 	/* the size bound is checked before reading (a sparse file) */
-	_cleanup_free_ char *d = tmpdir();
+	const char *d = *state;
 	_cleanup_free_ char *big = xasprintf("%s/pods.json", d);
 	int fd = open(big, O_WRONLY | O_CREAT, 0600);
 	assert_true(fd >= 0);
@@ -371,13 +386,12 @@ static void test_load_errors(void **state)
 	assert_int_equal(source_files_load(&cs, d, err, sizeof(err)), -EINVAL);
 	assert_contains(err, "/collect.json: not an hvready collect.json");
 	cluster_state_clear(&cs);
-	rm_rf(d);
 }
 
 /* Reading through the 1 MiB window: values and errors across its edges. */
 static void test_large_file(void **state)
 {
-	_cleanup_free_ char *d = tmpdir();
+	const char *d = *state;
 	_cleanup_free_ char *p = xasprintf("%s/pods.json", d);
 	FILE *f = fopen(p, "w");
 	assert_non_null(f);
@@ -416,7 +430,6 @@ static void test_large_file(void **state)
 	    xasprintf("malformed JSON at line %d, column 17", 3 + n * 10 + 5);
 	assert_contains(err, want);
 	cluster_state_clear(&cs);
-	rm_rf(d);
 }
 
 static void test_collect_round_trip(void **state)
@@ -443,8 +456,7 @@ static void test_collect_round_trip(void **state)
 	cs.read_at_ns = INT64_C(1788614444) * NSEC_PER_SEC;
 	cs.source = xstrdup("https://127.0.0.1:6443 (Kubernetes v1.34.4+rke2r1)");
 
-	_cleanup_free_ char *parent = tmpdir();
-	_cleanup_free_ char *d = xasprintf("%s/dump", parent);
+	_cleanup_free_ char *d = xasprintf("%s/dump", (const char *)*state);
 	/* a stale file from an earlier collect must not pass for fresh data */
 	assert_int_equal(mkdir(d, 0700), 0);
 	write_at(d, "volumes.longhorn.io.json", EMPTY_LIST);
@@ -492,8 +504,6 @@ static void test_collect_round_trip(void **state)
 	assert_true(collect_write(&cs, sc_path, err, sizeof(err)) < 0);
 	assert_contains(err, "exists and is not a directory");
 	cluster_state_clear(&cs);
-	rm_rf(d);
-	rmdir(parent);
 }
 
 int main(void)
@@ -504,11 +514,11 @@ int main(void)
 	    cmocka_unit_test(test_managed_fields),
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_bom),
-	    cmocka_unit_test(test_directory),
+	    cmocka_unit_test_setup_teardown(test_directory, make_tmp, remove_tmp),
 	    cmocka_unit_test(test_collect_json_errors),
-	    cmocka_unit_test(test_load_errors),
-	    cmocka_unit_test(test_large_file),
-	    cmocka_unit_test(test_collect_round_trip),
+	    cmocka_unit_test_setup_teardown(test_load_errors, make_tmp, remove_tmp),
+	    cmocka_unit_test_setup_teardown(test_large_file, make_tmp, remove_tmp),
+	    cmocka_unit_test_setup_teardown(test_collect_round_trip, make_tmp, remove_tmp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
