@@ -342,8 +342,9 @@ def rows_of(res):
 
 def table(res):
     m = res["machine"]
-    out = ["machine: %d x %s, %s, Linux %s, %s" % (m["nproc"], m["cpu_model"], m["memory"], m["kernel"], m["os"]),
-           ""]
+    out = ["machine: %d x %s, %s, Linux %s, %s; load average at start: %s" % (
+        m["nproc"], m["cpu_model"], m["memory"], m["kernel"], m["os"],
+        (res.get("load_average", {}).get("start") or "?").split()[0]), ""]
     rows = [("figure", "hvready", "peer", "target", "result")] + list(rows_of(res))
     w = [max(len(r[i]) for r in rows) for i in range(5)]
     for r in rows:
@@ -356,9 +357,11 @@ def table(res):
 
 def markdown(res):
     m = res["machine"]
-    out = ["Measured %s on %d × %s, %s RAM, Linux %s (%s), commit `%s`." % (
-        res["generated_at"][:10], m["nproc"], m["cpu_model"], m["memory"], m["kernel"], m["os"],
-        res["commit"]), "",
+    load = (res.get("load_average", {}).get("start") or "?").split()[0]
+    out = ["Measured %s on %d × %s, %s RAM, Linux %s (%s), commit `%s`; load average %s at the "
+           "start (other jobs shared the machine)." % (
+               res["generated_at"][:10], m["nproc"], m["cpu_model"], m["memory"], m["kernel"], m["os"],
+               res["commit"], load), "",
         "| figure | hvready | peer | target | result |", "|---|---:|---:|---|---|"]
     for r in rows_of(res):
         out.append("| %s | %s | %s | %s | %s |" % tuple(c or "—" for c in r))
