@@ -10,6 +10,7 @@
  * sent_ns is wall-clock time, stamped right before each send.
  */
 #include "daemon.h"
+#include "netguard.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -157,6 +158,11 @@ static int post_report(struct daemon *d, struct probe_targets *ret_targets, bool
 	struct reply_buf rb = {0};
 	CURL *c = d->curl;
 	curl_easy_setopt(c, CURLOPT_URL, url);
+	if (!netguard_curl(c, url, true, err, errlen)) {
+		curl_slist_free_all(h);
+		free(body);
+		return -EPERM;
+	}
 	curl_easy_setopt(c, CURLOPT_POST, 1L);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);

@@ -1,4 +1,5 @@
 #include "oci_client.h"
+#include "netguard.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -260,6 +261,10 @@ static void perform(CURL *h, const struct oci_target *t, const struct request *r
 	*x = (struct exchange){.content_length = -1, .max_body = rq->max_body};
 	curl_easy_reset(h);
 	curl_easy_setopt(h, CURLOPT_URL, rq->url);
+	if (!netguard_curl(h, rq->url, true, x->errbuf, sizeof(x->errbuf))) {
+		x->code = CURLE_COULDNT_CONNECT;
+		return;
+	}
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT, t->timeout_s);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, t->timeout_s);

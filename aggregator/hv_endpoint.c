@@ -1,4 +1,5 @@
 #include "hv_endpoint.h"
+#include "netguard.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -79,6 +80,8 @@ int hv_endpoint_get(const struct hv_endpoint_req *rq, struct hv_endpoint_resp *r
 	struct sink sink = {ret, rq->max_body};
 
 	curl_easy_setopt(c, CURLOPT_URL, url);
+	/* The name is pinned by CURLOPT_RESOLVE: only the address is guarded. */
+	netguard_curl(c, url, false, errbuf, sizeof(errbuf));
 	curl_easy_setopt(c, CURLOPT_RESOLVE, rl);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);

@@ -1,4 +1,5 @@
 #include "kube_client.h"
+#include "netguard.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -396,6 +397,13 @@ int kube_client_request_init(struct kube_client *kc, struct kube_request *req, c
 	CURL *c = req->curl;
 	_cleanup_free_ char *url = xasprintf("%s%s", kc->base_url, path);
 	curl_easy_setopt(c, CURLOPT_URL, url);
+	/* With tls-server-name the URL names the certificate's host and
+	 * CONNECT_TO pins the address: guard the socket, not the name. */
+	if (!netguard_curl(c, url, !kc->connect_to, err, errlen)) {
+		curl_easy_cleanup(c);
+		req->curl = NULL;
+		return -EPERM;
+	}
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, req->errbuf);

@@ -86,13 +86,14 @@ esac
 import json, sys
 now = json.load(open(sys.argv[1]))["findings"]
 assert not [f for f in now if f["status"] == "FAIL"], "a FAIL on missing data"
-before = {f["check"]: f for f in json.load(open(sys.argv[2]))["findings"]}
+ident = lambda f: (f["check"], f.get("node") or "", f.get("object") or "")
+before = {ident(f): f for f in json.load(open(sys.argv[2]))["findings"]}
 for f in now:
     if "storageclasses.storage.k8s.io not collected" in f["message"]:
         assert f["status"] == "UNKNOWN" and f["evidence"]["status"] == "not collected", f
         assert "collect storageclasses.storage.k8s.io too" in f["remediation"], f
-    elif f["check"] in before:
-        b = before[f["check"]]
+    elif ident(f) in before:
+        b = before[ident(f)]
         assert (f["status"], f["message"]) == (b["status"], b["message"]), (f, b)
 EOF
 

@@ -28,7 +28,9 @@ fail() {
 	for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -15 "$f"; }; done
 	exit 1
 }
-INTERVAL=2
+INTERVAL=3
+# The three namespaces are this test's own hosts (netguard.h).
+export HVREADY_TEST_NET_ALLOW="${HVREADY_TEST_NET_ALLOW:+$HVREADY_TEST_NET_ALLOW,}10.231.1.0/30,10.231.2.0/30,10.231.3.0/30"
 
 # --- PKI: one CA for the fake API server and the aggregator -------------------
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=hvready test CA" \
@@ -101,7 +103,7 @@ start_agent() { # i
 	ip netns exec "$ns" "$AGENT" run --aggregator "https://10.231.$i.1:$agg_port" \
 		--ca-file "$tmp/ca.crt" --token-file "$tmp/token-$i" --node "harvester-node-$i" \
 		--host-root "$HVREADY_SRC/tests/fixtures/hostroots/${roots[$((i - 1))]}" \
-		--interval "$INTERVAL" --timeout 2 --skip host.image.share-manager,host.nfs.probe \
+		--interval "$INTERVAL" --timeout 5 --skip host.image.share-manager,host.nfs.probe \
 		2>>"$tmp/agent-$i.log" &
 	agent_pid[$i]=$!
 	pids+=($!)

@@ -255,6 +255,8 @@ for ((i = 0; i < 50; i++)); do
 	NS_IP="$base.$((last + 2))"
 	ip -o -4 addr show | grep -q " $base\.$((last + 1))/\| $base\.$((last + 2))/" || break
 done
+# The namespace is this test's own host: allow the agent to reach it.
+export HVREADY_TEST_NET_ALLOW="${HVREADY_TEST_NET_ALLOW:+$HVREADY_TEST_NET_ALLOW,}$NS_IP/32"
 ip netns add "$NS"
 ip link add "${VETH}a" type veth peer name "${VETH}b"
 ip link set "${VETH}b" netns "$NS"

@@ -354,7 +354,7 @@ static void test_in_cluster(void **state)
 	assert_int_equal(kube_client_new_in_cluster(&cl, err, sizeof(err)), -ENOENT);
 	assert_contains(err, "KUBERNETES_SERVICE_HOST");
 
-	setenv("KUBERNETES_SERVICE_HOST", "10.43.0.1", 1);
+	setenv("KUBERNETES_SERVICE_HOST", "127.0.0.43", 1);
 	setenv("KUBERNETES_SERVICE_PORT", "443", 1);
 	setenv("HVREADY_SA_DIR", dir, 1);
 	assert_int_equal(kube_client_new_in_cluster(&cl, err, sizeof(err)), -ENOENT);
@@ -363,7 +363,7 @@ static void test_in_cluster(void **state)
 	write_file(ca, pem);
 	write_file(tok, "first-token\n");
 	assert_int_equal(kube_client_new_in_cluster(&cl, err, sizeof(err)), 0);
-	assert_string_equal(kube_client_server(cl), "https://10.43.0.1:443");
+	assert_string_equal(kube_client_server(cl), "https://127.0.0.43:443");
 	_cleanup_free_ char *h1 = auth_header(cl);
 	assert_string_equal(h1, "Authorization: Bearer first-token");
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# `make demo` as shipped: the aggregator over TLS with the example cluster and
+# this machine's agent; it must end with the verdict printed and leave no
+# process behind. Then the shipped config files: the agent started with a copy
+# of systemd/agent.yaml (only the addresses and paths changed) reports to an
+# aggregator started with the values of systemd/aggregator.env.
+set -euo pipefail
+: "${HVREADY_BIN:?}" "${HVREADY_SRC:?}" "${HVREADY_BUILD:?}"
+tmp=$(mktemp -d)
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done; exit 1; }
+
+before=$(pgrep -c -f 'hvready-(agent|aggregator)' || true)
+(cd "$HVREADY_SRC" && timeout 240 bash scripts/demo.sh "$HVREADY_BUILD") >"$tmp/demo.log" 2>&1 ||
+	fail "make demo exited $?"
+grep -q '^GATES' "$tmp/demo.log" || fail "the demo printed no verdict"
+grep -qE '^  live-migration +(PASS|WARN|FAIL|UNKNOWN)' "$tmp/demo.log" || fail "no live-migration gate in the verdict"
+grep -q 'harvester-node-1' "$tmp/demo.log" || fail "the demo's node is not in the verdict"
+sleep 0.5
+after=$(pgrep -c -f 'hvready-(agent|aggregator)' || true)
+[ "$after" -le "$before" ] || fail "the demo left $((after - before)) process(es) behind"
+echo "demo: verdict printed, no process left behind"
+
+# --- the shipped config files --------------------------------------------------
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=t" -keyout "$tmp/ca.key" -out "$tmp/ca.crt" 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$tmp/tls.key" -out "$tmp/tls.csr" 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1\n' >"$tmp/ext"
+openssl x509 -req -in "$tmp/tls.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" -CAcreateserial -days 1 \
+	-extfile "$tmp/ext" -out "$tmp/tls.crt" 2>/dev/null
+chmod 600 "$tmp/tls.key"
+head -c 24 /dev/urandom | base64 >"$tmp/token"
+chmod 600 "$tmp/token"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# aggregator.env, as the unit reads it, with this test's paths.
+sed -e "s#^HVREADY_LISTEN=.*#HVREADY_LISTEN=127.0.0.1:$port#" -e "s#/etc/hvready/#$tmp/#" \
+	"$HVREADY_SRC/systemd/aggregator.env" >"$tmp/aggregator.env"
+# shellcheck disable=SC1091
+. "$tmp/aggregator.env"
+# The unit runs with --kubeconfig; here the example cluster stands in for the API.
+"$HVREADY_BIN/hvready-aggregator" serve --listen "$HVREADY_LISTEN" --tls-cert "$HVREADY_TLS_CERT" \
+	--tls-key "$HVREADY_TLS_KEY" --token-file "$HVREADY_TOKEN_FILE" --interval "$HVREADY_INTERVAL" \
+	--cluster-state "$HVREADY_SRC/examples/cluster" 2>"$tmp/aggregator.log" &
+pids+=($!)
+sed -e "s#https://CONTROL-PLANE-ADDRESS:9443#https://127.0.0.1:$port#" -e "s#/etc/hvready/#$tmp/#" \
+	-e 's/^interval: .*/interval: 2/' "$HVREADY_SRC/systemd/agent.yaml" >"$tmp/agent.yaml"
+echo "node: harvester-node-2" >>"$tmp/agent.yaml"
+echo "skip: [host.image.share-manager, host.nfs.probe]" >>"$tmp/agent.yaml"
+"$HVREADY_BIN/hvready-agent" run --config "$tmp/agent.yaml" 2>"$tmp/agent.log" &
+pids+=($!)
+for _ in $(seq 1 60); do
+	curl -sf --cacert "$tmp/ca.crt" "https://127.0.0.1:$port/v1/nodes/harvester-node-2" >/dev/null 2>&1 && break
+	sleep 0.5
+done
+curl -sf --cacert "$tmp/ca.crt" "https://127.0.0.1:$port/v1/nodes/harvester-node-2" >/dev/null ||
+	fail "the agent with the shipped agent.yaml did not report"
+sleep 1.2
+curl -sf --cacert "$tmp/ca.crt" "https://127.0.0.1:$port/v1/verdict" | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+assert [n for n in v["nodes"] if n["name"] == "harvester-node-2" and n["reporting"]], v["nodes"]
+assert set(v["gates"]) == {"preinstall", "platform", "rwx", "live-migration"}
+' || fail "no verdict with the shipped configs"
+echo "shipped configs: agent.yaml + aggregator.env give a verdict"
+echo PASS
