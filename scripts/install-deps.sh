@@ -13,6 +13,8 @@ PKGS=(
 	python3 python3-yaml time procps curl
 	# tests of the operator views: a real browser, GitHub's Markdown renderer, PDF text
 	chromium cmark-gfm poppler-utils
+	# make bench: virt-host-validate, the peer of `hvready-agent check`
+	libvirt-clients
 )
 
 missing=()

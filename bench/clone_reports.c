@@ -1,0 +1,221 @@
+/*
+ * clone_reports: one real node report (from `hvready-agent check --format
+ * msgpack`) cloned under N node names, for the benchmarks.
+ *
+ *   clone_reports --template FILE --count N [--prefix harvester-node-]
+ *                 [--out-dir DIR] [--pack FILE]
+ *
+ * --out-dir writes DIR/PREFIXi.msgpack (i = 1..N), the layout `report
+ * --node-reports` reads. --pack writes one file the load generator maps:
+ *
+ *   "HVBPACK1" | u32 count | count × (u32 len | u32 sent_ns_offset | len bytes)
+ *
+ * in host byte order. sent_ns_offset is where the report's sent_ns sits as an
+ * 8-byte big-endian integer, so that the load generator can stamp every POST
+ * with the time it is sent: the aggregator keeps only a report newer than the
+ * one it holds, and a replayed, unchanged message would measure its cheap
+ * "stale" path instead of ingest. The offset is verified by patching and
+ * decoding again, so a change of the wire format fails here, loudly.
+ *
+ * Everything else is the template's: the findings and facts of a real host.
+ * Each clone gets its own node name, hostname (cluster.hostname.unique) and
+ * boot ID.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "log.h"
+#include "report.h"
+#include "wire.h"
+
+#define TEMPLATE_MAX (WIRE_MAX_MESSAGE)
+#define COUNT_MAX    1000000
+
+struct opts {
+	const char *template, *prefix, *out_dir, *pack;
+	long count;
+};
+
+static _Noreturn void usage(int code)
+{
+	fputs("Usage: clone_reports --template FILE --count N [--prefix NAME-]\n"
+	      "                     [--out-dir DIR] [--pack FILE]\n",
+	      code ? stderr : stdout);
+	exit(code);
+}
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+	    {"template", required_argument, NULL, 't'},
+	    {"count", required_argument, NULL, 'n'},
+	    {"prefix", required_argument, NULL, 'p'},
+	    {"out-dir", required_argument, NULL, 'd'},
+	    {"pack", required_argument, NULL, 'k'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	int c;
+	int64_t v;
+	*o = (struct opts){.prefix = "harvester-node-"};
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			o->template = optarg;
+			break;
+		case 'n':
+			if (util_parse_i64(optarg, &v) < 0 || v < 1 || v > COUNT_MAX)
+				fatalx("--count: \"%s\" is not a number from 1 to %d", optarg,
+				       COUNT_MAX);
+			o->count = (long)v;
+			break;
+		case 'p':
+			o->prefix = optarg;
+			break;
+		case 'd':
+			o->out_dir = optarg;
+			break;
+		case 'k':
+			o->pack = optarg;
+			break;
+		case 'h':
+			usage(0);
+		default:
+			usage(2);
+		}
+	}
+	if (optind != argc || !o->template || !o->count || (!o->out_dir && !o->pack))
+		usage(2);
+}
+
+static void set_str(char **dst, char *v)
+{
+	free(*dst);
+	*dst = v;
+}
+
+/* Where the 8 big-endian bytes of v follow a msgpack int64/uint64 marker in
+ * buf; the match must be unique. Returns the offset of the bytes, or -1. */
+static long find_i64(const uint8_t *buf, size_t len, int64_t v)
+{
+	uint8_t be[8];
+	long found = -1;
+	for (int i = 0; i < 8; i++)
+		be[i] = (uint8_t)((uint64_t)v >> (56 - 8 * i));
+	for (size_t i = 0; i + 9 <= len; i++) {
+		if ((buf[i] == 0xcf || buf[i] == 0xd3) && memcmp(buf + i + 1, be, 8) == 0) {
+			if (found >= 0)
+				return -1;
+			found = (long)i + 1;
+		}
+	}
+	return found;
+}
+
+static void put_be64(uint8_t *p, int64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)((uint64_t)v >> (56 - 8 * i));
+}
+
+/* Prove that off is sent_ns: stamp another time there and decode it back. */
+static void verify_offset(const char *buf, size_t len, long off, int64_t sent_ns)
+{
+	_cleanup_free_ uint8_t *copy = xmalloc(len);
+	struct node_report r = {0};
+	char err[WIRE_ERR_LEN];
+	int64_t probe = sent_ns + 123456789;
+	memcpy(copy, buf, len);
+	put_be64(copy + off, probe);
+	int ret = wire_decode_node_report(copy, len, &r, err, sizeof(err));
+	if (ret < 0)
+		fatalx("the patched clone does not decode: %s", err);
+	if (r.sent_ns != probe)
+		fatalx("offset %ld is not sent_ns in the wire encoding", off);
+	node_report_clear(&r);
+}
+
+static void write_all(FILE *f, const void *p, size_t n, const char *path)
+{
+	if (fwrite(p, 1, n, f) != n)
+		fatal("writing %s", path);
+}
+
+static void write_clone(const char *dir, const char *name, const char *buf, size_t len)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s.msgpack", dir, name);
+	FILE *f = fopen(path, "we");
+	if (!f)
+		fatal("%s", path);
+	write_all(f, buf, len, path);
+	if (fclose(f) != 0)
+		fatal("writing %s", path);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct node_report r = {0};
+	char err[WIRE_ERR_LEN];
+	char *raw;
+	size_t raw_len;
+	FILE *pack = NULL;
+
+	log_set_prefix("clone_reports");
+	parse(argc, argv, &o);
+	struct stat st;
+	if (stat(o.template, &st) == 0 && !S_ISREG(st.st_mode))
+		fatalx("--template %s is not a regular file", o.template);
+	int ret = util_read_file(o.template, TEMPLATE_MAX, &raw, &raw_len);
+	if (ret < 0)
+		fatalx("--template %s: %s", o.template, strerror(-ret));
+	ret = wire_decode_node_report((const uint8_t *)raw, raw_len, &r, err, sizeof(err));
+	free(raw);
+	if (ret < 0)
+		fatalx("--template %s: %s", o.template, err);
+	if (o.out_dir && mkdir(o.out_dir, 0755) < 0 && errno != EEXIST)
+		fatal("--out-dir %s", o.out_dir);
+	if (o.pack) {
+		pack = fopen(o.pack, "we");
+		if (!pack)
+			fatal("--pack %s", o.pack);
+		uint32_t n = (uint32_t)o.count;
+		write_all(pack, "HVBPACK1", 8, o.pack);
+		write_all(pack, &n, sizeof(n), o.pack);
+	}
+	int64_t now = util_now_realtime_ns();
+	for (long i = 1; i <= o.count; i++) {
+		char *name = xasprintf("%s%ld", o.prefix, i);
+		set_str(&r.hostname, xstrdup(name));
+		set_str(&r.boot_id, xasprintf("b0b0b0b0-0000-4000-8000-%012lx", i));
+		set_str(&r.node, name);
+		/* Distinct times: a clone is a node that wrote its file at its own moment. */
+		r.sent_ns = now - (int64_t)i * NSEC_PER_MSEC;
+		r.seq = 1;
+		char *buf;
+		size_t len;
+		ret = wire_encode_node_report(&r, &buf, &len);
+		if (ret < 0)
+			fatalx("encoding the clone for %s: %s", name, strerror(-ret));
+		if (o.out_dir)
+			write_clone(o.out_dir, name, buf, len);
+		if (pack) {
+			long off = find_i64((const uint8_t *)buf, len, r.sent_ns);
+			if (off < 0)
+				fatalx("cannot locate sent_ns in the encoding of %s", name);
+			if (i == 1)
+				verify_offset(buf, len, off, r.sent_ns);
+			uint32_t hdr[2] = {(uint32_t)len, (uint32_t)off};
+			write_all(pack, hdr, sizeof(hdr), o.pack);
+			write_all(pack, buf, len, o.pack);
+		}
+		free(buf);
+	}
+	if (pack && fclose(pack) != 0)
+		fatal("writing %s", o.pack);
+	node_report_clear(&r);
+	return 0;
+}
