@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: serial
 # collect, then report anywhere: `collect` through the fake kube-apiserver
 # writes what `report --cluster-state` reads back into the same state (the same
 # findings as the live report), including how the API answered (not installed,

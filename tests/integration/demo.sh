@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: serial
 # `make demo` as shipped: the aggregator over TLS with the example cluster and
 # this machine's agent; it must end with the verdict printed and leave no
 # process behind. Then the shipped config files: the agent started with a copy

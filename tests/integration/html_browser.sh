@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: serial
 # The HTML verdict in a real browser (Debian's chromium, headless), three ways:
 #  1. `report --format html` for a fixture cluster with FAILs, WARNs, UNKNOWNs,
 #     node reports from the agent and a VM table, loaded from a file;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: serial
 # host.image.share-manager against real registries on loopback: Debian's
 # docker-registry (plain HTTP and TLS with a test CA), a Bearer-token front,
 # RKE2 registries.yaml mirrors with rewrites, and the default endpoint made

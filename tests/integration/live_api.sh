@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: serial
 # The live API client against an HTTPS fake kube-apiserver: every way of
 # authenticating (kubeconfig inline data / file paths, bearer token / token
 # file / client certificate, in-cluster service account, tls-server-name)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: serial
 # The live pipeline end to end, with real processes and sockets: a fake
 # kube-apiserver (HTTPS, list API, TokenReview), the aggregator over TLS with
 # --tokenreview, and three agents in three network namespaces acting as three
@@ -144,7 +145,7 @@ wait_for() { # seconds description command...
 	fail "$what (within ${secs}s)"
 }
 all_three() { [ "$(api "https://127.0.0.1:$agg_port/v1/nodes" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["nodes"]))')" = 3 ]; }
-wait_for 30 "three nodes reporting" all_three
+wait_for 60 "three nodes reporting" all_three
 echo "three agents in three namespaces report over TLS with reviewed tokens"
 
 verdict_check() { # python assertion on the verdict JSON
@@ -233,6 +234,6 @@ sleep 1
 start_aggregator
 t0=$SECONDS
 two_back() { [ "$(api "https://127.0.0.1:$agg_port/v1/nodes" | python3 -c 'import json,sys; print(" ".join(sorted(n["name"] for n in json.load(sys.stdin)["nodes"])))' 2>/dev/null)" = "harvester-node-1 harvester-node-2" ]; }
-wait_for $((2 * INTERVAL + 3)) "nodes 1 and 2 back after the aggregator restart" two_back
+wait_for $((2 * INTERVAL + 6)) "nodes 1 and 2 back after the aggregator restart" two_back
 echo "aggregator restart: nodes back after $((SECONDS - t0))s"
 echo PASS

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: serial
 # host.nfs.probe against real NFS-Ganesha servers (the server inside Longhorn's
 # share-manager): PASS, a missing export, a closed port, the canary on a
 # read-write and a read-only export, a Longhorn-like server that refuses

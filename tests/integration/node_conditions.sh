@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: serial
 # serve --node-conditions end to end, through the fake kube-apiserver (HTTPS,
 # Leases with resourceVersion conflicts, node status patches merged into the
 # served Nodes, every write recorded with its user):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: serial
 # sd_notify through a real NOTIFY_SOCKET datagram socket, for both daemons:
 # READY=1 (the aggregator only once it listens), WATCHDOG=1 at half of
 # WATCHDOG_USEC, STATUS=, and STOPPING=1 then a clean exit on SIGTERM.
