@@ -57,12 +57,11 @@ struct replica_facts {
 /* The volume's engine whose replicaModeMap counts: the active one. */
 static json_object *volume_engine(const struct cluster_state *cs, json_object *vol)
 {
-	json_object *engines = cs_items(cs, RES_LH_ENGINES), *first = NULL;
-	const char *name = jq_name(vol);
-	for (size_t i = 0; i < jq_len(engines); i++) {
-		json_object *e = jq_at(engines, i);
-		if (!longhorn_belongs_to(e, name))
-			continue;
+	json_object *first = NULL;
+	const struct cs_entry *es;
+	size_t n = cs_lookup(cs, RES_LH_ENGINES, longhorn_volume_of, jq_name(vol), &es);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = es[i].obj;
 		bool active = false;
 		if (jq_bool(JQ(e, "spec", "active"), &active) && active)
 			return e;
@@ -75,14 +74,13 @@ static json_object *volume_engine(const struct cluster_state *cs, json_object *v
 static void replica_facts(const struct cluster_state *cs, json_object *vol, struct kv_list *ev,
 			  struct replica_facts *rf)
 {
-	json_object *replicas = cs_items(cs, RES_LH_REPLICAS);
 	json_object *modes = JQ(volume_engine(cs, vol), "status", "replicaModeMap");
 	struct value_list *l = kv_add_list(ev, "replicas");
 	*rf = (struct replica_facts){0};
-	for (size_t i = 0; i < jq_len(replicas); i++) {
-		json_object *r = jq_at(replicas, i);
-		if (!longhorn_belongs_to(r, jq_name(vol)))
-			continue;
+	const struct cs_entry *rs;
+	size_t nr = cs_lookup(cs, RES_LH_REPLICAS, longhorn_volume_of, jq_name(vol), &rs);
+	for (size_t i = 0; i < nr; i++) {
+		json_object *r = rs[i].obj;
 		const char *rname = str_or(jq_name(r), "?");
 		const char *mode = JQS(modes, rname), *failed = JQS(r, "spec", "failedAt");
 		rf->total++;

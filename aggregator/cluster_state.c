@@ -88,9 +88,70 @@ void cluster_state_init(struct cluster_state *cs)
 	*cs = (struct cluster_state){0};
 }
 
+struct cs_index {
+	cs_key_fn fn;
+	size_t n;
+	struct cs_entry *e;
+};
+
+static void drop_index(struct resource_data *r)
+{
+	if (r->index) {
+		free(r->index->e);
+		free(r->index);
+		r->index = NULL;
+	}
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct cs_entry *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+size_t cs_lookup(const struct cluster_state *cs, enum resource_id id, cs_key_fn key,
+		 const char *value, const struct cs_entry **ret)
+{
+	json_object *a = cs_items(cs, id);
+	if (!a || !value)
+		return 0;
+	/* The index is a cache: building it does not change what cs holds. */
+	struct resource_data *r = (struct resource_data *)&cs->res[id];
+	if (!r->index || r->index->fn != key) {
+		drop_index(r);
+		r->index = xcalloc(1, sizeof(*r->index));
+		r->index->fn = key;
+		size_t n = json_object_array_length(a);
+		r->index->e = xcalloc(n ? n : 1, sizeof(struct cs_entry));
+		for (size_t i = 0; i < n; i++) {
+			json_object *o = json_object_array_get_idx(a, i);
+			const char *k = key(o);
+			if (k)
+				r->index->e[r->index->n++] = (struct cs_entry){k, o, i};
+		}
+		qsort(r->index->e, r->index->n, sizeof(struct cs_entry), cmp_entry);
+	}
+	struct cs_index *ix = r->index;
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) { /* the first entry with key >= value */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(ix->e[mid].key, value) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t end = lo;
+	while (end < ix->n && streq(ix->e[end].key, value))
+		end++;
+	*ret = ix->e + lo;
+	return end - lo;
+}
+
 void cluster_state_clear(struct cluster_state *cs)
 {
 	for (int i = 0; i < _RES_MAX; i++) {
+		drop_index(&cs->res[i]);
 		json_object_put(cs->res[i].items);
 		free(cs->res[i].error);
 	}
@@ -144,19 +205,20 @@ size_t cs_count(const struct cluster_state *cs, enum resource_id id)
 json_object *cs_find(const struct cluster_state *cs, enum resource_id id, const char *ns,
 		     const char *name)
 {
-	json_object *a = cs_items(cs, id);
-	size_t n = a ? json_object_array_length(a) : 0;
-	for (size_t i = 0; i < n; i++) {
-		json_object *o = json_object_array_get_idx(a, i);
-		if (streq(jq_name(o), name) && (!ns || streq(jq_namespace(o), ns)))
-			return o;
-	}
+	const struct cs_entry *e;
+	size_t n = cs_lookup(cs, id, jq_name, name, &e);
+	/* Entries with one name keep the items' order: the first match wins, as
+	 * a scan would find it. */
+	for (size_t i = 0; i < n; i++)
+		if (!ns || streq(jq_namespace(e[i].obj), ns))
+			return e[i].obj;
 	return NULL;
 }
 
 void cs_add_object(struct cluster_state *cs, enum resource_id id, json_object *obj)
 {
 	struct resource_data *r = &cs->res[id];
+	drop_index(r);
 	if (r->status != RES_COLLECTED) {
 		free(r->error);
 		r->error = NULL;
@@ -171,6 +233,7 @@ void cs_set_status(struct cluster_state *cs, enum resource_id id, enum resource_
 		   const char *error_fmt, ...)
 {
 	struct resource_data *r = &cs->res[id];
+	drop_index(r);
 	free(r->error);
 	r->error = NULL;
 	if (error_fmt) {

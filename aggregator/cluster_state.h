@@ -75,7 +75,10 @@ enum resource_status {
 
 const char *resource_status_name(enum resource_status s);
 
+struct cs_index;
+
 struct resource_data {
+	struct cs_index *index; /* lookup cache, built on first use (cs_lookup) */
 	enum resource_status status;
 	char *error;	     /* why not collected, for messages */
 	json_object *items;  /* json array of objects (owned), when COLLECTED */
@@ -105,6 +108,20 @@ size_t cs_count(const struct cluster_state *cs, enum resource_id id);
 /* The object with that namespace (NULL for cluster-scoped) and name, or NULL. */
 json_object *cs_find(const struct cluster_state *cs, enum resource_id id, const char *ns,
 		     const char *name);
+/* Objects of a resource grouped by a key (the name, a label, …): the index is
+ * built on first use for that key function and dropped when the resource
+ * changes, so lookups in checks are O(log n), not a scan per object (a
+ * 500-node cluster has tens of thousands). Returns how many objects have that
+ * key; *ret points at the first of them, the rest follow. Not for concurrent
+ * use from several threads. */
+typedef const char *(*cs_key_fn)(json_object *o);
+struct cs_entry {
+	const char *key;
+	json_object *obj;
+	size_t pos; /* position in the items: equal keys keep the items' order */
+};
+size_t cs_lookup(const struct cluster_state *cs, enum resource_id id, cs_key_fn key,
+		 const char *value, const struct cs_entry **ret);
 /* Mark a resource collected and add one object (takes a reference). */
 void cs_add_object(struct cluster_state *cs, enum resource_id id, json_object *obj);
 void cs_set_status(struct cluster_state *cs, enum resource_id id, enum resource_status st,

@@ -183,6 +183,12 @@ bool longhorn_version_get(const struct cluster_state *cs, struct longhorn_versio
 	return v && longhorn_version_parse((const uint8_t *)v, strlen(v), ret) == 0;
 }
 
+const char *longhorn_volume_of(json_object *obj)
+{
+	const char *label = JQS(obj, "metadata", "labels", "longhornvolume");
+	return label ? label : JQS(obj, "spec", "volumeName");
+}
+
 bool longhorn_belongs_to(json_object *obj, const char *vol)
 {
 	const char *label = JQS(obj, "metadata", "labels", "longhornvolume");

@@ -60,6 +60,9 @@ bool longhorn_version_get(const struct cluster_state *cs, struct longhorn_versio
 
 /* obj (an Engine or Replica) belongs to volume vol: label longhornvolume=vol,
  * or spec.volumeName when labels were stripped. */
+/* The volume an engine or replica belongs to (its longhornvolume label, else
+ * spec.volumeName), as a cs_lookup() key. */
+const char *longhorn_volume_of(json_object *obj);
 bool longhorn_belongs_to(json_object *obj, const char *vol);
 
 /* The Longhorn Volume / Snapshot called name (any namespace), or NULL. */
