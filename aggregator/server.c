@@ -59,6 +59,7 @@ struct server {
 	char *token; /* AUTH_TOKEN_FILE */
 	/* cached verdict */
 	bool dirty;
+	int64_t eval_ns; /* how long the last evaluation took */
 	char *verdict_json;
 	size_t verdict_len;
 	struct verdict verdict;
@@ -579,15 +580,14 @@ static void evaluate(struct server *s)
 	    .live = s->o->kubeconfig || s->o->in_cluster,
 	    .kc = s->kc,
 	};
+	int64_t t0 = util_now_mono_ns();
 	verdict_evaluate(&s->verdict, &ctx, NULL);
 	s->have_verdict = true;
-	json_object *o = verdict_to_json(&s->verdict);
+	/* Rendered on the first GET after this (verdict_json_cached). */
 	free(s->verdict_json);
-	s->verdict_json = xstrdup(json_object_to_json_string_ext(
-	    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
-	s->verdict_len = strlen(s->verdict_json);
-	json_object_put(o);
+	s->verdict_json = NULL;
 	s->dirty = false;
+	s->eval_ns = util_now_mono_ns() - t0;
 	if (s->nc && node_conditions_due(s->nc)) {
 		struct nc_snapshot *snap = xcalloc(1, sizeof(*snap));
 		node_conditions_snapshot(snap, &s->verdict, &s->cs, s->o->interval_s);
@@ -597,6 +597,19 @@ static void evaluate(struct server *s)
 	snprintf(status, sizeof(status), "STATUS=%zu nodes reporting; verdict %s", s->store.n,
 		 status_name(verdict_status(&s->verdict, -1)));
 	sd_notify(0, status);
+}
+
+/* The JSON verdict, rendered once per evaluation and only when asked for:
+ * with thousands of nodes it is tens of megabytes. */
+static void verdict_json_cached(struct server *s)
+{
+	if (s->verdict_json)
+		return;
+	json_object *o = verdict_to_json(&s->verdict);
+	s->verdict_json = xstrdup(json_object_to_json_string_ext(
+	    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+	s->verdict_len = strlen(s->verdict_json);
+	json_object_put(o);
 }
 
 /* GET /v1/verdict[?format=json|text|markdown|html] */
@@ -618,6 +631,7 @@ static void handle_verdict(struct server *s, struct evhttp_request *req, const c
 			format = fv;
 	}
 	if (streq(format, "json")) {
+		verdict_json_cached(s);
 		reply(req, HTTP_OK, "OK", "application/json", s->verdict_json, s->verdict_len);
 	} else if (streq(format, "text") || streq(format, "markdown") || streq(format, "html")) {
 		char *buf = NULL;
@@ -848,7 +862,10 @@ static void on_verdict_timer(evutil_socket_t fd, short what, void *arg)
 	 * few seconds even without new reports. */
 	static int64_t last;
 	int64_t now = util_now_mono_ns();
-	if (s->have_state && (s->dirty || now - last > 5 * NSEC_PER_SEC)) {
+	/* Keep the loop for ingest: evaluating may take at most a tenth of the
+	 * time (large clusters take seconds to evaluate). */
+	int64_t gap = s->eval_ns * 10 > NSEC_PER_SEC ? s->eval_ns * 10 : NSEC_PER_SEC;
+	if (s->have_state && now - last >= gap && (s->dirty || now - last > 5 * NSEC_PER_SEC)) {
 		evaluate(s);
 		last = now;
 	}

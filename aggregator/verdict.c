@@ -34,6 +34,11 @@ static void build_nodes(struct verdict *v, const struct agg_ctx *ctx)
 		const struct node_entry *e = &ctx->nodes[i];
 		struct verdict_node *n = node_slot(v, e->report->node);
 		n->report = e->report;
+		free(n->hostname);
+		free(n->agent_version);
+		n->hostname = xstrdup(e->report->hostname ? e->report->hostname : "");
+		n->agent_version =
+		    xstrdup(e->report->agent_version ? e->report->agent_version : "");
 		n->reporting = true;
 		n->report_age_ns = ctx->now_ns - e->report->sent_ns;
 		if (n->report_age_ns < 0)
@@ -60,8 +65,11 @@ void verdict_clear(struct verdict *v)
 	finding_list_clear(&v->findings);
 	gates_clear(v->gates);
 	vm_table_clear(&v->vms);
-	for (size_t i = 0; i < v->n_nodes; i++)
+	for (size_t i = 0; i < v->n_nodes; i++) {
 		free(v->nodes[i].name);
+		free(v->nodes[i].hostname);
+		free(v->nodes[i].agent_version);
+	}
 	free(v->nodes);
 	free(v->source);
 	*v = (struct verdict){0};
@@ -117,17 +125,13 @@ json_object *verdict_to_json(const struct verdict *v)
 		json_object_object_add(no, "kubernetes_ready",
 				       json_object_new_boolean(n->k8s_ready));
 		json_object_object_add(no, "reporting", json_object_new_boolean(n->reporting));
-		if (n->report) {
+		if (n->hostname) {
 			json_object_object_add(
 			    no, "report_age_seconds",
 			    json_object_new_int64(n->report_age_ns / NSEC_PER_SEC));
-			json_object_object_add(
-			    no, "hostname",
-			    json_object_new_string(n->report->hostname ? n->report->hostname : ""));
+			json_object_object_add(no, "hostname", json_object_new_string(n->hostname));
 			json_object_object_add(no, "agent_version",
-					       json_object_new_string(n->report->agent_version
-									  ? n->report->agent_version
-									  : ""));
+					       json_object_new_string(n->agent_version));
 		}
 		json_object_array_add(nodes, no);
 	}

@@ -14,9 +14,12 @@ struct verdict_node {
 	char *name;
 	bool in_cluster; /* a Kubernetes Node object exists */
 	bool k8s_ready;
-	bool reporting;			  /* has a report (fresh when live) */
-	int64_t report_age_ns;		  /* -1: no report */
-	const struct node_report *report; /* borrowed */
+	bool reporting;	       /* has a report (fresh when live) */
+	int64_t report_age_ns; /* -1: no report */
+	/* Borrowed from the node store: valid only until the store changes (the
+	 * next report), so renderings use the copies below, never this. */
+	const struct node_report *report;
+	char *hostname, *agent_version; /* copies, NULL without a report */
 };
 
 struct verdict {
