@@ -510,7 +510,9 @@ static void md_blocker(FILE *f, const struct finding *fd, unsigned blocks)
 		fputs(" on ", f);
 		md_text(f, fd->node);
 	}
-	if (fd->object) {
+	/* "Node/NAME" about node NAME says the same thing twice. */
+	if (fd->object &&
+	    !(fd->node && startswith(fd->object, "Node/") && streq(fd->object + 5, fd->node))) {
 		fputs(" — ", f);
 		md_text(f, fd->object);
 	}
