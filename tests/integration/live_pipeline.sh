@@ -207,7 +207,7 @@ code=$(api -o /dev/null -w '%{http_code}' -X POST "https://127.0.0.1:$agg_port/v
 code=$(api -o /dev/null -w '%{http_code}' "https://127.0.0.1:$agg_port/v1/nope")
 [ "$code" = 404 ] || fail "GET /v1/nope: expected 404, got $code"
 api -sf "https://127.0.0.1:$agg_port/healthz" >/dev/null || fail "the server stopped serving"
-api -sf "https://127.0.0.1:$agg_port/metrics" | grep -q 'hvready_report_rejected_total{reason="forbidden"} [1-9]' ||
+api -sf "https://127.0.0.1:$agg_port/metrics" | grep 'hvready_report_rejected_total{reason="forbidden"} [1-9]' >/dev/null ||
 	fail "rejections not counted in /metrics"
 
 # --- a stopped agent: its node is UNKNOWN after 3 intervals, no gate PASS -------
