@@ -13,15 +13,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "jq.h"
 #include "source.h"
 
-#define MAX_LIST_NEST 4
-#define WINDOW	      (1u << 20)
+#define MAX_LIST_NEST	 4
+#define WINDOW		 (1u << 20)
+#define MAX_LOAD_THREADS 8
 
 struct loader {
 	struct cluster_state *cs;
@@ -807,16 +811,107 @@ static int load_collect_json(struct loader *ld, int dirfd, const char *path)
 					  ld->errlen);
 }
 
+/* One file of a directory, parsed by a worker into a state of its own. */
+struct file_part {
+	struct cluster_state cs;
+	struct source_files_stats stats;
+	int64_t newest_ns;
+	int r;
+	char err[512];
+};
+
+struct dir_load {
+	int dirfd;
+	const char *path;
+	const struct strv *files;
+	struct file_part *parts;
+	atomic_size_t next;
+};
+
+static void *dir_worker(void *arg)
+{
+	struct dir_load *dl = arg;
+	for (;;) {
+		size_t i = atomic_fetch_add(&dl->next, 1);
+		if (i >= dl->files->n)
+			return NULL;
+		struct file_part *p = &dl->parts[i];
+		struct loader fl = {
+		    .cs = &p->cs, .stats = &p->stats, .err = p->err, .errlen = sizeof(p->err)};
+		_cleanup_free_ char *display = xasprintf("%s/%s", dl->path, dl->files->items[i]);
+		p->r = load_file(&fl, dl->dirfd, dl->files->items[i], display);
+		p->newest_ns = fl.newest_ns;
+		loader_done(&fl);
+	}
+}
+
+/* Hand a parsed file's objects to the loader, in the file's order; objects
+ * already held (an earlier file) are counted as duplicates, as in one pass. */
+static void merge_part(struct loader *ld, struct file_part *p, const char *file)
+{
+	for (int id = 0; id < _RES_MAX; id++) {
+		json_object *items = cs_items(&p->cs, id);
+		for (size_t k = 0; k < jq_len(items); k++)
+			add_known(ld, &resource_defs[id], jq_at(items, k));
+	}
+	mark_file_collected(ld, file);
+	if (p->newest_ns > ld->newest_ns)
+		ld->newest_ns = p->newest_ns;
+	if (ld->stats) {
+		ld->stats->files += p->stats.files;
+		ld->stats->ignored += p->stats.ignored;
+		ld->stats->duplicates += p->stats.duplicates;
+	}
+}
+
+/* Parsing is most of a report's time (json_tokener: ~50 MB/s on one core)
+ * and the files are independent: they are parsed by up to one thread per
+ * CPU, then merged in name order, so the result (order of items, which of
+ * two duplicates is kept, the first error) is the same as one pass. */
+static int load_dir_files(struct loader *ld, int dirfd, const char *path, const struct strv *files)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nthreads = ncpu > 1 ? (size_t)ncpu : 1;
+	if (nthreads > MAX_LOAD_THREADS)
+		nthreads = MAX_LOAD_THREADS;
+	if (nthreads > files->n)
+		nthreads = files->n;
+	struct dir_load dl = {.dirfd = dirfd, .path = path, .files = files};
+	dl.parts = xcalloc(files->n ? files->n : 1, sizeof(*dl.parts));
+	for (size_t i = 0; i < files->n; i++)
+		cluster_state_init(&dl.parts[i].cs);
+	atomic_init(&dl.next, 0);
+	/* json-c seeds its string hash on first use: do it before the threads. */
+	json_object_put(json_object_new_object());
+	pthread_t tids[MAX_LOAD_THREADS];
+	size_t started = 0;
+	for (; started + 1 < nthreads; started++)
+		if (pthread_create(&tids[started], NULL, dir_worker, &dl) != 0)
+			break; /* fewer threads: this one does the rest */
+	dir_worker(&dl);
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	int r = 0;
+	for (size_t i = 0; i < files->n; i++) {
+		struct file_part *p = &dl.parts[i];
+		if (r == 0 && p->r < 0) {
+			r = p->r;
+			snprintf(ld->err, ld->errlen, "%s", p->err);
+		}
+		if (r == 0)
+			merge_part(ld, p, files->items[i]);
+		cluster_state_clear(&p->cs);
+	}
+	free(dl.parts);
+	return r;
+}
+
 static int load_dir(struct loader *ld, int dirfd, const char *path)
 {
 	struct strv files = {0};
 	int r = list_dir(ld, dirfd, path, &files);
-	for (size_t i = 0; r == 0 && i < files.n; i++) {
-		_cleanup_free_ char *display = xasprintf("%s/%s", path, files.items[i]);
-		r = load_file(ld, dirfd, files.items[i], display);
-		if (r == 0)
-			mark_file_collected(ld, files.items[i]);
-	}
+	if (r == 0)
+		r = load_dir_files(ld, dirfd, path, &files);
 	strv_clear(&files);
 	if (r == 0)
 		r = load_collect_json(ld, dirfd, path);

@@ -332,6 +332,50 @@ static void test_directory(void **state)
 	cluster_state_clear(&cs);
 }
 
+/* Files of a directory are parsed in parallel but merged in name order: the
+ * items keep that order, the first file's copy of a duplicate is the one
+ * kept, and the error reported is the first file's (by name) that fails. */
+static void test_directory_order(void **state)
+{
+	const char *d = *state;
+	for (int i = 0; i < 24; i++) {
+		char name[32], ns[8], body[512];
+		snprintf(name, sizeof(name), "f%02d.json", i);
+		snprintf(ns, sizeof(ns), "n%02d", i);
+		/* every file also holds "shared/p", with its own phase */
+		snprintf(body, sizeof(body),
+			 "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":["
+			 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+			 "\"p\",\"namespace\":\"%s\"}},"
+			 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+			 "\"p\",\"namespace\":\"shared\"},\"status\":{\"phase\":\"%s\"}}]}",
+			 ns, ns);
+		write_at(d, name, body);
+	}
+	struct cluster_state cs;
+	struct source_files_stats st = {0};
+	char err[SOURCE_ERR_LEN] = "";
+	cluster_state_init(&cs);
+	assert_int_equal(source_files_load_ex(&cs, d, &st, err, sizeof(err)), 0);
+	assert_int_equal(cs_count(&cs, RES_PODS), 25);
+	json_object *pods = cs_items(&cs, RES_PODS);
+	assert_string_equal(jq_namespace(jq_at(pods, 0)), "n00");
+	assert_string_equal(jq_namespace(jq_at(pods, 1)), "shared");
+	assert_string_equal(JQS(jq_at(pods, 1), "status", "phase"), "n00");
+	assert_string_equal(jq_namespace(jq_at(pods, 24)), "n23");
+	assert_int_equal(st.files, 24);
+	assert_int_equal(st.objects, 25);
+	assert_int_equal(st.duplicates, 23);
+	cluster_state_clear(&cs);
+
+	write_at(d, "f05.json", "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[7]}");
+	write_at(d, "f17.json", "{broken");
+	cluster_state_init(&cs);
+	assert_int_equal(source_files_load(&cs, d, err, sizeof(err)), -EINVAL);
+	assert_contains(err, "/f05.json: items[0] is a number, not an object");
+	cluster_state_clear(&cs);
+}
+
 static void expect_collect_error(const char *json, const char *message)
 {
 	struct cluster_state cs;
@@ -515,6 +559,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_bom),
 	    cmocka_unit_test_setup_teardown(test_directory, make_tmp, remove_tmp),
+	    cmocka_unit_test_setup_teardown(test_directory_order, make_tmp, remove_tmp),
 	    cmocka_unit_test(test_collect_json_errors),
 	    cmocka_unit_test_setup_teardown(test_load_errors, make_tmp, remove_tmp),
 	    cmocka_unit_test_setup_teardown(test_large_file, make_tmp, remove_tmp),
