@@ -213,6 +213,83 @@ if [ -f "$cluster.complete" ] && [ -d "$reports500" ]; then
 	done
 fi
 
+# 2b. The shape the target names (nodes, VMs, VMIs, PVCs, Longhorn volumes:
+# ~20,000 objects), out of the same generated cluster. The resources left out
+# are "not collected", so the checks needing them are UNKNOWN: a smaller job.
+# ---------------------------------------------------------------- 2b. report, ~20k objects
+if [ -f "$cluster.complete" ] && [ -d "$reports500" ]; then
+	shape="$tmp/shape20k"
+	mkdir -p "$shape"
+	for f in nodes.json virtualmachines.kubevirt.io.json virtualmachineinstances.kubevirt.io.json \
+		persistentvolumeclaims.json volumes.longhorn.io.json; do
+		ln -s "$cluster/$f" "$shape/$f"
+	done
+	python3 "$SRC/bench/summarize.py" --count-objects "$shape" >"$RAW/shape_counts.json"
+	say "2b. hvready-aggregator report: the target's shape, ~20,000 objects ($REPORT_RUNS runs)"
+	: >"$RAW/report_shape.tsv"
+	for i in $(seq 1 "$REPORT_RUNS"); do
+		run_timed "$RAW/report_shape.tsv" timeout "$REPORT_TIMEOUT" "$BIN/hvready-aggregator" \
+			report --cluster-state "$shape" --node-reports "$reports500" --format json
+		rc=$?
+		if [ "$rc" -eq 124 ] || [ "$rc" -eq 2 ] || [ "$rc" -gt 3 ]; then
+			not_measured report.shape "hvready-aggregator report exited $rc: $(head -c 300 "$tmp/run.err")"
+			break
+		fi
+	done
+fi
+
+# 2c. The same cluster read live: the fake kube-apiserver of the tests serves
+# it over TLS through the list API, pages of 500 (HVREADY_LIST_LIMIT's default).
+# ---------------------------------------------------------------- 2c. live report
+start_fake_apiserver() { # DIR -> sets api_pid, api_port, api_token; DIR/kubeconfig
+	local d=$1 i
+	(
+		cd "$d" || exit 1
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key \
+			-out ca.crt -days 2 -subj /CN=bench-ca 2>/dev/null &&
+			openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout srv.key \
+				-out srv.csr -subj /CN=kube-apiserver 2>/dev/null &&
+			printf 'subjectAltName=IP:127.0.0.1\n' >srv.ext &&
+			openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out srv.crt \
+				-days 2 -extfile srv.ext 2>/dev/null
+	) || return 1
+	api_token=$(head -c 24 /dev/urandom | base64 | tr -d '=+/')
+	python3 "$SRC/tests/tools/fake_apiserver.py" --fixtures "$cluster" --cert "$d/srv.crt" \
+		--key "$d/srv.key" --token "$api_token" --require-auth >"$d/port" 2>"$d/err" &
+	api_pid=$!
+	pids+=("$api_pid")
+	for i in $(seq 1 600); do
+		[ -s "$d/port" ] && break
+		kill -0 "$api_pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	api_port=$(head -n 1 "$d/port" 2>/dev/null)
+	[ -n "$api_port" ] || return 1
+	printf '%s\n' "apiVersion: v1" "kind: Config" "clusters:" "- name: bench" "  cluster:" \
+		"    server: https://127.0.0.1:$api_port" "    certificate-authority: $d/ca.crt" \
+		"users:" "- name: bench" "  user:" "    token: $api_token" "contexts:" "- name: bench" \
+		"  context: {cluster: bench, user: bench}" "current-context: bench" >"$d/kubeconfig"
+}
+if [ -f "$cluster.complete" ] && [ -d "$reports500" ]; then
+	say "2c. hvready-aggregator report --kubeconfig: the same cluster through the fake apiserver"
+	mkdir -p "$tmp/live"
+	if ! start_fake_apiserver "$tmp/live"; then
+		not_measured report.live "the fake apiserver did not start: $(head -c 300 "$tmp/live/err" 2>/dev/null)"
+	else
+		: >"$RAW/report_live.tsv"
+		for i in $(seq 1 "$REPORT_RUNS"); do
+			run_timed "$RAW/report_live.tsv" timeout "$REPORT_TIMEOUT" "$BIN/hvready-aggregator" \
+				report --kubeconfig "$tmp/live/kubeconfig" --node-reports "$reports500" --format json
+			rc=$?
+			if [ "$rc" -eq 124 ] || [ "$rc" -eq 2 ] || [ "$rc" -gt 3 ]; then
+				not_measured report.live "hvready-aggregator report exited $rc: $(head -c 300 "$tmp/run.err")"
+				break
+			fi
+		done
+		stop_pid "$api_pid"
+	fi
+fi
+
 # ---------------------------------------------------------------- 3. ingest
 start_aggregator() { # STATE_DIR LOG -> sets agg_pid, agg_port
 	"$BIN/hvready-aggregator" serve --listen 127.0.0.1:0 --token-file "$tmp/token" \

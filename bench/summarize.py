@@ -152,6 +152,23 @@ def fig_report(raw, figs):
              "MiB", "<= 200 MiB", "le", 200, value=rss, lower_bound=lower)
 
 
+def fig_report_variant(raw, figs, tsv, counts_file, group, what, wall_limit, rss_limit, command):
+    """A report variant (sections 2b, 2c): median wall time and peak RSS."""
+    rows = read_tsv(os.path.join(raw, tsv))
+    done = [r for r in rows if r[2] in (0, 1, 3)]
+    counts = read_json(os.path.join(raw, counts_file)) or {}
+    det = {"runs": len(done), "node_reports": 500, "objects": counts.get("objects"),
+           "json_bytes": counts.get("bytes"), "by_resource": counts.get("by_resource"),
+           "command": command}
+    wall = median([r[0] for r in done]) if done else None
+    rss = median([r[1] / MIB for r in done]) if done else None
+    figs.add(group + ".wall", group, what + ", wall time", "s", "<= %g s" % wall_limit, "le",
+             wall_limit, value=wall, detail=det)
+    if rss_limit:
+        figs.add(group + ".rss", group, what + ", peak RSS", "MiB", "<= %d MiB" % rss_limit, "le",
+                 rss_limit, value=rss)
+
+
 def sched_delta(path):
     """(seconds on a CPU, seconds runnable but waiting) between two schedstat lines."""
     lines = [l.split("\t") for l in (read(path, "") or "").splitlines()]
@@ -397,6 +414,14 @@ def main(argv):
     figs = Figures(nm)
     fig_agent_check(raw, figs)
     fig_report(raw, figs)
+    fig_report_variant(raw, figs, "report_shape.tsv", "shape_counts.json", "report.shape",
+                       "offline report, the target's ~20,000 objects (nodes, VMs, VMIs, PVCs, "
+                       "Longhorn volumes)", 1.0, 200,
+                       "hvready-aggregator report --cluster-state DIR --node-reports DIR --format json")
+    fig_report_variant(raw, figs, "report_live.tsv", "cluster_counts.json", "report.live",
+                       "live report through the fake apiserver (pages of 500), 500 nodes / 5,000 VMs",
+                       3.0, 0,
+                       "hvready-aggregator report --kubeconfig FILE --node-reports DIR --format json")
     fig_ingest(raw, figs)
     fig_daemon(raw, figs)
     res = {
