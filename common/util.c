@@ -211,6 +211,10 @@ int util_parse_rfc3339(const char *s, int64_t *ret_ns)
 	if (*p)
 		return -EINVAL;
 	int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - off;
+	/* Nanoseconds in an int64_t end in 2262: a later date is out of range,
+	 * not a wrapped-around time (found by fuzz_cluster_state). */
+	if (secs >= INT64_MAX / NSEC_PER_SEC || secs <= INT64_MIN / NSEC_PER_SEC)
+		return -ERANGE;
 	*ret_ns = secs * NSEC_PER_SEC + frac;
 	return 0;
 }

@@ -107,6 +107,11 @@ static void test_rfc3339(void **state)
 	assert_true(util_parse_rfc3339("2026-09-05 13:20:44", &ns) < 0);
 	assert_true(util_parse_rfc3339("", &ns) < 0);
 	assert_true(util_parse_rfc3339("2026-13-05T13:20:44Z", &ns) < 0);
+	/* int64_t nanoseconds span 1677..2262: beyond, out of range, never wrapped */
+	assert_int_equal(util_parse_rfc3339("2262-04-11T23:47:15Z", &ns), 0);
+	assert_int_equal(ns / NSEC_PER_SEC, INT64_C(9223372035));
+	assert_int_equal(util_parse_rfc3339("2828-09-05T13:20:00Z", &ns), -ERANGE);
+	assert_int_equal(util_parse_rfc3339("0001-01-01T00:00:00Z", &ns), -ERANGE);
 	char buf[64];
 	util_format_rfc3339(INT64_C(1788614444) * NSEC_PER_SEC, buf, sizeof(buf));
 	assert_string_equal(buf, "2026-09-05T13:20:44Z");
