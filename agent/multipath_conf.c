@@ -240,11 +240,23 @@ static const char *const longhorn_devnodes[] = {"sda", "sdb", "sdc", "sdm", "sdz
 #define LONGHORN_WWID	  "360000000000000000e00000000010001"
 #define LONGHORN_PROTOCOL "scsi:iscsi"
 
+#define RX_MAX_LEN	   512
+#define RX_MAX_QUANTIFIERS 24
+
 /* Match like libmultipath: REG_EXTENDED, and a leading '!' inverts. Returns 1, 0,
  * or -1 when the regex does not compile. */
 static int rx_match(const char *rx, const char *s)
 {
 	bool invert = rx[0] == '!';
+	/* glibc's regcomp copies a repeated group once per repetition: a
+	 * handful of stacked quantifiers takes it minutes (found by
+	 * fuzz_multipath_conf). Real blacklist entries are short with a few
+	 * quantifiers; anything far beyond is not evaluated. */
+	size_t quantifiers = 0;
+	for (const char *p = rx; *p; p++)
+		quantifiers += *p == '*' || *p == '+' || *p == '?' || *p == '{';
+	if (strlen(rx) > RX_MAX_LEN || quantifiers > RX_MAX_QUANTIFIERS)
+		return -1;
 	regex_t re;
 	if (regcomp(&re, invert ? rx + 1 : rx, REG_EXTENDED | REG_NOSUB) != 0)
 		return -1;

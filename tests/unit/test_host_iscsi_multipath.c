@@ -356,6 +356,15 @@ static void test_mpath_invalid_regex_and_garbage(void **state)
 	assert_contains(bad->items[0].s, "/etc/multipath.conf:2");
 	b_close(&b);
 
+	/* Stacked quantifiers take glibc's regcomp minutes: not evaluated, listed. */
+	f = mpath_with_conf(&b, "blacklist {\n  device {\n    vendor \"(SCSI_+++++++++++++++"
+				"+++++++++++++++++|ID)]+\"\n  }\n}\n");
+	assert_status(f, STATUS_WARN);
+	bad = kv_get_list(&f->evidence, "invalid_regex");
+	assert_non_null(bad);
+	assert_contains(bad->items[0].s, "(SCSI_++");
+	b_close(&b);
+
 	static const uint8_t bin[] = {'b', 'l', 0, 0x80, '{', '\n'};
 	b_scratch_from(&b, "b-ubuntu2204-nonfs");
 	b_write_mode(&b, "etc/multipath.conf", bin, sizeof(bin), 0644);
