@@ -177,8 +177,7 @@ static void parse(int argc, char **argv, bool run, struct agent_opts *o, struct 
 		size_t len;
 		int r = util_read_file(o->probe_targets_file, PROBE_TARGETS_MAX_BYTES, &buf, &len);
 		if (r < 0)
-			fatalx("%s: %s", o->probe_targets_file,
-			       r == -EFBIG ? "file too large" : strerror(-r));
+			fatalx("%s: %s", o->probe_targets_file, util_read_strerror(r));
 		r = probe_targets_parse((const uint8_t *)buf, len, &o->targets, err, sizeof(err));
 		free(buf);
 		if (r < 0)

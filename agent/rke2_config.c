@@ -307,8 +307,7 @@ static int load_one(struct rke2_config *c, const struct hostroot *root, const ch
 	size_t len;
 	int r = hostroot_read(root, path, RKE2_CONFIG_MAX_FILE_SIZE, &buf, &len);
 	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", path,
-			 r == -EFBIG ? "file too large" : strerror(-r));
+		snprintf(err, errlen, "%s: %s", path, util_read_strerror(r));
 		return r;
 	}
 	strv_add(&c->files, path);
