@@ -235,6 +235,16 @@ static void encode_ok(const struct node_report *r, char **buf, size_t *len)
 		fail_msg("encoding failed: %s", strerror(-ret));
 }
 
+/* Encode in and decode it into out; the encoding stays in *buf for the caller. */
+static void roundtrip(const struct node_report *in, struct node_report *out, char **buf,
+		      size_t *len)
+{
+	char err[WIRE_ERR_LEN];
+	encode_ok(in, buf, len);
+	if (decode(*buf, *len, out, err) != 0)
+		fail_msg("decoding failed: %s", err);
+}
+
 /* ---- round trips ---- */
 
 static void test_roundtrip_full(void **state)
@@ -242,10 +252,8 @@ static void test_roundtrip_full(void **state)
 	struct node_report in, out;
 	char *buf;
 	size_t len;
-	char err[WIRE_ERR_LEN];
 	full_report(&in);
-	encode_ok(&in, &buf, &len);
-	assert_int_equal(decode(buf, len, &out, err), 0);
+	roundtrip(&in, &out, &buf, &len);
 	assert_true(wire_node_report_equal(&in, &out));
 
 	/* The comparison itself, spelled out for the fields that matter most. */
@@ -319,9 +327,7 @@ static void test_roundtrip_minimal(void **state)
 	struct node_report in = {.node = xstrdup("n"), .sent_ns = -5}, out;
 	char *buf;
 	size_t len;
-	char err[WIRE_ERR_LEN];
-	encode_ok(&in, &buf, &len);
-	assert_int_equal(decode(buf, len, &out, err), 0);
+	roundtrip(&in, &out, &buf, &len);
 	assert_true(wire_node_report_equal(&in, &out));
 	assert_null(out.hostname);
 	assert_null(out.agent_version);
@@ -405,9 +411,7 @@ static void test_encode_repairs_strings(void **state)
 	free(big);
 	char *buf;
 	size_t len;
-	char err[WIRE_ERR_LEN];
-	encode_ok(&in, &buf, &len);
-	assert_int_equal(decode(buf, len, &out, err), 0);
+	roundtrip(&in, &out, &buf, &len);
 	assert_string_equal(out.results.items[0].message,
 			    "caf\xef\xbf\xbd \xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd ok");
 	const char *conf = kv_get_str(&out.results.items[0].evidence, "conf");
@@ -499,15 +503,18 @@ static void test_empty_and_not_a_map(void **state)
 	mb_free(&m);
 }
 
+/* Bytes, their length (they may hold NUL) and the error they must give. */
+struct bytes_case {
+	const char *bytes;
+	size_t len;
+	const char *err;
+};
+
 /* A few bytes that declare an enormous container or string must be turned
  * away before msgpack-c reserves memory for it (it would ask for 128 GiB). */
 static void test_huge_declarations(void **state)
 {
-	static const struct {
-		const char *bytes;
-		size_t len;
-		const char *err;
-	} cases[] = {
+	static const struct bytes_case cases[] = {
 	    {"\xdd\xff\xff\xff\xff\x01\x02\x03\x04\x05", 10,
 	     "truncated message (array at byte 0 declares 4294967295 elements, 5 bytes left)"},
 	    {"\xdf\xff\xff\xff\xff\x01\x02\x03\x04\x05", 10,
@@ -897,11 +904,7 @@ static void test_duplicate_keys(void **state)
 
 static void test_invalid_strings(void **state)
 {
-	static const struct {
-		const char *s;
-		size_t n;
-		const char *err;
-	} cases[] = {
+	static const struct bytes_case cases[] = {
 	    {"\xc3\x28", 2, "invalid UTF-8 at results[0].message (byte 0)"},
 	    {"ok \xc0\xaf", 5, "invalid UTF-8 at results[0].message (byte 3)"},	 /* overlong */
 	    {"\xed\xa0\x80", 3, "invalid UTF-8 at results[0].message (byte 0)"}, /* surrogate */
@@ -919,7 +922,7 @@ static void test_invalid_strings(void **state)
 		pk_kv(&m, "check", "host.kvm");
 		pk_kv(&m, "status", "PASS");
 		pk_s(&m, "message");
-		pk_sn(&m, cases[i].s, cases[i].n);
+		pk_sn(&m, cases[i].bytes, cases[i].len);
 		expect_error(&m, cases[i].err);
 		mb_free(&m);
 	}
@@ -1170,9 +1173,7 @@ static void test_renderings_of_decoded(void **state)
 	kv_add_int(&in.facts, "min", INT64_MIN);
 	char *buf;
 	size_t len;
-	char err[WIRE_ERR_LEN];
-	encode_ok(&in, &buf, &len);
-	assert_int_equal(decode(buf, len, &out, err), 0);
+	roundtrip(&in, &out, &buf, &len);
 	json_object *o = render_node_report_json(&out);
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	json_object *back = json_tokener_parse(s);
