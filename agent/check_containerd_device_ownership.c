@@ -246,8 +246,7 @@ static int load_template(struct eval *e, char *err, size_t errlen)
 		if (r == -ENOENT)
 			continue;
 		if (r < 0) {
-			snprintf(err, errlen, "%s: %s", p,
-				 r == -EFBIG ? "file too large" : strerror(-r));
+			snprintf(err, errlen, "%s: %s", p, util_read_strerror(r));
 			return r;
 		}
 		e->tmpl_path = xstrdup(p);

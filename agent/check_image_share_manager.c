@@ -167,8 +167,7 @@ static int load_registries(struct run *r, char *err, size_t errlen)
 		return 0;
 	}
 	if (e < 0) {
-		snprintf(err, errlen, "%s: %s", r->regs_path,
-			 e == -EFBIG ? "file too large" : strerror(-e));
+		snprintf(err, errlen, "%s: %s", r->regs_path, util_read_strerror(e));
 		return e;
 	}
 	kv_add_str(ev, "registries_yaml", r->regs_path);

@@ -141,16 +141,6 @@ static void judge_initiator(const struct hostroot *hr, const struct initiator *i
 	}
 }
 
-static void unit_evidence(struct kv_list *ev, const char *key, int st, const char *where)
-{
-	if (st < 0)
-		kv_add_str(ev, key, "unknown: no systemd unit directories");
-	else if (where)
-		kv_add_strf(ev, key, "%s (%s)", unitfile_state_name(st), where);
-	else
-		kv_add_str(ev, key, unitfile_state_name(st));
-}
-
 static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, struct kv_list *ev,
 			 struct judge *j)
 {
@@ -166,8 +156,8 @@ static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, stru
 						     "namespace)"
 						   : strerror(-d->procs_err));
 	}
-	unit_evidence(ev, "iscsid_socket", d->socket, d->socket_where);
-	unit_evidence(ev, "iscsid_service", d->service, d->service_where);
+	unitfiles_evidence(ev, "iscsid_socket", d->socket, d->socket_where);
+	unitfiles_evidence(ev, "iscsid_service", d->service, d->service_where);
 
 	const char *enable = "systemctl enable --now iscsid.socket iscsid.service";
 	if (running) {

@@ -104,16 +104,6 @@ static void add_entries(struct kv_list *ev, const char *key, const struct multip
 	}
 }
 
-static void unit_evidence(struct kv_list *ev, const char *key, int st, const char *where)
-{
-	if (st < 0)
-		kv_add_str(ev, key, "unknown: no systemd unit directories");
-	else if (where)
-		kv_add_strf(ev, key, "%s (%s)", unitfile_state_name(st), where);
-	else
-		kv_add_str(ev, key, unitfile_state_name(st));
-}
-
 /* Why the configuration does not cover Longhorn's devices, for the message. */
 static char *not_covered_why(const struct mp_config *c, const struct multipath_conf_cover *cov)
 {
@@ -162,8 +152,8 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 	else
 		kv_add_strf(ev, "multipathd", "unknown: %s",
 			    perr == -ESRCH ? "PID 1 not visible under /proc" : strerror(-perr));
-	unit_evidence(ev, "multipathd_service", svc, svc_where);
-	unit_evidence(ev, "multipathd_socket", sock, sock_where);
+	unitfiles_evidence(ev, "multipathd_service", svc, svc_where);
+	unitfiles_evidence(ev, "multipathd_socket", sock, sock_where);
 
 	struct judge j = {0};
 	if (perr == 0 && !running && !enabled) {

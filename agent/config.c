@@ -154,21 +154,16 @@ out:
 
 int config_load(const char *path, struct agent_opts *o, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -errno;
+	_cleanup_free_ char *buf = NULL;
+	size_t n;
+	int r = util_read_file(path, CONFIG_MAX_BYTES, &buf, &n);
+	if (r == -EFBIG) {
+		snprintf(err, errlen, "%s: larger than %u bytes", path, CONFIG_MAX_BYTES);
+		return -EINVAL;
 	}
-	uint8_t *buf = xmalloc(CONFIG_MAX_BYTES + 1);
-	size_t n = fread(buf, 1, CONFIG_MAX_BYTES + 1, f);
-	int rerr = ferror(f);
-	fclose(f);
-	if (rerr) {
-		snprintf(err, errlen, "%s: read error", path);
-		free(buf);
-		return -EIO;
+	if (r < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		return r;
 	}
-	int r = config_parse(buf, n, path, o, err, errlen);
-	free(buf);
-	return r;
+	return config_parse((const uint8_t *)buf, n, path, o, err, errlen);
 }

@@ -79,8 +79,7 @@ static int load_file(const struct hostroot *root, const char *path, struct toml_
 	size_t len;
 	int r = hostroot_read(root, path, CONTAINERD_MAX_FILE_SIZE, &buf, &len);
 	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", path,
-			 r == -EFBIG ? "file too large" : strerror(-r));
+		snprintf(err, errlen, "%s: %s", path, util_read_strerror(r));
 		return r;
 	}
 	return parse_one((const uint8_t *)buf, len, path, ret, err, errlen);

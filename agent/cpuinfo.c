@@ -2,7 +2,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 
 /* Names for the MIDR_EL1 implementer codes and the parts seen in servers. The
@@ -245,53 +244,14 @@ int cpuinfo_parse(const uint8_t *buf, size_t len, struct cpuinfo *ret)
 	return known > 0 && (ci.processors > 0 || ci.vendor || ci.flags.n > 0) ? 0 : -EBADMSG;
 }
 
-/* The first CPUINFO_MAX_BYTES of the file; a longer file is not an error here. */
-static int read_prefix(const struct hostroot *root, const char *path, char **ret_buf,
-		       size_t *ret_len, bool *ret_truncated)
-{
-	int fd = hostroot_openat(root, path, O_RDONLY | O_NOCTTY);
-	if (fd < 0)
-		return fd;
-	size_t cap = 16384, len = 0;
-	char *buf = xmalloc(cap + 1);
-	bool truncated = false;
-	for (;;) {
-		if (len == cap) {
-			if (cap >= CPUINFO_MAX_BYTES) {
-				char c;
-				truncated = read(fd, &c, 1) > 0;
-				break;
-			}
-			cap *= 2;
-			buf = xrealloc(buf, cap + 1);
-		}
-		ssize_t n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = -errno;
-			free(buf);
-			close(fd);
-			return e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	*ret_buf = buf;
-	*ret_len = len;
-	*ret_truncated = truncated;
-	return 0;
-}
-
 int cpuinfo_read(const struct hostroot *root, struct cpuinfo *ret)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	bool truncated = false;
-	int r = read_prefix(root, "proc/cpuinfo", &buf, &len, &truncated);
+	/* Only the first CPUINFO_MAX_BYTES: a longer file is not an error here. */
+	int r =
+	    hostroot_read_prefix(root, "proc/cpuinfo", CPUINFO_MAX_BYTES, &buf, &len, &truncated);
 	if (r < 0) {
 		*ret = (struct cpuinfo){0};
 		return r;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "agent.h"
-#include "catalog.h"
+#include "cli.h"
 #include "config.h"
 #include "daemon.h"
 #include "log.h"
@@ -26,19 +26,6 @@ static _Noreturn void usage(FILE *f, int code)
 	      "3 not enough evidence (UNKNOWN).\n",
 	      f);
 	exit(code);
-}
-
-static void parse_ids(struct strv *v, const char *arg, const char *opt)
-{
-	struct strv ids = {0};
-	strv_split(&ids, arg, ",");
-	for (size_t i = 0; i < ids.n; i++) {
-		const struct check_info *ci = catalog_find(ids.items[i]);
-		if (!ci || ci->source != CHECK_HOST)
-			fatalx("%s: unknown host check \"%s\"", opt, ids.items[i]);
-		strv_add(v, ids.items[i]);
-	}
-	strv_clear(&ids);
 }
 
 enum {
@@ -111,8 +98,8 @@ static void parse(int argc, char **argv, bool run, struct agent_opts *o, struct 
 			cli->config = path;
 		}
 	}
+	static const char *const formats[] = {"text", "json", "msgpack", NULL};
 	int c;
-	int64_t t;
 	while ((c = getopt_long(argc, argv, "h", run ? run_opts : check_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_HOST_ROOT:
@@ -122,11 +109,7 @@ static void parse(int argc, char **argv, bool run, struct agent_opts *o, struct 
 			set_str(&o->node, optarg);
 			break;
 		case OPT_FORMAT:
-			if (!streq(optarg, "text") && !streq(optarg, "json") &&
-			    !streq(optarg, "msgpack"))
-				fatalx("--format: \"%s\" is not one of text, json, msgpack",
-				       optarg);
-			cli->format = optarg;
+			cli->format = cli_choice("--format", optarg, formats);
 			break;
 		case OPT_OUTPUT:
 			cli->output = optarg;
@@ -137,16 +120,13 @@ static void parse(int argc, char **argv, bool run, struct agent_opts *o, struct 
 		case OPT_CONFIG:
 			break; /* loaded above */
 		case OPT_TIMEOUT:
-			if (util_parse_i64(optarg, &t) < 0 || t < 1 || t > 600)
-				fatalx("--timeout: \"%s\" is not a number of seconds from 1 to 600",
-				       optarg);
-			o->timeout_s = (int)t;
+			o->timeout_s = cli_seconds("--timeout", optarg, 600);
 			break;
 		case OPT_SKIP:
-			parse_ids(&o->skip, optarg, "--skip");
+			cli_check_ids(&o->skip, optarg, "--skip", true);
 			break;
 		case OPT_ONLY:
-			parse_ids(&o->only, optarg, "--only");
+			cli_check_ids(&o->only, optarg, "--only", true);
 			break;
 		case OPT_AGGREGATOR:
 			set_str(&o->aggregator_url, optarg);
@@ -158,11 +138,7 @@ static void parse(int argc, char **argv, bool run, struct agent_opts *o, struct 
 			set_str(&o->token_file, optarg);
 			break;
 		case OPT_INTERVAL:
-			if (util_parse_i64(optarg, &t) < 0 || t < 1 || t > 86400)
-				fatalx(
-				    "--interval: \"%s\" is not a number of seconds from 1 to 86400",
-				    optarg);
-			o->interval_s = (int)t;
+			o->interval_s = cli_seconds("--interval", optarg, 86400);
 			break;
 		case 'h':
 			usage(stdout, 0);
@@ -170,15 +146,13 @@ static void parse(int argc, char **argv, bool run, struct agent_opts *o, struct 
 			usage(stderr, 2);
 		}
 	}
-	if (optind < argc)
-		fatalx("%s: unexpected argument \"%s\"", run ? "run" : "check", argv[optind]);
+	cli_no_operands(argc, argv, run ? "run" : "check");
 	if (o->probe_targets_file) {
 		char *buf;
 		size_t len;
 		int r = util_read_file(o->probe_targets_file, PROBE_TARGETS_MAX_BYTES, &buf, &len);
 		if (r < 0)
-			fatalx("%s: %s", o->probe_targets_file,
-			       r == -EFBIG ? "file too large" : strerror(-r));
+			fatalx("%s: %s", o->probe_targets_file, util_read_strerror(r));
 		r = probe_targets_parse((const uint8_t *)buf, len, &o->targets, err, sizeof(err));
 		free(buf);
 		if (r < 0)
@@ -240,19 +214,6 @@ static int cmd_run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	log_set_prefix("hvready-agent");
-	if (argc < 2)
-		usage(stderr, 2);
-	if (streq(argv[1], "--version")) {
-		printf("hvready-agent %s\n", HVREADY_VERSION);
-		return 0;
-	}
-	if (streq(argv[1], "--help") || streq(argv[1], "-h"))
-		usage(stdout, 0);
-	if (streq(argv[1], "check"))
-		return cmd_check(argc - 1, argv + 1);
-	if (streq(argv[1], "run"))
-		return cmd_run(argc - 1, argv + 1);
-	log_warnx("unknown command \"%s\"", argv[1]);
-	usage(stderr, 2);
+	static const struct cli_command cmds[] = {{"check", cmd_check}, {"run", cmd_run}};
+	return cli_main(argc, argv, "hvready-agent", cmds, ELEMENTSOF(cmds), usage);
 }

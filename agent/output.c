@@ -71,26 +71,13 @@ int output_node_report(const struct node_report *r, const char *format, const ch
 		return ret;
 	}
 	/* /dev/null, a FIFO, /dev/stdout: write in place. Renaming over them
-	 * would replace a device node with a regular file. */
+	 * would replace a device node with a regular file. A regular file is
+	 * replaced whole: written next to it, synced, then renamed. */
 	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-		if (fd < 0) {
-			ret = -errno;
-			snprintf(err, errlen, "--output %s: %s", path, strerror(errno));
-			free(buf);
-			return ret;
-		}
-		ret = write_all(fd, buf, len);
-		if (close(fd) < 0 && ret == 0)
-			ret = -errno;
-		free(buf);
-		if (ret < 0)
-			snprintf(err, errlen, "--output %s: %s", path, strerror(-ret));
-		return ret;
-	}
-	_cleanup_free_ char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	bool in_place = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+	_cleanup_free_ char *tmp = in_place ? NULL : xasprintf("%s.tmp.%d", path, (int)getpid());
+	int fd = in_place ? open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+			  : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "--output %s: %s", path, strerror(errno));
@@ -98,15 +85,16 @@ int output_node_report(const struct node_report *r, const char *format, const ch
 		return ret;
 	}
 	ret = write_all(fd, buf, len);
-	if (ret == 0 && fsync(fd) < 0)
+	if (ret == 0 && !in_place && fsync(fd) < 0)
 		ret = -errno;
 	if (close(fd) < 0 && ret == 0)
 		ret = -errno;
 	free(buf);
-	if (ret == 0 && rename(tmp, path) < 0)
+	if (ret == 0 && !in_place && rename(tmp, path) < 0)
 		ret = -errno;
 	if (ret < 0) {
-		unlink(tmp);
+		if (!in_place)
+			unlink(tmp);
 		snprintf(err, errlen, "--output %s: %s", path, strerror(-ret));
 	}
 	return ret;

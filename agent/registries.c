@@ -80,17 +80,6 @@ static int yfail(struct yctx *y, const yaml_node_t *n, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static bool is_null(const yaml_node_t *n)
-{
-	static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
-	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return false;
-	for (size_t i = 0; i < ELEMENTSOF(nulls); i++)
-		if (streq((const char *)n->data.scalar.value, nulls[i]))
-			return true;
-	return false;
-}
-
 static yaml_node_t *node(struct yctx *y, int id)
 {
 	return yaml_document_get_node(y->doc, id);
@@ -99,7 +88,7 @@ static yaml_node_t *node(struct yctx *y, int id)
 /* yaml.v2 decodes any scalar into a Go string field; anything else is a type error. */
 static int get_string(struct yctx *y, const yaml_node_t *n, const char *what, char **ret)
 {
-	if (is_null(n))
+	if (yamldoc_is_null(n))
 		return 0;
 	if (n->type != YAML_SCALAR_NODE)
 		return yfail(y, n, "%s must be a string", what);
@@ -111,20 +100,11 @@ static int get_string(struct yctx *y, const yaml_node_t *n, const char *what, ch
 /* A Go bool field: YAML 1.1 booleans, unquoted. */
 static int get_bool(struct yctx *y, const yaml_node_t *n, const char *what, bool *ret)
 {
-	static const char *const t[] = {"y",	"Y",	"yes", "Yes", "YES", "true",
-					"True", "TRUE", "on",  "On",  "ON"};
-	static const char *const f[] = {"n",	 "N",	  "no",	 "No",	"NO", "false",
-					"False", "FALSE", "off", "Off", "OFF"};
-	if (is_null(n))
+	if (yamldoc_is_null(n))
 		return 0;
-	if (n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
-		const char *s = (const char *)n->data.scalar.value;
-		for (size_t i = 0; i < ELEMENTSOF(t); i++)
-			if (streq(s, t[i]) || streq(s, f[i])) {
-				*ret = streq(s, t[i]);
-				return 0;
-			}
-	}
+	if (n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    yamldoc_bool((const char *)n->data.scalar.value, ret) == 0)
+		return 0;
 	return yfail(y, n, "%s must be true or false", what);
 }
 
@@ -142,7 +122,7 @@ static int cmp_rewrite(const void *a, const void *b)
 
 static int parse_rewrites(struct yctx *y, yaml_node_t *n, struct registry_mirror *m)
 {
-	if (is_null(n))
+	if (yamldoc_is_null(n))
 		return 0;
 	if (n->type != YAML_MAPPING_NODE)
 		return yfail(y, n, "\"rewrite\" must be a mapping of patterns to replacements");
@@ -176,7 +156,7 @@ static int parse_mirror(struct yctx *y, const char *host, yaml_node_t *n, struct
 {
 	*m = (struct registry_mirror){.host = xstrdup(host),
 				      .line = (unsigned)n->start_mark.line + 1};
-	if (is_null(n))
+	if (yamldoc_is_null(n))
 		return 0;
 	if (n->type != YAML_MAPPING_NODE)
 		return yfail(y, n, "mirror \"%s\" must be a mapping with \"endpoint\"", host);
@@ -187,7 +167,7 @@ static int parse_mirror(struct yctx *y, const char *host, yaml_node_t *n, struct
 		if (!k || !v)
 			continue;
 		if (streq(k, "endpoint")) {
-			if (is_null(v))
+			if (yamldoc_is_null(v))
 				continue;
 			if (v->type != YAML_SEQUENCE_NODE)
 				return yfail(y, v,
@@ -215,7 +195,7 @@ static int parse_section(struct yctx *y, yaml_node_t *n, const char *what,
 			 int (*field)(struct yctx *, const char *, yaml_node_t *, void *),
 			 void *target)
 {
-	if (is_null(n))
+	if (yamldoc_is_null(n))
 		return 0;
 	if (n->type != YAML_MAPPING_NODE)
 		return yfail(y, n, "\"%s\" must be a mapping", what);
@@ -261,11 +241,11 @@ static int config_field(struct yctx *y, const char *k, yaml_node_t *v, void *tar
 {
 	struct registry_config *c = target;
 	if (streq(k, "auth")) {
-		c->has_auth = !is_null(v);
+		c->has_auth = !yamldoc_is_null(v);
 		return parse_section(y, v, "auth", auth_field, c);
 	}
 	if (streq(k, "tls")) {
-		c->has_tls = !is_null(v);
+		c->has_tls = !yamldoc_is_null(v);
 		return parse_section(y, v, "tls", tls_field, c);
 	}
 	return 0;
@@ -301,7 +281,7 @@ static int parse_top(struct yctx *y, yaml_node_t *root, struct registries *r)
 		const char *k = key_of(y, p);
 		yaml_node_t *v = node(y, p->value);
 		bool mirrors = streq(k, "mirrors"), configs = streq(k, "configs");
-		if (!v || !(mirrors || configs) || is_null(v))
+		if (!v || !(mirrors || configs) || yamldoc_is_null(v))
 			continue;
 		if (v->type != YAML_MAPPING_NODE)
 			return yfail(y, v, "\"%s\" must be a mapping of registry names", k);
@@ -339,7 +319,7 @@ int registries_parse(const uint8_t *buf, size_t len, const char *name, struct re
 		return -EINVAL;
 	struct yctx y = {.doc = &doc, .name = name, .err = err, .errlen = errlen};
 	yaml_node_t *root = yaml_document_get_root_node(&doc);
-	if (root && !is_null(root)) {
+	if (root && !yamldoc_is_null(root)) {
 		if (root->type != YAML_MAPPING_NODE)
 			r = yfail(&y, root, "the top level must be a mapping (mirrors, configs)");
 		else

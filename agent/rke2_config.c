@@ -64,14 +64,6 @@ int rke2_config_bool(const struct rke2_config *c, const char *key)
 
 /* ---- YAML scalars as yaml.v2 resolves them and RKE2 prints them ---- */
 
-static bool one_of(const char *s, const char *const *list)
-{
-	for (; *list; list++)
-		if (streq(s, *list))
-			return true;
-	return false;
-}
-
 /* An integer in any form yaml.v2 accepts (underscores, 0x, 0o, 0b, leading-zero
  * octal), printed in decimal; false when s is not one. */
 static bool yaml_int(const char *s, char *out, size_t outlen)
@@ -158,25 +150,19 @@ static bool yaml_float(const char *s, double *ret)
  */
 static char *flag_string(const yaml_node_t *n, bool *is_null)
 {
-	static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
-	static const char *const trues[] = {"y",    "Y",    "yes", "Yes", "YES", "true",
-					    "True", "TRUE", "on",  "On",  "ON",	 NULL};
-	static const char *const falses[] = {"n",     "N",     "no",  "No",  "NO",  "false",
-					     "False", "FALSE", "off", "Off", "OFF", NULL};
 	const char *s = (const char *)n->data.scalar.value;
 	char num[32];
 	double d;
+	bool b;
 	*is_null = false;
 	if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return xstrndup(s, n->data.scalar.length);
-	if (one_of(s, nulls)) {
+	if (yamldoc_is_null(n)) {
 		*is_null = true;
 		return xstrdup("");
 	}
-	if (one_of(s, trues))
-		return xstrdup("true");
-	if (one_of(s, falses))
-		return xstrdup("false");
+	if (yamldoc_bool(s, &b) == 0)
+		return xstrdup(b ? "true" : "false");
 	if (yaml_int(s, num, sizeof(num)))
 		return xstrdup(num);
 	if (yaml_float(s, &d) && (d == 0 || d == 1))
@@ -307,8 +293,7 @@ static int load_one(struct rke2_config *c, const struct hostroot *root, const ch
 	size_t len;
 	int r = hostroot_read(root, path, RKE2_CONFIG_MAX_FILE_SIZE, &buf, &len);
 	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", path,
-			 r == -EFBIG ? "file too large" : strerror(-r));
+		snprintf(err, errlen, "%s: %s", path, util_read_strerror(r));
 		return r;
 	}
 	strv_add(&c->files, path);

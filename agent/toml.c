@@ -833,6 +833,17 @@ static int parse_value(struct parser *ps, struct toml_value *v)
 
 /* ---- placing keys into tables ---- */
 
+/* A new table called key in t, defined on the current line. */
+static struct toml_value *add_table(struct parser *ps, struct toml_table *t, const char *key,
+				    unsigned flags)
+{
+	struct toml_value *v = table_add(t, xstrdup(key));
+	v->type = TOML_TABLE;
+	v->line = ps->line;
+	v->t = table_new(flags);
+	return v;
+}
+
 /* Walk (creating as needed) the tables of a dotted key, all but the last part. */
 static int descend_dotted(struct parser *ps, struct toml_table **t, const struct keypath *k)
 {
@@ -840,10 +851,7 @@ static int descend_dotted(struct parser *ps, struct toml_table **t, const struct
 	for (size_t i = 0; i + 1 < k->n; i++) {
 		struct toml_value *v = table_find(*t, k->parts[i]);
 		if (!v) {
-			v = table_add(*t, xstrdup(k->parts[i]));
-			v->type = TOML_TABLE;
-			v->line = ps->line;
-			v->t = table_new(T_DOTTED | ((*t)->flags & T_INLINE));
+			v = add_table(ps, *t, k->parts[i], T_DOTTED | ((*t)->flags & T_INLINE));
 		} else if (v->type != TOML_TABLE) {
 			return fail(ps, "key \"%s\" is already a %s, not a table",
 				    shown(k->parts[i], b, sizeof(b)), toml_type_name(v->type));
@@ -900,12 +908,8 @@ static int descend_header(struct parser *ps, struct toml_table **t, const struct
 	char b[80];
 	for (size_t i = 0; i + 1 < k->n; i++) {
 		struct toml_value *v = table_find(*t, k->parts[i]);
-		if (!v) {
-			v = table_add(*t, xstrdup(k->parts[i]));
-			v->type = TOML_TABLE;
-			v->line = ps->line;
-			v->t = table_new(T_IMPLICIT);
-		}
+		if (!v)
+			v = add_table(ps, *t, k->parts[i], T_IMPLICIT);
 		if (v->type == TOML_ARRAY && v->a->of_tables && v->a->n > 0) {
 			*t = v->a->items[v->a->n - 1].t;
 			continue;
@@ -961,10 +965,7 @@ static int parse_header(struct parser *ps)
 		goto out;
 	}
 	if (!v) {
-		v = table_add(t, xstrdup(last));
-		v->type = TOML_TABLE;
-		v->line = ps->line;
-		v->t = table_new(T_DEFINED);
+		v = add_table(ps, t, last, T_DEFINED);
 	} else if (v->type != TOML_TABLE) {
 		r = fail(ps, "\"%s\" is already a %s, not a table", shown(last, b, sizeof(b)),
 			 toml_type_name(v->type));

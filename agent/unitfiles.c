@@ -88,3 +88,13 @@ const char *unitfile_state_name(enum unitfile_state s)
 	}
 	return "disabled";
 }
+
+void unitfiles_evidence(struct kv_list *ev, const char *key, int st, const char *where)
+{
+	if (st < 0)
+		kv_add_str(ev, key, "unknown: no systemd unit directories");
+	else if (where)
+		kv_add_strf(ev, key, "%s (%s)", unitfile_state_name(st), where);
+	else
+		kv_add_str(ev, key, unitfile_state_name(st));
+}

@@ -10,6 +10,7 @@
  */
 #pragma once
 #include "hostroot.h"
+#include "kv.h"
 
 enum unitfile_state {
 	UNITFILE_DISABLED,
@@ -24,3 +25,5 @@ enum unitfile_state {
  */
 int unitfiles_state(const struct hostroot *hr, const char *unit, char **ret_where);
 const char *unitfile_state_name(enum unitfile_state s);
+/* Evidence key: the state unitfiles_state() returned (st) and the link that decided it. */
+void unitfiles_evidence(struct kv_list *ev, const char *key, int st, const char *where);

@@ -1,7 +1,5 @@
 #include "jq.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -118,55 +116,4 @@ json_object *jq_condition(json_object *conditions, const char *type)
 			return c;
 	}
 	return NULL;
-}
-
-bool jq_quantity(const char *s, int64_t *ret)
-{
-	static const struct {
-		const char *suffix;
-		double mult;
-	} units[] = {
-	    {"Ki", 1024.0},
-	    {"Mi", 1048576.0},
-	    {"Gi", 1073741824.0},
-	    {"Ti", 1099511627776.0},
-	    {"Pi", 1125899906842624.0},
-	    {"Ei", 1152921504606846976.0},
-	    {"n", 1e-9},
-	    {"u", 1e-6},
-	    {"m", 1e-3},
-	    {"k", 1e3},
-	    {"M", 1e6},
-	    {"G", 1e9},
-	    {"T", 1e12},
-	    {"P", 1e15},
-	    {"E", 1e18},
-	};
-	if (!s || !*s)
-		return false;
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || isspace((unsigned char)*s))
-		return false;
-	double mult = 1;
-	if (*end) {
-		bool found = false;
-		if ((*end == 'e' || *end == 'E') && isdigit((unsigned char)end[1])) {
-			/* already consumed by strtod */
-		}
-		for (size_t i = 0; i < ELEMENTSOF(units); i++)
-			if (streq(end, units[i].suffix)) {
-				mult = units[i].mult;
-				found = true;
-				break;
-			}
-		if (!found)
-			return false;
-	}
-	double r = v * mult;
-	if (r != r || r > 9.2e18 || r < -9.2e18)
-		return false;
-	*ret = (int64_t)r;
-	return true;
 }

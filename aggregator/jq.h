@@ -31,6 +31,3 @@ bool jq_time(json_object *v, int64_t *ret_ns);
 
 /* The entry of a conditions array with "type" == type, or NULL. */
 json_object *jq_condition(json_object *conditions, const char *type);
-/* Kubernetes quantity ("32Gi", "1500m", "10G", "123") → value in base units
- * (rounded down); false if malformed. */
-bool jq_quantity(const char *s, int64_t *ret);

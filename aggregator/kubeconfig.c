@@ -10,6 +10,7 @@
 #include <openssl/x509.h>
 
 #include "util.h"
+#include "yamldoc.h"
 
 /* libyaml's document API keeps aliases as references to one node, so a
  * hostile file cannot make us expand anything: we only walk a few fixed
@@ -35,13 +36,9 @@ static _printf_(2, 3) int fail(struct ydoc *y, const char *fmt, ...)
 /* A scalar's text, or NULL for a missing node, a non-scalar or YAML null. */
 static const char *scalar(yaml_node_t *n)
 {
-	if (!n || n->type != YAML_SCALAR_NODE)
+	if (!n || n->type != YAML_SCALAR_NODE || yamldoc_is_null(n))
 		return NULL;
-	const char *v = (const char *)n->data.scalar.value;
-	if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-	    (!*v || streq(v, "~") || streq(v, "null") || streq(v, "Null") || streq(v, "NULL")))
-		return NULL;
-	return v;
+	return (const char *)n->data.scalar.value;
 }
 
 static yaml_node_t *map_get(struct ydoc *y, yaml_node_t *map, const char *key)
@@ -65,23 +62,10 @@ static const char *map_str(struct ydoc *y, yaml_node_t *map, const char *key)
 /* YAML 1.1 booleans, as sigs.k8s.io/yaml (yaml.v2) reads them. */
 static int map_bool(struct ydoc *y, yaml_node_t *map, const char *key, const char *where, bool *ret)
 {
-	static const char *const truths[] = {"true", "True", "TRUE", "yes", "Yes", "YES",
-					     "on",   "On",   "ON",   "y",   "Y"};
-	static const char *const lies[] = {"false", "False", "FALSE", "no", "No", "NO",
-					   "off",   "Off",   "OFF",   "n",  "N"};
-	yaml_node_t *n = map_get(y, map, key);
-	const char *v = scalar(n);
+	const char *v = map_str(y, map, key);
 	*ret = false;
-	if (!v)
+	if (!v || yamldoc_bool(v, ret) == 0)
 		return 0;
-	for (size_t i = 0; i < ELEMENTSOF(truths); i++)
-		if (streq(v, truths[i])) {
-			*ret = true;
-			return 0;
-		}
-	for (size_t i = 0; i < ELEMENTSOF(lies); i++)
-		if (streq(v, lies[i]))
-			return 0;
 	return fail(y, "%s: %s is \"%.64s\", not a boolean", where, key, v);
 }
 
@@ -310,18 +294,8 @@ int kubeconfig_parse(const uint8_t *buf, size_t len, const char *name, const cha
 	struct ydoc y = {.name = name, .err = err, .errlen = errlen};
 	if (len > KUBECONFIG_MAX_SIZE)
 		return fail(&y, "%zu bytes is larger than a kubeconfig can be", len);
-	yaml_parser_t parser;
-	if (!yaml_parser_initialize(&parser))
-		abort();
-	yaml_parser_set_input_string(&parser, buf, len);
-	if (!yaml_parser_load(&parser, &y.doc)) {
-		int r = fail(&y, "not valid YAML: %s at line %zu, column %zu",
-			     parser.problem ? parser.problem : "parse error",
-			     parser.problem_mark.line + 1, parser.problem_mark.column + 1);
-		yaml_parser_delete(&parser);
-		return r;
-	}
-	yaml_parser_delete(&parser);
+	if (yamldoc_load(buf, len, KUBECONFIG_MAX_SIZE, name, &y.doc, err, errlen) < 0)
+		return -EINVAL;
 	struct kubeconfig kc = {.origin = xstrdup(name)};
 	int r = parse_doc(&y, base_dir, context, &kc);
 	yaml_document_delete(&y.doc);

@@ -65,21 +65,6 @@ int longhorn_ref_parse(const uint8_t *buf, size_t len, struct longhorn_ref *ret)
 	return -EINVAL;
 }
 
-const char *longhorn_ref_type_name(enum longhorn_ref_type t)
-{
-	switch (t) {
-	case LONGHORN_REF_VOLUME:
-		return "volume";
-	case LONGHORN_REF_SNAPSHOT:
-		return "snapshot";
-	case LONGHORN_REF_BACKUP:
-		return "backup";
-	case LONGHORN_REF_BACKING_IMAGE:
-		return "backing image";
-	}
-	return "invalid";
-}
-
 /* Up to 9 decimal digits at *p; advances *p. */
 static bool parse_num(const uint8_t **p, const uint8_t *end, int *ret)
 {
@@ -187,14 +172,6 @@ const char *longhorn_volume_of(json_object *obj)
 {
 	const char *label = JQS(obj, "metadata", "labels", "longhornvolume");
 	return label ? label : JQS(obj, "spec", "volumeName");
-}
-
-bool longhorn_belongs_to(json_object *obj, const char *vol)
-{
-	const char *label = JQS(obj, "metadata", "labels", "longhornvolume");
-	if (label)
-		return streq(label, vol);
-	return streq(JQS(obj, "spec", "volumeName"), vol);
 }
 
 json_object *longhorn_volume(const struct cluster_state *cs, const char *name)

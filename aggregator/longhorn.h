@@ -34,7 +34,6 @@ struct longhorn_ref {
 /* Parse a data source or a CSI snapshot handle. Returns 0, or -EINVAL when buf
  * is not one of the forms above (unknown scheme, missing or over-long parts). */
 int longhorn_ref_parse(const uint8_t *buf, size_t len, struct longhorn_ref *ret);
-const char *longhorn_ref_type_name(enum longhorn_ref_type t);
 
 struct longhorn_version {
 	int major, minor, patch;
@@ -58,12 +57,9 @@ int longhorn_int_value_parse(const uint8_t *buf, size_t len, int64_t *ret);
 /* The running version from the current-longhorn-version setting; false if unknown. */
 bool longhorn_version_get(const struct cluster_state *cs, struct longhorn_version *ret);
 
-/* obj (an Engine or Replica) belongs to volume vol: label longhornvolume=vol,
- * or spec.volumeName when labels were stripped. */
 /* The volume an engine or replica belongs to (its longhornvolume label, else
  * spec.volumeName), as a cs_lookup() key. */
 const char *longhorn_volume_of(json_object *obj);
-bool longhorn_belongs_to(json_object *obj, const char *vol);
 
 /* The Longhorn Volume / Snapshot called name (any namespace), or NULL. */
 json_object *longhorn_volume(const struct cluster_state *cs, const char *name);

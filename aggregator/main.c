@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "catalog.h"
+#include "cli.h"
 #include "log.h"
 #include "node_reports.h"
 #include "render_json.h"
@@ -39,25 +39,52 @@ static _Noreturn void usage(FILE *f, int code)
 	exit(code);
 }
 
-static void parse_ids(struct strv *v, const char *arg, const char *opt)
+/* Where the cluster state comes from; the options of report, collect and serve. */
+struct source_args {
+	const char *kubeconfig;
+	bool in_cluster;
+	struct strv states;
+};
+
+/* Option values of the source options; each command numbers its own after them. */
+enum { OPT_KUBECONFIG = 256, OPT_IN_CLUSTER, OPT_STATE, OPT_COMMAND };
+
+/* clang-format off */
+#define LIVE_SOURCE_OPTIONS \
+	{"kubeconfig", required_argument, NULL, OPT_KUBECONFIG}, \
+	{"in-cluster", no_argument, NULL, OPT_IN_CLUSTER}
+#define SOURCE_OPTIONS LIVE_SOURCE_OPTIONS, {"cluster-state", required_argument, NULL, OPT_STATE}
+/* clang-format on */
+
+/* Takes getopt_long()'s c when it is a source option. */
+static bool source_option(struct source_args *s, int c)
 {
-	struct strv ids = {0};
-	strv_split(&ids, arg, ",");
-	for (size_t i = 0; i < ids.n; i++) {
-		if (!catalog_find(ids.items[i]))
-			fatalx("%s: unknown check \"%s\"", opt, ids.items[i]);
-		strv_add(v, ids.items[i]);
+	switch (c) {
+	case OPT_KUBECONFIG:
+		s->kubeconfig = optarg;
+		return true;
+	case OPT_IN_CLUSTER:
+		s->in_cluster = true;
+		return true;
+	case OPT_STATE:
+		strv_add(&s->states, optarg);
+		return true;
 	}
-	strv_clear(&ids);
+	return false;
+}
+
+static int source_count(const struct source_args *s)
+{
+	return (s->kubeconfig != NULL) + s->in_cluster + (s->states.n > 0);
 }
 
 /* Open the live API client from --kubeconfig / --in-cluster. */
-static struct kube_client *open_client(const char *kubeconfig, bool in_cluster)
+static struct kube_client *open_client(const struct source_args *s)
 {
 	char err[SOURCE_ERR_LEN];
 	struct kube_client *kc = NULL;
-	int r = in_cluster ? kube_client_new_in_cluster(&kc, err, sizeof(err))
-			   : kube_client_new_kubeconfig(kubeconfig, &kc, err, sizeof(err));
+	int r = s->in_cluster ? kube_client_new_in_cluster(&kc, err, sizeof(err))
+			      : kube_client_new_kubeconfig(s->kubeconfig, &kc, err, sizeof(err));
 	if (r < 0)
 		fatalx("%s", err);
 	return kc;
@@ -65,20 +92,9 @@ static struct kube_client *open_client(const char *kubeconfig, bool in_cluster)
 
 static int cmd_report(int argc, char **argv)
 {
-	enum {
-		OPT_KUBECONFIG = 256,
-		OPT_IN_CLUSTER,
-		OPT_STATE,
-		OPT_NODE_REPORTS,
-		OPT_GATE,
-		OPT_FORMAT,
-		OPT_SKIP,
-		OPT_ONLY
-	};
+	enum { OPT_NODE_REPORTS = OPT_COMMAND, OPT_GATE, OPT_FORMAT, OPT_SKIP, OPT_ONLY };
 	static const struct option longopts[] = {
-	    {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
-	    {"in-cluster", no_argument, NULL, OPT_IN_CLUSTER},
-	    {"cluster-state", required_argument, NULL, OPT_STATE},
+	    SOURCE_OPTIONS,
 	    {"node-reports", required_argument, NULL, OPT_NODE_REPORTS},
 	    {"gate", required_argument, NULL, OPT_GATE},
 	    {"format", required_argument, NULL, OPT_FORMAT},
@@ -87,23 +103,16 @@ static int cmd_report(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	const char *kubeconfig = NULL, *node_dir = NULL, *format = "text";
-	bool in_cluster = false;
+	static const char *const formats[] = {"text", "json", "markdown", "html", NULL};
+	const char *node_dir = NULL, *format = "text";
+	struct source_args src = {0};
 	int gate = -1;
-	struct strv states = {0};
 	struct engine_opts eo = {0};
 	int c;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (source_option(&src, c))
+			continue;
 		switch (c) {
-		case OPT_KUBECONFIG:
-			kubeconfig = optarg;
-			break;
-		case OPT_IN_CLUSTER:
-			in_cluster = true;
-			break;
-		case OPT_STATE:
-			strv_add(&states, optarg);
-			break;
 		case OPT_NODE_REPORTS:
 			node_dir = optarg;
 			break;
@@ -116,17 +125,13 @@ static int cmd_report(int argc, char **argv)
 				       optarg);
 			break;
 		case OPT_FORMAT:
-			if (!streq(optarg, "text") && !streq(optarg, "json") &&
-			    !streq(optarg, "markdown") && !streq(optarg, "html"))
-				fatalx("--format: \"%s\" is not one of text, json, markdown, html",
-				       optarg);
-			format = optarg;
+			format = cli_choice("--format", optarg, formats);
 			break;
 		case OPT_SKIP:
-			parse_ids(&eo.skip, optarg, "--skip");
+			cli_check_ids(&eo.skip, optarg, "--skip", false);
 			break;
 		case OPT_ONLY:
-			parse_ids(&eo.only, optarg, "--only");
+			cli_check_ids(&eo.only, optarg, "--only", false);
 			break;
 		case 'h':
 			usage(stdout, 0);
@@ -134,23 +139,22 @@ static int cmd_report(int argc, char **argv)
 			usage(stderr, 2);
 		}
 	}
-	if (optind < argc)
-		fatalx("report: unexpected argument \"%s\"", argv[optind]);
-	if ((kubeconfig != NULL) + in_cluster + (states.n > 0) > 1)
+	cli_no_operands(argc, argv, "report");
+	if (source_count(&src) > 1)
 		fatalx("report: give one of --kubeconfig, --in-cluster, --cluster-state");
-	if (!kubeconfig && !in_cluster && states.n == 0)
+	if (source_count(&src) == 0)
 		fatalx("report: give --kubeconfig FILE, --in-cluster or --cluster-state PATH");
 
 	struct cluster_state cs;
 	char err[SOURCE_ERR_LEN];
 	struct kube_client *kc = NULL;
 	cluster_state_init(&cs);
-	if (states.n) {
-		for (size_t i = 0; i < states.n; i++)
-			if (source_files_load(&cs, states.items[i], err, sizeof(err)) < 0)
+	if (src.states.n) {
+		for (size_t i = 0; i < src.states.n; i++)
+			if (source_files_load(&cs, src.states.items[i], err, sizeof(err)) < 0)
 				fatalx("%s", err);
 	} else {
-		kc = open_client(kubeconfig, in_cluster);
+		kc = open_client(&src);
 		if (source_api_load(&cs, kc, err, sizeof(err)) < 0)
 			fatalx("%s", err);
 	}
@@ -189,7 +193,7 @@ static int cmd_report(int argc, char **argv)
 	node_entries_clear(&nodes);
 	cluster_state_clear(&cs);
 	kube_client_free(kc);
-	strv_clear(&states);
+	strv_clear(&src.states);
 	strv_clear(&eo.skip);
 	strv_clear(&eo.only);
 	return code;
@@ -197,25 +201,20 @@ static int cmd_report(int argc, char **argv)
 
 static int cmd_collect(int argc, char **argv)
 {
-	enum { OPT_KUBECONFIG = 256, OPT_IN_CLUSTER, OPT_OUTPUT };
+	enum { OPT_OUTPUT = OPT_COMMAND };
 	static const struct option longopts[] = {
-	    {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
-	    {"in-cluster", no_argument, NULL, OPT_IN_CLUSTER},
+	    LIVE_SOURCE_OPTIONS,
 	    {"output", required_argument, NULL, OPT_OUTPUT},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	const char *kubeconfig = NULL, *out = NULL;
-	bool in_cluster = false;
+	const char *out = NULL;
+	struct source_args src = {0};
 	int c;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (source_option(&src, c))
+			continue;
 		switch (c) {
-		case OPT_KUBECONFIG:
-			kubeconfig = optarg;
-			break;
-		case OPT_IN_CLUSTER:
-			in_cluster = true;
-			break;
 		case OPT_OUTPUT:
 			out = optarg;
 			break;
@@ -225,16 +224,15 @@ static int cmd_collect(int argc, char **argv)
 			usage(stderr, 2);
 		}
 	}
-	if (optind < argc)
-		fatalx("collect: unexpected argument \"%s\"", argv[optind]);
+	cli_no_operands(argc, argv, "collect");
 	if (!out)
 		fatalx("collect: --output DIR is required");
-	if (!kubeconfig && !in_cluster)
+	if (source_count(&src) == 0)
 		fatalx("collect: give --kubeconfig FILE or --in-cluster");
 	char err[SOURCE_ERR_LEN];
 	struct cluster_state cs;
 	cluster_state_init(&cs);
-	struct kube_client *kc = open_client(kubeconfig, in_cluster);
+	struct kube_client *kc = open_client(&src);
 	if (source_api_load(&cs, kc, err, sizeof(err)) < 0)
 		fatalx("%s", err);
 	if (collect_write(&cs, out, err, sizeof(err)) < 0)
@@ -247,12 +245,9 @@ static int cmd_collect(int argc, char **argv)
 static int cmd_serve(int argc, char **argv)
 {
 	enum {
-		OPT_LISTEN = 256,
+		OPT_LISTEN = OPT_COMMAND,
 		OPT_CERT,
 		OPT_KEY,
-		OPT_KUBECONFIG,
-		OPT_IN_CLUSTER,
-		OPT_STATE,
 		OPT_TOKEN_FILE,
 		OPT_TOKENREVIEW,
 		OPT_NO_AUTH,
@@ -263,9 +258,7 @@ static int cmd_serve(int argc, char **argv)
 	    {"listen", required_argument, NULL, OPT_LISTEN},
 	    {"tls-cert", required_argument, NULL, OPT_CERT},
 	    {"tls-key", required_argument, NULL, OPT_KEY},
-	    {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
-	    {"in-cluster", no_argument, NULL, OPT_IN_CLUSTER},
-	    {"cluster-state", required_argument, NULL, OPT_STATE},
+	    SOURCE_OPTIONS,
 	    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
 	    {"tokenreview", no_argument, NULL, OPT_TOKENREVIEW},
 	    {"insecure-no-auth", no_argument, NULL, OPT_NO_AUTH},
@@ -275,9 +268,11 @@ static int cmd_serve(int argc, char **argv)
 	    {0},
 	};
 	struct server_opts o = {.listen = xstrdup("0.0.0.0:9443"), .interval_s = 30};
+	struct source_args src = {0};
 	int auth_modes = 0, c;
-	int64_t t;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (source_option(&src, c))
+			continue;
 		switch (c) {
 		case OPT_LISTEN:
 			free(o.listen);
@@ -288,15 +283,6 @@ static int cmd_serve(int argc, char **argv)
 			break;
 		case OPT_KEY:
 			o.tls_key = xstrdup(optarg);
-			break;
-		case OPT_KUBECONFIG:
-			o.kubeconfig = xstrdup(optarg);
-			break;
-		case OPT_IN_CLUSTER:
-			o.in_cluster = true;
-			break;
-		case OPT_STATE:
-			strv_add(&o.states, optarg);
 			break;
 		case OPT_TOKEN_FILE:
 			o.token_file = xstrdup(optarg);
@@ -312,11 +298,7 @@ static int cmd_serve(int argc, char **argv)
 			auth_modes++;
 			break;
 		case OPT_INTERVAL:
-			if (util_parse_i64(optarg, &t) < 0 || t < 1 || t > 3600)
-				fatalx(
-				    "--interval: \"%s\" is not a number of seconds from 1 to 3600",
-				    optarg);
-			o.interval_s = (int)t;
+			o.interval_s = cli_seconds("--interval", optarg, 3600);
 			break;
 		case OPT_NODE_CONDITIONS:
 			o.node_conditions = true;
@@ -327,8 +309,10 @@ static int cmd_serve(int argc, char **argv)
 			usage(stderr, 2);
 		}
 	}
-	if (optind < argc)
-		fatalx("serve: unexpected argument \"%s\"", argv[optind]);
+	cli_no_operands(argc, argv, "serve");
+	o.kubeconfig = src.kubeconfig ? xstrdup(src.kubeconfig) : NULL;
+	o.in_cluster = src.in_cluster;
+	o.states = src.states;
 	if (auth_modes != 1)
 		fatalx("serve: give exactly one of --token-file FILE, --tokenreview, "
 		       "--insecure-no-auth");
@@ -336,7 +320,7 @@ static int cmd_serve(int argc, char **argv)
 		fatalx("serve: --tokenreview needs the API (--kubeconfig or --in-cluster)");
 	if (o.node_conditions && o.states.n)
 		fatalx("serve: --node-conditions needs the API (--kubeconfig or --in-cluster)");
-	if ((o.kubeconfig != NULL) + o.in_cluster + (o.states.n > 0) != 1)
+	if (source_count(&src) != 1)
 		fatalx("serve: give one of --kubeconfig, --in-cluster, --cluster-state");
 	if (!o.tls_cert != !o.tls_key)
 		fatalx("serve: --tls-cert and --tls-key go together");
@@ -350,32 +334,24 @@ static int cmd_serve(int argc, char **argv)
 	return code;
 }
 
+/* The resource table, for RBAC and docs: GROUP VERSION PLURAL SCOPE. */
+static int cmd_resources(int argc, char **argv)
+{
+	for (int i = 0; i < _RES_MAX; i++)
+		printf("%s\t%s\t%s\t%s\n",
+		       *resource_defs[i].group ? resource_defs[i].group : "core",
+		       resource_defs[i].version, resource_defs[i].plural,
+		       resource_defs[i].namespaced ? "Namespaced" : "Cluster");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	log_set_prefix("hvready-aggregator");
-	if (argc < 2)
-		usage(stderr, 2);
-	if (streq(argv[1], "--version")) {
-		printf("hvready-aggregator %s\n", HVREADY_VERSION);
-		return 0;
-	}
-	if (streq(argv[1], "--help") || streq(argv[1], "-h"))
-		usage(stdout, 0);
-	if (streq(argv[1], "report"))
-		return cmd_report(argc - 1, argv + 1);
-	if (streq(argv[1], "resources")) {
-		/* The resource table, for RBAC and docs: GROUP VERSION PLURAL SCOPE. */
-		for (int i = 0; i < _RES_MAX; i++)
-			printf("%s\t%s\t%s\t%s\n",
-			       *resource_defs[i].group ? resource_defs[i].group : "core",
-			       resource_defs[i].version, resource_defs[i].plural,
-			       resource_defs[i].namespaced ? "Namespaced" : "Cluster");
-		return 0;
-	}
-	if (streq(argv[1], "serve"))
-		return cmd_serve(argc - 1, argv + 1);
-	if (streq(argv[1], "collect"))
-		return cmd_collect(argc - 1, argv + 1);
-	log_warnx("unknown command \"%s\"", argv[1]);
-	usage(stderr, 2);
+	static const struct cli_command cmds[] = {
+	    {"report", cmd_report},
+	    {"resources", cmd_resources},
+	    {"serve", cmd_serve},
+	    {"collect", cmd_collect},
+	};
+	return cli_main(argc, argv, "hvready-aggregator", cmds, ELEMENTSOF(cmds), usage);
 }

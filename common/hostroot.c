@@ -54,45 +54,21 @@ int hostroot_openat(const struct hostroot *hr, const char *path, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
-int hostroot_read(const struct hostroot *hr, const char *path, size_t max, char **ret_buf,
-		  size_t *ret_len)
+int hostroot_read_prefix(const struct hostroot *hr, const char *path, size_t max, char **ret_buf,
+			 size_t *ret_len, bool *ret_truncated)
 {
-	if (!max)
-		max = HOSTROOT_MAX_FILE;
 	int fd = hostroot_openat(hr, path, O_RDONLY | O_NOCTTY);
 	if (fd < 0)
 		return fd;
-	size_t cap = 4096, len = 0;
-	char *buf = xmalloc(cap + 1);
-	for (;;) {
-		if (len == cap) {
-			if (cap >= max) {
-				free(buf);
-				close(fd);
-				return -EFBIG;
-			}
-			cap = cap * 2 > max ? max : cap * 2;
-			buf = xrealloc(buf, cap + 1);
-		}
-		ssize_t n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = -errno;
-			free(buf);
-			close(fd);
-			return e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	int r = util_read_fd(fd, max ? max : HOSTROOT_MAX_FILE, ret_buf, ret_len, ret_truncated);
 	close(fd);
-	buf[len] = '\0';
-	*ret_buf = buf;
-	if (ret_len)
-		*ret_len = len;
-	return 0;
+	return r;
+}
+
+int hostroot_read(const struct hostroot *hr, const char *path, size_t max, char **ret_buf,
+		  size_t *ret_len)
+{
+	return hostroot_read_prefix(hr, path, max, ret_buf, ret_len, NULL);
 }
 
 int hostroot_stat(const struct hostroot *hr, const char *path, struct stat *ret)

@@ -27,6 +27,10 @@ int hostroot_openat(const struct hostroot *hr, const char *path, int flags);
  * Files in /proc and /sys report size 0, so this reads until EOF. Returns 0 or -errno. */
 int hostroot_read(const struct hostroot *hr, const char *path, size_t max, char **ret_buf,
 		  size_t *ret_len);
+/* hostroot_read() that, given ret_truncated, keeps the first max bytes of a longer file
+ * (util_read_fd()). */
+int hostroot_read_prefix(const struct hostroot *hr, const char *path, size_t max, char **ret_buf,
+			 size_t *ret_len, bool *ret_truncated);
 /* stat (following symlinks inside the root). Returns 0 or -errno. */
 int hostroot_stat(const struct hostroot *hr, const char *path, struct stat *ret);
 bool hostroot_exists(const struct hostroot *hr, const char *path);

@@ -1,6 +1,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -278,38 +279,59 @@ void strv_split(struct strv *v, const char *s, const char *seps)
 	}
 }
 
-int util_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
+int util_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len, bool *ret_truncated)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	size_t cap = 4096, len = 0;
+	size_t cap = max < 4096 ? max : 4096, len = 0;
 	char *buf = xmalloc(cap + 1);
+	bool truncated = false;
 	for (;;) {
-		if (len == cap) {
-			if (cap >= max) {
-				free(buf);
-				fclose(f);
-				return -EFBIG;
-			}
-			cap = cap * 2 > max ? max : cap * 2;
+		if (len == cap && cap < max) {
+			cap = cap > max / 2 ? max : cap * 2;
 			buf = xrealloc(buf, cap + 1);
 		}
-		size_t n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0) {
-			if (ferror(f)) {
-				free(buf);
-				fclose(f);
-				return -EIO;
-			}
+		/* At the limit, one more byte tells a file of max bytes from a longer one. */
+		bool full = len == cap;
+		char probe;
+		ssize_t n = full ? read(fd, &probe, 1) : read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = -errno;
+			free(buf);
+			return e;
+		}
+		if (n == 0)
+			break;
+		if (full) {
+			truncated = true;
 			break;
 		}
+		len += (size_t)n;
 	}
-	fclose(f);
+	if (truncated && !ret_truncated) {
+		free(buf);
+		return -EFBIG;
+	}
 	buf[len] = '\0';
 	*ret_buf = buf;
 	if (ret_len)
 		*ret_len = len;
+	if (ret_truncated)
+		*ret_truncated = truncated;
 	return 0;
+}
+
+int util_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	int r = util_read_fd(fd, max, ret_buf, ret_len, NULL);
+	close(fd);
+	return r;
+}
+
+const char *util_read_strerror(int r)
+{
+	return r == -EFBIG ? "file too large" : strerror(-r);
 }

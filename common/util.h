@@ -68,6 +68,12 @@ void strv_clear(struct strv *v);
 /* Split s on any of seps, dropping empty fields. */
 void strv_split(struct strv *v, const char *s, const char *seps);
 
-/* Read a whole file by path (not under a host root), at most max bytes (-EFBIG beyond).
- * NUL-terminated. Returns 0 or -errno. */
+/* The one file reader: all of fd, at most max bytes, into a NUL-terminated buffer the
+ * caller frees (*ret_len without the NUL; ret_len may be NULL). Longer: -EFBIG, or with
+ * ret_truncated the first max bytes and *ret_truncated = true. Retries on EINTR; a read
+ * error is -errno, with nothing returned. fd stays open. Returns 0 or -errno. */
+int util_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len, bool *ret_truncated);
+/* util_read_fd() of a file by path (not under a host root). Returns 0 or -errno. */
 int util_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len);
+/* How to say a reader's error: "file too large" for -EFBIG, else strerror(). */
+const char *util_read_strerror(int r);

@@ -102,7 +102,7 @@ port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); pri
 kt_kubeconfig "$TMP/kc-closed/config" "https://127.0.0.1:$port" inline-token "$TOKEN"
 expect_error "nothing listening" "cannot reach the Kubernetes API" "$TMP/kc-closed/config"
 printf 'clusters: [\n' >"$TMP/garbage.yaml"
-expect_error "garbage kubeconfig" "$TMP/garbage.yaml: not valid YAML" "$TMP/garbage.yaml"
+expect_error "garbage kubeconfig" "$TMP/garbage.yaml:2: invalid YAML" "$TMP/garbage.yaml"
 expect_error "missing kubeconfig" "$TMP/missing.yaml: cannot read the kubeconfig" "$TMP/missing.yaml"
 
 # 6. Faults per resource. 410 on the first continue of every list, 403 on

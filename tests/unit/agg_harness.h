@@ -119,6 +119,56 @@ static inline void harness_run(struct harness *h, const char *id)
 	h->out.n = w;
 }
 
+/* Before Harvester's install: harvesterhci.io is not served. */
+static inline void harness_preinstall(struct harness *h)
+{
+	cs_set_status(&h->cs, RES_HV_SETTINGS, RES_NOT_INSTALLED, NULL);
+	cs_set_status(&h->cs, RES_HV_VMIMAGES, RES_NOT_INSTALLED, NULL);
+}
+
+/* An RFC 3339 time as "now" or a timestamp in nanoseconds. */
+static inline int64_t harness_at(const char *rfc3339)
+{
+	int64_t ns;
+	assert_int_equal(util_parse_rfc3339(rfc3339, &ns), 0);
+	return ns;
+}
+
+/* The one finding there is (asserts it is one, of id). */
+static inline const struct finding *harness_only(struct harness *h, const char *id)
+{
+	assert_int_equal(h->out.n, 1);
+	assert_string_equal(h->out.items[0].check, id);
+	return &h->out.items[0];
+}
+
+/* Run id and return its one finding, asserting its status. */
+static inline const struct finding *harness_expect(struct harness *h, const char *id,
+						   enum status want)
+{
+	harness_run(h, id);
+	const struct finding *f = harness_only(h, id);
+	assert_int_equal(f->status, want);
+	return f;
+}
+
+/* Evidence string key of f, "" when absent. */
+static inline const char *harness_ev(const struct finding *f, const char *key)
+{
+	const char *s = kv_get_str(&f->evidence, key);
+	return s ? s : "";
+}
+
+/* Does the evidence list key hold a string containing needle? */
+static inline bool harness_list_has(const struct finding *f, const char *key, const char *needle)
+{
+	const struct value_list *l = kv_get_list(&f->evidence, key);
+	for (size_t i = 0; l && i < l->n; i++)
+		if (l->items[i].type == VALUE_STR && strstr(l->items[i].s, needle))
+			return true;
+	return false;
+}
+
 /* The worst status among the findings of id. */
 static inline enum status harness_status(struct harness *h, const char *id)
 {

@@ -9,21 +9,9 @@
 /* 2026-09-06T01:49:11Z: the seed's "now" (710 minutes after the last harvester crash). */
 #define SEED_NOW (INT64_C(1788659351) * NSEC_PER_SEC)
 
-static void preinstall(struct harness *h)
-{
-	cs_set_status(&h->cs, RES_HV_SETTINGS, RES_NOT_INSTALLED, NULL);
-	cs_set_status(&h->cs, RES_HV_VMIMAGES, RES_NOT_INSTALLED, NULL);
-}
-
 static void installed(struct harness *h)
 {
 	harness_load(h, "kubevirt/harvester-installed.json");
-}
-
-static const char *ev(const struct finding *f, const char *key)
-{
-	const char *s = kv_get_str(&f->evidence, key);
-	return s ? s : "";
 }
 
 /* ---- snapshot-gate ---- */
@@ -32,7 +20,7 @@ static void test_gate_not_installed(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	preinstall(&h);
+	harness_preinstall(&h);
 	cs_set_status(&h.cs, RES_KUBEVIRTS, RES_NOT_INSTALLED, NULL);
 	cs_set_status(&h.cs, RES_VM_SNAPSHOTS, RES_NOT_INSTALLED, NULL);
 	cs_set_status(&h.cs, RES_VM_RESTORES, RES_NOT_INSTALLED, NULL);
@@ -65,9 +53,9 @@ static void test_gate_off_warn_and_fail(void **state)
 	harness_run(&h, GATE);
 	const struct finding *f = harness_finding(&h, GATE, KV);
 	assert_int_equal(f->status, STATUS_WARN);
-	assert_string_equal(ev(f, "snapshot_gate"), "off");
-	assert_string_equal(ev(f, "kubevirt_version"), "1.7.4-150700.3.24.2");
-	assert_string_equal(ev(f, "version_from"), "status.observedKubeVirtVersion");
+	assert_string_equal(harness_ev(f, "snapshot_gate"), "off");
+	assert_string_equal(harness_ev(f, "kubevirt_version"), "1.7.4-150700.3.24.2");
+	assert_string_equal(harness_ev(f, "version_from"), "status.observedKubeVirtVersion");
 	assert_non_null(strstr(f->message, "Harvester's own VM backups do not need it"));
 	/* Helm-managed CR, no HelmChart: the remedy is the helm --set of the seed, with every
 	 * current gate kept */
@@ -139,7 +127,7 @@ static void test_gate_values_path(void **state)
 	    strstr(f->message,
 		   "kubevirt.configuration.developerConfiguration.featureGates: never rendered"));
 	assert_non_null(strstr(f->remediation, "HelmChart kube-system/harvester"));
-	assert_string_equal(ev(f, "helm_values"), "HelmChart kube-system/harvester");
+	assert_string_equal(harness_ev(f, "helm_values"), "HelmChart kube-system/harvester");
 	harness_clear(&h);
 }
 
@@ -153,7 +141,7 @@ static void test_gate_on(void **state)
 	harness_run(&h, GATE);
 	const struct finding *f = harness_finding(&h, GATE, KV);
 	assert_int_equal(f->status, STATUS_PASS);
-	assert_string_equal(ev(f, "decided_by"), "listed in featureGates");
+	assert_string_equal(harness_ev(f, "decided_by"), "listed in featureGates");
 	harness_clear(&h);
 
 	/* with a HelmChart that carries it at the right path: still PASS */
@@ -205,7 +193,7 @@ static void test_gate_v18_semantics(void **state)
 	harness_run(&h, GATE);
 	f = harness_finding(&h, GATE, "KubeVirt/kubevirt/kubevirt");
 	assert_int_equal(f->status, STATUS_WARN);
-	assert_string_equal(ev(f, "decided_by"), "listed in disabledFeatureGates");
+	assert_string_equal(harness_ev(f, "decided_by"), "listed in disabledFeatureGates");
 	assert_non_null(strstr(f->remediation, "remove \"Snapshot\" from"));
 	harness_clear(&h);
 
@@ -217,7 +205,7 @@ static void test_gate_v18_semantics(void **state)
 	harness_run(&h, GATE);
 	f = harness_finding(&h, GATE, "KubeVirt/kubevirt/kubevirt");
 	assert_int_equal(f->status, STATUS_WARN);
-	assert_string_equal(ev(f, "version_from"), "status.targetKubeVirtVersion");
+	assert_string_equal(harness_ev(f, "version_from"), "status.targetKubeVirtVersion");
 	harness_clear(&h);
 }
 
@@ -233,7 +221,7 @@ static void test_gate_unknown_version_and_garbage(void **state)
 	harness_run(&h, GATE);
 	const struct finding *f = harness_finding(&h, GATE, "KubeVirt/kubevirt/kubevirt");
 	assert_int_equal(f->status, STATUS_UNKNOWN);
-	assert_string_equal(ev(f, "snapshot_gate"), "unknown");
+	assert_string_equal(harness_ev(f, "snapshot_gate"), "unknown");
 	harness_clear(&h);
 
 	/* every optional part missing or of the wrong type: no crash, a decision or UNKNOWN */
@@ -275,7 +263,7 @@ static void test_stale_fail_case3(void **state)
 	assert_non_null(
 	    strstr(f->message, "virt-api-7ddcb4b77b-wbtk5 started=2026-09-05T13:20:44Z"));
 	assert_non_null(strstr(f->message, "gates changed at 2026-09-05T23:33:05Z"));
-	assert_string_equal(ev(f, "changed_by"), "helm");
+	assert_string_equal(harness_ev(f, "changed_by"), "helm");
 	assert_non_null(strstr(f->remediation, "rollout status deploy/virt-api"));
 	harness_clear(&h);
 }
@@ -301,7 +289,7 @@ static void test_stale_pass(void **state)
 	harness_run(&h, STALE);
 	const struct finding *f = harness_finding(&h, STALE, KV);
 	assert_int_equal(f->status, STATUS_PASS);
-	assert_non_null(strstr(ev(f, "changed_at_from"), "generation is 1"));
+	assert_non_null(strstr(harness_ev(f, "changed_at_from"), "generation is 1"));
 	harness_clear(&h);
 }
 
@@ -367,7 +355,7 @@ static void test_stale_not_observed_and_garbage(void **state)
 	const struct finding *f = harness_finding(&h, STALE, KV);
 	assert_int_equal(f->status, STATUS_WARN);
 	assert_non_null(strstr(f->message, "not yet observed generation 7"));
-	assert_string_equal(ev(f, "changed_by"), "kubectl-edit");
+	assert_string_equal(harness_ev(f, "changed_by"), "kubectl-edit");
 	harness_clear(&h);
 }
 
@@ -383,11 +371,11 @@ static void test_available_pass(void **state)
 	harness_run(&h, AVAIL);
 	assert_int_equal(harness_status(&h, AVAIL), STATUS_PASS);
 	const struct finding *f = harness_finding(&h, AVAIL, KV);
-	assert_string_equal(ev(f, "Available"),
+	assert_string_equal(harness_ev(f, "Available"),
 			    "True AllComponentsReady: All components are ready.");
 	f = harness_finding(&h, AVAIL, "CDI/cdi");
 	assert_int_equal(f->status, STATUS_PASS);
-	assert_string_equal(ev(f, "observedVersion"), "v1.64.0");
+	assert_string_equal(harness_ev(f, "observedVersion"), "v1.64.0");
 	harness_clear(&h);
 }
 
@@ -452,7 +440,7 @@ static void test_available_missing(void **state)
 	/* before the install: SKIP */
 	struct harness h;
 	harness_init(&h);
-	preinstall(&h);
+	harness_preinstall(&h);
 	cs_set_status(&h.cs, RES_KUBEVIRTS, RES_NOT_INSTALLED, NULL);
 	cs_set_status(&h.cs, RES_CDIS, RES_NOT_INSTALLED, NULL);
 	harness_run(&h, AVAIL);

@@ -3,6 +3,7 @@
 #include <errno.h>
 
 #include "agg_harness.h"
+#include "fixtures_k8s.h"
 #include "longhorn.h"
 
 #define HEALTH "api.longhorn.volume-health"
@@ -12,35 +13,6 @@
 
 #define C17_OBJ "Volume/longhorn-system/pvc-9cb0efed-4a7d-4e1b-8c2f-6d3a9e5b1f07"
 #define C5_OBJ	"Volume/longhorn-system/pvc-64684c60-5d1e-4c2a-8f3b-9a0e7d6c5b41"
-
-static void preinstall(struct harness *h)
-{
-	cs_set_status(&h->cs, RES_HV_SETTINGS, RES_NOT_INSTALLED, NULL);
-	cs_set_status(&h->cs, RES_HV_VMIMAGES, RES_NOT_INSTALLED, NULL);
-}
-
-static const struct finding *only(struct harness *h, const char *id)
-{
-	assert_int_equal(h->out.n, 1);
-	assert_string_equal(h->out.items[0].check, id);
-	return &h->out.items[0];
-}
-
-static int64_t at(const char *rfc3339)
-{
-	int64_t ns;
-	assert_int_equal(util_parse_rfc3339(rfc3339, &ns), 0);
-	return ns;
-}
-
-static bool list_has(const struct finding *f, const char *key, const char *needle)
-{
-	const struct value_list *l = kv_get_list(&f->evidence, key);
-	for (size_t i = 0; l && i < l->n; i++)
-		if (l->items[i].type == VALUE_STR && strstr(l->items[i].s, needle))
-			return true;
-	return false;
-}
 
 static void load_case17(struct harness *h)
 {
@@ -143,9 +115,7 @@ static void test_health_healthy_pass(void **state)
 	harness_load(&h, "storage/volumes-healthy.json");
 	harness_load(&h, "storage/replicas-healthy.json");
 	harness_load(&h, "storage/engines-healthy.json");
-	harness_run(&h, HEALTH);
-	const struct finding *f = only(&h, HEALTH);
-	assert_int_equal(f->status, STATUS_PASS);
+	const struct finding *f = harness_expect(&h, HEALTH, STATUS_PASS);
 	int64_t n;
 	assert_true(kv_get_int(&f->evidence, "attached_healthy", &n));
 	assert_int_equal(n, 2);
@@ -158,17 +128,15 @@ static void test_health_case17_degraded_warn(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	h.now_ns = at("2026-09-06T01:35:00Z");
+	h.now_ns = harness_at("2026-09-06T01:35:00Z");
 	load_case17(&h);
-	harness_run(&h, HEALTH);
-	const struct finding *f = only(&h, HEALTH);
-	assert_int_equal(f->status, STATUS_WARN);
+	const struct finding *f = harness_expect(&h, HEALTH, STATUS_WARN);
 	assert_string_equal(f->object, C17_OBJ);
 	assert_non_null(strstr(f->message, "degraded: 0 of 3 replicas RW"));
 	assert_non_null(strstr(f->message, "blocks live migration of VM default/vm-e2e-final"));
 	assert_non_null(strstr(f->message, "has not converged (state initiated)"));
-	assert_true(
-	    list_has(f, "replicas", "r-29cc6b5c node=sza122100.local state=running mode=none"));
+	assert_true(harness_list_has(f, "replicas",
+				     "r-29cc6b5c node=sza122100.local state=running mode=none"));
 	harness_clear(&h);
 }
 
@@ -176,11 +144,9 @@ static void test_health_case5_fail(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	h.now_ns = at("2026-09-06T00:10:00Z");
+	h.now_ns = harness_at("2026-09-06T00:10:00Z");
 	harness_load(&h, "storage/volumes-case5.json");
-	harness_run(&h, HEALTH);
-	const struct finding *f = only(&h, HEALTH);
-	assert_int_equal(f->status, STATUS_FAIL);
+	const struct finding *f = harness_expect(&h, HEALTH, STATUS_FAIL);
 	assert_string_equal(f->object, C5_OBJ);
 	assert_non_null(strstr(f->message, "failed: the volume holds no usable data"));
 	assert_non_null(strstr(f->message, "no Replica objects"));
@@ -193,34 +159,26 @@ static void test_health_faulted_and_err_modes(void **state)
 {
 	struct harness h;
 	harness_init(&h);
+	harness_add(&h, lh_obj("Volume", "pvc-f", "\"creationTimestamp\":\"2026-09-01T00:00:00Z\"",
+			       "\"spec\":{\"numberOfReplicas\":\"2\"},\"status\":{\"state\":"
+			       "\"attached\",\"robustness\":\"faulted\"}"));
 	harness_add(&h,
-		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
-		    "\"name\":\"pvc-f\",\"namespace\":\"longhorn-system\",\"creationTimestamp\":"
-		    "\"2026-09-01T00:00:00Z\"},\"spec\":{\"numberOfReplicas\":\"2\"},\"status\":{"
-		    "\"state\":\"attached\",\"robustness\":\"faulted\"}}");
-	harness_add(&h,
-		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
-		    "\"name\":\"pvc-d\",\"namespace\":\"longhorn-system\",\"creationTimestamp\":"
-		    "\"2026-09-01T00:00:00Z\"},\"spec\":{\"numberOfReplicas\":3},\"status\":{"
-		    "\"state\":\"attached\",\"robustness\":\"degraded\",\"conditions\":[{\"type\":"
-		    "\"Scheduled\",\"status\":\"False\",\"reason\":\"ReplicaSchedulingFailure\","
-		    "\"message\":\"insufficient storage\"}]}}");
-	harness_add(&h,
-		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Replica\",\"metadata\":{"
-		    "\"name\":\"pvc-d-r-1\",\"namespace\":\"longhorn-system\",\"labels\":{"
-		    "\"longhornvolume\":\"pvc-d\"}},\"spec\":{\"nodeID\":\"n1\",\"failedAt\":\"\"},"
-		    "\"status\":{\"currentState\":\"running\"}}");
+		    lh_obj("Volume", "pvc-d", "\"creationTimestamp\":\"2026-09-01T00:00:00Z\"",
+			   "\"spec\":{\"numberOfReplicas\":3},\"status\":{\"state\":\"attached\","
+			   "\"robustness\":\"degraded\",\"conditions\":[{\"type\":\"Scheduled\","
+			   "\"status\":\"False\",\"reason\":\"ReplicaSchedulingFailure\","
+			   "\"message\":\"insufficient storage\"}]}"));
+	harness_add(&h, lh_obj("Replica", "pvc-d-r-1", "\"labels\":{\"longhornvolume\":\"pvc-d\"}",
+			       "\"spec\":{\"nodeID\":\"n1\",\"failedAt\":\"\"},\"status\":{"
+			       "\"currentState\":\"running\"}"));
 	/* labels stripped: spec.volumeName still ties it to its volume */
-	harness_add(
-	    &h,
-	    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Replica\",\"metadata\":{"
-	    "\"name\":\"pvc-d-r-2\",\"namespace\":\"longhorn-system\"},\"spec\":{\"volumeName\":"
-	    "\"pvc-d\",\"nodeID\":\"n2\",\"failedAt\":\"2026-09-05T10:00:00Z\"},\"status\":{"
-	    "\"currentState\":\"error\"}}");
-	harness_add(&h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Engine\",\"metadata\":{"
-			"\"name\":\"pvc-d-e-0\",\"namespace\":\"longhorn-system\",\"labels\":{"
-			"\"longhornvolume\":\"pvc-d\"}},\"spec\":{\"active\":true},\"status\":{"
-			"\"replicaModeMap\":{\"pvc-d-r-1\":\"RW\",\"pvc-d-r-2\":\"ERR\"}}}");
+	harness_add(&h,
+		    lh_obj("Replica", "pvc-d-r-2", NULL,
+			   "\"spec\":{\"volumeName\":\"pvc-d\",\"nodeID\":\"n2\",\"failedAt\":"
+			   "\"2026-09-05T10:00:00Z\"},\"status\":{\"currentState\":\"error\"}"));
+	harness_add(&h, lh_obj("Engine", "pvc-d-e-0", "\"labels\":{\"longhornvolume\":\"pvc-d\"}",
+			       "\"spec\":{\"active\":true},\"status\":{\"replicaModeMap\":{\"pvc-d-"
+			       "r-1\":\"RW\",\"pvc-d-r-2\":\"ERR\"}}"));
 	harness_run(&h, HEALTH);
 	assert_int_equal(h.out.n, 2);
 	const struct finding *f = harness_finding(&h, HEALTH, "Volume/longhorn-system/pvc-f");
@@ -230,7 +188,7 @@ static void test_health_faulted_and_err_modes(void **state)
 	assert_int_equal(f->status, STATUS_WARN);
 	assert_non_null(strstr(f->message, "1 of 3 replicas RW (0 WO rebuilding, 1 ERR"));
 	assert_non_null(strstr(f->message, "Scheduled=False: insufficient storage"));
-	assert_true(list_has(f, "replicas", "mode=ERR failedAt=2026-09-05T10:00:00Z"));
+	assert_true(harness_list_has(f, "replicas", "mode=ERR failedAt=2026-09-05T10:00:00Z"));
 	harness_clear(&h);
 }
 
@@ -240,31 +198,25 @@ static void test_health_unknown_and_settling(void **state)
 	harness_init(&h);
 	/* Just created: no status yet, not judged. */
 	harness_add(&h,
-		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
-		    "\"name\":\"pvc-new\",\"namespace\":\"longhorn-system\",\"creationTimestamp\":"
-		    "\"2026-09-05T13:20:14Z\"},\"spec\":{\"numberOfReplicas\":3}}");
-	harness_run(&h, HEALTH);
-	assert_int_equal(only(&h, HEALTH)->status, STATUS_PASS);
+		    lh_obj("Volume", "pvc-new", "\"creationTimestamp\":\"2026-09-05T13:20:14Z\"",
+			   "\"spec\":{\"numberOfReplicas\":3}"));
+	harness_expect(&h, HEALTH, STATUS_PASS);
 	harness_clear(&h);
 
 	/* Old and still no status; robustness of the wrong type. */
 	harness_init(&h);
-	harness_add(&h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
-			"\"name\":\"pvc-old\",\"namespace\":\"longhorn-system\"},\"spec\":null,"
-			"\"status\":{\"state\":\"detached\",\"robustness\":5}}");
-	harness_run(&h, HEALTH);
-	assert_int_equal(only(&h, HEALTH)->status, STATUS_UNKNOWN);
+	harness_add(&h,
+		    lh_obj("Volume", "pvc-old", NULL,
+			   "\"spec\":null,\"status\":{\"state\":\"detached\",\"robustness\":5}"));
+	harness_expect(&h, HEALTH, STATUS_UNKNOWN);
 	harness_clear(&h);
 
 	/* Attached with robustness unknown, long after creation. */
 	harness_init(&h);
-	harness_add(&h,
-		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
-		    "\"name\":\"pvc-a\",\"namespace\":\"longhorn-system\",\"creationTimestamp\":"
-		    "\"2026-09-01T00:00:00Z\"},\"status\":{\"state\":\"attached\",\"robustness\":"
-		    "\"unknown\",\"kubernetesStatus\":{\"workloadsStatus\":null}}}");
-	harness_run(&h, HEALTH);
-	assert_int_equal(only(&h, HEALTH)->status, STATUS_WARN);
+	harness_add(&h, lh_obj("Volume", "pvc-a", "\"creationTimestamp\":\"2026-09-01T00:00:00Z\"",
+			       "\"status\":{\"state\":\"attached\",\"robustness\":\"unknown\","
+			       "\"kubernetesStatus\":{\"workloadsStatus\":null}}"));
+	harness_expect(&h, HEALTH, STATUS_WARN);
 	harness_clear(&h);
 }
 
@@ -272,30 +224,26 @@ static void test_health_skip_and_install_states(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	harness_run(&h, HEALTH);
-	assert_int_equal(only(&h, HEALTH)->status, STATUS_SKIP);
+	harness_expect(&h, HEALTH, STATUS_SKIP);
 	harness_clear(&h);
 
 	harness_init(&h);
-	preinstall(&h);
+	harness_preinstall(&h);
 	cs_set_status(&h.cs, RES_LH_VOLUMES, RES_NOT_INSTALLED, NULL);
-	harness_run(&h, HEALTH);
-	assert_int_equal(only(&h, HEALTH)->status, STATUS_SKIP);
+	harness_expect(&h, HEALTH, STATUS_SKIP);
 	harness_clear(&h);
 
 	harness_init(&h);
 	harness_load(&h, "storage/deployments-harvester.json");
 	cs_set_status(&h.cs, RES_LH_VOLUMES, RES_NOT_INSTALLED, NULL);
-	harness_run(&h, HEALTH);
-	assert_int_equal(only(&h, HEALTH)->status, STATUS_FAIL);
+	harness_expect(&h, HEALTH, STATUS_FAIL);
 	harness_clear(&h);
 
 	/* Replica modes need the engines: not collected → UNKNOWN, never a guess. */
 	harness_init(&h);
 	harness_load(&h, "storage/volumes-healthy.json");
 	cs_set_status(&h.cs, RES_LH_ENGINES, RES_NOT_COLLECTED, NULL);
-	harness_run(&h, HEALTH);
-	assert_int_equal(only(&h, HEALTH)->status, STATUS_UNKNOWN);
+	harness_expect(&h, HEALTH, STATUS_UNKNOWN);
 	harness_clear(&h);
 }
 
@@ -305,11 +253,9 @@ static void test_clone_case17_fail(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	h.now_ns = at("2026-09-06T01:35:00Z");
+	h.now_ns = harness_at("2026-09-06T01:35:00Z");
 	load_case17(&h);
-	harness_run(&h, CLONE);
-	const struct finding *f = only(&h, CLONE);
-	assert_int_equal(f->status, STATUS_FAIL);
+	const struct finding *f = harness_expect(&h, CLONE, STATUS_FAIL);
 	assert_string_equal(f->object, C17_OBJ);
 	assert_non_null(strstr(f->message,
 			       "will never converge: source volume "
@@ -328,21 +274,17 @@ static void test_clone_case5_fail_and_young(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	h.now_ns = at("2026-09-06T00:10:00Z");
+	h.now_ns = harness_at("2026-09-06T00:10:00Z");
 	harness_load(&h, "storage/volumes-case5.json");
-	harness_run(&h, CLONE);
-	const struct finding *f = only(&h, CLONE);
-	assert_int_equal(f->status, STATUS_FAIL);
+	const struct finding *f = harness_expect(&h, CLONE, STATUS_FAIL);
 	assert_non_null(strstr(f->message, "clone state failed"));
 	harness_clear(&h);
 
 	/* 49 s after creation: too early to judge (case 16: wait for convergence). */
 	harness_init(&h);
-	h.now_ns = at("2026-09-06T01:27:30Z");
+	h.now_ns = harness_at("2026-09-06T01:27:30Z");
 	load_case17(&h);
-	harness_run(&h, CLONE);
-	f = only(&h, CLONE);
-	assert_int_equal(f->status, STATUS_PASS);
+	f = harness_expect(&h, CLONE, STATUS_PASS);
 	int64_t n;
 	assert_true(kv_get_int(&f->evidence, "in_progress", &n));
 	assert_int_equal(n, 1);
@@ -353,77 +295,66 @@ static void test_clone_sources_present_pass(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	h.now_ns = at("2026-09-06T01:35:00Z");
+	h.now_ns = harness_at("2026-09-06T01:35:00Z");
 	load_case17(&h);
 	harness_load(&h, "storage/volumes-case17-before-gc.json");
 	harness_load(&h, "storage/lhsnapshots-case17-before-gc.json");
-	harness_run(&h, CLONE);
-	assert_int_equal(only(&h, CLONE)->status, STATUS_PASS);
+	harness_expect(&h, CLONE, STATUS_PASS);
 	harness_clear(&h);
 
 	/* Completed clones and non-clones. */
 	harness_init(&h);
 	harness_load(&h, "storage/volumes-healthy.json");
-	harness_run(&h, CLONE);
-	assert_int_equal(only(&h, CLONE)->status, STATUS_SKIP);
+	harness_expect(&h, CLONE, STATUS_SKIP);
 	harness_clear(&h);
 }
 
 static const char *clone_vol(const char *ds, const char *state, int attempts)
 {
-	static char buf[1024];
-	snprintf(
-	    buf, sizeof(buf),
-	    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{\"name\":"
-	    "\"pvc-c\",\"namespace\":\"longhorn-system\",\"creationTimestamp\":"
-	    "\"2026-09-05T12:00:00Z\"},\"spec\":{\"dataSource\":\"%s\"},\"status\":{"
-	    "\"cloneStatus\":{\"state\":\"%s\",\"attemptCount\":%d,\"nextAllowedAttemptAt\":"
-	    "\"2026-09-05T13:30:00Z\"}}}",
-	    ds, state, attempts);
-	return buf;
+	char body[512];
+	snprintf(body, sizeof(body),
+		 "\"spec\":{\"dataSource\":\"%s\"},\"status\":{\"cloneStatus\":{\"state\":\"%s\","
+		 "\"attemptCount\":%d,\"nextAllowedAttemptAt\":\"2026-09-05T13:30:00Z\"}}",
+		 ds, state, attempts);
+	return lh_obj("Volume", "pvc-c", "\"creationTimestamp\":\"2026-09-05T12:00:00Z\"", body);
 }
 
-static const char *SRC_VOL =
-    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\","
-    "\"metadata\":{\"name\":\"pvc-src\",\"namespace\":\"longhorn-system\"}}";
-static const char *SRC_SNAP =
-    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Snapshot\","
-    "\"metadata\":{\"name\":\"snap-1\",\"namespace\":\"longhorn-system\"},"
-    "\"spec\":{\"volume\":\"pvc-src\"}}";
+/* The source of the clones below: volume pvc-src and its snapshot snap-1. */
+static void add_clone_source(struct harness *h, bool snapshot)
+{
+	harness_add(h, lh_obj("Volume", "pvc-src", NULL, NULL));
+	if (snapshot)
+		harness_add(
+		    h, lh_obj("Snapshot", "snap-1", NULL, "\"spec\":{\"volume\":\"pvc-src\"}"));
+}
 
 static void test_clone_failed_retry(void **state)
 {
-	struct harness h;
-	harness_init(&h);
-	harness_add(&h, SRC_VOL);
-	harness_add(&h, SRC_SNAP);
-	harness_add(&h, clone_vol("snap://pvc-src/snap-1", "failed", 2));
-	harness_run(&h, CLONE);
-	assert_int_equal(only(&h, CLONE)->status, STATUS_WARN);
-	assert_non_null(strstr(only(&h, CLONE)->message, "retries at 2026-09-05T13:30:00Z"));
-	harness_clear(&h);
-
-	harness_init(&h);
-	harness_add(&h, SRC_VOL);
-	harness_add(&h, SRC_SNAP);
-	harness_add(&h, clone_vol("snap://pvc-src/snap-1", "failed", 10));
-	harness_run(&h, CLONE);
-	assert_int_equal(only(&h, CLONE)->status, STATUS_FAIL);
-	harness_clear(&h);
-
-	/* vol:// clone whose source volume is gone. */
-	harness_init(&h);
-	harness_add(&h, clone_vol("vol://pvc-gone", "initiated", 1));
-	harness_run(&h, CLONE);
-	assert_int_equal(only(&h, CLONE)->status, STATUS_FAIL);
-	harness_clear(&h);
-
-	/* 1.10's copy-completed-awaiting-healthy: the data is copied. */
-	harness_init(&h);
-	harness_add(&h, clone_vol("vol://pvc-gone", "copy-completed-awaiting-healthy", 1));
-	harness_run(&h, CLONE);
-	assert_int_equal(only(&h, CLONE)->status, STATUS_PASS);
-	harness_clear(&h);
+	static const struct {
+		bool source;
+		const char *data_source, *clone_state;
+		int attempts;
+		enum status want;
+	} cases[] = {
+	    {true, "snap://pvc-src/snap-1", "failed", 2, STATUS_WARN},
+	    {true, "snap://pvc-src/snap-1", "failed", 10, STATUS_FAIL},
+	    /* vol:// clone whose source volume is gone. */
+	    {false, "vol://pvc-gone", "initiated", 1, STATUS_FAIL},
+	    /* 1.10's copy-completed-awaiting-healthy: the data is copied. */
+	    {false, "vol://pvc-gone", "copy-completed-awaiting-healthy", 1, STATUS_PASS},
+	};
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		struct harness h;
+		harness_init(&h);
+		if (cases[i].source)
+			add_clone_source(&h, true);
+		harness_add(
+		    &h, clone_vol(cases[i].data_source, cases[i].clone_state, cases[i].attempts));
+		const struct finding *f = harness_expect(&h, CLONE, cases[i].want);
+		if (cases[i].want == STATUS_WARN)
+			assert_non_null(strstr(f->message, "retries at 2026-09-05T13:30:00Z"));
+		harness_clear(&h);
+	}
 }
 
 static void test_clone_unknown(void **state)
@@ -433,37 +364,33 @@ static void test_clone_unknown(void **state)
 					     {"snap://pvc-src/snap-1", "copying"}};
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
 		harness_init(&h);
-		harness_add(&h, SRC_VOL);
-		harness_add(&h, SRC_SNAP);
+		add_clone_source(&h, true);
 		harness_add(&h, clone_vol(bad[i][0], bad[i][1], 0));
-		harness_run(&h, CLONE);
-		assert_int_equal(only(&h, CLONE)->status, STATUS_UNKNOWN);
+		harness_expect(&h, CLONE, STATUS_UNKNOWN);
 		harness_clear(&h);
 	}
 
 	/* Source volume there, Longhorn snapshots not served. */
 	harness_init(&h);
-	harness_add(&h, SRC_VOL);
+	add_clone_source(&h, false);
 	cs_set_status(&h.cs, RES_LH_SNAPSHOTS, RES_NOT_INSTALLED, NULL);
 	harness_add(&h, clone_vol("snap://pvc-src/snap-1", "initiated", 1));
-	harness_run(&h, CLONE);
-	assert_int_equal(only(&h, CLONE)->status, STATUS_UNKNOWN);
+	harness_expect(&h, CLONE, STATUS_UNKNOWN);
 	harness_clear(&h);
 
 	/* No creationTimestamp, cloneStatus null. */
 	harness_init(&h);
 	harness_add(
-	    &h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
-		"\"name\":\"pvc-x\",\"namespace\":\"longhorn-system\"},\"spec\":{\"dataSource\":"
-		"\"vol://pvc-gone\"},\"status\":{\"cloneStatus\":null}}");
-	harness_run(&h, CLONE);
-	assert_int_equal(only(&h, CLONE)->status, STATUS_UNKNOWN);
+	    &h,
+	    lh_obj(
+		"Volume", "pvc-x", NULL,
+		"\"spec\":{\"dataSource\":\"vol://pvc-gone\"},\"status\":{\"cloneStatus\":null}"));
+	harness_expect(&h, CLONE, STATUS_UNKNOWN);
 	harness_clear(&h);
 
 	harness_init(&h);
 	cs_set_status(&h.cs, RES_LH_VOLUMES, RES_NOT_INSTALLED, NULL);
-	harness_run(&h, CLONE);
-	assert_int_equal(only(&h, CLONE)->status, STATUS_SKIP);
+	harness_expect(&h, CLONE, STATUS_SKIP);
 	harness_clear(&h);
 }
 
@@ -476,9 +403,7 @@ static void test_share_pass(void **state)
 	harness_load(&h, "storage/volumes-healthy.json");
 	harness_load(&h, "storage/sharemanagers-healthy.json");
 	harness_load(&h, "storage/pods-share-manager-running.json");
-	harness_run(&h, SHARE);
-	const struct finding *f = only(&h, SHARE);
-	assert_int_equal(f->status, STATUS_PASS);
+	const struct finding *f = harness_expect(&h, SHARE, STATUS_PASS);
 	int64_t n;
 	assert_true(kv_get_int(&f->evidence, "migratable_rwx", &n));
 	assert_int_equal(n, 1);
@@ -492,9 +417,7 @@ static void test_share_image_pull_fail(void **state)
 	harness_load(&h, "storage/volumes-share-error.json");
 	harness_load(&h, "storage/sharemanagers-error.json");
 	harness_load(&h, "storage/pods-share-manager-imagepull.json");
-	harness_run(&h, SHARE);
-	const struct finding *f = only(&h, SHARE);
-	assert_int_equal(f->status, STATUS_FAIL);
+	const struct finding *f = harness_expect(&h, SHARE, STATUS_FAIL);
 	assert_string_equal(f->object,
 			    "Volume/longhorn-system/pvc-7d1e5c2a-3b7f-4a51-9a53-2f1e0c9d4b10");
 	assert_non_null(strstr(f->message, "longhorn-share-manager:v1.11.2 cannot be pulled "
@@ -511,9 +434,7 @@ static void test_share_case8_fail_and_skip(void **state)
 	/* The seed's literal observation: attached, healthy, no endpoint, no pod. */
 	harness_init(&h);
 	harness_load(&h, "storage/volumes-case8-nonmigratable.json");
-	harness_run(&h, SHARE);
-	const struct finding *f = only(&h, SHARE);
-	assert_int_equal(f->status, STATUS_FAIL);
+	const struct finding *f = harness_expect(&h, SHARE, STATUS_FAIL);
 	assert_non_null(strstr(f->message, "no share-manager pod"));
 	assert_non_null(strstr(f->message, "shareEndpoint empty"));
 	assert_string_equal(kv_get_str(&f->evidence, "pod"), "does not exist");
@@ -522,8 +443,7 @@ static void test_share_case8_fail_and_skip(void **state)
 	/* As SPEC re-diagnoses it: a migratable volume has no share by design. */
 	harness_init(&h);
 	harness_load(&h, "storage/volumes-case8.json");
-	harness_run(&h, SHARE);
-	assert_int_equal(only(&h, SHARE)->status, STATUS_SKIP);
+	harness_expect(&h, SHARE, STATUS_SKIP);
 	harness_clear(&h);
 }
 
@@ -531,34 +451,27 @@ static void test_share_starting_warn(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	harness_add(
-	    &h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
-		"\"name\":\"pvc-s\",\"namespace\":\"longhorn-system\"},\"spec\":{\"accessModes\":"
-		"null,\"accessMode\":\"rwx\",\"migratable\":\"false\"},\"status\":{\"state\":"
-		"\"attached\",\"shareState\":\"starting\",\"shareEndpoint\":\"\"}}");
-	harness_add(
-	    &h, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
-		"\"share-manager-pvc-s\",\"namespace\":\"longhorn-system\",\"creationTimestamp\":"
-		"\"2026-09-05T13:20:14Z\"},\"status\":{\"phase\":\"Pending\",\"containerStatuses\":"
-		"[{\"name\":\"share-manager\",\"ready\":false,\"state\":{\"waiting\":{\"reason\":"
-		"\"ContainerCreating\"}}}]}}");
-	harness_run(&h, SHARE);
-	assert_int_equal(only(&h, SHARE)->status, STATUS_WARN);
+	harness_add(&h, lh_obj("Volume", "pvc-s", NULL,
+			       "\"spec\":{\"accessModes\":null,\"accessMode\":\"rwx\","
+			       "\"migratable\":\"false\"},\"status\":{\"state\":\"attached\","
+			       "\"shareState\":\"starting\",\"shareEndpoint\":\"\"}"));
+	harness_add(&h, k8s_obj("v1", "Pod", LONGHORN_NS, "share-manager-pvc-s",
+				"\"creationTimestamp\":\"2026-09-05T13:20:14Z\"",
+				"\"status\":{\"phase\":\"Pending\",\"containerStatuses\":[{"
+				"\"name\":\"share-manager\",\"ready\":false,\"state\":{\"waiting\":"
+				"{\"reason\":\"ContainerCreating\"}}}]}"));
+	harness_expect(&h, SHARE, STATUS_WARN);
 	harness_clear(&h);
 
 	/* Same, but the pod has been pending for an hour. */
 	harness_init(&h);
-	harness_add(&h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
-			"\"name\":\"pvc-s\",\"namespace\":\"longhorn-system\"},\"spec\":{"
-			"\"accessMode\":\"rwx\"},\"status\":{\"state\":\"attached\",\"shareState\":"
-			"\"starting\",\"shareEndpoint\":null}}");
-	harness_add(
-	    &h, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
-		"\"share-manager-pvc-s\",\"namespace\":\"longhorn-system\",\"creationTimestamp\":"
-		"\"2026-09-05T12:20:14Z\"},\"status\":{\"phase\":\"Pending\",\"containerStatuses\":"
-		"null}}");
-	harness_run(&h, SHARE);
-	assert_int_equal(only(&h, SHARE)->status, STATUS_FAIL);
+	harness_add(&h, lh_obj("Volume", "pvc-s", NULL,
+			       "\"spec\":{\"accessMode\":\"rwx\"},\"status\":{\"state\":"
+			       "\"attached\",\"shareState\":\"starting\",\"shareEndpoint\":null}"));
+	harness_add(&h, k8s_obj("v1", "Pod", LONGHORN_NS, "share-manager-pvc-s",
+				"\"creationTimestamp\":\"2026-09-05T12:20:14Z\"",
+				"\"status\":{\"phase\":\"Pending\",\"containerStatuses\":null}"));
+	harness_expect(&h, SHARE, STATUS_FAIL);
 	harness_clear(&h);
 }
 
@@ -568,15 +481,13 @@ static void test_share_unknown_skip(void **state)
 	harness_init(&h);
 	harness_load(&h, "storage/volumes-healthy.json");
 	cs_set_status(&h.cs, RES_PODS, RES_FORBIDDEN, "403");
-	harness_run(&h, SHARE);
-	assert_int_equal(only(&h, SHARE)->status, STATUS_UNKNOWN);
+	harness_expect(&h, SHARE, STATUS_UNKNOWN);
 	harness_clear(&h);
 
 	harness_init(&h);
 	cs_set_status(&h.cs, RES_LH_VOLUMES, RES_NOT_INSTALLED, NULL);
 	cs_set_status(&h.cs, RES_LH_SHAREMANAGERS, RES_NOT_INSTALLED, NULL);
-	harness_run(&h, SHARE);
-	assert_int_equal(only(&h, SHARE)->status, STATUS_SKIP);
+	harness_expect(&h, SHARE, STATUS_SKIP);
 	harness_clear(&h);
 }
 
@@ -588,12 +499,10 @@ static void test_disk_case8_pass(void **state)
 	harness_init(&h);
 	harness_load(&h, "storage/lhnodes-case8.json");
 	harness_load(&h, "storage/settings-longhorn-1.11.json");
-	harness_run(&h, DISK);
-	const struct finding *f = only(&h, DISK);
-	assert_int_equal(f->status, STATUS_PASS);
-	assert_true(list_has(f, "disks",
-			     "sza122100.local: default-disk-333344440001 "
-			     "/var/lib/longhorn/: available 102.7 GiB of 118.7 GiB"));
+	const struct finding *f = harness_expect(&h, DISK, STATUS_PASS);
+	assert_true(harness_list_has(f, "disks",
+				     "sza122100.local: default-disk-333344440001 "
+				     "/var/lib/longhorn/: available 102.7 GiB of 118.7 GiB"));
 	int64_t n;
 	assert_true(kv_get_int(&f->evidence, "default_replica_count", &n));
 	assert_int_equal(n, 3);
@@ -622,10 +531,7 @@ static void test_disk_pressure_fail(void **state)
 	/* With soft anti-affinity, replicas may share a node: no count warning. */
 	harness_init(&h);
 	harness_load(&h, "storage/lhnodes-disk-pressure.json");
-	harness_add(&h,
-		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":{"
-		    "\"name\":\"replica-soft-anti-affinity\",\"namespace\":\"longhorn-system\"},"
-		    "\"value\":\"true\"}");
+	harness_add(&h, lh_setting("replica-soft-anti-affinity", "\"true\""));
 	harness_run(&h, DISK);
 	assert_int_equal(h.out.n, 1);
 	harness_clear(&h);
@@ -636,10 +542,7 @@ static void test_disk_low_and_over_warn(void **state)
 	struct harness h;
 	harness_init(&h);
 	harness_load(&h, "storage/lhnodes-case8.json");
-	harness_add(&h,
-		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":{"
-		    "\"name\":\"storage-minimal-available-percentage\",\"namespace\":"
-		    "\"longhorn-system\"},\"value\":\"90\"}");
+	harness_add(&h, lh_setting("storage-minimal-available-percentage", "\"90\""));
 	harness_run(&h, DISK);
 	assert_int_equal(h.out.n, 3);
 	for (size_t i = 0; i < h.out.n; i++) {
@@ -650,10 +553,7 @@ static void test_disk_low_and_over_warn(void **state)
 
 	harness_init(&h);
 	harness_load(&h, "storage/lhnodes-case8.json");
-	harness_add(&h,
-		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":{"
-		    "\"name\":\"storage-over-provisioning-percentage\",\"namespace\":"
-		    "\"longhorn-system\"},\"value\":\"5\"}");
+	harness_add(&h, lh_setting("storage-over-provisioning-percentage", "\"5\""));
 	harness_run(&h, DISK);
 	assert_int_equal(h.out.n, 3);
 	assert_non_null(strstr(h.out.items[0].message, "exceeds 5%"));
@@ -662,12 +562,9 @@ static void test_disk_low_and_over_warn(void **state)
 
 static const char *lh_node(const char *name, const char *spec, const char *status)
 {
-	static char buf[2048];
-	snprintf(buf, sizeof(buf),
-		 "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Node\",\"metadata\":{\"name\":"
-		 "\"%s\",\"namespace\":\"longhorn-system\"},\"spec\":%s,\"status\":%s}",
-		 name, spec, status);
-	return buf;
+	char body[2048];
+	snprintf(body, sizeof(body), "\"spec\":%s,\"status\":%s", spec, status);
+	return lh_obj("Node", name, NULL, body);
 }
 
 static void test_disk_config_unknown(void **state)
@@ -683,10 +580,7 @@ static void test_disk_config_unknown(void **state)
 	harness_add(&h, lh_node("n2", "{\"disks\":{\"d\":{\"allowScheduling\":true}}}",
 				"{\"diskStatus\":null}"));
 	harness_add(&h, lh_node("n3", "{\"disks\":[1,2]}", "null"));
-	harness_add(&h,
-		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":{"
-		    "\"name\":\"default-replica-count\",\"namespace\":\"longhorn-system\"},"
-		    "\"value\":\"{\\\"v1\\\":\\\"1\\\"}\"}");
+	harness_add(&h, lh_setting("default-replica-count", "\"{\\\"v1\\\":\\\"1\\\"}\""));
 	harness_run(&h, DISK);
 	assert_int_equal(harness_finding(&h, DISK, "Node/longhorn-system/n0")->status, STATUS_WARN);
 	assert_non_null(strstr(harness_finding(&h, DISK, "Node/longhorn-system/n0")->message,
@@ -702,12 +596,8 @@ static void test_disk_config_unknown(void **state)
 	/* An unreadable setting makes the whole check UNKNOWN. */
 	harness_init(&h);
 	harness_load(&h, "storage/lhnodes-case8.json");
-	harness_add(&h,
-		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":{"
-		    "\"name\":\"storage-over-provisioning-percentage\",\"namespace\":"
-		    "\"longhorn-system\"},\"value\":200}");
-	harness_run(&h, DISK);
-	assert_int_equal(only(&h, DISK)->status, STATUS_UNKNOWN);
+	harness_add(&h, lh_setting("storage-over-provisioning-percentage", "200"));
+	harness_expect(&h, DISK, STATUS_UNKNOWN);
 	harness_clear(&h);
 }
 
@@ -715,17 +605,15 @@ static void test_disk_install_states(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	preinstall(&h);
+	harness_preinstall(&h);
 	cs_set_status(&h.cs, RES_LH_NODES, RES_NOT_INSTALLED, NULL);
 	cs_set_status(&h.cs, RES_LH_SETTINGS, RES_NOT_INSTALLED, NULL);
-	harness_run(&h, DISK);
-	assert_int_equal(only(&h, DISK)->status, STATUS_SKIP);
+	harness_expect(&h, DISK, STATUS_SKIP);
 	harness_clear(&h);
 
 	harness_init(&h);
-	harness_run(&h, DISK);
-	assert_int_equal(only(&h, DISK)->status, STATUS_FAIL);
-	assert_non_null(strstr(only(&h, DISK)->message, "no Longhorn node"));
+	harness_expect(&h, DISK, STATUS_FAIL);
+	assert_non_null(strstr(harness_only(&h, DISK)->message, "no Longhorn node"));
 	harness_clear(&h);
 }
 

@@ -22,25 +22,13 @@
 /* 2026-09-06T01:49:11Z: the seed's check, 710 minutes after it. */
 #define T_CRASH_OLD (INT64_C(1788659351) * NSEC_PER_SEC)
 
-static const char *ev(const struct finding *f, const char *key)
-{
-	const char *s = kv_get_str(&f->evidence, key);
-	return s ? s : "";
-}
-
-static void preinstall(struct harness *h)
-{
-	cs_set_status(&h->cs, RES_HV_SETTINGS, RES_NOT_INSTALLED, NULL);
-	cs_set_status(&h->cs, RES_HV_VMIMAGES, RES_NOT_INSTALLED, NULL);
-}
-
 /* ---- webhooks ---- */
 
 static void test_webhooks(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	preinstall(&h);
+	harness_preinstall(&h);
 	harness_run(&h, WH);
 	assert_int_equal(harness_status(&h, WH), STATUS_SKIP);
 	harness_clear(&h);
@@ -55,8 +43,8 @@ static void test_webhooks(void **state)
 	assert_int_equal(harness_status(&h, WH), STATUS_PASS);
 	const struct finding *f =
 	    harness_finding(&h, WH, "ValidatingWebhookConfiguration/harvester-validator");
-	assert_string_equal(ev(f, "entry"), "validator.harvesterhci.io");
-	assert_string_equal(ev(f, "service"), "harvester-system/harvester-webhook");
+	assert_string_equal(harness_ev(f, "entry"), "validator.harvesterhci.io");
+	assert_string_equal(harness_ev(f, "service"), "harvester-system/harvester-webhook");
 	assert_non_null(harness_finding(&h, WH, "MutatingWebhookConfiguration/harvester-mutator"));
 	harness_clear(&h);
 
@@ -97,9 +85,9 @@ static void test_restarts_case18(void **state)
 	assert_int_equal(n, 10);
 	assert_true(kv_get_int(&f->evidence, "exit_code", &n));
 	assert_int_equal(n, 1);
-	assert_string_equal(ev(f, "reason"), "Error");
-	assert_string_equal(ev(f, "finished_at"), "2026-09-05T13:59:11Z");
-	assert_string_equal(ev(f, "ago"), "10m");
+	assert_string_equal(harness_ev(f, "reason"), "Error");
+	assert_string_equal(harness_ev(f, "finished_at"), "2026-09-05T13:59:11Z");
+	assert_string_equal(harness_ev(f, "ago"), "10m");
 	assert_string_equal(f->node, "sza122100.local");
 	assert_non_null(strstr(f->message, "not OOM"));
 	assert_non_null(
@@ -118,7 +106,7 @@ static void test_restarts_case18(void **state)
 	harness_run(&h, PR);
 	assert_int_equal(harness_status(&h, PR), STATUS_WARN);
 	f = harness_finding(&h, PR, "Pod/harvester-system/harvester-74977d46-rlwkr");
-	assert_string_equal(ev(f, "ago"), "11h50m");
+	assert_string_equal(harness_ev(f, "ago"), "11h50m");
 	harness_clear(&h);
 }
 
@@ -188,13 +176,13 @@ static void test_restarts_other(void **state)
 	assert_int_equal(harness_finding(&h, PR, "Pod/longhorn-system/lm")->status, STATUS_WARN);
 	f = harness_finding(&h, PR, "Pod/longhorn-system/csi");
 	assert_int_equal(f->status, STATUS_FAIL);
-	assert_string_equal(ev(f, "time_from"), "state.running.startedAt");
+	assert_string_equal(harness_ev(f, "time_from"), "state.running.startedAt");
 	f = harness_finding(&h, PR, "Pod/cattle-system/old");
 	assert_int_equal(f->status, STATUS_WARN);
 	assert_non_null(strstr(f->message, "not recorded"));
 	f = harness_finding(&h, PR, "Pod/harvester-system/job");
 	assert_int_equal(f->status, STATUS_WARN);
-	assert_string_equal(ev(f, "message"), "boom");
+	assert_string_equal(harness_ev(f, "message"), "boom");
 	harness_clear(&h);
 }
 
@@ -232,7 +220,7 @@ static void test_apiservices(void **state)
 	assert_int_equal(harness_status(&h, APS), STATUS_WARN);
 	const struct finding *f = harness_finding(&h, APS, "APIService/v1.ext.cattle.io");
 	assert_non_null(strstr(f->message, "known non-fatal noise"));
-	assert_string_equal(ev(f, "reason"), "ServiceNotFound");
+	assert_string_equal(harness_ev(f, "reason"), "ServiceNotFound");
 	assert_int_equal(h.out.n, 1);
 	harness_clear(&h);
 
@@ -256,7 +244,7 @@ static void test_apiservices(void **state)
 	harness_run(&h, APS);
 	f = harness_finding(&h, APS, "APIService/v1beta1.harvesterhci.io");
 	assert_int_equal(f->status, STATUS_FAIL);
-	assert_non_null(strstr(ev(f, "message"), "connection refused"));
+	assert_non_null(strstr(harness_ev(f, "message"), "connection refused"));
 	harness_clear(&h);
 
 	/* Harvester installed, no harvesterhci.io APIService at all */
@@ -268,7 +256,7 @@ static void test_apiservices(void **state)
 
 	/* before the install: an unavailable metrics API is a WARN (discovery errors) */
 	harness_init(&h);
-	preinstall(&h);
+	harness_preinstall(&h);
 	harness_add(&h,
 		    "{\"apiVersion\":\"apiregistration.k8s.io/v1\",\"kind\":\"APIService\","
 		    "\"metadata\":{\"name\":\"v1beta1.metrics.k8s.io\"},\"spec\":{\"service\":{"
@@ -460,7 +448,7 @@ static void test_endpoint_skips(void **state)
 
 	harness_init(&h);
 	h.live = true;
-	preinstall(&h);
+	harness_preinstall(&h);
 	harness_run(&h, EP);
 	assert_int_equal(harness_status(&h, EP), STATUS_SKIP);
 	harness_clear(&h);
@@ -493,12 +481,12 @@ static void test_endpoint_pass_sni(void **state)
 	const struct finding *f = harness_finding(&h, EP, "Service/harvester-system/harvester");
 	assert_int_equal(f->status, STATUS_PASS);
 	assert_non_null(strstr(f->message, "lists 3 snapshot.kubevirt.io schemas"));
-	assert_string_equal(ev(f, "sni"), "harvester.local");
+	assert_string_equal(harness_ev(f, "sni"), "harvester.local");
 	bool verified = true;
 	assert_true(kv_get_bool(&f->evidence, "tls_verified", &verified));
 	assert_false(verified);
-	assert_non_null(strstr(ev(f, "cert_subject"), "harvester.local"));
-	assert_non_null(strstr(ev(f, "tls_verification"), "self-signed"));
+	assert_non_null(strstr(harness_ev(f, "cert_subject"), "harvester.local"));
+	assert_non_null(strstr(harness_ev(f, "tls_verification"), "self-signed"));
 	/* what the server saw: the SNI and the Host header are the Harvester name */
 	char *sni = slurp(s.dir, "sni"), *host = slurp(s.dir, "host");
 	assert_string_equal(sni, "harvester.local\n");
@@ -554,8 +542,8 @@ static void test_endpoint_pass_sni(void **state)
 	harness_run(&h, EP);
 	f = harness_finding(&h, EP, "Service/harvester-system/harvester");
 	assert_int_equal(f->status, STATUS_FAIL);
-	assert_string_equal(ev(f, "sni"), "hv.example.test");
-	assert_string_equal(ev(f, "sni_from"), "setting server-url");
+	assert_string_equal(harness_ev(f, "sni"), "hv.example.test");
+	assert_string_equal(harness_ev(f, "sni_from"), "setting server-url");
 	assert_non_null(strstr(f->message, "HTTP 421"));
 	harness_clear(&h);
 

@@ -4,12 +4,6 @@
 #define CF "api.preinstall.conflicts"
 #define CI "api.preinstall.cidrs"
 
-static const char *ev(const struct finding *f, const char *key)
-{
-	const char *s = kv_get_str(&f->evidence, key);
-	return s ? s : "";
-}
-
 static const char *pick(const struct finding *f, const char *key, const char *field)
 {
 	const struct value *v = kv_get(&f->evidence, key);
@@ -88,7 +82,7 @@ static void test_conflicts_pass(void **state)
 	harness_run(&h, CF);
 	const struct finding *f = harness_finding(&h, CF, NULL);
 	assert_int_equal(f->status, STATUS_PASS);
-	assert_non_null(strstr(ev(f, "ingress"), "rke2-ingress-nginx-controller"));
+	assert_non_null(strstr(harness_ev(f, "ingress"), "rke2-ingress-nginx-controller"));
 	harness_clear(&h);
 }
 
@@ -102,7 +96,7 @@ static void test_conflicts_kubevirt(void **state)
 	assert_int_equal(harness_status(&h, CF), STATUS_FAIL);
 	const struct finding *f = harness_finding(&h, CF, "Deployment/kubevirt/virt-operator");
 	assert_int_equal(f->status, STATUS_FAIL);
-	assert_string_equal(ev(f, "image"), "quay.io/kubevirt/virt-operator:v1.5.0");
+	assert_string_equal(harness_ev(f, "image"), "quay.io/kubevirt/virt-operator:v1.5.0");
 	assert_non_null(strstr(f->message, "one virt-operator"));
 	f = harness_finding(&h, CF, "Deployment/cdi/cdi-operator");
 	assert_int_equal(f->status, STATUS_WARN);
@@ -129,9 +123,9 @@ static void test_conflicts_longhorn(void **state)
 	const struct finding *f =
 	    harness_finding(&h, CF, "DaemonSet/longhorn-system/longhorn-manager");
 	assert_int_equal(f->status, STATUS_FAIL);
-	assert_string_equal(ev(f, "longhorn_version"), "v1.9.1");
-	assert_string_equal(ev(f, "version_from"), "longhorn-manager image tag");
-	assert_string_equal(ev(f, "default-data-path"), "/var/lib/longhorn/");
+	assert_string_equal(harness_ev(f, "longhorn_version"), "v1.9.1");
+	assert_string_equal(harness_ev(f, "version_from"), "longhorn-manager image tag");
+	assert_string_equal(harness_ev(f, "default-data-path"), "/var/lib/longhorn/");
 	assert_non_null(strstr(f->message, "one minor at a time"));
 	const struct value_list *fit = kv_get_list(&f->evidence, "harvester_releases_that_fit");
 	assert_non_null(fit);
@@ -189,7 +183,7 @@ static void test_conflicts_longhorn(void **state)
 	harness_run(&h, CF);
 	f = harness_finding(&h, CF, "DaemonSet/longhorn-system/longhorn-manager");
 	assert_int_equal(f->status, STATUS_WARN);
-	assert_string_equal(ev(f, "version_from"), "setting current-longhorn-version");
+	assert_string_equal(harness_ev(f, "version_from"), "setting current-longhorn-version");
 	harness_clear(&h);
 }
 
@@ -231,15 +225,15 @@ static void test_cidrs_rke2(void **state)
 			    "Service kube-system/rke2-coredns-rke2-coredns");
 	assert_string_equal(pick(f, "clusterPodCIDR", "value"), "10.42.0.0/16");
 	assert_false(pick_estimate(f, "clusterPodCIDR"));
-	assert_string_equal(ev(f, "smallest_common_supernet"), "10.42.0.0/21");
+	assert_string_equal(harness_ev(f, "smallest_common_supernet"), "10.42.0.0/21");
 	assert_string_equal(pick(f, "clusterServiceCIDR", "value"), "10.43.0.0/16");
 	assert_string_equal(f->message, "promote values: clusterDNS 10.43.0.10, clusterPodCIDR "
 					"10.42.0.0/16, clusterServiceCIDR 10.43.0.0/16");
 	/* the values block, with the runbook's key names */
-	assert_string_equal(ev(f, "values"), "promote:\n"
-					     "  clusterDNS: 10.43.0.10\n"
-					     "  clusterPodCIDR: 10.42.0.0/16\n"
-					     "  clusterServiceCIDR: 10.43.0.0/16\n");
+	assert_string_equal(harness_ev(f, "values"), "promote:\n"
+						     "  clusterDNS: 10.43.0.10\n"
+						     "  clusterPodCIDR: 10.42.0.0/16\n"
+						     "  clusterServiceCIDR: 10.43.0.0/16\n");
 	assert_non_null(strstr(f->remediation, "clusterPodCIDR: 10.42.0.0/16"));
 	const struct value_list *nodes = kv_get_list(&f->evidence, "node_podCIDRs");
 	assert_int_equal(nodes->n, 3);
@@ -329,7 +323,7 @@ static void test_cidrs_dual_stack(void **state)
 	const struct finding *f = harness_finding(&h, CI, NULL);
 	assert_int_equal(f->status, STATUS_PASS);
 	assert_string_equal(pick(f, "clusterPodCIDR", "value"), "10.42.0.0/16");
-	assert_non_null(strstr(ev(f, "dual_stack"), "primary"));
+	assert_non_null(strstr(harness_ev(f, "dual_stack"), "primary"));
 	harness_clear(&h);
 
 	/* IPv6 only */
@@ -359,7 +353,7 @@ static void test_cidrs_helm_values(void **state)
 	harness_run(&h, CI);
 	const struct finding *f = harness_finding(&h, CI, NULL);
 	assert_int_equal(f->status, STATUS_PASS);
-	assert_string_equal(ev(f, "helm_values"), "HelmChart kube-system/harvester");
+	assert_string_equal(harness_ev(f, "helm_values"), "HelmChart kube-system/harvester");
 	assert_string_equal(f->remediation, "");
 	harness_clear(&h);
 

@@ -1,6 +1,7 @@
 /* The VolumeSnapshotClass and VolumeSnapshot checks on fixtures modelled on
  * seed 000 cases 2, 4, 5, 10, 17, 18. */
 #include "agg_harness.h"
+#include "fixtures_k8s.h"
 
 #define VSC_LH	 "api.vsc.longhorn"
 #define VSC_AMB	 "api.vsc.ambiguous"
@@ -9,31 +10,11 @@
 #define RESTORE	 "api.snapshot.restorable"
 #define STUCK	 "api.snapshot.stuck-deletion"
 
-static void preinstall(struct harness *h)
-{
-	cs_set_status(&h->cs, RES_HV_SETTINGS, RES_NOT_INSTALLED, NULL);
-	cs_set_status(&h->cs, RES_HV_VMIMAGES, RES_NOT_INSTALLED, NULL);
-}
-
 /* Harvester installed: its Deployment and CoreDNS, as on the seed's cluster. */
 static void installed(struct harness *h)
 {
 	harness_init(h);
 	harness_load(h, "storage/deployments-harvester.json");
-}
-
-static const struct finding *only(struct harness *h, const char *id)
-{
-	assert_int_equal(h->out.n, 1);
-	assert_string_equal(h->out.items[0].check, id);
-	return &h->out.items[0];
-}
-
-static int64_t at(const char *rfc3339)
-{
-	int64_t ns;
-	assert_int_equal(util_parse_rfc3339(rfc3339, &ns), 0);
-	return ns;
 }
 
 static void add_vsc(struct harness *h, const char *name, const char *params, const char *ann)
@@ -55,17 +36,14 @@ static void test_vsc_longhorn_pass_and_skip(void **state)
 	struct harness h;
 	installed(&h);
 	harness_load(&h, "storage/volumesnapshotclasses-harvester.json");
-	harness_run(&h, VSC_LH);
-	const struct finding *f = only(&h, VSC_LH);
-	assert_int_equal(f->status, STATUS_PASS);
+	const struct finding *f = harness_expect(&h, VSC_LH, STATUS_PASS);
 	assert_string_equal(kv_get_str(&f->evidence, "parameters.type"), "(absent)");
 	assert_string_equal(kv_get_str(&f->evidence, "type"), "bak");
 	harness_clear(&h);
 
 	harness_init(&h);
-	preinstall(&h);
-	harness_run(&h, VSC_LH);
-	assert_int_equal(only(&h, VSC_LH)->status, STATUS_SKIP);
+	harness_preinstall(&h);
+	harness_expect(&h, VSC_LH, STATUS_SKIP);
 	harness_clear(&h);
 }
 
@@ -74,9 +52,7 @@ static void test_vsc_longhorn_missing_fail(void **state)
 	struct harness h;
 	installed(&h);
 	add_vsc(&h, "longhorn-snapshot", "{\"type\":\"snap\"}", NULL);
-	harness_run(&h, VSC_LH);
-	const struct finding *f = only(&h, VSC_LH);
-	assert_int_equal(f->status, STATUS_FAIL);
+	const struct finding *f = harness_expect(&h, VSC_LH, STATUS_FAIL);
 	assert_non_null(strstr(f->message, "harvester exits at start"));
 	assert_non_null(strstr(f->remediation, "\"name\":\"longhorn\""));
 	assert_non_null(strstr(f->remediation, "kubectl apply -f -"));
@@ -85,9 +61,7 @@ static void test_vsc_longhorn_missing_fail(void **state)
 	/* The snapshot API itself is not served after Harvester's install. */
 	installed(&h);
 	cs_set_status(&h.cs, RES_VS_CLASSES, RES_NOT_INSTALLED, NULL);
-	harness_run(&h, VSC_LH);
-	f = only(&h, VSC_LH);
-	assert_int_equal(f->status, STATUS_FAIL);
+	f = harness_expect(&h, VSC_LH, STATUS_FAIL);
 	assert_non_null(strstr(f->message, "not served"));
 	harness_clear(&h);
 }
@@ -96,33 +70,28 @@ static void test_vsc_longhorn_wrong_driver_or_type(void **state)
 {
 	struct harness h;
 	installed(&h);
-	harness_add(&h, "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
-			"\"VolumeSnapshotClass\",\"metadata\":{\"name\":\"longhorn\"},\"driver\":"
-			"\"rook-ceph.rbd.csi.ceph.com\",\"deletionPolicy\":\"Delete\"}");
-	harness_run(&h, VSC_LH);
-	assert_int_equal(only(&h, VSC_LH)->status, STATUS_FAIL);
-	assert_non_null(strstr(only(&h, VSC_LH)->message, "rook-ceph.rbd.csi.ceph.com"));
+	harness_add(
+	    &h, k8s_obj(K8S_SNAPSHOT, "VolumeSnapshotClass", NULL, "longhorn", NULL,
+			"\"driver\":\"rook-ceph.rbd.csi.ceph.com\",\"deletionPolicy\":\"Delete\""));
+	harness_expect(&h, VSC_LH, STATUS_FAIL);
+	assert_non_null(strstr(harness_only(&h, VSC_LH)->message, "rook-ceph.rbd.csi.ceph.com"));
 	harness_clear(&h);
 
 	installed(&h);
 	add_vsc(&h, "longhorn", "{\"type\":\"backup\"}", NULL);
-	harness_run(&h, VSC_LH);
-	assert_int_equal(only(&h, VSC_LH)->status, STATUS_FAIL);
-	assert_non_null(strstr(only(&h, VSC_LH)->message, "invalid CSI snapshot type"));
+	harness_expect(&h, VSC_LH, STATUS_FAIL);
+	assert_non_null(strstr(harness_only(&h, VSC_LH)->message, "invalid CSI snapshot type"));
 	harness_clear(&h);
 
 	/* Wrong types: driver a number, parameters.type a number. */
 	installed(&h);
-	harness_add(&h,
-		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
-		    "\"VolumeSnapshotClass\",\"metadata\":{\"name\":\"longhorn\"},\"driver\":5}");
-	harness_run(&h, VSC_LH);
-	assert_int_equal(only(&h, VSC_LH)->status, STATUS_FAIL);
+	harness_add(&h, k8s_obj(K8S_SNAPSHOT, "VolumeSnapshotClass", NULL, "longhorn", NULL,
+				"\"driver\":5"));
+	harness_expect(&h, VSC_LH, STATUS_FAIL);
 	harness_clear(&h);
 	installed(&h);
 	add_vsc(&h, "longhorn", "{\"type\":3}", NULL);
-	harness_run(&h, VSC_LH);
-	assert_int_equal(only(&h, VSC_LH)->status, STATUS_FAIL);
+	harness_expect(&h, VSC_LH, STATUS_FAIL);
 	harness_clear(&h);
 }
 
@@ -133,9 +102,7 @@ static void test_vsc_ambiguous_case4_warn(void **state)
 	struct harness h;
 	installed(&h);
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
-	harness_run(&h, VSC_AMB);
-	const struct finding *f = only(&h, VSC_AMB);
-	assert_int_equal(f->status, STATUS_WARN);
+	const struct finding *f = harness_expect(&h, VSC_AMB, STATUS_WARN);
 	assert_non_null(strstr(f->message, "use longhorn (type bak, first by name"));
 	assert_string_equal(kv_get_str(&f->evidence, "kubevirt_uses"), "longhorn");
 	assert_non_null(strstr(f->remediation, "is-default-class=true"));
@@ -149,9 +116,7 @@ static void test_vsc_ambiguous_default_annotation_wins(void **state)
 	add_vsc(&h, "longhorn", NULL, NULL);
 	add_vsc(&h, "longhorn-snapshot", "{\"type\":\"snap\"}",
 		"\"snapshot.storage.kubernetes.io/is-default-class\":\"true\"");
-	harness_run(&h, VSC_AMB);
-	const struct finding *f = only(&h, VSC_AMB);
-	assert_int_equal(f->status, STATUS_WARN);
+	const struct finding *f = harness_expect(&h, VSC_AMB, STATUS_WARN);
 	assert_string_equal(kv_get_str(&f->evidence, "kubevirt_uses"), "longhorn-snapshot");
 	assert_non_null(strstr(kv_get_str(&f->evidence, "because"), "annotated"));
 	harness_clear(&h);
@@ -162,38 +127,34 @@ static void test_vsc_ambiguous_pass_skip(void **state)
 	struct harness h;
 	installed(&h);
 	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
-	harness_run(&h, VSC_AMB);
-	assert_int_equal(only(&h, VSC_AMB)->status, STATUS_PASS);
+	harness_expect(&h, VSC_AMB, STATUS_PASS);
 	harness_clear(&h);
 
 	/* "" and "bs" are both backups: same behaviour, no ambiguity. */
 	installed(&h);
 	add_vsc(&h, "longhorn", "{\"type\":\"\"}", NULL);
 	add_vsc(&h, "longhorn-old", "{\"type\":\"bs\"}", NULL);
-	harness_add(&h, "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
-			"\"VolumeSnapshotClass\",\"metadata\":{\"name\":\"ceph\"},\"driver\":"
-			"\"rook-ceph.rbd.csi.ceph.com\",\"parameters\":{\"type\":\"x\"}}");
-	harness_run(&h, VSC_AMB);
-	assert_int_equal(only(&h, VSC_AMB)->status, STATUS_PASS);
+	harness_add(
+	    &h,
+	    k8s_obj(K8S_SNAPSHOT, "VolumeSnapshotClass", NULL, "ceph", NULL,
+		    "\"driver\":\"rook-ceph.rbd.csi.ceph.com\",\"parameters\":{\"type\":\"x\"}"));
+	harness_expect(&h, VSC_AMB, STATUS_PASS);
 	harness_clear(&h);
 
 	installed(&h);
-	harness_run(&h, VSC_AMB);
-	assert_int_equal(only(&h, VSC_AMB)->status, STATUS_SKIP);
+	harness_expect(&h, VSC_AMB, STATUS_SKIP);
 	harness_clear(&h);
 
 	/* Longhorn classes without Harvester (KubeVirt + Longhorn): judged all the same. */
 	harness_init(&h);
-	preinstall(&h);
+	harness_preinstall(&h);
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
-	harness_run(&h, VSC_AMB);
-	assert_int_equal(only(&h, VSC_AMB)->status, STATUS_WARN);
+	harness_expect(&h, VSC_AMB, STATUS_WARN);
 	harness_clear(&h);
 
 	installed(&h);
 	cs_set_status(&h.cs, RES_VS_CLASSES, RES_NOT_INSTALLED, NULL);
-	harness_run(&h, VSC_AMB);
-	assert_int_equal(only(&h, VSC_AMB)->status, STATUS_SKIP);
+	harness_expect(&h, VSC_AMB, STATUS_SKIP);
 	harness_clear(&h);
 }
 
@@ -206,9 +167,7 @@ static void test_backup_target_case4_fail(void **state)
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
 	harness_load(&h, "storage/settings-longhorn-1.11.json");
 	harness_load(&h, "storage/backuptargets-unavailable.json");
-	harness_run(&h, VSC_BT);
-	const struct finding *f = only(&h, VSC_BT);
-	assert_int_equal(f->status, STATUS_FAIL);
+	const struct finding *f = harness_expect(&h, VSC_BT, STATUS_FAIL);
 	assert_non_null(strstr(f->message, "backup target default is not available (backup "
 					   "target URL is empty): snapshots with longhorn fail"));
 	assert_non_null(strstr(f->remediation, "volumesnapshotclasses.snapshot.storage.k8s.io "
@@ -228,9 +187,7 @@ static void test_backup_target_available_pass(void **state)
 	harness_load(&h, "storage/volumesnapshotclasses-harvester.json");
 	harness_load(&h, "storage/settings-longhorn-1.11.json");
 	harness_load(&h, "storage/backuptargets-available.json");
-	harness_run(&h, VSC_BT);
-	const struct finding *f = only(&h, VSC_BT);
-	assert_int_equal(f->status, STATUS_PASS);
+	const struct finding *f = harness_expect(&h, VSC_BT, STATUS_PASS);
 	assert_non_null(strstr(f->message, "nfs://192.168.10.5:/exports/backup"));
 	harness_clear(&h);
 }
@@ -242,9 +199,7 @@ static void test_backup_target_old_longhorn(void **state)
 	installed(&h);
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
 	harness_load(&h, "storage/settings-longhorn-1.7.json");
-	harness_run(&h, VSC_BT);
-	const struct finding *f = only(&h, VSC_BT);
-	assert_int_equal(f->status, STATUS_FAIL);
+	const struct finding *f = harness_expect(&h, VSC_BT, STATUS_FAIL);
 	assert_string_equal(kv_get_str(&f->evidence, "path"), "Longhorn setting backup-target");
 	assert_non_null(strstr(f->message, "setting backup-target is empty"));
 	harness_clear(&h);
@@ -252,56 +207,48 @@ static void test_backup_target_old_longhorn(void **state)
 	/* A URL in the setting but nothing reports reachability. */
 	installed(&h);
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
-	harness_add(&h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":"
-			"{\"name\":\"backup-target\",\"namespace\":\"longhorn-system\"},"
-			"\"value\":\"s3://backups@us-east-1/\"}");
-	harness_run(&h, VSC_BT);
-	assert_int_equal(only(&h, VSC_BT)->status, STATUS_UNKNOWN);
+	harness_add(&h, lh_setting("backup-target", "\"s3://backups@us-east-1/\""));
+	harness_expect(&h, VSC_BT, STATUS_UNKNOWN);
 	harness_clear(&h);
 
 	/* Longhorn 1.11 without BackupTarget default. */
 	installed(&h);
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
 	harness_load(&h, "storage/settings-longhorn-1.11.json");
-	harness_run(&h, VSC_BT);
-	f = only(&h, VSC_BT);
-	assert_int_equal(f->status, STATUS_FAIL);
+	f = harness_expect(&h, VSC_BT, STATUS_FAIL);
 	assert_non_null(strstr(f->message, "Longhorn 1.11 keeps its backup target"));
 	harness_clear(&h);
 }
 
 static void test_backup_target_unknown_skip(void **state)
 {
+	static const struct {
+		const char *status;
+		enum status want;
+	} targets[] = {
+	    /* BackupTarget default without a usable status. */
+	    {"{\"available\":\"yes\",\"conditions\":null}", STATUS_UNKNOWN},
+	    /* available=false without a condition is still unavailable. */
+	    {"{\"available\":false}", STATUS_FAIL},
+	};
 	struct harness h;
-	/* BackupTarget default without status. */
-	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
-	harness_add(
-	    &h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"BackupTarget\","
-		"\"metadata\":{\"name\":\"default\",\"namespace\":\"longhorn-system\"},"
-		"\"spec\":{\"backupTargetURL\":\"nfs://x:/y\"},\"status\":{\"available\":\"yes\","
-		"\"conditions\":null}}");
-	harness_run(&h, VSC_BT);
-	assert_int_equal(only(&h, VSC_BT)->status, STATUS_UNKNOWN);
-	harness_clear(&h);
-
-	/* available=false without a condition is still unavailable. */
-	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
-	harness_add(
-	    &h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"BackupTarget\","
-		"\"metadata\":{\"name\":\"default\",\"namespace\":\"longhorn-system\"},"
-		"\"spec\":{\"backupTargetURL\":\"nfs://x:/y\"},\"status\":{\"available\":false}}");
-	harness_run(&h, VSC_BT);
-	assert_int_equal(only(&h, VSC_BT)->status, STATUS_FAIL);
-	harness_clear(&h);
+	for (size_t i = 0; i < ELEMENTSOF(targets); i++) {
+		char body[256];
+		snprintf(body, sizeof(body),
+			 "\"spec\":{\"backupTargetURL\":\"nfs://x:/y\"},\"status\":%s",
+			 targets[i].status);
+		installed(&h);
+		harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+		harness_add(&h, lh_obj("BackupTarget", "default", NULL, body));
+		harness_expect(&h, VSC_BT, targets[i].want);
+		harness_clear(&h);
+	}
 
 	/* Only snap classes: no backup target needed. */
 	installed(&h);
 	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
 	harness_load(&h, "storage/backuptargets-unavailable.json");
-	harness_run(&h, VSC_BT);
-	assert_int_equal(only(&h, VSC_BT)->status, STATUS_SKIP);
+	harness_expect(&h, VSC_BT, STATUS_SKIP);
 	harness_clear(&h);
 
 	/* Longhorn not installed at all. */
@@ -309,32 +256,28 @@ static void test_backup_target_unknown_skip(void **state)
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
 	cs_set_status(&h.cs, RES_LH_SETTINGS, RES_NOT_INSTALLED, NULL);
 	cs_set_status(&h.cs, RES_LH_BACKUPTARGETS, RES_NOT_INSTALLED, NULL);
-	harness_run(&h, VSC_BT);
-	assert_int_equal(only(&h, VSC_BT)->status, STATUS_FAIL);
+	harness_expect(&h, VSC_BT, STATUS_FAIL);
 	harness_clear(&h);
 
 	/* No Harvester, no Longhorn classes: nothing needs a target. */
 	harness_init(&h);
-	preinstall(&h);
-	harness_run(&h, VSC_BT);
-	assert_int_equal(only(&h, VSC_BT)->status, STATUS_SKIP);
+	harness_preinstall(&h);
+	harness_expect(&h, VSC_BT, STATUS_SKIP);
 	harness_clear(&h);
 
 	/* Longhorn 1.11 settings, a bak class, neither BackupTarget nor setting. */
 	harness_init(&h);
-	preinstall(&h);
+	harness_preinstall(&h);
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
 	cs_set_status(&h.cs, RES_LH_BACKUPTARGETS, RES_NOT_INSTALLED, NULL);
-	harness_run(&h, VSC_BT);
-	assert_int_equal(only(&h, VSC_BT)->status, STATUS_FAIL);
-	assert_non_null(strstr(only(&h, VSC_BT)->message, "no BackupTarget default and no "
-							  "backup-target setting"));
+	harness_expect(&h, VSC_BT, STATUS_FAIL);
+	assert_non_null(strstr(harness_only(&h, VSC_BT)->message, "no BackupTarget default and no "
+								  "backup-target setting"));
 	harness_clear(&h);
 
 	installed(&h);
 	cs_set_status(&h.cs, RES_LH_BACKUPTARGETS, RES_FORBIDDEN, "403");
-	harness_run(&h, VSC_BT);
-	assert_int_equal(only(&h, VSC_BT)->status, STATUS_UNKNOWN);
+	harness_expect(&h, VSC_BT, STATUS_UNKNOWN);
 	harness_clear(&h);
 }
 
@@ -345,17 +288,14 @@ static void test_snap_restore_risk(void **state)
 	struct harness h;
 	installed(&h);
 	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
-	harness_run(&h, VSC_RISK);
-	const struct finding *f = only(&h, VSC_RISK);
-	assert_int_equal(f->status, STATUS_WARN);
+	const struct finding *f = harness_expect(&h, VSC_RISK, STATUS_WARN);
 	assert_non_null(strstr(f->message, "longhorn of type snap"));
 	assert_non_null(strstr(f->remediation, "{\"parameters\":{\"type\":\"bak\"}}"));
 	harness_clear(&h);
 
 	installed(&h);
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
-	harness_run(&h, VSC_RISK);
-	assert_int_equal(only(&h, VSC_RISK)->status, STATUS_PASS);
+	harness_expect(&h, VSC_RISK, STATUS_PASS);
 	harness_clear(&h);
 
 	/* Marking longhorn-snapshot default makes VM snapshots in-cluster snapshots. */
@@ -363,20 +303,17 @@ static void test_snap_restore_risk(void **state)
 	add_vsc(&h, "longhorn", NULL, NULL);
 	add_vsc(&h, "longhorn-snapshot", "{\"type\":\"snap\"}",
 		"\"snapshot.storage.kubernetes.io/is-default-class\":\"true\"");
-	harness_run(&h, VSC_RISK);
-	assert_int_equal(only(&h, VSC_RISK)->status, STATUS_WARN);
+	harness_expect(&h, VSC_RISK, STATUS_WARN);
 	harness_clear(&h);
 
 	installed(&h);
 	add_vsc(&h, "longhorn", "{\"type\":\"snapshot\"}", NULL);
-	harness_run(&h, VSC_RISK);
-	assert_int_equal(only(&h, VSC_RISK)->status, STATUS_WARN);
-	assert_non_null(strstr(only(&h, VSC_RISK)->message, "rejects"));
+	harness_expect(&h, VSC_RISK, STATUS_WARN);
+	assert_non_null(strstr(harness_only(&h, VSC_RISK)->message, "rejects"));
 	harness_clear(&h);
 
 	installed(&h);
-	harness_run(&h, VSC_RISK);
-	assert_int_equal(only(&h, VSC_RISK)->status, STATUS_SKIP);
+	harness_expect(&h, VSC_RISK, STATUS_SKIP);
 	harness_clear(&h);
 }
 
@@ -397,9 +334,7 @@ static void test_restorable_case17_fail(void **state)
 	installed(&h);
 	case17_snapshot(&h);
 	harness_load(&h, "storage/volumes-case17.json");
-	harness_run(&h, RESTORE);
-	const struct finding *f = only(&h, RESTORE);
-	assert_int_equal(f->status, STATUS_FAIL);
+	const struct finding *f = harness_expect(&h, RESTORE, STATUS_FAIL);
 	assert_string_equal(f->object, VS17_OBJ);
 	assert_non_null(strstr(f->message, "cannot be restored"));
 	assert_non_null(
@@ -416,9 +351,7 @@ static void test_restorable_case17_fail(void **state)
 	installed(&h);
 	case17_snapshot(&h);
 	harness_load(&h, "storage/volumes-case17-before-gc.json");
-	harness_run(&h, RESTORE);
-	f = only(&h, RESTORE);
-	assert_int_equal(f->status, STATUS_FAIL);
+	f = harness_expect(&h, RESTORE, STATUS_FAIL);
 	assert_string_equal(kv_get_str(&f->evidence, "longhorn_volume_state"), "exists");
 	assert_string_equal(kv_get_str(&f->evidence, "longhorn_snapshot_state"), "does not exist");
 	harness_clear(&h);
@@ -431,9 +364,7 @@ static void test_restorable_pass(void **state)
 	case17_snapshot(&h);
 	harness_load(&h, "storage/volumes-case17-before-gc.json");
 	harness_load(&h, "storage/lhsnapshots-case17-before-gc.json");
-	harness_run(&h, RESTORE);
-	const struct finding *f = only(&h, RESTORE);
-	assert_int_equal(f->status, STATUS_PASS);
+	const struct finding *f = harness_expect(&h, RESTORE, STATUS_PASS);
 	int64_t n;
 	assert_true(kv_get_int(&f->evidence, "longhorn_snapshots_checked", &n));
 	assert_int_equal(n, 1);
@@ -441,18 +372,11 @@ static void test_restorable_pass(void **state)
 
 	/* A backup handle does not need the source volume. */
 	installed(&h);
-	harness_add(&h,
-		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
-		    "\"metadata\":{\"name\":\"s\",\"namespace\":\"default\"},\"status\":{"
-		    "\"boundVolumeSnapshotContentName\":\"c\",\"readyToUse\":true}}");
-	harness_add(&h,
-		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
-		    "\"VolumeSnapshotContent\",\"metadata\":{\"name\":\"c\"},\"spec\":{\"driver\":"
-		    "\"driver.longhorn.io\"},\"status\":{\"snapshotHandle\":"
-		    "\"bak://pvc-gone/backup-0a1b2c3d4e5f6071\",\"readyToUse\":true}}");
-	harness_run(&h, RESTORE);
-	f = only(&h, RESTORE);
-	assert_int_equal(f->status, STATUS_PASS);
+	harness_add(&h, k8s_volume_snapshot("s", "c", "true"));
+	harness_add(&h, k8s_snapshot_content("c", LONGHORN_CSI,
+					     "{\"snapshotHandle\":\"bak://pvc-gone/"
+					     "backup-0a1b2c3d4e5f6071\",\"readyToUse\":true}"));
+	f = harness_expect(&h, RESTORE, STATUS_PASS);
 	assert_true(kv_get_int(&f->evidence, "longhorn_backups", &n));
 	assert_int_equal(n, 1);
 	harness_clear(&h);
@@ -465,13 +389,10 @@ static void test_restorable_warn_unknown(void **state)
 	installed(&h);
 	case17_snapshot(&h);
 	harness_load(&h, "storage/volumes-case17-before-gc.json");
-	harness_add(
-	    &h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Snapshot\",\"metadata\":"
-		"{\"name\":\"snapshot-69ceba6a-3f1d-4c8e-9b2a-5d7e0f4c6a13\",\"namespace\":"
-		"\"longhorn-system\"},\"spec\":{\"volume\":"
-		"\"pvc-5c8937fb-8e2a-4d6c-b0f1-7a4e2c9d3b58\"},\"status\":{\"markRemoved\":true}}");
-	harness_run(&h, RESTORE);
-	assert_int_equal(only(&h, RESTORE)->status, STATUS_WARN);
+	harness_add(&h, lh_obj("Snapshot", "snapshot-69ceba6a-3f1d-4c8e-9b2a-5d7e0f4c6a13", NULL,
+			       "\"spec\":{\"volume\":\"pvc-5c8937fb-8e2a-4d6c-b0f1-7a4e2c9d3b58\"},"
+			       "\"status\":{\"markRemoved\":true}"));
+	harness_expect(&h, RESTORE, STATUS_WARN);
 	harness_clear(&h);
 
 	/* snapshots.longhorn.io not served while the volume exists. */
@@ -479,32 +400,17 @@ static void test_restorable_warn_unknown(void **state)
 	case17_snapshot(&h);
 	harness_load(&h, "storage/volumes-case17-before-gc.json");
 	cs_set_status(&h.cs, RES_LH_SNAPSHOTS, RES_NOT_INSTALLED, NULL);
-	harness_run(&h, RESTORE);
-	assert_int_equal(only(&h, RESTORE)->status, STATUS_UNKNOWN);
+	harness_expect(&h, RESTORE, STATUS_UNKNOWN);
 	harness_clear(&h);
 
 	/* A handle that is not Longhorn's, and a content without handle. */
 	installed(&h);
-	harness_add(&h,
-		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
-		    "\"metadata\":{\"name\":\"s\",\"namespace\":\"default\"},\"status\":{"
-		    "\"boundVolumeSnapshotContentName\":\"c\",\"readyToUse\":true}}");
-	harness_add(
-	    &h, "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
-		"\"VolumeSnapshotContent\",\"metadata\":{\"name\":\"c\"},\"spec\":{\"driver\":"
-		"\"driver.longhorn.io\"},\"status\":{\"snapshotHandle\":\"snap://only-volume\"}}");
-	harness_add(&h,
-		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
-		    "\"metadata\":{\"name\":\"t\",\"namespace\":\"default\"},\"status\":{"
-		    "\"boundVolumeSnapshotContentName\":\"d\",\"readyToUse\":true}}");
-	harness_add(&h,
-		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
-		    "\"VolumeSnapshotContent\",\"metadata\":{\"name\":\"d\"},\"spec\":{\"driver\":"
-		    "\"driver.longhorn.io\"},\"status\":{\"snapshotHandle\":null}}");
-	harness_add(&h,
-		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
-		    "\"metadata\":{\"name\":\"u\",\"namespace\":\"default\"},\"status\":{"
-		    "\"readyToUse\":true}}");
+	harness_add(&h, k8s_volume_snapshot("s", "c", "true"));
+	harness_add(&h, k8s_snapshot_content("c", LONGHORN_CSI,
+					     "{\"snapshotHandle\":\"snap://only-volume\"}"));
+	harness_add(&h, k8s_volume_snapshot("t", "d", "true"));
+	harness_add(&h, k8s_snapshot_content("d", LONGHORN_CSI, "{\"snapshotHandle\":null}"));
+	harness_add(&h, k8s_volume_snapshot("u", NULL, "true"));
 	harness_run(&h, RESTORE);
 	assert_int_equal(h.out.n, 3);
 	for (size_t i = 0; i < h.out.n; i++)
@@ -518,22 +424,19 @@ static void test_restorable_fail_variants(void **state)
 	/* The bound content is gone. */
 	installed(&h);
 	harness_load(&h, "storage/volumesnapshots-case17.json");
-	harness_run(&h, RESTORE);
-	assert_int_equal(only(&h, RESTORE)->status, STATUS_FAIL);
-	assert_non_null(strstr(only(&h, RESTORE)->message, "VolumeSnapshotContent"));
+	harness_expect(&h, RESTORE, STATUS_FAIL);
+	assert_non_null(strstr(harness_only(&h, RESTORE)->message, "VolumeSnapshotContent"));
 	harness_clear(&h);
 
 	/* The source volume is being deleted (case 17's VolumeFailedDelete). */
 	installed(&h);
 	case17_snapshot(&h);
 	harness_load(&h, "storage/lhsnapshots-case17-before-gc.json");
-	harness_add(&h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":"
-			"{\"name\":\"pvc-5c8937fb-8e2a-4d6c-b0f1-7a4e2c9d3b58\",\"namespace\":"
-			"\"longhorn-system\",\"deletionTimestamp\":\"2026-09-06T01:26:40Z\"},"
-			"\"status\":{\"state\":\"deleting\"}}");
-	harness_run(&h, RESTORE);
-	assert_int_equal(only(&h, RESTORE)->status, STATUS_FAIL);
-	assert_non_null(strstr(only(&h, RESTORE)->message, "is being deleted"));
+	harness_add(&h, lh_obj("Volume", "pvc-5c8937fb-8e2a-4d6c-b0f1-7a4e2c9d3b58",
+			       "\"deletionTimestamp\":\"2026-09-06T01:26:40Z\"",
+			       "\"status\":{\"state\":\"deleting\"}"));
+	harness_expect(&h, RESTORE, STATUS_FAIL);
+	assert_non_null(strstr(harness_only(&h, RESTORE)->message, "is being deleted"));
 	harness_clear(&h);
 }
 
@@ -541,33 +444,24 @@ static void test_restorable_skip(void **state)
 {
 	struct harness h;
 	installed(&h);
-	harness_run(&h, RESTORE);
-	assert_int_equal(only(&h, RESTORE)->status, STATUS_SKIP);
+	harness_expect(&h, RESTORE, STATUS_SKIP);
 	harness_clear(&h);
 
 	/* Not ready (case 10's failed snapshot), and another driver: nothing to judge. */
 	installed(&h);
 	harness_load(&h, "storage/volumesnapshots-case10.json");
-	harness_add(&h,
-		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
-		    "\"metadata\":{\"name\":\"s\",\"namespace\":\"default\"},\"status\":{"
-		    "\"boundVolumeSnapshotContentName\":\"c\",\"readyToUse\":\"true\"}}");
-	harness_add(&h,
-		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
-		    "\"VolumeSnapshotContent\",\"metadata\":{\"name\":\"c\"},\"spec\":{\"driver\":"
-		    "\"hostpath.csi.k8s.io\"},\"status\":{\"snapshotHandle\":\"1234\"}}");
-	harness_add(&h,
-		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
-		    "\"metadata\":{\"name\":\"n\",\"namespace\":\"default\"},\"status\":null}");
-	harness_run(&h, RESTORE);
-	assert_int_equal(only(&h, RESTORE)->status, STATUS_SKIP);
+	harness_add(&h, k8s_volume_snapshot("s", "c", "\"true\""));
+	harness_add(
+	    &h, k8s_snapshot_content("c", "hostpath.csi.k8s.io", "{\"snapshotHandle\":\"1234\"}"));
+	harness_add(
+	    &h, k8s_obj(K8S_SNAPSHOT, "VolumeSnapshot", "default", "n", NULL, "\"status\":null"));
+	harness_expect(&h, RESTORE, STATUS_SKIP);
 	harness_clear(&h);
 
 	installed(&h);
 	cs_set_status(&h.cs, RES_VS_SNAPSHOTS, RES_NOT_INSTALLED, NULL);
 	cs_set_status(&h.cs, RES_VS_CONTENTS, RES_NOT_INSTALLED, NULL);
-	harness_run(&h, RESTORE);
-	assert_int_equal(only(&h, RESTORE)->status, STATUS_SKIP);
+	harness_expect(&h, RESTORE, STATUS_SKIP);
 	harness_clear(&h);
 }
 
@@ -577,13 +471,11 @@ static void test_stuck_case10_warn(void **state)
 {
 	struct harness h;
 	installed(&h);
-	h.now_ns = at("2026-09-05T23:55:00Z");
+	h.now_ns = harness_at("2026-09-05T23:55:00Z");
 	harness_load(&h, "storage/volumesnapshots-case10.json");
 	harness_load(&h, "storage/volumesnapshotcontents-case10.json");
-	harness_run(&h, STUCK);
 	/* One finding: the content carries the repair, the snapshot follows it. */
-	const struct finding *f = only(&h, STUCK);
-	assert_int_equal(f->status, STATUS_WARN);
+	const struct finding *f = harness_expect(&h, STUCK, STATUS_WARN);
 	assert_string_equal(f->object, "VolumeSnapshotContent/snapcontent-0f1e2d3c-4b5a-4697-8877-"
 				       "665544332211");
 	assert_non_null(strstr(f->message, "deleting for 10m36s"));
@@ -608,20 +500,17 @@ static void test_stuck_recent_pass(void **state)
 {
 	struct harness h;
 	installed(&h);
-	h.now_ns = at("2026-09-05T23:46:00Z");
+	h.now_ns = harness_at("2026-09-05T23:46:00Z");
 	harness_load(&h, "storage/volumesnapshots-case10.json");
 	harness_load(&h, "storage/volumesnapshotcontents-case10.json");
-	harness_run(&h, STUCK);
-	const struct finding *f = only(&h, STUCK);
-	assert_int_equal(f->status, STATUS_PASS);
+	const struct finding *f = harness_expect(&h, STUCK, STATUS_PASS);
 	int64_t n;
 	assert_true(kv_get_int(&f->evidence, "deleting_less_than_5m", &n));
 	assert_int_equal(n, 2);
 	harness_clear(&h);
 
 	installed(&h);
-	harness_run(&h, STUCK);
-	assert_int_equal(only(&h, STUCK)->status, STATUS_PASS);
+	harness_expect(&h, STUCK, STATUS_PASS);
 	harness_clear(&h);
 }
 
@@ -630,11 +519,9 @@ static void test_stuck_snapshot_alone(void **state)
 	struct harness h;
 	/* The VolumeSnapshot is stuck but its content is gone: its own finalizer is the fix. */
 	installed(&h);
-	h.now_ns = at("2026-09-06T06:00:00Z");
+	h.now_ns = harness_at("2026-09-06T06:00:00Z");
 	harness_load(&h, "storage/volumesnapshots-case10.json");
-	harness_run(&h, STUCK);
-	const struct finding *f = only(&h, STUCK);
-	assert_int_equal(f->status, STATUS_WARN);
+	const struct finding *f = harness_expect(&h, STUCK, STATUS_WARN);
 	assert_non_null(strstr(f->object, "VolumeSnapshot/default/"));
 	assert_non_null(
 	    strstr(f->remediation, "volumesnapshots.snapshot.storage.k8s.io -n default"));
@@ -647,24 +534,20 @@ static void test_stuck_bad_input(void **state)
 	struct harness h;
 	installed(&h);
 	harness_add(&h,
-		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
-		    "\"VolumeSnapshotContent\",\"metadata\":{\"name\":\"c\",\"deletionTimestamp\":"
-		    "\"yesterday\",\"finalizers\":[\"x\"]}}");
+		    k8s_obj(K8S_SNAPSHOT, "VolumeSnapshotContent", NULL, "c",
+			    "\"deletionTimestamp\":\"yesterday\",\"finalizers\":[\"x\"]", NULL));
 	/* Deleting without finalizers: the API server removes it, nothing holds it. */
 	harness_add(&h,
-		    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
-		    "\"metadata\":{\"name\":\"s\",\"namespace\":\"a\",\"deletionTimestamp\":"
-		    "\"2026-09-01T00:00:00Z\",\"finalizers\":null}}");
-	harness_run(&h, STUCK);
-	const struct finding *f = only(&h, STUCK);
-	assert_int_equal(f->status, STATUS_UNKNOWN);
+		    k8s_obj(K8S_SNAPSHOT, "VolumeSnapshot", "a", "s",
+			    "\"deletionTimestamp\":\"2026-09-01T00:00:00Z\",\"finalizers\":null",
+			    NULL));
+	harness_expect(&h, STUCK, STATUS_UNKNOWN);
 	harness_clear(&h);
 
 	installed(&h);
 	cs_set_status(&h.cs, RES_VS_SNAPSHOTS, RES_NOT_INSTALLED, NULL);
 	cs_set_status(&h.cs, RES_VS_CONTENTS, RES_NOT_INSTALLED, NULL);
-	harness_run(&h, STUCK);
-	assert_int_equal(only(&h, STUCK)->status, STATUS_SKIP);
+	harness_expect(&h, STUCK, STATUS_SKIP);
 	harness_clear(&h);
 }
 

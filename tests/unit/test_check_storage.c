@@ -1,33 +1,11 @@
 /* api.storageclass.default, api.pvc.rwx-class-mismatch, api.dns.replicas on
  * fixtures modelled on a Harvester v1.8.2-on-RKE2 cluster (seed 000, 001). */
 #include "agg_harness.h"
+#include "fixtures_k8s.h"
 
 #define SC_DEFAULT "api.storageclass.default"
 #define PVC_RWX	   "api.pvc.rwx-class-mismatch"
 #define DNS	   "api.dns.replicas"
-
-/* Before Harvester's install: no harvester Deployment, harvesterhci.io not served. */
-static void preinstall(struct harness *h)
-{
-	cs_set_status(&h->cs, RES_HV_SETTINGS, RES_NOT_INSTALLED, NULL);
-	cs_set_status(&h->cs, RES_HV_VMIMAGES, RES_NOT_INSTALLED, NULL);
-}
-
-static const struct finding *only(struct harness *h, const char *id)
-{
-	assert_int_equal(h->out.n, 1);
-	assert_string_equal(h->out.items[0].check, id);
-	return &h->out.items[0];
-}
-
-static bool list_has(const struct finding *f, const char *key, const char *needle)
-{
-	const struct value_list *l = kv_get_list(&f->evidence, key);
-	for (size_t i = 0; l && i < l->n; i++)
-		if (l->items[i].type == VALUE_STR && strstr(l->items[i].s, needle))
-			return true;
-	return false;
-}
 
 /* ---- api.storageclass.default ---- */
 
@@ -37,11 +15,9 @@ static void test_sc_default_harvester_pass(void **state)
 	harness_init(&h);
 	harness_load(&h, "storage/deployments-harvester.json");
 	harness_load(&h, "storage/storageclasses-harvester.json");
-	harness_run(&h, SC_DEFAULT);
-	const struct finding *f = only(&h, SC_DEFAULT);
-	assert_int_equal(f->status, STATUS_PASS);
-	assert_true(
-	    list_has(f, "default_classes", "harvester-longhorn (provisioner driver.longhorn.io"));
+	const struct finding *f = harness_expect(&h, SC_DEFAULT, STATUS_PASS);
+	assert_true(harness_list_has(f, "default_classes",
+				     "harvester-longhorn (provisioner driver.longhorn.io"));
 	bool installed = false;
 	assert_true(kv_get_bool(&f->evidence, "harvester_installed", &installed));
 	assert_true(installed);
@@ -54,9 +30,7 @@ static void test_sc_default_case1_double_fail(void **state)
 	harness_init(&h);
 	harness_load(&h, "storage/deployments-harvester.json");
 	harness_load(&h, "storage/storageclasses-case1-double-default.json");
-	harness_run(&h, SC_DEFAULT);
-	const struct finding *f = only(&h, SC_DEFAULT);
-	assert_int_equal(f->status, STATUS_FAIL);
+	const struct finding *f = harness_expect(&h, SC_DEFAULT, STATUS_FAIL);
 	assert_non_null(
 	    strstr(f->message, "2 default StorageClasses (harvester-longhorn, longhorn)"));
 	assert_non_null(strstr(f->remediation, "kubectl annotate sc longhorn "
@@ -76,22 +50,16 @@ static void test_sc_default_none_fail(void **state)
 	/* Post-install: the seed's fix re-annotates harvester-longhorn. */
 	harness_init(&h);
 	harness_load(&h, "storage/deployments-harvester.json");
-	harness_add(&h, "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\","
-			"\"metadata\":{\"name\":\"harvester-longhorn\"},\"provisioner\":\"driver."
-			"longhorn.io\"}");
-	harness_run(&h, SC_DEFAULT);
-	const struct finding *f = only(&h, SC_DEFAULT);
-	assert_int_equal(f->status, STATUS_FAIL);
+	harness_add(&h, k8s_storage_class("harvester-longhorn", NULL, "driver.longhorn.io"));
+	const struct finding *f = harness_expect(&h, SC_DEFAULT, STATUS_FAIL);
 	assert_non_null(strstr(f->message, "no default StorageClass among 1"));
 	assert_non_null(strstr(f->remediation, "kubectl annotate sc harvester-longhorn"));
 	harness_clear(&h);
 
 	/* Pre-install, no class at all: SPEC §3 says FAIL at any time. */
 	harness_init(&h);
-	preinstall(&h);
-	harness_run(&h, SC_DEFAULT);
-	f = only(&h, SC_DEFAULT);
-	assert_int_equal(f->status, STATUS_FAIL);
+	harness_preinstall(&h);
+	f = harness_expect(&h, SC_DEFAULT, STATUS_FAIL);
 	assert_non_null(strstr(f->remediation, "longhorn.persistence.defaultClass=false"));
 	harness_clear(&h);
 }
@@ -100,12 +68,10 @@ static void test_sc_default_preinstall_existing_warn(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	preinstall(&h);
+	harness_preinstall(&h);
 	harness_load(&h, "storage/deployments-rke2-preinstall.json");
 	harness_load(&h, "storage/storageclasses-rke2-local-path.json");
-	harness_run(&h, SC_DEFAULT);
-	const struct finding *f = only(&h, SC_DEFAULT);
-	assert_int_equal(f->status, STATUS_WARN);
+	const struct finding *f = harness_expect(&h, SC_DEFAULT, STATUS_WARN);
 	assert_non_null(strstr(f->message, "local-path (provisioner rancher.io/local-path)"));
 	assert_non_null(strstr(f->remediation, "longhorn.persistence.defaultClass=false"));
 	assert_non_null(strstr(f->remediation, "kubectl annotate sc local-path "
@@ -122,12 +88,8 @@ static void test_sc_default_postinstall_other_warn(void **state)
 	harness_init(&h);
 	harness_load(&h, "storage/deployments-harvester.json");
 	harness_load(&h, "storage/storageclasses-rke2-local-path.json");
-	harness_add(&h, "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\","
-			"\"metadata\":{\"name\":\"harvester-longhorn\"},\"provisioner\":\"driver."
-			"longhorn.io\"}");
-	harness_run(&h, SC_DEFAULT);
-	const struct finding *f = only(&h, SC_DEFAULT);
-	assert_int_equal(f->status, STATUS_WARN);
+	harness_add(&h, k8s_storage_class("harvester-longhorn", NULL, "driver.longhorn.io"));
+	const struct finding *f = harness_expect(&h, SC_DEFAULT, STATUS_WARN);
 	assert_non_null(strstr(f->message, "the default StorageClass is local-path"));
 	assert_null(strstr(f->message, "does not exist"));
 	assert_non_null(strstr(f->remediation, "kubectl annotate sc local-path"));
@@ -140,19 +102,17 @@ static void test_sc_default_beta_and_near_miss(void **state)
 	harness_init(&h);
 	harness_load(&h, "storage/deployments-harvester.json");
 	/* The beta annotation counts; "True" does not (Kubernetes compares with "true"). */
-	harness_add(&h, "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\","
-			"\"metadata\":{\"name\":\"harvester-longhorn\",\"annotations\":"
-			"{\"storageclass.beta.kubernetes.io/is-default-class\":\"true\"}},"
-			"\"provisioner\":\"driver.longhorn.io\"}");
-	harness_add(&h, "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\","
-			"\"metadata\":{\"name\":\"nfs-client\",\"annotations\":"
-			"{\"storageclass.kubernetes.io/is-default-class\":\"True\"}},"
-			"\"provisioner\":\"cluster.local/nfs-subdir-external-provisioner\"}");
-	harness_run(&h, SC_DEFAULT);
-	const struct finding *f = only(&h, SC_DEFAULT);
-	assert_int_equal(f->status, STATUS_PASS);
-	assert_true(list_has(f, "default_classes", "storageclass.beta.kubernetes.io"));
-	assert_true(list_has(f, "ignored_default_annotations", "nfs-client"));
+	harness_add(
+	    &h, k8s_storage_class("harvester-longhorn",
+				  "{\"storageclass.beta.kubernetes.io/is-default-class\":\"true\"}",
+				  "driver.longhorn.io"));
+	harness_add(&h,
+		    k8s_storage_class("nfs-client",
+				      "{\"storageclass.kubernetes.io/is-default-class\":\"True\"}",
+				      "cluster.local/nfs-subdir-external-provisioner"));
+	const struct finding *f = harness_expect(&h, SC_DEFAULT, STATUS_PASS);
+	assert_true(harness_list_has(f, "default_classes", "storageclass.beta.kubernetes.io"));
+	assert_true(harness_list_has(f, "ignored_default_annotations", "nfs-client"));
 	harness_clear(&h);
 }
 
@@ -167,14 +127,13 @@ static void test_sc_default_bad_input(void **state)
 	harness_add(&h, "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\","
 			"\"metadata\":{\"name\":7,\"annotations\":{\"storageclass.kubernetes.io/"
 			"is-default-class\":true}},\"provisioner\":null}");
-	harness_add(&h,
-		    "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\","
-		    "\"metadata\":{\"name\":\"x\",\"annotations\":{\"storageclass.kubernetes.io/"
-		    "is-default-class\":\"true\"}}}");
-	harness_run(&h, SC_DEFAULT);
-	const struct finding *f = only(&h, SC_DEFAULT);
-	assert_int_equal(f->status, STATUS_WARN);
-	assert_true(list_has(f, "default_classes", "x (provisioner (absent)"));
+	harness_add(
+	    &h,
+	    k8s_obj(K8S_STORAGE, "StorageClass", NULL, "x",
+		    "\"annotations\":{\"storageclass.kubernetes.io/is-default-class\":\"true\"}",
+		    NULL));
+	const struct finding *f = harness_expect(&h, SC_DEFAULT, STATUS_WARN);
+	assert_true(harness_list_has(f, "default_classes", "x (provisioner (absent)"));
 	harness_clear(&h);
 }
 
@@ -186,9 +145,7 @@ static void test_pvc_case8_filesystem_on_migratable_fail(void **state)
 	harness_init(&h);
 	harness_load(&h, "storage/storageclasses-harvester.json");
 	harness_load(&h, "storage/pvcs-case8.json");
-	harness_run(&h, PVC_RWX);
-	const struct finding *f = only(&h, PVC_RWX);
-	assert_int_equal(f->status, STATUS_FAIL);
+	const struct finding *f = harness_expect(&h, PVC_RWX, STATUS_FAIL);
 	assert_string_equal(f->object, "PersistentVolumeClaim/default/vm-migrate-test-disk-0");
 	assert_non_null(strstr(f->message, "no NFS share-manager"));
 	assert_string_equal(kv_get_str(&f->evidence, "volume_mode"), "Filesystem");
@@ -204,9 +161,7 @@ static void test_pvc_healthy_pass(void **state)
 	harness_init(&h);
 	harness_load(&h, "storage/storageclasses-harvester.json");
 	harness_load(&h, "storage/pvcs-healthy.json");
-	harness_run(&h, PVC_RWX);
-	const struct finding *f = only(&h, PVC_RWX);
-	assert_int_equal(f->status, STATUS_PASS);
+	const struct finding *f = harness_expect(&h, PVC_RWX, STATUS_PASS);
 	int64_t n;
 	assert_true(kv_get_int(&f->evidence, "rwx_on_longhorn", &n));
 	assert_int_equal(n, 2);
@@ -218,13 +173,11 @@ static void test_pvc_block_on_nonmigratable_fail(void **state)
 	struct harness h;
 	harness_init(&h);
 	harness_load(&h, "storage/storageclasses-harvester.json");
-	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
-			"{\"name\":\"vm1-disk-0\",\"namespace\":\"vms\"},\"spec\":{\"accessModes\":"
-			"[\"ReadWriteMany\"],\"volumeMode\":\"Block\",\"storageClassName\":"
-			"\"longhorn-rwx\"},\"status\":{\"phase\":\"Bound\"}}");
-	harness_run(&h, PVC_RWX);
-	const struct finding *f = only(&h, PVC_RWX);
-	assert_int_equal(f->status, STATUS_FAIL);
+	harness_add(&h, k8s_pvc("vms", "vm1-disk-0",
+				"{\"accessModes\":[\"ReadWriteMany\"],\"volumeMode\":\"Block\","
+				"\"storageClassName\":\"longhorn-rwx\"}",
+				"{\"phase\":\"Bound\"}"));
+	const struct finding *f = harness_expect(&h, PVC_RWX, STATUS_FAIL);
 	assert_string_equal(f->object, "PersistentVolumeClaim/vms/vm1-disk-0");
 	assert_non_null(strstr(f->message, "live-migration form"));
 	harness_clear(&h);
@@ -236,12 +189,8 @@ static void test_pvc_default_class_and_skip(void **state)
 	/* No storageClassName: the default class (harvester-longhorn, migratable) decides. */
 	harness_init(&h);
 	harness_load(&h, "storage/storageclasses-harvester.json");
-	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
-			"{\"name\":\"data\",\"namespace\":\"default\"},\"spec\":{\"accessModes\":"
-			"[\"ReadWriteMany\"]}}");
-	harness_run(&h, PVC_RWX);
-	const struct finding *f = only(&h, PVC_RWX);
-	assert_int_equal(f->status, STATUS_FAIL);
+	harness_add(&h, k8s_pvc("default", "data", "{\"accessModes\":[\"ReadWriteMany\"]}", NULL));
+	const struct finding *f = harness_expect(&h, PVC_RWX, STATUS_FAIL);
 	assert_non_null(strstr(kv_get_str(&f->evidence, "storage_class_from"), "default"));
 	assert_string_equal(kv_get_str(&f->evidence, "volume_mode"), "(absent: Filesystem)");
 	harness_clear(&h);
@@ -249,11 +198,13 @@ static void test_pvc_default_class_and_skip(void **state)
 	/* Only RWO PVCs: nothing to judge. */
 	harness_init(&h);
 	harness_load(&h, "storage/storageclasses-harvester.json");
-	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
-			"{\"name\":\"data\",\"namespace\":\"default\"},\"spec\":{\"accessModes\":"
-			"[\"ReadWriteOnce\"],\"storageClassName\":\"harvester-longhorn\"}}");
-	harness_run(&h, PVC_RWX);
-	assert_int_equal(only(&h, PVC_RWX)->status, STATUS_SKIP);
+	harness_add(
+	    &h,
+	    k8s_pvc(
+		"default", "data",
+		"{\"accessModes\":[\"ReadWriteOnce\"],\"storageClassName\":\"harvester-longhorn\"}",
+		NULL));
+	harness_expect(&h, PVC_RWX, STATUS_SKIP);
 	harness_clear(&h);
 }
 
@@ -262,24 +213,25 @@ static void test_pvc_unknown_and_other_drivers(void **state)
 	struct harness h;
 	harness_init(&h);
 	harness_load(&h, "storage/storageclasses-harvester.json");
-	harness_add(&h, "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\","
-			"\"metadata\":{\"name\":\"nfs-client\"},\"provisioner\":"
-			"\"cluster.local/nfs-subdir-external-provisioner\"}");
-	harness_add(&h,
-		    "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\","
-		    "\"metadata\":{\"name\":\"lh-typo\"},\"provisioner\":\"driver.longhorn.io\","
-		    "\"parameters\":{\"migratable\":\"yes\"}}");
-	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
-			"{\"name\":\"nfs\",\"namespace\":\"a\"},\"spec\":{\"accessModes\":"
-			"[\"ReadWriteMany\"],\"storageClassName\":\"nfs-client\"}}");
+	harness_add(&h, k8s_storage_class("nfs-client", NULL,
+					  "cluster.local/nfs-subdir-external-provisioner"));
 	harness_add(
 	    &h,
-	    "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
-	    "{\"name\":\"gone\",\"namespace\":\"a\"},\"spec\":{\"accessModes\":"
-	    "[\"ReadWriteMany\"],\"storageClassName\":\"deleted-class\",\"volumeName\":\"pv-1\"}}");
-	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
-			"{\"name\":\"typo\",\"namespace\":\"a\"},\"spec\":{\"accessModes\":"
-			"[\"ReadWriteMany\"],\"storageClassName\":\"lh-typo\"}}");
+	    k8s_obj(
+		K8S_STORAGE, "StorageClass", NULL, "lh-typo", NULL,
+		"\"provisioner\":\"driver.longhorn.io\",\"parameters\":{\"migratable\":\"yes\"}"));
+	harness_add(
+	    &h, k8s_pvc("a", "nfs",
+			"{\"accessModes\":[\"ReadWriteMany\"],\"storageClassName\":\"nfs-client\"}",
+			NULL));
+	harness_add(&h, k8s_pvc("a", "gone",
+				"{\"accessModes\":[\"ReadWriteMany\"],\"storageClassName\":"
+				"\"deleted-class\",\"volumeName\":\"pv-1\"}",
+				NULL));
+	harness_add(
+	    &h, k8s_pvc("a", "typo",
+			"{\"accessModes\":[\"ReadWriteMany\"],\"storageClassName\":\"lh-typo\"}",
+			NULL));
 	harness_run(&h, PVC_RWX);
 	assert_int_equal(h.out.n, 2);
 	assert_int_equal(harness_finding(&h, PVC_RWX, "PersistentVolumeClaim/a/gone")->status,
@@ -294,22 +246,21 @@ static void test_pvc_bad_input(void **state)
 	struct harness h;
 	harness_init(&h);
 	harness_load(&h, "storage/storageclasses-harvester.json");
-	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
-			"{\"name\":\"a\",\"namespace\":\"x\"},\"spec\":{\"accessModes\":null}}");
-	harness_add(&h,
-		    "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
-		    "{\"name\":\"b\",\"namespace\":\"x\"},\"spec\":{\"accessModes\":[1,2,null]}}");
-	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
-			"{\"name\":\"c\",\"namespace\":\"x\"},\"spec\":{\"accessModes\":"
-			"[\"ReadWriteMany\"],\"storageClassName\":42,\"volumeMode\":7}}");
-	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
-			"{\"name\":\"d\",\"namespace\":\"x\"},\"spec\":{\"accessModes\":"
-			"[\"ReadWriteMany\"],\"storageClassName\":\"\"}}");
+	harness_add(&h, k8s_pvc("x", "a", "{\"accessModes\":null}", NULL));
+	harness_add(&h, k8s_pvc("x", "b", "{\"accessModes\":[1,2,null]}", NULL));
 	harness_add(
 	    &h,
-	    "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
-	    "{\"name\":\"e\",\"namespace\":\"x\"},\"spec\":{\"accessModes\":"
-	    "[\"ReadWriteMany\"],\"storageClassName\":\"longhorn-rwx\",\"volumeMode\":\"Raw\"}}");
+	    k8s_pvc(
+		"x", "c",
+		"{\"accessModes\":[\"ReadWriteMany\"],\"storageClassName\":42,\"volumeMode\":7}",
+		NULL));
+	harness_add(&h, k8s_pvc("x", "d",
+				"{\"accessModes\":[\"ReadWriteMany\"],\"storageClassName\":\"\"}",
+				NULL));
+	harness_add(&h, k8s_pvc("x", "e",
+				"{\"accessModes\":[\"ReadWriteMany\"],\"storageClassName\":"
+				"\"longhorn-rwx\",\"volumeMode\":\"Raw\"}",
+				NULL));
 	harness_add(&h,
 		    "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{}}");
 	harness_run(&h, PVC_RWX);
@@ -328,8 +279,7 @@ static void test_pvc_not_collected(void **state)
 	struct harness h;
 	harness_init(&h);
 	cs_set_status(&h.cs, RES_PVCS, RES_FORBIDDEN, "403");
-	harness_run(&h, PVC_RWX);
-	assert_int_equal(only(&h, PVC_RWX)->status, STATUS_UNKNOWN);
+	harness_expect(&h, PVC_RWX, STATUS_UNKNOWN);
 	harness_clear(&h);
 }
 
@@ -352,9 +302,7 @@ static void test_dns_pass(void **state)
 	struct harness h;
 	harness_init(&h);
 	harness_load(&h, "storage/deployments-harvester.json");
-	harness_run(&h, DNS);
-	const struct finding *f = only(&h, DNS);
-	assert_int_equal(f->status, STATUS_PASS);
+	const struct finding *f = harness_expect(&h, DNS, STATUS_PASS);
 	assert_string_equal(f->object, "Deployment/kube-system/rke2-coredns-rke2-coredns");
 	int64_t n;
 	assert_true(kv_get_int(&f->evidence, "ready_replicas", &n));
@@ -364,8 +312,7 @@ static void test_dns_pass(void **state)
 	/* A string count is still a count. */
 	harness_init(&h);
 	harness_add(&h, coredns(1, "\"2\""));
-	harness_run(&h, DNS);
-	assert_int_equal(only(&h, DNS)->status, STATUS_PASS);
+	harness_expect(&h, DNS, STATUS_PASS);
 	harness_clear(&h);
 }
 
@@ -374,20 +321,14 @@ static void test_dns_one_warn(void **state)
 	struct harness h;
 	harness_init(&h);
 	harness_add(&h, coredns(1, "1"));
-	harness_run(&h, DNS);
-	const struct finding *f = only(&h, DNS);
-	assert_int_equal(f->status, STATUS_WARN);
+	const struct finding *f = harness_expect(&h, DNS, STATUS_WARN);
 	assert_non_null(strstr(f->remediation, "autoscaler.min: 2"));
 	harness_clear(&h);
 
 	harness_init(&h);
-	harness_add(&h,
-		    "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":"
-		    "\"coredns\",\"namespace\":\"kube-system\"},\"spec\":{\"replicas\":1},"
-		    "\"status\":{\"readyReplicas\":1}}");
-	harness_run(&h, DNS);
-	f = only(&h, DNS);
-	assert_int_equal(f->status, STATUS_WARN);
+	harness_add(&h, k8s_obj("apps/v1", "Deployment", "kube-system", "coredns", NULL,
+				"\"spec\":{\"replicas\":1},\"status\":{\"readyReplicas\":1}"));
+	f = harness_expect(&h, DNS, STATUS_WARN);
 	assert_non_null(strstr(f->remediation, "scale deployment coredns --replicas=2"));
 	harness_clear(&h);
 }
@@ -398,25 +339,19 @@ static void test_dns_fail(void **state)
 	/* readyReplicas is omitted when 0. */
 	harness_init(&h);
 	harness_add(&h, coredns(0, NULL));
-	harness_run(&h, DNS);
-	const struct finding *f = only(&h, DNS);
-	assert_int_equal(f->status, STATUS_FAIL);
+	const struct finding *f = harness_expect(&h, DNS, STATUS_FAIL);
 	assert_non_null(strstr(f->remediation, "describe deployment rke2-coredns-rke2-coredns"));
 	harness_clear(&h);
 
 	/* No CoreDNS at all; the autoscaler's label must not match. */
 	harness_init(&h);
-	harness_add(
-	    &h,
-	    "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":"
-	    "\"rke2-coredns-rke2-coredns-autoscaler\",\"namespace\":\"kube-system\","
-	    "\"labels\":{\"k8s-app\":\"kube-dns-autoscaler\"}},\"status\":{\"readyReplicas\":1}}");
-	harness_add(&h,
-		    "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":"
-		    "\"coredns\",\"namespace\":\"default\"},\"status\":{\"readyReplicas\":3}}");
-	harness_run(&h, DNS);
-	f = only(&h, DNS);
-	assert_int_equal(f->status, STATUS_FAIL);
+	harness_add(&h, k8s_obj("apps/v1", "Deployment", "kube-system",
+				"rke2-coredns-rke2-coredns-autoscaler",
+				"\"labels\":{\"k8s-app\":\"kube-dns-autoscaler\"}",
+				"\"status\":{\"readyReplicas\":1}"));
+	harness_add(&h, k8s_obj("apps/v1", "Deployment", "default", "coredns", NULL,
+				"\"status\":{\"readyReplicas\":3}"));
+	f = harness_expect(&h, DNS, STATUS_FAIL);
 	assert_null(f->object);
 	harness_clear(&h);
 }
@@ -425,31 +360,24 @@ static void test_dns_unknown(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	harness_add(&h,
-		    "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":"
-		    "\"coredns\",\"namespace\":\"kube-system\"}}");
-	harness_run(&h, DNS);
-	assert_int_equal(only(&h, DNS)->status, STATUS_UNKNOWN);
+	harness_add(&h, k8s_obj("apps/v1", "Deployment", "kube-system", "coredns", NULL, NULL));
+	harness_expect(&h, DNS, STATUS_UNKNOWN);
 	harness_clear(&h);
 
 	harness_init(&h);
 	harness_add(&h, coredns(1, "\"two\""));
-	harness_run(&h, DNS);
-	assert_int_equal(only(&h, DNS)->status, STATUS_UNKNOWN);
+	harness_expect(&h, DNS, STATUS_UNKNOWN);
 	harness_clear(&h);
 
 	harness_init(&h);
-	harness_add(&h,
-		    "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":"
-		    "\"coredns\",\"namespace\":\"kube-system\"},\"status\":null}");
-	harness_run(&h, DNS);
-	assert_int_equal(only(&h, DNS)->status, STATUS_UNKNOWN);
+	harness_add(&h, k8s_obj("apps/v1", "Deployment", "kube-system", "coredns", NULL,
+				"\"status\":null"));
+	harness_expect(&h, DNS, STATUS_UNKNOWN);
 	harness_clear(&h);
 
 	harness_init(&h);
 	cs_set_status(&h.cs, RES_DEPLOYMENTS, RES_NOT_COLLECTED, NULL);
-	harness_run(&h, DNS);
-	assert_int_equal(only(&h, DNS)->status, STATUS_UNKNOWN);
+	harness_expect(&h, DNS, STATUS_UNKNOWN);
 	harness_clear(&h);
 }
 

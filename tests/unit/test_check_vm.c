@@ -5,21 +5,6 @@
 #define RS  "api.vm.run-strategy"
 #define CDI "api.cdi.import-source"
 
-static const char *ev(const struct finding *f, const char *key)
-{
-	const char *s = kv_get_str(&f->evidence, key);
-	return s ? s : "";
-}
-
-static bool list_has_substr(const struct finding *f, const char *key, const char *needle)
-{
-	const struct value_list *l = kv_get_list(&f->evidence, key);
-	for (size_t i = 0; l && i < l->n; i++)
-		if (l->items[i].type == VALUE_STR && strstr(l->items[i].s, needle))
-			return true;
-	return false;
-}
-
 static bool row_has_reason(const struct vm_row *r, const char *needle)
 {
 	for (size_t i = 0; i < r->reasons.n; i++)
@@ -65,11 +50,11 @@ static void test_lm_rwo_case6(void **state)
 	assert_int_equal(f->status, STATUS_FAIL);
 	assert_string_equal(f->node, "sza122101.local");
 	assert_non_null(strstr(f->message, "LiveMigratable=False DisksNotLiveMigratable"));
-	assert_true(list_has_substr(f, "reasons", "PVC vm-cirros-test-disk-0 is ReadWriteOnce"));
-	assert_true(list_has_substr(f, "volumes",
-				    "vm-cirros-test-disk-0: ReadWriteOnce Filesystem "
-				    "class=harvester-longhorn (migratable)"));
-	assert_string_equal(ev(f, "migrationMethod"), "BlockMigration");
+	assert_true(harness_list_has(f, "reasons", "PVC vm-cirros-test-disk-0 is ReadWriteOnce"));
+	assert_true(harness_list_has(f, "volumes",
+				     "vm-cirros-test-disk-0: ReadWriteOnce Filesystem "
+				     "class=harvester-longhorn (migratable)"));
+	assert_string_equal(harness_ev(f, "migrationMethod"), "BlockMigration");
 	assert_non_null(strstr(f->remediation, "ReadWriteMany"));
 	assert_non_null(strstr(f->remediation, "\"Halted\""));
 	/* the table row carries every reason */
@@ -184,9 +169,9 @@ static void test_lm_other_reasons(void **state)
 	harness_run(&h, LM);
 	f = harness_finding(&h, LM, "VirtualMachineInstance/default/vm1");
 	assert_int_equal(f->status, STATUS_FAIL);
-	assert_true(list_has_substr(f, "reasons", "never get an NFS share-manager"));
-	assert_true(list_has_substr(f, "reasons", "hostDisk"));
-	assert_true(list_has_substr(f, "reasons", "PVC ghost: neither"));
+	assert_true(harness_list_has(f, "reasons", "never get an NFS share-manager"));
+	assert_true(harness_list_has(f, "reasons", "hostDisk"));
+	assert_true(harness_list_has(f, "reasons", "PVC ghost: neither"));
 	assert_int_equal(h.vms.items[0].reasons.n, 3);
 	harness_clear(&h);
 
@@ -264,7 +249,7 @@ static void test_rs(void **state)
 	const struct finding *f =
 	    harness_finding(&h, RS, "VirtualMachine/default/vm-rwo-blank-test");
 	assert_int_equal(f->status, STATUS_WARN);
-	assert_string_equal(ev(f, "spec.running"), "true");
+	assert_string_equal(harness_ev(f, "spec.running"), "true");
 	assert_non_null(strstr(f->message, "Halted, not Stopped"));
 	assert_non_null(strstr(f->remediation, "\"op\":\"remove\",\"path\":\"/spec/running\""));
 	assert_non_null(strstr(f->remediation, "\"value\":\"Always\""));
@@ -340,11 +325,11 @@ static void test_cdi_case13(void **state)
 	harness_run(&h, CDI);
 	const struct finding *f = harness_finding(&h, CDI, "DataVolume/default/vm-cirros-disk-0");
 	assert_int_equal(f->status, STATUS_WARN);
-	assert_string_equal(ev(f, "host"), "download.cirros-cloud.net");
-	assert_string_equal(ev(f, "progress"), "99.62%");
-	assert_string_equal(ev(f, "importer_pod"),
+	assert_string_equal(harness_ev(f, "host"), "download.cirros-cloud.net");
+	assert_string_equal(harness_ev(f, "progress"), "99.62%");
+	assert_string_equal(harness_ev(f, "importer_pod"),
 			    "importer-prime-661291de-3b4c-4d5e-8f60-718293a4b5c6");
-	assert_non_null(strstr(ev(f, "last_error"), "Connection reset by peer"));
+	assert_non_null(strstr(harness_ev(f, "last_error"), "Connection reset by peer"));
 	assert_non_null(strstr(f->message, "restarted 2 times at 99.62%"));
 	assert_non_null(strstr(f->remediation, "VirtualMachineImage"));
 	harness_clear(&h);
@@ -356,7 +341,7 @@ static void test_cdi_case13(void **state)
 	harness_run(&h, CDI);
 	f = harness_finding(&h, CDI, "DataVolume/default/vm-cirros-disk-0");
 	assert_int_equal(f->status, STATUS_WARN);
-	assert_string_equal(ev(f, "importer_pod"), "");
+	assert_string_equal(harness_ev(f, "importer_pod"), "");
 	harness_clear(&h);
 }
 
@@ -408,7 +393,7 @@ static void test_cdi_hosts_and_garbage(void **state)
 		harness_run(&h, CDI);
 		const struct finding *f = harness_finding(&h, CDI, "DataVolume/ns/d");
 		assert_int_equal(f->status, STATUS_WARN);
-		assert_string_equal(ev(f, "host"), cases[i].host);
+		assert_string_equal(harness_ev(f, "host"), cases[i].host);
 		bool internal;
 		assert_true(kv_get_bool(&f->evidence, "in_cluster", &internal));
 		assert_int_equal(internal, cases[i].internal);

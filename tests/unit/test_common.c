@@ -1,10 +1,11 @@
-/* The report model, the catalog, gates, time parsing and probe targets. */
+/* The report model, the catalog, gates, time parsing, probe targets and the file reader. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 
 #include "catalog.h"
@@ -175,13 +176,74 @@ static void test_finding_json(void **state)
 	finding_list_clear(&l);
 }
 
+/* One reader for every file: exactly max bytes is accepted, one more is not (also
+ * below its first 4 KiB buffer), or is cut when the caller accepts a prefix. */
+static char read_dir[] = "/tmp/hvready-read-XXXXXX";
+
+static int read_dir_remove(void **state)
+{
+	_cleanup_free_ char *path = xasprintf("%s/f", read_dir);
+	unlink(path);
+	rmdir(read_dir);
+	return 0;
+}
+
+static void test_read_file(void **state)
+{
+	const char *dir = mkdtemp(read_dir);
+	assert_non_null(dir);
+	_cleanup_free_ char *path = xasprintf("%s/f", dir);
+	char *buf;
+	size_t len;
+	static const size_t sizes[] = {0, 1, 255, 256, 257, 4096, 4097, 100000};
+	for (size_t i = 0; i < ELEMENTSOF(sizes); i++) {
+		FILE *f = fopen(path, "we");
+		assert_non_null(f);
+		for (size_t j = 0; j < sizes[i]; j++)
+			fputc('a' + (int)(j % 26), f);
+		assert_int_equal(fclose(f), 0);
+
+		assert_int_equal(util_read_file(path, sizes[i] + 1, &buf, &len), 0);
+		assert_int_equal(len, sizes[i]);
+		assert_int_equal(buf[len], '\0');
+		free(buf);
+		assert_int_equal(util_read_file(path, sizes[i], &buf, &len), 0);
+		assert_int_equal(len, sizes[i]);
+		free(buf);
+		if (sizes[i] == 0)
+			continue;
+		assert_int_equal(util_read_file(path, sizes[i] - 1, &buf, &len), -EFBIG);
+
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		bool truncated = false;
+		assert_int_equal(util_read_fd(fd, sizes[i] - 1, &buf, &len, &truncated), 0);
+		close(fd);
+		assert_true(truncated);
+		assert_int_equal(len, sizes[i] - 1);
+		assert_int_equal(strlen(buf), sizes[i] - 1);
+		if (len > 0)
+			assert_int_equal(buf[len - 1], 'a' + (int)((len - 1) % 26));
+		free(buf);
+	}
+	assert_int_equal(util_read_file(dir, 100, &buf, &len), -EISDIR);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(util_read_file(path, 100, &buf, &len), -ENOENT);
+	assert_string_equal(util_read_strerror(-EFBIG), "file too large");
+	assert_string_equal(util_read_strerror(-ENOENT), strerror(ENOENT));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_kv_types),	 cmocka_unit_test(test_status_worst),
-	    cmocka_unit_test(test_catalog),	 cmocka_unit_test(test_gates),
-	    cmocka_unit_test(test_rfc3339),	 cmocka_unit_test(test_probe_targets),
+	    cmocka_unit_test(test_kv_types),
+	    cmocka_unit_test(test_status_worst),
+	    cmocka_unit_test(test_catalog),
+	    cmocka_unit_test(test_gates),
+	    cmocka_unit_test(test_rfc3339),
+	    cmocka_unit_test(test_probe_targets),
 	    cmocka_unit_test(test_finding_json),
+	    cmocka_unit_test_teardown(test_read_file, read_dir_remove),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -395,6 +395,23 @@ static void reply_head(struct wbuf *w, uint32_t xid)
 	w32(w, 0);
 }
 
+/* A COMPOUND reply: status, an empty tag, and the count of results that follow. */
+static void compound_head(struct wbuf *w, uint32_t xid, uint32_t status, uint32_t nres)
+{
+	reply_head(w, xid);
+	w32(w, status);
+	w32(w, 0);
+	w32(w, nres);
+}
+
+/* A successful COMPOUND reply with one result: op's, NFS4_OK, then its body. */
+static void one_result(struct wbuf *w, uint32_t xid, uint32_t op)
+{
+	compound_head(w, xid, 0, 1);
+	w32(w, op);
+	w32(w, 0);
+}
+
 static int parse(const struct wbuf *w, struct nfs41_reply *r, char *err, size_t errlen)
 {
 	err[0] = '\0';
@@ -424,19 +441,13 @@ static void test_malformed(void **state)
 	expect_bad(&w, "not a reply");
 
 	/* The COMPOUND status must be the last operation's. */
-	reply_head(&w, 7);
-	w32(&w, NFS4ERR_NOENT);
-	w32(&w, 0);
-	w32(&w, 1);
+	compound_head(&w, 7, NFS4ERR_NOENT, 1);
 	w32(&w, NFS41_OP_PUTROOTFH);
 	w32(&w, 0);
 	expect_bad(&w, "differs from the last operation");
 
 	/* Nothing may follow a failed operation. */
-	reply_head(&w, 7);
-	w32(&w, NFS4ERR_NOENT);
-	w32(&w, 0);
-	w32(&w, 2);
+	compound_head(&w, 7, NFS4ERR_NOENT, 2);
 	w32(&w, NFS41_OP_LOOKUP);
 	w32(&w, NFS4ERR_NOENT);
 	w32(&w, NFS41_OP_GETFH);
@@ -444,51 +455,28 @@ static void test_malformed(void **state)
 	expect_bad(&w, "results after a failed operation");
 
 	/* More results than a COMPOUND of ours can have. */
-	reply_head(&w, 7);
-	w32(&w, 0);
-	w32(&w, 0);
-	w32(&w, NFS41_MAX_OPS + 1);
+	compound_head(&w, 7, 0, NFS41_MAX_OPS + 1);
 	expect_bad(&w, "result count");
 
 	/* A file handle longer than NFS4_FHSIZE. */
-	reply_head(&w, 7);
-	w32(&w, 0);
-	w32(&w, 0);
-	w32(&w, 1);
-	w32(&w, NFS41_OP_GETFH);
-	w32(&w, 0);
+	one_result(&w, 7, NFS41_OP_GETFH);
 	w32(&w, NFS41_FH_MAX + 1);
 	static const uint8_t zeros[NFS41_FH_MAX + 4];
 	wbytes(&w, zeros, NFS41_FH_MAX + 1);
 	expect_bad(&w, "GETFH file handle");
 
 	/* A length that runs past the end of the record. */
-	reply_head(&w, 7);
-	w32(&w, 0);
-	w32(&w, 0);
-	w32(&w, 1);
-	w32(&w, NFS41_OP_GETFH);
-	w32(&w, 0);
+	one_result(&w, 7, NFS41_OP_GETFH);
 	w32(&w, 64);
 	wbytes(&w, zeros, 8);
 	expect_bad(&w, "GETFH file handle");
 
 	/* The result of an operation we never send. */
-	reply_head(&w, 7);
-	w32(&w, 0);
-	w32(&w, 0);
-	w32(&w, 1);
-	w32(&w, 26); /* READDIR */
-	w32(&w, 0);
+	one_result(&w, 7, 26); /* READDIR */
 	expect_bad(&w, "not sent");
 
 	/* An attribute that was not asked for (fsid, bit 8). */
-	reply_head(&w, 7);
-	w32(&w, 0);
-	w32(&w, 0);
-	w32(&w, 1);
-	w32(&w, NFS41_OP_GETATTR);
-	w32(&w, 0);
+	one_result(&w, 7, NFS41_OP_GETATTR);
 	w32(&w, 1);
 	w32(&w, 1u << 8);
 	w32(&w, 16);
@@ -496,12 +484,7 @@ static void test_malformed(void **state)
 	expect_bad(&w, "not requested");
 
 	/* Attribute values longer than their attributes. */
-	reply_head(&w, 7);
-	w32(&w, 0);
-	w32(&w, 0);
-	w32(&w, 1);
-	w32(&w, NFS41_OP_GETATTR);
-	w32(&w, 0);
+	one_result(&w, 7, NFS41_OP_GETATTR);
 	w32(&w, 1);
 	w32(&w, 1u << 1); /* type */
 	w32(&w, 8);
@@ -510,45 +493,25 @@ static void test_malformed(void **state)
 	expect_bad(&w, "longer than their attributes");
 
 	/* A mode with bits above 07777, a bool that is neither 0 nor 1. */
-	reply_head(&w, 7);
-	w32(&w, 0);
-	w32(&w, 0);
-	w32(&w, 1);
-	w32(&w, NFS41_OP_GETATTR);
-	w32(&w, 0);
+	one_result(&w, 7, NFS41_OP_GETATTR);
 	w32(&w, 2);
 	w32(&w, 0);
 	w32(&w, 1u << 1); /* mode */
 	w32(&w, 4);
 	w32(&w, 0100755);
 	expect_bad(&w, "mode above 07777");
-	reply_head(&w, 7);
-	w32(&w, 0);
-	w32(&w, 0);
-	w32(&w, 1);
-	w32(&w, NFS41_OP_READ);
-	w32(&w, 0);
+	one_result(&w, 7, NFS41_OP_READ);
 	w32(&w, 2);
 	expect_bad(&w, "READ result");
 
 	/* A READ of more than we ever ask for. */
-	reply_head(&w, 7);
-	w32(&w, 0);
-	w32(&w, 0);
-	w32(&w, 1);
-	w32(&w, NFS41_OP_READ);
-	w32(&w, 0);
+	one_result(&w, 7, NFS41_OP_READ);
 	w32(&w, 1);
 	w32(&w, NFS41_IO_MAX + 4);
 	expect_bad(&w, "READ data");
 
 	/* EXCHANGE_ID with state protection we did not ask for. */
-	reply_head(&w, 7);
-	w32(&w, 0);
-	w32(&w, 0);
-	w32(&w, 1);
-	w32(&w, NFS41_OP_EXCHANGE_ID);
-	w32(&w, 0);
+	one_result(&w, 7, NFS41_OP_EXCHANGE_ID);
 	w32(&w, 0);
 	w32(&w, 1);
 	w32(&w, 1);
@@ -557,12 +520,7 @@ static void test_malformed(void **state)
 	expect_bad(&w, "SP4_NONE");
 
 	/* A trailing word. */
-	reply_head(&w, 7);
-	w32(&w, 0);
-	w32(&w, 0);
-	w32(&w, 1);
-	w32(&w, NFS41_OP_PUTROOTFH);
-	w32(&w, 0);
+	one_result(&w, 7, NFS41_OP_PUTROOTFH);
 	w32(&w, 0);
 	expect_bad(&w, "bytes after the end");
 
@@ -944,10 +902,7 @@ static void script_grace(struct server *s, int fd)
 		struct wbuf w;
 		/* RECLAIM_COMPLETE: fine; OPEN: GRACE, GRACE, NOENT. */
 		uint32_t st = i == 0 ? NFS4_OK : i < 3 ? NFS4ERR_GRACE : NFS4ERR_NOENT;
-		reply_head(&w, be32(call));
-		w32(&w, st);
-		w32(&w, 0);
-		w32(&w, i == 0 ? 2 : 3);
+		compound_head(&w, be32(call), st, i == 0 ? 2 : 3);
 		w_sequence(&w, call);
 		if (i == 0) {
 			w32(&w, NFS41_OP_RECLAIM_COMPLETE);
@@ -1010,10 +965,7 @@ static void script_misbehave(struct server *s, int fd)
 	switch (m->how) {
 	case WRONG_XID:
 		/* well formed, but for another call */
-		reply_head(&w, be32(call) + 1);
-		w32(&w, NFS4ERR_MINOR_VERS_MISMATCH);
-		w32(&w, 0);
-		w32(&w, 0);
+		compound_head(&w, be32(call) + 1, NFS4ERR_MINOR_VERS_MISMATCH, 0);
 		send_marked(fd, w.b, w.n);
 		break;
 	case OVERSIZED: {
@@ -1041,12 +993,7 @@ static void script_misbehave(struct server *s, int fd)
 		send_marked(fd, w.b, w.n);
 		break;
 	case GARBAGE:
-		reply_head(&w, be32(call));
-		w32(&w, 0);
-		w32(&w, 0);
-		w32(&w, 1);
-		w32(&w, NFS41_OP_EXCHANGE_ID);
-		w32(&w, 0);
+		one_result(&w, be32(call), NFS41_OP_EXCHANGE_ID);
 		w32(&w, 0); /* and the record ends inside the result */
 		send_marked(fd, w.b, w.n);
 		break;

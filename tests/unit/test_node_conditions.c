@@ -396,6 +396,13 @@ static const struct nc_node_plan *plan_node(const struct nc_snapshot *s, const s
 	return &p->nodes[node_index(s, name)];
 }
 
+/* The round's plan was carried out: remember it for the next one. */
+static void commit(struct nc_memory *mem, const struct nc_snapshot *s, struct nc_plan *p)
+{
+	node_conditions_remember(mem, s, p, NULL, mem);
+	node_conditions_plan_clear(p);
+}
+
 static void test_plan_transitions(void **state)
 {
 	struct fx x;
@@ -414,16 +421,14 @@ static void test_plan_transitions(void **state)
 	assert_int_equal(n2->from[NC_RWX], NC_ABSENT);
 	assert_int_equal(n2->cond[NC_RWX].transition_ns, T0);
 	assert_int_equal(n2->cond[NC_RWX].heartbeat_ns, T0);
-	node_conditions_remember(&mem, &s, &p, NULL, &mem);
-	node_conditions_plan_clear(&p);
+	commit(&mem, &s, &p);
 	assert_int_equal(mem.n, 3);
 
 	/* Same verdict a round later: nothing to write. */
 	p = plan_at(&s, &mem, T0 + 30 * SEC);
 	assert_int_equal(p.n_patch, 0);
 	assert_int_equal(plan_node(&s, &p, "harvester-node-2")->cond[NC_RWX].transition_ns, T0);
-	node_conditions_remember(&mem, &s, &p, NULL, &mem);
-	node_conditions_plan_clear(&p);
+	commit(&mem, &s, &p);
 	node_conditions_snapshot_clear(&s);
 
 	/* node 2's NFS probe fails: only node 2 is written; rwx moves its
@@ -450,8 +455,7 @@ static void test_plan_transitions(void **state)
 	assert_int_equal(p.gate_changes[0].gate, GATE_RWX);
 	assert_int_equal(p.gate_changes[0].from, STATUS_PASS);
 	assert_int_equal(p.gate_changes[0].to, STATUS_FAIL);
-	node_conditions_remember(&mem, &s, &p, NULL, &mem);
-	node_conditions_plan_clear(&p);
+	commit(&mem, &s, &p);
 	node_conditions_snapshot_clear(&s);
 
 	/* Only numbers change in the message: not worth a patch. */
@@ -477,8 +481,7 @@ static void test_plan_transitions(void **state)
 	assert_int_equal(n2->cond[NC_RWX].status, NC_FALSE);
 	assert_int_equal(n2->cond[NC_RWX].transition_ns, T0 + 60 * SEC);
 	assert_int_equal(p.n_gate_changes, 0);
-	node_conditions_remember(&mem, &s, &p, NULL, &mem);
-	node_conditions_plan_clear(&p);
+	commit(&mem, &s, &p);
 
 	/* The heartbeat: after at most 10 intervals every node is written
 	 * again, times of transition untouched, no transition. */
@@ -489,8 +492,7 @@ static void test_plan_transitions(void **state)
 	assert_int_equal(n2->cond[NC_LM].transition_ns, T0);
 	assert_int_equal(n2->cond[NC_LM].heartbeat_ns, T0 + 420 * SEC);
 	assert_int_equal(n2->from[NC_RWX], n2->cond[NC_RWX].status);
-	node_conditions_remember(&mem, &s, &p, NULL, &mem);
-	node_conditions_plan_clear(&p);
+	commit(&mem, &s, &p);
 	/* ... and none comes due before three quarters of that. */
 	p = plan_at(&s, &mem, T0 + 420 * SEC + 224 * SEC);
 	assert_int_equal(p.n_patch, 0);
@@ -593,8 +595,7 @@ static void test_event_bodies(void **state)
 	fx_healthy(&x);
 	fx_snapshot(&x, &s);
 	struct nc_plan p = plan_at(&s, &mem, T0);
-	node_conditions_remember(&mem, &s, &p, NULL, &mem);
-	node_conditions_plan_clear(&p);
+	commit(&mem, &s, &p);
 	node_conditions_snapshot_clear(&s);
 	fx_find(&x, "host.nfs.probe", STATUS_FAIL, "harvester-node-2",
 		"nfs://10.43.12.7/pvc-1f2e: connection to 10.43.12.7 port 2049 refused");

@@ -10,12 +10,6 @@
 #define T_1410 (INT64_C(1788617400) * NSEC_PER_SEC)
 #define T_0149 (INT64_C(1788659351) * NSEC_PER_SEC)
 
-static const char *ev(const struct finding *f, const char *key)
-{
-	const char *s = kv_get_str(&f->evidence, key);
-	return s ? s : "";
-}
-
 static void harvester(struct harness *h)
 {
 	harness_init(h);
@@ -133,8 +127,9 @@ static void test_case07_rwx_block_importer(void **state)
 	int64_t n;
 	assert_true(kv_get_int(&f->evidence, "restarts", &n));
 	assert_int_equal(n, 3);
-	assert_non_null(strstr(ev(f, "last_error"), "cannot open /dev/cdi-block-volume: Permission "
-						    "denied"));
+	assert_non_null(strstr(harness_ev(f, "last_error"),
+			       "cannot open /dev/cdi-block-volume: Permission "
+			       "denied"));
 	/* not a Longhorn limitation: the host fix (SPEC, case 7) */
 	assert_non_null(strstr(f->remediation, "nonroot-devices: true"));
 	/* no VMI runs: nothing to live-migrate */
@@ -189,7 +184,7 @@ static void test_case13_import_from_internet(void **state)
 	assert_string_equal(f->object, "DataVolume/default/vm-cirros-disk-0");
 	assert_non_null(strstr(f->message, "download.cirros-cloud.net"));
 	assert_non_null(strstr(f->message, "99.62%"));
-	assert_non_null(strstr(ev(f, "last_error"), "nbdkit: curl"));
+	assert_non_null(strstr(harness_ev(f, "last_error"), "nbdkit: curl"));
 	assert_non_null(strstr(f->remediation, "VirtualMachineImage"));
 	/* the blank-source disk that worked is not flagged */
 	assert_int_equal(h.out.n, 1);
@@ -263,7 +258,7 @@ static void test_case18_restarts_history_vs_now(void **state)
 	harness_run(&h, "api.pods.restarts");
 	assert_int_equal(harness_status(&h, "api.pods.restarts"), STATUS_WARN);
 	f = harness_finding(&h, "api.pods.restarts", NULL);
-	assert_string_equal(ev(f, "ago"), "11h50m");
+	assert_string_equal(harness_ev(f, "ago"), "11h50m");
 	harness_clear(&h);
 }
 
@@ -276,10 +271,10 @@ static void test_001_s2_2_cidrs(void **state)
 	const struct finding *f = harness_finding(&h, "api.preinstall.cidrs", NULL);
 	assert_int_equal(f->status, STATUS_PASS);
 	/* node 0's podCIDR is 10.42.6.0/24: the values never take a node's /24 */
-	assert_string_equal(ev(f, "values"), "promote:\n"
-					     "  clusterDNS: 10.43.0.10\n"
-					     "  clusterPodCIDR: 10.42.0.0/16\n"
-					     "  clusterServiceCIDR: 10.43.0.0/16\n");
+	assert_string_equal(harness_ev(f, "values"), "promote:\n"
+						     "  clusterDNS: 10.43.0.10\n"
+						     "  clusterPodCIDR: 10.42.0.0/16\n"
+						     "  clusterServiceCIDR: 10.43.0.0/16\n");
 	harness_clear(&h);
 
 	/* the mistake the runbook warns about, in a HelmChart: FAIL */
@@ -310,7 +305,7 @@ static void test_001_s2_3_conflicts(void **state)
 	const struct finding *f = harness_finding(&h, "api.preinstall.conflicts",
 						  "DaemonSet/longhorn-system/longhorn-manager");
 	assert_int_equal(f->status, STATUS_WARN);
-	assert_string_equal(ev(f, "harvester_ships"), "Longhorn 1.11.2 (Harvester v1.8.2)");
+	assert_string_equal(harness_ev(f, "harvester_ships"), "Longhorn 1.11.2 (Harvester v1.8.2)");
 	harness_clear(&h);
 }
 

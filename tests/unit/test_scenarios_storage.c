@@ -5,13 +5,6 @@
  */
 #include "agg_harness.h"
 
-static int64_t at(const char *rfc3339)
-{
-	int64_t ns;
-	assert_int_equal(util_parse_rfc3339(rfc3339, &ns), 0);
-	return ns;
-}
-
 /* Run one check on a fresh copy of what is loaded (checks append findings). */
 static enum status run(struct harness *h, const char *id)
 {
@@ -130,7 +123,7 @@ static void test_case05_restore_clone_failed(void **state)
 {
 	struct harness h;
 	cluster(&h);
-	h.now_ns = at("2026-09-06T00:10:00Z");
+	h.now_ns = harness_at("2026-09-06T00:10:00Z");
 	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
 	harness_load(&h, "storage/volumes-case5.json");
 	harness_load(&h, "storage/volumesnapshots-case5.json");
@@ -202,7 +195,7 @@ static void test_case10_snapshot_stuck_deleting(void **state)
 {
 	struct harness h;
 	cluster(&h);
-	h.now_ns = at("2026-09-05T23:55:00Z");
+	h.now_ns = harness_at("2026-09-05T23:55:00Z");
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
 	harness_load(&h, "storage/backuptargets-unavailable.json");
 	harness_load(&h, "storage/volumesnapshots-case10.json");
@@ -242,11 +235,11 @@ static void test_case17_snap_restore_never_converges(void **state)
 	const char *vol = "Volume/longhorn-system/pvc-9cb0efed-4a7d-4e1b-8c2f-6d3a9e5b1f07";
 
 	/* 49 s after the restore: initiated is not yet a verdict (case 16). */
-	h.now_ns = at("2026-09-06T01:27:30Z");
+	h.now_ns = harness_at("2026-09-06T01:27:30Z");
 	assert_int_equal(run(&h, "api.longhorn.clone-stuck"), STATUS_PASS);
 
 	/* The seed polled 120 s without change. */
-	h.now_ns = at("2026-09-06T01:35:00Z");
+	h.now_ns = harness_at("2026-09-06T01:35:00Z");
 	assert_int_equal(run(&h, "api.longhorn.clone-stuck"), STATUS_FAIL);
 	assert_non_null(strstr(harness_finding(&h, "api.longhorn.clone-stuck", vol)->message,
 			       "will never converge"));
@@ -260,7 +253,7 @@ static void test_case17_snap_restore_never_converges(void **state)
 	/* Before the GC (snapshot time): everything is there and restorable. */
 	harness_clear(&h);
 	cluster(&h);
-	h.now_ns = at("2026-09-06T01:25:00Z");
+	h.now_ns = harness_at("2026-09-06T01:25:00Z");
 	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
 	harness_load(&h, "storage/volumes-case17-before-gc.json");
 	harness_load(&h, "storage/lhsnapshots-case17-before-gc.json");
