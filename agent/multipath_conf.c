@@ -1,7 +1,9 @@
 #include "multipath_conf.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <regex.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_TOKENS 8
@@ -242,20 +244,70 @@ static const char *const longhorn_devnodes[] = {"sda", "sdb", "sdc", "sdm", "sdz
 
 #define RX_MAX_LEN	   512
 #define RX_MAX_QUANTIFIERS 24
+#define RX_MAX_BOUND	   64
+#define RX_MAX_ON_GROUPS   6
+
+/* glibc's regcomp copies a repeated expression once per repetition, so
+ * stacked quantifiers ("(a+)++++"), many quantified groups or large bounds
+ * take it minutes (found by fuzz_multipath_conf). Real blacklist entries are
+ * short, never stack quantifiers and use small bounds: anything else is not
+ * evaluated (listed as an invalid regex). */
+static bool rx_tame(const char *rx)
+{
+	size_t quantifiers = 0, on_groups = 0;
+	bool after_quantifier = false;
+	if (strlen(rx) > RX_MAX_LEN)
+		return false;
+	for (const char *p = rx; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+			after_quantifier = false;
+			continue;
+		}
+		if (*p == '[') { /* a bracket expression: its characters are literal */
+			const char *q = p + 1;
+			if (*q == '^')
+				q++;
+			if (*q == ']')
+				q++;
+			while (*q && *q != ']')
+				q++;
+			if (!*q)
+				return true; /* unbalanced: regcomp rejects it quickly */
+			p = q;
+			after_quantifier = false;
+			continue;
+		}
+		if (*p == '*' || *p == '+' || *p == '?' || *p == '{') {
+			if (after_quantifier || ++quantifiers > RX_MAX_QUANTIFIERS)
+				return false;
+			/* each quantified group doubles what nested ones copy */
+			if (p > rx && p[-1] == ')' && ++on_groups > RX_MAX_ON_GROUPS)
+				return false;
+			if (*p == '{') {
+				char *end;
+				unsigned long n = strtoul(p + 1, &end, 10);
+				if (n > RX_MAX_BOUND)
+					return false;
+				if (*end == ',' && isdigit((unsigned char)end[1]) &&
+				    strtoul(end + 1, &end, 10) > RX_MAX_BOUND)
+					return false;
+				p = *end == '}' ? end : p;
+			}
+			after_quantifier = true;
+			continue;
+		}
+		after_quantifier = false;
+	}
+	return true;
+}
 
 /* Match like libmultipath: REG_EXTENDED, and a leading '!' inverts. Returns 1, 0,
  * or -1 when the regex does not compile. */
 static int rx_match(const char *rx, const char *s)
 {
 	bool invert = rx[0] == '!';
-	/* glibc's regcomp copies a repeated group once per repetition: a
-	 * handful of stacked quantifiers takes it minutes (found by
-	 * fuzz_multipath_conf). Real blacklist entries are short with a few
-	 * quantifiers; anything far beyond is not evaluated. */
-	size_t quantifiers = 0;
-	for (const char *p = rx; *p; p++)
-		quantifiers += *p == '*' || *p == '+' || *p == '?' || *p == '{';
-	if (strlen(rx) > RX_MAX_LEN || quantifiers > RX_MAX_QUANTIFIERS)
+	if (!rx_tame(rx))
 		return -1;
 	regex_t re;
 	if (regcomp(&re, invert ? rx + 1 : rx, REG_EXTENDED | REG_NOSUB) != 0)

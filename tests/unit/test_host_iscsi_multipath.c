@@ -364,6 +364,14 @@ static void test_mpath_invalid_regex_and_garbage(void **state)
 	assert_non_null(bad);
 	assert_contains(bad->items[0].s, "(SCSI_++");
 	b_close(&b);
+	f = mpath_with_conf(
+	    &b, "blacklist {\n  devnode \"((((((((a)+)+)+)+)+)+)+)+\"\n"
+		"  devnode \"x{1000}\"\n  devnode \"^(ram|loop|fd|md|dm-|sr|scd|st)[0-9]*\"\n"
+		"  devnode \"^hd[a-z]{1,3}[+*?]\"\n}\n");
+	bad = kv_get_list(&f->evidence, "invalid_regex");
+	assert_non_null(bad);
+	assert_int_equal(bad->n, 2); /* the usual two entries are evaluated */
+	b_close(&b);
 
 	static const uint8_t bin[] = {'b', 'l', 0, 0x80, '{', '\n'};
 	b_scratch_from(&b, "b-ubuntu2204-nonfs");
