@@ -265,6 +265,10 @@ static bool text_ok(const uint8_t *s, uint64_t n)
 				continue;
 			}
 		}
+		if (s[i] > 0 && s[i] < 0x80) {
+			i++;
+			continue;
+		}
 		if (s[i] == '\0')
 			return false;
 		size_t l = utf8_seq_len(s + i, n - i);

@@ -3,7 +3,8 @@
  * connections on loopback POST node reports (from a pack written by
  * clone_reports) as fast as the server answers, one request in flight per
  * connection, the nodes taken round-robin; one more connection GETs
- * /v1/verdict at a fixed rate and times each answer. One thread, libevent.
+ * /v1/verdict at a fixed rate (asking for gzip, as browsers and curl
+ * --compressed do) and times each answer. One thread, libevent.
  *
  *   loadgen --port N --pack FILE [--host 127.0.0.1] [--connections 1000]
  *           [--duration 10] [--warmup 1] [--verdict-every-ms 0]
@@ -756,7 +757,8 @@ int main(int argc, char **argv)
 	load_pack(&lg, pack, host, port, token);
 	if (asprintf((char **)&lg.verdict_req,
 		     "GET /v1/verdict HTTP/1.1\r\nHost: %s:%d\r\n"
-		     "User-Agent: hvready-bench-loadgen\r\nAccept: application/json\r\n\r\n",
+		     "User-Agent: hvready-bench-loadgen\r\nAccept: application/json\r\n"
+		     "Accept-Encoding: gzip\r\n\r\n",
 		     host, port) < 0)
 		die("out of memory");
 
