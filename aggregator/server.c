@@ -31,6 +31,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <event2/buffer.h>
@@ -71,11 +72,12 @@
 #define PRIO_NORMAL	  1
 #define PRIO_AGENT	  2
 #define N_PRIOS		  3
-#define DISPATCH_SLICE_US 2000	       /* poll for new events at least this often */
+#define DISPATCH_SLICE_US 5000	       /* poll for new events at least this often */
 #define VERDICT_WRITE_MAX (8u << 20)   /* bytes per write() of a verdict (default 16 KiB) */
 #define STREAM_CHUNK	  (256u << 10) /* inflated per step for a client without gzip */
 #define EVAL_MIN_GAP_NS	  NSEC_PER_SEC
 #define EVAL_REFRESH_NS	  (5 * NSEC_PER_SEC)
+#define BACKGROUND_NICE	  10 /* added to the evaluator's and the refresher's nice value */
 
 /* A complete cluster state as served. The state itself belongs to whoever
  * evaluates (its lookup caches are not thread-safe: cluster_state.h); the loop
@@ -124,7 +126,7 @@ struct eval_job {
 	bool have_verdict;
 	struct vjson *json;
 	struct nc_snapshot *nc;
-	int64_t eval_ns, render_ns;
+	int64_t cpu_ns; /* the evaluator's CPU time for it */
 };
 
 struct server;
@@ -160,8 +162,8 @@ struct server {
 	char *token; /* AUTH_TOKEN_FILE */
 	/* verdicts */
 	bool dirty, evaluating;
-	int64_t last_eval_mono_ns, eval_ns; /* start and cost of the last evaluation */
-	struct eval_job *current;	    /* the verdict served */
+	int64_t last_eval_mono_ns, eval_cpu_ns; /* start and cost of the last evaluation */
+	struct eval_job *current;		/* the verdict served */
 	struct vjson *json;
 	struct parked *parked;
 	struct stream *streams;
@@ -687,7 +689,7 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
 	size_t len = evbuffer_get_length(in);
 	const uint8_t *buf = evbuffer_pullup(in, -1);
-	if (wirescan_report(buf, len, &s->scan) < 0) {
+	if (wirescan_report(buf, len, &s->store.known, &s->scan) < 0) {
 		/* Rejections are rare: the decoder says why, in its words. */
 		char err[WIRE_ERR_LEN];
 		struct node_report r;
@@ -874,9 +876,16 @@ static struct vjson *render_json(struct eval_job *j)
 	return vj;
 }
 
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
 static void run_job(struct server *s, struct eval_job *j)
 {
-	int64_t t0 = util_now_mono_ns();
+	int64_t t0 = thread_cpu_ns();
 	struct node_entry *nodes = xcalloc(j->n ? j->n : 1, sizeof(*nodes));
 	for (size_t i = 0; i < j->n; i++) {
 		store_rec_view(j->recs[i]);
@@ -900,18 +909,28 @@ static void run_job(struct server *s, struct eval_job *j)
 		j->nc = xcalloc(1, sizeof(*j->nc));
 		node_conditions_snapshot(j->nc, &j->verdict, &j->st->cs, s->o->interval_s);
 	}
-	int64_t t1 = util_now_mono_ns();
 	j->json = render_json(j);
 	for (size_t i = 0; i < j->n; i++)
 		store_rec_unview(j->recs[i]);
 	free(nodes);
-	j->eval_ns = t1 - t0;
-	j->render_ns = util_now_mono_ns() - t1;
+	j->cpu_ns = thread_cpu_ns() - t0;
+}
+
+/* The evaluator and the refresher are background work: when CPUs are short,
+ * the loop (ingest, answers) runs first. Linux threads have nice values of
+ * their own. */
+static void background_thread(void)
+{
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, (id_t)gettid());
+	if (errno == 0 && setpriority(PRIO_PROCESS, (id_t)gettid(), nice + BACKGROUND_NICE) < 0)
+		log_warn("cannot lower the priority of a background thread, ignoring");
 }
 
 static void *evaluator_main(void *arg)
 {
 	struct server *s = arg;
+	background_thread();
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		while (!s->stopping && !s->todo_eval)
@@ -974,7 +993,7 @@ static void on_eval_done(evutil_socket_t fd, short what, void *arg)
 	if (!j)
 		return;
 	s->evaluating = false;
-	s->eval_ns = j->eval_ns + j->render_ns;
+	s->eval_cpu_ns = j->cpu_ns;
 	if (j->nc) {
 		node_conditions_offer(s->nc, j->nc);
 		j->nc = NULL;
@@ -1366,6 +1385,7 @@ static struct state *load_state(struct server *s, char **ret_err)
 static void *refresher_main(void *arg)
 {
 	struct server *s = arg;
+	background_thread();
 	pthread_mutex_lock(&s->lock);
 	while (!s->stopping) {
 		pthread_mutex_unlock(&s->lock);
@@ -1430,11 +1450,11 @@ static void on_verdict_timer(evutil_socket_t fd, short what, void *arg)
 		return;
 	int64_t now = util_now_mono_ns();
 	int64_t since = now - s->last_eval_mono_ns;
-	/* The evaluator shares the CPUs with the loop: it may take at most a
-	 * tenth of the time (large clusters take seconds to evaluate). Ages and
+	/* The evaluator shares the CPUs with the loop: it may use at most a
+	 * tenth of one (large clusters take seconds to evaluate). Ages and
 	 * staleness change with time alone: recompute at least every few
 	 * seconds even without new reports. */
-	int64_t gap = s->eval_ns * 10 > EVAL_MIN_GAP_NS ? s->eval_ns * 10 : EVAL_MIN_GAP_NS;
+	int64_t gap = s->eval_cpu_ns * 10 > EVAL_MIN_GAP_NS ? s->eval_cpu_ns * 10 : EVAL_MIN_GAP_NS;
 	if (since >= gap && (s->dirty || since > EVAL_REFRESH_NS))
 		start_eval(s);
 }

@@ -4,11 +4,11 @@
 
 #include "wire.h"
 
-static uint64_t hash_str(const char *s)
+static uint64_t hash_name(const char *s, size_t n)
 {
 	uint64_t h = UINT64_C(1469598103934665603); /* FNV-1a */
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
 		h *= UINT64_C(1099511628211);
 	}
 	return h;
@@ -35,9 +35,53 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n, bool is_fact)
 	return h;
 }
 
+static struct store_piece *piece_find(const struct store *s, const uint8_t *bytes, size_t len,
+				      bool is_fact, uint64_t h)
+{
+	if (s->npslots)
+		for (struct store_piece *p = s->pieces[h & (s->npslots - 1)]; p; p = p->next)
+			if (p->hash == h && p->len == len && p->is_fact == is_fact &&
+			    memcmp(p->bytes, bytes, len) == 0)
+				return p;
+	return NULL;
+}
+
+static const void *known_lookup(void *ctx, const uint8_t *buf, size_t len, bool is_fact,
+				enum status *ret_status)
+{
+	struct store_piece *p = piece_find(ctx, buf, len, is_fact, hash_bytes(buf, len, is_fact));
+	if (p)
+		*ret_status = (enum status)p->status;
+	return p;
+}
+
+static const struct store_entry *get_n(const struct store *s, const char *node, size_t len);
+
+static void known_node(void *ctx, const uint8_t *name, size_t len)
+{
+	struct store *s = ctx;
+	const struct store_entry *e = name ? get_n(s, (const char *)name, len) : NULL;
+	s->prior = e ? e->rec : NULL;
+}
+
+static const void *known_prior(void *ctx, bool is_fact, size_t i, const uint8_t **ret_buf,
+			       size_t *ret_len, enum status *ret_status)
+{
+	const struct store_rec *r = ((struct store *)ctx)->prior;
+	if (!r || i >= (is_fact ? r->n_facts : r->n_results))
+		return NULL;
+	struct store_piece *p = r->pieces[is_fact ? r->n_results + i : i];
+	*ret_buf = p->bytes;
+	*ret_len = p->len;
+	*ret_status = (enum status)p->status;
+	return p;
+}
+
 void store_init(struct store *s)
 {
 	*s = (struct store){0};
+	s->known = (struct wirescan_known){
+	    .lookup = known_lookup, .node = known_node, .prior = known_prior, .ctx = s};
 }
 
 /* ---- pieces ---- */
@@ -71,21 +115,28 @@ static void pieces_rehash(struct store *s)
 	s->npslots = n;
 }
 
+/* known: the piece wirescan found for these bytes, if any. */
 static struct store_piece *piece_intern(struct store *s, const uint8_t *bytes, size_t len,
-					bool is_fact)
+					bool is_fact, const void *known, enum status status)
 {
-	uint64_t h = hash_bytes(bytes, len, is_fact);
-	if (s->npslots)
-		for (struct store_piece *p = s->pieces[h & (s->npslots - 1)]; p; p = p->next)
-			if (p->hash == h && p->len == len && p->is_fact == is_fact &&
-			    memcmp(p->bytes, bytes, len) == 0) {
-				p->refs++;
-				return p;
-			}
+	struct store_piece *p = (struct store_piece *)known;
+	uint64_t h = 0;
+	if (!p) {
+		h = hash_bytes(bytes, len, is_fact);
+		p = piece_find(s, bytes, len, is_fact, h);
+	}
+	if (p) {
+		p->refs++;
+		return p;
+	}
 	if (s->npieces + 1 > s->npslots)
 		pieces_rehash(s);
-	struct store_piece *p = xmalloc(sizeof(*p) + len);
-	*p = (struct store_piece){.hash = h, .refs = 1, .len = (uint32_t)len, .is_fact = is_fact};
+	p = xmalloc(sizeof(*p) + len);
+	*p = (struct store_piece){.hash = h,
+				  .refs = 1,
+				  .len = (uint32_t)len,
+				  .is_fact = is_fact,
+				  .status = (uint8_t)status};
 	memcpy(p->bytes, bytes, len);
 	struct store_piece **head = &s->pieces[h & (s->npslots - 1)];
 	p->next = *head;
@@ -146,11 +197,14 @@ struct store_rec *store_rec_new(struct store *s, const uint8_t *buf,
 	for (size_t i = 0; i < w->n_results; i++) {
 		const struct wirescan_finding *f = &w->results[i];
 		r->counts[f->status]++;
-		r->pieces[i] = piece_intern(s, buf + f->bytes.off, f->bytes.len, false);
+		r->pieces[i] =
+		    piece_intern(s, buf + f->bytes.off, f->bytes.len, false, f->known, f->status);
 	}
-	for (size_t i = 0; i < w->n_facts; i++)
+	for (size_t i = 0; i < w->n_facts; i++) {
+		const struct wirescan_fact *f = &w->facts[i];
 		r->pieces[w->n_results + i] =
-		    piece_intern(s, buf + w->facts[i].off, w->facts[i].len, true);
+		    piece_intern(s, buf + f->bytes.off, f->bytes.len, true, f->known, STATUS_PASS);
+	}
 	return r;
 }
 
@@ -173,14 +227,30 @@ void store_rec_unref(struct store *s, struct store_rec *r)
 
 /* ---- the node table ---- */
 
-static size_t find_slot(const struct store *s, const char *node)
+static size_t find_slot_n(const struct store *s, const char *node, size_t len)
 {
 	size_t mask = s->nslots - 1;
-	for (size_t i = hash_str(node) & mask;; i = (i + 1) & mask) {
+	for (size_t i = hash_name(node, len) & mask;; i = (i + 1) & mask) {
 		uint32_t v = s->slots[i];
-		if (!v || streq(s->entries[v - 1].rec->report.node, node))
+		if (!v)
+			return i;
+		const char *name = s->entries[v - 1].rec->report.node;
+		if (strncmp(name, node, len) == 0 && name[len] == '\0')
 			return i;
 	}
+}
+
+static size_t find_slot(const struct store *s, const char *node)
+{
+	return find_slot_n(s, node, strlen(node));
+}
+
+static const struct store_entry *get_n(const struct store *s, const char *node, size_t len)
+{
+	if (!s->nslots)
+		return NULL;
+	uint32_t v = s->slots[find_slot_n(s, node, len)];
+	return v ? &s->entries[v - 1] : NULL;
 }
 
 static void rehash(struct store *s)
@@ -250,7 +320,7 @@ int store_put(struct store *s, struct node_report *r, int64_t received_ns, int64
 	struct wirescan_report w = {0};
 	struct store_rec *rec = NULL;
 	if (wire_encode_node_report(r, &buf, &len) == 0 &&
-	    wirescan_report((const uint8_t *)buf, len, &w) == 0)
+	    wirescan_report((const uint8_t *)buf, len, &s->known, &w) == 0)
 		rec = store_rec_new(s, (const uint8_t *)buf, &w, received_ns, rtt_ns);
 	free(buf);
 	wirescan_report_clear(&w);
@@ -261,6 +331,7 @@ int store_put(struct store *s, struct node_report *r, int64_t received_ns, int64
 
 void store_clear(struct store *s)
 {
+	s->prior = NULL;
 	for (size_t i = 0; i < s->n; i++) {
 		store_rec_unref(s, s->entries[i].rec);
 		free(s->entries[i].targets);

@@ -28,6 +28,7 @@ struct store_piece {
 	uint32_t refs;
 	uint32_t len;
 	bool is_fact;
+	uint8_t status; /* a finding's */
 	/* evaluation thread: */
 	bool decoded;
 	union {
@@ -66,6 +67,9 @@ struct store {
 	struct store_piece **pieces; /* chained hash table of every piece */
 	size_t npslots, npieces, piece_bytes;
 	uint64_t accepted, stale; /* counters */
+	/* for wirescan_report(): bytes already stored were scanned before */
+	struct wirescan_known known;
+	const struct store_rec *prior; /* of the node being scanned */
 };
 
 void store_init(struct store *s);

@@ -22,6 +22,9 @@
 
 #include "wire.h"
 
+/* wire.c's scan allows 16 levels of nesting in the whole message. */
+#define SKIP_MAX_DEPTH 16
+
 enum mp_type {
 	MP_NIL,
 	MP_BOOL,
@@ -207,6 +210,7 @@ static bool rd_next(struct rd *r, struct mp *m)
 
 struct scan {
 	struct rd r;
+	const struct wirescan_known *known;
 	/* keys of the maps being walked, innermost last (unique-key checks) */
 	struct wirescan_span *keys;
 	size_t n_keys, cap_keys;
@@ -488,7 +492,55 @@ static bool walk_finding(struct scan *s, struct wirescan_finding *f)
 	bool ok = keys_unique(s, base) && seen == 7;
 	s->n_keys = base;
 	f->bytes = (struct wirescan_span){(uint32_t)start, (uint32_t)(s->r.pos - start)};
+	f->known = NULL;
 	return ok;
+}
+
+/* Move past one value of any kind, checking only its structure (as wire.c's
+ * scan does); depth bounds the recursion: deeper is rejected by wire.c too. */
+static bool rd_skip(struct rd *r, int depth)
+{
+	struct mp m;
+	if (depth > SKIP_MAX_DEPTH || !rd_next(r, &m))
+		return false;
+	if (m.t != MP_ARRAY && m.t != MP_MAP)
+		return true;
+	uint64_t values = m.t == MP_MAP ? 2 * m.n : m.n;
+	for (uint64_t i = 0; i < values; i++)
+		if (!rd_skip(r, depth + 1))
+			return false;
+	return true;
+}
+
+/* The value at the reader is bytes seen and accepted before: then it is
+ * skipped and *ret is its token. Else the reader is left where it was. */
+static bool known_value(struct scan *s, bool is_fact, size_t i, const void **ret,
+			enum status *ret_status)
+{
+	*ret = NULL;
+	if (!s->known)
+		return false;
+	size_t start = s->r.pos;
+	if (s->known->prior) {
+		const uint8_t *pb;
+		size_t pl;
+		*ret = s->known->prior(s->known->ctx, is_fact, i, &pb, &pl, ret_status);
+		/* The same bytes as a whole value: that value, its extent included. */
+		if (*ret && pl <= s->r.len - start && memcmp(s->r.b + start, pb, pl) == 0) {
+			s->r.pos = start + pl;
+			return true;
+		}
+	}
+	/* a facts entry is its key and its value */
+	if (!rd_skip(&s->r, 1) || (is_fact && !rd_skip(&s->r, 1))) {
+		s->r.pos = start;
+		return false; /* the full walk says why */
+	}
+	*ret =
+	    s->known->lookup(s->known->ctx, s->r.b + start, s->r.pos - start, is_fact, ret_status);
+	if (!*ret)
+		s->r.pos = start;
+	return *ret != NULL;
 }
 
 static bool walk_results(struct scan *s, struct wirescan_report *r)
@@ -497,9 +549,17 @@ static bool walk_results(struct scan *s, struct wirescan_report *r)
 	if (!rd_next(&s->r, &m) || m.t != MP_ARRAY || m.n > WIRE_MAX_FINDINGS)
 		return false;
 	util_grow((void **)&r->results, &r->cap_results, m.n ? m.n : 1, sizeof(*r->results));
-	for (uint64_t i = 0; i < m.n; i++)
-		if (!walk_finding(s, &r->results[r->n_results++]))
+	for (uint64_t i = 0; i < m.n; i++) {
+		struct wirescan_finding *f = &r->results[r->n_results++];
+		size_t start = s->r.pos;
+		if (known_value(s, false, i, &f->known, &f->status)) {
+			f->bytes =
+			    (struct wirescan_span){(uint32_t)start, (uint32_t)(s->r.pos - start)};
+			continue;
+		}
+		if (!walk_finding(s, f))
 			return false;
+	}
 	return true;
 }
 
@@ -513,11 +573,20 @@ static bool walk_facts(struct scan *s, struct wirescan_report *r)
 	size_t base = s->n_keys;
 	for (uint64_t i = 0; i < m.n; i++) {
 		size_t start = s->r.pos;
+		struct wirescan_fact *f = &r->facts[r->n_facts++];
+		enum status unused;
 		struct mp key;
-		if (!map_key(s, &key) || !walk_value(s, 1))
+		if (known_value(s, true, i, &f->known, &unused)) {
+			/* Known: only its key matters here, for uniqueness. */
+			size_t end = s->r.pos;
+			s->r.pos = start;
+			if (!map_key(s, &key))
+				return false;
+			s->r.pos = end;
+		} else if (!map_key(s, &key) || !walk_value(s, 1)) {
 			return false;
-		r->facts[r->n_facts++] =
-		    (struct wirescan_span){(uint32_t)start, (uint32_t)(s->r.pos - start)};
+		}
+		f->bytes = (struct wirescan_span){(uint32_t)start, (uint32_t)(s->r.pos - start)};
 	}
 	bool ok = keys_unique(s, base);
 	s->n_keys = base;
@@ -549,6 +618,8 @@ static bool walk_top_field(struct scan *s, const struct mp *key, struct wirescan
 		if (!read_string(s, &v) || v.n == 0)
 			return false;
 		r->node = span_of(&v);
+		if (s->known && s->known->node)
+			s->known->node(s->known->ctx, rd->b + v.data, v.n);
 		return true;
 	}
 	if (str_is(rd, key, "hostname") || str_is(rd, key, "agent_version") ||
@@ -588,16 +659,19 @@ static bool walk_top_field(struct scan *s, const struct mp *key, struct wirescan
 	return skip_ignored(s, 1);
 }
 
-int wirescan_report(const uint8_t *buf, size_t len, struct wirescan_report *r)
+int wirescan_report(const uint8_t *buf, size_t len, const struct wirescan_known *known,
+		    struct wirescan_report *r)
 {
 	struct wirescan_finding *results = r->results;
-	struct wirescan_span *facts = r->facts;
+	struct wirescan_fact *facts = r->facts;
 	size_t cap_results = r->cap_results, cap_facts = r->cap_facts;
 	*r = (struct wirescan_report){
 	    .results = results, .cap_results = cap_results, .facts = facts, .cap_facts = cap_facts};
 	if (len == 0 || len > WIRE_MAX_MESSAGE)
 		return -EINVAL;
-	struct scan s = {.r = {.b = buf, .len = len}};
+	struct scan s = {.r = {.b = buf, .len = len}, .known = known};
+	if (known && known->node)
+		known->node(known->ctx, NULL, 0);
 	struct mp m;
 	bool ok = rd_next(&s.r, &m) && m.t == MP_MAP && m.n <= WIRE_MAX_ARRAY;
 	unsigned seen = 0;
@@ -629,21 +703,6 @@ void wirescan_report_clear(struct wirescan_report *r)
 static char *rd_strdup(const struct rd *r, const struct mp *m)
 {
 	return xstrndup((const char *)r->b + m->data, m->n);
-}
-
-/* Skip one value of any kind (a finding's unknown field). */
-static bool rd_skip(struct rd *r, int depth)
-{
-	struct mp m;
-	if (depth > DECODE_MAX_DEPTH || !rd_next(r, &m))
-		return false;
-	if (m.t != MP_ARRAY && m.t != MP_MAP)
-		return true;
-	uint64_t values = m.t == MP_MAP ? 2 * m.n : m.n;
-	for (uint64_t i = 0; i < values; i++)
-		if (!rd_skip(r, depth + 1))
-			return false;
-	return true;
 }
 
 static bool dec_kv(struct rd *r, const struct mp *m, struct kv_list *l, int depth);
@@ -749,7 +808,7 @@ int wirescan_decode_finding(const uint8_t *buf, size_t len, struct finding *ret)
 		} else if (str_is(&r, &key, "object")) {
 			ok = dec_str_field(&r, &f.object);
 		} else {
-			ok = rd_skip(&r, 1);
+			ok = rd_skip(&r, 2);
 		}
 	}
 	if (!ok || r.pos != len || !f.check || !f.message) {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "store.h"
 #include "wire.h"
 #include "wirescan.h"
 
@@ -47,12 +48,62 @@ static void rebuild(const uint8_t *buf, const struct wirescan_report *w, struct 
 	if (w->n_facts)
 		r->facts.items = xcalloc(w->n_facts, sizeof(struct kv));
 	for (size_t i = 0; i < w->n_facts; i++)
-		assert_int_equal(wirescan_decode_fact(buf + w->facts[i].off, w->facts[i].len,
+		assert_int_equal(wirescan_decode_fact(buf + w->facts[i].bytes.off,
+						      w->facts[i].bytes.len,
 						      &r->facts.items[r->facts.n++]),
 				 0);
 }
 
-static size_t accepted, rejected;
+static size_t accepted, rejected, known_hits, prior_offers;
+
+/* Pieces of every report accepted so far: the second scan of each input
+ * skips what they hold, as the server's does. */
+static struct store seen;
+static struct store_rec **seen_recs;
+static size_t n_seen;
+
+static void seen_clear(void)
+{
+	for (size_t i = 0; i < n_seen; i++)
+		store_rec_unref(&seen, seen_recs[i]);
+	free(seen_recs);
+	seen_recs = NULL;
+	n_seen = 0;
+	store_clear(&seen);
+	store_init(&seen);
+}
+
+/* The store's offers of a node's previous pieces, counted. */
+static const void *counting_prior(void *ctx, bool is_fact, size_t i, const uint8_t **ret_buf,
+				  size_t *ret_len, enum status *ret_status)
+{
+	const void *p = seen.known.prior(ctx, is_fact, i, ret_buf, ret_len, ret_status);
+	prior_offers += p != NULL;
+	return p;
+}
+
+static void check_scan(const uint8_t *buf, size_t len, int rd, const char *err,
+		       const struct node_report *a, struct wirescan_report *w, bool with_known,
+		       const char *what)
+{
+	struct wirescan_known known = seen.known;
+	known.prior = counting_prior;
+	int rs = wirescan_report(buf, len, with_known ? &known : NULL, w);
+	if ((rd == 0) != (rs == 0))
+		fail_msg("%s (%zu bytes): wire.c %s, wirescan%s %s", what, len,
+			 rd == 0 ? "accepts" : err, with_known ? " with known pieces" : "",
+			 rs == 0 ? "accepts" : "rejects");
+	if (rd < 0)
+		return;
+	for (size_t i = 0; i < w->n_results; i++)
+		known_hits += w->results[i].known != NULL;
+	struct node_report b;
+	rebuild(buf, w, &b);
+	if (!wire_node_report_equal(a, &b))
+		fail_msg("%s: the pieces decode to another report", what);
+	assert_int_equal(a->schema_minor, b.schema_minor);
+	node_report_clear(&b);
+}
 
 /* Both verdicts on buf, and equal reports when accepted. */
 static void agree(const uint8_t *buf, size_t len, struct wirescan_report *w, const char *what)
@@ -60,22 +111,18 @@ static void agree(const uint8_t *buf, size_t len, struct wirescan_report *w, con
 	struct node_report a;
 	char err[WIRE_ERR_LEN];
 	int rd = wire_decode_node_report(buf, len, &a, err, sizeof(err));
-	int rs = wirescan_report(buf, len, w);
-	if ((rd == 0) != (rs == 0))
-		fail_msg("%s (%zu bytes): wire.c %s, wirescan %s", what, len,
-			 rd == 0 ? "accepts" : err, rs == 0 ? "accepts" : "rejects");
+	check_scan(buf, len, rd, err, &a, w, false, what);
+	check_scan(buf, len, rd, err, &a, w, true, what);
 	if (rd < 0) {
 		rejected++;
 		return;
 	}
 	accepted++;
-	struct node_report b;
-	rebuild(buf, w, &b);
-	if (!wire_node_report_equal(&a, &b))
-		fail_msg("%s: the pieces decode to another report", what);
-	assert_int_equal(a.schema_minor, b.schema_minor);
+	seen_recs = xrealloc(seen_recs, (n_seen + 1) * sizeof(*seen_recs));
+	seen_recs[n_seen++] = store_rec_new(&seen, buf, w, 0, 0);
+	/* The node's latest report: the next scans of it try its pieces in place. */
+	store_put_rec(&seen, store_rec_ref(seen_recs[n_seen - 1]));
 	node_report_clear(&a);
-	node_report_clear(&b);
 }
 
 struct corpus {
@@ -218,7 +265,11 @@ static void test_mutations(void **state)
 			agree(buf, len, &w, what);
 		}
 	}
-	print_message("%zu seeds, %zu accepted, %zu rejected\n", seeds, accepted, rejected);
+	print_message(
+	    "%zu seeds, %zu accepted, %zu rejected, %zu known findings, %zu prior offers\n", seeds,
+	    accepted, rejected, known_hits, prior_offers);
+	assert_true(known_hits >= 1000);
+	assert_true(prior_offers >= 1000);
 	assert_true(seeds >= 10);
 	assert_true(accepted >= 1000);
 	assert_true(rejected >= 1000);
@@ -280,7 +331,7 @@ static void check_built(struct mb *m, bool want_ok, const char *what)
 {
 	struct wirescan_report w = {0};
 	agree((const uint8_t *)m->sb.data, m->sb.size, &w, what);
-	assert_int_equal(wirescan_report((const uint8_t *)m->sb.data, m->sb.size, &w) == 0,
+	assert_int_equal(wirescan_report((const uint8_t *)m->sb.data, m->sb.size, NULL, &w) == 0,
 			 want_ok);
 	wirescan_report_clear(&w);
 	msgpack_sbuffer_destroy(&m->sb);
@@ -421,6 +472,19 @@ static void test_edges(void **state)
 	check_built(&m, true, "facts");
 }
 
+static int setup(void **state)
+{
+	store_init(&seen);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	seen_clear();
+	store_clear(&seen);
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,5 +492,5 @@ int main(void)
 	    cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_edges),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }
