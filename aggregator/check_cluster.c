@@ -10,12 +10,45 @@
 #define SKEW_WARN_NS (500 * NSEC_PER_MSEC)
 #define SKEW_FAIL_NS (2 * NSEC_PER_SEC)
 
-static const struct node_entry *entry_for(const struct agg_ctx *ctx, const char *node)
+/* The reports by node name: a live cluster has thousands of nodes, and a
+ * scan of the reports per Kubernetes node is quadratic. */
+struct report_index {
+	const struct node_entry **e; /* by name, then position */
+	size_t n;
+};
+
+static int cmp_entry(const void *a, const void *b)
 {
-	for (size_t i = 0; i < ctx->n_nodes; i++)
-		if (streq(ctx->nodes[i].report->node, node))
-			return &ctx->nodes[i];
-	return NULL;
+	const struct node_entry *x = *(const struct node_entry *const *)a,
+				*y = *(const struct node_entry *const *)b;
+	int c = strcmp(x->report->node, y->report->node);
+	return c ? c : (x > y) - (x < y);
+}
+
+static void index_reports(const struct agg_ctx *ctx, struct report_index *ix)
+{
+	ix->n = ctx->n_nodes;
+	ix->e = xcalloc(ix->n ? ix->n : 1, sizeof(*ix->e));
+	for (size_t i = 0; i < ix->n; i++)
+		ix->e[i] = &ctx->nodes[i];
+	if (ix->n)
+		qsort(ix->e, ix->n, sizeof(*ix->e), cmp_entry);
+}
+
+/* The first report for node, or NULL. */
+static const struct node_entry *entry_for(const struct report_index *ix, const char *node)
+{
+	size_t lo = 0, hi = ix->n;
+	if (!node)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(ix->e[mid]->report->node, node) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && streq(ix->e[lo]->report->node, node) ? ix->e[lo] : NULL;
 }
 
 static bool node_ready(json_object *node)
@@ -41,6 +74,8 @@ void check_nodes_reporting(struct agg_ctx *ctx, const char *id)
 	json_object *nodes = cs_items(ctx->cs, RES_NODES);
 	size_t expected = 0, fresh = 0;
 	struct strv not_ready = {0};
+	struct report_index ix;
+	index_reports(ctx, &ix);
 	for (size_t i = 0; i < jq_len(nodes); i++) {
 		json_object *n = jq_at(nodes, i);
 		const char *name = jq_name(n);
@@ -51,7 +86,7 @@ void check_nodes_reporting(struct agg_ctx *ctx, const char *id)
 			continue;
 		}
 		expected++;
-		const struct node_entry *e = entry_for(ctx, name);
+		const struct node_entry *e = entry_for(&ix, name);
 		int64_t age = 0;
 		if (e && report_fresh(ctx, e, &age)) {
 			fresh++;
@@ -104,6 +139,7 @@ void check_nodes_reporting(struct agg_ctx *ctx, const char *id)
 	else
 		finding_set(f, STATUS_UNKNOWN, "%zu of %zu Ready nodes report", fresh, expected);
 	strv_clear(&not_ready);
+	free(ix.e);
 }
 
 void check_nodes_count(struct agg_ctx *ctx, const char *id)
@@ -300,9 +336,9 @@ out:
 }
 
 /* Hostname of a Kubernetes node: the agent's report, else status.addresses. */
-static const char *node_hostname(const struct agg_ctx *ctx, json_object *node)
+static const char *node_hostname(const struct report_index *ix, json_object *node)
 {
-	const struct node_entry *e = entry_for(ctx, jq_name(node));
+	const struct node_entry *e = entry_for(ix, jq_name(node));
 	if (e && e->report->hostname && *e->report->hostname)
 		return e->report->hostname;
 	json_object *addrs = JQ(node, "status", "addresses");
@@ -312,13 +348,44 @@ static const char *node_hostname(const struct agg_ctx *ctx, json_object *node)
 	return NULL;
 }
 
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+struct host_pos {
+	const char *host;
+	size_t pos;
+};
+
+/* By hostname ignoring case, then by position. */
+static int cmp_host_pos(const void *a, const void *b)
+{
+	const struct host_pos *x = a, *y = b;
+	int c = strcasecmp(x->host, y->host);
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* A group of positions with one hostname (ignoring case), in order. */
+struct dup_group {
+	size_t first, start, n; /* start, n: in the sorted host_pos array */
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct dup_group *x = a, *y = b;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
 void check_hostname_unique(struct agg_ctx *ctx, const char *id)
 {
 	struct strv names = {0}, hosts = {0}, missing = {0};
+	struct report_index ix;
+	index_reports(ctx, &ix);
 	json_object *nodes = cs_items(ctx->cs, RES_NODES);
 	for (size_t i = 0; i < jq_len(nodes); i++) {
 		json_object *n = jq_at(nodes, i);
-		const char *h = node_hostname(ctx, n);
+		const char *h = node_hostname(&ix, n);
 		if (!jq_name(n))
 			continue;
 		if (!h) {
@@ -328,37 +395,53 @@ void check_hostname_unique(struct agg_ctx *ctx, const char *id)
 		strv_add(&names, jq_name(n));
 		strv_add(&hosts, h);
 	}
-	/* Reports from hosts that are not (yet) Kubernetes nodes count too (pre-install). */
+	free(ix.e);
+	/* Reports from hosts that are not (yet) Kubernetes nodes count too
+	 * (pre-install). Reports are one per node: only the Kubernetes names
+	 * need a lookup. */
+	size_t k8s = names.n;
+	char **sorted = xcalloc(k8s ? k8s : 1, sizeof(char *));
+	if (k8s) {
+		memcpy(sorted, names.items, k8s * sizeof(char *));
+		qsort(sorted, k8s, sizeof(char *), cmp_str_ptr);
+	}
 	for (size_t i = 0; i < ctx->n_nodes; i++) {
 		const struct node_report *r = ctx->nodes[i].report;
-		if (strv_contains(&names, r->node) || !r->hostname || !*r->hostname)
+		if ((k8s && bsearch(&r->node, sorted, k8s, sizeof(char *), cmp_str_ptr)) ||
+		    !r->hostname || !*r->hostname)
 			continue;
 		strv_add(&names, r->node);
 		strv_add(&hosts, r->hostname);
 	}
+	free(sorted);
 	struct finding *f = agg_finding(ctx, id);
 	kv_add_int(&f->evidence, "hosts", (int64_t)hosts.n);
-	struct kv_list *dups = NULL;
-	for (size_t i = 0; i < hosts.n; i++) {
-		bool first = true;
-		for (size_t j = 0; j < i; j++)
-			if (strcaseeq(hosts.items[i], hosts.items[j]))
-				first = false;
-		if (!first)
-			continue;
-		struct value_list *same = NULL;
-		for (size_t j = i + 1; j < hosts.n; j++) {
-			if (!strcaseeq(hosts.items[i], hosts.items[j]))
-				continue;
-			if (!dups)
-				dups = kv_add_map(&f->evidence, "duplicates");
-			if (!same) {
-				same = kv_add_list(dups, hosts.items[i]);
-				vlist_add_str(same, names.items[i]);
-			}
-			vlist_add_str(same, names.items[j]);
-		}
+	/* Equal hostnames (ignoring case) side by side, then each group with
+	 * more than one node in the order of its first occurrence; a group is
+	 * named as its first occurrence spells it. */
+	struct host_pos *hp = xcalloc(hosts.n ? hosts.n : 1, sizeof(*hp));
+	for (size_t i = 0; i < hosts.n; i++)
+		hp[i] = (struct host_pos){hosts.items[i], i};
+	if (hosts.n)
+		qsort(hp, hosts.n, sizeof(*hp), cmp_host_pos);
+	struct dup_group *groups = xcalloc(hosts.n ? hosts.n : 1, sizeof(*groups));
+	size_t n_groups = 0;
+	for (size_t i = 0, j; i < hosts.n; i = j) {
+		for (j = i + 1; j < hosts.n && strcaseeq(hp[i].host, hp[j].host); j++)
+			;
+		if (j - i > 1)
+			groups[n_groups++] = (struct dup_group){hp[i].pos, i, j - i};
 	}
+	if (n_groups)
+		qsort(groups, n_groups, sizeof(*groups), cmp_group);
+	struct kv_list *dups = n_groups ? kv_add_map(&f->evidence, "duplicates") : NULL;
+	for (size_t g = 0; g < n_groups; g++) {
+		struct value_list *same = kv_add_list(dups, hosts.items[groups[g].first]);
+		for (size_t k = 0; k < groups[g].n; k++)
+			vlist_add_str(same, names.items[hp[groups[g].start + k].pos]);
+	}
+	free(hp);
+	free(groups);
 	if (missing.n) {
 		struct value_list *ml = kv_add_list(&f->evidence, "nodes_without_hostname");
 		for (size_t i = 0; i < missing.n; i++)

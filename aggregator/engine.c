@@ -86,8 +86,12 @@ static const struct resource_data *missing_need(const struct agg_ctx *ctx,
 	return NULL;
 }
 
+/* The findings of the reports, with their node. Borrowed (shallow) or copied:
+ * see agg_ctx.borrow_host_results. */
 static void copy_host_results(struct agg_ctx *ctx, const struct engine_opts *opts)
 {
+	struct finding_list *out = ctx->out;
+	size_t refs_cap = 0;
 	for (size_t n = 0; n < ctx->n_nodes; n++) {
 		const struct node_report *r = ctx->nodes[n].report;
 		for (size_t i = 0; i < r->results.n; i++) {
@@ -95,12 +99,29 @@ static void copy_host_results(struct agg_ctx *ctx, const struct engine_opts *opt
 			const struct check_info *ci = catalog_find(src->check);
 			if (!ci || ci->source != CHECK_HOST)
 				continue; /* a newer agent's check this aggregator does not know */
-			struct finding *f = finding_list_add(ctx->out, src->check);
+			const char *why;
+			bool skip = left_out(opts, src->check, &why);
+			if (ctx->borrow_host_results) {
+				util_grow((void **)&out->items, &out->cap, out->n + 1,
+					  sizeof(struct finding));
+				struct finding *f = &out->items[out->n++];
+				*f = *src;
+				f->node = r->node;
+				if (skip) { /* why is a static string */
+					f->status = STATUS_SKIP;
+					f->message = (char *)why;
+				}
+				util_grow((void **)&ctx->host_refs, &refs_cap,
+					  ctx->host_borrowed + 1, sizeof(struct host_ref));
+				ctx->host_refs[ctx->host_borrowed++] =
+				    (struct host_ref){(uint32_t)n, (uint32_t)i};
+				continue;
+			}
+			struct finding *f = finding_list_add(out, src->check);
 			finding_clear(f);
 			finding_copy(f, src);
 			finding_set_node(f, r->node);
-			const char *why;
-			if (left_out(opts, src->check, &why))
+			if (skip)
 				finding_set(f, STATUS_SKIP, "%s", why);
 		}
 	}

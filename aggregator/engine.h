@@ -46,6 +46,18 @@ struct agg_ctx {
 	struct kube_client *kc;	  /* live only, else NULL */
 	struct finding_list *out;
 	struct vm_table *vms;
+	/* serve: copy the host findings shallowly, borrowing every string from
+	 * the node reports, which then must outlive the findings (the server
+	 * holds its reports by reference for as long as a verdict lives). They
+	 * are the first host_borrowed findings of out; host_refs[i] names the
+	 * report (index into nodes) and result each came from. */
+	bool borrow_host_results;
+	size_t host_borrowed;
+	struct host_ref *host_refs; /* malloc'd by engine_run */
+};
+
+struct host_ref {
+	uint32_t node, result;
 };
 
 typedef void (*api_check_fn)(struct agg_ctx *ctx, const char *id);

@@ -171,9 +171,9 @@ static void w_node_reporting(FILE *f, const struct metrics_in *in)
 static void w_node_report_age(FILE *f, const struct metrics_in *in)
 {
 	for (size_t i = 0; in->s && i < in->s->n; i++) {
-		int64_t age = in->now_ns - in->s->entries[i].received_ns;
+		int64_t age = in->now_ns - in->s->entries[i].rec->received_ns;
 		fputs("hvready_node_report_age_seconds{node=", f);
-		metrics_label(f, in->s->entries[i].report->node);
+		metrics_label(f, in->s->entries[i].rec->report.node);
 		fputs("} ", f);
 		seconds(f, age < 0 ? 0 : age);
 		fputc('\n', f);

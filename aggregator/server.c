@@ -1,10 +1,27 @@
 /*
  * The aggregator's server. One libevent loop serves HTTP(S): agents POST
- * msgpack reports, operators GET the verdict. Reading the cluster state (the
- * API or files) happens in a refresher thread so that a slow API server never
- * blocks ingest; the loop swaps in each complete state and always serves the
- * verdict of the latest complete one. The verdict is recomputed at most once a
- * second, and only when something changed.
+ * msgpack reports, operators GET the verdict. The loop only ingests and
+ * answers; everything slow runs on threads:
+ *
+ * - the refresher reads the cluster state (the API or files), so that a slow
+ *   API server never blocks ingest, and derives from each complete state what
+ *   the loop needs of it (the probe targets reply per node, pods' nodes);
+ * - the evaluator computes the verdict from a snapshot — references to the
+ *   stored reports, which are immutable (store.h), and to the latest complete
+ *   state — and renders its JSON once, gzip-compressed: a GET then only adds a
+ *   reference to ready bytes. It evaluates at most once a second, only when
+ *   something changed (or every few seconds: ages change with time alone), and
+ *   at most a tenth of the time;
+ * - the reviewer asks the API about bearer tokens (--tokenreview).
+ *
+ * Per report the loop scans the message (wirescan.h: no decoding), checks the
+ * credential, stores the report as references to interned pieces and answers
+ * with the node's probe targets, rendered once per cluster state.
+ *
+ * The loop serves operators before agents: a connection that has posted a
+ * report drops to a lower event priority, and the loop polls for new events
+ * every few milliseconds, so that a GET does not wait behind a thousand
+ * agents' reports.
  */
 #include "server.h"
 
@@ -14,6 +31,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <event2/buffer.h>
@@ -26,6 +44,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <systemd/sd-daemon.h>
+#include <zlib.h>
 
 #include "catalog.h"
 #include "jq.h"
@@ -39,38 +58,124 @@
 #include "targets.h"
 #include "tokenreview.h"
 #include "verdict.h"
+#include "verdict_stream.h"
 #include "wire.h"
+#include "wirescan.h"
 
 #define MAX_HEADERS_SIZE (16u << 10)
 #define READ_TIMEOUT_S	 10
 #define TOKEN_MAX	 (16u << 10)
+
+/* Event priorities: operators' requests, timers and hand-overs before the
+ * agents' reports. A new connection starts at PRIO_NORMAL. */
+#define PRIO_HIGH	  0
+#define PRIO_NORMAL	  1
+#define PRIO_AGENT	  2
+#define N_PRIOS		  3
+#define DISPATCH_SLICE_US 5000	       /* poll for new events at least this often */
+#define VERDICT_WRITE_MAX (8u << 20)   /* bytes per write() of a verdict (default 16 KiB) */
+#define STREAM_CHUNK	  (256u << 10) /* inflated per step for a client without gzip */
+#define EVAL_MIN_GAP_NS	  NSEC_PER_SEC
+#define EVAL_REFRESH_NS	  (5 * NSEC_PER_SEC)
+#define BACKGROUND_NICE	  10 /* added to the evaluator's and the refresher's nice value */
+
+/* A complete cluster state as served. The state itself belongs to whoever
+ * evaluates (its lookup caches are not thread-safe: cluster_state.h); the loop
+ * reads only plain fields (statuses, times) and what the refresher derived
+ * for it before the hand-over. */
+struct state {
+	unsigned refs; /* loop thread */
+	struct cluster_state cs;
+	char *targets; /* the POST reply for a node without Longhorn data paths */
+	size_t targets_len;
+	struct node_targets *nodes; /* by name */
+	size_t n_nodes;
+	struct pod_node *pods; /* by "namespace/name"; --tokenreview only */
+	size_t n_pods;
+};
+
+struct node_targets {
+	char *node, *json;
+	size_t len;
+};
+
+struct pod_node {
+	char *key, *node;
+};
+
+/* A rendered verdict: its JSON, gzip-compressed, shared by the responses that
+ * send it (a reference each, released when libevent has written it). */
+struct vjson {
+	unsigned refs; /* loop thread */
+	uint8_t *gz;
+	size_t gz_len;
+	size_t len; /* of the JSON itself */
+};
+
+/* One evaluation: the snapshot it reads and what it produces. The verdict
+ * borrows its host findings from the reports it holds references to, so the
+ * job lives as long as its verdict is served. */
+struct eval_job {
+	struct store_rec **recs;
+	size_t n;
+	struct state *st;
+	int64_t now_ns;
+	bool live, want_nc;
+	/* results */
+	struct verdict verdict;
+	bool have_verdict;
+	struct vjson *json;
+	struct nc_snapshot *nc;
+	int64_t cpu_ns; /* the evaluator's CPU time for it */
+};
+
+struct server;
+
+/* A request that came before the first verdict: answered when it is ready. */
+struct parked {
+	struct parked *next;
+	struct evhttp_request *req; /* NULL once the client went away */
+	struct evhttp_connection *evcon;
+	void (*handler)(struct server *s, struct evhttp_request *req, const char *arg);
+};
+
+/* The JSON verdict inflated step by step for a client that does not take gzip. */
+struct stream {
+	struct stream *next;
+	struct server *s;
+	struct evhttp_request *req;
+	struct evhttp_connection *evcon;
+	struct vjson *vj;
+	z_stream z;
+};
 
 struct server {
 	const struct server_opts *o;
 	struct event_base *base;
 	struct evhttp *http;
 	SSL_CTX *ssl;
-	struct event *sig_term, *sig_int, *verdict_timer, *state_ev, *watchdog;
-	/* the latest complete cluster state (owned by the loop) */
-	struct cluster_state cs;
-	bool have_state;
-	struct probe_targets cluster_targets;
+	struct event *sig_term, *sig_int, *verdict_timer, *state_ev, *watchdog, *eval_ev;
+	struct state *st; /* the latest complete cluster state, NULL before the first */
+	char *no_targets; /* the POST reply before any state */
 	struct store store;
+	struct wirescan_report scan;
 	char *token; /* AUTH_TOKEN_FILE */
-	/* cached verdict */
-	bool dirty;
-	int64_t eval_ns; /* how long the last evaluation took */
-	char *verdict_json;
-	size_t verdict_len;
-	struct verdict verdict;
-	bool have_verdict;
-	/* refresher thread hand-over */
-	pthread_t refresher;
+	/* verdicts */
+	bool dirty, evaluating;
+	int64_t last_eval_mono_ns, eval_cpu_ns; /* start and cost of the last evaluation */
+	struct eval_job *current;		/* the verdict served */
+	struct vjson *json;
+	struct parked *parked;
+	struct stream *streams;
+	/* threads */
+	pthread_t refresher, evaluator;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t cond;  /* refresher, reviewer */
+	pthread_cond_t econd; /* evaluator */
 	bool stopping;
-	struct cluster_state *incoming;
+	struct state *incoming;
 	char *refresh_error;
+	struct eval_job *todo_eval, *done_eval;
 	struct kube_client *kc;
 	struct metrics_counters mc;
 	/* --tokenreview: a reviewer thread with its own API client */
@@ -90,7 +195,7 @@ struct review_job {
 	struct review_job *next;
 	struct evhttp_request *req; /* NULL once the client went away */
 	struct evhttp_connection *evcon;
-	struct node_report *report;
+	struct store_rec *rec;
 	char key[65];
 	char *token;
 	int64_t received_ns, rtt_ns;
@@ -205,6 +310,22 @@ static int authorize(struct server *s, struct evhttp_request *req, const char *n
 	return 0; /* AUTH_TOKENREVIEW is decided by bind_identity() once reviewed */
 }
 
+static int pod_node_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct pod_node *)a)->key, ((const struct pod_node *)b)->key);
+}
+
+/* The node a pod runs on, from the state's table; NULL if unknown. */
+static const char *pod_node(const struct state *st, const char *ns, const char *name)
+{
+	if (!st || !st->n_pods)
+		return NULL;
+	_cleanup_free_ char *key = xasprintf("%s/%s", ns ? ns : "", name);
+	struct pod_node k = {.key = key};
+	const struct pod_node *p = bsearch(&k, st->pods, st->n_pods, sizeof(k), pod_node_cmp);
+	return p ? p->node : NULL;
+}
+
 /* The node a reviewed token may speak for: the review's node-name, or the
  * node of the pod it names (looked up in the cluster state). */
 static int bind_identity(struct server *s, const struct token_identity *id, const char *node,
@@ -216,8 +337,7 @@ static int bind_identity(struct server *s, const struct token_identity *id, cons
 	}
 	const char *bound = id->node;
 	if (!bound && id->pod) {
-		json_object *pod = cs_find(&s->cs, RES_PODS, id->pod_namespace, id->pod);
-		bound = JQS(pod, "spec", "nodeName");
+		bound = pod_node(s->st, id->pod_namespace, id->pod);
 		if (!bound) {
 			snprintf(
 			    why, whylen,
@@ -368,34 +488,78 @@ static bool content_type_is(struct evhttp_request *req, const char *want, const 
 	       (alt && strlen(alt) == n && strncasecmp(ct, alt, n) == 0);
 }
 
-static char *node_targets_json(struct server *s, const char *node)
+/* ---------- the probe targets reply ---------- */
+
+static int node_targets_cmp(const void *a, const void *b)
 {
-	struct probe_targets t;
-	targets_for_node(&s->cs, node, &t);
-	json_object *o = probe_targets_to_json(&t);
-	char *str = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	return strcmp(((const struct node_targets *)a)->node,
+		      ((const struct node_targets *)b)->node);
+}
+
+/* The body of a POST's answer: the node's probe targets as JSON. */
+static const char *targets_reply(const struct server *s, const char *node, size_t *ret_len)
+{
+	const struct state *st = s->st;
+	if (!st) {
+		*ret_len = strlen(s->no_targets);
+		return s->no_targets;
+	}
+	struct node_targets k = {.node = (char *)node};
+	const struct node_targets *t =
+	    st->n_nodes ? bsearch(&k, st->nodes, st->n_nodes, sizeof(k), node_targets_cmp) : NULL;
+	*ret_len = t ? t->len : st->targets_len;
+	return t ? t->json : st->targets;
+}
+
+static char *targets_json(const struct probe_targets *t, size_t *ret_len)
+{
+	json_object *o = probe_targets_to_json(t);
+	size_t n;
+	const char *str = json_object_to_json_string_length(
+	    o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+	char *json = xstrndup(str, n);
 	json_object_put(o);
-	probe_targets_clear(&t);
-	return str;
+	if (ret_len)
+		*ret_len = n;
+	return json;
+}
+
+/* ---------- reports ---------- */
+
+/* A connection that posts reports is an agent's: it waits behind operators. */
+static void agent_connection(struct evhttp_request *req)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
+	if (bev && bufferevent_get_priority(bev) != PRIO_AGENT)
+		bufferevent_priority_set(bev, PRIO_AGENT);
 }
 
 /* Store an authorised report and answer with the node's probe targets. */
-static void accept_report(struct server *s, struct evhttp_request *req, struct node_report *r,
-			  int64_t received_ns, int64_t rtt_ns)
+static void accept_report(struct server *s, struct evhttp_request *req, struct store_rec *rec)
 {
-	_cleanup_free_ char *node = xstrdup(r->node);
-	store_put(&s->store, r, received_ns, rtt_ns);
-	s->dirty = true;
-	_cleanup_free_ char *body = node_targets_json(s, node);
-	reply(req, HTTP_OK, "OK", "application/json", body, strlen(body));
+	size_t len;
+	const char *targets = targets_reply(s, rec->report.node, &len);
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+	evhttp_add_header(h, "Content-Type", "application/json");
+	evhttp_add_header(h, "Cache-Control", "no-store");
+	struct evbuffer *b = evbuffer_new();
+	evbuffer_add(b, targets, len);
+	if (store_put_rec(&s->store, rec))
+		s->dirty = true;
+	agent_connection(req);
+	evhttp_send_reply(req, HTTP_OK, "OK", b);
+	evbuffer_free(b);
 }
+
+static void stream_free(struct server *s, struct stream *st);
 
 static void on_conn_close(struct evhttp_connection *evcon, void *arg)
 {
 	struct server *s = arg;
-	/* The client went away while its token was being reviewed: there is no
-	 * request to answer any more (libevent frees it). */
+	/* The client went away while its token was being reviewed, while it
+	 * waited for the first verdict or while the verdict streamed: there is
+	 * no request to answer any more (libevent frees it). */
 	pthread_mutex_lock(&s->lock);
 	for (struct review_job *j = s->queue; j; j = j->next)
 		if (j->evcon == evcon)
@@ -404,26 +568,31 @@ static void on_conn_close(struct evhttp_connection *evcon, void *arg)
 		if (j->evcon == evcon)
 			j->req = NULL;
 	pthread_mutex_unlock(&s->lock);
+	for (struct parked *p = s->parked; p; p = p->next)
+		if (p->evcon == evcon)
+			p->req = NULL;
+	for (struct stream *st = s->streams, *next; st; st = next) {
+		next = st->next;
+		if (st->evcon == evcon)
+			stream_free(s, st);
+	}
 }
 
-static void queue_review(struct server *s, struct evhttp_request *req, struct node_report *r,
-			 const char *key, int64_t received_ns, int64_t rtt_ns)
+static void queue_review(struct server *s, struct evhttp_request *req, struct store_rec *rec,
+			 const char *key)
 {
 	if (s->pending >= REVIEW_MAX_PENDING) {
 		reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
 			    "too many token reviews in flight; retry later");
-		node_report_clear(r);
-		free(r);
+		store_rec_unref(&s->store, rec);
 		return;
 	}
 	struct review_job *j = xcalloc(1, sizeof(*j));
 	j->req = req;
 	j->evcon = evhttp_request_get_connection(req);
-	j->report = r;
+	j->rec = rec;
 	memcpy(j->key, key, sizeof(j->key));
 	j->token = xstrdup(bearer(req));
-	j->received_ns = received_ns;
-	j->rtt_ns = rtt_ns;
 	evhttp_connection_set_closecb(j->evcon, on_conn_close, s);
 	pthread_mutex_lock(&s->lock);
 	j->next = s->queue;
@@ -433,12 +602,9 @@ static void queue_review(struct server *s, struct evhttp_request *req, struct no
 	pthread_mutex_unlock(&s->lock);
 }
 
-static void free_job(struct review_job *j)
+static void free_job(struct server *s, struct review_job *j)
 {
-	if (j->report) {
-		node_report_clear(j->report);
-		free(j->report);
-	}
+	store_rec_unref(&s->store, j->rec);
 	if (j->token) {
 		explicit_bzero(j->token, strlen(j->token));
 		free(j->token);
@@ -463,9 +629,9 @@ static void on_reviews_done(evutil_socket_t fd, short what, void *arg)
 		if (j->req) {
 			evhttp_connection_set_closecb(j->evcon, NULL, NULL);
 			char why[256];
-			int code =
-			    j->rc < 0 ? 503
-				      : bind_identity(s, &j->id, j->report->node, why, sizeof(why));
+			int code = j->rc < 0 ? 503
+					     : bind_identity(s, &j->id, j->rec->report.node, why,
+							     sizeof(why));
 			if (j->rc < 0) {
 				log_warnx("token review failed: %s, ignoring", j->err);
 				reply_error(s, j->req, HTTP_SERVUNAVAIL, "Service Unavailable",
@@ -474,11 +640,11 @@ static void on_reviews_done(evutil_socket_t fd, short what, void *arg)
 				reply_error(s, j->req, code,
 					    code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
 			} else {
-				accept_report(s, j->req, j->report, j->received_ns, j->rtt_ns);
-				j->report = NULL;
+				accept_report(s, j->req, j->rec);
+				j->rec = NULL;
 			}
 		}
-		free_job(j);
+		free_job(s, j);
 	}
 }
 
@@ -523,11 +689,15 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
 	size_t len = evbuffer_get_length(in);
 	const uint8_t *buf = evbuffer_pullup(in, -1);
-	struct node_report *r = xcalloc(1, sizeof(*r));
-	char err[WIRE_ERR_LEN];
-	int ret = wire_decode_node_report(buf, len, r, err, sizeof(err));
-	if (ret < 0) {
-		free(r);
+	if (wirescan_report(buf, len, &s->store.known, &s->scan) < 0) {
+		/* Rejections are rare: the decoder says why, in its words. */
+		char err[WIRE_ERR_LEN];
+		struct node_report r;
+		if (wire_decode_node_report(buf, len, &r, err, sizeof(err)) == 0) {
+			node_report_clear(&r);
+			snprintf(err, sizeof(err), "not a node report this aggregator can store");
+			log_warnx("a report the decoder accepts failed the scan, ignoring");
+		}
 		reply_error(s, req, HTTP_BADREQUEST, "Bad Request", "bad report: %s", err);
 		return;
 	}
@@ -536,92 +706,457 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 	    evhttp_find_header(evhttp_request_get_input_headers(req), "Hvready-Last-Rtt-Ns");
 	if (rtt_h && (util_parse_i64(rtt_h, &rtt) < 0 || rtt < 0 || rtt > 60 * NSEC_PER_SEC))
 		rtt = 0;
-	int64_t received = util_now_realtime_ns();
+	struct store_rec *rec =
+	    store_rec_new(&s->store, buf, &s->scan, util_now_realtime_ns(), rtt);
 	if (s->o->auth == AUTH_TOKENREVIEW) {
 		char key[65], whybuf[256];
 		tokenreview_key(bearer(req), key);
 		struct token_cache_entry *e = cache_slot(s, key, false);
 		if (e) {
-			int code = bind_identity(s, &e->id, r->node, whybuf, sizeof(whybuf));
+			int code =
+			    bind_identity(s, &e->id, rec->report.node, whybuf, sizeof(whybuf));
 			if (code) {
 				reply_error(s, req, code,
 					    code == 403 ? "Forbidden" : "Unauthorized", "%s",
 					    whybuf);
-				node_report_clear(r);
-				free(r);
+				store_rec_unref(&s->store, rec);
 				return;
 			}
-			accept_report(s, req, r, received, rtt);
+			accept_report(s, req, rec);
 			return;
 		}
-		queue_review(s, req, r, key, received, rtt);
+		queue_review(s, req, rec, key);
 		return;
 	}
-	int code = authorize(s, req, r->node, &why);
+	int code = authorize(s, req, rec->report.node, &why);
 	if (code) {
 		reply_error(s, req, code, code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
-		node_report_clear(r);
-		free(r);
+		store_rec_unref(&s->store, rec);
 		return;
 	}
-	accept_report(s, req, r, received, rtt);
+	accept_report(s, req, rec);
 }
 
-static void evaluate(struct server *s)
+/* ---------- evaluation ---------- */
+
+static struct state *state_ref(struct state *st)
 {
-	if (s->have_verdict)
-		verdict_clear(&s->verdict);
+	st->refs++;
+	return st;
+}
+
+static void state_free(struct state *st)
+{
+	cluster_state_clear(&st->cs);
+	free(st->targets);
+	for (size_t i = 0; i < st->n_nodes; i++) {
+		free(st->nodes[i].node);
+		free(st->nodes[i].json);
+	}
+	free(st->nodes);
+	for (size_t i = 0; i < st->n_pods; i++) {
+		free(st->pods[i].key);
+		free(st->pods[i].node);
+	}
+	free(st->pods);
+	free(st);
+}
+
+static void state_unref(struct state *st)
+{
+	if (st && --st->refs == 0)
+		state_free(st);
+}
+
+static void vjson_unref(struct vjson *vj)
+{
+	if (vj && --vj->refs == 0) {
+		free(vj->gz);
+		free(vj);
+	}
+}
+
+/* libevent is done with the bytes of a response (on the loop thread). */
+static void vjson_release(const void *data, size_t len, void *arg)
+{
+	vjson_unref(arg);
+}
+
+static void eval_job_free(struct server *s, struct eval_job *j)
+{
+	if (!j)
+		return;
+	if (j->have_verdict)
+		verdict_clear(&j->verdict);
+	for (size_t i = 0; i < j->n; i++)
+		store_rec_unref(&s->store, j->recs[i]);
+	free(j->recs);
+	state_unref(j->st);
+	if (j->nc) {
+		node_conditions_snapshot_clear(j->nc);
+		free(j->nc);
+	}
+	vjson_unref(j->json);
+	free(j);
+}
+
+/* Evaluator thread: gzip the JSON as it is written. */
+struct gz {
+	z_stream z;
+	uint8_t *out;
+	size_t cap;
+	size_t len; /* of the JSON */
+	bool failed;
+	struct eval_job *job;
+};
+
+static void gz_grow(struct gz *g)
+{
+	size_t used = g->cap - g->z.avail_out;
+	g->cap = g->cap ? g->cap * 2 : 1u << 20;
+	g->out = xrealloc(g->out, g->cap);
+	g->z.next_out = g->out + used;
+	g->z.avail_out = (uInt)(g->cap - used);
+}
+
+static void gz_write(void *ctx, const char *buf, size_t n)
+{
+	struct gz *g = ctx;
+	g->len += n;
+	g->z.next_in = (Bytef *)buf;
+	g->z.avail_in = (uInt)n;
+	while (!g->failed && g->z.avail_in) {
+		if (g->z.avail_out == 0)
+			gz_grow(g);
+		g->failed = deflate(&g->z, Z_NO_FLUSH) != Z_OK;
+	}
+}
+
+/* A borrowed host finding is written from its piece's cached fragment. */
+static const char *gz_fragment(void *ctx, size_t i, size_t *ret_len)
+{
+	struct gz *g = ctx;
+	const struct verdict *v = &g->job->verdict;
+	const struct host_ref *h = &v->host_refs[i];
+	struct store_piece *p = g->job->recs[h->node]->pieces[h->result];
+	const struct finding *f = &v->findings.items[i];
+	if (!p->decoded || f->message != p->dec.finding.message ||
+	    f->status != p->dec.finding.status)
+		return NULL; /* changed by the engine (--skip): written whole */
+	if (!p->json)
+		p->json = verdict_stream_fragment(&p->dec.finding, &p->json_len);
+	*ret_len = p->json_len;
+	return p->json;
+}
+
+static struct vjson *render_json(struct eval_job *j)
+{
+	struct gz g = {.job = j};
+	/* Level 1: at thousands of nodes the JSON is tens of megabytes of much
+	 * the same findings; this compresses it 40-50 times, fastest. */
+	if (deflateInit2(&g.z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		fatalx("zlib: cannot initialise deflate");
+	struct verdict_stream_out out = {.write = gz_write, .ctx = &g, .fragment = gz_fragment};
+	verdict_stream_json(&j->verdict, &out);
+	gz_write(&g, "\n", 1);
+	int r;
+	do {
+		if (g.z.avail_out == 0)
+			gz_grow(&g);
+		r = deflate(&g.z, Z_FINISH);
+	} while (r == Z_OK);
+	if (g.failed || r != Z_STREAM_END)
+		fatalx("zlib: deflate failed");
+	struct vjson *vj = xcalloc(1, sizeof(*vj));
+	vj->refs = 1;
+	vj->gz_len = g.cap - g.z.avail_out;
+	vj->gz = xrealloc(g.out, vj->gz_len);
+	vj->len = g.len;
+	deflateEnd(&g.z);
+	return vj;
+}
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static void run_job(struct server *s, struct eval_job *j)
+{
+	int64_t t0 = thread_cpu_ns();
+	struct node_entry *nodes = xcalloc(j->n ? j->n : 1, sizeof(*nodes));
+	for (size_t i = 0; i < j->n; i++) {
+		store_rec_view(j->recs[i]);
+		nodes[i] = (struct node_entry){.report = &j->recs[i]->report,
+					       .received_ns = j->recs[i]->received_ns,
+					       .rtt_ns = j->recs[i]->rtt_ns};
+	}
 	struct agg_ctx ctx = {
-	    .cs = &s->cs,
-	    .nodes = s->store.entries,
-	    .n_nodes = s->store.n,
-	    .now_ns = util_now_realtime_ns(),
+	    .cs = &j->st->cs,
+	    .nodes = nodes,
+	    .n_nodes = j->n,
+	    .now_ns = j->now_ns,
 	    .interval_s = s->o->interval_s,
-	    .live = s->o->kubeconfig || s->o->in_cluster,
+	    .live = j->live,
 	    .kc = s->kc,
+	    .borrow_host_results = true,
 	};
-	int64_t t0 = util_now_mono_ns();
-	verdict_evaluate(&s->verdict, &ctx, NULL);
-	s->have_verdict = true;
-	/* Rendered on the first GET after this (verdict_json_cached). */
-	free(s->verdict_json);
-	s->verdict_json = NULL;
-	s->dirty = false;
-	s->eval_ns = util_now_mono_ns() - t0;
-	if (s->nc && node_conditions_due(s->nc)) {
-		struct nc_snapshot *snap = xcalloc(1, sizeof(*snap));
-		node_conditions_snapshot(snap, &s->verdict, &s->cs, s->o->interval_s);
-		node_conditions_offer(s->nc, snap);
+	verdict_evaluate(&j->verdict, &ctx, NULL);
+	j->have_verdict = true;
+	if (j->want_nc) {
+		j->nc = xcalloc(1, sizeof(*j->nc));
+		node_conditions_snapshot(j->nc, &j->verdict, &j->st->cs, s->o->interval_s);
 	}
-	char status[128];
-	snprintf(status, sizeof(status), "STATUS=%zu nodes reporting; verdict %s", s->store.n,
-		 status_name(verdict_status(&s->verdict, -1)));
-	sd_notify(0, status);
+	j->json = render_json(j);
+	for (size_t i = 0; i < j->n; i++)
+		store_rec_unview(j->recs[i]);
+	free(nodes);
+	j->cpu_ns = thread_cpu_ns() - t0;
 }
 
-/* The JSON verdict, rendered once per evaluation and only when asked for:
- * with thousands of nodes it is tens of megabytes. */
-static void verdict_json_cached(struct server *s)
+/* The evaluator and the refresher are background work: when CPUs are short,
+ * the loop (ingest, answers) runs first. Linux threads have nice values of
+ * their own. */
+static void background_thread(void)
 {
-	if (s->verdict_json)
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, (id_t)gettid());
+	if (errno == 0 && setpriority(PRIO_PROCESS, (id_t)gettid(), nice + BACKGROUND_NICE) < 0)
+		log_warn("cannot lower the priority of a background thread, ignoring");
+}
+
+static void *evaluator_main(void *arg)
+{
+	struct server *s = arg;
+	background_thread();
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->stopping && !s->todo_eval)
+			pthread_cond_wait(&s->econd, &s->lock);
+		if (s->stopping)
+			break;
+		struct eval_job *j = s->todo_eval;
+		s->todo_eval = NULL;
+		pthread_mutex_unlock(&s->lock);
+		run_job(s, j);
+		pthread_mutex_lock(&s->lock);
+		s->done_eval = j;
+		event_active(s->eval_ev, EV_READ, 0);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* Hand a snapshot of the reports and the state to the evaluator. */
+static void start_eval(struct server *s)
+{
+	struct eval_job *j = xcalloc(1, sizeof(*j));
+	j->n = s->store.n;
+	j->recs = xcalloc(j->n ? j->n : 1, sizeof(*j->recs));
+	for (size_t i = 0; i < j->n; i++)
+		j->recs[i] = store_rec_ref(s->store.entries[i].rec);
+	j->st = state_ref(s->st);
+	j->now_ns = util_now_realtime_ns();
+	j->live = s->o->kubeconfig || s->o->in_cluster;
+	j->want_nc = s->nc && node_conditions_due(s->nc);
+	s->dirty = false;
+	s->evaluating = true;
+	s->last_eval_mono_ns = util_now_mono_ns();
+	pthread_mutex_lock(&s->lock);
+	s->todo_eval = j;
+	pthread_cond_signal(&s->econd);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void answer_parked(struct server *s)
+{
+	struct parked *p = s->parked;
+	s->parked = NULL;
+	while (p) {
+		struct parked *next = p->next;
+		if (p->req)
+			p->handler(s, p->req, "");
+		free(p);
+		p = next;
+	}
+}
+
+static void on_eval_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+	pthread_mutex_lock(&s->lock);
+	struct eval_job *j = s->done_eval;
+	s->done_eval = NULL;
+	pthread_mutex_unlock(&s->lock);
+	if (!j)
 		return;
-	json_object *o = verdict_to_json(&s->verdict);
-	s->verdict_json = xstrdup(json_object_to_json_string_ext(
-	    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
-	s->verdict_len = strlen(s->verdict_json);
-	json_object_put(o);
+	s->evaluating = false;
+	s->eval_cpu_ns = j->cpu_ns;
+	if (j->nc) {
+		node_conditions_offer(s->nc, j->nc);
+		j->nc = NULL;
+	}
+	vjson_unref(s->json);
+	s->json = j->json;
+	j->json = NULL;
+	eval_job_free(s, s->current);
+	s->current = j;
+	char status[128];
+	snprintf(status, sizeof(status), "STATUS=%zu nodes reporting; verdict %s", j->n,
+		 status_name(verdict_status(&j->verdict, -1)));
+	sd_notify(0, status);
+	answer_parked(s);
+}
+
+/* Before the first verdict: answer when it is there (evaluation starts now). */
+static void park(struct server *s, struct evhttp_request *req,
+		 void (*handler)(struct server *s, struct evhttp_request *req, const char *arg))
+{
+	struct parked *p = xcalloc(1, sizeof(*p));
+	p->req = req;
+	p->evcon = evhttp_request_get_connection(req);
+	p->handler = handler;
+	p->next = s->parked;
+	s->parked = p;
+	evhttp_connection_set_closecb(p->evcon, on_conn_close, s);
+	if (!s->evaluating)
+		start_eval(s);
+}
+
+/* ---------- serving the verdict ---------- */
+
+/* Accept-Encoding names gzip (or *) with a non-zero quality. */
+static bool accepts_gzip(struct evhttp_request *req)
+{
+	const char *ae =
+	    evhttp_find_header(evhttp_request_get_input_headers(req), "Accept-Encoding");
+	while (ae && *ae) {
+		ae += strspn(ae, " \t,");
+		size_t n = strcspn(ae, " \t;,");
+		bool gz = (n == 4 && strncasecmp(ae, "gzip", 4) == 0) ||
+			  (n == 6 && strncasecmp(ae, "x-gzip", 6) == 0) || (n == 1 && *ae == '*');
+		ae += n;
+		ae += strspn(ae, " \t");
+		double q = 1;
+		if (*ae == ';') {
+			const char *qs = strstr(ae, "q=");
+			const char *end = ae + strcspn(ae, ",");
+			if (qs && qs < end)
+				q = strtod(qs + 2, NULL);
+		}
+		if (gz && q > 0)
+			return true;
+		ae = strchr(ae, ',');
+	}
+	return false;
+}
+
+static void stream_free(struct server *s, struct stream *st)
+{
+	for (struct stream **pp = &s->streams; *pp; pp = &(*pp)->next)
+		if (*pp == st) {
+			*pp = st->next;
+			break;
+		}
+	inflateEnd(&st->z);
+	vjson_unref(st->vj);
+	free(st);
+}
+
+static void stream_next(struct evhttp_connection *evcon, void *arg)
+{
+	struct stream *st = arg;
+	struct evbuffer *b = evbuffer_new();
+	int r = Z_OK;
+	/* Inflate until a chunk has bytes: an empty chunk is never sent, and
+	 * its callback would never come. */
+	while (r == Z_OK && evbuffer_get_length(b) == 0) {
+		struct evbuffer_iovec v;
+		if (evbuffer_reserve_space(b, STREAM_CHUNK, &v, 1) < 1)
+			break;
+		st->z.next_out = v.iov_base;
+		st->z.avail_out = (uInt)v.iov_len;
+		r = inflate(&st->z, Z_NO_FLUSH);
+		v.iov_len -= st->z.avail_out;
+		evbuffer_commit_space(b, &v, 1);
+	}
+	if (r == Z_OK) {
+		evhttp_send_reply_chunk_with_cb(st->req, b, stream_next, st);
+		evbuffer_free(b);
+		return;
+	}
+	if (r != Z_STREAM_END)
+		log_warnx("inflating the verdict: zlib error %d, ignoring", r);
+	if (evbuffer_get_length(b))
+		evhttp_send_reply_chunk(st->req, b);
+	evbuffer_free(b);
+	evhttp_send_reply_end(st->req);
+	stream_free(st->s, st);
+}
+
+static void verdict_headers(struct evhttp_request *req, bool gzip, size_t len)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+	char lenbuf[32];
+	snprintf(lenbuf, sizeof(lenbuf), "%zu", len);
+	evhttp_add_header(h, "Content-Type", "application/json");
+	evhttp_add_header(h, "Cache-Control", "no-store");
+	evhttp_add_header(h, "Vary", "Accept-Encoding");
+	if (gzip)
+		evhttp_add_header(h, "Content-Encoding", "gzip");
+	evhttp_add_header(h, "Content-Length", lenbuf);
+}
+
+/* The current JSON verdict: the gzip bytes by reference, or inflated as the
+ * client reads (the plain text of thousands of nodes is kept nowhere). */
+static void serve_json(struct server *s, struct evhttp_request *req)
+{
+	struct vjson *vj = s->json;
+	bool gzip = accepts_gzip(req);
+	verdict_headers(req, gzip, gzip ? vj->gz_len : vj->len);
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
+	if (bev)
+		bufferevent_set_max_single_write(bev, VERDICT_WRITE_MAX);
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+		evhttp_send_reply(req, HTTP_OK, "OK", NULL);
+		return;
+	}
+	if (gzip) {
+		struct evbuffer *b = evbuffer_new();
+		vj->refs++;
+		evbuffer_add_reference(b, vj->gz, vj->gz_len, vjson_release, vj);
+		evhttp_send_reply(req, HTTP_OK, "OK", b);
+		evbuffer_free(b);
+		return;
+	}
+	struct stream *st = xcalloc(1, sizeof(*st));
+	if (inflateInit2(&st->z, 15 + 16) != Z_OK)
+		fatalx("zlib: cannot initialise inflate");
+	st->s = s;
+	st->req = req;
+	st->evcon = evcon;
+	st->vj = vj;
+	vj->refs++;
+	st->z.next_in = vj->gz;
+	st->z.avail_in = (uInt)vj->gz_len;
+	st->next = s->streams;
+	s->streams = st;
+	evhttp_connection_set_closecb(evcon, on_conn_close, s);
+	evhttp_send_reply_start(req, HTTP_OK, "OK");
+	stream_next(evcon, st);
 }
 
 /* GET /v1/verdict[?format=json|text|markdown|html] */
 static void handle_verdict(struct server *s, struct evhttp_request *req, const char *arg)
 {
-	if (!s->have_state) {
+	if (!s->st) {
 		reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
 			    "the cluster state has not been read yet");
 		return;
 	}
-	if (!s->have_verdict)
-		evaluate(s);
 	const char *format = "json";
 	struct evkeyvalq q = {0};
 	const char *query = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(req));
@@ -630,20 +1165,24 @@ static void handle_verdict(struct server *s, struct evhttp_request *req, const c
 		if (fv)
 			format = fv;
 	}
-	if (streq(format, "json")) {
-		verdict_json_cached(s);
-		reply(req, HTTP_OK, "OK", "application/json", s->verdict_json, s->verdict_len);
-	} else if (streq(format, "text") || streq(format, "markdown") || streq(format, "html")) {
+	bool known = streq(format, "json") || streq(format, "text") || streq(format, "markdown") ||
+		     streq(format, "html");
+	if (known && !s->current) {
+		park(s, req, handle_verdict);
+	} else if (streq(format, "json")) {
+		serve_json(s, req);
+	} else if (known) {
+		const struct verdict *v = &s->current->verdict;
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&buf, &len);
 		if (f) {
 			if (streq(format, "text"))
-				verdict_render_text(f, &s->verdict, -1, false);
+				verdict_render_text(f, v, -1, false);
 			else if (streq(format, "markdown"))
-				verdict_render_markdown(f, &s->verdict, -1);
+				verdict_render_markdown(f, v, -1);
 			else
-				verdict_render_html(f, &s->verdict, -1, 0);
+				verdict_render_html(f, v, -1, 0);
 			fclose(f);
 			reply(req, HTTP_OK, "OK",
 			      streq(format, "html")	  ? "text/html; charset=utf-8"
@@ -662,25 +1201,22 @@ static void handle_verdict(struct server *s, struct evhttp_request *req, const c
 	evhttp_clear_headers(&q);
 }
 
-static json_object *node_summary(const struct node_entry *e, int64_t now)
+static json_object *node_summary(const struct store_rec *rec, int64_t now)
 {
 	json_object *o = json_object_new_object();
-	const struct node_report *r = e->report;
-	int count[_STATUS_MAX] = {0};
-	for (size_t i = 0; i < r->results.n; i++)
-		count[r->results.items[i].status]++;
+	const struct node_report *r = &rec->report;
 	json_object_object_add(o, "name", json_object_new_string(r->node));
 	json_object_object_add(o, "hostname",
 			       json_object_new_string(r->hostname ? r->hostname : ""));
 	json_object_object_add(o, "agent_version",
 			       json_object_new_string(r->agent_version ? r->agent_version : ""));
-	int64_t age = now - e->received_ns;
+	int64_t age = now - rec->received_ns;
 	json_object_object_add(o, "report_age_seconds",
 			       json_object_new_int64((age < 0 ? 0 : age) / NSEC_PER_SEC));
 	json_object_object_add(o, "seq", json_object_new_uint64(r->seq));
 	json_object *c = json_object_new_object();
 	for (int i = 0; i < _STATUS_MAX; i++)
-		json_object_object_add(c, status_name(i), json_object_new_int(count[i]));
+		json_object_object_add(c, status_name(i), json_object_new_int((int)rec->counts[i]));
 	json_object_object_add(o, "counts", c);
 	return o;
 }
@@ -690,7 +1226,7 @@ static void handle_nodes(struct server *s, struct evhttp_request *req, const cha
 	int64_t now = util_now_realtime_ns();
 	json_object *a = json_object_new_array();
 	for (size_t i = 0; i < s->store.n; i++)
-		json_object_array_add(a, node_summary(&s->store.entries[i], now));
+		json_object_array_add(a, node_summary(s->store.entries[i].rec, now));
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "nodes", a);
 	reply_json(req, o);
@@ -700,7 +1236,7 @@ static void handle_nodes(struct server *s, struct evhttp_request *req, const cha
 static void handle_node(struct server *s, struct evhttp_request *req, const char *arg)
 {
 	char *name = evhttp_uridecode(arg, 0, NULL);
-	const struct node_entry *e = name ? store_get(&s->store, name) : NULL;
+	const struct store_entry *e = name ? store_get(&s->store, name) : NULL;
 	if (!e) {
 		reply_error(s, req, HTTP_NOTFOUND, "Not Found", "no report from node \"%s\"",
 			    name ? name : "");
@@ -708,8 +1244,11 @@ static void handle_node(struct server *s, struct evhttp_request *req, const char
 		return;
 	}
 	free(name);
-	json_object *o = render_node_report_json(e->report);
-	json_object_object_add(o, "summary", node_summary(e, util_now_realtime_ns()));
+	struct node_report r;
+	store_rec_decode(e->rec, &r);
+	json_object *o = render_node_report_json(&r);
+	node_report_clear(&r);
+	json_object_object_add(o, "summary", node_summary(e->rec, util_now_realtime_ns()));
 	reply_json(req, o);
 	json_object_put(o);
 }
@@ -721,7 +1260,7 @@ static void handle_healthz(struct server *s, struct evhttp_request *req, const c
 
 static void handle_readyz(struct server *s, struct evhttp_request *req, const char *arg)
 {
-	if (!s->have_state) {
+	if (!s->st) {
 		reply(req, HTTP_SERVUNAVAIL, "Service Unavailable", "text/plain",
 		      "cluster state not read yet\n", 27);
 		return;
@@ -731,6 +1270,10 @@ static void handle_readyz(struct server *s, struct evhttp_request *req, const ch
 
 static void handle_metrics(struct server *s, struct evhttp_request *req, const char *arg)
 {
+	if (s->st && !s->current) {
+		park(s, req, handle_metrics);
+		return;
+	}
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -738,10 +1281,10 @@ static void handle_metrics(struct server *s, struct evhttp_request *req, const c
 		reply_error(s, req, HTTP_INTERNAL, "Internal Server Error", "out of memory");
 		return;
 	}
-	if (s->have_state && !s->have_verdict)
-		evaluate(s);
-	metrics_render(f, s->have_verdict ? &s->verdict : NULL, &s->store,
-		       s->have_state ? &s->cs : NULL, &s->mc, util_now_realtime_ns());
+	/* Only the state's plain fields are read here (statuses, times): the
+	 * evaluator may be using the state meanwhile. */
+	metrics_render(f, s->current ? &s->current->verdict : NULL, &s->store,
+		       s->st ? &s->st->cs : NULL, &s->mc, util_now_realtime_ns());
 	fclose(f);
 	reply(req, HTTP_OK, "OK", "text/plain; version=0.0.4; charset=utf-8", buf, len);
 	free(buf);
@@ -750,13 +1293,15 @@ static void handle_metrics(struct server *s, struct evhttp_request *req, const c
 /* The dashboard: the HTML verdict, reloading itself every interval. */
 static void handle_page(struct server *s, struct evhttp_request *req, const char *arg)
 {
-	if (!s->have_state) {
+	if (!s->st) {
 		reply(req, HTTP_SERVUNAVAIL, "Service Unavailable", "text/plain",
 		      "cluster state not read yet\n", 27);
 		return;
 	}
-	if (!s->have_verdict)
-		evaluate(s);
+	if (!s->current) {
+		park(s, req, handle_page);
+		return;
+	}
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -764,7 +1309,7 @@ static void handle_page(struct server *s, struct evhttp_request *req, const char
 		reply_error(s, req, HTTP_INTERNAL, "Internal Server Error", "out of memory");
 		return;
 	}
-	verdict_render_html(f, &s->verdict, -1, s->o->interval_s);
+	verdict_render_html(f, &s->current->verdict, -1, s->o->interval_s);
 	fclose(f);
 	reply(req, HTTP_OK, "OK", "text/html; charset=utf-8", buf, len);
 	free(buf);
@@ -772,43 +1317,86 @@ static void handle_page(struct server *s, struct evhttp_request *req, const char
 
 /* ---------- the cluster state refresher ---------- */
 
-static struct cluster_state *load_state(struct server *s, char **ret_err)
+/* What the loop needs from a state, computed before the hand-over: the
+ * evaluator owns the state's lookups from then on. */
+static void derive(struct server *s, struct state *st)
 {
-	struct cluster_state *cs = xcalloc(1, sizeof(*cs));
+	struct probe_targets cluster;
+	targets_for_node(&st->cs, NULL, &cluster);
+	st->targets = targets_json(&cluster, &st->targets_len);
+	json_object *lhn = cs_items(&st->cs, RES_LH_NODES);
+	st->nodes = xcalloc(jq_len(lhn) + 1, sizeof(*st->nodes));
+	for (size_t i = 0; i < jq_len(lhn); i++) {
+		const char *name = jq_name(jq_at(lhn, i));
+		if (!name)
+			continue;
+		struct probe_targets t;
+		probe_targets_copy(&t, &cluster);
+		targets_node_paths(&st->cs, name, &t.longhorn_data_paths);
+		if (t.longhorn_data_paths.n) {
+			struct node_targets *nt = &st->nodes[st->n_nodes++];
+			nt->node = xstrdup(name);
+			nt->json = targets_json(&t, &nt->len);
+		}
+		probe_targets_clear(&t);
+	}
+	probe_targets_clear(&cluster);
+	qsort(st->nodes, st->n_nodes, sizeof(*st->nodes), node_targets_cmp);
+	/* Two Longhorn nodes of one name cannot be: keep the first anyway. */
+	if (s->o->auth != AUTH_TOKENREVIEW)
+		return;
+	json_object *pods = cs_items(&st->cs, RES_PODS);
+	st->pods = xcalloc(jq_len(pods) + 1, sizeof(*st->pods));
+	for (size_t i = 0; i < jq_len(pods); i++) {
+		json_object *p = jq_at(pods, i);
+		const char *node = JQS(p, "spec", "nodeName"), *name = jq_name(p);
+		if (!node || !name)
+			continue;
+		const char *ns = jq_namespace(p);
+		st->pods[st->n_pods++] = (struct pod_node){
+		    .key = xasprintf("%s/%s", ns ? ns : "", name), .node = xstrdup(node)};
+	}
+	qsort(st->pods, st->n_pods, sizeof(*st->pods), pod_node_cmp);
+}
+
+static struct state *load_state(struct server *s, char **ret_err)
+{
+	struct state *st = xcalloc(1, sizeof(*st));
 	char err[SOURCE_ERR_LEN];
 	int r = 0;
-	cluster_state_init(cs);
+	cluster_state_init(&st->cs);
 	if (s->o->states.n) {
 		for (size_t i = 0; i < s->o->states.n && r == 0; i++)
-			r = source_files_load(cs, s->o->states.items[i], err, sizeof(err));
+			r = source_files_load(&st->cs, s->o->states.items[i], err, sizeof(err));
 	} else {
-		r = source_api_load(cs, s->kc, err, sizeof(err));
+		r = source_api_load(&st->cs, s->kc, err, sizeof(err));
 	}
 	if (r < 0) {
 		*ret_err = xstrdup(err);
-		cluster_state_clear(cs);
-		free(cs);
+		state_free(st);
 		return NULL;
 	}
-	cs->read_at_ns = util_now_realtime_ns();
-	return cs;
+	st->cs.read_at_ns = util_now_realtime_ns();
+	st->refs = 1;
+	derive(s, st);
+	return st;
 }
 
 static void *refresher_main(void *arg)
 {
 	struct server *s = arg;
+	background_thread();
 	pthread_mutex_lock(&s->lock);
 	while (!s->stopping) {
 		pthread_mutex_unlock(&s->lock);
 		char *err = NULL;
-		struct cluster_state *cs = load_state(s, &err);
+		struct state *st = load_state(s, &err);
 		pthread_mutex_lock(&s->lock);
-		if (cs) {
-			if (s->incoming) {
-				cluster_state_clear(s->incoming);
-				free(s->incoming);
-			}
-			s->incoming = cs;
+		if (st) {
+			/* Not handed over yet: nobody else holds a reference. */
+			if (s->incoming)
+				state_free(s->incoming);
+			s->incoming = st;
 		} else {
 			free(s->refresh_error);
 			s->refresh_error = err;
@@ -829,7 +1417,7 @@ static void on_state(evutil_socket_t fd, short what, void *arg)
 {
 	struct server *s = arg;
 	pthread_mutex_lock(&s->lock);
-	struct cluster_state *cs = s->incoming;
+	struct state *st = s->incoming;
 	s->incoming = NULL;
 	char *err = s->refresh_error;
 	s->refresh_error = NULL;
@@ -841,16 +1429,16 @@ static void on_state(evutil_socket_t fd, short what, void *arg)
 			  err);
 		free(err);
 	}
-	if (!cs)
+	if (!st)
 		return;
-	if (s->have_state)
-		cluster_state_clear(&s->cs);
-	s->cs = *cs;
-	free(cs);
-	if (!s->have_state)
-		log_info("cluster state read from %s", s->cs.source ? s->cs.source : "?");
-	s->have_state = true;
+	if (!s->st)
+		log_info("cluster state read from %s", st->cs.source ? st->cs.source : "?");
+	state_unref(s->st);
+	s->st = st;
 	s->dirty = true;
+	/* The first verdict as soon as there is a state. */
+	if (!s->current && !s->evaluating)
+		start_eval(s);
 }
 
 /* ---------- timers and signals ---------- */
@@ -858,17 +1446,17 @@ static void on_state(evutil_socket_t fd, short what, void *arg)
 static void on_verdict_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct server *s = arg;
-	/* Ages and staleness change with time alone: recompute at least every
-	 * few seconds even without new reports. */
-	static int64_t last;
+	if (!s->st || s->evaluating)
+		return;
 	int64_t now = util_now_mono_ns();
-	/* Keep the loop for ingest: evaluating may take at most a tenth of the
-	 * time (large clusters take seconds to evaluate). */
-	int64_t gap = s->eval_ns * 10 > NSEC_PER_SEC ? s->eval_ns * 10 : NSEC_PER_SEC;
-	if (s->have_state && now - last >= gap && (s->dirty || now - last > 5 * NSEC_PER_SEC)) {
-		evaluate(s);
-		last = now;
-	}
+	int64_t since = now - s->last_eval_mono_ns;
+	/* The evaluator shares the CPUs with the loop: it may use at most a
+	 * tenth of one (large clusters take seconds to evaluate). Ages and
+	 * staleness change with time alone: recompute at least every few
+	 * seconds even without new reports. */
+	int64_t gap = s->eval_cpu_ns * 10 > EVAL_MIN_GAP_NS ? s->eval_cpu_ns * 10 : EVAL_MIN_GAP_NS;
+	if (since >= gap && (s->dirty || since > EVAL_REFRESH_NS))
+		start_eval(s);
 }
 
 static void on_watchdog(evutil_socket_t fd, short what, void *arg)
@@ -959,9 +1547,11 @@ int server_run(const struct server_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	evthread_use_pthreads();
 	store_init(&s.store);
-	cluster_state_init(&s.cs);
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.cond, NULL);
+	pthread_cond_init(&s.econd, NULL);
+	struct probe_targets none = {0};
+	s.no_targets = targets_json(&none, NULL);
 
 	if (o->auth == AUTH_TOKEN_FILE)
 		s.token = read_token(o->token_file);
@@ -980,9 +1570,19 @@ int server_run(const struct server_opts *o)
 			fatalx("%s", err);
 	}
 
-	s.base = event_base_new();
+	/* Poll for new events every few milliseconds even while agents' reports
+	 * are queued, so that an operator's request (higher priority) is not
+	 * served after all of them. */
+	struct event_config *cfg = event_config_new();
+	struct timeval slice = {0, DISPATCH_SLICE_US};
+	if (!cfg || event_config_set_max_dispatch_interval(cfg, &slice, -1, PRIO_NORMAL) < 0)
+		fatalx("cannot configure the event loop");
+	s.base = event_base_new_with_config(cfg);
+	event_config_free(cfg);
+	if (!s.base || event_base_priority_init(s.base, N_PRIOS) < 0)
+		fatalx("cannot create the event loop");
 	s.http = evhttp_new(s.base);
-	if (!s.base || !s.http)
+	if (!s.http)
 		fatalx("cannot create the event loop");
 	evhttp_set_max_body_size(s.http, WIRE_MAX_MESSAGE);
 	evhttp_set_max_headers_size(s.http, MAX_HEADERS_SIZE);
@@ -1013,9 +1613,12 @@ int server_run(const struct server_opts *o)
 	evsignal_add(s.sig_term, NULL);
 	evsignal_add(s.sig_int, NULL);
 	s.state_ev = event_new(s.base, -1, 0, on_state, &s);
+	s.eval_ev = event_new(s.base, -1, 0, on_eval_done, &s);
+	event_priority_set(s.state_ev, PRIO_HIGH);
+	event_priority_set(s.eval_ev, PRIO_HIGH);
 	s.verdict_timer = event_new(s.base, -1, EV_PERSIST, on_verdict_timer, &s);
-	struct timeval one = {1, 0};
-	event_add(s.verdict_timer, &one);
+	struct timeval tick = {0, 250000};
+	event_add(s.verdict_timer, &tick);
 	uint64_t wd_usec = 0;
 	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
 		s.watchdog = event_new(s.base, -1, EV_PERSIST, on_watchdog, &s);
@@ -1025,6 +1628,8 @@ int server_run(const struct server_opts *o)
 	}
 	if (pthread_create(&s.refresher, NULL, refresher_main, &s) != 0)
 		fatalx("cannot start the refresher thread");
+	if (pthread_create(&s.evaluator, NULL, evaluator_main, &s) != 0)
+		fatalx("cannot start the evaluator thread");
 	if (o->auth == AUTH_TOKENREVIEW) {
 		/* Its own client: the refresher's is busy listing for seconds at a time. */
 		int r = o->in_cluster ? kube_client_new_in_cluster(&s.review_kc, err, sizeof(err))
@@ -1056,8 +1661,10 @@ int server_run(const struct server_opts *o)
 	pthread_mutex_lock(&s.lock);
 	s.stopping = true;
 	pthread_cond_broadcast(&s.cond);
+	pthread_cond_broadcast(&s.econd);
 	pthread_mutex_unlock(&s.lock);
 	pthread_join(s.refresher, NULL);
+	pthread_join(s.evaluator, NULL);
 	if (s.have_reviewer)
 		pthread_join(s.reviewer, NULL);
 	node_conditions_free(s.nc);
@@ -1065,7 +1672,7 @@ int server_run(const struct server_opts *o)
 		while (*l) {
 			struct review_job *j = *l;
 			*l = j->next;
-			free_job(j);
+			free_job(&s, j);
 		}
 	for (size_t i = 0; i < s.cache_slots; i++)
 		token_identity_clear(&s.cache[i].id);
@@ -1073,29 +1680,40 @@ int server_run(const struct server_opts *o)
 	if (s.review_ev)
 		event_free(s.review_ev);
 	kube_client_free(s.review_kc);
-	if (s.incoming) {
-		cluster_state_clear(s.incoming);
-		free(s.incoming);
+	/* Connections go first: their close callbacks end streams and parked
+	 * requests, their buffers release verdicts. */
+	evhttp_free(s.http);
+	for (struct parked *p = s.parked, *next; p; p = next) {
+		next = p->next;
+		free(p);
 	}
+	while (s.streams)
+		stream_free(&s, s.streams);
+	eval_job_free(&s, s.todo_eval);
+	eval_job_free(&s, s.done_eval);
+	eval_job_free(&s, s.current);
+	vjson_unref(s.json);
+	if (s.incoming)
+		state_free(s.incoming);
+	state_unref(s.st);
 	free(s.refresh_error);
-	if (s.have_verdict)
-		verdict_clear(&s.verdict);
-	free(s.verdict_json);
 	event_free(s.sig_term);
 	event_free(s.sig_int);
 	event_free(s.state_ev);
+	event_free(s.eval_ev);
 	event_free(s.verdict_timer);
 	if (s.watchdog)
 		event_free(s.watchdog);
-	evhttp_free(s.http);
 	event_base_free(s.base);
 	if (s.ssl)
 		SSL_CTX_free(s.ssl);
 	store_clear(&s.store);
-	cluster_state_clear(&s.cs);
+	wirescan_report_clear(&s.scan);
+	free(s.no_targets);
 	kube_client_free(s.kc);
 	free(s.token);
 	pthread_mutex_destroy(&s.lock);
 	pthread_cond_destroy(&s.cond);
+	pthread_cond_destroy(&s.econd);
 	return 0;
 }

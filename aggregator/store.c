@@ -2,40 +2,255 @@
 
 #include <string.h>
 
-static uint64_t hash(const char *s)
+#include "wire.h"
+
+static uint64_t hash_name(const char *s, size_t n)
 {
 	uint64_t h = UINT64_C(1469598103934665603); /* FNV-1a */
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
 		h *= UINT64_C(1099511628211);
 	}
 	return h;
 }
 
+/* Pieces are hashed at ingest rate: eight bytes a step (a multiply-xorshift
+ * mix; equal hashes are confirmed with memcmp). */
+static uint64_t hash_bytes(const uint8_t *p, size_t n, bool is_fact)
+{
+	const uint64_t k = UINT64_C(0x9e3779b97f4a7c15);
+	uint64_t h = (n + is_fact) * k;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * k;
+		h ^= h >> 29;
+	}
+	uint64_t tail = 0;
+	for (size_t j = 0; i + j < n; j++)
+		tail |= (uint64_t)p[i + j] << (8 * j);
+	h = (h ^ tail) * k;
+	h ^= h >> 32;
+	return h;
+}
+
+static struct store_piece *piece_find(const struct store *s, const uint8_t *bytes, size_t len,
+				      bool is_fact, uint64_t h)
+{
+	if (s->npslots)
+		for (struct store_piece *p = s->pieces[h & (s->npslots - 1)]; p; p = p->next)
+			if (p->hash == h && p->len == len && p->is_fact == is_fact &&
+			    memcmp(p->bytes, bytes, len) == 0)
+				return p;
+	return NULL;
+}
+
+static const void *known_lookup(void *ctx, const uint8_t *buf, size_t len, bool is_fact,
+				enum status *ret_status)
+{
+	struct store_piece *p = piece_find(ctx, buf, len, is_fact, hash_bytes(buf, len, is_fact));
+	if (p)
+		*ret_status = (enum status)p->status;
+	return p;
+}
+
+static const struct store_entry *get_n(const struct store *s, const char *node, size_t len);
+
+static void known_node(void *ctx, const uint8_t *name, size_t len)
+{
+	struct store *s = ctx;
+	const struct store_entry *e = name ? get_n(s, (const char *)name, len) : NULL;
+	s->prior = e ? e->rec : NULL;
+}
+
+static const void *known_prior(void *ctx, bool is_fact, size_t i, const uint8_t **ret_buf,
+			       size_t *ret_len, enum status *ret_status)
+{
+	const struct store_rec *r = ((struct store *)ctx)->prior;
+	if (!r || i >= (is_fact ? r->n_facts : r->n_results))
+		return NULL;
+	struct store_piece *p = r->pieces[is_fact ? r->n_results + i : i];
+	*ret_buf = p->bytes;
+	*ret_len = p->len;
+	*ret_status = (enum status)p->status;
+	return p;
+}
+
 void store_init(struct store *s)
 {
 	*s = (struct store){0};
+	s->known = (struct wirescan_known){
+	    .lookup = known_lookup, .node = known_node, .prior = known_prior, .ctx = s};
 }
 
-void store_clear(struct store *s)
+/* ---- pieces ---- */
+
+static void piece_free(struct store_piece *p)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		node_report_clear(s->entries[i].report);
-		free(s->entries[i].report);
+	if (p->decoded) {
+		if (p->is_fact) {
+			free(p->dec.fact.key);
+			value_clear(&p->dec.fact.val);
+		} else {
+			finding_clear(&p->dec.finding);
+		}
 	}
-	free(s->entries);
-	free(s->slots);
-	*s = (struct store){0};
+	free(p->json);
+	free(p);
+}
+
+static void pieces_rehash(struct store *s)
+{
+	size_t n = s->npslots ? s->npslots * 2 : 1024;
+	struct store_piece **t = xcalloc(n, sizeof(*t));
+	for (size_t i = 0; i < s->npslots; i++)
+		for (struct store_piece *p = s->pieces[i], *next; p; p = next) {
+			next = p->next;
+			p->next = t[p->hash & (n - 1)];
+			t[p->hash & (n - 1)] = p;
+		}
+	free(s->pieces);
+	s->pieces = t;
+	s->npslots = n;
+}
+
+/* known: the piece wirescan found for these bytes, if any. */
+static struct store_piece *piece_intern(struct store *s, const uint8_t *bytes, size_t len,
+					bool is_fact, const void *known, enum status status)
+{
+	struct store_piece *p = (struct store_piece *)known;
+	uint64_t h = 0;
+	if (!p) {
+		h = hash_bytes(bytes, len, is_fact);
+		p = piece_find(s, bytes, len, is_fact, h);
+	}
+	if (p) {
+		p->refs++;
+		return p;
+	}
+	if (s->npieces + 1 > s->npslots)
+		pieces_rehash(s);
+	p = xmalloc(sizeof(*p) + len);
+	*p = (struct store_piece){.hash = h,
+				  .refs = 1,
+				  .len = (uint32_t)len,
+				  .is_fact = is_fact,
+				  .status = (uint8_t)status};
+	memcpy(p->bytes, bytes, len);
+	struct store_piece **head = &s->pieces[h & (s->npslots - 1)];
+	p->next = *head;
+	*head = p;
+	s->npieces++;
+	s->piece_bytes += len;
+	return p;
+}
+
+static void piece_unref(struct store *s, struct store_piece *p)
+{
+	if (--p->refs > 0)
+		return;
+	struct store_piece **pp = &s->pieces[p->hash & (s->npslots - 1)];
+	while (*pp != p)
+		pp = &(*pp)->next;
+	*pp = p->next;
+	s->npieces--;
+	s->piece_bytes -= p->len;
+	piece_free(p);
+}
+
+/* ---- records ---- */
+
+struct store_rec *store_rec_new(struct store *s, const uint8_t *buf,
+				const struct wirescan_report *w, int64_t received_ns,
+				int64_t rtt_ns)
+{
+	size_t n = w->n_results + w->n_facts;
+	struct store_rec *r = xcalloc(1, sizeof(*r) + n * sizeof(r->pieces[0]));
+	/* The header strings in one block, node first (store_rec_unref frees it). */
+	const struct wirescan_span *spans[4] = {&w->node, w->has_hostname ? &w->hostname : NULL,
+						w->has_agent_version ? &w->agent_version : NULL,
+						w->has_boot_id ? &w->boot_id : NULL};
+	size_t total = 0;
+	for (int i = 0; i < 4; i++)
+		total += spans[i] ? spans[i]->len + 1 : 0;
+	char *block = xmalloc(total), *at = block;
+	char **dst[4] = {&r->report.node, &r->report.hostname, &r->report.agent_version,
+			 &r->report.boot_id};
+	for (int i = 0; i < 4; i++) {
+		if (!spans[i])
+			continue;
+		memcpy(at, buf + spans[i]->off, spans[i]->len);
+		at[spans[i]->len] = '\0';
+		*dst[i] = at;
+		at += spans[i]->len + 1;
+	}
+	r->refs = 1;
+	r->report.sent_ns = w->sent_ns;
+	r->report.seq = w->seq;
+	r->report.interval_s = w->interval_s;
+	r->report.schema_minor = w->schema_minor;
+	r->received_ns = received_ns;
+	r->rtt_ns = rtt_ns;
+	r->n_results = (uint32_t)w->n_results;
+	r->n_facts = (uint32_t)w->n_facts;
+	for (size_t i = 0; i < w->n_results; i++) {
+		const struct wirescan_finding *f = &w->results[i];
+		r->counts[f->status]++;
+		r->pieces[i] =
+		    piece_intern(s, buf + f->bytes.off, f->bytes.len, false, f->known, f->status);
+	}
+	for (size_t i = 0; i < w->n_facts; i++) {
+		const struct wirescan_fact *f = &w->facts[i];
+		r->pieces[w->n_results + i] =
+		    piece_intern(s, buf + f->bytes.off, f->bytes.len, true, f->known, STATUS_PASS);
+	}
+	return r;
+}
+
+struct store_rec *store_rec_ref(struct store_rec *r)
+{
+	r->refs++;
+	return r;
+}
+
+void store_rec_unref(struct store *s, struct store_rec *r)
+{
+	if (!r || --r->refs > 0)
+		return;
+	for (size_t i = 0; i < r->n_results + r->n_facts; i++)
+		piece_unref(s, r->pieces[i]);
+	store_rec_unview(r);
+	free(r->report.node); /* the header block */
+	free(r);
+}
+
+/* ---- the node table ---- */
+
+static size_t find_slot_n(const struct store *s, const char *node, size_t len)
+{
+	size_t mask = s->nslots - 1;
+	for (size_t i = hash_name(node, len) & mask;; i = (i + 1) & mask) {
+		uint32_t v = s->slots[i];
+		if (!v)
+			return i;
+		const char *name = s->entries[v - 1].rec->report.node;
+		if (strncmp(name, node, len) == 0 && name[len] == '\0')
+			return i;
+	}
 }
 
 static size_t find_slot(const struct store *s, const char *node)
 {
-	size_t mask = s->nslots - 1;
-	for (size_t i = hash(node) & mask;; i = (i + 1) & mask) {
-		uint32_t v = s->slots[i];
-		if (!v || streq(s->entries[v - 1].report->node, node))
-			return i;
-	}
+	return find_slot_n(s, node, strlen(node));
+}
+
+static const struct store_entry *get_n(const struct store *s, const char *node, size_t len)
+{
+	if (!s->nslots)
+		return NULL;
+	uint32_t v = s->slots[find_slot_n(s, node, len)];
+	return v ? &s->entries[v - 1] : NULL;
 }
 
 static void rehash(struct store *s)
@@ -45,10 +260,10 @@ static void rehash(struct store *s)
 	s->slots = xcalloc(n, sizeof(uint32_t));
 	s->nslots = n;
 	for (size_t i = 0; i < s->n; i++)
-		s->slots[find_slot(s, s->entries[i].report->node)] = (uint32_t)(i + 1);
+		s->slots[find_slot(s, s->entries[i].rec->report.node)] = (uint32_t)(i + 1);
 }
 
-const struct node_entry *store_get(const struct store *s, const char *node)
+struct store_entry *store_get_mut(struct store *s, const char *node)
 {
 	if (!s->nslots)
 		return NULL;
@@ -56,32 +271,154 @@ const struct node_entry *store_get(const struct store *s, const char *node)
 	return v ? &s->entries[v - 1] : NULL;
 }
 
-int store_put(struct store *s, struct node_report *r, int64_t received_ns, int64_t rtt_ns)
+const struct store_entry *store_get(const struct store *s, const char *node)
+{
+	return store_get_mut((struct store *)s, node);
+}
+
+static bool older(const struct node_report *held, int64_t sent_ns, uint64_t seq)
+{
+	/* A new agent process (other boot or restart) starts seq again: only
+	 * the send time orders reports across processes. */
+	return sent_ns < held->sent_ns || (sent_ns == held->sent_ns && seq <= held->seq);
+}
+
+bool store_is_stale(const struct store *s, const char *node, int64_t sent_ns, uint64_t seq)
+{
+	const struct store_entry *e = store_get(s, node);
+	return e && older(&e->rec->report, sent_ns, seq);
+}
+
+int store_put_rec(struct store *s, struct store_rec *r)
 {
 	if (!s->nslots || (s->n + 1) * 2 > s->nslots)
 		rehash(s);
-	size_t slot = find_slot(s, r->node);
+	size_t slot = find_slot(s, r->report.node);
 	uint32_t v = s->slots[slot];
-	struct node_entry e = {.report = r, .received_ns = received_ns, .rtt_ns = rtt_ns};
 	if (v) {
-		struct node_entry *old = &s->entries[v - 1];
-		/* A new agent process (other boot or restart) starts seq again: only
-		 * the send time orders reports across processes. */
-		if (r->sent_ns < old->report->sent_ns ||
-		    (r->sent_ns == old->report->sent_ns && r->seq <= old->report->seq)) {
+		struct store_entry *e = &s->entries[v - 1];
+		if (older(&e->rec->report, r->report.sent_ns, r->report.seq)) {
 			s->stale++;
-			node_report_clear(r);
-			free(r);
+			store_rec_unref(s, r);
 			return 0;
 		}
-		node_report_clear(old->report);
-		free(old->report);
-		*old = e;
+		store_rec_unref(s, e->rec);
+		e->rec = r;
 	} else {
 		util_grow((void **)&s->entries, &s->cap, s->n + 1, sizeof(*s->entries));
-		s->entries[s->n++] = e;
+		s->entries[s->n++] = (struct store_entry){.rec = r};
 		s->slots[slot] = (uint32_t)s->n;
 	}
 	s->accepted++;
 	return 1;
+}
+
+int store_put(struct store *s, struct node_report *r, int64_t received_ns, int64_t rtt_ns)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct wirescan_report w = {0};
+	struct store_rec *rec = NULL;
+	if (wire_encode_node_report(r, &buf, &len) == 0 &&
+	    wirescan_report((const uint8_t *)buf, len, &s->known, &w) == 0)
+		rec = store_rec_new(s, (const uint8_t *)buf, &w, received_ns, rtt_ns);
+	free(buf);
+	wirescan_report_clear(&w);
+	node_report_clear(r);
+	free(r);
+	return rec ? store_put_rec(s, rec) : 0;
+}
+
+void store_clear(struct store *s)
+{
+	s->prior = NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		store_rec_unref(s, s->entries[i].rec);
+		free(s->entries[i].targets);
+	}
+	free(s->entries);
+	free(s->slots);
+	free(s->pieces);
+	*s = (struct store){0};
+}
+
+/* ---- decoding ---- */
+
+static bool piece_decode(struct store_piece *p)
+{
+	if (!p->decoded) {
+		int r = p->is_fact ? wirescan_decode_fact(p->bytes, p->len, &p->dec.fact)
+				   : wirescan_decode_finding(p->bytes, p->len, &p->dec.finding);
+		if (r < 0)
+			return false; /* zeroed: nothing to free; tried again next time */
+		p->decoded = true;
+	}
+	return true;
+}
+
+void store_rec_view(struct store_rec *r)
+{
+	store_rec_unview(r);
+	struct node_report *rep = &r->report;
+	if (r->n_results)
+		rep->results.items = xcalloc(r->n_results, sizeof(struct finding));
+	if (r->n_facts)
+		rep->facts.items = xcalloc(r->n_facts, sizeof(struct kv));
+	rep->results.cap = r->n_results;
+	rep->facts.cap = r->n_facts;
+	/* Result i stays at i (engine host_refs name pieces by it); one that
+	 * does not decode is left zeroed: no check ID, skipped by the engine. */
+	for (size_t i = 0; i < r->n_results; i++)
+		if (piece_decode(r->pieces[i]))
+			rep->results.items[i] = r->pieces[i]->dec.finding;
+	rep->results.n = r->n_results;
+	for (size_t i = 0; i < r->n_facts; i++) {
+		struct store_piece *p = r->pieces[r->n_results + i];
+		if (piece_decode(p))
+			rep->facts.items[rep->facts.n++] = p->dec.fact;
+	}
+}
+
+void store_rec_unview(struct store_rec *r)
+{
+	free(r->report.results.items);
+	free(r->report.facts.items);
+	r->report.results = (struct finding_list){0};
+	r->report.facts = (struct kv_list){0};
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void store_rec_decode(const struct store_rec *r, struct node_report *ret)
+{
+	*ret = (struct node_report){
+	    .node = xstrdup(r->report.node),
+	    .hostname = dup_or_null(r->report.hostname),
+	    .agent_version = dup_or_null(r->report.agent_version),
+	    .boot_id = dup_or_null(r->report.boot_id),
+	    .sent_ns = r->report.sent_ns,
+	    .seq = r->report.seq,
+	    .interval_s = r->report.interval_s,
+	    .schema_minor = r->report.schema_minor,
+	};
+	if (r->n_results)
+		ret->results.items = xcalloc(r->n_results, sizeof(struct finding));
+	if (r->n_facts)
+		ret->facts.items = xcalloc(r->n_facts, sizeof(struct kv));
+	ret->results.cap = r->n_results;
+	ret->facts.cap = r->n_facts;
+	for (size_t i = 0; i < r->n_results; i++) {
+		const struct store_piece *p = r->pieces[i];
+		if (wirescan_decode_finding(p->bytes, p->len,
+					    &ret->results.items[ret->results.n]) == 0)
+			ret->results.n++;
+	}
+	for (size_t i = 0; i < r->n_facts; i++) {
+		const struct store_piece *p = r->pieces[r->n_results + i];
+		if (wirescan_decode_fact(p->bytes, p->len, &ret->facts.items[ret->facts.n]) == 0)
+			ret->facts.n++;
+	}
 }

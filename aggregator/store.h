@@ -1,24 +1,103 @@
 /*
  * The live node store: the latest report of every node, looked up by node
- * name in O(1) (a server ingests thousands of reports a second). Reports are
- * replaced whole; the previous one is freed. A report older than the one held
- * (sent_ns, then seq) is ignored, so a retried or reordered POST never makes a
- * node look fresher or older than it is.
+ * name in O(1) (a server ingests thousands of reports a second). A report
+ * older than the one held (sent_ns, then seq) is ignored, so a retried or
+ * reordered POST never makes a node look fresher or older than it is.
+ *
+ * Reports are kept compact, as the bytes they arrived in: a record holds the
+ * header fields and one reference per finding and per facts entry to a piece,
+ * the msgpack bytes of that finding or entry, interned — every node of a
+ * cluster sends mostly the same findings (check IDs, messages, evidence,
+ * remediations), and identical bytes are stored once for all of them. Pieces
+ * are decoded (and a finding's JSON rendered) once, when an evaluation first
+ * needs them.
+ *
+ * Threads: the store, its tables and every reference count belong to the
+ * event loop's thread. An evaluation thread may read records and pieces it
+ * holds references to (taken and dropped by the loop), and it alone writes
+ * what is decoded lazily: a piece's dec and json, a record's report.results
+ * and report.facts (store_rec_view()).
  */
 #pragma once
 #include "engine.h"
+#include "wirescan.h"
+
+struct store_piece {
+	struct store_piece *next; /* hash chain */
+	uint64_t hash;
+	uint32_t refs;
+	uint32_t len;
+	bool is_fact;
+	uint8_t status; /* a finding's */
+	/* evaluation thread: */
+	bool decoded;
+	union {
+		struct finding finding;
+		struct kv fact;
+	} dec;
+	char *json; /* a finding's JSON up to its "remediation" (see verdict_stream.h) */
+	size_t json_len;
+	uint8_t bytes[];
+};
+
+/* One report as stored. Immutable once stored, but for report.results and
+ * report.facts, which are empty except while an evaluation views them. */
+struct store_rec {
+	uint32_t refs;
+	struct node_report report; /* header strings owned here */
+	int64_t received_ns, rtt_ns;
+	uint32_t counts[_STATUS_MAX]; /* results by status */
+	uint32_t n_results, n_facts;
+	struct store_piece *pieces[]; /* n_results findings, then n_facts facts entries */
+};
+
+struct store_entry {
+	struct store_rec *rec;
+	/* the POST reply for this node (probe targets JSON), for targets_gen */
+	char *targets;
+	size_t targets_len;
+	uint64_t targets_gen;
+};
 
 struct store {
-	struct node_entry *entries; /* dense array: what the engine takes */
+	struct store_entry *entries; /* dense, in order of first report */
 	size_t n, cap;
 	uint32_t *slots; /* open addressing: index+1 into entries, 0 = empty */
 	size_t nslots;
+	struct store_piece **pieces; /* chained hash table of every piece */
+	size_t npslots, npieces, piece_bytes;
 	uint64_t accepted, stale; /* counters */
+	/* for wirescan_report(): bytes already stored were scanned before */
+	struct wirescan_known known;
+	const struct store_rec *prior; /* of the node being scanned */
 };
 
 void store_init(struct store *s);
+/* Every record must have been released (store_rec_unref) but those in the store. */
 void store_clear(struct store *s);
-/* Take ownership of r. Returns 1 if stored, 0 if it was older than the one
- * held (r is freed), never fails. */
+
+/* A record of the report in buf (scanned into w), holding one reference. */
+struct store_rec *store_rec_new(struct store *s, const uint8_t *buf,
+				const struct wirescan_report *w, int64_t received_ns,
+				int64_t rtt_ns);
+struct store_rec *store_rec_ref(struct store_rec *r);
+void store_rec_unref(struct store *s, struct store_rec *r);
+/* Whether a report sent at sent_ns with seq would be ignored for node. */
+bool store_is_stale(const struct store *s, const char *node, int64_t sent_ns, uint64_t seq);
+/* Take over the reference to r. Returns 1 if stored, 0 if it was not newer
+ * than the record held (r is released). */
+int store_put_rec(struct store *s, struct store_rec *r);
+/* The same for a decoded report (tests and tools): takes ownership of r. */
 int store_put(struct store *s, struct node_report *r, int64_t received_ns, int64_t rtt_ns);
-const struct node_entry *store_get(const struct store *s, const char *node);
+const struct store_entry *store_get(const struct store *s, const char *node);
+struct store_entry *store_get_mut(struct store *s, const char *node);
+
+/* Evaluation thread: fill r->report.results and r->report.facts with shallow
+ * copies of the decoded pieces (decoding those not decoded yet), result i from
+ * piece i; then store_rec_unview() empties them again. What the copies point
+ * to lives as long as the pieces. A piece that does not decode (it was
+ * scanned, so it cannot happen) is a zeroed finding or a left-out fact. */
+void store_rec_view(struct store_rec *r);
+void store_rec_unview(struct store_rec *r);
+/* Any thread: a complete, independent copy of the report in *ret. */
+void store_rec_decode(const struct store_rec *r, struct node_report *ret);

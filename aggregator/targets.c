@@ -82,8 +82,12 @@ void targets_for_node(const struct cluster_state *cs, const char *node, struct p
 	for (size_t i = 0; i < eps.n && ret->nfs_endpoints.n < TARGETS_MAX_ENDPOINTS; i++)
 		strv_add(&ret->nfs_endpoints, eps.items[i]);
 	strv_clear(&eps);
-	if (!node)
-		return;
+	if (node)
+		targets_node_paths(cs, node, &ret->longhorn_data_paths);
+}
+
+void targets_node_paths(const struct cluster_state *cs, const char *node, struct strv *ret)
+{
 	json_object *lhn = cs_find(cs, RES_LH_NODES, NULL, node);
 	json_object *disks = JQ(lhn, "spec", "disks");
 	if (disks && json_object_is_type(disks, json_type_object)) {
@@ -94,8 +98,8 @@ void targets_for_node(const struct cluster_state *cs, const char *node, struct p
 			const char *type = JQS(d, "diskType");
 			/* Block disks (v2 data engine) are devices, not paths to judge. */
 			if (path && *path && (!type || !streq(type, "block")) &&
-			    !strv_contains(&ret->longhorn_data_paths, path))
-				strv_add(&ret->longhorn_data_paths, path);
+			    !strv_contains(ret, path))
+				strv_add(ret, path);
 		}
 	}
 }

@@ -16,3 +16,5 @@
 const char *targets_share_manager_image(const struct cluster_state *cs);
 /* Fill ret for node (NULL: cluster-wide part only). */
 void targets_for_node(const struct cluster_state *cs, const char *node, struct probe_targets *ret);
+/* Add the node's part alone (its Longhorn data paths) to ret. */
+void targets_node_paths(const struct cluster_state *cs, const char *node, struct strv *ret);

@@ -6,33 +6,54 @@
 #include "jq.h"
 #include "render_json.h"
 
-static struct verdict_node *node_slot(struct verdict *v, const char *name)
+/* Nodes by name while the list is built: thousands of reporting nodes. */
+struct node_index {
+	uint32_t *slots; /* index+1 into v->nodes, 0 = empty */
+	size_t mask;
+};
+
+static uint64_t name_hash(const char *s)
 {
-	for (size_t i = 0; i < v->n_nodes; i++)
-		if (streq(v->nodes[i].name, name))
-			return &v->nodes[i];
-	v->nodes = xrealloc(v->nodes, (v->n_nodes + 1) * sizeof(*v->nodes));
-	struct verdict_node *n = &v->nodes[v->n_nodes++];
-	*n = (struct verdict_node){.name = xstrdup(name), .report_age_ns = -1};
-	return n;
+	uint64_t h = UINT64_C(1469598103934665603); /* FNV-1a */
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= UINT64_C(1099511628211);
+	}
+	return h;
+}
+
+static struct verdict_node *node_slot(struct verdict *v, struct node_index *ix, const char *name)
+{
+	size_t i = name_hash(name) & ix->mask;
+	for (; ix->slots[i]; i = (i + 1) & ix->mask)
+		if (streq(v->nodes[ix->slots[i] - 1].name, name))
+			return &v->nodes[ix->slots[i] - 1];
+	v->nodes[v->n_nodes] = (struct verdict_node){.name = xstrdup(name), .report_age_ns = -1};
+	ix->slots[i] = (uint32_t)++v->n_nodes;
+	return &v->nodes[v->n_nodes - 1];
 }
 
 static void build_nodes(struct verdict *v, const struct agg_ctx *ctx)
 {
 	json_object *items = cs_items(ctx->cs, RES_NODES);
+	size_t most = jq_len(items) + ctx->n_nodes, nslots = 16;
+	while (nslots < 2 * most)
+		nslots *= 2;
+	struct node_index ix = {.slots = xcalloc(nslots, sizeof(uint32_t)), .mask = nslots - 1};
+	v->nodes = xcalloc(most ? most : 1, sizeof(*v->nodes));
 	for (size_t i = 0; i < jq_len(items); i++) {
 		json_object *o = jq_at(items, i);
 		const char *name = jq_name(o);
 		if (!name)
 			continue;
-		struct verdict_node *n = node_slot(v, name);
+		struct verdict_node *n = node_slot(v, &ix, name);
 		n->in_cluster = true;
 		json_object *c = jq_condition(JQ(o, "status", "conditions"), "Ready");
 		n->k8s_ready = streq(JQS(c, "status"), "True");
 	}
 	for (size_t i = 0; i < ctx->n_nodes; i++) {
 		const struct node_entry *e = &ctx->nodes[i];
-		struct verdict_node *n = node_slot(v, e->report->node);
+		struct verdict_node *n = node_slot(v, &ix, e->report->node);
 		n->report = e->report;
 		free(n->hostname);
 		free(n->agent_version);
@@ -44,6 +65,7 @@ static void build_nodes(struct verdict *v, const struct agg_ctx *ctx)
 		if (n->report_age_ns < 0)
 			n->report_age_ns = 0;
 	}
+	free(ix.slots);
 }
 
 void verdict_evaluate(struct verdict *v, struct agg_ctx *ctx, const struct engine_opts *opts)
@@ -55,6 +77,10 @@ void verdict_evaluate(struct verdict *v, struct agg_ctx *ctx, const struct engin
 	ctx->out = &v->findings;
 	ctx->vms = &v->vms;
 	engine_run(ctx, opts);
+	v->n_borrowed = ctx->host_borrowed;
+	v->host_refs = ctx->host_refs;
+	ctx->host_borrowed = 0;
+	ctx->host_refs = NULL;
 	v->harvester_installed = ctx->harvester_installed;
 	gates_compute(&v->findings, v->gates);
 	build_nodes(v, ctx);
@@ -62,7 +88,11 @@ void verdict_evaluate(struct verdict *v, struct agg_ctx *ctx, const struct engin
 
 void verdict_clear(struct verdict *v)
 {
-	finding_list_clear(&v->findings);
+	/* Borrowed findings own nothing. */
+	for (size_t i = v->n_borrowed; i < v->findings.n; i++)
+		finding_clear(&v->findings.items[i]);
+	free(v->findings.items);
+	free(v->host_refs);
 	gates_clear(v->gates);
 	vm_table_clear(&v->vms);
 	for (size_t i = 0; i < v->n_nodes; i++) {
@@ -85,7 +115,7 @@ enum status verdict_status(const struct verdict *v, int gate)
 	return s;
 }
 
-json_object *verdict_to_json(const struct verdict *v)
+json_object *verdict_head_json(const struct verdict *v)
 {
 	char ts[64];
 	json_object *o = json_object_new_object();
@@ -100,7 +130,43 @@ json_object *verdict_to_json(const struct verdict *v)
 			       json_object_new_boolean(v->harvester_installed));
 	json_object_object_add(o, "status",
 			       json_object_new_string(status_name(verdict_status(v, -1))));
+	return o;
+}
 
+json_object *verdict_node_json(const struct verdict_node *n)
+{
+	json_object *no = json_object_new_object();
+	json_object_object_add(no, "name", json_object_new_string(n->name));
+	json_object_object_add(no, "in_cluster", json_object_new_boolean(n->in_cluster));
+	json_object_object_add(no, "kubernetes_ready", json_object_new_boolean(n->k8s_ready));
+	json_object_object_add(no, "reporting", json_object_new_boolean(n->reporting));
+	if (n->hostname) {
+		json_object_object_add(no, "report_age_seconds",
+				       json_object_new_int64(n->report_age_ns / NSEC_PER_SEC));
+		json_object_object_add(no, "hostname", json_object_new_string(n->hostname));
+		json_object_object_add(no, "agent_version",
+				       json_object_new_string(n->agent_version));
+	}
+	return no;
+}
+
+json_object *verdict_vm_json(const struct vm_row *r)
+{
+	json_object *vo = json_object_new_object();
+	json_object_object_add(vo, "namespace", json_object_new_string(r->namespace));
+	json_object_object_add(vo, "name", json_object_new_string(r->name));
+	json_object_object_add(vo, "node", json_object_new_string(r->node));
+	json_object_object_add(vo, "can_live_migrate", json_object_new_boolean(r->can_migrate));
+	json_object *rs = json_object_new_array();
+	for (size_t j = 0; j < r->reasons.n; j++)
+		json_object_array_add(rs, json_object_new_string(r->reasons.items[j]));
+	json_object_object_add(vo, "reasons", rs);
+	return vo;
+}
+
+json_object *verdict_to_json(const struct verdict *v)
+{
+	json_object *o = verdict_head_json(v);
 	json_object *gates = json_object_new_object();
 	for (int g = 0; g < _GATE_MAX; g++) {
 		json_object *go = json_object_new_object();
@@ -115,43 +181,13 @@ json_object *verdict_to_json(const struct verdict *v)
 	}
 	json_object_object_add(o, "gates", gates);
 	json_object_object_add(o, "findings", render_findings_json(&v->findings));
-
 	json_object *nodes = json_object_new_array();
-	for (size_t i = 0; i < v->n_nodes; i++) {
-		const struct verdict_node *n = &v->nodes[i];
-		json_object *no = json_object_new_object();
-		json_object_object_add(no, "name", json_object_new_string(n->name));
-		json_object_object_add(no, "in_cluster", json_object_new_boolean(n->in_cluster));
-		json_object_object_add(no, "kubernetes_ready",
-				       json_object_new_boolean(n->k8s_ready));
-		json_object_object_add(no, "reporting", json_object_new_boolean(n->reporting));
-		if (n->hostname) {
-			json_object_object_add(
-			    no, "report_age_seconds",
-			    json_object_new_int64(n->report_age_ns / NSEC_PER_SEC));
-			json_object_object_add(no, "hostname", json_object_new_string(n->hostname));
-			json_object_object_add(no, "agent_version",
-					       json_object_new_string(n->agent_version));
-		}
-		json_object_array_add(nodes, no);
-	}
+	for (size_t i = 0; i < v->n_nodes; i++)
+		json_object_array_add(nodes, verdict_node_json(&v->nodes[i]));
 	json_object_object_add(o, "nodes", nodes);
-
 	json_object *vms = json_object_new_array();
-	for (size_t i = 0; i < v->vms.n; i++) {
-		const struct vm_row *r = &v->vms.items[i];
-		json_object *vo = json_object_new_object();
-		json_object_object_add(vo, "namespace", json_object_new_string(r->namespace));
-		json_object_object_add(vo, "name", json_object_new_string(r->name));
-		json_object_object_add(vo, "node", json_object_new_string(r->node));
-		json_object_object_add(vo, "can_live_migrate",
-				       json_object_new_boolean(r->can_migrate));
-		json_object *rs = json_object_new_array();
-		for (size_t j = 0; j < r->reasons.n; j++)
-			json_object_array_add(rs, json_object_new_string(r->reasons.items[j]));
-		json_object_object_add(vo, "reasons", rs);
-		json_object_array_add(vms, vo);
-	}
+	for (size_t i = 0; i < v->vms.n; i++)
+		json_object_array_add(vms, verdict_vm_json(&v->vms.items[i]));
 	json_object_object_add(o, "vms", vms);
 	return o;
 }

@@ -32,6 +32,10 @@ struct verdict {
 	struct vm_table vms;
 	struct verdict_node *nodes;
 	size_t n_nodes;
+	/* findings[0 .. n_borrowed) borrow their strings from the node reports
+	 * (agg_ctx.borrow_host_results); host_refs says from which. */
+	size_t n_borrowed;
+	struct host_ref *host_refs;
 };
 
 /* Evaluate: run the engine over cs and nodes. */
@@ -42,6 +46,10 @@ void verdict_clear(struct verdict *v);
 enum status verdict_status(const struct verdict *v, int gate /* -1: all */);
 
 json_object *verdict_to_json(const struct verdict *v);
+/* Parts of verdict_to_json(): the fields before "gates", one node, one VM. */
+json_object *verdict_head_json(const struct verdict *v);
+json_object *verdict_node_json(const struct verdict_node *n);
+json_object *verdict_vm_json(const struct vm_row *r);
 /* gate: -1 for all; limits nothing but the headline. */
 void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color);
 void verdict_render_markdown(FILE *f, const struct verdict *v, int gate);

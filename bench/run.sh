@@ -17,7 +17,8 @@
 # Knobs (environment): BENCH_RUNS (fast commands, default 20), BENCH_REPORT_RUNS
 # (default 5), BENCH_REPORT_TIMEOUT (s per report run, default 120), BENCH_INGEST_ROUNDS
 # (default 3), BENCH_INGEST_SECONDS (default 10), BENCH_PREFILL_SECONDS (default 60),
-# BENCH_DAEMON_SECONDS (default 60).
+# BENCH_DAEMON_SECONDS (default 60), BENCH_SECTIONS (which figures to measure, default
+# "1 2 3 4"; a partial run writes BUILD/bench/results.partial.json, not bench/results.json).
 set -uo pipefail
 export LC_ALL=C
 
@@ -41,6 +42,8 @@ CONNS=1000
 VERDICT_MS=200
 PREFILL_S=${BENCH_PREFILL_SECONDS:-60}
 NODES_INGEST=5000
+SECTIONS=" ${BENCH_SECTIONS:-1 2 3 4} "
+want() { case "$SECTIONS" in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 SKIP_PROBES=host.nfs.probe,host.image.share-manager
 
 pids=()
@@ -129,7 +132,9 @@ bash "$SRC/bench/build_tools.sh" "$BUILD" "$TOOLS" || harness_fail "cannot build
 say "1. hvready-agent check (no network probes) vs virt-host-validate qemu, $RUNS runs each, interleaved"
 agent_check=("$BIN/hvready-agent" check --skip "$SKIP_PROBES")
 vhv=(virt-host-validate qemu)
-if ! command -v virt-host-validate >/dev/null; then
+if ! want 1; then
+	not_measured agent.check "not asked for (BENCH_SECTIONS)"
+elif ! command -v virt-host-validate >/dev/null; then
 	not_measured agent.check "virt-host-validate is missing (Debian libvirt-clients: scripts/install-deps.sh)"
 else
 	for i in 1 2; do # warm the page cache for both
@@ -164,7 +169,9 @@ fi
 
 gen_hash=$(sha256sum "$SRC/examples/gen_cluster.py" | cut -c1-16)
 cluster="$DATA/cluster-500n-5000vm-$gen_hash"
-if [ ! -f "$cluster.complete" ]; then
+if ! want 2; then
+	not_measured report.offline "not asked for (BENCH_SECTIONS)"
+elif [ ! -f "$cluster.complete" ]; then
 	rm -rf "$DATA"/cluster-500n-5000vm-*
 	say "generating a 500-node, 5,000-VM cluster state (cached in $cluster)"
 	if python3 "$SRC/examples/gen_cluster.py" --nodes 500 --vms 5000 --out "$cluster" >/dev/null &&
@@ -179,18 +186,18 @@ cp "$cluster.counts.json" "$RAW/cluster_counts.json" 2>/dev/null
 reports500="$tmp/reports500"
 pack="$tmp/pack$NODES_INGEST"
 if [ -n "$template" ]; then
-	"$TOOLS/clone_reports" --template "$template" --count 500 --out-dir "$reports500" \
-		2>"$tmp/clone.err" || {
+	if want 2 && ! "$TOOLS/clone_reports" --template "$template" --count 500 \
+		--out-dir "$reports500" 2>"$tmp/clone.err"; then
 		not_measured report.offline "clone_reports: $(head -c 300 "$tmp/clone.err")"
 		template=""
-	}
+	fi
 	"$TOOLS/clone_reports" --template "$template" --count "$NODES_INGEST" --pack "$pack" \
 		2>"$tmp/clone.err" || not_measured ingest "clone_reports: $(head -c 300 "$tmp/clone.err")"
 	stat -c %s "$template" >"$RAW/report_bytes"
 fi
 
 # ---------------------------------------------------------------- 2. offline report
-if [ -f "$cluster.complete" ] && [ -d "$reports500" ]; then
+if want 2 && [ -f "$cluster.complete" ] && [ -d "$reports500" ]; then
 	say "2. hvready-aggregator report: 500 nodes, 5,000 VMs (up to $REPORT_RUNS runs, ${REPORT_TIMEOUT}s each)"
 	: >"$RAW/report.tsv"
 	report_cmd=("$BIN/hvready-aggregator" report --cluster-state "$cluster"
@@ -307,7 +314,9 @@ start_aggregator() { # STATE_DIR LOG -> sets agg_pid, agg_port
 
 head -c 32 /dev/urandom | base64 | tr -d '=+/' >"$tmp/token"
 chmod 600 "$tmp/token"
-if [ -s "$pack" ] && [ "$(ulimit -n)" -lt $((CONNS + 100)) ]; then
+if ! want 3; then
+	not_measured ingest "not asked for (BENCH_SECTIONS)"
+elif [ -s "$pack" ] && [ "$(ulimit -n)" -lt $((CONNS + 100)) ]; then
 	not_measured ingest "ulimit -n is $(ulimit -n), below the $((CONNS + 100)) descriptors $CONNS connections need"
 elif [ -s "$pack" ]; then
 	say "3. ingest: $NODES_INGEST nodes over $CONNS connections, ${INGEST_S}s windows, $ROUNDS rounds (aggregator, bare evhttp)"
@@ -357,7 +366,9 @@ fi
 
 # ---------------------------------------------------------------- 4. agent daemon
 say "4. hvready-agent run --interval 30 against a local aggregator, ${DAEMON_S}s"
-if start_aggregator "$SRC/examples/cluster" "$tmp/agg-daemon.log"; then
+if ! want 4; then
+	not_measured agent.daemon "not asked for (BENCH_SECTIONS)"
+elif start_aggregator "$SRC/examples/cluster" "$tmp/agg-daemon.log"; then
 	"$BIN/hvready-agent" run --aggregator "http://127.0.0.1:$agg_port" --token-file "$tmp/token" \
 		--interval 30 --node bench-agent --skip "$SKIP_PROBES" 2>"$tmp/agent.log" &
 	agent_pid=$!
@@ -390,10 +401,12 @@ fi
 # ---------------------------------------------------------------- results
 cat /proc/loadavg >"$RAW/loadavg_end"
 echo "$VERDICT_MS" >"$RAW/verdict_interval_ms"
-python3 "$SRC/bench/summarize.py" "$RAW" "$SRC/bench/results.json.tmp"
+results="$SRC/bench/results.json"
+[ "$SECTIONS" = " 1 2 3 4 " ] || results="$WORK/results.partial.json"
+python3 "$SRC/bench/summarize.py" "$RAW" "$results.tmp"
 rc=$?
 [ "$rc" -le 1 ] || harness_fail "summarize.py failed"
-mv "$SRC/bench/results.json.tmp" "$SRC/bench/results.json"
-echo "results: bench/results.json"
+mv "$results.tmp" "$results"
+echo "results: $results"
 # 1: some figure could not be measured (a missed target alone is exit 0)
 exit "$rc"

@@ -224,6 +224,41 @@ static void test_hostname_unique(void **state)
 	assert_int_equal(harness_status(&h, "cluster.hostname.unique"), STATUS_FAIL);
 	clear_reports(&h);
 
+	/* Groups of equal names (ignoring case) in the order of their first
+	 * occurrence, named as that spells it; nodes in order; reports from
+	 * hosts that are no Kubernetes node after the nodes. */
+	harness_init(&h);
+	harness_add(&h, NODE_JSON("n1", "True", "web"));
+	harness_add(&h, NODE_JSON("n2", "True", "Db"));
+	harness_add(&h, NODE_JSON("n3", "True", "WEB"));
+	harness_add(&h, NODE_JSON("n4", "True", "db"));
+	harness_add(&h, NODE_JSON("n5", "True", "solo"));
+	mkreport(&h, "x1", "web", 0, true);
+	mkreport(&h, "n5", "solo", 0, true);
+	harness_run(&h, "cluster.hostname.unique");
+	const struct finding *f = harness_finding(&h, "cluster.hostname.unique", NULL);
+	assert_non_null(f);
+	assert_int_equal(f->status, STATUS_FAIL);
+	int64_t hosts;
+	assert_true(kv_get_int(&f->evidence, "hosts", &hosts));
+	assert_int_equal(hosts, 6);
+	const struct value *d = kv_get(&f->evidence, "duplicates");
+	assert_non_null(d);
+	assert_int_equal(d->type, VALUE_MAP);
+	assert_int_equal(d->map.n, 2);
+	assert_string_equal(d->map.items[0].key, "web");
+	assert_string_equal(d->map.items[1].key, "Db");
+	const struct value_list *web = &d->map.items[0].val.list;
+	assert_int_equal(web->n, 3);
+	assert_string_equal(web->items[0].s, "n1");
+	assert_string_equal(web->items[1].s, "n3");
+	assert_string_equal(web->items[2].s, "x1");
+	const struct value_list *db = &d->map.items[1].val.list;
+	assert_int_equal(db->n, 2);
+	assert_string_equal(db->items[0].s, "n2");
+	assert_string_equal(db->items[1].s, "n4");
+	clear_reports(&h);
+
 	harness_init(&h);
 	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"x\"}}");
 	harness_run(&h, "cluster.hostname.unique");

@@ -28,10 +28,10 @@ static void test_store(void **state)
 	assert_int_equal(store_put(&s, mk("node-7", 200, 2), 2000, 5), 1);
 	assert_int_equal(store_put(&s, mk("node-7", 150, 9), 2100, 5), 0);
 	assert_int_equal(store_put(&s, mk("node-7", 200, 2), 2200, 5), 0);
-	const struct node_entry *e = store_get(&s, "node-7");
-	assert_int_equal(e->report->sent_ns, 200);
-	assert_int_equal(e->received_ns, 2000);
-	assert_int_equal(e->rtt_ns, 5);
+	const struct store_entry *e = store_get(&s, "node-7");
+	assert_int_equal(e->rec->report.sent_ns, 200);
+	assert_int_equal(e->rec->received_ns, 2000);
+	assert_int_equal(e->rec->rtt_ns, 5);
 	assert_int_equal(s.n, 5000);
 	assert_int_equal(s.stale, 2);
 	store_clear(&s);

@@ -1,0 +1,78 @@
+/*
+ * The aggregator's hot path over a node report on the wire: one pass over the
+ * msgpack bytes that accepts exactly what wire_decode_node_report() accepts
+ * (same limits, types, UTF-8, unique keys, schema), without building the
+ * report. It yields the header fields and where each finding and each facts
+ * entry sits in the message, so that the store can keep those bytes (and share
+ * identical ones between nodes) and decode them later, off the event loop.
+ *
+ * A rejection carries no reason: the caller asks wire_decode_node_report()
+ * for it (rejections are rare; the reason must be the decoder's, word for
+ * word). tests/unit/test_wirescan.c and fuzz/fuzz_wirescan.c hold the two to
+ * the same verdict on every input.
+ */
+#pragma once
+#include "report.h"
+
+/* A byte range of the message. */
+struct wirescan_span {
+	uint32_t off, len;
+};
+
+struct wirescan_finding {
+	struct wirescan_span bytes; /* the finding's whole map */
+	enum status status;
+	const void *known; /* from wirescan_known.lookup, or NULL */
+};
+
+struct wirescan_fact {
+	struct wirescan_span bytes; /* one facts entry: its key and value */
+	const void *known;
+};
+
+/* Most of a report is bytes the aggregator has seen (and scanned) before:
+ * the same findings on every node, the same facts, and above all the node's
+ * own previous report. A finding's or a facts entry's validity depends on its
+ * bytes alone, so bytes known to have passed are not checked again.
+ *
+ * prior (optional) offers, for the node named in the message (node() is told
+ * its name, or NULL at the start of every scan), the i-th finding or facts
+ * entry of its previous report: when the message holds the same bytes at
+ * that place, they are taken whole, not even delimited. Else lookup is asked
+ * about the delimited bytes. Either returns a token (kept in the span) and,
+ * for a finding, its status; NULL for bytes not known. */
+struct wirescan_known {
+	const void *(*lookup)(void *ctx, const uint8_t *buf, size_t len, bool is_fact,
+			      enum status *ret_status);
+	void (*node)(void *ctx, const uint8_t *name, size_t len);
+	const void *(*prior)(void *ctx, bool is_fact, size_t i, const uint8_t **ret_buf,
+			     size_t *ret_len, enum status *ret_status);
+	void *ctx;
+};
+
+struct wirescan_report {
+	/* String payloads (not NUL-terminated); has_* false when absent. */
+	struct wirescan_span node, hostname, agent_version, boot_id;
+	bool has_hostname, has_agent_version, has_boot_id;
+	int64_t sent_ns;
+	uint64_t seq;
+	uint32_t interval_s, schema_minor;
+	/* Grown as needed and reused across calls: keep one per thread. */
+	struct wirescan_finding *results;
+	size_t n_results, cap_results;
+	struct wirescan_fact *facts;
+	size_t n_facts, cap_facts;
+};
+
+/* Scan buf. Returns 0 and fills *r, or -EINVAL when wire_decode_node_report()
+ * would reject buf. known may be NULL. */
+int wirescan_report(const uint8_t *buf, size_t len, const struct wirescan_known *known,
+		    struct wirescan_report *r);
+void wirescan_report_clear(struct wirescan_report *r);
+
+/* Decode one finding's bytes (a span from wirescan_report()) into *ret, as
+ * wire_decode_node_report() decodes it (remediation "" when absent). Returns 0
+ * or -EINVAL for bytes that are not such a finding (*ret is then cleared). */
+int wirescan_decode_finding(const uint8_t *buf, size_t len, struct finding *ret);
+/* Decode one facts entry (key and value bytes) into *ret. Returns 0 or -EINVAL. */
+int wirescan_decode_fact(const uint8_t *buf, size_t len, struct kv *ret);
