@@ -8,6 +8,7 @@
 #include "catalog.h"
 #include "config.h"
 #include "daemon.h"
+#include "helper.h"
 #include "log.h"
 #include "output.h"
 
@@ -253,6 +254,9 @@ int main(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (streq(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
+	/* Internal: the network work of `run`, in a child process (agent/helper.h). */
+	if (streq(argv[1], "_helper"))
+		return helper_main(argc - 1, argv + 1);
 	log_warnx("unknown command \"%s\"", argv[1]);
 	usage(stderr, 2);
 }
