@@ -17,6 +17,7 @@
 #include "netguard.h"
 
 #define MAX_REPLY_HEADERS (64u << 10)
+#define MAX_ADDRS	  8
 
 struct target {
 	bool tls;
@@ -24,7 +25,8 @@ struct target {
 	char *host_header;
 	char *path; /* with the query */
 	char port[12];
-	char addr[INET6_ADDRSTRLEN]; /* what we connect to */
+	char addrs[MAX_ADDRS][INET6_ADDRSTRLEN]; /* what we may connect to, in order */
+	size_t n_addrs;
 	bool host_is_ip;
 };
 
@@ -92,8 +94,8 @@ out:
 	return r;
 }
 
-/* The first address of the host that netguard allows, as a numeric string:
- * evhttp then connects without a lookup of its own. */
+/* The host's addresses that netguard allows, as numeric strings (evhttp
+ * then connects without a lookup of its own), in getaddrinfo()'s order. */
 static int resolve(const char *url, struct target *t, char *err, size_t errlen)
 {
 	if (!netguard_host_allowed(t->host)) {
@@ -111,21 +113,18 @@ static int resolve(const char *url, struct target *t, char *err, size_t errlen)
 			 g == EAI_SYSTEM ? strerror(errno) : gai_strerror(g));
 		return -EHOSTUNREACH;
 	}
-	int r = -EPERM;
-	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-		if (!netguard_addr_allowed(ai->ai_addr))
-			continue;
-		if (getnameinfo(ai->ai_addr, ai->ai_addrlen, t->addr, sizeof(t->addr), NULL, 0,
-				NI_NUMERICHOST) == 0) {
-			r = 0;
-			break;
-		}
-	}
+	for (struct addrinfo *ai = res; ai && t->n_addrs < MAX_ADDRS; ai = ai->ai_next)
+		if (netguard_addr_allowed(ai->ai_addr) &&
+		    getnameinfo(ai->ai_addr, ai->ai_addrlen, t->addrs[t->n_addrs],
+				sizeof(t->addrs[0]), NULL, 0, NI_NUMERICHOST) == 0)
+			t->n_addrs++;
 	freeaddrinfo(res);
-	if (r < 0)
+	if (!t->n_addrs) {
 		snprintf(err, errlen, "%s: no address of %s may be contacted (tests allow only %s)",
 			 url, t->host, getenv(NETGUARD_ENV));
-	return r;
+		return -EPERM;
+	}
+	return 0;
 }
 
 /* OpenSSL's reason for the oldest error in its queue, or NULL. */
@@ -229,7 +228,7 @@ static void on_deadline(evutil_socket_t fd, short what, void *arg)
 
 /* Why the exchange failed, from what the callbacks and OpenSSL saw. */
 static int failure(const struct http_post_request *rq, const struct exchange *x, SSL *ssl,
-		   struct bufferevent *bev, char *err, size_t errlen)
+		   struct bufferevent *bev, int64_t elapsed_ns, char *err, size_t errlen)
 {
 	char why[256];
 	long vr = ssl ? SSL_get_verify_result(ssl) : X509_V_OK;
@@ -248,6 +247,13 @@ static int failure(const struct http_post_request *rq, const struct exchange *x,
 	if (x->deadline_hit || x->http_error == EVREQ_HTTP_TIMEOUT + 1) {
 		snprintf(err, errlen, "%s: no complete reply within %ds", rq->url,
 			 x->deadline_hit ? 2 * rq->timeout_s : rq->timeout_s);
+		return -ETIMEDOUT;
+	}
+	/* evhttp ends a connection attempt that timed out (TCP, or the TLS
+	 * handshake) as it ends a refused one: without an error code. */
+	if (!x->http_error && elapsed_ns >= rq->timeout_s * NSEC_PER_SEC - 50 * NSEC_PER_MSEC) {
+		snprintf(err, errlen, "%s: no connection within %ds (TCP connect or TLS handshake)",
+			 rq->url, rq->timeout_s);
 		return -ETIMEDOUT;
 	}
 	switch (x->http_error - 1) {
@@ -287,82 +293,75 @@ static void add_headers(struct evkeyvalq *h, const struct http_post_request *rq,
 	evhttp_add_header(h, "Connection", "close");
 }
 
-int http_post_run(const struct http_post_request *rq, struct http_post_reply *ret, char *err,
-		  size_t errlen)
+/* Whether the next address is worth a try: this one refused or could not be
+ * routed to (nothing was sent). A timeout is not: the time is spent. */
+static bool try_next(const struct exchange *x)
 {
-	*ret = (struct http_post_reply){0};
-	struct target t = {0};
-	struct exchange x = {0};
-	SSL_CTX *ctx = NULL;
+	return !x->http_error && !x->deadline_hit &&
+	       (x->sock_errno == ECONNREFUSED || x->sock_errno == ENETUNREACH ||
+		x->sock_errno == EHOSTUNREACH || x->sock_errno == EADDRNOTAVAIL);
+}
+
+/* One exchange with one address, until deadline_ns (monotonic). */
+static int attempt(const struct http_post_request *rq, const struct target *t, const char *addr,
+		   SSL_CTX *ctx, struct event_base *base, int64_t deadline_ns,
+		   struct http_post_reply *ret, bool *ret_next, char *err, size_t errlen)
+{
+	struct exchange x = {.base = base};
+	int64_t t0 = util_now_mono_ns();
 	SSL *ssl = NULL;
 	struct bufferevent *bev = NULL;
 	struct evhttp_connection *conn = NULL;
 	struct event *deadline = NULL;
-	int r = parse_url(rq->url, &t, err, errlen);
-	if (r < 0)
-		goto out;
-	r = resolve(rq->url, &t, err, errlen);
-	if (r < 0)
-		goto out;
-	int64_t t0 = util_now_mono_ns();
-	x.base = event_base_new();
-	if (!x.base) {
-		snprintf(err, errlen, "%s: cannot create an event loop", rq->url);
-		r = -ENOMEM;
-		goto out;
-	}
-	if (t.tls) {
-		ctx = tls_context(rq->url, rq->ca_file, &r, err, errlen);
-		if (!ctx)
-			goto out;
-		ssl = tls_session(ctx, &t);
+	int r;
+	*ret_next = false;
+	if (ctx) {
+		ssl = tls_session(ctx, t);
 		bev = ssl ? bufferevent_openssl_socket_new(
-				x.base, -1, ssl, BUFFEREVENT_SSL_CONNECTING,
+				base, -1, ssl, BUFFEREVENT_SSL_CONNECTING,
 				BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS)
 			  : NULL;
 		if (!bev) {
 			if (ssl)
 				SSL_free(ssl);
-			ssl = NULL;
 			snprintf(err, errlen, "%s: cannot set up a TLS session for %s", rq->url,
-				 t.host);
-			r = -ENOMEM;
-			goto out;
+				 t->host);
+			return -ENOMEM;
 		}
 		/* Servers (evhttp among them) often close without close_notify; the
 		 * reply's Content-Length still tells a complete body from a cut one. */
 		bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
 	}
 	/* The connection owns bev (and bev the SSL) from here on. */
-	conn = evhttp_connection_base_bufferevent_new(x.base, NULL, bev, t.addr,
-						      (unsigned short)atoi(t.port));
+	conn = evhttp_connection_base_bufferevent_new(base, NULL, bev, addr,
+						      (unsigned short)atoi(t->port));
 	if (!conn) {
 		if (bev)
 			bufferevent_free(bev);
-		bev = NULL;
-		ssl = NULL;
 		snprintf(err, errlen, "%s: cannot create an HTTP connection", rq->url);
-		r = -ENOMEM;
-		goto out;
+		return -ENOMEM;
 	}
 	evhttp_connection_set_timeout(conn, rq->timeout_s);
 	evhttp_connection_set_max_body_size(conn, (ev_ssize_t)rq->max_reply);
 	evhttp_connection_set_max_headers_size(conn, MAX_REPLY_HEADERS);
 	struct evhttp_request *req = evhttp_request_new(on_reply, &x);
 	evhttp_request_set_error_cb(req, on_error);
-	add_headers(evhttp_request_get_output_headers(req), rq, &t);
+	add_headers(evhttp_request_get_output_headers(req), rq, t);
 	evbuffer_add(evhttp_request_get_output_buffer(req), rq->body, rq->len);
-	if (evhttp_make_request(conn, req, EVHTTP_REQ_POST, t.path) < 0) {
+	if (evhttp_make_request(conn, req, EVHTTP_REQ_POST, t->path) < 0) {
 		/* evhttp freed the request. */
 		snprintf(err, errlen, "%s: cannot send the request", rq->url);
 		r = -EIO;
 		goto out;
 	}
-	deadline = evtimer_new(x.base, on_deadline, &x);
-	struct timeval tv = {2 * rq->timeout_s, 0};
+	deadline = evtimer_new(base, on_deadline, &x);
+	int64_t left = deadline_ns - util_now_mono_ns();
+	left = left > 0 ? left : 0;
+	struct timeval tv = {(time_t)(left / NSEC_PER_SEC),
+			     (suseconds_t)(left % NSEC_PER_SEC / 1000)};
 	evtimer_add(deadline, &tv);
 	while (!x.done && !x.deadline_hit)
-		if (event_base_dispatch(x.base) < 0)
+		if (event_base_dispatch(base) < 0)
 			break;
 	if (x.status > 0) {
 		ret->status = x.status;
@@ -372,18 +371,48 @@ int http_post_run(const struct http_post_request *rq, struct http_post_reply *re
 		x.body = NULL;
 		r = 0;
 	} else {
-		r = failure(rq, &x, ssl, bev, err, errlen);
+		r = failure(rq, &x, ssl, bev, util_now_mono_ns() - t0, err, errlen);
+		*ret_next = try_next(&x);
 	}
 out:
 	if (deadline)
 		event_free(deadline);
-	if (conn)
-		evhttp_connection_free(conn); /* and a request still pending */
+	evhttp_connection_free(conn); /* with a request still pending */
+	free(x.body);
+	return r;
+}
+
+int http_post_run(const struct http_post_request *rq, struct http_post_reply *ret, char *err,
+		  size_t errlen)
+{
+	*ret = (struct http_post_reply){0};
+	struct target t = {0};
+	SSL_CTX *ctx = NULL;
+	struct event_base *base = NULL;
+	int r = parse_url(rq->url, &t, err, errlen);
+	if (r < 0)
+		goto out;
+	r = resolve(rq->url, &t, err, errlen);
+	if (r < 0)
+		goto out;
+	int64_t t0 = util_now_mono_ns();
+	base = event_base_new();
+	if (!base) {
+		snprintf(err, errlen, "%s: cannot create an event loop", rq->url);
+		r = -ENOMEM;
+		goto out;
+	}
+	if (t.tls && !(ctx = tls_context(rq->url, rq->ca_file, &r, err, errlen)))
+		goto out;
+	bool next = true;
+	for (size_t i = 0; i < t.n_addrs && next; i++)
+		r = attempt(rq, &t, t.addrs[i], ctx, base, t0 + 2 * rq->timeout_s * NSEC_PER_SEC,
+			    ret, &next, err, errlen);
+out:
 	if (ctx)
 		SSL_CTX_free(ctx);
-	if (x.base)
-		event_base_free(x.base);
-	free(x.body);
+	if (base)
+		event_base_free(base);
 	target_clear(&t);
 	return r;
 }

@@ -14,8 +14,9 @@
  *
  * Time: connecting and every read and write each within timeout_s; the whole
  * exchange within twice that (a server trickling bytes cannot hold it longer).
- * The host name is resolved with getaddrinfo() (the caller's thread blocks)
- * and the first address netguard allows is used.
+ * The host name is resolved with getaddrinfo() (the caller's thread blocks);
+ * its addresses (those netguard allows) are tried in order while they refuse
+ * the connection or cannot be routed to.
  */
 #pragma once
 #include "util.h"
