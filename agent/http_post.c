@@ -35,7 +35,7 @@ struct exchange {
 	struct event_base *base;
 	bool done, deadline_hit;
 	int http_error; /* 1 + enum evhttp_request_error; 0: none */
-	int sock_errno; /* errno when evhttp gave up, for a refused connection */
+	int sock_errno; /* errno when evhttp reported the error */
 	int status;
 	char *body;
 	size_t len;
@@ -212,9 +212,6 @@ static void on_reply(struct evhttp_request *req, void *arg)
 			x->body[n] = '\0';
 			x->len = n;
 		}
-	} else if (!x->http_error) {
-		/* evhttp gives up on a refused connection without an error code. */
-		x->sock_errno = errno;
 	}
 	event_base_loopbreak(x->base);
 }
@@ -224,6 +221,11 @@ static void on_deadline(evutil_socket_t fd, short what, void *arg)
 	struct exchange *x = arg;
 	x->deadline_hit = true;
 	event_base_loopbreak(x->base);
+}
+
+static bool unreachable(int e)
+{
+	return e == ENETUNREACH || e == EHOSTUNREACH || e == EADDRNOTAVAIL;
 }
 
 /* Why the exchange failed, from what the callbacks and OpenSSL saw. */
@@ -249,12 +251,18 @@ static int failure(const struct http_post_request *rq, const struct exchange *x,
 			 x->deadline_hit ? 2 * rq->timeout_s : rq->timeout_s);
 		return -ETIMEDOUT;
 	}
-	/* evhttp ends a connection attempt that timed out (TCP, or the TLS
-	 * handshake) as it ends a refused one: without an error code. */
-	if (!x->http_error && elapsed_ns >= rq->timeout_s * NSEC_PER_SEC - 50 * NSEC_PER_MSEC) {
-		snprintf(err, errlen, "%s: no connection within %ds (TCP connect or TLS handshake)",
-			 rq->url, rq->timeout_s);
-		return -ETIMEDOUT;
+	/* evhttp ends a refused connection attempt and one that timed out (TCP,
+	 * or the TLS handshake) alike: the request callback without an error
+	 * code, and errno already overwritten. The time tells them apart. */
+	if (!x->http_error) {
+		if (elapsed_ns >= rq->timeout_s * NSEC_PER_SEC - 50 * NSEC_PER_MSEC) {
+			snprintf(err, errlen,
+				 "%s: no connection within %ds (TCP connect or TLS handshake)",
+				 rq->url, rq->timeout_s);
+			return -ETIMEDOUT;
+		}
+		snprintf(err, errlen, "%s: connection refused", rq->url);
+		return -ECONNREFUSED;
 	}
 	switch (x->http_error - 1) {
 	case EVREQ_HTTP_DATA_TOO_LONG:
@@ -264,15 +272,19 @@ static int failure(const struct http_post_request *rq, const struct exchange *x,
 		snprintf(err, errlen, "%s: malformed HTTP reply", rq->url);
 		return -EIO;
 	case EVREQ_HTTP_EOF:
+		if (unreachable(x->sock_errno)) {
+			snprintf(err, errlen, "%s: cannot connect: %s", rq->url,
+				 strerror(x->sock_errno));
+			return -x->sock_errno;
+		}
 		snprintf(err, errlen, "%s: connection closed before a complete reply%s%s", rq->url,
 			 x->sock_errno ? ": " : "", x->sock_errno ? strerror(x->sock_errno) : "");
 		return -EIO;
 	default:
-		break;
+		snprintf(err, errlen, "%s: no reply (%s)", rq->url,
+			 x->sock_errno ? strerror(x->sock_errno) : "the exchange failed");
+		return -EIO;
 	}
-	snprintf(err, errlen, "%s: %s", rq->url,
-		 x->sock_errno ? strerror(x->sock_errno) : "no reply (connection failed)");
-	return -EIO;
 }
 
 static void add_headers(struct evkeyvalq *h, const struct http_post_request *rq,
@@ -295,11 +307,9 @@ static void add_headers(struct evkeyvalq *h, const struct http_post_request *rq,
 
 /* Whether the next address is worth a try: this one refused or could not be
  * routed to (nothing was sent). A timeout is not: the time is spent. */
-static bool try_next(const struct exchange *x)
+static bool try_next(int r)
 {
-	return !x->http_error && !x->deadline_hit &&
-	       (x->sock_errno == ECONNREFUSED || x->sock_errno == ENETUNREACH ||
-		x->sock_errno == EHOSTUNREACH || x->sock_errno == EADDRNOTAVAIL);
+	return r == -ECONNREFUSED || unreachable(-r);
 }
 
 /* One exchange with one address, until deadline_ns (monotonic). */
@@ -372,7 +382,7 @@ static int attempt(const struct http_post_request *rq, const struct target *t, c
 		r = 0;
 	} else {
 		r = failure(rq, &x, ssl, bev, util_now_mono_ns() - t0, err, errlen);
-		*ret_next = try_next(&x);
+		*ret_next = try_next(r);
 	}
 out:
 	if (deadline)

@@ -44,7 +44,7 @@ struct http_post_reply {
 /* Returns 0 when the server answered (any status, in *ret), else -errno and a
  * one-line reason in err (the URL first): -EINVAL for a bad URL or CA file,
  * -EPERM when netguard forbids the address, -EHOSTUNREACH when the name does not
- * resolve, -ETIMEDOUT, -EPROTO for a TLS failure (an untrusted certificate, a
+ * resolve, -ECONNREFUSED, -ENETUNREACH/-EHOSTUNREACH, -ETIMEDOUT, -EPROTO for a TLS failure (an untrusted certificate, a
  * host name it does not cover, no common protocol), -EMSGSIZE for a reply over
  * max_reply, -ENOTSUP when OpenSSL cannot be loaded, -EIO otherwise. *ret is
  * zeroed on failure. */
