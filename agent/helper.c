@@ -95,7 +95,17 @@ static int above_stdio(int fd)
 	return n;
 }
 
-/* ---------- msgpack envelope ---------- */
+/* ---------- msgpack envelope ----------
+ *
+ *   probe request: {checks: [ID, ...], host_root, node (nil: the hostname),
+ *                   timeout_s, targets (JSON, as --probe-targets reads it),
+ *                   probe_targets_file (nil, or the operator's, for evidence)}
+ *   probe reply:   a node report (common/wire.h) with those checks' findings
+ *   post request:  {url, ca_file (nil), token (nil), timeout_s, last_rtt_ns,
+ *                   report (bin: a node report)}
+ *   post reply:    {result: 0, status, rtt_ns, body (bin)}
+ *                  or {result: -errno, error (one line, the URL first)}
+ */
 
 static void pack_str(msgpack_packer *pk, const char *s)
 {
@@ -274,11 +284,6 @@ static void kill_and_reap(struct helper *h)
 	if (h->out_fd >= 0)
 		close(h->out_fd);
 	h->out_fd = -1;
-}
-
-void helper_abort(struct helper *h)
-{
-	kill_and_reap(h);
 }
 
 /* Collect the child's stdout until it exits. Returns 0 with the output, or

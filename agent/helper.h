@@ -12,9 +12,10 @@
  *          is the HTTP status, the body, the round trip, or why it failed.
  *
  * Requests go to the child's stdin (a memfd, so writing never blocks), replies
- * come back on its stdout; both are msgpack maps (docs/protocol.md §8). The
- * token travels on stdin, never in argv or the environment. The child's
- * stderr is the daemon's (the journal).
+ * come back on its stdout; both are msgpack maps (listed in helper.c).
+ * The token travels on stdin, never in argv or the environment. The child's
+ * stderr is the daemon's (the journal). docs/decisions.md says why and what
+ * it costs.
  */
 #pragma once
 #include <sys/types.h>
@@ -60,9 +61,6 @@ int helper_finish_probe(struct helper *h, bool (*stop)(void *), void *arg, struc
  * (http_post_run's, or what happened to the child). */
 int helper_post(const struct helper_post_request *rq, int64_t timeout_ns, bool (*stop)(void *),
 		void *arg, struct http_post_reply *ret, char *err, size_t errlen);
-
-/* Kill a started job that will not be finished (the daemon is stopping). */
-void helper_abort(struct helper *h);
 
 /* The child: `hvready-agent _helper probe|post`. Returns the exit code. */
 int helper_main(int argc, char **argv);
