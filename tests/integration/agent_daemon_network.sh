@@ -58,21 +58,22 @@ cert by-name "DNS:localhost"
 head -c 24 /dev/urandom | base64 | tr -d '=+/' >"$WORK/agg-token"
 chmod 600 "$WORK/agg-token"
 
-# start_agg NAME CERT HOST: an aggregator over TLS on a free loopback port, its
-# certificate for HOST; sets URL_<NAME>.
+# start_agg NAME CERT: an aggregator over TLS with CERT on a free loopback port; sets AGG_PORT.
 start_agg() {
-	local name=$1 crt=$2 host=$3 port
-	port=$(free_port)
-	"$AGG" serve --listen "127.0.0.1:$port" --tls-cert "$WORK/$crt.crt" --tls-key "$WORK/$crt.key" \
+	local name=$1 crt=$2
+	AGG_PORT=$(free_port)
+	"$AGG" serve --listen "127.0.0.1:$AGG_PORT" --tls-cert "$WORK/$crt.crt" --tls-key "$WORK/$crt.key" \
 		--token-file "$WORK/agg-token" --interval 2 --cluster-state "$HVREADY_SRC/examples/cluster" \
 		2>"$WORK/agg-$name.log" &
 	pids+=($!)
-	wait_http "https://127.0.0.1:$port/readyz" -k || fail "aggregator $name did not start"
-	printf -v "PORT_$name" '%s' "$port"
-	printf -v "URL_$name" '%s' "https://$host:$port"
+	wait_http "https://127.0.0.1:$AGG_PORT/readyz" -k || fail "aggregator $name did not start"
 }
-start_agg ip by-ip 127.0.0.1
-start_agg name by-name localhost
+start_agg ip by-ip
+PORT_ip=$AGG_PORT
+URL_ip="https://127.0.0.1:$PORT_ip"
+start_agg name by-name
+PORT_name=$AGG_PORT
+URL_name="https://localhost:$PORT_name"
 
 # The share-manager image the aggregator hands out (Docker Hub's) resolves to a
 # registry on loopback: Docker Hub is never contacted.
@@ -101,9 +102,9 @@ node_json() {
 }
 # wait_for SECONDS WHAT CMD...: until CMD succeeds.
 wait_for() {
-	local t=$1 what=$2 i
+	local t=$1 what=$2
 	shift 2
-	for i in $(seq 1 $((t * 5))); do
+	for _ in $(seq 1 $((t * 5))); do
 		"$@" && return 0
 		sleep 0.2
 	done
