@@ -245,6 +245,7 @@ static void splice(struct node_report *r, const struct strv *net, struct node_re
 				finding_set(u, STATUS_UNKNOWN, "the check produced no result");
 			} else {
 				finding_set(u, STATUS_UNKNOWN, "not probed: %s", why);
+				kv_add_str(&u->evidence, "probe_process", why);
 				finding_remedy(
 				    u, "%s",
 				    "See the agent's log (journalctl -u hvready-agent, "
@@ -259,9 +260,8 @@ static void splice(struct node_report *r, const struct strv *net, struct node_re
 
 /* The checks: the network ones in a helper process, started first, the host
  * ones meanwhile in this thread. */
-static void run_checks(struct daemon *d, struct agent_ctx *ctx)
+static void run_checks(struct daemon *d, struct agent_ctx *ctx, struct agent_opts *cycle)
 {
-	struct agent_opts *cycle = (struct agent_opts *)ctx->opts;
 	struct strv net = {0}, skip = {0};
 	network_checks(d->o, &net);
 	for (size_t i = 0; i < d->o->skip.n; i++)
@@ -315,7 +315,7 @@ static void run_cycle(struct daemon *d)
 		d->last.node = xstrdup(d->o->node ? d->o->node : "unknown");
 		d->last.hostname = xstrdup("");
 	} else {
-		run_checks(d, &ctx);
+		run_checks(d, &ctx, &cycle);
 		hostroot_close(&ctx.root);
 	}
 	d->have_last = true;

@@ -222,7 +222,8 @@ wait_for 30 "the hanging probe's checks are not UNKNOWN with the reason" \
 took=$((SECONDS - t0))
 [ "$took" -ge 10 ] || fail "the probe helper was killed after ${took}s, before its deadline"
 kill -0 "$stopped" 2>/dev/null && fail "the hanging helper $stopped is still there"
-finding "$URL_ip" n-wedge host.nfs.probe 'f["status"] == "UNKNOWN" and "not probed" in f["message"]' ||
+finding "$URL_ip" n-wedge host.nfs.probe \
+	'f["status"] == "UNKNOWN" and "not probed" in f["message"] and "was killed" in f["evidence"]["probe_process"]' ||
 	fail "host.nfs.probe of the killed helper: $(cat "$WORK/node.json")"
 log_has wedge "network checks: the probe helper process did not finish" || fail "no log line for the killed helper"
 # The daemon goes on: the next cycle probes again and PASSes.
