@@ -6,11 +6,18 @@
  * checks and the POST run in one worker thread: they block on disks, NFS and
  * registries, and must never stall the loop or the watchdog.
  *
+ * What goes to the network runs in helper processes (agent/helper.h): the
+ * network checks of a cycle in one, started first so that it runs while the
+ * worker does the host checks, and each POST in another. The daemon itself
+ * never maps OpenSSL, libcurl or their libraries, which would more than
+ * double its resident memory for good (docs/benchmarks.md), and a helper
+ * that hangs is killed at its deadline: its checks are UNKNOWN, the cycle
+ * goes on.
+ *
  * Intervals use the monotonic clock (libevent's timers); only the report's
- * sent_ns is wall-clock time, stamped right before each send.
+ * sent_ns is wall-clock time, stamped by the post helper right before sending.
  */
 #include "daemon.h"
-#include "netguard.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -19,18 +26,24 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <curl/curl.h>
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <systemd/sd-daemon.h>
 
 #include "config.h"
+#include "helper.h"
 #include "log.h"
 #include "wire.h"
 
 #define BACKOFF_CAP_S 60
-#define REPLY_MAX     (1u << 20)
 #define TOKEN_MAX     (16u << 10)
+/* Helper deadlines, in --timeout units. The checks bound themselves (every
+ * request and NFS endpoint by the timeout, host.nfs.probe by 3 timeouts in
+ * all, the registry check by a few requests per endpoint); the deadline is
+ * for a helper that does not: it is killed, the cycle goes on. */
+#define PROBE_BUDGET_TIMEOUTS 12
+/* A POST: the name lookup, then at most two timeouts (agent/http_post.h). */
+#define POST_BUDGET_TIMEOUTS 4
 
 enum job { JOB_NONE, JOB_CYCLE, JOB_RESEND };
 
@@ -48,13 +61,12 @@ struct daemon {
 	struct probe_targets targets; /* from the aggregator's last reply */
 	bool have_targets;
 	int post_result; /* 0 ok, else -errno / HTTP status */
-	char post_error[256];
+	char post_error[640];
 	char summary[160];
 	/* worker-only */
 	struct node_report last;
 	bool have_last;
 	uint64_t seq;
-	CURL *curl;
 	char *token;
 	struct stat token_st;
 	int64_t last_rtt_ns;
@@ -103,115 +115,66 @@ static void refresh_token(struct daemon *d)
 	d->token_st = st;
 }
 
-struct reply_buf {
-	char *data;
-	size_t len;
-};
-
-static size_t on_body(char *ptr, size_t size, size_t nmemb, void *arg)
+static bool stopping(void *arg)
 {
-	struct reply_buf *b = arg;
-	size_t n = size * nmemb;
-	if (b->len + n > REPLY_MAX)
-		return 0; /* aborts the transfer: a reply this large is not ours */
-	b->data = xrealloc(b->data, b->len + n + 1);
-	memcpy(b->data + b->len, ptr, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-	return n;
+	struct daemon *d = arg;
+	pthread_mutex_lock(&d->lock);
+	bool s = d->stopping;
+	pthread_mutex_unlock(&d->lock);
+	return s;
 }
 
 /* POST the last report. Returns 0, a negative errno, or the HTTP status. */
 static int post_report(struct daemon *d, struct probe_targets *ret_targets, bool *ret_have,
 		       char *err, size_t errlen)
 {
-	if (!d->curl) {
-		d->curl = curl_easy_init();
-		if (!d->curl) {
-			snprintf(err, errlen, "cannot create a curl handle");
-			return -ENOMEM;
-		}
-	}
 	refresh_token(d);
 	d->last.sent_ns = util_now_realtime_ns();
-	char *body;
-	size_t len;
-	int r = wire_encode_node_report(&d->last, &body, &len);
-	if (r < 0) {
-		snprintf(err, errlen, "encoding the report: %s", strerror(-r));
-		return r;
-	}
-	struct curl_slist *h = NULL;
-	h = curl_slist_append(h, "Content-Type: application/msgpack");
-	h = curl_slist_append(h, "Accept: application/json");
-	_cleanup_free_ char *auth =
-	    d->token ? xasprintf("Authorization: Bearer %s", d->token) : NULL;
-	if (auth)
-		h = curl_slist_append(h, auth);
-	_cleanup_free_ char *rtt =
-	    xasprintf("Hvready-Last-Rtt-Ns: %lld", (long long)d->last_rtt_ns);
-	h = curl_slist_append(h, rtt);
 	size_t blen = strlen(d->o->aggregator_url);
 	while (blen > 0 && d->o->aggregator_url[blen - 1] == '/')
 		blen--;
-	_cleanup_free_ char *url = xasprintf("%.*s/v1/reports", (int)blen, d->o->aggregator_url);
-	struct reply_buf rb = {0};
-	CURL *c = d->curl;
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	if (!netguard_curl(c, url, true, err, errlen)) {
-		curl_slist_free_all(h);
-		free(body);
-		return -EPERM;
+	_cleanup_free_ char *url =
+	    xasprintf("%.*s%s", (int)blen, d->o->aggregator_url, WIRE_REPORTS_PATH);
+	struct helper_post_request rq = {
+	    .url = url,
+	    .ca_file = d->o->ca_file,
+	    .token = d->token,
+	    .timeout_s = d->o->timeout_s,
+	    .last_rtt_ns = d->last_rtt_ns,
+	    .report = &d->last,
+	};
+	struct http_post_reply rep;
+	char why[512];
+	int r = helper_post(&rq, POST_BUDGET_TIMEOUTS * (int64_t)d->o->timeout_s * NSEC_PER_SEC,
+			    stopping, d, &rep, why, sizeof(why));
+	if (r < 0) {
+		snprintf(err, errlen, "POST %s", why);
+		return r;
 	}
-	curl_easy_setopt(c, CURLOPT_POST, 1L);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &rb);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)d->o->timeout_s);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)d->o->timeout_s * 2);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-	if (d->o->ca_file)
-		curl_easy_setopt(c, CURLOPT_CAINFO, d->o->ca_file);
-	CURLcode cc = curl_easy_perform(c);
-	curl_slist_free_all(h);
-	free(body);
-	long code = 0;
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	if (cc != CURLE_OK) {
-		snprintf(err, errlen, "POST %s: %s", url, curl_easy_strerror(cc));
-		free(rb.data);
-		return -EIO;
-	}
-	curl_off_t total = 0;
-	curl_easy_getinfo(c, CURLINFO_TOTAL_TIME_T, &total);
-	d->last_rtt_ns = (int64_t)total * 1000;
-	if (code != 200) {
+	d->last_rtt_ns = rep.rtt_ns;
+	if (rep.status != 200) {
 		/* The aggregator says why in a JSON {"error": ...}; pass it on. */
-		json_object *o = rb.data ? json_tokener_parse(rb.data) : NULL;
+		json_object *o = rep.body ? json_tokener_parse(rep.body) : NULL;
 		json_object *e = NULL;
-		snprintf(err, errlen, "POST %s: HTTP %ld: %s", url, code,
+		snprintf(err, errlen, "POST %s: HTTP %d: %s", url, rep.status,
 			 o && json_object_object_get_ex(o, "error", &e) ? json_object_get_string(e)
 									: "no reason given");
 		json_object_put(o);
-		free(rb.data);
-		return (int)code;
+		r = rep.status;
+		http_post_reply_clear(&rep);
+		return r;
 	}
 	char perr[256];
 	struct probe_targets t;
-	if (rb.data &&
-	    probe_targets_parse((const uint8_t *)rb.data, rb.len, &t, perr, sizeof(perr)) == 0) {
+	if (rep.body &&
+	    probe_targets_parse((const uint8_t *)rep.body, rep.len, &t, perr, sizeof(perr)) == 0) {
 		*ret_targets = t;
 		*ret_have = true;
 	} else {
 		log_warnx("the aggregator's reply carries no valid probe targets (%s), ignoring",
-			  rb.data ? perr : "empty body");
+			  rep.body ? perr : "empty body");
 	}
-	free(rb.data);
+	http_post_reply_clear(&rep);
 	return 0;
 }
 
@@ -237,6 +200,98 @@ static void merge_targets(struct agent_opts *cycle, const struct agent_opts *o,
 	cycle->targets = t;
 }
 
+/* The network checks this cycle runs: those --skip/--only leave in. */
+static void network_checks(const struct agent_opts *o, struct strv *ret)
+{
+	for (size_t i = 0; i < helper_network_checks_len; i++) {
+		const char *id = helper_network_checks[i];
+		if (!strv_contains(&o->skip, id) && (!o->only.n || strv_contains(&o->only, id)))
+			strv_add(ret, id);
+	}
+}
+
+static void move_finding(struct finding_list *l, struct finding *f)
+{
+	util_grow((void **)&l->items, &l->cap, l->n + 1, sizeof(*l->items));
+	l->items[l->n++] = *f;
+	*f = (struct finding){0};
+}
+
+/* In-process, the network checks ran as skipped; put the probe helper's
+ * findings in their places (the table's order), or, when the helper failed,
+ * an UNKNOWN that says why. */
+static void splice(struct node_report *r, const struct strv *net, struct node_report *probed,
+		   const char *why)
+{
+	struct finding_list out = {0};
+	for (size_t i = 0; i < r->results.n; i++) {
+		struct finding *f = &r->results.items[i];
+		if (!strv_contains(net, f->check)) {
+			move_finding(&out, f);
+			continue;
+		}
+		size_t before = out.n;
+		for (size_t j = 0; probed && j < probed->results.n; j++) {
+			struct finding *g = &probed->results.items[j];
+			if (g->check && streq(g->check, f->check)) {
+				finding_set_node(g, r->node);
+				move_finding(&out, g);
+			}
+		}
+		if (out.n == before) {
+			struct finding *u = finding_list_add(&out, f->check);
+			finding_set_node(u, r->node);
+			if (probed) {
+				finding_set(u, STATUS_UNKNOWN, "the check produced no result");
+			} else {
+				finding_set(u, STATUS_UNKNOWN, "not probed: %s", why);
+				kv_add_str(&u->evidence, "probe_process", why);
+				finding_remedy(
+				    u, "%s",
+				    "See the agent's log (journalctl -u hvready-agent, "
+				    "or the pod's log); the probe runs again next cycle.");
+			}
+		}
+		finding_clear(f);
+	}
+	free(r->results.items);
+	r->results = out;
+}
+
+/* The checks: the network ones in a helper process, started first, the host
+ * ones meanwhile in this thread. */
+static void run_checks(struct daemon *d, struct agent_ctx *ctx, struct agent_opts *cycle)
+{
+	struct strv net = {0}, skip = {0};
+	network_checks(d->o, &net);
+	for (size_t i = 0; i < d->o->skip.n; i++)
+		strv_add(&skip, d->o->skip.items[i]);
+	for (size_t i = 0; i < net.n; i++)
+		strv_add(&skip, net.items[i]);
+	struct helper h = {0};
+	char why[512] = "";
+	int hr = net.n ? helper_start_probe(&h, cycle, &net,
+					    PROBE_BUDGET_TIMEOUTS * (int64_t)d->o->timeout_s *
+						NSEC_PER_SEC,
+					    why, sizeof(why))
+		       : 0;
+	struct strv user_skip = cycle->skip;
+	cycle->skip = skip;
+	agent_run_checks(ctx);
+	cycle->skip = user_skip;
+	struct node_report probed = {0};
+	if (net.n && hr == 0)
+		hr = helper_finish_probe(&h, stopping, d, &probed, why, sizeof(why));
+	if (net.n) {
+		if (hr < 0)
+			log_warnx("network checks: %s, ignoring", why);
+		splice(ctx->report, &net, hr == 0 ? &probed : NULL, why);
+	}
+	node_report_clear(&probed);
+	strv_clear(&skip);
+	strv_clear(&net);
+}
+
 static void run_cycle(struct daemon *d)
 {
 	struct agent_opts cycle = *d->o;
@@ -260,7 +315,7 @@ static void run_cycle(struct daemon *d)
 		d->last.node = xstrdup(d->o->node ? d->o->node : "unknown");
 		d->last.hostname = xstrdup("");
 	} else {
-		agent_run_checks(&ctx);
+		run_checks(d, &ctx, &cycle);
 		hostroot_close(&ctx.root);
 	}
 	d->have_last = true;
@@ -295,10 +350,11 @@ static void *worker_main(void *arg)
 		if (job == JOB_CYCLE)
 			run_cycle(d);
 		int pr = 0;
-		char err[256] = "";
+		char err[640] = "";
 		struct probe_targets t = {0};
 		bool have = false;
-		if (d->o->aggregator_url && d->have_last)
+		/* Stopping: the report would be cut short by the helper's kill anyway. */
+		if (d->o->aggregator_url && d->have_last && !stopping(d))
 			pr = post_report(d, &t, &have, err, sizeof(err));
 
 		pthread_mutex_lock(&d->lock);
@@ -354,7 +410,7 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
 static void on_done(evutil_socket_t fd, short what, void *arg)
 {
 	struct daemon *d = arg;
-	char status[512];
+	char status[1024];
 	pthread_mutex_lock(&d->lock);
 	int pr = d->post_result;
 	_cleanup_free_ char *perr = xstrdup(d->post_error);
@@ -435,8 +491,6 @@ int daemon_run(struct agent_opts *o, const char *config_path)
 	struct daemon d = {.o = o, .config_path = config_path};
 	signal(SIGPIPE, SIG_IGN);
 	srandom((unsigned)(util_now_realtime_ns() ^ getpid()));
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
-		fatalx("cannot initialise libcurl");
 	evthread_use_pthreads();
 	pthread_mutex_init(&d.lock, NULL);
 	pthread_cond_init(&d.cond, NULL);
@@ -479,8 +533,6 @@ int daemon_run(struct agent_opts *o, const char *config_path)
 	if (d.have_last)
 		node_report_clear(&d.last);
 	probe_targets_clear(&d.targets);
-	if (d.curl)
-		curl_easy_cleanup(d.curl);
 	free(d.token);
 	event_free(d.cycle_timer);
 	event_free(d.retry_timer);
@@ -493,6 +545,5 @@ int daemon_run(struct agent_opts *o, const char *config_path)
 	event_base_free(d.base);
 	pthread_mutex_destroy(&d.lock);
 	pthread_cond_destroy(&d.cond);
-	curl_global_cleanup();
 	return 0;
 }

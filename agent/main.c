@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "config.h"
 #include "daemon.h"
+#include "helper.h"
 #include "log.h"
 #include "output.h"
 
@@ -214,6 +215,8 @@ static int cmd_run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	static const struct cli_command cmds[] = {{"check", cmd_check}, {"run", cmd_run}};
+	/* _helper: internal, the network work of `run` in a child process (agent/helper.h). */
+	static const struct cli_command cmds[] = {
+	    {"check", cmd_check}, {"run", cmd_run}, {"_helper", helper_main}};
 	return cli_main(argc, argv, "hvready-agent", cmds, ELEMENTSOF(cmds), usage);
 }

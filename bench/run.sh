@@ -378,10 +378,11 @@ elif start_aggregator "$SRC/examples/cluster" "$tmp/agg-daemon.log"; then
 	for i in $(seq 1 "$DAEMON_S"); do
 		sleep 1
 		kill -0 "$agent_pid" 2>/dev/null || break
-		# elapsed, VmRSS kiB, utime+stime ticks
+		# elapsed, VmRSS kiB, utime+stime ticks of the daemon and of its helper
+		# processes (cutime+cstime: the POST of each cycle runs in one)
 		printf '%s\t%s\t%s\n' "$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')" \
 			"$(vm_kib "$agent_pid" VmRSS)" \
-			"$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$agent_pid/stat")" \
+			"$(awk '{ sub(/^.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$agent_pid/stat")" \
 			>>"$RAW/daemon_samples.tsv"
 	done
 	if kill -0 "$agent_pid" 2>/dev/null; then

@@ -1,0 +1,268 @@
+/* The daemon's helper processes (agent/helper.c): this test binary is its own
+ * helper (/proc/self/exe _helper JOB, dispatched in main as hvready-agent does),
+ * so the real spawn, envelope, deadline and kill run here. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "helper.h"
+
+#define SECOND NSEC_PER_SEC
+
+static void opts(struct agent_opts *o, const char *root)
+{
+	agent_opts_init(o);
+	free(o->host_root);
+	o->host_root = xstrdup(root);
+	o->node = xstrdup("harvester-node-7");
+	o->timeout_s = 2;
+}
+
+static struct strv nfs_only(void)
+{
+	struct strv v = {0};
+	strv_add(&v, "host.nfs.probe");
+	return v;
+}
+
+static int closed_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	socklen_t l = sizeof(a);
+	getsockname(fd, (struct sockaddr *)&a, &l);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+static bool never(void *arg)
+{
+	return false;
+}
+
+static bool always(void *arg)
+{
+	return true;
+}
+
+/* No endpoints: the helper runs the check, which says so; the node is ours. */
+static void test_probe_no_targets(void **state)
+{
+	struct agent_opts o;
+	opts(&o, "/");
+	struct strv ids = nfs_only();
+	struct helper h;
+	char err[512] = "";
+	assert_int_equal(helper_start_probe(&h, &o, &ids, 30 * SECOND, err, sizeof(err)), 0);
+	assert_true(h.pid > 0);
+	struct node_report r;
+	assert_int_equal(helper_finish_probe(&h, never, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(h.pid, 0);
+	assert_int_equal(r.results.n, 1);
+	const struct finding *f = &r.results.items[0];
+	assert_string_equal(f->check, "host.nfs.probe");
+	assert_int_equal(f->status, STATUS_SKIP);
+	assert_string_equal(f->message, "no RWX share endpoints to probe");
+	assert_string_equal(r.node, "harvester-node-7");
+	node_report_clear(&r);
+	strv_clear(&ids);
+	agent_opts_clear(&o);
+}
+
+/* The targets travel to the helper: the endpoint is probed (and refused). */
+static void test_probe_targets_reach_the_helper(void **state)
+{
+	struct agent_opts o;
+	opts(&o, "/");
+	char url[64];
+	snprintf(url, sizeof(url), "nfs://127.0.0.1:%d/pvc-1", closed_port());
+	strv_add(&o.targets.nfs_endpoints, url);
+	struct strv ids = nfs_only();
+	struct helper h;
+	char err[512] = "";
+	assert_int_equal(helper_start_probe(&h, &o, &ids, 30 * SECOND, err, sizeof(err)), 0);
+	struct node_report r;
+	assert_int_equal(helper_finish_probe(&h, never, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.results.n, 1);
+	const struct finding *f = &r.results.items[0];
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, url));
+	assert_non_null(strstr(f->message, "refused"));
+	node_report_clear(&r);
+	strv_clear(&ids);
+	agent_opts_clear(&o);
+}
+
+/* A helper that fails says how. */
+static void test_probe_helper_fails(void **state)
+{
+	struct agent_opts o;
+	opts(&o, "/nonexistent/host-root");
+	struct strv ids = nfs_only();
+	struct helper h;
+	char err[512] = "";
+	assert_int_equal(helper_start_probe(&h, &o, &ids, 30 * SECOND, err, sizeof(err)), 0);
+	struct node_report r;
+	assert_int_equal(helper_finish_probe(&h, never, NULL, &r, err, sizeof(err)), -ECHILD);
+	assert_string_equal(err, "the probe helper process exited with status 2");
+	assert_int_equal(r.results.n, 0);
+	strv_clear(&ids);
+	agent_opts_clear(&o);
+}
+
+/* A helper that hangs is killed at its deadline, and reaped. */
+static void test_probe_deadline(void **state)
+{
+	struct agent_opts o;
+	opts(&o, "/");
+	struct strv ids = nfs_only();
+	struct helper h;
+	char err[512] = "";
+	assert_int_equal(helper_start_probe(&h, &o, &ids, 300 * NSEC_PER_MSEC, err, sizeof(err)),
+			 0);
+	pid_t pid = h.pid;
+	assert_int_equal(kill(pid, SIGSTOP), 0);
+	int64_t t0 = util_now_mono_ns();
+	struct node_report r;
+	assert_int_equal(helper_finish_probe(&h, never, NULL, &r, err, sizeof(err)), -ETIMEDOUT);
+	int64_t took = util_now_mono_ns() - t0;
+	assert_string_equal(err,
+			    "the probe helper process did not finish within 0.3 s and was killed");
+	assert_true(took < 3 * SECOND);
+	assert_int_equal(kill(pid, 0), -1); /* killed and reaped: gone */
+	assert_int_equal(errno, ESRCH);
+	strv_clear(&ids);
+	agent_opts_clear(&o);
+}
+
+/* The daemon stopping stops the helper. */
+static void test_probe_stopped(void **state)
+{
+	struct agent_opts o;
+	opts(&o, "/");
+	struct strv ids = nfs_only();
+	struct helper h;
+	char err[512] = "";
+	assert_int_equal(helper_start_probe(&h, &o, &ids, 30 * SECOND, err, sizeof(err)), 0);
+	pid_t pid = h.pid;
+	kill(pid, SIGSTOP);
+	struct node_report r;
+	assert_int_equal(helper_finish_probe(&h, always, NULL, &r, err, sizeof(err)), -ECANCELED);
+	assert_string_equal(err, "the probe helper process was stopped with the daemon");
+	assert_int_equal(kill(pid, 0), -1);
+	strv_clear(&ids);
+	agent_opts_clear(&o);
+}
+
+static void report(struct node_report *r)
+{
+	*r = (struct node_report){.node = xstrdup("harvester-node-7"), .seq = 3, .interval_s = 30};
+	struct finding *f = finding_list_add(&r->results, "host.kvm");
+	finding_set(f, STATUS_PASS, "KVM works");
+	finding_remedy(f, "%s", "");
+}
+
+/* The post helper's answer comes back with http_post_run's reason. */
+static void test_post_refused(void **state)
+{
+	struct node_report rep;
+	report(&rep);
+	char url[64];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/reports", closed_port());
+	struct helper_post_request rq = {
+	    .url = url, .token = "t0ken", .timeout_s = 2, .last_rtt_ns = 5, .report = &rep};
+	struct http_post_reply r;
+	char err[640] = "";
+	assert_int_equal(helper_post(&rq, 10 * SECOND, never, NULL, &r, err, sizeof(err)),
+			 -ECONNREFUSED);
+	char want[128];
+	snprintf(want, sizeof(want), "%s: connection refused", url);
+	assert_string_equal(err, want);
+	node_report_clear(&rep);
+}
+
+/* A server that accepts and never answers: the helper's own timeout, not the kill. */
+static void test_post_timeout(void **state)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	socklen_t l = sizeof(a);
+	getsockname(fd, (struct sockaddr *)&a, &l);
+	struct node_report rep;
+	report(&rep);
+	char url[64];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/reports", ntohs(a.sin_port));
+	struct helper_post_request rq = {.url = url, .timeout_s = 1, .report = &rep};
+	struct http_post_reply r;
+	char err[640] = "";
+	assert_int_equal(helper_post(&rq, 10 * SECOND, never, NULL, &r, err, sizeof(err)),
+			 -ETIMEDOUT);
+	assert_non_null(strstr(err, "no complete reply within"));
+	close(fd);
+	node_report_clear(&rep);
+}
+
+/* The post helper killed at the daemon's deadline (shorter than its own timeouts). */
+static void test_post_killed(void **state)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	socklen_t l = sizeof(a);
+	getsockname(fd, (struct sockaddr *)&a, &l);
+	struct node_report rep;
+	report(&rep);
+	char url[64];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/reports", ntohs(a.sin_port));
+	struct helper_post_request rq = {.url = url, .timeout_s = 30, .report = &rep};
+	struct http_post_reply r;
+	char err[640] = "";
+	assert_int_equal(helper_post(&rq, 500 * NSEC_PER_MSEC, never, NULL, &r, err, sizeof(err)),
+			 -ETIMEDOUT);
+	char want[160];
+	snprintf(want, sizeof(want),
+		 "%s: the post helper process did not finish within 0.5 s and was killed", url);
+	assert_string_equal(err, want);
+	close(fd);
+	node_report_clear(&rep);
+}
+
+/* The helper refuses what is not a request from the daemon. */
+static void test_helper_main_refuses(void **state)
+{
+	char *bad_job[] = {"_helper", "frobnicate", NULL};
+	assert_int_equal(helper_main(2, bad_job), 2);
+}
+
+int main(int argc, char **argv)
+{
+	/* The helper processes the tests start are this binary. */
+	if (argc >= 2 && streq(argv[1], "_helper"))
+		return helper_main(argc - 1, argv + 1);
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_probe_no_targets),
+	    cmocka_unit_test(test_probe_targets_reach_the_helper),
+	    cmocka_unit_test(test_probe_helper_fails),
+	    cmocka_unit_test(test_probe_deadline),
+	    cmocka_unit_test(test_probe_stopped),
+	    cmocka_unit_test(test_post_refused),
+	    cmocka_unit_test(test_post_timeout),
+	    cmocka_unit_test(test_post_killed),
+	    cmocka_unit_test(test_helper_main_refuses),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
