@@ -15,6 +15,9 @@ PKGS=(
 	chromium cmark-gfm poppler-utils
 	# make bench: virt-host-validate, the peer of `hvready-agent check`
 	libvirt-clients
+	# tests of deploy/images: podman builds them (with runc: crun refuses hosts with
+	# cgroup v1 and v2 controllers side by side), on a base made by mmdebstrap
+	podman runc mmdebstrap
 )
 
 missing=()
