@@ -517,6 +517,17 @@ static int write_packed(msgpack_sbuffer *sb)
 	return 0;
 }
 
+/* sent_ns is stamped right before the report goes out (http_post calls this
+ * once the connection is up): the aggregator measures clock skew from it, and
+ * starting this process, connecting and the TLS handshake take time. */
+static void restamp(void *arg, char **ret_body, size_t *ret_len)
+{
+	struct node_report *rep = arg;
+	rep->sent_ns = util_now_realtime_ns();
+	if (wire_encode_node_report(rep, ret_body, ret_len) < 0)
+		*ret_body = NULL; /* the body encoded at the start goes out */
+}
+
 static int job_post(const msgpack_object *m)
 {
 	_cleanup_free_ char *url = field_str(m, "url");
@@ -529,8 +540,6 @@ static int job_post(const msgpack_object *m)
 		log_warnx("_helper post: malformed request");
 		return 2;
 	}
-	/* Decoded and stamped here, right before it is sent: the aggregator
-	 * measures clock skew from sent_ns, and starting this process takes time. */
 	struct node_report rep;
 	char why[WIRE_ERR_LEN];
 	if (wire_decode_node_report((const uint8_t *)rb->ptr, rb->size, &rep, why, sizeof(why)) <
@@ -542,8 +551,8 @@ static int job_post(const msgpack_object *m)
 	_cleanup_free_ char *body = NULL;
 	size_t blen;
 	int r = wire_encode_node_report(&rep, &body, &blen);
-	node_report_clear(&rep);
 	if (r < 0) {
+		node_report_clear(&rep);
 		log_warnx("_helper post: encoding the report: %s", strerror(-r));
 		return 2;
 	}
@@ -561,10 +570,13 @@ static int job_post(const msgpack_object *m)
 	    .len = blen,
 	    .timeout_s = (int)timeout,
 	    .max_reply = REPLY_BODY_MAX,
+	    .restamp = restamp,
+	    .restamp_arg = &rep,
 	};
 	struct http_post_reply reply;
 	char err[512] = "";
 	r = http_post_run(&rq, &reply, err, sizeof(err));
+	node_report_clear(&rep);
 	msgpack_sbuffer sb;
 	msgpack_packer pk;
 	msgpack_sbuffer_init(&sb);

@@ -33,6 +33,9 @@ struct target {
 /* What one exchange leaves behind; filled by the libevent callbacks. */
 struct exchange {
 	struct event_base *base;
+	const struct http_post_request *rq;
+	struct evhttp_request *req; /* until it is handed to evhttp's callbacks */
+	int64_t sent_at;	    /* monotonic, when the body was (re)stamped */
 	bool done, deadline_hit;
 	int http_error; /* 1 + enum evhttp_request_error; 0: none */
 	int sock_errno; /* errno when evhttp reported the error */
@@ -193,6 +196,7 @@ static SSL *tls_session(SSL_CTX *ctx, const struct target *t)
 static void on_error(enum evhttp_request_error e, void *arg)
 {
 	struct exchange *x = arg;
+	x->req = NULL;
 	x->http_error = (int)e + 1;
 	x->sock_errno = errno;
 }
@@ -201,6 +205,7 @@ static void on_reply(struct evhttp_request *req, void *arg)
 {
 	struct exchange *x = arg;
 	x->done = true;
+	x->req = NULL;
 	int code = req ? evhttp_request_get_response_code(req) : 0;
 	if (code > 0 && !x->http_error) {
 		struct evbuffer *in = evhttp_request_get_input_buffer(req);
@@ -214,6 +219,30 @@ static void on_reply(struct evhttp_request *req, void *arg)
 		}
 	}
 	event_base_loopbreak(x->base);
+}
+
+/* Put the body into the request, restamped now. */
+static void fill_body(struct exchange *x, struct evbuffer *out)
+{
+	const struct http_post_request *rq = x->rq;
+	char *body = NULL;
+	size_t len = 0;
+	if (rq->restamp)
+		rq->restamp(rq->restamp_arg, &body, &len);
+	evbuffer_drain(out, evbuffer_get_length(out));
+	evbuffer_add(out, body ? body : rq->body, body ? len : rq->len);
+	free(body);
+	x->sent_at = util_now_mono_ns();
+}
+
+/* The TLS handshake is done: evhttp writes the request next (its connect
+ * callback is deferred), so the body is stamped here. */
+static void on_tls_info(const SSL *ssl, int where, int ret)
+{
+	struct exchange *x = SSL_get_ex_data(ssl, 0);
+	if (!(where & SSL_CB_HANDSHAKE_DONE) || !x || !x->req || x->sent_at)
+		return;
+	fill_body(x, evhttp_request_get_output_buffer(x->req));
 }
 
 static void on_deadline(evutil_socket_t fd, short what, void *arg)
@@ -317,8 +346,7 @@ static int attempt(const struct http_post_request *rq, const struct target *t, c
 		   SSL_CTX *ctx, struct event_base *base, int64_t deadline_ns,
 		   struct http_post_reply *ret, bool *ret_next, char *err, size_t errlen)
 {
-	struct exchange x = {.base = base};
-	int64_t t0 = util_now_mono_ns();
+	struct exchange x = {.base = base, .rq = rq};
 	SSL *ssl = NULL;
 	struct bufferevent *bev = NULL;
 	struct evhttp_connection *conn = NULL;
@@ -341,6 +369,8 @@ static int attempt(const struct http_post_request *rq, const struct target *t, c
 		/* Servers (evhttp among them) often close without close_notify; the
 		 * reply's Content-Length still tells a complete body from a cut one. */
 		bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+		SSL_set_ex_data(ssl, 0, &x);
+		SSL_set_info_callback(ssl, on_tls_info);
 	}
 	/* The connection owns bev (and bev the SSL) from here on. */
 	conn = evhttp_connection_base_bufferevent_new(base, NULL, bev, addr,
@@ -354,10 +384,17 @@ static int attempt(const struct http_post_request *rq, const struct target *t, c
 	evhttp_connection_set_timeout(conn, rq->timeout_s);
 	evhttp_connection_set_max_body_size(conn, (ev_ssize_t)rq->max_reply);
 	evhttp_connection_set_max_headers_size(conn, MAX_REPLY_HEADERS);
+	int64_t t0 = util_now_mono_ns();
 	struct evhttp_request *req = evhttp_request_new(on_reply, &x);
 	evhttp_request_set_error_cb(req, on_error);
 	add_headers(evhttp_request_get_output_headers(req), rq, t);
-	evbuffer_add(evhttp_request_get_output_buffer(req), rq->body, rq->len);
+	if (ctx) {
+		/* Restamped by on_tls_info() once the handshake is done. */
+		evbuffer_add(evhttp_request_get_output_buffer(req), rq->body, rq->len);
+		x.req = req;
+	} else {
+		fill_body(&x, evhttp_request_get_output_buffer(req));
+	}
 	if (evhttp_make_request(conn, req, EVHTTP_REQ_POST, t->path) < 0) {
 		/* evhttp freed the request. */
 		snprintf(err, errlen, "%s: cannot send the request", rq->url);
@@ -377,7 +414,7 @@ static int attempt(const struct http_post_request *rq, const struct target *t, c
 		ret->status = x.status;
 		ret->body = x.body;
 		ret->len = x.len;
-		ret->rtt_ns = util_now_mono_ns() - t0;
+		ret->rtt_ns = util_now_mono_ns() - (x.sent_at ? x.sent_at : t0);
 		x.body = NULL;
 		r = 0;
 	} else {

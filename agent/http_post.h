@@ -32,13 +32,20 @@ struct http_post_request {
 	size_t len;
 	int timeout_s;	  /* > 0 */
 	size_t max_reply; /* a longer reply body fails the exchange */
+	/* Called once, right before the request goes out: over TLS once the
+	 * handshake is done, so that a clock reading in the body does not count
+	 * connecting (the agent's sent_ns). It may replace the body with a new
+	 * malloc'd one of the same meaning; http_post frees it. May be NULL. */
+	void (*restamp)(void *arg, char **ret_body, size_t *ret_len);
+	void *restamp_arg;
 };
 
 struct http_post_reply {
 	int status;	/* the HTTP status */
 	char *body;	/* NUL-terminated (NULL when the body is empty) */
 	size_t len;	/* of body */
-	int64_t rtt_ns; /* from the start of the connection to the complete reply */
+	int64_t rtt_ns; /* from sending (restamp) to the complete reply; over TLS
+			 * without the handshake, over plain HTTP with the connect */
 };
 
 /* Returns 0 when the server answered (any status, in *ret), else -errno and a

@@ -71,6 +71,9 @@ static struct {
 	void (*set_hostflags)(SSL *, unsigned int);
 	int (*set1_host)(SSL *, const char *);
 	long (*get_verify_result)(const SSL *);
+	void (*set_info_callback)(SSL *, void (*)(const SSL *, int, int));
+	int (*set_ex_data)(SSL *, int, void *);
+	void *(*get_ex_data)(const SSL *, int);
 	const char *(*verify_cert_error_string)(long);
 	void (*err_error_string_n)(unsigned long, char *, size_t);
 	void (*err_clear_error)(void);
@@ -231,6 +234,8 @@ static void load_tls(void)
 	    SYM(T, param_set1_ip_asc, "X509_VERIFY_PARAM_set1_ip_asc") &&
 	    SYM(T, set_hostflags, "SSL_set_hostflags") && SYM(T, set1_host, "SSL_set1_host") &&
 	    SYM(T, get_verify_result, "SSL_get_verify_result") &&
+	    SYM(T, set_info_callback, "SSL_set_info_callback") &&
+	    SYM(T, set_ex_data, "SSL_set_ex_data") && SYM(T, get_ex_data, "SSL_get_ex_data") &&
 	    SYM(T, verify_cert_error_string, "X509_verify_cert_error_string") &&
 	    SYM(T, err_error_string_n, "ERR_error_string_n") &&
 	    SYM(T, err_clear_error, "ERR_clear_error") && SYM(T, err_get_error, "ERR_get_error") &&
@@ -330,6 +335,22 @@ int SSL_set1_host(SSL *s, const char *host)
 long SSL_get_verify_result(const SSL *s)
 {
 	return have_tls() ? T.get_verify_result(s) : X509_V_OK;
+}
+
+void SSL_set_info_callback(SSL *s, void (*cb)(const SSL *, int, int))
+{
+	if (have_tls())
+		T.set_info_callback(s, cb);
+}
+
+int SSL_set_ex_data(SSL *s, int idx, void *data)
+{
+	return have_tls() ? T.set_ex_data(s, idx, data) : 0;
+}
+
+void *SSL_get_ex_data(const SSL *s, int idx)
+{
+	return have_tls() ? T.get_ex_data(s, idx) : NULL;
 }
 
 const char *X509_verify_cert_error_string(long n)

@@ -384,6 +384,56 @@ static void refused_tls(const char *cert, const char *host, const char *ca, cons
 	assert_int_equal(s.req_len, 0); /* nothing was sent */
 }
 
+struct stamp {
+	int calls;
+	struct srv *s;
+	bool sni_seen_then; /* the handshake had started when the body was stamped */
+};
+
+static void restamp(void *arg, char **ret_body, size_t *ret_len)
+{
+	struct stamp *st = arg;
+	st->calls++;
+	st->sni_seen_then = st->s->sni_seen;
+	*ret_body = xstrdup("restamped body");
+	*ret_len = strlen("restamped body");
+}
+
+/* The body is stamped once, when the request goes out: over TLS after the
+ * handshake has begun (the server saw the SNI), and what the server gets is
+ * the stamped body. */
+static void test_restamp(void **state)
+{
+	for (int tls = 0; tls < 2; tls++) {
+		struct srv s;
+		srv_start(&s, tls ? "by-name" : NULL, ok_reply);
+		struct stamp st = {.s = &s};
+		char url[128], err[512];
+		snprintf(url, sizeof(url), "%s://localhost:%d/", tls ? "https" : "http", s.port);
+		struct http_post_request rq = {
+		    .url = url,
+		    .ca_file = tls ? path("ca.crt") : NULL,
+		    .content_type = "text/plain",
+		    .body = "original",
+		    .len = 8,
+		    .timeout_s = 5,
+		    .max_reply = 1024,
+		    .restamp = restamp,
+		    .restamp_arg = &st,
+		};
+		struct http_post_reply r;
+		int rc = http_post_run(&rq, &r, err, sizeof(err));
+		srv_stop(&s);
+		assert_int_equal(rc, 0);
+		assert_int_equal(st.calls, 1);
+		assert_int_equal(st.sni_seen_then, tls);
+		assert_non_null(strstr(s.req, "\r\nContent-Length: 14\r\n"));
+		assert_memory_equal(s.req + s.req_len - 14, "restamped body", 14);
+		assert_null(strstr(s.req, "original"));
+		http_post_reply_clear(&r);
+	}
+}
+
 static void test_tls_untrusted_ca(void **state)
 {
 	refused_tls("by-name", "localhost", path("rogue.crt"),
@@ -469,6 +519,7 @@ int main(void)
 	    cmocka_unit_test(test_netguard),
 	    cmocka_unit_test(test_tls_name_ok_with_sni),
 	    cmocka_unit_test(test_tls_ip_ok_without_sni),
+	    cmocka_unit_test(test_restamp),
 	    cmocka_unit_test(test_tls_untrusted_ca),
 	    cmocka_unit_test(test_tls_hostname_mismatch),
 	    cmocka_unit_test(test_tls_ip_mismatch),
