@@ -7,7 +7,10 @@
  * registries, and must never stall the loop or the watchdog.
  *
  * Intervals use the monotonic clock (libevent's timers); only the report's
- * sent_ns is wall-clock time, stamped right before each send.
+ * sent_ns is wall-clock time, stamped right before each send. Each POST also
+ * says how old the report is on the monotonic clock (Hvready-Report-Age-Ns):
+ * a report resent after an outage must not look fresher than its evidence,
+ * whatever either wall clock does.
  */
 #include "daemon.h"
 #include "netguard.h"
@@ -53,6 +56,7 @@ struct daemon {
 	/* worker-only */
 	struct node_report last;
 	bool have_last;
+	int64_t last_started_mono_ns; /* when the cycle of last began */
 	uint64_t seq;
 	CURL *curl;
 	char *token;
@@ -151,6 +155,10 @@ static int post_report(struct daemon *d, struct probe_targets *ret_targets, bool
 	_cleanup_free_ char *rtt =
 	    xasprintf("Hvready-Last-Rtt-Ns: %lld", (long long)d->last_rtt_ns);
 	h = curl_slist_append(h, rtt);
+	_cleanup_free_ char *age =
+	    xasprintf("Hvready-Report-Age-Ns: %lld",
+		      (long long)(util_now_mono_ns() - d->last_started_mono_ns));
+	h = curl_slist_append(h, age);
 	size_t blen = strlen(d->o->aggregator_url);
 	while (blen > 0 && d->o->aggregator_url[blen - 1] == '/')
 		blen--;
@@ -249,6 +257,7 @@ static void run_cycle(struct daemon *d)
 
 	if (d->have_last)
 		node_report_clear(&d->last);
+	d->last_started_mono_ns = util_now_mono_ns();
 	d->last = (struct node_report){.seq = ++d->seq, .interval_s = (uint32_t)d->o->interval_s};
 	struct agent_ctx ctx = {.opts = &cycle, .report = &d->last};
 	int r = hostroot_open(&ctx.root, d->o->host_root);

@@ -44,6 +44,8 @@
 #define MAX_HEADERS_SIZE (16u << 10)
 #define READ_TIMEOUT_S	 10
 #define TOKEN_MAX	 (16u << 10)
+/* An agent resends a report at most until its next cycle (interval <= 1 h). */
+#define REPORT_AGE_MAX_NS (2 * 3600 * NSEC_PER_SEC)
 
 struct server {
 	const struct server_opts *o;
@@ -93,7 +95,7 @@ struct review_job {
 	struct node_report *report;
 	char key[65];
 	char *token;
-	int64_t received_ns, rtt_ns;
+	int64_t received_ns, rtt_ns, generated_mono_ns;
 	struct token_identity id;
 	int rc;
 	char err[256];
@@ -112,22 +114,42 @@ struct token_cache_entry {
 
 /* ---------- responses ---------- */
 
-static void reply(struct evhttp_request *req, int code, const char *reason, const char *type,
+static void reply(struct server_req *req, int code, const char *reason, const char *type,
 		  const char *body, size_t len)
 {
-	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-	evhttp_add_header(h, "Content-Type", type);
+	req->code = code;
+	req->reason = reason;
+	req->type = type;
+	free(req->out);
+	req->out = xmalloc(len + 1);
+	if (len)
+		memcpy(req->out, body, len);
+	req->out[len] = '\0';
+	req->out_len = len;
+}
+
+static void free_out(const void *data, size_t len, void *arg)
+{
+	free(arg);
+}
+
+/* Send the answer over the connection; the body goes to libevent uncopied. */
+static void send_req(struct server_req *req)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req->ev);
+	evhttp_add_header(h, "Content-Type", req->type);
 	evhttp_add_header(h, "Cache-Control", "no-store");
 	struct evbuffer *b = evbuffer_new();
-	if (body)
-		evbuffer_add(b, body, len);
-	evhttp_send_reply(req, code, reason, b);
+	if (req->out && evbuffer_add_reference(b, req->out, req->out_len, free_out, req->out) < 0)
+		free(req->out);
+	req->out = NULL;
+	evhttp_send_reply(req->ev, req->code, req->reason, b);
 	evbuffer_free(b);
 }
 
-static void reply_error(struct server *s, struct evhttp_request *req, int code, const char *reason,
+static void reply_error(struct server *s, struct server_req *req, int code, const char *reason,
 			const char *fmt, ...) _printf_(5, 6);
-static void reply_error(struct server *s, struct evhttp_request *req, int code, const char *reason,
+static void reply_error(struct server *s, struct server_req *req, int code, const char *reason,
 			const char *fmt, ...)
 {
 	va_list ap;
@@ -141,8 +163,7 @@ static void reply_error(struct server *s, struct evhttp_request *req, int code, 
 								JSON_C_TO_STRING_NOSLASHESCAPE);
 	reply(req, code, reason, "application/json", str, strlen(str));
 	json_object_put(o);
-	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
-	if (code >= 400 && uri && streq(evhttp_uri_get_path(uri), "/v1/reports")) {
+	if (code >= 400 && req->path && streq(req->path, "/v1/reports")) {
 		enum reject_reason r = code == 401   ? REJECT_UNAUTHORIZED
 				       : code == 403 ? REJECT_FORBIDDEN
 				       : code == 400 ? REJECT_BAD_REPORT
@@ -153,7 +174,7 @@ static void reply_error(struct server *s, struct evhttp_request *req, int code, 
 	}
 }
 
-static void reply_json(struct evhttp_request *req, json_object *o)
+static void reply_json(struct server_req *req, json_object *o)
 {
 	const char *str = json_object_to_json_string_ext(
 	    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -171,9 +192,9 @@ static bool const_time_eq(const char *a, size_t alen, const char *b, size_t blen
 }
 
 /* Returns the bearer token of the request, or NULL. */
-static const char *bearer(struct evhttp_request *req)
+static const char *bearer(const struct server_req *req)
 {
-	const char *a = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
+	const char *a = evhttp_find_header(req->headers, "Authorization");
 	if (!a || strncasecmp(a, "Bearer ", 7) != 0)
 		return NULL;
 	a += 7;
@@ -184,7 +205,7 @@ static const char *bearer(struct evhttp_request *req)
 
 /* 0 = allowed; else an HTTP status to answer with. For a report, node is the
  * node it claims; the credential must be allowed to speak for it. */
-static int authorize(struct server *s, struct evhttp_request *req, const char *node,
+static int authorize(struct server *s, const struct server_req *req, const char *node,
 		     const char **why)
 {
 	(void)node;
@@ -289,21 +310,21 @@ static void cache_put(struct server *s, const char *key, const struct token_iden
 
 /* ---------- routes ---------- */
 
-static void handle_report(struct server *s, struct evhttp_request *req, const char *arg);
-static void handle_verdict(struct server *s, struct evhttp_request *req, const char *arg);
-static void handle_nodes(struct server *s, struct evhttp_request *req, const char *arg);
-static void handle_node(struct server *s, struct evhttp_request *req, const char *arg);
-static void handle_healthz(struct server *s, struct evhttp_request *req, const char *arg);
-static void handle_readyz(struct server *s, struct evhttp_request *req, const char *arg);
-static void handle_metrics(struct server *s, struct evhttp_request *req, const char *arg);
-static void handle_page(struct server *s, struct evhttp_request *req, const char *arg);
+static void handle_report(struct server *s, struct server_req *req, const char *arg);
+static void handle_verdict(struct server *s, struct server_req *req, const char *arg);
+static void handle_nodes(struct server *s, struct server_req *req, const char *arg);
+static void handle_node(struct server *s, struct server_req *req, const char *arg);
+static void handle_healthz(struct server *s, struct server_req *req, const char *arg);
+static void handle_readyz(struct server *s, struct server_req *req, const char *arg);
+static void handle_metrics(struct server *s, struct server_req *req, const char *arg);
+static void handle_page(struct server *s, struct server_req *req, const char *arg);
 
 struct route {
 	enum evhttp_cmd_type method;
 	const char *path; /* exact, or a prefix when it ends with '/' */
 	size_t max_body;
 	bool auth;
-	void (*handler)(struct server *s, struct evhttp_request *req, const char *arg);
+	void (*handler)(struct server *s, struct server_req *req, const char *arg);
 };
 
 /* Every route, its method, body limit and whether it needs a credential. No
@@ -319,15 +340,11 @@ static const struct route routes[] = {
     {EVHTTP_REQ_GET, "/", 0, false, handle_page},
 };
 
-static void dispatch(struct evhttp_request *req, void *arg)
+void server_handle(struct server *s, struct server_req *req)
 {
-	struct server *s = arg;
-	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
-	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
-	enum evhttp_cmd_type method = evhttp_request_get_command(req);
+	const char *path = req->path ? req->path : "/";
+	enum evhttp_cmd_type method = req->method;
 	bool path_known = false;
-	if (!path)
-		path = "/";
 	for (size_t i = 0; i < ELEMENTSOF(routes); i++) {
 		const struct route *r = &routes[i];
 		size_t plen = strlen(r->path);
@@ -343,7 +360,7 @@ static void dispatch(struct evhttp_request *req, void *arg)
 		if (method != r->method &&
 		    !(method == EVHTTP_REQ_HEAD && r->method == EVHTTP_REQ_GET))
 			continue;
-		size_t body = evbuffer_get_length(evhttp_request_get_input_buffer(req));
+		size_t body = req->body_len;
 		if (body > r->max_body && r->max_body > 0) {
 			reply_error(s, req, 413, "Payload Too Large",
 				    "body of %zu bytes (at most %zu)", body, r->max_body);
@@ -358,9 +375,28 @@ static void dispatch(struct evhttp_request *req, void *arg)
 		reply_error(s, req, HTTP_NOTFOUND, "Not Found", "no such path: %s", path);
 }
 
-static bool content_type_is(struct evhttp_request *req, const char *want, const char *alt)
+/* The evhttp callback: the exchange from the connection, and its answer. */
+static void on_request(struct evhttp_request *ev, void *arg)
 {
-	const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(ev);
+	struct evbuffer *in = evhttp_request_get_input_buffer(ev);
+	struct server_req req = {
+	    .method = evhttp_request_get_command(ev),
+	    .path = uri ? evhttp_uri_get_path(uri) : NULL,
+	    .query = uri ? evhttp_uri_get_query(uri) : NULL,
+	    .headers = evhttp_request_get_input_headers(ev),
+	    .body_len = evbuffer_get_length(in),
+	    .ev = ev,
+	};
+	req.body = req.body_len ? evbuffer_pullup(in, -1) : NULL;
+	server_handle(arg, &req);
+	if (!req.deferred)
+		send_req(&req);
+}
+
+static bool content_type_is(const struct server_req *req, const char *want, const char *alt)
+{
+	const char *ct = evhttp_find_header(req->headers, "Content-Type");
 	if (!ct)
 		return false;
 	size_t n = strcspn(ct, "; ");
@@ -381,11 +417,14 @@ static char *node_targets_json(struct server *s, const char *node)
 }
 
 /* Store an authorised report and answer with the node's probe targets. */
-static void accept_report(struct server *s, struct evhttp_request *req, struct node_report *r,
-			  int64_t received_ns, int64_t rtt_ns)
+static void accept_report(struct server *s, struct server_req *req, struct node_report *r,
+			  int64_t received_ns, int64_t rtt_ns, int64_t generated_mono_ns)
 {
 	_cleanup_free_ char *node = xstrdup(r->node);
-	store_put(&s->store, r, received_ns, rtt_ns);
+	store_put_entry(&s->store, (struct node_entry){.report = r,
+						       .received_ns = received_ns,
+						       .rtt_ns = rtt_ns,
+						       .generated_mono_ns = generated_mono_ns});
 	s->dirty = true;
 	_cleanup_free_ char *body = node_targets_json(s, node);
 	reply(req, HTTP_OK, "OK", "application/json", body, strlen(body));
@@ -406,24 +445,28 @@ static void on_conn_close(struct evhttp_connection *evcon, void *arg)
 	pthread_mutex_unlock(&s->lock);
 }
 
-static void queue_review(struct server *s, struct evhttp_request *req, struct node_report *r,
-			 const char *key, int64_t received_ns, int64_t rtt_ns)
+static void queue_review(struct server *s, struct server_req *req, struct node_report *r,
+			 const char *key, int64_t received_ns, int64_t rtt_ns,
+			 int64_t generated_mono_ns)
 {
-	if (s->pending >= REVIEW_MAX_PENDING) {
+	if (s->pending >= REVIEW_MAX_PENDING || !req->ev) {
 		reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
-			    "too many token reviews in flight; retry later");
+			    req->ev ? "too many token reviews in flight; retry later"
+				    : "a token review needs a connection");
 		node_report_clear(r);
 		free(r);
 		return;
 	}
 	struct review_job *j = xcalloc(1, sizeof(*j));
-	j->req = req;
-	j->evcon = evhttp_request_get_connection(req);
+	j->req = req->ev;
+	req->deferred = true;
+	j->evcon = evhttp_request_get_connection(req->ev);
 	j->report = r;
 	memcpy(j->key, key, sizeof(j->key));
 	j->token = xstrdup(bearer(req));
 	j->received_ns = received_ns;
 	j->rtt_ns = rtt_ns;
+	j->generated_mono_ns = generated_mono_ns;
 	evhttp_connection_set_closecb(j->evcon, on_conn_close, s);
 	pthread_mutex_lock(&s->lock);
 	j->next = s->queue;
@@ -462,21 +505,25 @@ static void on_reviews_done(evutil_socket_t fd, short what, void *arg)
 			cache_put(s, j->key, &j->id);
 		if (j->req) {
 			evhttp_connection_set_closecb(j->evcon, NULL, NULL);
+			struct server_req rq = {.path = "/v1/reports", .ev = j->req};
+			struct server_req *req = &rq;
 			char why[256];
 			int code =
 			    j->rc < 0 ? 503
 				      : bind_identity(s, &j->id, j->report->node, why, sizeof(why));
 			if (j->rc < 0) {
 				log_warnx("token review failed: %s, ignoring", j->err);
-				reply_error(s, j->req, HTTP_SERVUNAVAIL, "Service Unavailable",
+				reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
 					    "cannot review the token now: %s", j->err);
 			} else if (code) {
-				reply_error(s, j->req, code,
+				reply_error(s, req, code,
 					    code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
 			} else {
-				accept_report(s, j->req, j->report, j->received_ns, j->rtt_ns);
+				accept_report(s, req, j->report, j->received_ns, j->rtt_ns,
+					      j->generated_mono_ns);
 				j->report = NULL;
 			}
+			send_req(req);
 		}
 		free_job(j);
 	}
@@ -506,7 +553,18 @@ static void *reviewer_main(void *arg)
 	return NULL;
 }
 
-static void handle_report(struct server *s, struct evhttp_request *req, const char *arg)
+/* How long before sending the agent generated the report (its monotonic
+ * clock): a report resent after an outage is as old as its evidence. */
+static int64_t report_age(const struct server_req *req)
+{
+	int64_t age;
+	const char *h = evhttp_find_header(req->headers, "Hvready-Report-Age-Ns");
+	if (!h || util_parse_i64(h, &age) < 0 || age < 0)
+		return 0;
+	return age > REPORT_AGE_MAX_NS ? REPORT_AGE_MAX_NS : age;
+}
+
+static void handle_report(struct server *s, struct server_req *req, const char *arg)
 {
 	const char *why = NULL;
 	s->mc.reports_received++;
@@ -520,9 +578,8 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 			    "reports are application/msgpack (docs/protocol.md)");
 		return;
 	}
-	struct evbuffer *in = evhttp_request_get_input_buffer(req);
-	size_t len = evbuffer_get_length(in);
-	const uint8_t *buf = evbuffer_pullup(in, -1);
+	size_t len = req->body_len;
+	const uint8_t *buf = req->body;
 	struct node_report *r = xcalloc(1, sizeof(*r));
 	char err[WIRE_ERR_LEN];
 	int ret = wire_decode_node_report(buf, len, r, err, sizeof(err));
@@ -532,11 +589,11 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 		return;
 	}
 	int64_t rtt = 0;
-	const char *rtt_h =
-	    evhttp_find_header(evhttp_request_get_input_headers(req), "Hvready-Last-Rtt-Ns");
+	const char *rtt_h = evhttp_find_header(req->headers, "Hvready-Last-Rtt-Ns");
 	if (rtt_h && (util_parse_i64(rtt_h, &rtt) < 0 || rtt < 0 || rtt > 60 * NSEC_PER_SEC))
 		rtt = 0;
 	int64_t received = util_now_realtime_ns();
+	int64_t generated = util_now_mono_ns() - rtt / 2 - report_age(req);
 	if (s->o->auth == AUTH_TOKENREVIEW) {
 		char key[65], whybuf[256];
 		tokenreview_key(bearer(req), key);
@@ -551,10 +608,10 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 				free(r);
 				return;
 			}
-			accept_report(s, req, r, received, rtt);
+			accept_report(s, req, r, received, rtt, generated);
 			return;
 		}
-		queue_review(s, req, r, key, received, rtt);
+		queue_review(s, req, r, key, received, rtt, generated);
 		return;
 	}
 	int code = authorize(s, req, r->node, &why);
@@ -564,7 +621,7 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 		free(r);
 		return;
 	}
-	accept_report(s, req, r, received, rtt);
+	accept_report(s, req, r, received, rtt, generated);
 }
 
 static void evaluate(struct server *s)
@@ -576,6 +633,7 @@ static void evaluate(struct server *s)
 	    .nodes = s->store.entries,
 	    .n_nodes = s->store.n,
 	    .now_ns = util_now_realtime_ns(),
+	    .now_mono_ns = util_now_mono_ns(),
 	    .interval_s = s->o->interval_s,
 	    .live = s->o->kubeconfig || s->o->in_cluster,
 	    .kc = s->kc,
@@ -613,7 +671,7 @@ static void verdict_json_cached(struct server *s)
 }
 
 /* GET /v1/verdict[?format=json|text|markdown|html] */
-static void handle_verdict(struct server *s, struct evhttp_request *req, const char *arg)
+static void handle_verdict(struct server *s, struct server_req *req, const char *arg)
 {
 	if (!s->have_state) {
 		reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
@@ -624,7 +682,7 @@ static void handle_verdict(struct server *s, struct evhttp_request *req, const c
 		evaluate(s);
 	const char *format = "json";
 	struct evkeyvalq q = {0};
-	const char *query = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(req));
+	const char *query = req->query;
 	if (query && evhttp_parse_query_str(query, &q) == 0) {
 		const char *fv = evhttp_find_header(&q, "format");
 		if (fv)
@@ -674,9 +732,8 @@ static json_object *node_summary(const struct node_entry *e, int64_t now)
 			       json_object_new_string(r->hostname ? r->hostname : ""));
 	json_object_object_add(o, "agent_version",
 			       json_object_new_string(r->agent_version ? r->agent_version : ""));
-	int64_t age = now - e->received_ns;
-	json_object_object_add(o, "report_age_seconds",
-			       json_object_new_int64((age < 0 ? 0 : age) / NSEC_PER_SEC));
+	int64_t age = engine_report_age_ns(e, now, util_now_mono_ns());
+	json_object_object_add(o, "report_age_seconds", json_object_new_int64(age / NSEC_PER_SEC));
 	json_object_object_add(o, "seq", json_object_new_uint64(r->seq));
 	json_object *c = json_object_new_object();
 	for (int i = 0; i < _STATUS_MAX; i++)
@@ -685,7 +742,7 @@ static json_object *node_summary(const struct node_entry *e, int64_t now)
 	return o;
 }
 
-static void handle_nodes(struct server *s, struct evhttp_request *req, const char *arg)
+static void handle_nodes(struct server *s, struct server_req *req, const char *arg)
 {
 	int64_t now = util_now_realtime_ns();
 	json_object *a = json_object_new_array();
@@ -697,7 +754,7 @@ static void handle_nodes(struct server *s, struct evhttp_request *req, const cha
 	json_object_put(o);
 }
 
-static void handle_node(struct server *s, struct evhttp_request *req, const char *arg)
+static void handle_node(struct server *s, struct server_req *req, const char *arg)
 {
 	char *name = evhttp_uridecode(arg, 0, NULL);
 	const struct node_entry *e = name ? store_get(&s->store, name) : NULL;
@@ -714,12 +771,12 @@ static void handle_node(struct server *s, struct evhttp_request *req, const char
 	json_object_put(o);
 }
 
-static void handle_healthz(struct server *s, struct evhttp_request *req, const char *arg)
+static void handle_healthz(struct server *s, struct server_req *req, const char *arg)
 {
 	reply(req, HTTP_OK, "OK", "text/plain", "ok\n", 3);
 }
 
-static void handle_readyz(struct server *s, struct evhttp_request *req, const char *arg)
+static void handle_readyz(struct server *s, struct server_req *req, const char *arg)
 {
 	if (!s->have_state) {
 		reply(req, HTTP_SERVUNAVAIL, "Service Unavailable", "text/plain",
@@ -729,7 +786,7 @@ static void handle_readyz(struct server *s, struct evhttp_request *req, const ch
 	reply(req, HTTP_OK, "OK", "text/plain", "ready\n", 6);
 }
 
-static void handle_metrics(struct server *s, struct evhttp_request *req, const char *arg)
+static void handle_metrics(struct server *s, struct server_req *req, const char *arg)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -748,7 +805,7 @@ static void handle_metrics(struct server *s, struct evhttp_request *req, const c
 }
 
 /* The dashboard: the HTML verdict, reloading itself every interval. */
-static void handle_page(struct server *s, struct evhttp_request *req, const char *arg)
+static void handle_page(struct server *s, struct server_req *req, const char *arg)
 {
 	if (!s->have_state) {
 		reply(req, HTTP_SERVUNAVAIL, "Service Unavailable", "text/plain",
@@ -815,7 +872,7 @@ static void *refresher_main(void *arg)
 		}
 		event_active(s->state_ev, EV_READ, 0);
 		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
+		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_sec += s->o->interval_s;
 		while (!s->stopping &&
 		       pthread_cond_timedwait(&s->cond, &s->lock, &until) != ETIMEDOUT)
@@ -952,19 +1009,79 @@ static void split_listen(const char *listen, char **ret_host, uint16_t *ret_port
 	*ret_port = (uint16_t)port;
 }
 
+static void server_init(struct server *s, const struct server_opts *o)
+{
+	*s = (struct server){.o = o};
+	store_init(&s->store);
+	cluster_state_init(&s->cs);
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	/* The refresher waits on it for an interval: a wall-clock step must not
+	 * make that wait an hour (or nothing). */
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (o->auth == AUTH_TOKEN_FILE)
+		s->token = read_token(o->token_file);
+}
+
+/* What server_init() and the requests allocated. */
+static void server_fini(struct server *s)
+{
+	for (struct review_job *lists[2] = {s->queue, s->done}, **l = lists; l < lists + 2; l++)
+		while (*l) {
+			struct review_job *j = *l;
+			*l = j->next;
+			free_job(j);
+		}
+	for (size_t i = 0; i < s->cache_slots; i++)
+		token_identity_clear(&s->cache[i].id);
+	free(s->cache);
+	if (s->incoming) {
+		cluster_state_clear(s->incoming);
+		free(s->incoming);
+	}
+	free(s->refresh_error);
+	if (s->have_verdict)
+		verdict_clear(&s->verdict);
+	free(s->verdict_json);
+	store_clear(&s->store);
+	cluster_state_clear(&s->cs);
+	free(s->token);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->cond);
+}
+
+struct server *server_new(const struct server_opts *o, struct cluster_state *cs)
+{
+	struct server *s = xmalloc(sizeof(*s));
+	server_init(s, o);
+	if (cs) {
+		cluster_state_clear(&s->cs);
+		s->cs = *cs;
+		cluster_state_init(cs);
+		s->have_state = true;
+	}
+	return s;
+}
+
+void server_free(struct server *s)
+{
+	if (!s)
+		return;
+	server_fini(s);
+	free(s);
+}
+
 int server_run(const struct server_opts *o)
 {
-	struct server s = {.o = o};
+	struct server s;
 	char err[SOURCE_ERR_LEN];
 	signal(SIGPIPE, SIG_IGN);
 	evthread_use_pthreads();
-	store_init(&s.store);
-	cluster_state_init(&s.cs);
-	pthread_mutex_init(&s.lock, NULL);
-	pthread_cond_init(&s.cond, NULL);
+	server_init(&s, o);
 
-	if (o->auth == AUTH_TOKEN_FILE)
-		s.token = read_token(o->token_file);
 	if (o->auth == AUTH_NONE)
 		log_warnx("WARNING: --insecure-no-auth: anyone who can reach this port can submit "
 			  "node reports");
@@ -988,7 +1105,7 @@ int server_run(const struct server_opts *o)
 	evhttp_set_max_headers_size(s.http, MAX_HEADERS_SIZE);
 	evhttp_set_timeout(s.http, READ_TIMEOUT_S);
 	evhttp_set_allowed_methods(s.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD);
-	evhttp_set_gencb(s.http, dispatch, &s);
+	evhttp_set_gencb(s.http, on_request, &s);
 	if (s.ssl)
 		evhttp_set_bevcb(s.http, ssl_bevcb, &s);
 
@@ -1061,26 +1178,9 @@ int server_run(const struct server_opts *o)
 	if (s.have_reviewer)
 		pthread_join(s.reviewer, NULL);
 	node_conditions_free(s.nc);
-	for (struct review_job *lists[2] = {s.queue, s.done}, **l = lists; l < lists + 2; l++)
-		while (*l) {
-			struct review_job *j = *l;
-			*l = j->next;
-			free_job(j);
-		}
-	for (size_t i = 0; i < s.cache_slots; i++)
-		token_identity_clear(&s.cache[i].id);
-	free(s.cache);
 	if (s.review_ev)
 		event_free(s.review_ev);
 	kube_client_free(s.review_kc);
-	if (s.incoming) {
-		cluster_state_clear(s.incoming);
-		free(s.incoming);
-	}
-	free(s.refresh_error);
-	if (s.have_verdict)
-		verdict_clear(&s.verdict);
-	free(s.verdict_json);
 	event_free(s.sig_term);
 	event_free(s.sig_int);
 	event_free(s.state_ev);
@@ -1091,11 +1191,7 @@ int server_run(const struct server_opts *o)
 	event_base_free(s.base);
 	if (s.ssl)
 		SSL_CTX_free(s.ssl);
-	store_clear(&s.store);
-	cluster_state_clear(&s.cs);
 	kube_client_free(s.kc);
-	free(s.token);
-	pthread_mutex_destroy(&s.lock);
-	pthread_cond_destroy(&s.cond);
+	server_fini(&s);
 	return 0;
 }

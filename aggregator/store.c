@@ -56,19 +56,37 @@ const struct node_entry *store_get(const struct store *s, const char *node)
 	return v ? &s->entries[v - 1] : NULL;
 }
 
+/* Is e no newer than old? The agent's wall clock may be stepped back (by NTP,
+ * an operator) while it runs: when both were timed on this aggregator's
+ * monotonic clock, that order is the one to trust. */
+static bool not_newer(const struct node_entry *e, const struct node_entry *old)
+{
+	if (e->report->sent_ns == old->report->sent_ns && e->report->seq == old->report->seq)
+		return true; /* the same report again */
+	if (e->generated_mono_ns && old->generated_mono_ns)
+		return e->generated_mono_ns < old->generated_mono_ns;
+	/* A new agent process (other boot or restart) starts seq again: only
+	 * the send time orders reports across processes. */
+	return e->report->sent_ns < old->report->sent_ns ||
+	       (e->report->sent_ns == old->report->sent_ns && e->report->seq <= old->report->seq);
+}
+
 int store_put(struct store *s, struct node_report *r, int64_t received_ns, int64_t rtt_ns)
 {
+	return store_put_entry(
+	    s, (struct node_entry){.report = r, .received_ns = received_ns, .rtt_ns = rtt_ns});
+}
+
+int store_put_entry(struct store *s, struct node_entry e)
+{
+	struct node_report *r = e.report;
 	if (!s->nslots || (s->n + 1) * 2 > s->nslots)
 		rehash(s);
 	size_t slot = find_slot(s, r->node);
 	uint32_t v = s->slots[slot];
-	struct node_entry e = {.report = r, .received_ns = received_ns, .rtt_ns = rtt_ns};
 	if (v) {
 		struct node_entry *old = &s->entries[v - 1];
-		/* A new agent process (other boot or restart) starts seq again: only
-		 * the send time orders reports across processes. */
-		if (r->sent_ns < old->report->sent_ns ||
-		    (r->sent_ns == old->report->sent_ns && r->seq <= old->report->seq)) {
+		if (not_newer(&e, old)) {
 			s->stale++;
 			node_report_clear(r);
 			free(r);
