@@ -14,6 +14,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <event2/buffer.h>
@@ -22,6 +24,7 @@
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
 #include <event2/thread.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -44,6 +47,13 @@
 #define MAX_HEADERS_SIZE (16u << 10)
 #define READ_TIMEOUT_S	 10
 #define TOKEN_MAX	 (16u << 10)
+/* Connections (docs/robustness.md): evhttp's timeout is an idle timeout, so
+ * a client sending a byte every few seconds would hold a connection forever. */
+#define CONN_MAX_AGE_NS	  (3 * READ_TIMEOUT_S * NSEC_PER_SEC) /* unless answering */
+#define CONN_MAX_WRITE_NS (600 * NSEC_PER_SEC)		      /* a slow reader of a large answer */
+#define CONN_SWEEP_MS	  250
+#define CONN_MAX	  8192
+#define CONN_FD_RESERVE	  64 /* files the server opens besides connections */
 /* An agent resends a report at most until its next cycle (interval <= 1 h). */
 #define REPORT_AGE_MAX_NS (2 * 3600 * NSEC_PER_SEC)
 
@@ -85,6 +95,20 @@ struct server {
 	struct token_cache_entry *cache;
 	size_t cache_slots;
 	struct node_conditions *nc; /* --node-conditions: its own thread and client */
+	/* every connection since accept (conn_track) */
+	struct conn *conns;
+	size_t n_conns, cap_conns, max_conns;
+	struct evconnlistener *listener;
+	bool paused;
+	struct event *sweep;
+	int64_t evicted_logged_ns;
+	uint64_t evicted;
+};
+
+struct conn {
+	struct bufferevent *bev; /* with a reference of ours */
+	int64_t accepted_ns;	 /* monotonic */
+	bool shut;
 };
 
 /* A report waiting for its token to be reviewed. */
@@ -943,12 +967,123 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
 /* ---------- TLS ---------- */
 
-static struct bufferevent *ssl_bevcb(struct event_base *base, void *arg)
+/* ---------- connections ---------- */
+
+static void pause_listener(struct server *s, bool pause)
+{
+	if (!s->listener || s->paused == pause)
+		return;
+	if (pause ? evconnlistener_disable(s->listener) : evconnlistener_enable(s->listener))
+		return;
+	s->paused = pause;
+	if (pause)
+		log_warnx(
+		    "%zu connections open (at most %zu): not accepting more for now, ignoring",
+		    s->n_conns, s->max_conns);
+	else
+		log_info("accepting connections again (%zu open)", s->n_conns);
+}
+
+/* evhttp asks for each accepted connection's bufferevent here: the only hook
+ * evhttp 2.1 has at accept. A reference of ours keeps it valid until the sweep
+ * sees that evhttp has freed it. */
+static struct bufferevent *on_connection(struct event_base *base, void *arg)
 {
 	struct server *s = arg;
-	SSL *ssl = SSL_new(s->ssl);
-	return bufferevent_openssl_socket_new(base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING,
-					      BEV_OPT_CLOSE_ON_FREE);
+	struct bufferevent *bev = s->ssl ? bufferevent_openssl_socket_new(base, -1, SSL_new(s->ssl),
+									  BUFFEREVENT_SSL_ACCEPTING,
+									  BEV_OPT_CLOSE_ON_FREE)
+					 : bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (!bev)
+		return NULL;
+	bufferevent_incref(bev);
+	util_grow((void **)&s->conns, &s->cap_conns, s->n_conns + 1, sizeof(*s->conns));
+	s->conns[s->n_conns++] = (struct conn){.bev = bev, .accepted_ns = util_now_mono_ns()};
+	if (s->n_conns >= s->max_conns)
+		pause_listener(s, true);
+	return bev;
+}
+
+/* Forget the connections evhttp has freed; shut down (evhttp then sees EOF
+ * and frees them) those that are too old and, when nearly out of
+ * connections, the oldest ones until a quarter is free again: a request takes
+ * milliseconds, so the oldest are idle or slow clients, and the clients
+ * waiting in the listen queue get in within a sweep or two. */
+static void on_sweep(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+	int64_t now = util_now_mono_ns();
+	size_t w = 0, evicted = 0;
+	for (size_t i = 0; i < s->n_conns; i++) {
+		bufferevent_event_cb eventcb = NULL;
+		bufferevent_getcb(s->conns[i].bev, NULL, NULL, &eventcb, NULL);
+		if (eventcb) /* bufferevent_free() clears the callbacks */
+			s->conns[w++] = s->conns[i];
+		else
+			bufferevent_decref(s->conns[i].bev);
+	}
+	s->n_conns = w;
+	size_t excess = s->n_conns >= s->max_conns / 10 * 9 ? s->n_conns - s->max_conns / 4 * 3 : 0;
+	for (size_t i = 0; i < s->n_conns; i++) { /* oldest first */
+		struct conn *c = &s->conns[i];
+		evutil_socket_t sock = bufferevent_getfd(c->bev);
+		if (c->shut || sock < 0)
+			continue;
+		bool writing = evbuffer_get_length(bufferevent_get_output(c->bev)) > 0;
+		bool too_old =
+		    now - c->accepted_ns > (writing ? CONN_MAX_WRITE_NS : CONN_MAX_AGE_NS);
+		if (!too_old && (writing || !excess))
+			continue;
+		shutdown(sock, SHUT_RDWR);
+		c->shut = true;
+		evicted++;
+		if (excess)
+			excess--;
+	}
+	s->evicted += evicted;
+	if (evicted && now - s->evicted_logged_ns > 60 * NSEC_PER_SEC) {
+		log_warnx(
+		    "closed %zu connection%s: older than %llds, or the oldest while %zu of %zu "
+		    "were open (slow or stalled clients; %llu so far), ignoring",
+		    evicted, evicted == 1 ? "" : "s", (long long)(CONN_MAX_AGE_NS / NSEC_PER_SEC),
+		    s->n_conns, s->max_conns, (unsigned long long)s->evicted);
+		s->evicted_logged_ns = now;
+	}
+	if (s->n_conns < s->max_conns / 10 * 9)
+		pause_listener(s, false);
+}
+
+/* accept() failed (EMFILE, ENFILE, ENOMEM): pause instead of retrying in a
+ * busy loop; the sweep resumes. */
+static void on_accept_error(struct evconnlistener *l, void *arg)
+{
+	struct server *s = arg;
+	int e = EVUTIL_SOCKET_ERROR();
+	if (s->paused)
+		return;
+	log_warnx("accept: %s (%zu connections open): pausing, ignoring", strerror(e), s->n_conns);
+	if (evconnlistener_disable(l) == 0)
+		s->paused = true;
+}
+
+/* Room for CONN_MAX connections if the hard limit allows (systemd's default
+ * soft limit, 1024, is too few for thousands of agents). */
+static size_t max_connections(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 1024 - CONN_FD_RESERVE;
+	rlim_t want = CONN_MAX + CONN_FD_RESERVE;
+	if (rl.rlim_cur < want && rl.rlim_cur != RLIM_INFINITY) {
+		rl.rlim_cur =
+		    rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	rlim_t cur = rl.rlim_cur == RLIM_INFINITY ? want : rl.rlim_cur;
+	if (cur <= 2 * CONN_FD_RESERVE)
+		return CONN_FD_RESERVE;
+	return cur - CONN_FD_RESERVE < CONN_MAX ? (size_t)(cur - CONN_FD_RESERVE) : CONN_MAX;
 }
 
 /* Refuse secrets that others can read: a leaked token lets anyone report. */
@@ -1106,8 +1241,8 @@ int server_run(const struct server_opts *o)
 	evhttp_set_timeout(s.http, READ_TIMEOUT_S);
 	evhttp_set_allowed_methods(s.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD);
 	evhttp_set_gencb(s.http, on_request, &s);
-	if (s.ssl)
-		evhttp_set_bevcb(s.http, ssl_bevcb, &s);
+	evhttp_set_bevcb(s.http, on_connection, &s);
+	s.max_conns = max_connections();
 
 	_cleanup_free_ char *host = NULL;
 	uint16_t port;
@@ -1115,6 +1250,11 @@ int server_run(const struct server_opts *o)
 	struct evhttp_bound_socket *bound = evhttp_bind_socket_with_handle(s.http, host, port);
 	if (!bound)
 		fatal("--listen %s", o->listen);
+	s.listener = evhttp_bound_socket_get_listener(bound);
+	evconnlistener_set_error_cb(s.listener, on_accept_error);
+	s.sweep = event_new(s.base, -1, EV_PERSIST, on_sweep, &s);
+	struct timeval sweep_tv = {0, CONN_SWEEP_MS * 1000};
+	event_add(s.sweep, &sweep_tv);
 	/* Tests and scripts bind port 0 and read the port from here. */
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
@@ -1187,7 +1327,11 @@ int server_run(const struct server_opts *o)
 	event_free(s.verdict_timer);
 	if (s.watchdog)
 		event_free(s.watchdog);
+	event_free(s.sweep);
 	evhttp_free(s.http);
+	for (size_t i = 0; i < s.n_conns; i++)
+		bufferevent_decref(s.conns[i].bev);
+	free(s.conns);
 	event_base_free(s.base);
 	if (s.ssl)
 		SSL_CTX_free(s.ssl);
