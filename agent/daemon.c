@@ -185,13 +185,17 @@ static int post_report(struct daemon *d, struct probe_targets *ret_targets, bool
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (d->o->ca_file)
 		curl_easy_setopt(c, CURLOPT_CAINFO, d->o->ca_file);
+	/* curl's details say why TLS failed (unknown CA, name mismatch). */
+	char detail[CURL_ERROR_SIZE] = "";
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
 	CURLcode cc = curl_easy_perform(c);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, NULL);
 	curl_slist_free_all(h);
 	free(body);
 	long code = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	if (cc != CURLE_OK) {
-		snprintf(err, errlen, "POST %s: %s", url, curl_easy_strerror(cc));
+		snprintf(err, errlen, "POST %s: %s", url, detail[0] ? detail : curl_easy_strerror(cc));
 		free(rb.data);
 		return -EIO;
 	}
