@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1033,6 +1034,10 @@ static void on_sweep(evutil_socket_t fd, short what, void *arg)
 		bool too_old =
 		    now - c->accepted_ns > (writing ? CONN_MAX_WRITE_NS : CONN_MAX_AGE_NS);
 		if (!too_old && (writing || !excess))
+			continue;
+		/* Bytes waiting unread: this server is behind, not the client. */
+		int unread = 0;
+		if (ioctl(sock, FIONREAD, &unread) == 0 && unread > 0)
 			continue;
 		shutdown(sock, SHUT_RDWR);
 		c->shut = true;
