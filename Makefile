@@ -6,7 +6,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_OPTS ?=
 
-.PHONY: all deps build build-asan test test-asan check format format-check demo bench fuzz install deb clean
+.PHONY: all deps build build-asan test test-asan check format format-check demo bench soak fuzz install deb clean
 
 all: build
 
@@ -45,6 +45,11 @@ demo: build
 
 bench: build
 	@bash bench/run.sh $(BUILD)
+
+# 5,000 simulated agents at twice the normal rate for SOAK_MINUTES (default 10):
+# no report rejected, memory flat (docs/robustness.md). Not a ctest: too long.
+soak: build
+	@bash bench/soak.sh $(BUILD)
 
 fuzz: deps
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHVREADY_FUZZ=ON -DHVREADY_SANITIZE=ON >/dev/null

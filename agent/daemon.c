@@ -70,6 +70,7 @@ struct daemon {
 	char *token;
 	struct stat token_st;
 	int64_t last_rtt_ns;
+	int64_t last_started_mono_ns; /* when the cycle of last began */
 	/* loop-only */
 	int backoff_s;
 	bool ready_sent;
@@ -141,6 +142,7 @@ static int post_report(struct daemon *d, struct probe_targets *ret_targets, bool
 	    .token = d->token,
 	    .timeout_s = d->o->timeout_s,
 	    .last_rtt_ns = d->last_rtt_ns,
+	    .started_mono_ns = d->last_started_mono_ns,
 	    .report = &d->last,
 	};
 	struct http_post_reply rep;
@@ -304,6 +306,7 @@ static void run_cycle(struct daemon *d)
 
 	if (d->have_last)
 		node_report_clear(&d->last);
+	d->last_started_mono_ns = util_now_mono_ns();
 	d->last = (struct node_report){.seq = ++d->seq, .interval_s = (uint32_t)d->o->interval_s};
 	struct agent_ctx ctx = {.opts = &cycle, .report = &d->last};
 	int r = hostroot_open(&ctx.root, d->o->host_root);

@@ -102,7 +102,7 @@ static int above_stdio(int fd)
  *                   probe_targets_file (nil, or the operator's, for evidence)}
  *   probe reply:   a node report (common/wire.h) with those checks' findings
  *   post request:  {url, ca_file (nil), token (nil), timeout_s, last_rtt_ns,
- *                   report (bin: a node report)}
+ *                   started_mono_ns, report (bin: a node report)}
  *   post reply:    {result: 0, status, rtt_ns, body (bin)}
  *                  or {result: -errno, error (one line, the URL first)}
  */
@@ -454,12 +454,13 @@ int helper_post(const struct helper_post_request *rq, int64_t timeout_ns, bool (
 	msgpack_packer pk;
 	msgpack_sbuffer_init(&sb);
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	msgpack_pack_map(&pk, 6);
+	msgpack_pack_map(&pk, 7);
 	pack_key_str(&pk, "url", rq->url);
 	pack_key_str(&pk, "ca_file", rq->ca_file);
 	pack_key_str(&pk, "token", rq->token);
 	pack_key_int(&pk, "timeout_s", rq->timeout_s);
 	pack_key_int(&pk, "last_rtt_ns", rq->last_rtt_ns);
+	pack_key_int(&pk, "started_mono_ns", rq->started_mono_ns);
 	pack_key_bin(&pk, "report", report, rlen);
 	struct helper h;
 	char why[384];
@@ -535,6 +536,7 @@ static int job_post(const msgpack_object *m)
 	_cleanup_free_ char *token = field_str(m, "token");
 	int64_t timeout = field_int(m, "timeout_s", 0);
 	int64_t last_rtt = field_int(m, "last_rtt_ns", 0);
+	int64_t started_mono = field_int(m, "started_mono_ns", 0);
 	const msgpack_object_bin *rb = field_bin(m, "report");
 	if (!url || !rb || timeout < 1 || timeout > 600) {
 		log_warnx("_helper post: malformed request");
@@ -556,9 +558,15 @@ static int job_post(const msgpack_object *m)
 		log_warnx("_helper post: encoding the report: %s", strerror(-r));
 		return 2;
 	}
-	char rtt[24];
+	char rtt[24], age[24];
 	snprintf(rtt, sizeof(rtt), "%lld", (long long)last_rtt);
-	const char *const headers[] = {"Hvready-Last-Rtt-Ns", rtt, NULL};
+	/* How old the report is on the monotonic clock (the same clock in this
+	 * process): a report resent after an outage must not look fresher than
+	 * its evidence, whatever either wall clock does. */
+	int64_t age_ns = started_mono > 0 ? util_now_mono_ns() - started_mono : 0;
+	snprintf(age, sizeof(age), "%lld", (long long)(age_ns < 0 ? 0 : age_ns));
+	const char *const headers[] = {"Hvready-Last-Rtt-Ns", rtt, "Hvready-Report-Age-Ns", age,
+				       NULL};
 	struct http_post_request rq = {
 	    .url = url,
 	    .ca_file = ca,

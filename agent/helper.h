@@ -41,6 +41,9 @@ struct helper_post_request {
 	const char *token; /* NULL: none */
 	int timeout_s;
 	int64_t last_rtt_ns; /* sent as Hvready-Last-Rtt-Ns */
+	/* CLOCK_MONOTONIC (system-wide) when the report's cycle began: the
+	 * helper sends the report's age from it (Hvready-Report-Age-Ns) */
+	int64_t started_mono_ns;
 	const struct node_report *report;
 };
 

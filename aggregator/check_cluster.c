@@ -61,8 +61,8 @@ static bool node_ready(json_object *node)
  * (files), a report counts when its file is there; its age is shown. */
 static bool report_fresh(const struct agg_ctx *ctx, const struct node_entry *e, int64_t *ret_age)
 {
-	int64_t age = ctx->now_ns - e->report->sent_ns;
-	*ret_age = age < 0 ? 0 : age;
+	int64_t age = engine_report_age_ns(e, ctx->now_ns, ctx->now_mono_ns);
+	*ret_age = age;
 	if (e->from_file)
 		return true;
 	int64_t interval = e->report->interval_s ? (int64_t)e->report->interval_s : ctx->interval_s;

@@ -33,6 +33,10 @@ struct node_entry {
 	int64_t received_ns; /* realtime when received / file mtime offline */
 	int64_t rtt_ns;	     /* round trip estimate, 0 if unknown */
 	bool from_file;	     /* offline --node-reports */
+	/* live: when the agent generated the report, on this aggregator's
+	 * CLOCK_MONOTONIC (receive time minus the age the agent measured on its
+	 * own monotonic clock); 0 = unknown (offline: the report's sent_ns) */
+	int64_t generated_mono_ns;
 };
 
 struct agg_ctx {
@@ -40,6 +44,7 @@ struct agg_ctx {
 	const struct node_entry *nodes;
 	size_t n_nodes;
 	int64_t now_ns;		  /* realtime "now" of this evaluation */
+	int64_t now_mono_ns;	  /* CLOCK_MONOTONIC "now", 0 offline */
 	int interval_s;		  /* expected agent interval (staleness) */
 	bool live;		  /* live API mode (api.harvester.endpoint runs) */
 	bool harvester_installed; /* SPEC §3 */
@@ -83,6 +88,11 @@ bool engine_harvester_installed(const struct cluster_state *cs);
 struct engine_opts {
 	struct strv skip, only;
 };
+
+/* How old a node's report is (never negative). Live reports are timed on the
+ * aggregator's monotonic clock, which no wall-clock step (of the node or of the
+ * aggregator) moves; offline ones by their own sent_ns. */
+int64_t engine_report_age_ns(const struct node_entry *e, int64_t now_ns, int64_t now_mono_ns);
 
 /* Run every check (host results of the node reports copied in, with node set),
  * then compute the gates. */

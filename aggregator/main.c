@@ -175,6 +175,7 @@ static int cmd_report(int argc, char **argv)
 	struct verdict v;
 	verdict_evaluate(&v, &ctx, &eo);
 
+	errno = 0; /* rendering only writes: a failed write leaves its errno */
 	if (streq(format, "json")) {
 		json_object *o = verdict_to_json(&v);
 		render_json_write(stdout, o);
@@ -186,8 +187,13 @@ static int cmd_report(int argc, char **argv)
 	} else {
 		verdict_render_text(stdout, &v, gate, render_text_use_color(stdout));
 	}
+	/* A full disk behind "> FILE" must not pass for a verdict. */
+	int write_errno = errno;
 	if (fflush(stdout) != 0)
-		fatal("writing the report");
+		fatal("writing the report to stdout");
+	if (ferror(stdout))
+		fatalx("writing the report to stdout: %s",
+		       strerror(write_errno ? write_errno : EIO));
 	int code = gates_exit_code(verdict_status(&v, gate));
 	verdict_clear(&v);
 	node_entries_clear(&nodes);

@@ -52,7 +52,7 @@ struct metrics_in {
 	const struct store *s;
 	const struct cluster_state *cs;
 	const struct metrics_counters *c;
-	int64_t now_ns;
+	int64_t now_ns, now_mono_ns;
 };
 
 static void seconds(FILE *f, int64_t ns)
@@ -171,7 +171,12 @@ static void w_node_reporting(FILE *f, const struct metrics_in *in)
 static void w_node_report_age(FILE *f, const struct metrics_in *in)
 {
 	for (size_t i = 0; in->s && i < in->s->n; i++) {
-		int64_t age = in->now_ns - in->s->entries[i].rec->received_ns;
+		const struct store_rec *rec = in->s->entries[i].rec;
+		int64_t age = engine_report_age_ns(
+		    &(struct node_entry){.report = (struct node_report *)&rec->report,
+					 .received_ns = rec->received_ns,
+					 .generated_mono_ns = rec->generated_mono_ns},
+		    in->now_ns, in->now_mono_ns);
 		fputs("hvready_node_report_age_seconds{node=", f);
 		metrics_label(f, in->s->entries[i].rec->report.node);
 		fputs("} ", f);
@@ -284,7 +289,7 @@ static const struct family families[] = {
      "reporting node).",
      w_node_reporting},
     {"hvready_node_report_age_seconds", "gauge",
-     "Seconds since the node's latest report was received.", w_node_report_age},
+     "Age of the node's latest report: since the agent generated it.", w_node_report_age},
     {"hvready_reports_received_total", "counter",
      "Node reports received on POST /v1/reports, accepted or not.", w_reports_received},
     {"hvready_reports_accepted_total", "counter",
@@ -311,7 +316,8 @@ void metrics_render(FILE *f, const struct verdict *v, const struct store *s,
 		    const struct cluster_state *cs, const struct metrics_counters *c,
 		    int64_t now_ns)
 {
-	struct metrics_in in = {.v = v, .s = s, .cs = cs, .c = c, .now_ns = now_ns};
+	struct metrics_in in = {
+	    .v = v, .s = s, .cs = cs, .c = c, .now_ns = now_ns, .now_mono_ns = util_now_mono_ns()};
 	for (size_t i = 0; i < ELEMENTSOF(families); i++) {
 		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", families[i].name, families[i].help,
 			families[i].name, families[i].type);

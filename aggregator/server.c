@@ -31,7 +31,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <event2/buffer.h>
@@ -40,6 +42,7 @@
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
 #include <event2/thread.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -65,6 +68,15 @@
 #define MAX_HEADERS_SIZE (16u << 10)
 #define READ_TIMEOUT_S	 10
 #define TOKEN_MAX	 (16u << 10)
+/* An agent resends a report at most until its next cycle (interval <= 1 h). */
+/* Connections (docs/robustness.md): evhttp's timeout is an idle timeout, so
+ * a client sending a byte every few seconds would hold a connection forever. */
+#define CONN_MAX_AGE_NS	  (3 * READ_TIMEOUT_S * NSEC_PER_SEC) /* unless answering */
+#define CONN_MAX_WRITE_NS (600 * NSEC_PER_SEC)		      /* a slow reader of a large answer */
+#define CONN_SWEEP_MS	  250
+#define CONN_MAX	  8192
+#define CONN_FD_RESERVE	  64 /* files the server opens besides connections */
+#define REPORT_AGE_MAX_NS (2 * 3600 * NSEC_PER_SEC)
 
 /* Event priorities: operators' requests, timers and hand-overs before the
  * agents' reports. A new connection starts at PRIO_NORMAL. */
@@ -119,7 +131,7 @@ struct eval_job {
 	struct store_rec **recs;
 	size_t n;
 	struct state *st;
-	int64_t now_ns;
+	int64_t now_ns, now_mono_ns;
 	bool live, want_nc;
 	/* results */
 	struct verdict verdict;
@@ -149,10 +161,24 @@ struct stream {
 	z_stream z;
 };
 
+struct conn {
+	struct bufferevent *bev; /* with a reference of ours */
+	int64_t accepted_ns;	 /* monotonic */
+	bool shut;
+};
+
 struct server {
 	const struct server_opts *o;
 	struct event_base *base;
 	struct evhttp *http;
+	/* every connection since accept (on_connection) */
+	struct conn *conns;
+	size_t n_conns, cap_conns, max_conns;
+	struct evconnlistener *listener;
+	bool paused;
+	struct event *sweep;
+	int64_t evicted_logged_ns;
+	uint64_t evicted;
 	SSL_CTX *ssl;
 	struct event *sig_term, *sig_int, *verdict_timer, *state_ev, *watchdog, *eval_ev;
 	struct state *st; /* the latest complete cluster state, NULL before the first */
@@ -672,6 +698,18 @@ static void *reviewer_main(void *arg)
 	return NULL;
 }
 
+/* How long before sending the agent generated the report (its monotonic
+ * clock): a report resent after an outage is as old as its evidence. */
+static int64_t report_age(struct evhttp_request *req)
+{
+	int64_t age;
+	const char *h =
+	    evhttp_find_header(evhttp_request_get_input_headers(req), "Hvready-Report-Age-Ns");
+	if (!h || util_parse_i64(h, &age) < 0 || age < 0)
+		return 0;
+	return age > REPORT_AGE_MAX_NS ? REPORT_AGE_MAX_NS : age;
+}
+
 static void handle_report(struct server *s, struct evhttp_request *req, const char *arg)
 {
 	const char *why = NULL;
@@ -708,6 +746,7 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 		rtt = 0;
 	struct store_rec *rec =
 	    store_rec_new(&s->store, buf, &s->scan, util_now_realtime_ns(), rtt);
+	rec->generated_mono_ns = util_now_mono_ns() - rtt / 2 - report_age(req);
 	if (s->o->auth == AUTH_TOKENREVIEW) {
 		char key[65], whybuf[256];
 		tokenreview_key(bearer(req), key);
@@ -891,13 +930,15 @@ static void run_job(struct server *s, struct eval_job *j)
 		store_rec_view(j->recs[i]);
 		nodes[i] = (struct node_entry){.report = &j->recs[i]->report,
 					       .received_ns = j->recs[i]->received_ns,
-					       .rtt_ns = j->recs[i]->rtt_ns};
+					       .rtt_ns = j->recs[i]->rtt_ns,
+					       .generated_mono_ns = j->recs[i]->generated_mono_ns};
 	}
 	struct agg_ctx ctx = {
 	    .cs = &j->st->cs,
 	    .nodes = nodes,
 	    .n_nodes = j->n,
 	    .now_ns = j->now_ns,
+	    .now_mono_ns = j->now_mono_ns,
 	    .interval_s = s->o->interval_s,
 	    .live = j->live,
 	    .kc = s->kc,
@@ -959,6 +1000,7 @@ static void start_eval(struct server *s)
 		j->recs[i] = store_rec_ref(s->store.entries[i].rec);
 	j->st = state_ref(s->st);
 	j->now_ns = util_now_realtime_ns();
+	j->now_mono_ns = util_now_mono_ns();
 	j->live = s->o->kubeconfig || s->o->in_cluster;
 	j->want_nc = s->nc && node_conditions_due(s->nc);
 	s->dirty = false;
@@ -1210,9 +1252,12 @@ static json_object *node_summary(const struct store_rec *rec, int64_t now)
 			       json_object_new_string(r->hostname ? r->hostname : ""));
 	json_object_object_add(o, "agent_version",
 			       json_object_new_string(r->agent_version ? r->agent_version : ""));
-	int64_t age = now - rec->received_ns;
-	json_object_object_add(o, "report_age_seconds",
-			       json_object_new_int64((age < 0 ? 0 : age) / NSEC_PER_SEC));
+	int64_t age =
+	    engine_report_age_ns(&(struct node_entry){.report = (struct node_report *)r,
+						      .received_ns = rec->received_ns,
+						      .generated_mono_ns = rec->generated_mono_ns},
+				 now, util_now_mono_ns());
+	json_object_object_add(o, "report_age_seconds", json_object_new_int64(age / NSEC_PER_SEC));
 	json_object_object_add(o, "seq", json_object_new_uint64(r->seq));
 	json_object *c = json_object_new_object();
 	for (int i = 0; i < _STATUS_MAX; i++)
@@ -1403,7 +1448,7 @@ static void *refresher_main(void *arg)
 		}
 		event_active(s->state_ev, EV_READ, 0);
 		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
+		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_sec += s->o->interval_s;
 		while (!s->stopping &&
 		       pthread_cond_timedwait(&s->cond, &s->lock, &until) != ETIMEDOUT)
@@ -1472,14 +1517,127 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(s->base, NULL);
 }
 
-/* ---------- TLS ---------- */
+/* ---------- connections ---------- */
 
-static struct bufferevent *ssl_bevcb(struct event_base *base, void *arg)
+static void pause_listener(struct server *s, bool pause)
+{
+	if (!s->listener || s->paused == pause)
+		return;
+	if (pause ? evconnlistener_disable(s->listener) : evconnlistener_enable(s->listener))
+		return;
+	s->paused = pause;
+	if (pause)
+		log_warnx(
+		    "%zu connections open (at most %zu): not accepting more for now, ignoring",
+		    s->n_conns, s->max_conns);
+	else
+		log_info("accepting connections again (%zu open)", s->n_conns);
+}
+
+/* evhttp asks for each accepted connection's bufferevent here: the only hook
+ * evhttp 2.1 has at accept. A reference of ours keeps it valid until the sweep
+ * sees that evhttp has freed it. */
+static struct bufferevent *on_connection(struct event_base *base, void *arg)
 {
 	struct server *s = arg;
-	SSL *ssl = SSL_new(s->ssl);
-	return bufferevent_openssl_socket_new(base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING,
-					      BEV_OPT_CLOSE_ON_FREE);
+	struct bufferevent *bev = s->ssl ? bufferevent_openssl_socket_new(base, -1, SSL_new(s->ssl),
+									  BUFFEREVENT_SSL_ACCEPTING,
+									  BEV_OPT_CLOSE_ON_FREE)
+					 : bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (!bev)
+		return NULL;
+	bufferevent_incref(bev);
+	util_grow((void **)&s->conns, &s->cap_conns, s->n_conns + 1, sizeof(*s->conns));
+	s->conns[s->n_conns++] = (struct conn){.bev = bev, .accepted_ns = util_now_mono_ns()};
+	if (s->n_conns >= s->max_conns)
+		pause_listener(s, true);
+	return bev;
+}
+
+/* Forget the connections evhttp has freed; shut down (evhttp then sees EOF
+ * and frees them) those that are too old and, when nearly out of
+ * connections, the oldest ones until a quarter is free again: a request takes
+ * milliseconds, so the oldest are idle or slow clients, and the clients
+ * waiting in the listen queue get in within a sweep or two. */
+static void on_sweep(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+	int64_t now = util_now_mono_ns();
+	size_t w = 0, evicted = 0;
+	for (size_t i = 0; i < s->n_conns; i++) {
+		bufferevent_event_cb eventcb = NULL;
+		bufferevent_getcb(s->conns[i].bev, NULL, NULL, &eventcb, NULL);
+		if (eventcb) /* bufferevent_free() clears the callbacks */
+			s->conns[w++] = s->conns[i];
+		else
+			bufferevent_decref(s->conns[i].bev);
+	}
+	s->n_conns = w;
+	size_t excess = s->n_conns >= s->max_conns / 10 * 9 ? s->n_conns - s->max_conns / 4 * 3 : 0;
+	for (size_t i = 0; i < s->n_conns; i++) { /* oldest first */
+		struct conn *c = &s->conns[i];
+		evutil_socket_t sock = bufferevent_getfd(c->bev);
+		if (c->shut || sock < 0)
+			continue;
+		bool writing = evbuffer_get_length(bufferevent_get_output(c->bev)) > 0;
+		bool too_old =
+		    now - c->accepted_ns > (writing ? CONN_MAX_WRITE_NS : CONN_MAX_AGE_NS);
+		if (!too_old && (writing || !excess))
+			continue;
+		/* Bytes waiting unread: this server is behind, not the client. */
+		int unread = 0;
+		if (ioctl(sock, FIONREAD, &unread) == 0 && unread > 0)
+			continue;
+		shutdown(sock, SHUT_RDWR);
+		c->shut = true;
+		evicted++;
+		if (excess)
+			excess--;
+	}
+	s->evicted += evicted;
+	if (evicted && now - s->evicted_logged_ns > 60 * NSEC_PER_SEC) {
+		log_warnx(
+		    "closed %zu connection%s: older than %llds, or the oldest while %zu of %zu "
+		    "were open (slow or stalled clients; %llu so far), ignoring",
+		    evicted, evicted == 1 ? "" : "s", (long long)(CONN_MAX_AGE_NS / NSEC_PER_SEC),
+		    s->n_conns, s->max_conns, (unsigned long long)s->evicted);
+		s->evicted_logged_ns = now;
+	}
+	if (s->n_conns < s->max_conns / 10 * 9)
+		pause_listener(s, false);
+}
+
+/* accept() failed (EMFILE, ENFILE, ENOMEM): pause instead of retrying in a
+ * busy loop; the sweep resumes. */
+static void on_accept_error(struct evconnlistener *l, void *arg)
+{
+	struct server *s = arg;
+	int e = EVUTIL_SOCKET_ERROR();
+	if (s->paused)
+		return;
+	log_warnx("accept: %s (%zu connections open): pausing, ignoring", strerror(e), s->n_conns);
+	if (evconnlistener_disable(l) == 0)
+		s->paused = true;
+}
+
+/* Room for CONN_MAX connections if the hard limit allows (systemd's default
+ * soft limit, 1024, is too few for thousands of agents). */
+static size_t max_connections(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 1024 - CONN_FD_RESERVE;
+	rlim_t want = CONN_MAX + CONN_FD_RESERVE;
+	if (rl.rlim_cur < want && rl.rlim_cur != RLIM_INFINITY) {
+		rl.rlim_cur =
+		    rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	rlim_t cur = rl.rlim_cur == RLIM_INFINITY ? want : rl.rlim_cur;
+	if (cur <= 2 * CONN_FD_RESERVE)
+		return CONN_FD_RESERVE;
+	return cur - CONN_FD_RESERVE < CONN_MAX ? (size_t)(cur - CONN_FD_RESERVE) : CONN_MAX;
 }
 
 /* Refuse secrets that others can read: a leaked token lets anyone report. */
@@ -1548,7 +1706,13 @@ int server_run(const struct server_opts *o)
 	evthread_use_pthreads();
 	store_init(&s.store);
 	pthread_mutex_init(&s.lock, NULL);
-	pthread_cond_init(&s.cond, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	/* The refresher waits on it for an interval: a wall-clock step must not
+	 * make that wait an hour (or nothing). */
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s.cond, &ca);
+	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&s.econd, NULL);
 	struct probe_targets none = {0};
 	s.no_targets = targets_json(&none, NULL);
@@ -1589,8 +1753,8 @@ int server_run(const struct server_opts *o)
 	evhttp_set_timeout(s.http, READ_TIMEOUT_S);
 	evhttp_set_allowed_methods(s.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD);
 	evhttp_set_gencb(s.http, dispatch, &s);
-	if (s.ssl)
-		evhttp_set_bevcb(s.http, ssl_bevcb, &s);
+	evhttp_set_bevcb(s.http, on_connection, &s);
+	s.max_conns = max_connections();
 
 	_cleanup_free_ char *host = NULL;
 	uint16_t port;
@@ -1598,6 +1762,11 @@ int server_run(const struct server_opts *o)
 	struct evhttp_bound_socket *bound = evhttp_bind_socket_with_handle(s.http, host, port);
 	if (!bound)
 		fatal("--listen %s", o->listen);
+	s.listener = evhttp_bound_socket_get_listener(bound);
+	evconnlistener_set_error_cb(s.listener, on_accept_error);
+	s.sweep = event_new(s.base, -1, EV_PERSIST, on_sweep, &s);
+	struct timeval sweep_tv = {0, CONN_SWEEP_MS * 1000};
+	event_add(s.sweep, &sweep_tv);
 	/* Tests and scripts bind port 0 and read the port from here. */
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
@@ -1704,6 +1873,10 @@ int server_run(const struct server_opts *o)
 	event_free(s.verdict_timer);
 	if (s.watchdog)
 		event_free(s.watchdog);
+	event_free(s.sweep);
+	for (size_t i = 0; i < s.n_conns; i++)
+		bufferevent_decref(s.conns[i].bev);
+	free(s.conns);
 	event_base_free(s.base);
 	if (s.ssl)
 		SSL_CTX_free(s.ssl);

@@ -276,17 +276,28 @@ const struct store_entry *store_get(const struct store *s, const char *node)
 	return store_get_mut((struct store *)s, node);
 }
 
-static bool older(const struct node_report *held, int64_t sent_ns, uint64_t seq)
+/* Is a report (sent_ns, seq, generated_mono) no newer than held? The agent's
+ * wall clock may be stepped back (by NTP, an operator) while it runs: when
+ * both were timed on this aggregator's monotonic clock, that order is the one
+ * to trust. */
+static bool older(const struct store_rec *held, int64_t sent_ns, uint64_t seq,
+		  int64_t generated_mono)
 {
+	if (sent_ns == held->report.sent_ns && seq == held->report.seq)
+		return true; /* the same report again */
+	if (generated_mono && held->generated_mono_ns)
+		return generated_mono < held->generated_mono_ns;
 	/* A new agent process (other boot or restart) starts seq again: only
 	 * the send time orders reports across processes. */
-	return sent_ns < held->sent_ns || (sent_ns == held->sent_ns && seq <= held->seq);
+	return sent_ns < held->report.sent_ns ||
+	       (sent_ns == held->report.sent_ns && seq <= held->report.seq);
 }
 
-bool store_is_stale(const struct store *s, const char *node, int64_t sent_ns, uint64_t seq)
+bool store_is_stale(const struct store *s, const char *node, int64_t sent_ns, uint64_t seq,
+		    int64_t generated_mono_ns)
 {
 	const struct store_entry *e = store_get(s, node);
-	return e && older(&e->rec->report, sent_ns, seq);
+	return e && older(e->rec, sent_ns, seq, generated_mono_ns);
 }
 
 int store_put_rec(struct store *s, struct store_rec *r)
@@ -297,7 +308,7 @@ int store_put_rec(struct store *s, struct store_rec *r)
 	uint32_t v = s->slots[slot];
 	if (v) {
 		struct store_entry *e = &s->entries[v - 1];
-		if (older(&e->rec->report, r->report.sent_ns, r->report.seq)) {
+		if (older(e->rec, r->report.sent_ns, r->report.seq, r->generated_mono_ns)) {
 			s->stale++;
 			store_rec_unref(s, r);
 			return 0;
@@ -315,13 +326,22 @@ int store_put_rec(struct store *s, struct store_rec *r)
 
 int store_put(struct store *s, struct node_report *r, int64_t received_ns, int64_t rtt_ns)
 {
+	return store_put_entry(
+	    s, (struct node_entry){.report = r, .received_ns = received_ns, .rtt_ns = rtt_ns});
+}
+
+int store_put_entry(struct store *s, struct node_entry e)
+{
+	struct node_report *r = e.report;
 	char *buf = NULL;
 	size_t len = 0;
 	struct wirescan_report w = {0};
 	struct store_rec *rec = NULL;
 	if (wire_encode_node_report(r, &buf, &len) == 0 &&
 	    wirescan_report((const uint8_t *)buf, len, &s->known, &w) == 0)
-		rec = store_rec_new(s, (const uint8_t *)buf, &w, received_ns, rtt_ns);
+		rec = store_rec_new(s, (const uint8_t *)buf, &w, e.received_ns, e.rtt_ns);
+	if (rec)
+		rec->generated_mono_ns = e.generated_mono_ns;
 	free(buf);
 	wirescan_report_clear(&w);
 	node_report_clear(r);

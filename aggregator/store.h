@@ -1,8 +1,10 @@
 /*
  * The live node store: the latest report of every node, looked up by node
  * name in O(1) (a server ingests thousands of reports a second). A report
- * older than the one held (sent_ns, then seq) is ignored, so a retried or
- * reordered POST never makes a node look fresher or older than it is.
+ * older than the one held is ignored, so a retried or reordered POST never
+ * makes a node look fresher or older than it is: the same report (sent_ns and
+ * seq) again is ignored; otherwise older means by generated_mono_ns when both
+ * records have it (no wall clock involved), else by sent_ns, then seq.
  *
  * Reports are kept compact, as the bytes they arrived in: a record holds the
  * header fields and one reference per finding and per facts entry to a piece,
@@ -46,6 +48,9 @@ struct store_rec {
 	uint32_t refs;
 	struct node_report report; /* header strings owned here */
 	int64_t received_ns, rtt_ns;
+	/* when the agent generated the report, on this aggregator's
+	 * CLOCK_MONOTONIC (see node_entry.generated_mono_ns); 0 = unknown */
+	int64_t generated_mono_ns;
 	uint32_t counts[_STATUS_MAX]; /* results by status */
 	uint32_t n_results, n_facts;
 	struct store_piece *pieces[]; /* n_results findings, then n_facts facts entries */
@@ -82,13 +87,17 @@ struct store_rec *store_rec_new(struct store *s, const uint8_t *buf,
 				int64_t rtt_ns);
 struct store_rec *store_rec_ref(struct store_rec *r);
 void store_rec_unref(struct store *s, struct store_rec *r);
-/* Whether a report sent at sent_ns with seq would be ignored for node. */
-bool store_is_stale(const struct store *s, const char *node, int64_t sent_ns, uint64_t seq);
+/* Whether a report sent at sent_ns with seq, generated at generated_mono_ns
+ * (0 = unknown), would be ignored for node. */
+bool store_is_stale(const struct store *s, const char *node, int64_t sent_ns, uint64_t seq,
+		    int64_t generated_mono_ns);
 /* Take over the reference to r. Returns 1 if stored, 0 if it was not newer
  * than the record held (r is released). */
 int store_put_rec(struct store *s, struct store_rec *r);
 /* The same for a decoded report (tests and tools): takes ownership of r. */
 int store_put(struct store *s, struct node_report *r, int64_t received_ns, int64_t rtt_ns);
+/* The same for a whole entry (e.report is taken; from_file is ignored). */
+int store_put_entry(struct store *s, struct node_entry e);
 const struct store_entry *store_get(const struct store *s, const char *node);
 struct store_entry *store_get_mut(struct store *s, const char *node);
 

@@ -61,9 +61,7 @@ static void build_nodes(struct verdict *v, const struct agg_ctx *ctx)
 		n->agent_version =
 		    xstrdup(e->report->agent_version ? e->report->agent_version : "");
 		n->reporting = true;
-		n->report_age_ns = ctx->now_ns - e->report->sent_ns;
-		if (n->report_age_ns < 0)
-			n->report_age_ns = 0;
+		n->report_age_ns = engine_report_age_ns(e, ctx->now_ns, ctx->now_mono_ns);
 	}
 	free(ix.slots);
 }

@@ -11,6 +11,8 @@ PKGS=(
 	# tests: real servers and tools
 	nfs-ganesha nfs-ganesha-mem nfs-ganesha-vfs docker-registry iproute2 openssl
 	python3 python3-yaml time procps curl
+	# tests/integration/clock_step.sh: libfaketime steps the wall clock of running processes
+	faketime
 	# tests of the operator views: a real browser, GitHub's Markdown renderer, PDF text
 	chromium cmark-gfm poppler-utils
 	# make bench: virt-host-validate, the peer of `hvready-agent check`
