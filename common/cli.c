@@ -6,8 +6,8 @@
 #include "catalog.h"
 #include "log.h"
 
-int cli_main(int argc, char **argv, const char *prog, const struct cli_command *cmds,
-	     size_t n_cmds, void (*usage)(FILE *f, int code))
+int cli_main(int argc, char **argv, const char *prog, const struct cli_command *cmds, size_t n_cmds,
+	     void (*usage)(FILE *f, int code))
 {
 	log_set_prefix(prog);
 	if (argc < 2) {

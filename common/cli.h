@@ -13,8 +13,8 @@ struct cli_command {
 
 /* main() of prog: --version, --help/-h, or the subcommand named by argv[1];
  * no argument or an unknown one ends in usage(stderr, 2). usage() exits. */
-int cli_main(int argc, char **argv, const char *prog, const struct cli_command *cmds,
-	     size_t n_cmds, void (*usage)(FILE *f, int code));
+int cli_main(int argc, char **argv, const char *prog, const struct cli_command *cmds, size_t n_cmds,
+	     void (*usage)(FILE *f, int code));
 
 /* --skip/--only ID,...: each ID added to v; an ID not in the catalog (with
  * host_only: not a host check) is fatal. */
