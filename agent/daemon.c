@@ -195,7 +195,8 @@ static int post_report(struct daemon *d, struct probe_targets *ret_targets, bool
 	long code = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	if (cc != CURLE_OK) {
-		snprintf(err, errlen, "POST %s: %s", url, detail[0] ? detail : curl_easy_strerror(cc));
+		snprintf(err, errlen, "POST %s: %s", url,
+			 detail[0] ? detail : curl_easy_strerror(cc));
 		free(rb.data);
 		return -EIO;
 	}
