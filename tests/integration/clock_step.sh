@@ -84,7 +84,7 @@ declare -A agent_pid
 start_agent() { # i clockfile|-
 	local cmd=("$AGENT" run --aggregator "$URL" --token-file "$tmp/token" --node "harvester-node-$1"
 		--host-root "$HVREADY_SRC/tests/fixtures/hostroots/${roots[$(($1 - 1))]}"
-		--interval "$INTERVAL" --timeout 5 --skip host.image.share-manager,host.nfs.probe)
+		--interval "$INTERVAL" --timeout 5 --skip "host.image.share-manager,host.nfs.probe")
 	if [ "$2" = - ]; then
 		"${cmd[@]}" 2>>"$tmp/agent-$1.log" &
 	else
