@@ -1312,8 +1312,15 @@ static void serve_json(struct server *s, struct evhttp_request *req)
 	verdict_headers(req, gzip, gzip ? vj->gz_len : vj->len);
 	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 	struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
-	if (bev)
+	if (bev) {
+		/* The whole answer in one write, not one per slice of the loop: the
+		 * socket's buffer starts at 16 KiB and grows only with use. */
+		int sndbuf = (int)((gzip ? vj->gz_len : STREAM_CHUNK) + (64u << 10));
+		if (sndbuf > (int)VERDICT_WRITE_MAX)
+			sndbuf = (int)VERDICT_WRITE_MAX;
+		setsockopt(bufferevent_getfd(bev), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 		bufferevent_set_max_single_write(bev, VERDICT_WRITE_MAX);
+	}
 	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
 		evhttp_send_reply(req, HTTP_OK, "OK", NULL);
 		return;
