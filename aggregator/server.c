@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -89,6 +90,7 @@
 #define STREAM_CHUNK	  (256u << 10) /* inflated per step for a client without gzip */
 #define EVAL_MIN_GAP_NS	  NSEC_PER_SEC
 #define EVAL_REFRESH_NS	  (5 * NSEC_PER_SEC)
+#define MMAP_THRESHOLD	  (128 << 10)
 #define BACKGROUND_NICE	  10 /* added to the evaluator's and the refresher's nice value */
 
 /* A complete cluster state as served. The state itself belongs to whoever
@@ -128,6 +130,7 @@ struct vjson {
  * borrows its host findings from the reports it holds references to, so the
  * job lives as long as its verdict is served. */
 struct eval_job {
+	unsigned refs; /* loop thread: the server while served, renderings */
 	struct store_rec **recs;
 	size_t n;
 	struct state *st;
@@ -142,6 +145,25 @@ struct eval_job {
 };
 
 struct server;
+
+enum render_kind { RENDER_TEXT, RENDER_MARKDOWN, RENDER_HTML, RENDER_PAGE, RENDER_METRICS };
+
+/* A rendering that takes seconds at thousands of nodes (text, Markdown, HTML,
+ * the metrics), made by the renderer thread from references held here. */
+struct render_job {
+	struct render_job *next;
+	struct evhttp_request *req; /* NULL once the client went away */
+	struct evhttp_connection *evcon;
+	enum render_kind kind;
+	struct eval_job *verdict; /* a reference, or NULL: no verdict yet */
+	struct state *st;	  /* metrics: a reference, or NULL: no state yet */
+	struct store nodes;	  /* metrics: the store's entries (references) and counters */
+	struct metrics_counters mc;
+	int interval_s;
+	int64_t now_ns;
+	char *buf; /* the result */
+	size_t len;
+};
 
 /* A request that came before the first verdict: answered when it is ready. */
 struct parked {
@@ -202,6 +224,11 @@ struct server {
 	struct state *incoming;
 	char *refresh_error;
 	struct eval_job *todo_eval, *done_eval;
+	pthread_t renderer;
+	pthread_cond_t rcond; /* renderer */
+	struct render_job *render_queue, *render_done;
+	size_t renders_pending;
+	struct event *render_ev;
 	struct kube_client *kc;
 	struct metrics_counters mc;
 	/* --tokenreview: a reviewer thread with its own API client */
@@ -580,27 +607,46 @@ static void accept_report(struct server *s, struct evhttp_request *req, struct s
 
 static void stream_free(struct server *s, struct stream *st);
 
+/* A request whose connection is going away is not answered any more. One
+ * that libevent has already detached from the connection (it does so with a
+ * request the server has not finished, when the client goes away) is ours to
+ * free; one still attached is freed by libevent right after. */
+static void forget_request(struct evhttp_request **req)
+{
+	if (*req && !evhttp_request_get_connection(*req))
+		evhttp_request_free(*req);
+	*req = NULL;
+}
+
 static void on_conn_close(struct evhttp_connection *evcon, void *arg)
 {
 	struct server *s = arg;
 	/* The client went away while its token was being reviewed, while it
-	 * waited for the first verdict or while the verdict streamed: there is
-	 * no request to answer any more (libevent frees it). */
+	 * waited for the first verdict or a rendering, or while the verdict
+	 * streamed. */
 	pthread_mutex_lock(&s->lock);
 	for (struct review_job *j = s->queue; j; j = j->next)
 		if (j->evcon == evcon)
-			j->req = NULL;
+			forget_request(&j->req);
 	for (struct review_job *j = s->done; j; j = j->next)
 		if (j->evcon == evcon)
-			j->req = NULL;
+			forget_request(&j->req);
+	for (struct render_job *j = s->render_queue; j; j = j->next)
+		if (j->evcon == evcon)
+			forget_request(&j->req);
+	for (struct render_job *j = s->render_done; j; j = j->next)
+		if (j->evcon == evcon)
+			forget_request(&j->req);
 	pthread_mutex_unlock(&s->lock);
 	for (struct parked *p = s->parked; p; p = p->next)
 		if (p->evcon == evcon)
-			p->req = NULL;
+			forget_request(&p->req);
 	for (struct stream *st = s->streams, *next; st; st = next) {
 		next = st->next;
-		if (st->evcon == evcon)
+		if (st->evcon == evcon) {
+			forget_request(&st->req);
 			stream_free(s, st);
+		}
 	}
 }
 
@@ -821,9 +867,9 @@ static void vjson_release(const void *data, size_t len, void *arg)
 	vjson_unref(arg);
 }
 
-static void eval_job_free(struct server *s, struct eval_job *j)
+static void eval_job_unref(struct server *s, struct eval_job *j)
 {
-	if (!j)
+	if (!j || --j->refs > 0)
 		return;
 	if (j->have_verdict)
 		verdict_clear(&j->verdict);
@@ -891,9 +937,12 @@ static const char *gz_fragment(void *ctx, size_t i, size_t *ret_len)
 static struct vjson *render_json(struct eval_job *j)
 {
 	struct gz g = {.job = j};
-	/* Level 1: at thousands of nodes the JSON is tens of megabytes of much
-	 * the same findings; this compresses it 40-50 times, fastest. */
-	if (deflateInit2(&g.z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	/* At thousands of nodes the JSON is tens of megabytes of much the same
+	 * findings: zlib's default level compresses it 80-90 times (level 1: 50
+	 * times, in half the CPU time). It is done once per evaluation, in the
+	 * background; every GET sends the result. */
+	if (deflateInit2(&g.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
 		fatalx("zlib: cannot initialise deflate");
 	struct verdict_stream_out out = {.write = gz_write, .ctx = &g, .fragment = gz_fragment};
 	verdict_stream_json(&j->verdict, &out);
@@ -950,10 +999,12 @@ static void run_job(struct server *s, struct eval_job *j)
 		j->nc = xcalloc(1, sizeof(*j->nc));
 		node_conditions_snapshot(j->nc, &j->verdict, &j->st->cs, s->o->interval_s);
 	}
-	j->json = render_json(j);
+	/* The views are the engine's input only: the JSON is written from the
+	 * pieces (host_refs). */
 	for (size_t i = 0; i < j->n; i++)
 		store_rec_unview(j->recs[i]);
 	free(nodes);
+	j->json = render_json(j);
 	j->cpu_ns = thread_cpu_ns() - t0;
 }
 
@@ -982,6 +1033,9 @@ static void *evaluator_main(void *arg)
 		s->todo_eval = NULL;
 		pthread_mutex_unlock(&s->lock);
 		run_job(s, j);
+		/* Evaluations allocate and free tens of megabytes; what is free
+		 * goes back to the system, not to a high-water mark. */
+		malloc_trim(0);
 		pthread_mutex_lock(&s->lock);
 		s->done_eval = j;
 		event_active(s->eval_ev, EV_READ, 0);
@@ -994,6 +1048,7 @@ static void *evaluator_main(void *arg)
 static void start_eval(struct server *s)
 {
 	struct eval_job *j = xcalloc(1, sizeof(*j));
+	j->refs = 1;
 	j->n = s->store.n;
 	j->recs = xcalloc(j->n ? j->n : 1, sizeof(*j->recs));
 	for (size_t i = 0; i < j->n; i++)
@@ -1043,7 +1098,7 @@ static void on_eval_done(evutil_socket_t fd, short what, void *arg)
 	vjson_unref(s->json);
 	s->json = j->json;
 	j->json = NULL;
-	eval_job_free(s, s->current);
+	eval_job_unref(s, s->current);
 	s->current = j;
 	char status[128];
 	snprintf(status, sizeof(status), "STATUS=%zu nodes reporting; verdict %s", j->n,
@@ -1065,6 +1120,145 @@ static void park(struct server *s, struct evhttp_request *req,
 	evhttp_connection_set_closecb(p->evcon, on_conn_close, s);
 	if (!s->evaluating)
 		start_eval(s);
+}
+
+/* ---------- renderings off the loop ---------- */
+
+#define RENDER_MAX_PENDING 32
+
+static void render_job_free(struct server *s, struct render_job *j)
+{
+	eval_job_unref(s, j->verdict);
+	state_unref(j->st);
+	for (size_t i = 0; i < j->nodes.n; i++)
+		store_rec_unref(&s->store, j->nodes.entries[i].rec);
+	free(j->nodes.entries);
+	free(j->buf);
+	free(j);
+}
+
+/* Renderer thread: only what the job holds references to. */
+static void render(struct render_job *j)
+{
+	FILE *f = open_memstream(&j->buf, &j->len);
+	if (!f)
+		return;
+	const struct verdict *v = j->verdict ? &j->verdict->verdict : NULL;
+	switch (j->kind) {
+	case RENDER_TEXT:
+		verdict_render_text(f, v, -1, false);
+		break;
+	case RENDER_MARKDOWN:
+		verdict_render_markdown(f, v, -1);
+		break;
+	case RENDER_HTML:
+		verdict_render_html(f, v, -1, 0);
+		break;
+	case RENDER_PAGE:
+		verdict_render_html(f, v, -1, j->interval_s);
+		break;
+	case RENDER_METRICS:
+		/* Of the state, only plain fields (statuses, times) are read: the
+		 * evaluator may be using it meanwhile. */
+		metrics_render(f, v, &j->nodes, j->st ? &j->st->cs : NULL, &j->mc, j->now_ns);
+		break;
+	}
+	if (fclose(f) != 0) {
+		free(j->buf);
+		j->buf = NULL;
+	}
+}
+
+static void *renderer_main(void *arg)
+{
+	struct server *s = arg;
+	background_thread();
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->stopping && !s->render_queue)
+			pthread_cond_wait(&s->rcond, &s->lock);
+		if (s->stopping)
+			break;
+		/* Oldest first: the queue is in arrival order. */
+		struct render_job *j = s->render_queue;
+		s->render_queue = j->next;
+		pthread_mutex_unlock(&s->lock);
+		render(j);
+		pthread_mutex_lock(&s->lock);
+		j->next = s->render_done;
+		s->render_done = j;
+		event_active(s->render_ev, EV_READ, 0);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static const char *const render_types[] = {
+    [RENDER_TEXT] = "text/plain; charset=utf-8",
+    [RENDER_MARKDOWN] = "text/markdown; charset=utf-8",
+    [RENDER_HTML] = "text/html; charset=utf-8",
+    [RENDER_PAGE] = "text/html; charset=utf-8",
+    [RENDER_METRICS] = "text/plain; version=0.0.4; charset=utf-8",
+};
+
+static void on_renders_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+	pthread_mutex_lock(&s->lock);
+	struct render_job *done = s->render_done;
+	s->render_done = NULL;
+	pthread_mutex_unlock(&s->lock);
+	while (done) {
+		struct render_job *j = done;
+		done = j->next;
+		s->renders_pending--;
+		if (j->req && j->buf)
+			reply(j->req, HTTP_OK, "OK", render_types[j->kind], j->buf, j->len);
+		else if (j->req)
+			reply_error(s, j->req, HTTP_INTERNAL, "Internal Server Error",
+				    "out of memory");
+		render_job_free(s, j);
+	}
+}
+
+/* Hand a rendering of the current verdict (metrics: and of the store) to the
+ * renderer thread; the answer follows when it is done. */
+static void queue_render(struct server *s, struct evhttp_request *req, enum render_kind kind)
+{
+	if (s->renders_pending >= RENDER_MAX_PENDING) {
+		reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
+			    "too many renderings in flight; retry later");
+		return;
+	}
+	struct render_job *j = xcalloc(1, sizeof(*j));
+	j->req = req;
+	j->evcon = evhttp_request_get_connection(req);
+	j->kind = kind;
+	if (s->current) {
+		j->verdict = s->current;
+		s->current->refs++;
+	}
+	j->interval_s = s->o->interval_s;
+	j->now_ns = util_now_realtime_ns();
+	if (kind == RENDER_METRICS) {
+		j->st = s->st ? state_ref(s->st) : NULL;
+		j->mc = s->mc;
+		j->nodes.n = s->store.n;
+		j->nodes.accepted = s->store.accepted;
+		j->nodes.stale = s->store.stale;
+		j->nodes.entries = xcalloc(s->store.n ? s->store.n : 1, sizeof(struct store_entry));
+		for (size_t i = 0; i < s->store.n; i++)
+			j->nodes.entries[i].rec = store_rec_ref(s->store.entries[i].rec);
+	}
+	evhttp_connection_set_closecb(j->evcon, on_conn_close, s);
+	s->renders_pending++;
+	pthread_mutex_lock(&s->lock);
+	struct render_job **tail = &s->render_queue;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = j;
+	pthread_cond_signal(&s->rcond);
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* ---------- serving the verdict ---------- */
@@ -1160,8 +1354,15 @@ static void serve_json(struct server *s, struct evhttp_request *req)
 	verdict_headers(req, gzip, gzip ? vj->gz_len : vj->len);
 	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 	struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
-	if (bev)
+	if (bev) {
+		/* The whole answer in one write, not one per slice of the loop: the
+		 * socket's buffer starts at 16 KiB and grows only with use. */
+		int sndbuf = (int)((gzip ? vj->gz_len : STREAM_CHUNK) + (64u << 10));
+		if (sndbuf > (int)VERDICT_WRITE_MAX)
+			sndbuf = (int)VERDICT_WRITE_MAX;
+		setsockopt(bufferevent_getfd(bev), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 		bufferevent_set_max_single_write(bev, VERDICT_WRITE_MAX);
+	}
 	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
 		evhttp_send_reply(req, HTTP_OK, "OK", NULL);
 		return;
@@ -1214,28 +1415,10 @@ static void handle_verdict(struct server *s, struct evhttp_request *req, const c
 	} else if (streq(format, "json")) {
 		serve_json(s, req);
 	} else if (known) {
-		const struct verdict *v = &s->current->verdict;
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-		if (f) {
-			if (streq(format, "text"))
-				verdict_render_text(f, v, -1, false);
-			else if (streq(format, "markdown"))
-				verdict_render_markdown(f, v, -1);
-			else
-				verdict_render_html(f, v, -1, 0);
-			fclose(f);
-			reply(req, HTTP_OK, "OK",
-			      streq(format, "html")	  ? "text/html; charset=utf-8"
-			      : streq(format, "markdown") ? "text/markdown; charset=utf-8"
-							  : "text/plain; charset=utf-8",
-			      buf, len);
-			free(buf);
-		} else {
-			reply_error(s, req, HTTP_INTERNAL, "Internal Server Error",
-				    "out of memory");
-		}
+		queue_render(s, req,
+			     streq(format, "text")	 ? RENDER_TEXT
+			     : streq(format, "markdown") ? RENDER_MARKDOWN
+							 : RENDER_HTML);
 	} else {
 		reply_error(s, req, HTTP_BADREQUEST, "Bad Request",
 			    "format must be json, text, markdown or html");
@@ -1319,20 +1502,7 @@ static void handle_metrics(struct server *s, struct evhttp_request *req, const c
 		park(s, req, handle_metrics);
 		return;
 	}
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f) {
-		reply_error(s, req, HTTP_INTERNAL, "Internal Server Error", "out of memory");
-		return;
-	}
-	/* Only the state's plain fields are read here (statuses, times): the
-	 * evaluator may be using the state meanwhile. */
-	metrics_render(f, s->current ? &s->current->verdict : NULL, &s->store,
-		       s->st ? &s->st->cs : NULL, &s->mc, util_now_realtime_ns());
-	fclose(f);
-	reply(req, HTTP_OK, "OK", "text/plain; version=0.0.4; charset=utf-8", buf, len);
-	free(buf);
+	queue_render(s, req, RENDER_METRICS);
 }
 
 /* The dashboard: the HTML verdict, reloading itself every interval. */
@@ -1347,17 +1517,7 @@ static void handle_page(struct server *s, struct evhttp_request *req, const char
 		park(s, req, handle_page);
 		return;
 	}
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f) {
-		reply_error(s, req, HTTP_INTERNAL, "Internal Server Error", "out of memory");
-		return;
-	}
-	verdict_render_html(f, &s->current->verdict, -1, s->o->interval_s);
-	fclose(f);
-	reply(req, HTTP_OK, "OK", "text/html; charset=utf-8", buf, len);
-	free(buf);
+	queue_render(s, req, RENDER_PAGE);
 }
 
 /* ---------- the cluster state refresher ---------- */
@@ -1704,6 +1864,10 @@ int server_run(const struct server_opts *o)
 	char err[SOURCE_ERR_LEN];
 	signal(SIGPIPE, SIG_IGN);
 	evthread_use_pthreads();
+	/* Large blocks (a verdict's arrays, its JSON) are mapped and unmapped
+	 * whole: glibc's default raises this threshold as such blocks are freed,
+	 * and then keeps them in its heaps. */
+	mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
 	store_init(&s.store);
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_condattr_t ca;
@@ -1714,6 +1878,7 @@ int server_run(const struct server_opts *o)
 	pthread_cond_init(&s.cond, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&s.econd, NULL);
+	pthread_cond_init(&s.rcond, NULL);
 	struct probe_targets none = {0};
 	s.no_targets = targets_json(&none, NULL);
 
@@ -1783,6 +1948,7 @@ int server_run(const struct server_opts *o)
 	evsignal_add(s.sig_int, NULL);
 	s.state_ev = event_new(s.base, -1, 0, on_state, &s);
 	s.eval_ev = event_new(s.base, -1, 0, on_eval_done, &s);
+	s.render_ev = event_new(s.base, -1, 0, on_renders_done, &s);
 	event_priority_set(s.state_ev, PRIO_HIGH);
 	event_priority_set(s.eval_ev, PRIO_HIGH);
 	s.verdict_timer = event_new(s.base, -1, EV_PERSIST, on_verdict_timer, &s);
@@ -1799,6 +1965,8 @@ int server_run(const struct server_opts *o)
 		fatalx("cannot start the refresher thread");
 	if (pthread_create(&s.evaluator, NULL, evaluator_main, &s) != 0)
 		fatalx("cannot start the evaluator thread");
+	if (pthread_create(&s.renderer, NULL, renderer_main, &s) != 0)
+		fatalx("cannot start the renderer thread");
 	if (o->auth == AUTH_TOKENREVIEW) {
 		/* Its own client: the refresher's is busy listing for seconds at a time. */
 		int r = o->in_cluster ? kube_client_new_in_cluster(&s.review_kc, err, sizeof(err))
@@ -1831,9 +1999,11 @@ int server_run(const struct server_opts *o)
 	s.stopping = true;
 	pthread_cond_broadcast(&s.cond);
 	pthread_cond_broadcast(&s.econd);
+	pthread_cond_broadcast(&s.rcond);
 	pthread_mutex_unlock(&s.lock);
 	pthread_join(s.refresher, NULL);
 	pthread_join(s.evaluator, NULL);
+	pthread_join(s.renderer, NULL);
 	if (s.have_reviewer)
 		pthread_join(s.reviewer, NULL);
 	node_conditions_free(s.nc);
@@ -1858,9 +2028,16 @@ int server_run(const struct server_opts *o)
 	}
 	while (s.streams)
 		stream_free(&s, s.streams);
-	eval_job_free(&s, s.todo_eval);
-	eval_job_free(&s, s.done_eval);
-	eval_job_free(&s, s.current);
+	for (struct render_job *lists[2] = {s.render_queue, s.render_done}, **l = lists;
+	     l < lists + 2; l++)
+		while (*l) {
+			struct render_job *j = *l;
+			*l = j->next;
+			render_job_free(&s, j);
+		}
+	eval_job_unref(&s, s.todo_eval);
+	eval_job_unref(&s, s.done_eval);
+	eval_job_unref(&s, s.current);
 	vjson_unref(s.json);
 	if (s.incoming)
 		state_free(s.incoming);
@@ -1870,6 +2047,7 @@ int server_run(const struct server_opts *o)
 	event_free(s.sig_int);
 	event_free(s.state_ev);
 	event_free(s.eval_ev);
+	event_free(s.render_ev);
 	event_free(s.verdict_timer);
 	if (s.watchdog)
 		event_free(s.watchdog);
@@ -1888,5 +2066,6 @@ int server_run(const struct server_opts *o)
 	pthread_mutex_destroy(&s.lock);
 	pthread_cond_destroy(&s.cond);
 	pthread_cond_destroy(&s.econd);
+	pthread_cond_destroy(&s.rcond);
 	return 0;
 }

@@ -309,9 +309,9 @@ static int span_qcmp(const void *a, const void *b)
 static bool keys_unique(struct scan *s, size_t base)
 {
 	size_t n = s->n_keys - base;
-	struct wirescan_span *k = s->keys + base;
 	if (n < 2)
 		return true;
+	struct wirescan_span *k = s->keys + base;
 	if (n <= 16) {
 		for (size_t i = 1; i < n; i++)
 			for (size_t j = 0; j < i; j++)

@@ -44,6 +44,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -438,7 +439,18 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 static void conn_open(struct conn *c)
 {
 	struct lg *lg = c->lg;
-	c->bev = bufferevent_socket_new(lg->base, -1, BEV_OPT_CLOSE_ON_FREE);
+	evutil_socket_t fd = -1;
+	if (c->is_prober) {
+		/* Room for a whole verdict in the socket: the transfer does not
+		 * wait for this loop to read each window's worth. Set before
+		 * connecting, so that the window scale allows it. */
+		int rcvbuf = PROBER_READ_MAX;
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			die("cannot create a socket");
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	}
+	c->bev = bufferevent_socket_new(lg->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (!c->bev)
 		die("cannot create a connection");
 	c->st = P_IDLE;

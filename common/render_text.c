@@ -80,6 +80,14 @@ void render_text_value(FILE *f, const struct value *v)
 
 char *render_text_value_str(const struct value *v)
 {
+	/* Scalars without a stream: renderers call this for every evidence
+	 * value, and each open_memstream() zeroes a fresh 8 KiB buffer. */
+	if (v->type == VALUE_STR && *v->s)
+		return xstrdup(v->s);
+	if (v->type == VALUE_INT)
+		return xasprintf("%lld", (long long)v->i);
+	if (v->type == VALUE_BOOL)
+		return xstrdup(v->b ? "true" : "false");
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
