@@ -418,8 +418,9 @@ def main(argv):
                        "offline report, the target's ~20,000 objects (nodes, VMs, VMIs, PVCs, "
                        "Longhorn volumes)", 1.0, 200,
                        "hvready-aggregator report --cluster-state DIR --node-reports DIR --format json")
-    fig_report_variant(raw, figs, "report_live.tsv", "cluster_counts.json", "report.live",
-                       "live report through the fake apiserver (pages of 500), 500 nodes / 5,000 VMs",
+    fig_report_variant(raw, figs, "report_live.tsv", "shape_counts.json", "report.live",
+                       "live report through the fake apiserver (pages of 500), the same ~20,000 "
+                       "objects",
                        3.0, 0,
                        "hvready-aggregator report --kubeconfig FILE --node-reports DIR --format json")
     fig_ingest(raw, figs)
