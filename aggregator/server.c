@@ -98,7 +98,8 @@
  * reads only plain fields (statuses, times) and what the refresher derived
  * for it before the hand-over. */
 struct state {
-	unsigned refs; /* loop thread */
+	unsigned refs;		 /* loop thread */
+	struct state *next_free; /* in server.graveyard */
 	struct cluster_state cs;
 	char *targets; /* the POST reply for a node without Longhorn data paths */
 	size_t targets_len;
@@ -222,6 +223,9 @@ struct server {
 	pthread_cond_t econd; /* evaluator */
 	bool stopping;
 	struct state *incoming;
+	/* States whose last reference went on the loop: freeing a large cluster's
+	 * objects takes long (a second at 5,000 nodes), so the refresher does it. */
+	struct state *graveyard;
 	char *refresh_error;
 	struct eval_job *todo_eval, *done_eval;
 	pthread_t renderer;
@@ -847,10 +851,29 @@ static void state_free(struct state *st)
 	free(st);
 }
 
-static void state_unref(struct state *st)
+static void state_unref(struct server *s, struct state *st)
 {
-	if (st && --st->refs == 0)
-		state_free(st);
+	if (!st || --st->refs > 0)
+		return;
+	pthread_mutex_lock(&s->lock);
+	st->next_free = s->graveyard;
+	s->graveyard = st;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* With s->lock held; drops it while freeing. */
+static void bury(struct server *s)
+{
+	struct state *list = s->graveyard;
+	s->graveyard = NULL;
+	pthread_mutex_unlock(&s->lock);
+	while (list) {
+		struct state *next = list->next_free;
+		state_free(list);
+		list = next;
+	}
+	pthread_mutex_lock(&s->lock);
 }
 
 static void vjson_unref(struct vjson *vj)
@@ -876,7 +899,7 @@ static void eval_job_unref(struct server *s, struct eval_job *j)
 	for (size_t i = 0; i < j->n; i++)
 		store_rec_unref(&s->store, j->recs[i]);
 	free(j->recs);
-	state_unref(j->st);
+	state_unref(s, j->st);
 	if (j->nc) {
 		node_conditions_snapshot_clear(j->nc);
 		free(j->nc);
@@ -1129,7 +1152,7 @@ static void park(struct server *s, struct evhttp_request *req,
 static void render_job_free(struct server *s, struct render_job *j)
 {
 	eval_job_unref(s, j->verdict);
-	state_unref(j->st);
+	state_unref(s, j->st);
 	for (size_t i = 0; i < j->nodes.n; i++)
 		store_rec_unref(&s->store, j->nodes.entries[i].rec);
 	free(j->nodes.entries);
@@ -1610,9 +1633,15 @@ static void *refresher_main(void *arg)
 		struct timespec until;
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_sec += s->o->interval_s;
-		while (!s->stopping &&
-		       pthread_cond_timedwait(&s->cond, &s->lock, &until) != ETIMEDOUT)
-			;
+		for (;;) {
+			if (s->graveyard) {
+				bury(s);
+				continue;
+			}
+			if (s->stopping ||
+			    pthread_cond_timedwait(&s->cond, &s->lock, &until) == ETIMEDOUT)
+				break;
+		}
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
@@ -1638,7 +1667,7 @@ static void on_state(evutil_socket_t fd, short what, void *arg)
 		return;
 	if (!s->st)
 		log_info("cluster state read from %s", st->cs.source ? st->cs.source : "?");
-	state_unref(s->st);
+	state_unref(s, s->st);
 	s->st = st;
 	s->dirty = true;
 	/* The first verdict as soon as there is a state. */
@@ -2041,7 +2070,10 @@ int server_run(const struct server_opts *o)
 	vjson_unref(s.json);
 	if (s.incoming)
 		state_free(s.incoming);
-	state_unref(s.st);
+	state_unref(&s, s.st);
+	pthread_mutex_lock(&s.lock);
+	bury(&s); /* the refresher has stopped */
+	pthread_mutex_unlock(&s.lock);
 	free(s.refresh_error);
 	event_free(s.sig_term);
 	event_free(s.sig_int);

@@ -629,7 +629,8 @@ static int keyref_cmp(const void *a, const void *b)
 	const struct keyref *x = a, *y = b;
 	if (x->n != y->n)
 		return x->n < y->n ? -1 : 1;
-	return memcmp(x->p, y->p, x->n);
+	/* msgpack-c gives an empty string a NULL pointer: memcmp may not see one */
+	return x->n ? memcmp(x->p, y->p, x->n) : 0;
 }
 
 /* Keys of a map the report keeps must be unique: a decoder elsewhere may

@@ -149,7 +149,10 @@ static int64_t now_ms(void)
 static size_t exchange(uint16_t port, const uint8_t *data, size_t size, char **ret)
 {
 	int fd = connect_to(port);
-	CHECK(fd >= 0); /* the server must keep accepting */
+	if (fd < 0) /* the server must keep accepting */
+		fprintf(stderr, "fuzz_request: connect to port %u: %s\n", (unsigned)port,
+			strerror(errno));
+	CHECK(fd >= 0);
 	size_t cap = 65536, len = 0, sent = 0;
 	char *buf = malloc(cap);
 	CHECK(buf);
@@ -193,6 +196,10 @@ static size_t exchange(uint16_t port, const uint8_t *data, size_t size, char **r
 				len += (size_t)r;
 		}
 	}
+	/* The server has closed: a reset instead of TIME_WAIT here, or thousands
+	 * of inputs a minute would use up the loopback's ephemeral ports. */
+	struct linger lg = {.l_onoff = 1, .l_linger = 0};
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	close(fd);
 	buf[len] = '\0';
 	*ret = buf;
