@@ -26,6 +26,8 @@
 #include "server.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <sys/queue.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -332,10 +334,37 @@ static bool const_time_eq(const char *a, size_t alen, const char *b, size_t blen
 	return diff == 0;
 }
 
-/* Returns the bearer token of the request, or NULL. */
-static const char *bearer(struct evhttp_request *req)
+/* The request headers a report needs, found in one pass over the list (the
+ * first of each, as evhttp_find_header would): at 20,000 reports a second,
+ * five lookups of a case-insensitive linear search were a few % of the loop. */
+struct report_headers {
+	const char *authorization, *content_type, *age_ns, *rtt_ns;
+};
+
+static void report_headers(struct evhttp_request *req, struct report_headers *h)
 {
-	const char *a = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
+	static const struct {
+		const char *name;
+		size_t off;
+	} wanted[] = {
+	    {"Authorization", offsetof(struct report_headers, authorization)},
+	    {"Content-Type", offsetof(struct report_headers, content_type)},
+	    {"Hvready-Report-Age-Ns", offsetof(struct report_headers, age_ns)},
+	    {"Hvready-Last-Rtt-Ns", offsetof(struct report_headers, rtt_ns)},
+	};
+	*h = (struct report_headers){0};
+	struct evkeyval *kv;
+	TAILQ_FOREACH(kv, evhttp_request_get_input_headers(req), next)
+	for (size_t i = 0; i < ELEMENTSOF(wanted); i++) {
+		const char **slot = (const char **)((char *)h + wanted[i].off);
+		if (!*slot && strcasecmp(kv->key, wanted[i].name) == 0)
+			*slot = kv->value;
+	}
+}
+
+/* The bearer token of an Authorization header's value, or NULL. */
+static const char *bearer_of(const char *a)
+{
 	if (!a || strncasecmp(a, "Bearer ", 7) != 0)
 		return NULL;
 	a += 7;
@@ -346,13 +375,11 @@ static const char *bearer(struct evhttp_request *req)
 
 /* 0 = allowed; else an HTTP status to answer with. For a report, node is the
  * node it claims; the credential must be allowed to speak for it. */
-static int authorize(struct server *s, struct evhttp_request *req, const char *node,
-		     const char **why)
+static int authorize(struct server *s, const char *tok, const char *node, const char **why)
 {
 	(void)node;
 	if (s->o->auth == AUTH_NONE)
 		return 0;
-	const char *tok = bearer(req);
 	if (!tok) {
 		*why = "missing bearer token";
 		return 401;
@@ -535,9 +562,8 @@ static void dispatch(struct evhttp_request *req, void *arg)
 		reply_error(s, req, HTTP_NOTFOUND, "Not Found", "no such path: %s", path);
 }
 
-static bool content_type_is(struct evhttp_request *req, const char *want, const char *alt)
+static bool content_type_is(const char *ct, const char *want, const char *alt)
 {
-	const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
 	if (!ct)
 		return false;
 	size_t n = strcspn(ct, "; ");
@@ -655,7 +681,7 @@ static void on_conn_close(struct evhttp_connection *evcon, void *arg)
 }
 
 static void queue_review(struct server *s, struct evhttp_request *req, struct store_rec *rec,
-			 const char *key)
+			 const char *key, const char *token)
 {
 	if (s->pending >= REVIEW_MAX_PENDING) {
 		reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
@@ -668,7 +694,7 @@ static void queue_review(struct server *s, struct evhttp_request *req, struct st
 	j->evcon = evhttp_request_get_connection(req);
 	j->rec = rec;
 	memcpy(j->key, key, sizeof(j->key));
-	j->token = xstrdup(bearer(req));
+	j->token = xstrdup(token);
 	evhttp_connection_set_closecb(j->evcon, on_conn_close, s);
 	pthread_mutex_lock(&s->lock);
 	j->next = s->queue;
@@ -750,11 +776,9 @@ static void *reviewer_main(void *arg)
 
 /* How long before sending the agent generated the report (its monotonic
  * clock): a report resent after an outage is as old as its evidence. */
-static int64_t report_age(struct evhttp_request *req)
+static int64_t report_age(const char *h)
 {
 	int64_t age;
-	const char *h =
-	    evhttp_find_header(evhttp_request_get_input_headers(req), "Hvready-Report-Age-Ns");
 	if (!h || util_parse_i64(h, &age) < 0 || age < 0)
 		return 0;
 	return age > REPORT_AGE_MAX_NS ? REPORT_AGE_MAX_NS : age;
@@ -764,12 +788,15 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 {
 	const char *why = NULL;
 	s->mc.reports_received++;
+	struct report_headers h;
+	report_headers(req, &h);
+	const char *token = bearer_of(h.authorization);
 	/* Credentials first: an unauthenticated client learns nothing else. */
-	if (s->o->auth != AUTH_NONE && !bearer(req)) {
+	if (s->o->auth != AUTH_NONE && !token) {
 		reply_error(s, req, 401, "Unauthorized", "missing bearer token");
 		return;
 	}
-	if (!content_type_is(req, "application/msgpack", "application/x-msgpack")) {
+	if (!content_type_is(h.content_type, "application/msgpack", "application/x-msgpack")) {
 		reply_error(s, req, 415, "Unsupported Media Type",
 			    "reports are application/msgpack (docs/protocol.md)");
 		return;
@@ -790,16 +817,14 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 		return;
 	}
 	int64_t rtt = 0;
-	const char *rtt_h =
-	    evhttp_find_header(evhttp_request_get_input_headers(req), "Hvready-Last-Rtt-Ns");
-	if (rtt_h && (util_parse_i64(rtt_h, &rtt) < 0 || rtt < 0 || rtt > 60 * NSEC_PER_SEC))
+	if (h.rtt_ns && (util_parse_i64(h.rtt_ns, &rtt) < 0 || rtt < 0 || rtt > 60 * NSEC_PER_SEC))
 		rtt = 0;
 	struct store_rec *rec =
 	    store_rec_new(&s->store, buf, &s->scan, util_now_realtime_ns(), rtt);
-	rec->generated_mono_ns = util_now_mono_ns() - rtt / 2 - report_age(req);
+	rec->generated_mono_ns = util_now_mono_ns() - rtt / 2 - report_age(h.age_ns);
 	if (s->o->auth == AUTH_TOKENREVIEW) {
 		char key[65], whybuf[256];
-		tokenreview_key(bearer(req), key);
+		tokenreview_key(token, key);
 		struct token_cache_entry *e = cache_slot(s, key, false);
 		if (e) {
 			int code =
@@ -814,10 +839,10 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 			accept_report(s, req, rec);
 			return;
 		}
-		queue_review(s, req, rec, key);
+		queue_review(s, req, rec, key, token);
 		return;
 	}
-	int code = authorize(s, req, rec->report.node, &why);
+	int code = authorize(s, token, rec->report.node, &why);
 	if (code) {
 		reply_error(s, req, code, code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
 		store_rec_unref(&s->store, rec);

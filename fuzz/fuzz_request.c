@@ -212,10 +212,10 @@ static void check_status_line(const char *answer, size_t len)
 				    411, 413, 415, 431, 500, 501, 503, 505};
 	if (len == 0)
 		return; /* nothing was a request: evhttp closes without a word */
-	/* evhttp answers in the version the client asked in, "HTTP/0.1" too */
-	CHECK(len >= 12 && memcmp(answer, "HTTP/", 5) == 0 && isdigit((unsigned char)answer[5]) &&
-	      answer[6] == '.' && isdigit((unsigned char)answer[7]) && answer[8] == ' ');
-	int code = atoi(answer + 9);
+	/* evhttp answers in the version the client asked in: "HTTP/0.1", "HTTP/1.10" */
+	int major, minor, code, end = 0;
+	CHECK(strncmp(answer, "HTTP/", 5) == 0);
+	CHECK(sscanf(answer, "HTTP/%d.%d %d%n", &major, &minor, &code, &end) == 3 && end > 0);
 	bool ok = false;
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		ok |= code == known[i];
