@@ -139,6 +139,7 @@ struct eval_job {
 	struct state *st;
 	int64_t now_ns, now_mono_ns;
 	bool live, want_nc;
+	char *state_error; /* handed to the verdict */
 	/* results */
 	struct verdict verdict;
 	bool have_verdict;
@@ -229,6 +230,7 @@ struct server {
 	 * objects takes long (a second at 5,000 nodes), so the refresher does it. */
 	struct state *graveyard;
 	char *refresh_error;
+	char *state_error; /* loop: the last re-read failed (the previous state is in use) */
 	struct eval_job *todo_eval, *done_eval;
 	pthread_t renderer;
 	pthread_cond_t rcond; /* renderer */
@@ -921,6 +923,7 @@ static void eval_job_unref(struct server *s, struct eval_job *j)
 		return;
 	if (j->have_verdict)
 		verdict_clear(&j->verdict);
+	free(j->state_error);
 	for (size_t i = 0; i < j->n; i++)
 		store_rec_unref(&s->store, j->recs[i]);
 	free(j->recs);
@@ -1042,6 +1045,8 @@ static void run_job(struct server *s, struct eval_job *j)
 	    .borrow_host_results = true,
 	};
 	verdict_evaluate(&j->verdict, &ctx, NULL);
+	j->verdict.state_error = j->state_error;
+	j->state_error = NULL;
 	j->have_verdict = true;
 	if (j->want_nc) {
 		j->nc = xcalloc(1, sizeof(*j->nc));
@@ -1105,6 +1110,7 @@ static void start_eval(struct server *s)
 	j->now_ns = util_now_realtime_ns();
 	j->now_mono_ns = util_now_mono_ns();
 	j->live = s->o->kubeconfig || s->o->in_cluster;
+	j->state_error = s->state_error ? xstrdup(s->state_error) : NULL;
 	j->want_nc = s->nc && node_conditions_due(s->nc);
 	s->dirty = false;
 	s->evaluating = true;
@@ -1686,10 +1692,14 @@ static void on_state(evutil_socket_t fd, short what, void *arg)
 		log_warnx("reading the cluster state failed: %s; serving the previous state, "
 			  "ignoring",
 			  err);
-		free(err);
+		free(s->state_error);
+		s->state_error = err;
+		s->dirty = true;
 	}
 	if (!st)
 		return;
+	free(s->state_error);
+	s->state_error = NULL;
 	if (!s->st)
 		log_info("cluster state read from %s", st->cs.source ? st->cs.source : "?");
 	state_unref(s, s->st);
@@ -2100,6 +2110,7 @@ int server_run(const struct server_opts *o)
 	bury(&s); /* the refresher has stopped */
 	pthread_mutex_unlock(&s.lock);
 	free(s.refresh_error);
+	free(s.state_error);
 	event_free(s.sig_term);
 	event_free(s.sig_int);
 	event_free(s.state_ev);

@@ -71,6 +71,7 @@ void verdict_evaluate(struct verdict *v, struct agg_ctx *ctx, const struct engin
 	*v = (struct verdict){0};
 	v->generated_ns = ctx->now_ns;
 	v->source = xstrdup(ctx->cs->source ? ctx->cs->source : "");
+	v->state_read_ns = ctx->cs->read_at_ns;
 	v->live = ctx->live;
 	ctx->out = &v->findings;
 	ctx->vms = &v->vms;
@@ -100,6 +101,7 @@ void verdict_clear(struct verdict *v)
 	}
 	free(v->nodes);
 	free(v->source);
+	free(v->state_error);
 	*v = (struct verdict){0};
 }
 
@@ -124,6 +126,20 @@ json_object *verdict_head_json(const struct verdict *v)
 			       json_object_new_string("hvready-aggregator " HVREADY_VERSION));
 	json_object_object_add(o, "source", json_object_new_string(v->source));
 	json_object_object_add(o, "mode", json_object_new_string(v->live ? "live" : "offline"));
+	/* How old the cluster facts are: serve keeps the last complete state
+	 * when the API cannot be read, and says so here. */
+	json_object *cs = json_object_new_object();
+	if (v->state_read_ns > 0) {
+		util_format_rfc3339(v->state_read_ns, ts, sizeof(ts));
+		json_object_object_add(cs, "read_at", json_object_new_string(ts));
+		int64_t age = v->generated_ns - v->state_read_ns;
+		json_object_object_add(cs, "age_seconds",
+				       json_object_new_int64(age > 0 ? age / NSEC_PER_SEC : 0));
+	}
+	if (v->state_error)
+		json_object_object_add(cs, "last_refresh_error",
+				       json_object_new_string(v->state_error));
+	json_object_object_add(o, "cluster_state", cs);
 	json_object_object_add(o, "harvester_installed",
 			       json_object_new_boolean(v->harvester_installed));
 	json_object_object_add(o, "status",

@@ -25,6 +25,10 @@ struct verdict_node {
 struct verdict {
 	int64_t generated_ns;
 	char *source;
+	int64_t state_read_ns; /* when the cluster state was read (realtime) */
+	/* serve: why the last re-read of the cluster state failed, while the
+	 * previous state is still in use (NULL when it succeeded) */
+	char *state_error;
 	bool live;
 	bool harvester_installed;
 	struct finding_list findings;
