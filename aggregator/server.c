@@ -92,6 +92,11 @@
 #define STREAM_CHUNK	  (256u << 10) /* inflated per step for a client without gzip */
 #define EVAL_MIN_GAP_NS	  NSEC_PER_SEC
 #define EVAL_REFRESH_NS	  (5 * NSEC_PER_SEC)
+/* Nodes whose reports are held: twice the largest cluster Kubernetes
+ * supports. A bound, so that a client with the shared token (or anyone under
+ * --insecure-no-auth) cannot make memory and every evaluation grow without
+ * end by inventing node names. HVREADY_MAX_NODES overrides it. */
+#define MAX_NODES_DEFAULT 10000
 #define MMAP_THRESHOLD	  (128 << 10)
 #define BACKGROUND_NICE	  10 /* added to the evaluator's and the refresher's nice value */
 
@@ -210,6 +215,7 @@ struct server {
 	struct state *st; /* the latest complete cluster state, NULL before the first */
 	char *no_targets; /* the POST reply before any state */
 	struct store store;
+	size_t max_nodes;
 	struct wirescan_report scan;
 	char *token; /* AUTH_TOKEN_FILE */
 	/* verdicts */
@@ -623,6 +629,14 @@ static void agent_connection(struct evhttp_request *req)
 /* Store an authorised report and answer with the node's probe targets. */
 static void accept_report(struct server *s, struct evhttp_request *req, struct store_rec *rec)
 {
+	if (s->store.n >= s->max_nodes && !store_get(&s->store, rec->report.node)) {
+		reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
+			    "already holding the reports of %zu nodes (HVREADY_MAX_NODES): none "
+			    "taken from a new node",
+			    s->max_nodes);
+		store_rec_unref(&s->store, rec);
+		return;
+	}
 	size_t len;
 	const char *targets = targets_reply(s, rec->report.node, &len);
 	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
@@ -1865,6 +1879,17 @@ static size_t max_connections(void)
 }
 
 /* Refuse secrets that others can read: a leaked token lets anyone report. */
+static size_t max_nodes(void)
+{
+	const char *v = getenv("HVREADY_MAX_NODES");
+	int64_t n;
+	if (!v || !*v)
+		return MAX_NODES_DEFAULT;
+	if (util_parse_i64(v, &n) < 0 || n < 1)
+		fatalx("HVREADY_MAX_NODES=%s: not a whole number of nodes above 0", v);
+	return (size_t)n;
+}
+
 static void check_secret_file(const char *what, const char *path)
 {
 	struct stat st;
@@ -1984,6 +2009,7 @@ int server_run(const struct server_opts *o)
 	evhttp_set_gencb(s.http, dispatch, &s);
 	evhttp_set_bevcb(s.http, on_connection, &s);
 	s.max_conns = max_connections();
+	s.max_nodes = max_nodes();
 
 	_cleanup_free_ char *host = NULL;
 	uint16_t port;
