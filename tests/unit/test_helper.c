@@ -35,15 +35,26 @@ static struct strv nfs_only(void)
 	return v;
 }
 
-static int closed_port(void)
+/* A socket bound to a free loopback port (in *port), listening or not.
+ * Listening, it accepts (the kernel does) and never answers. */
+static int loopback(int *port, bool listening)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	if (listening)
+		assert_int_equal(listen(fd, 4), 0);
 	socklen_t l = sizeof(a);
-	getsockname(fd, (struct sockaddr *)&a, &l);
-	close(fd);
-	return ntohs(a.sin_port);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static int closed_port(void)
+{
+	int port;
+	close(loopback(&port, false));
+	return port;
 }
 
 static bool never(void *arg)
@@ -173,72 +184,60 @@ static void report(struct node_report *r)
 	finding_remedy(f, "%s", "");
 }
 
-/* The post helper's answer comes back with http_post_run's reason. */
-static void test_post_refused(void **state)
+/* helper_post of a small report with rq's settings. */
+static int post_report(struct helper_post_request *rq, int64_t deadline_ns, char *err, size_t len)
 {
 	struct node_report rep;
 	report(&rep);
+	rq->report = &rep;
+	struct http_post_reply r;
+	int rc = helper_post(rq, deadline_ns, never, NULL, &r, err, len);
+	rq->report = NULL;
+	node_report_clear(&rep);
+	return rc;
+}
+
+/* The post helper's answer comes back with http_post_run's reason. */
+static void test_post_refused(void **state)
+{
 	char url[64];
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/reports", closed_port());
 	struct helper_post_request rq = {
-	    .url = url, .token = "t0ken", .timeout_s = 2, .last_rtt_ns = 5, .report = &rep};
-	struct http_post_reply r;
+	    .url = url, .token = "t0ken", .timeout_s = 2, .last_rtt_ns = 5};
 	char err[640] = "";
-	assert_int_equal(helper_post(&rq, 10 * SECOND, never, NULL, &r, err, sizeof(err)),
-			 -ECONNREFUSED);
+	assert_int_equal(post_report(&rq, 10 * SECOND, err, sizeof(err)), -ECONNREFUSED);
 	char want[128];
 	snprintf(want, sizeof(want), "%s: connection refused", url);
 	assert_string_equal(err, want);
-	node_report_clear(&rep);
 }
 
 /* A server that accepts and never answers: the helper's own timeout, not the kill. */
 static void test_post_timeout(void **state)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	socklen_t l = sizeof(a);
-	getsockname(fd, (struct sockaddr *)&a, &l);
-	struct node_report rep;
-	report(&rep);
+	int port, fd = loopback(&port, true);
 	char url[64];
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/reports", ntohs(a.sin_port));
-	struct helper_post_request rq = {.url = url, .timeout_s = 1, .report = &rep};
-	struct http_post_reply r;
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/reports", port);
+	struct helper_post_request rq = {.url = url, .timeout_s = 1};
 	char err[640] = "";
-	assert_int_equal(helper_post(&rq, 10 * SECOND, never, NULL, &r, err, sizeof(err)),
-			 -ETIMEDOUT);
+	assert_int_equal(post_report(&rq, 10 * SECOND, err, sizeof(err)), -ETIMEDOUT);
 	assert_non_null(strstr(err, "no complete reply within"));
 	close(fd);
-	node_report_clear(&rep);
 }
 
 /* The post helper killed at the daemon's deadline (shorter than its own timeouts). */
 static void test_post_killed(void **state)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	socklen_t l = sizeof(a);
-	getsockname(fd, (struct sockaddr *)&a, &l);
-	struct node_report rep;
-	report(&rep);
+	int port, fd = loopback(&port, true);
 	char url[64];
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/reports", ntohs(a.sin_port));
-	struct helper_post_request rq = {.url = url, .timeout_s = 30, .report = &rep};
-	struct http_post_reply r;
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/reports", port);
+	struct helper_post_request rq = {.url = url, .timeout_s = 30};
 	char err[640] = "";
-	assert_int_equal(helper_post(&rq, 500 * NSEC_PER_MSEC, never, NULL, &r, err, sizeof(err)),
-			 -ETIMEDOUT);
+	assert_int_equal(post_report(&rq, 500 * NSEC_PER_MSEC, err, sizeof(err)), -ETIMEDOUT);
 	char want[160];
 	snprintf(want, sizeof(want),
 		 "%s: the post helper process did not finish within 0.5 s and was killed", url);
 	assert_string_equal(err, want);
 	close(fd);
-	node_report_clear(&rep);
 }
 
 /* The helper refuses what is not a request from the daemon. */
