@@ -1,7 +1,10 @@
 # shellcheck shell=bash
 # Sourced by bench/run.sh, bench/soak.sh and tests/integration/bench_tools.sh.
-# The sourcing script sets BIN (the build's bin directory).
 #
+#   bench_dirs BUILD SUBDIR
+#                          SRC (this checkout), BUILD (default build, relative
+#                          to SRC), BIN (BUILD/bin), WORK (BUILD/SUBDIR); a
+#                          script that does not call it sets BIN itself
 #   bench_init NAME        tmp (a fresh /tmp/NAME.XXXXXX) and pids; at exit
 #                          every PID in pids is killed and waited for and tmp
 #                          removed; SIGINT and SIGTERM exit 130
@@ -14,6 +17,15 @@
 #                          (it binds port 0; the port is read from its log):
 #                          sets agg_pid (added to pids) and agg_port; returns
 #                          1 unless /readyz answers within SECONDS
+
+# shellcheck disable=SC2034 # the sourcing script uses them
+bench_dirs() {
+	SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	BUILD=${1:-build}
+	case "$BUILD" in /*) ;; *) BUILD="$SRC/$BUILD" ;; esac
+	BIN="$BUILD/bin"
+	WORK="$BUILD/$2"
+}
 
 bench_init() {
 	pids=()

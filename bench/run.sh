@@ -22,11 +22,9 @@
 set -uo pipefail
 export LC_ALL=C
 
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-build}
-case "$BUILD" in /*) ;; *) BUILD="$SRC/$BUILD" ;; esac
-BIN="$BUILD/bin"
-WORK="$BUILD/bench"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_dirs "${1:-}" bench
 DATA="$WORK/data"
 RAW="$WORK/raw"
 TOOLS="$WORK/tools"
@@ -46,8 +44,6 @@ SECTIONS=" ${BENCH_SECTIONS:-1 2 3 4} "
 want() { case "$SECTIONS" in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 SKIP_PROBES=host.nfs.probe,host.image.share-manager
 
-# shellcheck source=lib.sh
-. "$SRC/bench/lib.sh"
 bench_init hvready-bench
 # A figure that could not be measured: recorded for summarize.py, which fails the run.
 not_measured() { printf '%s\t%s\n' "$1" "$2" >>"$RAW/not_measured.tsv"; say "NOT MEASURED $1: $2"; }

@@ -20,11 +20,9 @@
 # Loopback only; every process started here is stopped by its PID on exit.
 set -uo pipefail
 export LC_ALL=C
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-build}
-case "$BUILD" in /*) ;; *) BUILD="$SRC/$BUILD" ;; esac
-BIN="$BUILD/bin"
-WORK="$BUILD/soak"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_dirs "${1:-}" soak
 MINUTES=${SOAK_MINUTES:-10}
 AGENTS=${SOAK_AGENTS:-5000}
 PERIOD=${SOAK_PERIOD:-15}
@@ -41,8 +39,6 @@ done
 [ -x "$BIN/hvready-aggregator" ] || { echo "soak: no $BIN/hvready-aggregator (make build)" >&2; exit 2; }
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 
-# shellcheck source=lib.sh
-. "$SRC/bench/lib.sh"
 bench_init hvready-soak
 die() { echo "soak: $*" >&2; exit 2; }
 mkdir -p "$WORK/data"
