@@ -112,17 +112,6 @@ for i in 1 2 3; do
 	start_agent "$i"
 done
 
-nodes_reporting() { # prints the reporting node names from /v1/verdict
-	api "https://127.0.0.1:$agg_port/v1/verdict" | python3 -c '
-import json, sys
-try:
-    v = json.load(sys.stdin)
-except ValueError:
-    sys.exit(0)
-for f in v["findings"]:
-    pass
-print(" ".join(sorted(n["name"] for n in v["nodes"] if n["reporting"])))'
-}
 all_three() { [ "$(api "https://127.0.0.1:$agg_port/v1/nodes" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["nodes"]))')" = 3 ]; }
 wait_for 60 "three nodes reporting" all_three
 echo "three agents in three namespaces report over TLS with reviewed tokens"

@@ -171,15 +171,22 @@ static void report(struct node_report *r)
 	finding_remedy(f, "%s", "");
 }
 
-/* helper_post of a small report with rq's settings. */
-static int post_report(struct helper_post_request *rq, int64_t deadline_ns, char *err, size_t len)
+struct post {
+	char url[64];
+	char err[640];
+};
+
+/* helper_post of a small report to the loopback port with rq's settings. */
+static int post_report(struct post *p, struct helper_post_request rq, int port, int64_t deadline_ns)
 {
+	snprintf(p->url, sizeof(p->url), "http://127.0.0.1:%d/v1/reports", port);
 	struct node_report rep;
 	report(&rep);
-	rq->report = &rep;
+	rq.url = p->url;
+	rq.report = &rep;
 	struct http_post_reply r;
-	int rc = helper_post(rq, deadline_ns, never, NULL, &r, err, len);
-	rq->report = NULL;
+	p->err[0] = '\0';
+	int rc = helper_post(&rq, deadline_ns, never, NULL, &r, p->err, sizeof(p->err));
 	node_report_clear(&rep);
 	return rc;
 }
@@ -187,27 +194,22 @@ static int post_report(struct helper_post_request *rq, int64_t deadline_ns, char
 /* The post helper's answer comes back with http_post_run's reason. */
 static void test_post_refused(void **state)
 {
-	char url[64];
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/reports", closed_port());
-	struct helper_post_request rq = {
-	    .url = url, .token = "t0ken", .timeout_s = 2, .last_rtt_ns = 5};
-	char err[640] = "";
-	assert_int_equal(post_report(&rq, 10 * SECOND, err, sizeof(err)), -ECONNREFUSED);
+	struct post p;
+	struct helper_post_request rq = {.token = "t0ken", .timeout_s = 2, .last_rtt_ns = 5};
+	assert_int_equal(post_report(&p, rq, closed_port(), 10 * SECOND), -ECONNREFUSED);
 	char want[128];
-	snprintf(want, sizeof(want), "%s: connection refused", url);
-	assert_string_equal(err, want);
+	snprintf(want, sizeof(want), "%s: connection refused", p.url);
+	assert_string_equal(p.err, want);
 }
 
 /* A server that accepts and never answers: the helper's own timeout, not the kill. */
 static void test_post_timeout(void **state)
 {
 	int port, fd = loopback(&port, true);
-	char url[64];
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/reports", port);
-	struct helper_post_request rq = {.url = url, .timeout_s = 1};
-	char err[640] = "";
-	assert_int_equal(post_report(&rq, 10 * SECOND, err, sizeof(err)), -ETIMEDOUT);
-	assert_non_null(strstr(err, "no complete reply within"));
+	struct post p;
+	struct helper_post_request rq = {.timeout_s = 1};
+	assert_int_equal(post_report(&p, rq, port, 10 * SECOND), -ETIMEDOUT);
+	assert_non_null(strstr(p.err, "no complete reply within"));
 	close(fd);
 }
 
@@ -215,15 +217,13 @@ static void test_post_timeout(void **state)
 static void test_post_killed(void **state)
 {
 	int port, fd = loopback(&port, true);
-	char url[64];
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/reports", port);
-	struct helper_post_request rq = {.url = url, .timeout_s = 30};
-	char err[640] = "";
-	assert_int_equal(post_report(&rq, 500 * NSEC_PER_MSEC, err, sizeof(err)), -ETIMEDOUT);
+	struct post p;
+	struct helper_post_request rq = {.timeout_s = 30};
+	assert_int_equal(post_report(&p, rq, port, 500 * NSEC_PER_MSEC), -ETIMEDOUT);
 	char want[160];
 	snprintf(want, sizeof(want),
-		 "%s: the post helper process did not finish within 0.5 s and was killed", url);
-	assert_string_equal(err, want);
+		 "%s: the post helper process did not finish within 0.5 s and was killed", p.url);
+	assert_string_equal(p.err, want);
 	close(fd);
 }
 
