@@ -22,11 +22,9 @@
 set -uo pipefail
 export LC_ALL=C
 
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-build}
-case "$BUILD" in /*) ;; *) BUILD="$SRC/$BUILD" ;; esac
-BIN="$BUILD/bin"
-WORK="$BUILD/bench"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_dirs "${1:-}" bench
 DATA="$WORK/data"
 RAW="$WORK/raw"
 TOOLS="$WORK/tools"
@@ -46,19 +44,7 @@ SECTIONS=" ${BENCH_SECTIONS:-1 2 3 4} "
 want() { case "$SECTIONS" in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 SKIP_PROBES=host.nfs.probe,host.image.share-manager
 
-pids=()
-tmp=$(mktemp -d /tmp/hvready-bench.XXXXXX)
-# shellcheck disable=SC2317 # run by the trap
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-say() { printf '== %s\n' "$*" >&2; }
+bench_init hvready-bench
 # A figure that could not be measured: recorded for summarize.py, which fails the run.
 not_measured() { printf '%s\t%s\n' "$1" "$2" >>"$RAW/not_measured.tsv"; say "NOT MEASURED $1: $2"; }
 harness_fail() { echo "bench: $*" >&2; exit 2; }
@@ -98,17 +84,6 @@ run_timed() {
 schedstat() { awk '{ printf "%s\t%s\n", $1, $2 }' "/proc/$1/schedstat" 2>/dev/null; }
 
 vm_kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null; }
-
-# wait_log FILE REGEX SECONDS: print the first match of REGEX (sed -E group 1).
-wait_log() {
-	local i m
-	for i in $(seq 1 $(($3 * 10))); do
-		m=$(sed -nE "s/$2/\\1/p" "$1" 2>/dev/null | head -n 1)
-		[ -n "$m" ] && { echo "$m"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
 
 # ---------------------------------------------------------------- preflight
 for t in "$BIN/hvready-agent" "$BIN/hvready-aggregator" "$BUILD/libhvcommon.a"; do
@@ -301,17 +276,7 @@ fi
 
 # ---------------------------------------------------------------- 3. ingest
 start_aggregator() { # STATE_DIR LOG -> sets agg_pid, agg_port
-	"$BIN/hvready-aggregator" serve --listen 127.0.0.1:0 --token-file "$tmp/token" \
-		--interval 30 --cluster-state "$1" 2>"$2" &
-	agg_pid=$!
-	pids+=("$agg_pid")
-	agg_port=$(wait_log "$2" '.*listening on 127\.0\.0\.1:([0-9]+).*' 10) || return 1
-	local i
-	for i in $(seq 1 100); do
-		curl -sf "http://127.0.0.1:$agg_port/readyz" >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	return 1
+	bench_aggregator "$2" 20 --token-file "$tmp/token" --interval 30 --cluster-state "$1"
 }
 
 head -c 32 /dev/urandom | base64 | tr -d '=+/' >"$tmp/token"

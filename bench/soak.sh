@@ -20,11 +20,9 @@
 # Loopback only; every process started here is stopped by its PID on exit.
 set -uo pipefail
 export LC_ALL=C
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-build}
-case "$BUILD" in /*) ;; *) BUILD="$SRC/$BUILD" ;; esac
-BIN="$BUILD/bin"
-WORK="$BUILD/soak"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_dirs "${1:-}" soak
 MINUTES=${SOAK_MINUTES:-10}
 AGENTS=${SOAK_AGENTS:-5000}
 PERIOD=${SOAK_PERIOD:-15}
@@ -41,18 +39,7 @@ done
 [ -x "$BIN/hvready-aggregator" ] || { echo "soak: no $BIN/hvready-aggregator (make build)" >&2; exit 2; }
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 
-pids=()
-tmp=$(mktemp -d /tmp/hvready-soak.XXXXXX)
-# shellcheck disable=SC2317 # run by the trap
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-say() { printf '== %s\n' "$*" >&2; }
+bench_init hvready-soak
 die() { echo "soak: $*" >&2; exit 2; }
 mkdir -p "$WORK/data"
 
@@ -77,24 +64,10 @@ fi
 say "the aggregator: --cluster-state of $AGENTS nodes, --interval 30"
 head -c 32 /dev/urandom | base64 | tr -d '=+/' >"$tmp/token"
 chmod 600 "$tmp/token"
-"$BIN/hvready-aggregator" serve --listen 127.0.0.1:0 --token-file "$tmp/token" --interval 30 \
-	--cluster-state "$cluster" 2>"$WORK/aggregator.log" &
-agg_pid=$!
-pids+=("$agg_pid")
-port=""
-for _ in $(seq 1 100); do
-	port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\) .*/\1/p' "$WORK/aggregator.log" | head -n 1)
-	[ -n "$port" ] && break
-	kill -0 "$agg_pid" 2>/dev/null || die "the aggregator exited: $(tail -n 3 "$WORK/aggregator.log")"
-	sleep 0.1
-done
-[ -n "$port" ] || die "the aggregator did not start"
-for _ in $(seq 1 600); do
-	curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$port/readyz" && break
-	kill -0 "$agg_pid" 2>/dev/null || die "the aggregator exited: $(tail -n 3 "$WORK/aggregator.log")"
-	sleep 0.5
-done
-curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$port/readyz" || die "the cluster state was not read in 5 minutes"
+bench_aggregator "$WORK/aggregator.log" 300 --token-file "$tmp/token" --interval 30 \
+	--cluster-state "$cluster" ||
+	die "the aggregator did not become ready within 5 minutes: $(tail -n 3 "$WORK/aggregator.log")"
+port=$agg_port
 
 say "$AGENTS agents, a report each every ${PERIOD}s, for $MINUTES min (samples every 10 s in $WORK/samples.csv)"
 python3 "$SRC/bench/soak_client.py" --port "$port" --pack "$tmp/pack" --token-file "$tmp/token" \

@@ -57,16 +57,20 @@ echo "   (host.nfs.probe and host.image.share-manager skipped: they would leave 
 pids+=($!)
 
 echo "== 4. waiting for this node's report in the verdict"
+# The verdict is recomputed at most once a second, after the report arrived:
+# wait until it counts this node as reporting.
+in_verdict() {
+	curl -sf --cacert "$tmp/ca.crt" "$url/v1/verdict" 2>/dev/null | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+sys.exit(not [n for n in v["nodes"] if n["name"] == "harvester-node-1" and n["reporting"]])' 2>/dev/null
+}
 ok=""
 for _ in $(seq 1 120); do
-	if curl -sf --cacert "$tmp/ca.crt" "$url/v1/nodes/harvester-node-1" >/dev/null 2>&1; then
-		ok=1
-		break
-	fi
+	in_verdict && { ok=1; break; }
 	sleep 0.5
 done
-[ -n "$ok" ] || die "no report from the agent within 60 s"
-sleep 1.5 # the verdict is recomputed at most once a second
+[ -n "$ok" ] || die "this node is not reporting in the verdict within 60 s"
 
 echo "== the verdict (GET /v1/verdict?format=text)"
 curl -sf --cacert "$tmp/ca.crt" "$url/v1/verdict?format=text" || die "GET /v1/verdict"

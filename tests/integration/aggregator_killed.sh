@@ -11,44 +11,25 @@
 # restarted server is healthy and the flood's POSTs are accepted again.
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-AGG="$HVREADY_BIN/hvready-aggregator"
 AGENT="$HVREADY_BIN/hvready-agent"
 INTERVAL=2
-tmp=$(mktemp -d)
-pids=()
-AGG_PID=""
+# shellcheck source=../tools/serve_lib.sh
+. "$HVREADY_SRC/tests/tools/serve_lib.sh"
+serve_test_init
+FAIL_TAIL=15
 FLOOD_PID=""
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -n 15 "$f"; }; done
-	exit 1
-}
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 
 printf 'restart-test-token-%s\n' "$$" >"$tmp/token"
 chmod 600 "$tmp/token"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-URL="http://127.0.0.1:$port"
 api() { curl -s --max-time 5 "$@"; }
-
-start_aggregator() {
-	"$AGG" serve --listen "127.0.0.1:$port" --token-file "$tmp/token" \
-		--cluster-state "$HVREADY_SRC/examples/cluster" --interval "$INTERVAL" 2>>"$tmp/aggregator.log" &
-	AGG_PID=$!
-	pids+=("$AGG_PID")
-	for _ in $(seq 1 100); do
-		curl -sf --max-time 2 -o /dev/null "$URL/readyz" 2>/dev/null && return 0
-		kill -0 "$AGG_PID" 2>/dev/null || fail "the aggregator exited at start"
-		sleep 0.1
-	done
-	fail "the aggregator did not become ready"
+# start LOG: the aggregator; a restart keeps the port of the first start.
+start() {
+	start_aggregator "$tmp/$1" --token-file "$tmp/token" \
+		--cluster-state "$HVREADY_SRC/examples/cluster" --interval "$INTERVAL" ||
+		fail "the aggregator did not become ready"
+	URL=$AGG_URL
+	port=${URL##*:}
+	AGG_LISTEN="127.0.0.1:$port"
 }
 # node-name report-age-seconds from /v1/nodes, one per line
 ages() {
@@ -61,18 +42,8 @@ except ValueError:
 for n in d["nodes"]:
     print(n["name"], n["report_age_seconds"])'
 }
-wait_for() { # seconds description command...
-	local secs=$1 what=$2
-	shift 2
-	local end=$((SECONDS + secs))
-	while [ $SECONDS -lt $end ]; do
-		"$@" && return 0
-		sleep 0.2
-	done
-	fail "$what (within ${secs}s)"
-}
 
-start_aggregator
+start aggregator.log
 roots=(a-debian-intel b-rhel9 b-slemicro55-harvester)
 start_agent() { # i interval
 	"$AGENT" run --aggregator "$URL" --token-file "$tmp/token" --node "harvester-node-$1" \
@@ -119,7 +90,7 @@ assert len(d) >= 2 and all(b > a for a, b in zip(d, d[1:])), d
 print("agent 4 backed off: %s s" % ", ".join("%.1f" % x for x in d))
 PY
 
-start_aggregator
+start aggregator-restarted.log
 restarted_at=$(date +%s.%N)
 t0=$SECONDS
 # Two intervals, and 2 s for a loaded machine.

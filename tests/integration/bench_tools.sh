@@ -8,29 +8,13 @@ set -uo pipefail
 SRC=${HVREADY_SRC:?}
 BIN=${HVREADY_BIN:?}
 BUILD=${HVREADY_BUILD:?}
-tmp=$(mktemp -d /tmp/hvready-bench-tools.XXXXXX)
-pids=()
-# shellcheck disable=SC2317 # run by the trap
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+# shellcheck source=../../bench/lib.sh
+. "$SRC/bench/lib.sh"
+bench_init hvready-bench-tools
 fail() {
 	echo "FAIL: $*" >&2
 	for f in "$tmp"/*.log "$tmp"/*.err; do [ -s "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }; done
 	exit 1
-}
-wait_match() { # FILE SED_REGEX SECONDS: print group 1 of the first match
-	local m
-	for _ in $(seq 1 $(($3 * 10))); do
-		m=$(sed -nE "s/$2/\\1/p" "$1" 2>/dev/null | head -n 1)
-		[ -n "$m" ] && { echo "$m"; return 0; }
-		sleep 0.1
-	done
-	return 1
 }
 json() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1"; }
 
@@ -60,14 +44,9 @@ json "$tmp/report.json" '[n for n in d["nodes"] if n.get("name") == "harvester-n
 # The pack over HTTP to the aggregator: 20 nodes once (prefill), then repeats.
 head -c 32 /dev/urandom | base64 | tr -d '=+/' >"$tmp/token"
 chmod 600 "$tmp/token"
-"$BIN/hvready-aggregator" serve --listen 127.0.0.1:0 --token-file "$tmp/token" \
-	--cluster-state "$SRC/examples/cluster" 2>"$tmp/agg.log" &
-pids+=($!)
-port=$(wait_match "$tmp/agg.log" '.*listening on 127\.0\.0\.1:([0-9]+).*' 30) || fail "aggregator did not start"
-for _ in $(seq 1 100); do
-	curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
-	sleep 0.2
-done
+bench_aggregator "$tmp/agg.log" 30 --token-file "$tmp/token" --cluster-state "$SRC/examples/cluster" ||
+	fail "aggregator did not start"
+port=$agg_port
 "$tmp/tools/loadgen" --port "$port" --pack "$tmp/pack" --connections 4 --duration 1 --warmup 0.2 \
 	--verdict-every-ms 200 --prefill-timeout 60 --token-file "$tmp/token" >"$tmp/agg.json" \
 	2>"$tmp/loadgen.err" || fail "loadgen against the aggregator did not complete"
@@ -91,7 +70,7 @@ unauth=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: applic
 # The baseline server answers the same load with 204.
 "$tmp/tools/bare_server" --port 0 >"$tmp/bare.out" 2>"$tmp/bare.err" &
 pids+=($!)
-bport=$(wait_match "$tmp/bare.out" '^listening on 127\.0\.0\.1:([0-9]+)$' 30) || fail "bare_server did not start"
+bport=$(wait_log "$tmp/bare.out" '^listening on 127\.0\.0\.1:([0-9]+)$' 30) || fail "bare_server did not start"
 "$tmp/tools/loadgen" --port "$bport" --pack "$tmp/pack" --connections 4 --duration 1 --warmup 0.2 \
 	>"$tmp/bare.json" 2>"$tmp/loadgen.err" || fail "loadgen against bare_server did not complete"
 [ "$(json "$tmp/bare.json" 'd["status"]["2xx"]')" -gt 0 ] || fail "bare_server answered nothing"

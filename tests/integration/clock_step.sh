@@ -18,7 +18,6 @@
 # - the aggregator still re-reads the cluster state every interval.
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-AGG="$HVREADY_BIN/hvready-aggregator"
 AGENT="$HVREADY_BIN/hvready-agent"
 INTERVAL=2
 FAKETIME_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1
@@ -26,21 +25,9 @@ FAKETIME_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1
 	echo "FAIL: $FAKETIME_LIB missing (Debian package faketime, scripts/install-deps.sh)"
 	exit 1
 }
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -n 12 "$f"; }; done
-	exit 1
-}
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+# shellcheck source=../tools/serve_lib.sh
+. "$HVREADY_SRC/tests/tools/serve_lib.sh"
+serve_test_init
 
 # step FILE OFFSET: the faked clock of the processes reading FILE, e.g. +3600.
 # Written whole and renamed: a process never reads half of it.
@@ -65,19 +52,11 @@ faked() {
 
 printf 'clock-test-token-%s\n' "$$" >"$tmp/token"
 chmod 600 "$tmp/token"
-faked "$tmp/agg.clock" "$AGG" serve --listen 127.0.0.1:0 --token-file "$tmp/token" \
-	--cluster-state "$HVREADY_SRC/examples/cluster" --interval "$INTERVAL" 2>"$tmp/aggregator.log" &
-AGG_PID=$!
-pids+=("$AGG_PID")
-port=""
-for _ in $(seq 1 100); do
-	port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\) .*/\1/p' "$tmp/aggregator.log" | head -n 1)
-	[ -n "$port" ] && break
-	kill -0 "$AGG_PID" 2>/dev/null || fail "the aggregator exited at start"
-	sleep 0.1
-done
-[ -n "$port" ] || fail "the aggregator did not start"
-URL="http://127.0.0.1:$port"
+AGG_WRAP=(faked "$tmp/agg.clock")
+start_aggregator "$tmp/aggregator.log" --token-file "$tmp/token" \
+	--cluster-state "$HVREADY_SRC/examples/cluster" --interval "$INTERVAL" ||
+	fail "the aggregator did not start"
+URL=$AGG_URL
 
 roots=(a-debian-intel b-rhel9 b-slemicro55-harvester)
 declare -A agent_pid

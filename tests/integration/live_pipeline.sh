@@ -10,24 +10,16 @@
 # intervals.
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-AGG="$HVREADY_BIN/hvready-aggregator"
 AGENT="$HVREADY_BIN/hvready-agent"
-tmp=$(mktemp -d)
+# shellcheck source=../tools/serve_lib.sh
+. "$HVREADY_SRC/tests/tools/serve_lib.sh"
+serve_test_init
+FAIL_TAIL=15
 tag="hv$$"
-pids=()
 nss=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+extra_cleanup() {
 	for n in "${nss[@]}"; do ip netns del "$n" 2>/dev/null || true; done
 	for i in 1 2 3; do ip link del "${tag}a$i" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -15 "$f"; }; done
-	exit 1
 }
 INTERVAL=3
 # The three namespaces are this test's own hosts (netguard.h).
@@ -79,20 +71,17 @@ current-context: fake
 YAML
 
 # --- the aggregator -----------------------------------------------------------
-agg_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("0.0.0.0",0)); print(s.getsockname()[1])')
-start_aggregator() {
-	"$AGG" serve --listen "0.0.0.0:$agg_port" --tls-cert "$tmp/aggregator.crt" \
+# On all addresses: the agents reach it from their namespaces over the veths.
+AGG_LISTEN=0.0.0.0:0
+AGG_CURL=(--cacert "$tmp/ca.crt")
+start() { # log
+	start_aggregator "$tmp/$1" --tls-cert "$tmp/aggregator.crt" \
 		--tls-key "$tmp/aggregator.key" --kubeconfig "$tmp/kubeconfig" --tokenreview \
-		--interval "$INTERVAL" 2>>"$tmp/aggregator.log" &
-	AGG_PID=$!
-	pids+=($AGG_PID)
-	for _ in $(seq 1 100); do
-		curl -sf --cacert "$tmp/ca.crt" "https://127.0.0.1:$agg_port/readyz" >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	fail "the aggregator did not become ready"
+		--interval "$INTERVAL" || fail "the aggregator did not become ready"
+	agg_port=${AGG_URL##*:}
+	AGG_LISTEN="0.0.0.0:$agg_port" # a restart keeps the port
 }
-start_aggregator
+start aggregator.log
 api() { curl -s --cacert "$tmp/ca.crt" "$@"; }
 
 # --- three nodes: network namespaces with a veth each ---------------------------
@@ -123,27 +112,6 @@ for i in 1 2 3; do
 	start_agent "$i"
 done
 
-nodes_reporting() { # prints the reporting node names from /v1/verdict
-	api "https://127.0.0.1:$agg_port/v1/verdict" | python3 -c '
-import json, sys
-try:
-    v = json.load(sys.stdin)
-except ValueError:
-    sys.exit(0)
-for f in v["findings"]:
-    pass
-print(" ".join(sorted(n["name"] for n in v["nodes"] if n["reporting"])))'
-}
-wait_for() { # seconds description command...
-	local secs=$1 what=$2
-	shift 2
-	local end=$((SECONDS + secs))
-	while [ $SECONDS -lt $end ]; do
-		"$@" && return 0
-		sleep 0.5
-	done
-	fail "$what (within ${secs}s)"
-}
 all_three() { [ "$(api "https://127.0.0.1:$agg_port/v1/nodes" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["nodes"]))')" = 3 ]; }
 wait_for 60 "three nodes reporting" all_three
 echo "three agents in three namespaces report over TLS with reviewed tokens"
@@ -231,7 +199,7 @@ echo "stopped agent: harvester-node-3 UNKNOWN after $((SECONDS - t0))s, no gate 
 kill "$AGG_PID"
 wait "$AGG_PID" 2>/dev/null || true
 sleep 1
-start_aggregator
+start aggregator-restarted.log
 t0=$SECONDS
 two_back() { [ "$(api "https://127.0.0.1:$agg_port/v1/nodes" | python3 -c 'import json,sys; print(" ".join(sorted(n["name"] for n in json.load(sys.stdin)["nodes"])))' 2>/dev/null)" = "harvester-node-1 harvester-node-2" ]; }
 wait_for $((2 * INTERVAL + 6)) "nodes 1 and 2 back after the aggregator restart" two_back

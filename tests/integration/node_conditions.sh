@@ -13,34 +13,14 @@
 #  - no RBAC for nodes/status: a clear message, one refused patch per round.
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-AGG="$HVREADY_BIN/hvready-aggregator"
 FAKE="$HVREADY_SRC/tests/tools/fake_apiserver.py"
 REPORTER="$HVREADY_SRC/tests/integration/lib/nc_reporter.py"
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	for f in "$tmp"/*.log "$tmp"/record*.jsonl; do [ -f "$f" ] && { echo "--- $f"; tail -12 "$f"; }; done
-	exit 1
-}
-wait_for() { # seconds description command...
-	local end=$((SECONDS + $1)) what=$2
-	shift 2
-	while [ $SECONDS -lt $end ]; do
-		"$@" 2>/dev/null && return 0
-		sleep 0.3
-	done
-	fail "$what (within ${end}s of the test)"
-}
+# shellcheck source=../tools/serve_lib.sh
+. "$HVREADY_SRC/tests/tools/serve_lib.sh"
+serve_test_init
+FAIL_GLOB="$tmp/record*.jsonl"
 INTERVAL=2
 LEASE_S=$((3 * INTERVAL))
 
@@ -117,23 +97,15 @@ YAML
 }
 printf 'agent-secret-token' >"$tmp/agent.token"
 chmod 600 "$tmp/agent.token"
-declare -A AGG_PID AGG_PORT
-start_aggregator() { # name kubeconfig
-	local name=$1 log="$tmp/aggregator-$1.log"
-	POD_NAME="agg-$name" POD_NAMESPACE=hvready-system \
-		"$AGG" serve --listen 127.0.0.1:0 --tls-cert "$tmp/aggregator.crt" \
+declare -A AGGS AGG_PORT
+AGG_CURL=(--cacert "$tmp/ca.crt")
+start_agg() { # name kubeconfig
+	AGG_WRAP=(env POD_NAME="agg-$1" POD_NAMESPACE=hvready-system)
+	start_aggregator "$tmp/aggregator-$1.log" --tls-cert "$tmp/aggregator.crt" \
 		--tls-key "$tmp/aggregator.key" --kubeconfig "$2" --token-file "$tmp/agent.token" \
-		--interval "$INTERVAL" --node-conditions 2>>"$log" &
-	AGG_PID[$name]=$!
-	pids+=($!)
-	local port=""
-	for _ in $(seq 1 100); do
-		port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\) (https).*/\1/p' "$log" | tail -n1)
-		[ -n "$port" ] && curl -sf --cacert "$tmp/ca.crt" "https://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
-		sleep 0.1
-	done
-	[ -n "$port" ] || fail "aggregator $name did not start"
-	AGG_PORT[$name]=$port
+		--interval "$INTERVAL" --node-conditions || fail "aggregator $1 did not start"
+	AGGS[$1]=$AGG_PID
+	AGG_PORT[$1]=${AGG_URL##*:}
 }
 set_state() { # JSON
 	printf '%s\n' "$1" >"$tmp/state.json.new"
@@ -186,8 +158,8 @@ FAKE_MAIN=$FAKE_PORT
 kubeconfig "$tmp/kc-a" "$FAKE_MAIN" tok-a
 kubeconfig "$tmp/kc-b" "$FAKE_MAIN" tok-b
 set_state '{"nodes": ["harvester-node-1", "harvester-node-2", "harvester-node-3"]}'
-start_aggregator a "$tmp/kc-a"
-start_aggregator b "$tmp/kc-b"
+start_agg a "$tmp/kc-a"
+start_agg b "$tmp/kc-b"
 "$PY" "$REPORTER" "$tmp/state.json" \
 	"https://127.0.0.1:${AGG_PORT[a]}/v1/reports,https://127.0.0.1:${AGG_PORT[b]}/v1/reports" \
 	"$tmp/ca.crt" "$tmp/agent.token" "$INTERVAL" 2>>"$tmp/reporter.log" &
@@ -308,9 +280,10 @@ PY
 echo "node 2 reason NFSKernelClientFailed -> NFSClientFailed: patched, lastTransitionTime kept, no event"
 
 # --- the holder stops: the other takes over after the Lease expired ------------
+kill "${AGGS[$first]}"
+wait "${AGGS[$first]}" 2>/dev/null || true
+# Counted once it exited: a round in flight at SIGTERM still completes.
 before=$(wc -l <"$tmp/record-main.jsonl")
-kill "${AGG_PID[$first]}"
-wait "${AGG_PID[$first]}" 2>/dev/null || true
 t0=$SECONDS
 took_over() { rec "agg-$other" <<<'assert lease()["spec"]["holderIdentity"] == args[0]'; }
 wait_for $((3 * LEASE_S + 10)) "agg-$other holds the Lease" took_over
@@ -376,7 +349,7 @@ PY
 # --- no RBAC for nodes/status: one refused patch per round, a clear message -----
 start_fake denied --forbid nodes/status
 kubeconfig "$tmp/kc-c" "$FAKE_PORT" tok-c
-start_aggregator c "$tmp/kc-c"
+start_agg c "$tmp/kc-c"
 "$PY" "$REPORTER" "$tmp/state.json" "https://127.0.0.1:${AGG_PORT[c]}/v1/reports" \
 	"$tmp/ca.crt" "$tmp/agent.token" "$INTERVAL" 2>>"$tmp/reporter.log" &
 pids+=($!)
@@ -392,8 +365,7 @@ echo "no RBAC: '$(grep -m1 -o 'the aggregator needs patch on nodes/status[^,]*' 
 
 # --- a clean stop (under sanitizers: no leak, no error report) ------------------
 for n in "$other" c; do
-	kill "${AGG_PID[$n]}"
-	wait "${AGG_PID[$n]}" || fail "aggregator $n exited with $? on SIGTERM"
+	stop_pid "${AGGS[$n]}" || fail "aggregator $n exited with $? on SIGTERM"
 done
 if grep -l "Sanitizer" "$tmp"/aggregator-*.log; then
 	fail "sanitizer reports in the aggregators' logs"

@@ -16,23 +16,14 @@
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
 AGENT="$HVREADY_BIN/hvready-agent"
-TMP=$(mktemp -d)
+# shellcheck source=../tools/serve_lib.sh
+. "$HVREADY_SRC/tests/tools/serve_lib.sh"
+serve_test_init
+FAIL_TAIL=10
+TMP=$tmp
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	kt_cleanup
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	for f in "$TMP"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -n 10 "$f"; }; done
-	exit 1
-}
+extra_cleanup() { kt_cleanup; }
 SECRET="s3cr3t-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 WRONG="wr0ng-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 ROOT="$HVREADY_SRC/tests/fixtures/hostroots/b-rhel9"
@@ -72,22 +63,14 @@ refuse "--tls-key" "$TMP/agg.key" 644 --token-file "$TMP/token" --tls-cert "$TMP
 chmod 640 "$TMP/agg.key" # group-readable (ssl-cert group) is fine
 
 echo "== 1. TLS verification is on by default"
-"$AGG" serve --listen 127.0.0.1:0 --token-file "$TMP/token" --tls-cert "$TMP/agg.crt" \
-	--tls-key "$TMP/agg.key" --cluster-state "$HVREADY_SRC/examples/cluster" --interval 2 \
-	2>"$TMP/aggregator.log" &
-AGG_PID=$!
-pids+=("$AGG_PID")
-port=""
-for _ in $(seq 1 100); do
-	port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\) .*/\1/p' "$TMP/aggregator.log" | head -n 1)
-	[ -n "$port" ] && break
-	kill -0 "$AGG_PID" 2>/dev/null || fail "the aggregator exited at start"
-	sleep 0.1
-done
-[ -n "$port" ] || fail "the aggregator did not start"
-URL="https://127.0.0.1:$port"
+AGG_CURL=(--cacert "$TMP/hvready-ca.crt")
+start_aggregator "$TMP/aggregator.log" --token-file "$TMP/token" --tls-cert "$TMP/agg.crt" \
+	--tls-key "$TMP/agg.key" --cluster-state "$HVREADY_SRC/examples/cluster" --interval 2 ||
+	fail "the aggregator did not start"
+URL=$AGG_URL
+MAIN_PID=$AGG_PID
+port=${URL##*:}
 api() { curl -s --max-time 5 --cacert "$TMP/hvready-ca.crt" "$@"; }
-for _ in $(seq 1 100); do api -f -o /dev/null "$URL/readyz" && break; sleep 0.1; done
 
 # agent_try NAME URL [--ca-file F]: run an agent until it has tried twice.
 agent_try() {
@@ -167,26 +150,21 @@ echo "{\"$SECRET-node\": {\"user\": \"system:serviceaccount:hvready-system:hvrea
 kt_fake api --fixtures "$FIXTURES/harvester" --token admin-token --require-auth --tokenreview "$TMP/reviews.json"
 mkdir -p "$TMP/kc"
 kt_kubeconfig "$TMP/kc/config" "https://127.0.0.1:$FAKE_PORT" inline-token admin-token
-"$AGG" serve --listen 127.0.0.1:0 --kubeconfig "$TMP/kc/config" --tokenreview --interval 2 \
-	2>"$TMP/aggregator-tr.log" &
-TR_PID=$!
-pids+=("$TR_PID")
-trport=""
-for _ in $(seq 1 100); do
-	trport=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\) .*/\1/p' "$TMP/aggregator-tr.log" | head -n 1)
-	[ -n "$trport" ] && curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$trport/readyz" && break
-	sleep 0.1
-done
+AGG_CURL=()
+start_aggregator "$TMP/aggregator-tr.log" --kubeconfig "$TMP/kc/config" --tokenreview --interval 2 ||
+	fail "the --tokenreview aggregator did not start"
+TR_URL=$AGG_URL
+TR_PID=$AGG_PID
 for tok in "$WRONG" "$SECRET" "$SECRET-node"; do
 	curl -s --max-time 10 -o "$TMP/tr-body" -H "Content-Type: application/msgpack" \
 		-H "Authorization: Bearer $tok" --data-binary "@$TMP/report.msgpack" \
-		"http://127.0.0.1:$trport/v1/reports" >/dev/null || true
+		"$TR_URL/v1/reports" >/dev/null || true
 	grep -q -e "$WRONG" -e "$SECRET" "$TMP/tr-body" && fail "the token review answer echoed a token"
 done
 api "$URL/v1/verdict" >"$TMP/verdict.out"
 api "$URL/metrics" >"$TMP/metrics.out"
-kill "$AGG_PID" "$TR_PID"
-wait "$AGG_PID" "$TR_PID" 2>/dev/null || true
+kill "$MAIN_PID" "$TR_PID"
+wait "$MAIN_PID" "$TR_PID" 2>/dev/null || true
 keybits=$(grep -v -- '-----' "$TMP/agg.key" | head -n 3)
 for f in "$TMP"/*.log "$TMP/verdict.out" "$TMP/metrics.out"; do
 	[ "$f" = "$TMP/api.log" ] && continue # the fake API server's own request log

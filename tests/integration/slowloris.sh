@@ -14,43 +14,22 @@
 # open files are back to the baseline.
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-AGG="$HVREADY_BIN/hvready-aggregator"
 AGENT="$HVREADY_BIN/hvready-agent"
 TOOL="$HVREADY_SRC/tests/tools/slowloris.py"
 NOFILE=512
 ATTACK_S=40
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -n 12 "$f"; }; done
-	exit 1
-}
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+# shellcheck source=../tools/serve_lib.sh
+. "$HVREADY_SRC/tests/tools/serve_lib.sh"
+serve_test_init
 
 printf 'slowloris-token-%s\n' "$$" >"$tmp/token"
 chmod 600 "$tmp/token"
-prlimit --nofile=$NOFILE:$NOFILE "$AGG" serve --listen 127.0.0.1:0 --token-file "$tmp/token" \
-	--cluster-state "$HVREADY_SRC/examples/cluster" --interval 2 2>"$tmp/aggregator.log" &
-AGG_PID=$!
-pids+=("$AGG_PID")
-port=""
-for _ in $(seq 1 100); do
-	port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\) .*/\1/p' "$tmp/aggregator.log" | head -n 1)
-	[ -n "$port" ] && break
-	kill -0 "$AGG_PID" 2>/dev/null || fail "the aggregator exited at start"
-	sleep 0.1
-done
-[ -n "$port" ] || fail "the aggregator did not start"
-URL="http://127.0.0.1:$port"
-for _ in $(seq 1 100); do curl -sf --max-time 2 -o /dev/null "$URL/readyz" && break; sleep 0.1; done
+AGG_WRAP=(prlimit "--nofile=$NOFILE:$NOFILE")
+start_aggregator "$tmp/aggregator.log" --token-file "$tmp/token" \
+	--cluster-state "$HVREADY_SRC/examples/cluster" --interval 2 ||
+	fail "the aggregator did not start"
+URL=$AGG_URL
+port=${URL##*:}
 
 "$AGENT" run --aggregator "$URL" --token-file "$tmp/token" --node harvester-node-1 \
 	--host-root "$HVREADY_SRC/tests/fixtures/hostroots/b-rhel9" --interval 2 --timeout 5 \

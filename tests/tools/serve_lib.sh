@@ -1,34 +1,58 @@
+# shellcheck shell=bash
 # Sourced by integration tests: run hvready-aggregator serve on a free
-# loopback port. It binds port 0 and logs "listening on 127.0.0.1:PORT"; the
-# port is read back from its log, so no other process can take it meanwhile.
+# loopback port. It binds port 0 and logs "listening on HOST:PORT (SCHEME)";
+# the port is read back from its log, so no other process can take it meanwhile.
 #
 #   start_aggregator LOG [serve options...]   sets AGG_PID and AGG_URL, waits
 #                                             until /readyz answers 200
 #   stop_aggregator                           SIGTERM, then SIGKILL after 5 s;
 #                                             returns non-zero unless it exited 0
 #                                             (under ASan: without a leak)
+#   stop_pid PID                              the same for another process
 #
 # Both are bounded: start gives up after 10 s (or as soon as the process
-# exits) and returns 1.
+# exits) and returns 1. Settings read by start_aggregator, kept until changed:
+#   AGG_LISTEN  --listen address (127.0.0.1:0; HOST:PORT to restart on a port)
+#   AGG_WRAP    a command the aggregator runs under (prlimit ..., env ...)
+#   AGG_CURL    options of the readiness probe (--cacert CA for https)
+# AGG_URL is always http(s)://127.0.0.1:PORT, the scheme as the server logs it.
+#
+# For tests with several processes (call serve_test_init after sourcing):
+#   tmp         a fresh directory, removed at exit
+#   pids        processes killed and waited for at exit (start_aggregator
+#               adds its own); a function extra_cleanup, if defined, runs too
+#   fail MSG    prints MSG and the tail (FAIL_TAIL lines) of every $tmp/*.log
+#               and of the files FAIL_GLOB (a pattern) names, exits 1
+#   wait_for SECS WHAT CMD...  runs CMD until it succeeds, else fails "WHAT"
 
 AGG_PID=""
 AGG_URL=""
+AGG_LISTEN=127.0.0.1:0
+AGG_WRAP=()
+AGG_CURL=()
+pids=()
 
 start_aggregator() {
-	local log=$1 port="" i
+	local log=$1 line="" port
 	shift
-	"$HVREADY_BIN/hvready-aggregator" serve --listen 127.0.0.1:0 "$@" 2>"$log" &
+	${AGG_WRAP[@]+"${AGG_WRAP[@]}"} "$HVREADY_BIN/hvready-aggregator" serve --listen "$AGG_LISTEN" "$@" 2>"$log" &
 	AGG_PID=$!
-	for i in $(seq 1 100); do
-		port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\) .*/\1/p' "$log" | head -n 1)
-		[ -n "$port" ] && break
+	pids+=("$AGG_PID")
+	for _ in $(seq 1 100); do
+		line=$(grep -m 1 -o 'listening on [^ ]*:[0-9][0-9]* (https*)' "$log" || true)
+		[ -n "$line" ] && break
 		kill -0 "$AGG_PID" 2>/dev/null || return 1
 		sleep 0.1
 	done
-	[ -n "$port" ] || return 1
-	AGG_URL="http://127.0.0.1:$port"
-	for i in $(seq 1 100); do
-		if curl -fsS -o /dev/null --max-time 2 "$AGG_URL/readyz" 2>/dev/null; then
+	[ -n "$line" ] || return 1
+	port=${line##*:}
+	port=${port%% *}
+	case $line in
+	*"(https)") AGG_URL="https://127.0.0.1:$port" ;;
+	*) AGG_URL="http://127.0.0.1:$port" ;;
+	esac
+	for _ in $(seq 1 100); do
+		if curl -fsS -o /dev/null --max-time 2 ${AGG_CURL[@]+"${AGG_CURL[@]}"} "$AGG_URL/readyz" 2>/dev/null; then
 			return 0
 		fi
 		kill -0 "$AGG_PID" 2>/dev/null || return 1
@@ -38,19 +62,63 @@ start_aggregator() {
 }
 
 stop_aggregator() {
-	local i rc=0 killed=0
-	[ -n "$AGG_PID" ] || return 0
-	kill "$AGG_PID" 2>/dev/null || true
-	for i in $(seq 1 50); do
-		kill -0 "$AGG_PID" 2>/dev/null || break
+	local rc=0
+	stop_pid "$AGG_PID" || rc=$?
+	AGG_PID=""
+	return "$rc"
+}
+
+stop_pid() {
+	local pid=$1 rc=0
+	[ -n "$pid" ] || return 0
+	kill "$pid" 2>/dev/null || true
+	for _ in $(seq 1 50); do
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	if kill -0 "$AGG_PID" 2>/dev/null; then
-		kill -9 "$AGG_PID" 2>/dev/null || true
-		killed=1
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -9 "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		return 137
 	fi
-	wait "$AGG_PID" 2>/dev/null || rc=$?
-	AGG_PID=""
-	[ "$killed" -eq 0 ] || return 137
+	wait "$pid" 2>/dev/null || rc=$?
 	return "$rc"
+}
+
+FAIL_TAIL=12
+FAIL_GLOB=""
+
+serve_test_init() {
+	tmp=$(mktemp -d)
+	trap serve_test_cleanup EXIT
+	# Tests talk to loopback only: a proxy from the environment must not apply.
+	unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+}
+
+serve_test_cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	if declare -F extra_cleanup >/dev/null; then extra_cleanup; fi
+	rm -rf "$tmp"
+}
+
+fail() {
+	local f
+	echo "FAIL: $*"
+	for f in "$tmp"/*.log $FAIL_GLOB; do
+		[ -f "$f" ] && { echo "--- $f"; tail -n "$FAIL_TAIL" "$f"; }
+	done
+	exit 1
+}
+
+wait_for() {
+	local secs=$1 what=$2
+	shift 2
+	local end=$((SECONDS + secs))
+	while [ $SECONDS -lt $end ]; do
+		"$@" 2>/dev/null && return 0
+		sleep 0.3
+	done
+	fail "$what (within ${secs}s)"
 }

@@ -19,31 +19,26 @@
 
 #define SECOND NSEC_PER_SEC
 
-static void opts(struct agent_opts *o, const char *root)
-{
-	agent_opts_init(o);
-	free(o->host_root);
-	o->host_root = xstrdup(root);
-	o->node = xstrdup("harvester-node-7");
-	o->timeout_s = 2;
-}
-
-static struct strv nfs_only(void)
-{
-	struct strv v = {0};
-	strv_add(&v, "host.nfs.probe");
-	return v;
-}
-
-static int closed_port(void)
+/* A socket bound to a free loopback port (in *port), listening or not.
+ * Listening, it accepts (the kernel does) and never answers. */
+static int loopback(int *port, bool listening)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	if (listening)
+		assert_int_equal(listen(fd, 4), 0);
 	socklen_t l = sizeof(a);
-	getsockname(fd, (struct sockaddr *)&a, &l);
-	close(fd);
-	return ntohs(a.sin_port);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static int closed_port(void)
+{
+	int port;
+	close(loopback(&port, false));
+	return port;
 }
 
 static bool never(void *arg)
@@ -56,19 +51,50 @@ static bool always(void *arg)
 	return true;
 }
 
+/* A probe helper for host.nfs.probe, as the daemon starts it for node
+ * harvester-node-7 on host root root, with one NFS endpoint (or none). */
+struct probe {
+	struct agent_opts o;
+	struct strv ids;
+	struct helper h;
+	char err[512];
+};
+
+static void probe_start(struct probe *p, const char *root, const char *endpoint,
+			int64_t deadline_ns)
+{
+	agent_opts_init(&p->o);
+	free(p->o.host_root);
+	p->o.host_root = xstrdup(root);
+	p->o.node = xstrdup("harvester-node-7");
+	p->o.timeout_s = 2;
+	if (endpoint)
+		strv_add(&p->o.targets.nfs_endpoints, endpoint);
+	p->ids = (struct strv){0};
+	strv_add(&p->ids, "host.nfs.probe");
+	p->err[0] = '\0';
+	assert_int_equal(
+	    helper_start_probe(&p->h, &p->o, &p->ids, deadline_ns, p->err, sizeof(p->err)), 0);
+}
+
+/* helper_finish_probe's result; frees what probe_start made. */
+static int probe_finish(struct probe *p, bool (*stop)(void *), struct node_report *r)
+{
+	int rc = helper_finish_probe(&p->h, stop, NULL, r, p->err, sizeof(p->err));
+	strv_clear(&p->ids);
+	agent_opts_clear(&p->o);
+	return rc;
+}
+
 /* No endpoints: the helper runs the check, which says so; the node is ours. */
 static void test_probe_no_targets(void **state)
 {
-	struct agent_opts o;
-	opts(&o, "/");
-	struct strv ids = nfs_only();
-	struct helper h;
-	char err[512] = "";
-	assert_int_equal(helper_start_probe(&h, &o, &ids, 30 * SECOND, err, sizeof(err)), 0);
-	assert_true(h.pid > 0);
+	struct probe p;
+	probe_start(&p, "/", NULL, 30 * SECOND);
+	assert_true(p.h.pid > 0);
 	struct node_report r;
-	assert_int_equal(helper_finish_probe(&h, never, NULL, &r, err, sizeof(err)), 0);
-	assert_int_equal(h.pid, 0);
+	assert_int_equal(probe_finish(&p, never, &r), 0);
+	assert_int_equal(p.h.pid, 0);
 	assert_int_equal(r.results.n, 1);
 	const struct finding *f = &r.results.items[0];
 	assert_string_equal(f->check, "host.nfs.probe");
@@ -76,93 +102,65 @@ static void test_probe_no_targets(void **state)
 	assert_string_equal(f->message, "no RWX share endpoints to probe");
 	assert_string_equal(r.node, "harvester-node-7");
 	node_report_clear(&r);
-	strv_clear(&ids);
-	agent_opts_clear(&o);
 }
 
 /* The targets travel to the helper: the endpoint is probed (and refused). */
 static void test_probe_targets_reach_the_helper(void **state)
 {
-	struct agent_opts o;
-	opts(&o, "/");
 	char url[64];
 	snprintf(url, sizeof(url), "nfs://127.0.0.1:%d/pvc-1", closed_port());
-	strv_add(&o.targets.nfs_endpoints, url);
-	struct strv ids = nfs_only();
-	struct helper h;
-	char err[512] = "";
-	assert_int_equal(helper_start_probe(&h, &o, &ids, 30 * SECOND, err, sizeof(err)), 0);
+	struct probe p;
+	probe_start(&p, "/", url, 30 * SECOND);
 	struct node_report r;
-	assert_int_equal(helper_finish_probe(&h, never, NULL, &r, err, sizeof(err)), 0);
+	assert_int_equal(probe_finish(&p, never, &r), 0);
 	assert_int_equal(r.results.n, 1);
 	const struct finding *f = &r.results.items[0];
 	assert_int_equal(f->status, STATUS_FAIL);
 	assert_non_null(strstr(f->message, url));
 	assert_non_null(strstr(f->message, "refused"));
 	node_report_clear(&r);
-	strv_clear(&ids);
-	agent_opts_clear(&o);
 }
 
 /* A helper that fails says how. */
 static void test_probe_helper_fails(void **state)
 {
-	struct agent_opts o;
-	opts(&o, "/nonexistent/host-root");
-	struct strv ids = nfs_only();
-	struct helper h;
-	char err[512] = "";
-	assert_int_equal(helper_start_probe(&h, &o, &ids, 30 * SECOND, err, sizeof(err)), 0);
+	struct probe p;
+	probe_start(&p, "/nonexistent/host-root", NULL, 30 * SECOND);
 	struct node_report r;
-	assert_int_equal(helper_finish_probe(&h, never, NULL, &r, err, sizeof(err)), -ECHILD);
-	assert_string_equal(err, "the probe helper process exited with status 2");
+	assert_int_equal(probe_finish(&p, never, &r), -ECHILD);
+	assert_string_equal(p.err, "the probe helper process exited with status 2");
 	assert_int_equal(r.results.n, 0);
-	strv_clear(&ids);
-	agent_opts_clear(&o);
 }
 
 /* A helper that hangs is killed at its deadline, and reaped. */
 static void test_probe_deadline(void **state)
 {
-	struct agent_opts o;
-	opts(&o, "/");
-	struct strv ids = nfs_only();
-	struct helper h;
-	char err[512] = "";
-	assert_int_equal(helper_start_probe(&h, &o, &ids, 300 * NSEC_PER_MSEC, err, sizeof(err)),
-			 0);
-	pid_t pid = h.pid;
+	struct probe p;
+	probe_start(&p, "/", NULL, 300 * NSEC_PER_MSEC);
+	pid_t pid = p.h.pid;
 	assert_int_equal(kill(pid, SIGSTOP), 0);
 	int64_t t0 = util_now_mono_ns();
 	struct node_report r;
-	assert_int_equal(helper_finish_probe(&h, never, NULL, &r, err, sizeof(err)), -ETIMEDOUT);
+	assert_int_equal(probe_finish(&p, never, &r), -ETIMEDOUT);
 	int64_t took = util_now_mono_ns() - t0;
-	assert_string_equal(err,
+	assert_string_equal(p.err,
 			    "the probe helper process did not finish within 0.3 s and was killed");
 	assert_true(took < 3 * SECOND);
 	assert_int_equal(kill(pid, 0), -1); /* killed and reaped: gone */
 	assert_int_equal(errno, ESRCH);
-	strv_clear(&ids);
-	agent_opts_clear(&o);
 }
 
 /* The daemon stopping stops the helper. */
 static void test_probe_stopped(void **state)
 {
-	struct agent_opts o;
-	opts(&o, "/");
-	struct strv ids = nfs_only();
-	struct helper h;
-	char err[512] = "";
-	assert_int_equal(helper_start_probe(&h, &o, &ids, 30 * SECOND, err, sizeof(err)), 0);
-	pid_t pid = h.pid;
+	struct probe p;
+	probe_start(&p, "/", NULL, 30 * SECOND);
+	pid_t pid = p.h.pid;
 	kill(pid, SIGSTOP);
 	struct node_report r;
-	assert_int_equal(helper_finish_probe(&h, always, NULL, &r, err, sizeof(err)), -ECANCELED);
-	assert_string_equal(err, "the probe helper process was stopped with the daemon");
+	assert_int_equal(probe_finish(&p, always, &r), -ECANCELED);
+	assert_string_equal(p.err, "the probe helper process was stopped with the daemon");
 	assert_int_equal(kill(pid, 0), -1);
-	strv_clear(&ids);
-	agent_opts_clear(&o);
 }
 
 static void report(struct node_report *r)
@@ -173,72 +171,60 @@ static void report(struct node_report *r)
 	finding_remedy(f, "%s", "");
 }
 
+struct post {
+	char url[64];
+	char err[640];
+};
+
+/* helper_post of a small report to the loopback port with rq's settings. */
+static int post_report(struct post *p, struct helper_post_request rq, int port, int64_t deadline_ns)
+{
+	snprintf(p->url, sizeof(p->url), "http://127.0.0.1:%d/v1/reports", port);
+	struct node_report rep;
+	report(&rep);
+	rq.url = p->url;
+	rq.report = &rep;
+	struct http_post_reply r;
+	p->err[0] = '\0';
+	int rc = helper_post(&rq, deadline_ns, never, NULL, &r, p->err, sizeof(p->err));
+	node_report_clear(&rep);
+	return rc;
+}
+
 /* The post helper's answer comes back with http_post_run's reason. */
 static void test_post_refused(void **state)
 {
-	struct node_report rep;
-	report(&rep);
-	char url[64];
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/reports", closed_port());
-	struct helper_post_request rq = {
-	    .url = url, .token = "t0ken", .timeout_s = 2, .last_rtt_ns = 5, .report = &rep};
-	struct http_post_reply r;
-	char err[640] = "";
-	assert_int_equal(helper_post(&rq, 10 * SECOND, never, NULL, &r, err, sizeof(err)),
-			 -ECONNREFUSED);
+	struct post p;
+	struct helper_post_request rq = {.token = "t0ken", .timeout_s = 2, .last_rtt_ns = 5};
+	assert_int_equal(post_report(&p, rq, closed_port(), 10 * SECOND), -ECONNREFUSED);
 	char want[128];
-	snprintf(want, sizeof(want), "%s: connection refused", url);
-	assert_string_equal(err, want);
-	node_report_clear(&rep);
+	snprintf(want, sizeof(want), "%s: connection refused", p.url);
+	assert_string_equal(p.err, want);
 }
 
 /* A server that accepts and never answers: the helper's own timeout, not the kill. */
 static void test_post_timeout(void **state)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	socklen_t l = sizeof(a);
-	getsockname(fd, (struct sockaddr *)&a, &l);
-	struct node_report rep;
-	report(&rep);
-	char url[64];
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/reports", ntohs(a.sin_port));
-	struct helper_post_request rq = {.url = url, .timeout_s = 1, .report = &rep};
-	struct http_post_reply r;
-	char err[640] = "";
-	assert_int_equal(helper_post(&rq, 10 * SECOND, never, NULL, &r, err, sizeof(err)),
-			 -ETIMEDOUT);
-	assert_non_null(strstr(err, "no complete reply within"));
+	int port, fd = loopback(&port, true);
+	struct post p;
+	struct helper_post_request rq = {.timeout_s = 1};
+	assert_int_equal(post_report(&p, rq, port, 10 * SECOND), -ETIMEDOUT);
+	assert_non_null(strstr(p.err, "no complete reply within"));
 	close(fd);
-	node_report_clear(&rep);
 }
 
 /* The post helper killed at the daemon's deadline (shorter than its own timeouts). */
 static void test_post_killed(void **state)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	socklen_t l = sizeof(a);
-	getsockname(fd, (struct sockaddr *)&a, &l);
-	struct node_report rep;
-	report(&rep);
-	char url[64];
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/reports", ntohs(a.sin_port));
-	struct helper_post_request rq = {.url = url, .timeout_s = 30, .report = &rep};
-	struct http_post_reply r;
-	char err[640] = "";
-	assert_int_equal(helper_post(&rq, 500 * NSEC_PER_MSEC, never, NULL, &r, err, sizeof(err)),
-			 -ETIMEDOUT);
+	int port, fd = loopback(&port, true);
+	struct post p;
+	struct helper_post_request rq = {.timeout_s = 30};
+	assert_int_equal(post_report(&p, rq, port, 500 * NSEC_PER_MSEC), -ETIMEDOUT);
 	char want[160];
 	snprintf(want, sizeof(want),
-		 "%s: the post helper process did not finish within 0.5 s and was killed", url);
-	assert_string_equal(err, want);
+		 "%s: the post helper process did not finish within 0.5 s and was killed", p.url);
+	assert_string_equal(p.err, want);
 	close(fd);
-	node_report_clear(&rep);
 }
 
 /* The helper refuses what is not a request from the daemon. */

@@ -322,11 +322,6 @@ static void test_netguard(void **state)
 
 /* ---- TLS ---- */
 
-static void tls_url(char *url, size_t len, const char *host, int port)
-{
-	snprintf(url, len, "https://%s:%d/v1/reports", host, port);
-}
-
 static char *path(const char *name)
 {
 	static char p[4][128];
@@ -336,15 +331,25 @@ static char *path(const char *name)
 	return p[i];
 }
 
+/* POST to the started server s over TLS, reached as host, trusting ca (NULL:
+ * the system's store); s is stopped when this returns. */
+static int tls_post(struct srv *s, const char *host, const char *ca, struct http_post_reply *r,
+		    char *err, size_t errlen)
+{
+	char url[128];
+	snprintf(url, sizeof(url), "https://%s:%d/v1/reports", host, s->port);
+	int rc = post(url, ca, 5, 1024, r, err, errlen);
+	srv_stop(s);
+	return rc;
+}
+
 static void test_tls_name_ok_with_sni(void **state)
 {
 	struct srv s;
 	srv_start(&s, "by-name", ok_reply);
-	char url[128], err[512];
-	tls_url(url, sizeof(url), "localhost", s.port);
+	char err[512];
 	struct http_post_reply r;
-	int rc = post(url, path("ca.crt"), 5, 1024, &r, err, sizeof(err));
-	srv_stop(&s);
+	int rc = tls_post(&s, "localhost", path("ca.crt"), &r, err, sizeof(err));
 	assert_int_equal(rc, 0);
 	assert_int_equal(r.status, 200);
 	assert_string_equal(r.body, "{\"a\": true}");
@@ -358,11 +363,9 @@ static void test_tls_ip_ok_without_sni(void **state)
 {
 	struct srv s;
 	srv_start(&s, "by-ip", ok_reply);
-	char url[128], err[512];
-	tls_url(url, sizeof(url), "127.0.0.1", s.port);
+	char err[512];
 	struct http_post_reply r;
-	int rc = post(url, path("ca.crt"), 5, 1024, &r, err, sizeof(err));
-	srv_stop(&s);
+	int rc = tls_post(&s, "127.0.0.1", path("ca.crt"), &r, err, sizeof(err));
 	assert_int_equal(rc, 0);
 	assert_int_equal(r.status, 200);
 	assert_false(s.sni_seen); /* RFC 6066: no SNI for an IP address */
@@ -373,11 +376,9 @@ static void refused_tls(const char *cert, const char *host, const char *ca, cons
 {
 	struct srv s;
 	srv_start(&s, cert, ok_reply);
-	char url[128], err[512];
-	tls_url(url, sizeof(url), host, s.port);
+	char err[512];
 	struct http_post_reply r;
-	int rc = post(url, ca, 5, 1024, &r, err, sizeof(err));
-	srv_stop(&s);
+	int rc = tls_post(&s, host, ca, &r, err, sizeof(err));
 	assert_int_equal(rc, -EPROTO);
 	if (!strstr(err, want))
 		fail_msg("expected \"%s\" in \"%s\"", want, err);
@@ -470,11 +471,9 @@ static void test_tls_to_plain_server(void **state)
 {
 	struct srv s;
 	srv_start_greeting(&s, NULL, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", true);
-	char url[128], err[512];
-	tls_url(url, sizeof(url), "127.0.0.1", s.port);
+	char err[512];
 	struct http_post_reply r;
-	int rc = post(url, path("ca.crt"), 5, 1024, &r, err, sizeof(err));
-	srv_stop(&s);
+	int rc = tls_post(&s, "127.0.0.1", path("ca.crt"), &r, err, sizeof(err));
 	assert_int_equal(rc, -EPROTO);
 	assert_non_null(strstr(err, "TLS: "));
 }

@@ -10,38 +10,12 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "msgpack_builder.h"
 #include "render_json.h"
 #include "render_text.h"
 #include "wire.h"
 
 /* ---- building messages ---- */
-
-struct mb {
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
-};
-
-static void mb_init(struct mb *m)
-{
-	msgpack_sbuffer_init(&m->sb);
-	msgpack_packer_init(&m->pk, &m->sb, msgpack_sbuffer_write);
-}
-
-static void mb_free(struct mb *m)
-{
-	msgpack_sbuffer_destroy(&m->sb);
-}
-
-static void pk_sn(struct mb *m, const char *s, size_t n)
-{
-	msgpack_pack_str(&m->pk, n);
-	msgpack_pack_str_body(&m->pk, s, n);
-}
-
-static void pk_s(struct mb *m, const char *s)
-{
-	pk_sn(m, s, strlen(s));
-}
 
 static void pk_kv(struct mb *m, const char *k, const char *v)
 {

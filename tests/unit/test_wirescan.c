@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "msgpack_builder.h"
 #include "store.h"
 #include "wire.h"
 #include "wirescan.h"
@@ -280,23 +281,6 @@ static void test_mutations(void **state)
 
 /* ---- hand-built edge cases ---- */
 
-struct mb {
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
-};
-
-static void mb_init(struct mb *m)
-{
-	msgpack_sbuffer_init(&m->sb);
-	msgpack_packer_init(&m->pk, &m->sb, msgpack_sbuffer_write);
-}
-
-static void pk_s(struct mb *m, const char *s)
-{
-	msgpack_pack_str(&m->pk, strlen(s));
-	msgpack_pack_str_body(&m->pk, s, strlen(s));
-}
-
 /* A report with one finding; the top level gets extra_top more entries
  * (written by extra), the finding's evidence gets ev_n entries (ev). */
 static void build(struct mb *m, const char *schema, void (*extra)(struct mb *), int extra_top,
@@ -334,7 +318,7 @@ static void check_built(struct mb *m, bool want_ok, const char *what)
 	assert_int_equal(wirescan_report((const uint8_t *)m->sb.data, m->sb.size, NULL, &w) == 0,
 			 want_ok);
 	wirescan_report_clear(&w);
-	msgpack_sbuffer_destroy(&m->sb);
+	mb_free(m);
 }
 
 static void ev_signed_positive(struct mb *m)
