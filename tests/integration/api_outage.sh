@@ -38,9 +38,9 @@ HVREADY_API_TIMEOUT=1 start_aggregator "$TMP/agg.log" --kubeconfig "$TMP/kubecon
 verdict() { curl -fsS --max-time 5 "$AGG_URL/v1/verdict" -o "$1"; }
 # field FILE PYTHON-EXPR: a value of the verdict (v) as text.
 field() { python3 -c 'import json, sys; v = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
-# wait_for WHAT PYTHON-EXPR: poll the verdict until the expression is true
+# wait_verdict WHAT PYTHON-EXPR: poll the verdict until the expression is true
 # (bounded: the re-read takes an interval, the evaluation a few seconds more).
-wait_for() {
+wait_verdict() {
 	local what=$1 expr=$2 i
 	for i in $(seq 1 60); do
 		if verdict "$TMP/v.json" 2>/dev/null && [ "$(field "$TMP/v.json" "$expr")" = True ]; then
@@ -61,7 +61,7 @@ for f in v["findings"]:
 }
 
 # --- 0. healthy -------------------------------------------------------------------
-wait_for "a first verdict from the API" \
+wait_verdict "a first verdict from the API" \
 	'v["mode"] == "live" and "age_seconds" in v["cluster_state"] and "last_refresh_error" not in v["cluster_state"]'
 kt_findings "$TMP/v.json" >"$TMP/healthy.findings"
 [ -s "$TMP/healthy.findings" ] || kt_fail "the healthy verdict has no findings"
@@ -72,7 +72,7 @@ echo "ok 0 - healthy: $(wc -l <"$TMP/healthy.findings") findings"
 # --- 1. the API server is gone ----------------------------------------------------
 kill -9 "$FAKE_PID"
 wait "$FAKE_PID" 2>/dev/null || true
-wait_for "the failed re-read in the verdict" \
+wait_verdict "the failed re-read in the verdict" \
 	'"last_refresh_error" in v["cluster_state"] and v["cluster_state"]["age_seconds"] >= 2 * '"$INTERVAL"
 err=$(field "$TMP/v.json" 'v["cluster_state"]["last_refresh_error"]')
 age1=$(field "$TMP/v.json" 'v["cluster_state"]["age_seconds"]')
@@ -90,7 +90,7 @@ echo "ok 1 - API down: last state kept, age $age1 → $age2 s, error \"$err\""
 
 # --- 2. back, with 500 for Nodes ----------------------------------------------------
 kt_fake api2 --port "$PORT" --fixtures "$FIXTURES" --token "$TOKEN" --require-auth --fail nodes:1000000
-wait_for "a re-read without Nodes" \
+wait_verdict "a re-read without Nodes" \
 	'"last_refresh_error" not in v["cluster_state"] and any(f["check"] == "cluster.nodes.count" and f["status"] == "UNKNOWN" for f in v["findings"])'
 line=$(kt_finding "$TMP/v.json" cluster.nodes.count)
 case $line in *nodes*) ;; *) kt_fail "cluster.nodes.count does not say which resource: $line" ;; esac
@@ -107,7 +107,7 @@ wait "${KT_PIDS[-1]}" 2>/dev/null || true
 # --- 3. back, with VirtualMachines too slow -----------------------------------------
 kt_fake api3 --port "$PORT" --fixtures "$FIXTURES" --token "$TOKEN" --require-auth \
 	--slow virtualmachines.kubevirt.io:5
-wait_for "a re-read without VirtualMachines" \
+wait_verdict "a re-read without VirtualMachines" \
 	'"last_refresh_error" not in v["cluster_state"] and not any(f["check"] == "cluster.nodes.count" and f["status"] == "UNKNOWN" for f in v["findings"]) and any(f["check"].startswith("api.vm.") and f["status"] == "UNKNOWN" for f in v["findings"])'
 statuses "$TMP/v.json" api.vm. >"$TMP/vm.statuses"
 if grep -v ' UNKNOWN' "$TMP/vm.statuses" | grep -q .; then
