@@ -16,7 +16,7 @@
 #
 # Knobs (environment): BENCH_RUNS (fast commands, default 20), BENCH_REPORT_RUNS
 # (default 5), BENCH_REPORT_TIMEOUT (s per report run, default 120), BENCH_INGEST_ROUNDS
-# (default 3), BENCH_INGEST_SECONDS (default 10), BENCH_PREFILL_SECONDS (default 60),
+# (default 5), BENCH_INGEST_SECONDS (default 10), BENCH_PREFILL_SECONDS (default 60),
 # BENCH_DAEMON_SECONDS (default 60), BENCH_SECTIONS (which figures to measure, default
 # "1 2 3 4"; a partial run writes BUILD/bench/results.partial.json, not bench/results.json).
 set -uo pipefail
@@ -33,7 +33,7 @@ RUNS=${BENCH_RUNS:-20}
 REPORT_RUNS=${BENCH_REPORT_RUNS:-5}
 REPORT_TIMEOUT=${BENCH_REPORT_TIMEOUT:-120}
 REPORT_BUDGET=${BENCH_REPORT_BUDGET:-90}
-ROUNDS=${BENCH_INGEST_ROUNDS:-3}
+ROUNDS=${BENCH_INGEST_ROUNDS:-5}
 INGEST_S=${BENCH_INGEST_SECONDS:-10}
 DAEMON_S=${BENCH_DAEMON_SECONDS:-60}
 CONNS=1000
