@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define BLOCK_MIN (4u << 10)
 #define BLOCK_MAX (1u << 20)
@@ -10,8 +11,39 @@
 struct jv_block {
 	struct jv_block *next;
 	size_t size;
+	bool mapped;
 	max_align_t data[];
 };
+
+/* Blocks of BLOCK_MAX and more are mapped with their pages populated at
+ * once: a page fault apiece is most of the cost of filling them (~16,000 of
+ * them for a 20,000-object cluster, expensive in a VM). */
+static struct jv_block *block_alloc(size_t size)
+{
+	size_t total = sizeof(struct jv_block) + size;
+	if (size >= BLOCK_MAX) {
+		void *p = mmap(NULL, total, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (p != MAP_FAILED) {
+			struct jv_block *b = p;
+			b->mapped = true;
+			b->size = size;
+			return b;
+		}
+	}
+	struct jv_block *b = xmalloc(total);
+	b->mapped = false;
+	b->size = size;
+	return b;
+}
+
+static void block_free(struct jv_block *b)
+{
+	if (b->mapped)
+		munmap(b, sizeof(*b) + b->size);
+	else
+		free(b);
+}
 
 struct jv_arena {
 	struct jv_block *blocks;
@@ -36,7 +68,7 @@ void jv_arena_free(struct jv_arena *a)
 		return;
 	for (struct jv_block *b = a->blocks, *next; b; b = next) {
 		next = b->next;
-		free(b);
+		block_free(b);
 	}
 	free(a->keys);
 	free(a);
@@ -59,8 +91,7 @@ static struct jv_block *new_block(struct jv_arena *a, size_t need)
 		a->next_size *= 2;
 	if (size < need)
 		size = need;
-	struct jv_block *b = xmalloc(sizeof(*b) + size);
-	b->size = size;
+	struct jv_block *b = block_alloc(size);
 	a->bytes += size;
 	return b;
 }
@@ -463,7 +494,11 @@ struct jv jv_with(struct jv_arena *ar, const struct jv *obj, const char *key, st
 
 struct jv jv_string(struct jv_arena *ar, const char *s)
 {
-	size_t n = strlen(s);
+	return jv_string_len(ar, s, strlen(s));
+}
+
+struct jv jv_string_len(struct jv_arena *ar, const char *s, size_t n)
+{
 	return (struct jv){.type = JV_STRING, .n = (uint32_t)n, .u.s = copy_str(ar, s, n)};
 }
 

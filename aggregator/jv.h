@@ -121,6 +121,7 @@ struct jv jv_without(struct jv_arena *ar, const struct jv *obj, const char *key)
 struct jv jv_with(struct jv_arena *ar, const struct jv *obj, const char *key, struct jv val);
 /* A string copied into the arena. */
 struct jv jv_string(struct jv_arena *ar, const char *s);
+struct jv jv_string_len(struct jv_arena *ar, const char *s, size_t n);
 /* text parsed as json_tokener_parse does, into ar; NULL when it is not JSON
  * (or is null). For small documents: settings, API answers. */
 const struct jv *jv_parse(struct jv_arena *ar, const char *text);

@@ -473,6 +473,28 @@ static int scan_value(struct scan *s, json_object **ret)
 	}
 }
 
+/* A string at the cursor without escapes or control characters, whole in
+ * the window: its bytes are its value, so json_tokener is not needed (each
+ * json_tokener_parse_ex call sets up a C locale of its own, which costs more
+ * than the short keys and names it would read). Anything else (escapes, an
+ * error, the window's end) is left to json_tokener: 0. */
+static bool plain_string(struct scan *s, const char **ret, size_t *ret_len)
+{
+	const char *p = s->buf + s->off + 1, *end = s->buf + s->len;
+	for (const char *q = p; q < end; q++) {
+		unsigned char c = (unsigned char)*q;
+		if (c == '"') {
+			*ret = p;
+			*ret_len = (size_t)(q - p);
+			s->off = (size_t)(q + 1 - s->buf);
+			return true;
+		}
+		if (c == '\\' || c < 0x20)
+			return false;
+	}
+	return false;
+}
+
 /* Step over a value that is not kept, checking its structure (brackets
  * match, strings end, no control characters in them) without building it.
  * This runs over most of the bytes of real objects: it works on the window
@@ -576,13 +598,26 @@ static int scan_members(struct scan *s, struct jv_builder *obj, member_fn fn, st
 	}
 	for (;;) {
 		json_object *key = NULL;
+		char plain[256];
+		const char *name = NULL;
+		size_t len;
 		if ((r = skip_space(s, &c)) < 0)
 			return r;
 		if (c < 0)
 			return truncated(s);
 		if (c != '"')
 			return malformed(s, s->off, "expected a member name");
-		r = scan_value(s, &key);
+		size_t at = s->off;
+		if (plain_string(s, &name, &len) && len < sizeof(plain)) {
+			memcpy(plain, name, len);
+			plain[len] = '\0';
+			name = plain;
+			r = 0;
+		} else {
+			s->off = at;
+			r = scan_value(s, &key);
+			name = json_object_get_string(key);
+		}
 		if (r == 0)
 			r = expect(s, ':', "expected ':' after a member name");
 		if (r == 0)
@@ -590,7 +625,7 @@ static int scan_members(struct scan *s, struct jv_builder *obj, member_fn fn, st
 		if (r == 0 && c < 0)
 			r = truncated(s);
 		if (r == 0)
-			r = fn(s, json_object_get_string(key), c, obj, w);
+			r = fn(s, name, c, obj, w);
 		json_object_put(key);
 		if (r < 0 || (r = skip_space(s, &c)) < 0)
 			return r;
@@ -617,6 +652,13 @@ static int scan_jv(struct scan *s, struct jv *ret)
 static int member_plain(struct scan *s, const char *key, struct jv_builder *obj)
 {
 	struct jv v;
+	const char *str;
+	size_t len, at = s->off;
+	if (s->buf[at] == '"' && plain_string(s, &str, &len)) {
+		jv_builder_set(arena(s), obj, key, jv_string_len(arena(s), str, len));
+		return 0;
+	}
+	s->off = at;
 	int r = scan_jv(s, &v);
 	if (r == 0)
 		jv_builder_set(arena(s), obj, key, v);
