@@ -51,9 +51,9 @@ static const struct node_entry *entry_for(const struct report_index *ix, const c
 	return lo < ix->n && streq(ix->e[lo]->report->node, node) ? ix->e[lo] : NULL;
 }
 
-static bool node_ready(json_object *node)
+static bool node_ready(const struct jv *node)
 {
-	json_object *c = jq_condition(JQ(node, "status", "conditions"), "Ready");
+	const struct jv *c = jq_condition(JQ(node, "status", "conditions"), "Ready");
 	return streq(JQS(c, "status"), "True");
 }
 
@@ -71,13 +71,13 @@ static bool report_fresh(const struct agg_ctx *ctx, const struct node_entry *e, 
 
 void check_nodes_reporting(struct agg_ctx *ctx, const char *id)
 {
-	json_object *nodes = cs_items(ctx->cs, RES_NODES);
+	const struct jv *nodes = cs_items(ctx->cs, RES_NODES);
 	size_t expected = 0, fresh = 0;
 	struct strv not_ready = {0};
 	struct report_index ix;
 	index_reports(ctx, &ix);
 	for (size_t i = 0; i < jq_len(nodes); i++) {
-		json_object *n = jq_at(nodes, i);
+		const struct jv *n = jq_at(nodes, i);
 		const char *name = jq_name(n);
 		if (!name)
 			continue;
@@ -144,7 +144,7 @@ void check_nodes_reporting(struct agg_ctx *ctx, const char *id)
 
 void check_nodes_count(struct agg_ctx *ctx, const char *id)
 {
-	json_object *nodes = cs_items(ctx->cs, RES_NODES);
+	const struct jv *nodes = cs_items(ctx->cs, RES_NODES);
 	size_t total = jq_len(nodes), ready = 0;
 	for (size_t i = 0; i < total; i++)
 		if (node_ready(jq_at(nodes, i)))
@@ -336,12 +336,12 @@ out:
 }
 
 /* Hostname of a Kubernetes node: the agent's report, else status.addresses. */
-static const char *node_hostname(const struct report_index *ix, json_object *node)
+static const char *node_hostname(const struct report_index *ix, const struct jv *node)
 {
 	const struct node_entry *e = entry_for(ix, jq_name(node));
 	if (e && e->report->hostname && *e->report->hostname)
 		return e->report->hostname;
-	json_object *addrs = JQ(node, "status", "addresses");
+	const struct jv *addrs = JQ(node, "status", "addresses");
 	for (size_t i = 0; i < jq_len(addrs); i++)
 		if (streq(JQS(jq_at(addrs, i), "type"), "Hostname"))
 			return JQS(jq_at(addrs, i), "address");
@@ -382,9 +382,9 @@ void check_hostname_unique(struct agg_ctx *ctx, const char *id)
 	struct strv names = {0}, hosts = {0}, missing = {0};
 	struct report_index ix;
 	index_reports(ctx, &ix);
-	json_object *nodes = cs_items(ctx->cs, RES_NODES);
+	const struct jv *nodes = cs_items(ctx->cs, RES_NODES);
 	for (size_t i = 0; i < jq_len(nodes); i++) {
-		json_object *n = jq_at(nodes, i);
+		const struct jv *n = jq_at(nodes, i);
 		const char *h = node_hostname(&ix, n);
 		if (!jq_name(n))
 			continue;

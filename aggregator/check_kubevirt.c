@@ -17,7 +17,7 @@
 
 /* The version the running components have: observed (deployed) first, then
  * the one being deployed, then the operator's own. */
-static const char *kv_version(json_object *kv, struct semver *ret, const char **ret_field)
+static const char *kv_version(const struct jv *kv, struct semver *ret, const char **ret_field)
 {
 	static const char *const fields[] = {"observedKubeVirtVersion", "targetKubeVirtVersion",
 					     "operatorVersion"};
@@ -31,13 +31,13 @@ static const char *kv_version(json_object *kv, struct semver *ret, const char **
 	return NULL;
 }
 
-static const char *elem_str(json_object *arr, size_t i)
+static const char *elem_str(const struct jv *arr, size_t i)
 {
-	json_object *e = jq_at(arr, i);
-	return json_object_is_type(e, json_type_string) ? json_object_get_string(e) : NULL;
+	const struct jv *e = jq_at(arr, i);
+	return jv_is(e, JV_STRING) ? jv_str(e) : NULL;
 }
 
-static bool list_has(json_object *arr, const char *s)
+static bool list_has(const struct jv *arr, const char *s)
 {
 	for (size_t i = 0; i < jq_len(arr); i++)
 		if (streq(elem_str(arr, i), s))
@@ -45,12 +45,13 @@ static bool list_has(json_object *arr, const char *s)
 	return false;
 }
 
-static void evidence_list(struct kv_list *ev, const char *key, json_object *arr)
+static void evidence_list(struct kv_list *ev, const char *key, const struct jv *arr)
 {
 	struct value_list *l = kv_add_list(ev, key);
 	for (size_t i = 0; i < jq_len(arr); i++) {
 		const char *s = elem_str(arr, i);
-		vlist_add_str(l, s ? s : json_object_to_json_string(jq_at(arr, i)));
+		_cleanup_free_ char *text = s ? NULL : jv_dump(jq_at(arr, i));
+		vlist_add_str(l, s ? s : text);
 	}
 }
 
@@ -73,7 +74,7 @@ static bool gate_near_miss(const char *g)
 	return false;
 }
 
-static void near_misses_in(json_object *arr, const char *where, struct strv *out)
+static void near_misses_in(const struct jv *arr, const char *where, struct strv *out)
 {
 	for (size_t i = 0; i < jq_len(arr); i++) {
 		const char *g = elem_str(arr, i);
@@ -89,11 +90,11 @@ static void near_misses_in(json_object *arr, const char *where, struct strv *out
 
 /* Every featureGates key under the values' kubevirt tree that the chart never
  * renders (the kubevirt sub-chart renders only .Values.spec, case 3 layer 2). */
-static void scan_values(json_object *node, const char *path, struct strv *out)
+static void scan_values(const struct jv *node, const char *path, struct strv *out)
 {
-	if (!json_object_is_type(node, json_type_object))
+	if (!jv_is(node, JV_OBJECT))
 		return;
-	json_object_object_foreach(node, key, val)
+	jv_foreach(node, key, val)
 	{
 		_cleanup_free_ char *p = xasprintf("%s.%s", path, key);
 		if (strcaseeq(key, "featureGates") && !streq(p, VALUES_GATE_PATH)) {
@@ -106,14 +107,14 @@ static void scan_values(json_object *node, const char *path, struct strv *out)
 	}
 }
 
-static bool helm_managed(json_object *o)
+static bool helm_managed(const struct jv *o)
 {
 	return JQS(o, "metadata", "annotations", "meta.helm.sh/release-name") ||
 	       streq(kubevirt_util_label(o, "app.kubernetes.io/managed-by"), "Helm");
 }
 
 /* The gate list to set: the CR's current gates without near misses, plus Snapshot. */
-static char *gate_list(json_object *gates, const char *sep, const char *quote)
+static char *gate_list(const struct jv *gates, const char *sep, const char *quote)
 {
 	char *s = xstrdup("");
 	for (size_t i = 0; i < jq_len(gates); i++) {
@@ -129,8 +130,8 @@ static char *gate_list(json_object *gates, const char *sep, const char *quote)
 	return n;
 }
 
-static void remedy_gate_off(struct finding *f, json_object *kv, json_object *gates,
-			    json_object *disabled, const struct helm_values *hv)
+static void remedy_gate_off(struct finding *f, const struct jv *kv, const struct jv *gates,
+			    const struct jv *disabled, const struct helm_values *hv)
 {
 	const char *ns = jq_namespace(kv) ? jq_namespace(kv) : "harvester-system";
 	const char *name = jq_name(kv) ? jq_name(kv) : "kubevirt";
@@ -192,11 +193,12 @@ static struct gate_eval gate_effective(bool listed, bool disabled, bool ver_know
 	return (struct gate_eval){true, true, "on by default since KubeVirt 1.8 (Beta)"};
 }
 
-static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, json_object *kv,
+static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, const struct jv *kv,
 			      const struct helm_values *hv)
 {
-	json_object *dev = JQ(kv, "spec", "configuration", "developerConfiguration");
-	json_object *gates = JQ(dev, "featureGates"), *disabled = JQ(dev, "disabledFeatureGates");
+	const struct jv *dev = JQ(kv, "spec", "configuration", "developerConfiguration");
+	const struct jv *gates = JQ(dev, "featureGates"),
+			*disabled = JQ(dev, "disabledFeatureGates");
 	struct semver v;
 	const char *vfield = NULL, *vs = kv_version(kv, &v, &vfield);
 	bool listed = list_has(gates, SNAPSHOT_GATE);
@@ -206,7 +208,7 @@ static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, json_object *
 
 	struct strv near = {0};
 	near_misses_in(gates, "spec.configuration.developerConfiguration.featureGates", &near);
-	json_object *values_gates = NULL;
+	const struct jv *values_gates = NULL;
 	if (hv->values) {
 		values_gates = helm_values_get(hv->values, VALUES_GATE_PATH);
 		_cleanup_free_ char *where = xasprintf("the Helm values (%s)", VALUES_GATE_PATH);
@@ -297,7 +299,7 @@ void check_kubevirt_snapshot_gate(struct agg_ctx *ctx, const char *id)
 		return;
 	struct helm_values hv;
 	helm_values_harvester(ctx->cs, &hv);
-	json_object *items = cs_items(ctx->cs, RES_KUBEVIRTS);
+	const struct jv *items = cs_items(ctx->cs, RES_KUBEVIRTS);
 	for (size_t i = 0; i < jq_len(items); i++)
 		snapshot_gate_one(ctx, id, jq_at(items, i), &hv);
 	helm_values_clear(&hv);
@@ -319,12 +321,12 @@ struct spec_change {
  * `kubectl get -o json` strips managedFields; then only generation 1 ("the
  * spec never changed since creation") still gives a time.
  */
-static void last_gate_change(json_object *kv, struct spec_change *c)
+static void last_gate_change(const struct jv *kv, struct spec_change *c)
 {
 	*c = (struct spec_change){0};
-	json_object *mf = JQ(kv, "metadata", "managedFields");
+	const struct jv *mf = JQ(kv, "metadata", "managedFields");
 	for (size_t i = 0; i < jq_len(mf); i++) {
-		json_object *e = jq_at(mf, i);
+		const struct jv *e = jq_at(mf, i);
 		const char *sub = JQS(e, "subresource");
 		int64_t t;
 		if ((sub && *sub) ||
@@ -350,9 +352,9 @@ static void last_gate_change(json_object *kv, struct spec_change *c)
 
 /* When the virt-api process read its configuration: the start of its running
  * container(s) (a container restart re-reads), else the pod's start. */
-static bool process_start(json_object *pod, int64_t *ret, const char **ret_src)
+static bool process_start(const struct jv *pod, int64_t *ret, const char **ret_src)
 {
-	json_object *cs = JQ(pod, "status", "containerStatuses");
+	const struct jv *cs = JQ(pod, "status", "containerStatuses");
 	bool found = false;
 	for (size_t i = 0; i < jq_len(cs); i++) {
 		int64_t t;
@@ -385,7 +387,7 @@ static void remedy_restart_virt_api(struct finding *f, const char *ns)
 		       ns, ns, ns);
 }
 
-static void gate_stale_one(struct agg_ctx *ctx, const char *id, json_object *kv)
+static void gate_stale_one(struct agg_ctx *ctx, const char *id, const struct jv *kv)
 {
 	const char *ns = jq_namespace(kv) ? jq_namespace(kv) : "harvester-system";
 	struct spec_change ch;
@@ -408,12 +410,12 @@ static void gate_stale_one(struct agg_ctx *ctx, const char *id, json_object *kv)
 			kv_add_str(&f->evidence, "changed_by", ch.manager);
 	}
 
-	json_object *pods = cs_items(ctx->cs, RES_PODS);
+	const struct jv *pods = cs_items(ctx->cs, RES_PODS);
 	struct value_list *lp = kv_add_list(&f->evidence, "virt_api_pods");
 	size_t n_running = 0, n_stale = 0, pos = 0;
 	const char *first_stale = NULL;
 	int64_t first_stale_at = 0;
-	json_object *p;
+	const struct jv *p;
 	while ((p = kubevirt_util_next_labelled(pods, &pos, ns, "kubevirt.io", "virt-api"))) {
 		int64_t start;
 		const char *src = NULL;
@@ -491,16 +493,16 @@ void check_kubevirt_gate_stale(struct agg_ctx *ctx, const char *id)
 {
 	if (kubevirt_absent(ctx, id))
 		return;
-	json_object *items = cs_items(ctx->cs, RES_KUBEVIRTS);
+	const struct jv *items = cs_items(ctx->cs, RES_KUBEVIRTS);
 	for (size_t i = 0; i < jq_len(items); i++)
 		gate_stale_one(ctx, id, jq_at(items, i));
 }
 
 /* ---- api.kubevirt.available ----------------------------------------------- */
 
-static void evidence_condition(struct kv_list *ev, json_object *conds, const char *type)
+static void evidence_condition(struct kv_list *ev, const struct jv *conds, const char *type)
 {
-	json_object *c = jq_condition(conds, type);
+	const struct jv *c = jq_condition(conds, type);
 	if (!c)
 		return;
 	const char *reason = JQS(c, "reason"), *msg = JQS(c, "message");
@@ -509,16 +511,16 @@ static void evidence_condition(struct kv_list *ev, json_object *conds, const cha
 		    msg ? msg : "");
 }
 
-static const char *cond_status(json_object *conds, const char *type)
+static const char *cond_status(const struct jv *conds, const char *type)
 {
 	return JQS(jq_condition(conds, type), "status");
 }
 
 /* One operator CR (KubeVirt or CDI): phase Deployed and Available=True. */
-static void judge_operator_cr(struct agg_ctx *ctx, const char *id, json_object *o, const char *what,
-			      const char *remedy)
+static void judge_operator_cr(struct agg_ctx *ctx, const char *id, const struct jv *o,
+			      const char *what, const char *remedy)
 {
-	json_object *conds = JQ(o, "status", "conditions");
+	const struct jv *conds = JQ(o, "status", "conditions");
 	const char *phase = JQS(o, "status", "phase");
 	const char *avail = cond_status(conds, "Available");
 	struct finding *f = agg_object_finding(ctx, id, o);
@@ -554,8 +556,8 @@ static void judge_operator_cr(struct agg_ctx *ctx, const char *id, json_object *
 /* Harvester ships CDI since v1.5 (REFERENCE: v1.4.3 values have none). */
 static bool harvester_ships_cdi(const struct cluster_state *cs, const char **ret_version)
 {
-	json_object *d = cs_find(cs, RES_DEPLOYMENTS, "harvester-system", "harvester");
-	json_object *containers = JQ(d, "spec", "template", "spec", "containers");
+	const struct jv *d = cs_find(cs, RES_DEPLOYMENTS, "harvester-system", "harvester");
+	const struct jv *containers = JQ(d, "spec", "template", "spec", "containers");
 	char buf[128];
 	for (size_t i = 0; i < jq_len(containers); i++) {
 		const char *tag =
@@ -601,7 +603,8 @@ void check_kubevirt_available(struct agg_ctx *ctx, const char *id)
 	    "{.reason}: {.message}{\"\\n\"}{end}'; kubectl -n harvester-system logs "
 	    "deploy/cdi-operator --tail=50; kubectl -n harvester-system get pod -l "
 	    "app.kubernetes.io/component=storage";
-	json_object *kvs = cs_items(ctx->cs, RES_KUBEVIRTS), *cdis = cs_items(ctx->cs, RES_CDIS);
+	const struct jv *kvs = cs_items(ctx->cs, RES_KUBEVIRTS),
+			*cdis = cs_items(ctx->cs, RES_CDIS);
 	if (jq_len(kvs) == 0 && jq_len(cdis) == 0 && !ctx->harvester_installed) {
 		finding_set(
 		    agg_finding(ctx, id), STATUS_SKIP,

@@ -55,13 +55,13 @@ struct replica_facts {
 };
 
 /* The volume's engine whose replicaModeMap counts: the active one. */
-static json_object *volume_engine(const struct cluster_state *cs, json_object *vol)
+static const struct jv *volume_engine(const struct cluster_state *cs, const struct jv *vol)
 {
-	json_object *first = NULL;
+	const struct jv *first = NULL;
 	const struct cs_entry *es;
 	size_t n = cs_lookup(cs, RES_LH_ENGINES, longhorn_volume_of, jq_name(vol), &es);
 	for (size_t i = 0; i < n; i++) {
-		json_object *e = es[i].obj;
+		const struct jv *e = es[i].obj;
 		bool active = false;
 		if (jq_bool(JQ(e, "spec", "active"), &active) && active)
 			return e;
@@ -71,16 +71,16 @@ static json_object *volume_engine(const struct cluster_state *cs, json_object *v
 	return first;
 }
 
-static void replica_facts(const struct cluster_state *cs, json_object *vol, struct kv_list *ev,
+static void replica_facts(const struct cluster_state *cs, const struct jv *vol, struct kv_list *ev,
 			  struct replica_facts *rf)
 {
-	json_object *modes = JQ(volume_engine(cs, vol), "status", "replicaModeMap");
+	const struct jv *modes = JQ(volume_engine(cs, vol), "status", "replicaModeMap");
 	struct value_list *l = kv_add_list(ev, "replicas");
 	*rf = (struct replica_facts){0};
 	const struct cs_entry *rs;
 	size_t nr = cs_lookup(cs, RES_LH_REPLICAS, longhorn_volume_of, jq_name(vol), &rs);
 	for (size_t i = 0; i < nr; i++) {
-		json_object *r = rs[i].obj;
+		const struct jv *r = rs[i].obj;
 		const char *rname = str_or(jq_name(r), "?");
 		const char *mode = JQS(modes, rname), *failed = JQS(r, "spec", "failedAt");
 		rf->total++;
@@ -103,9 +103,9 @@ static void replica_facts(const struct cluster_state *cs, json_object *vol, stru
 }
 
 /* "ns/vmi" when a virt-launcher pod uses the volume. */
-static const char *volume_vm(json_object *vol, char *buf, size_t len)
+static const char *volume_vm(const struct jv *vol, char *buf, size_t len)
 {
-	json_object *ws = JQ(vol, "status", "kubernetesStatus", "workloadsStatus");
+	const struct jv *ws = JQ(vol, "status", "kubernetesStatus", "workloadsStatus");
 	for (size_t i = 0; i < jq_len(ws); i++)
 		if (streq(JQS(jq_at(ws, i), "workloadType"), "VirtualMachineInstance")) {
 			snprintf(buf, len, "%s/%s",
@@ -120,7 +120,7 @@ struct health_counts {
 	size_t total, attached_healthy, detached, other_ok, problems;
 };
 
-static void volume_evidence(struct finding *f, json_object *vol, const char *state,
+static void volume_evidence(struct finding *f, const struct jv *vol, const char *state,
 			    const char *robustness, const char *clone, int64_t age)
 {
 	struct kv_list *ev = &f->evidence;
@@ -222,7 +222,7 @@ static void add_problem(struct vol_verdict *v, enum status st, enum health_fix f
 	v->st = status_worst(v->st, st);
 }
 
-static void volume_verdict(json_object *vol, const struct vol_facts *x, struct vol_verdict *v)
+static void volume_verdict(const struct jv *vol, const struct vol_facts *x, struct vol_verdict *v)
 {
 	const struct replica_facts *rf = &x->rf;
 	*v = (struct vol_verdict){.st = STATUS_PASS, .fix = FIX_NONE};
@@ -236,7 +236,7 @@ static void volume_verdict(json_object *vol, const struct vol_facts *x, struct v
 			    "api.longhorn.clone-stuck says why)",
 			    str_or(x->ds, "?"));
 	if (streq(x->rob, "degraded")) {
-		json_object *sched = jq_condition(JQ(vol, "status", "conditions"), "Scheduled");
+		const struct jv *sched = jq_condition(JQ(vol, "status", "conditions"), "Scheduled");
 		bool unsched = streq(JQS(sched, "status"), "False");
 		add_problem(
 		    v, STATUS_WARN, FIX_REBUILD,
@@ -266,7 +266,7 @@ static void volume_verdict(json_object *vol, const struct vol_facts *x, struct v
 }
 
 /* Judge one volume: a finding when it has a problem, else a count. */
-static void volume_judge(struct agg_ctx *ctx, const char *id, json_object *vol,
+static void volume_judge(struct agg_ctx *ctx, const char *id, const struct jv *vol,
 			 struct health_counts *hc)
 {
 	const char *name = str_or(jq_name(vol), "?");
@@ -312,7 +312,7 @@ void check_longhorn_volume_health(struct agg_ctx *ctx, const char *id)
 {
 	if (!longhorn_applies(ctx, id, RES_LH_VOLUMES))
 		return;
-	json_object *vols = cs_items(ctx->cs, RES_LH_VOLUMES);
+	const struct jv *vols = cs_items(ctx->cs, RES_LH_VOLUMES);
 	struct health_counts hc = {0};
 	for (size_t i = 0; i < jq_len(vols); i++) {
 		hc.total++;
@@ -341,11 +341,11 @@ struct clone_counts {
 	size_t clones, completed, in_progress, problems;
 };
 
-static void clone_evidence(struct finding *f, json_object *vol, const char *state, int64_t age,
+static void clone_evidence(struct finding *f, const struct jv *vol, const char *state, int64_t age,
 			   bool src_exists, int snap_exists)
 {
 	struct kv_list *ev = &f->evidence;
-	json_object *cs = JQ(vol, "status", "cloneStatus");
+	const struct jv *cs = JQ(vol, "status", "cloneStatus");
 	int64_t n;
 	storage_ev_str(ev, "data_source", JQS(vol, "spec", "dataSource"));
 	storage_ev_str(ev, "clone_state", state);
@@ -370,7 +370,7 @@ static void clone_evidence(struct finding *f, json_object *vol, const char *stat
 			    str_or(JQS(vol, "status", "kubernetesStatus", "namespace"), "?"), pvc);
 }
 
-static void clone_never(struct finding *f, json_object *vol, const struct longhorn_ref *r,
+static void clone_never(struct finding *f, const struct jv *vol, const struct longhorn_ref *r,
 			bool src_gone, bool snap_gone, const char *state)
 {
 	const char *ns = str_or(JQS(vol, "status", "kubernetesStatus", "namespace"), "<ns>");
@@ -399,8 +399,8 @@ static void clone_never(struct finding *f, json_object *vol, const struct longho
 }
 
 /* state failed, sources present: Longhorn retries with back-off, at most 10 times. */
-static void clone_failed_retrying(struct finding *f, json_object *vol, const struct longhorn_ref *r,
-				  int64_t attempts)
+static void clone_failed_retrying(struct finding *f, const struct jv *vol,
+				  const struct longhorn_ref *r, int64_t attempts)
 {
 	const char *name = str_or(jq_name(vol), "?");
 	if (attempts >= 10) {
@@ -424,7 +424,7 @@ static void clone_failed_retrying(struct finding *f, json_object *vol, const str
 		       r->volume);
 }
 
-static void clone_judge(struct agg_ctx *ctx, const char *id, json_object *vol, const char *ds,
+static void clone_judge(struct agg_ctx *ctx, const char *id, const struct jv *vol, const char *ds,
 			struct clone_counts *cc)
 {
 	const struct cluster_state *cs = ctx->cs;
@@ -446,7 +446,7 @@ static void clone_judge(struct agg_ctx *ctx, const char *id, json_object *vol, c
 		cc->completed++; /* the data is copied: health is api.longhorn.volume-health's */
 		return;
 	}
-	json_object *src = longhorn_volume(cs, r.volume);
+	const struct jv *src = longhorn_volume(cs, r.volume);
 	bool src_gone = !src || storage_deleting(src);
 	bool snaps_known = cs->res[RES_LH_SNAPSHOTS].status == RES_COLLECTED;
 	int snap_exists = -1;
@@ -499,7 +499,7 @@ void check_longhorn_clone_stuck(struct agg_ctx *ctx, const char *id)
 		finding_set(agg_finding(ctx, id), STATUS_SKIP, "Longhorn is not installed");
 		return;
 	}
-	json_object *vols = cs_items(ctx->cs, RES_LH_VOLUMES);
+	const struct jv *vols = cs_items(ctx->cs, RES_LH_VOLUMES);
 	struct clone_counts cc = {0};
 	for (size_t i = 0; i < jq_len(vols); i++) {
 		const char *ds = JQS(jq_at(vols, i), "spec", "dataSource");
@@ -530,20 +530,20 @@ struct share_counts {
 };
 
 struct pod_facts {
-	json_object *pod;
+	const struct jv *pod;
 	const char *phase;
 	bool ready;
 	const char *waiting_reason, *waiting_message, *image;
 };
 
-static void pod_facts(json_object *pod, struct pod_facts *pf)
+static void pod_facts(const struct jv *pod, struct pod_facts *pf)
 {
 	*pf = (struct pod_facts){.pod = pod, .phase = JQS(pod, "status", "phase")};
-	json_object *cst = JQ(pod, "status", "containerStatuses");
+	const struct jv *cst = JQ(pod, "status", "containerStatuses");
 	size_t n = jq_len(cst);
 	pf->ready = n > 0;
 	for (size_t i = 0; i < n; i++) {
-		json_object *c = jq_at(cst, i);
+		const struct jv *c = jq_at(cst, i);
 		bool r = false;
 		if (!jq_bool(JQ(c, "ready"), &r) || !r)
 			pf->ready = false;
@@ -554,7 +554,7 @@ static void pod_facts(json_object *pod, struct pod_facts *pf)
 		}
 	}
 	if (!pf->image) {
-		json_object *ctrs = JQ(pod, "spec", "containers");
+		const struct jv *ctrs = JQ(pod, "spec", "containers");
 		pf->image = JQS(jq_at(ctrs, 0), "image");
 	}
 }
@@ -565,16 +565,16 @@ static bool image_pull_error(const char *reason)
 	       streq(reason, "InvalidImageName") || streq(reason, "ErrImageNeverPull");
 }
 
-static void share_judge(struct agg_ctx *ctx, const char *id, json_object *vol,
+static void share_judge(struct agg_ctx *ctx, const char *id, const struct jv *vol,
 			struct share_counts *sc)
 {
 	const char *name = str_or(jq_name(vol), "?");
 	const char *ns = str_or(jq_namespace(vol), "longhorn-system");
 	const char *share_state = JQS(vol, "status", "shareState");
 	const char *endpoint = JQS(vol, "status", "shareEndpoint");
-	json_object *sm = cs_find(ctx->cs, RES_LH_SHAREMANAGERS, ns, name);
+	const struct jv *sm = cs_find(ctx->cs, RES_LH_SHAREMANAGERS, ns, name);
 	_cleanup_free_ char *pod_name = xasprintf("share-manager-%s", name);
-	json_object *pod = cs_find(ctx->cs, RES_PODS, ns, pod_name);
+	const struct jv *pod = cs_find(ctx->cs, RES_PODS, ns, pod_name);
 	struct pod_facts pf;
 	pod_facts(pod, &pf);
 	int64_t pod_age = -1;
@@ -661,10 +661,10 @@ void check_longhorn_rwx_share(struct agg_ctx *ctx, const char *id)
 		finding_set(agg_finding(ctx, id), STATUS_SKIP, "Longhorn is not installed");
 		return;
 	}
-	json_object *vols = cs_items(ctx->cs, RES_LH_VOLUMES);
+	const struct jv *vols = cs_items(ctx->cs, RES_LH_VOLUMES);
 	struct share_counts sc = {0};
 	for (size_t i = 0; i < jq_len(vols); i++) {
-		json_object *v = jq_at(vols, i);
+		const struct jv *v = jq_at(vols, i);
 		bool mig = false;
 		if (!streq(JQS(v, "spec", "accessMode"), "rwx"))
 			continue;
@@ -711,7 +711,7 @@ struct disk_limits {
 static bool read_int_setting(struct agg_ctx *ctx, const char *id, const char *name, int64_t def,
 			     int64_t *ret)
 {
-	json_object *s = longhorn_setting(ctx->cs, name);
+	const struct jv *s = longhorn_setting(ctx->cs, name);
 	const char *v = JQS(s, "value");
 	*ret = def;
 	if (!s)
@@ -745,7 +745,7 @@ struct node_eval {
 	char *problems; /* "; "-separated, owned */
 };
 
-static enum disk_verdict disk_judge(json_object *spec, json_object *st, const char *dname,
+static enum disk_verdict disk_judge(const struct jv *spec, const struct jv *st, const char *dname,
 				    bool node_allows, const struct disk_limits *dl,
 				    struct value_list *l, char **problems)
 {
@@ -755,7 +755,7 @@ static enum disk_verdict disk_judge(json_object *spec, json_object *st, const ch
 	jq_bool(JQ(spec, "evictionRequested"), &evict);
 	jq_int(JQ(spec, "storageReserved"), &reserved);
 	const char *path = str_or(JQS(spec, "path"), str_or(JQS(st, "diskPath"), "?"));
-	json_object *cond = jq_condition(JQ(st, "conditions"), "Schedulable");
+	const struct jv *cond = jq_condition(JQ(st, "conditions"), "Schedulable");
 	const char *cst = JQS(cond, "status");
 	if (!st || !jq_int(JQ(st, "storageAvailable"), &avail) ||
 	    !jq_int(JQ(st, "storageMaximum"), &max) ||
@@ -799,17 +799,18 @@ static enum disk_verdict disk_judge(json_object *spec, json_object *st, const ch
 	return DISK_OK;
 }
 
-static void node_evaluate(json_object *node, const struct disk_limits *dl, struct kv_list *ev,
+static void node_evaluate(const struct jv *node, const struct disk_limits *dl, struct kv_list *ev,
 			  struct node_eval *ne, size_t *low_or_over)
 {
 	bool node_allows = true;
 	jq_bool(JQ(node, "spec", "allowScheduling"), &node_allows);
-	json_object *disks = JQ(node, "spec", "disks"), *dstat = JQ(node, "status", "diskStatus");
+	const struct jv *disks = JQ(node, "spec", "disks"),
+			*dstat = JQ(node, "status", "diskStatus");
 	struct value_list *l = kv_add_list(ev, "disks");
 	kv_add_bool(ev, "allow_scheduling", node_allows);
-	if (!disks || !json_object_is_type(disks, json_type_object))
+	if (!disks || !jv_is(disks, JV_OBJECT))
 		return;
-	json_object_object_foreach(disks, dname, spec)
+	jv_foreach(disks, dname, spec)
 	{
 		ne->disks++;
 		switch (
@@ -838,7 +839,7 @@ static void node_evaluate(json_object *node, const struct disk_limits *dl, struc
 /* Judge a node: a finding when something is wrong, else its disks go to
  * summary. Returns whether it has a schedulable disk; *ret_problem whether it
  * got a finding. */
-static bool node_judge(struct agg_ctx *ctx, const char *id, json_object *node,
+static bool node_judge(struct agg_ctx *ctx, const char *id, const struct jv *node,
 		       const struct disk_limits *dl, struct strv *summary, bool *ret_problem)
 {
 	struct kv_list ev = {0};
@@ -846,7 +847,7 @@ static bool node_judge(struct agg_ctx *ctx, const char *id, json_object *node,
 	size_t low_or_over = 0;
 	const char *name = str_or(jq_name(node), "?");
 	node_evaluate(node, dl, &ev, &ne, &low_or_over);
-	json_object *ready = jq_condition(JQ(node, "status", "conditions"), "Ready");
+	const struct jv *ready = jq_condition(JQ(node, "status", "conditions"), "Ready");
 	storage_ev_str(&ev, "ready", JQS(ready, "status"));
 	kv_add_int(&ev, "minimal_available_percentage", dl->min_avail_pct);
 	kv_add_int(&ev, "over_provisioning_percentage", dl->over_pct);
@@ -914,7 +915,7 @@ void check_longhorn_node_disk(struct agg_ctx *ctx, const char *id)
 	struct disk_limits dl;
 	if (!disk_limits(ctx, id, &dl))
 		return;
-	json_object *nodes = cs_items(ctx->cs, RES_LH_NODES);
+	const struct jv *nodes = cs_items(ctx->cs, RES_LH_NODES);
 	size_t schedulable_nodes = 0, problems = 0;
 	struct strv ok = {0};
 	for (size_t i = 0; i < jq_len(nodes); i++) {

@@ -16,10 +16,11 @@
 /* ---- api.webhooks.harvester ----------------------------------------------- */
 
 /* The configuration that holds the webhook entry named entry, or NULL. */
-static json_object *find_webhook(json_object *configs, const char *entry, json_object **ret_hook)
+static const struct jv *find_webhook(const struct jv *configs, const char *entry,
+				     const struct jv **ret_hook)
 {
 	for (size_t i = 0; i < jq_len(configs); i++) {
-		json_object *cfg = jq_at(configs, i), *hooks = JQ(cfg, "webhooks");
+		const struct jv *cfg = jq_at(configs, i), *hooks = JQ(cfg, "webhooks");
 		for (size_t j = 0; j < jq_len(hooks); j++)
 			if (streq(JQS(jq_at(hooks, j), "name"), entry)) {
 				*ret_hook = jq_at(hooks, j);
@@ -32,15 +33,15 @@ static json_object *find_webhook(json_object *configs, const char *entry, json_o
 static void webhook_one(struct agg_ctx *ctx, const char *id, enum resource_id rid,
 			const char *entry, const char *expected_cfg)
 {
-	json_object *hook = NULL, *configs = cs_items(ctx->cs, rid);
-	json_object *cfg = find_webhook(configs, entry, &hook);
+	const struct jv *hook = NULL, *configs = cs_items(ctx->cs, rid);
+	const struct jv *cfg = find_webhook(configs, entry, &hook);
 	struct finding *f = agg_finding(ctx, id);
 	const char *kind = rid == RES_VWEBHOOKS ? "ValidatingWebhookConfiguration"
 						: "MutatingWebhookConfiguration";
 	if (!cfg) {
 		struct value_list *l = kv_add_list(&f->evidence, "configurations");
 		for (size_t i = 0; i < jq_len(configs); i++) {
-			json_object *hooks = JQ(jq_at(configs, i), "webhooks");
+			const struct jv *hooks = JQ(jq_at(configs, i), "webhooks");
 			for (size_t j = 0; j < jq_len(hooks); j++)
 				vlist_add_strf(
 				    l, "%s: %s", kubevirt_util_str(jq_name(jq_at(configs, i))),
@@ -98,27 +99,27 @@ static bool watched_namespace(const char *ns)
 struct crash {
 	const char *container;
 	int64_t restarts;
-	json_object *term;   /* the last termination: lastState.terminated (or state.terminated) */
+	const struct jv
+	    *term;	     /* the last termination: lastState.terminated (or state.terminated) */
 	const char *waiting; /* CrashLoopBackOff, … */
 	bool when_known;
 	int64_t when;
 	const char *when_from;
 };
 
-static bool crash_of(json_object *pod, json_object *cst, struct crash *c)
+static bool crash_of(const struct jv *pod, const struct jv *cst, struct crash *c)
 {
 	*c = (struct crash){.container = JQS(cst, "name")};
 	jq_int(JQ(cst, "restartCount"), &c->restarts);
 	c->term = JQ(cst, "lastState", "terminated");
-	if (!json_object_is_type(c->term, json_type_object))
+	if (!jv_is(c->term, JV_OBJECT))
 		c->term = NULL;
 	/* restartPolicy Never (share-manager, instance-manager, jobs): a failed pod's
 	 * crash is its current state. */
-	json_object *cur = JQ(cst, "state", "terminated");
+	const struct jv *cur = JQ(cst, "state", "terminated");
 	int64_t code = 0;
-	if (!c->term && streq(JQS(pod, "status", "phase"), "Failed") &&
-	    json_object_is_type(cur, json_type_object) && jq_int(JQ(cur, "exitCode"), &code) &&
-	    code != 0)
+	if (!c->term && streq(JQS(pod, "status", "phase"), "Failed") && jv_is(cur, JV_OBJECT) &&
+	    jq_int(JQ(cur, "exitCode"), &code) && code != 0)
 		c->term = cur;
 	c->waiting = JQS(cst, "state", "waiting", "reason");
 	if (c->waiting && !streq(c->waiting, "CrashLoopBackOff"))
@@ -134,7 +135,7 @@ static bool crash_of(json_object *pod, json_object *cst, struct crash *c)
 	return c->restarts > 0 || c->waiting || c->term;
 }
 
-static const char *classify(json_object *term, int64_t *ret_code, bool *ret_benign)
+static const char *classify(const struct jv *term, int64_t *ret_code, bool *ret_benign)
 {
 	const char *reason = JQS(term, "reason");
 	int64_t code = -1;
@@ -161,8 +162,8 @@ static const char *classify(json_object *term, int64_t *ret_code, bool *ret_beni
 	       "of the previous run says why";
 }
 
-static void restart_remedy(struct finding *f, json_object *pod, const struct crash *c, int64_t code,
-			   const char *reason)
+static void restart_remedy(struct finding *f, const struct jv *pod, const struct crash *c,
+			   int64_t code, const char *reason)
 {
 	const char *ns = kubevirt_util_str(jq_namespace(pod));
 	const char *name = kubevirt_util_str(jq_name(pod));
@@ -190,7 +191,7 @@ static void restart_remedy(struct finding *f, json_object *pod, const struct cra
 			       logs);
 }
 
-static void crash_finding(struct agg_ctx *ctx, const char *id, json_object *pod,
+static void crash_finding(struct agg_ctx *ctx, const char *id, const struct jv *pod,
 			  const struct crash *c)
 {
 	int64_t code;
@@ -238,11 +239,11 @@ static void crash_finding(struct agg_ctx *ctx, const char *id, json_object *pod,
 	restart_remedy(f, pod, c, code, reason);
 }
 
-static void pod_restarts(struct agg_ctx *ctx, const char *id, json_object *pod, size_t *flagged)
+static void pod_restarts(struct agg_ctx *ctx, const char *id, const struct jv *pod, size_t *flagged)
 {
 	static const char *const lists[] = {"initContainerStatuses", "containerStatuses"};
 	for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
-		json_object *arr = JQ(pod, "status", lists[l]);
+		const struct jv *arr = JQ(pod, "status", lists[l]);
 		for (size_t i = 0; i < jq_len(arr); i++) {
 			struct crash c;
 			if (!crash_of(pod, jq_at(arr, i), &c))
@@ -255,10 +256,10 @@ static void pod_restarts(struct agg_ctx *ctx, const char *id, json_object *pod, 
 
 void check_pods_restarts(struct agg_ctx *ctx, const char *id)
 {
-	json_object *pods = cs_items(ctx->cs, RES_PODS);
+	const struct jv *pods = cs_items(ctx->cs, RES_PODS);
 	size_t n = 0, flagged = 0;
 	for (size_t i = 0; i < jq_len(pods); i++) {
-		json_object *p = jq_at(pods, i);
+		const struct jv *p = jq_at(pods, i);
 		if (!watched_namespace(jq_namespace(p)))
 			continue;
 		n++;
@@ -281,7 +282,7 @@ void check_pods_restarts(struct agg_ctx *ctx, const char *id)
 
 /* ---- api.apiservices ------------------------------------------------------ */
 
-static const char *apiservice_group(json_object *a)
+static const char *apiservice_group(const struct jv *a)
 {
 	const char *g = JQS(a, "spec", "group");
 	if (g)
@@ -296,7 +297,7 @@ static bool group_is(const char *g, const char *domain)
 	return streq(g, domain) || (m > n && endswith(g, domain) && g[m - n - 1] == '.');
 }
 
-static void apiservice_evidence(struct finding *f, json_object *a, json_object *avail)
+static void apiservice_evidence(struct finding *f, const struct jv *a, const struct jv *avail)
 {
 	const char *sns = JQS(a, "spec", "service", "namespace");
 	const char *sname = JQS(a, "spec", "service", "name");
@@ -315,11 +316,11 @@ static void apiservice_evidence(struct finding *f, json_object *a, json_object *
 	}
 }
 
-static bool apiservice_one(struct agg_ctx *ctx, const char *id, json_object *a, bool rancher,
+static bool apiservice_one(struct agg_ctx *ctx, const char *id, const struct jv *a, bool rancher,
 			   size_t *n_hv)
 {
 	const char *g = apiservice_group(a);
-	json_object *avail = jq_condition(JQ(a, "status", "conditions"), "Available");
+	const struct jv *avail = jq_condition(JQ(a, "status", "conditions"), "Available");
 	const char *st = JQS(avail, "status");
 	bool hv = group_is(g, "harvesterhci.io");
 	*n_hv += hv;
@@ -374,7 +375,7 @@ static bool apiservice_one(struct agg_ctx *ctx, const char *id, json_object *a, 
 
 void check_apiservices(struct agg_ctx *ctx, const char *id)
 {
-	json_object *items = cs_items(ctx->cs, RES_APISERVICES);
+	const struct jv *items = cs_items(ctx->cs, RES_APISERVICES);
 	bool rancher = cs_find(ctx->cs, RES_DEPLOYMENTS, "cattle-system", "rancher") != NULL;
 	size_t n_hv = 0, flagged = 0;
 	for (size_t i = 0; i < jq_len(items); i++)
@@ -409,7 +410,7 @@ void check_apiservices(struct agg_ctx *ctx, const char *id)
 /* Effective value of a Harvester setting: value if non-empty, else default. */
 static const char *hv_setting(const struct cluster_state *cs, const char *name)
 {
-	json_object *s = cs_find(cs, RES_HV_SETTINGS, NULL, name);
+	const struct jv *s = cs_find(cs, RES_HV_SETTINGS, NULL, name);
 	const char *v = JQS(s, "value");
 	if (v && *v)
 		return v;
@@ -441,10 +442,9 @@ static char *custom_ca(const struct cluster_state *cs)
 	const char *v = hv_setting(cs, "ssl-certificates");
 	if (!v)
 		return NULL;
-	json_object *o = json_tokener_parse(v);
-	const char *ca = JQS(o, "ca");
+	_cleanup_(jv_arena_freep) struct jv_arena *ar = jv_arena_new();
+	const char *ca = JQS(jv_parse(ar, v), "ca");
 	char *r = ca && *ca ? xstrdup(ca) : NULL;
-	json_object_put(o);
 	return r;
 }
 
@@ -468,9 +468,9 @@ static void add_target(struct target *t, size_t *n, const char *ip, int64_t port
 }
 
 /* The Service's https port: named "https", else 443, else the first. */
-static json_object *https_port(json_object *svc)
+static const struct jv *https_port(const struct jv *svc)
 {
-	json_object *ports = JQ(svc, "spec", "ports");
+	const struct jv *ports = JQ(svc, "spec", "ports");
 	for (size_t i = 0; i < jq_len(ports); i++)
 		if (streq(JQS(jq_at(ports, i), "name"), "https"))
 			return jq_at(ports, i);
@@ -483,23 +483,24 @@ static json_object *https_port(json_object *svc)
 }
 
 /* ClusterIP first (in-cluster), then load balancer, then NodePort on node addresses. */
-static size_t endpoint_targets(const struct cluster_state *cs, json_object *svc, struct target *t)
+static size_t endpoint_targets(const struct cluster_state *cs, const struct jv *svc,
+			       struct target *t)
 {
 	size_t n = 0;
-	json_object *port = https_port(svc);
+	const struct jv *port = https_port(svc);
 	int64_t p = 0, np = 0;
 	jq_int(JQ(port, "port"), &p);
 	jq_int(JQ(port, "nodePort"), &np);
-	json_object *ips = JQ(svc, "spec", "clusterIPs");
+	const struct jv *ips = JQ(svc, "spec", "clusterIPs");
 	add_target(t, &n, JQS(svc, "spec", "clusterIP"), p, "ClusterIP");
 	for (size_t i = 0; i < jq_len(ips); i++)
-		add_target(t, &n, json_object_get_string(jq_at(ips, i)), p, "ClusterIP");
-	json_object *ing = JQ(svc, "status", "loadBalancer", "ingress");
+		add_target(t, &n, jv_str(jq_at(ips, i)), p, "ClusterIP");
+	const struct jv *ing = JQ(svc, "status", "loadBalancer", "ingress");
 	for (size_t i = 0; i < jq_len(ing); i++)
 		add_target(t, &n, JQS(jq_at(ing, i), "ip"), p, "LoadBalancer");
-	json_object *nodes = cs_items(cs, RES_NODES);
+	const struct jv *nodes = cs_items(cs, RES_NODES);
 	for (size_t i = 0; i < jq_len(nodes) && np > 0; i++) {
-		json_object *addrs = JQ(jq_at(nodes, i), "status", "addresses");
+		const struct jv *addrs = JQ(jq_at(nodes, i), "status", "addresses");
 		for (size_t j = 0; j < jq_len(addrs); j++)
 			if (streq(JQS(jq_at(addrs, j), "type"), "InternalIP"))
 				add_target(t, &n, JQS(jq_at(addrs, j), "address"), np, "NodePort");
@@ -510,15 +511,14 @@ static size_t endpoint_targets(const struct cluster_state *cs, json_object *svc,
 /* The snapshot.kubevirt.io schema IDs a Steve schema collection lists. */
 static void snapshot_schemas(const char *body, struct strv *out, size_t *ret_total)
 {
-	json_object *o = json_tokener_parse(body);
-	json_object *data = JQ(o, "data");
+	_cleanup_(jv_arena_freep) struct jv_arena *ar = jv_arena_new();
+	const struct jv *data = JQ(jv_parse(ar, body), "data");
 	*ret_total = jq_len(data);
 	for (size_t i = 0; i < jq_len(data); i++) {
 		const char *sid = JQS(jq_at(data, i), "id");
 		if (startswith(sid, SNAPSHOT_SCHEMA_NS) && !strv_contains(out, sid))
 			strv_add(out, sid);
 	}
-	json_object_put(o);
 	if (data)
 		return;
 	/* Not a schema collection: look for the IDs in the text, as `grep` would. */
@@ -654,7 +654,7 @@ void check_harvester_endpoint(struct agg_ctx *ctx, const char *id)
 		finding_set(agg_finding(ctx, id), STATUS_SKIP, "Harvester is not installed");
 		return;
 	}
-	json_object *svc = cs_find(ctx->cs, RES_SERVICES, "harvester-system", "harvester");
+	const struct jv *svc = cs_find(ctx->cs, RES_SERVICES, "harvester-system", "harvester");
 	if (!svc) {
 		struct finding *f = agg_finding(ctx, id);
 		finding_set(f, STATUS_FAIL, "Service harvester-system/harvester does not exist");

@@ -40,18 +40,18 @@ static bool is_snapshot_controller(const char *name)
 static void conflict_snapshot_controller(struct agg_ctx *ctx, const char *id, size_t *n)
 {
 	struct strv found = {0};
-	json_object *deps = cs_items(ctx->cs, RES_DEPLOYMENTS);
+	const struct jv *deps = cs_items(ctx->cs, RES_DEPLOYMENTS);
 	for (size_t i = 0; i < jq_len(deps); i++) {
-		json_object *d = jq_at(deps, i);
+		const struct jv *d = jq_at(deps, i);
 		if (is_snapshot_controller(jq_name(d))) {
 			_cleanup_free_ char *s = xasprintf(
 			    "Deployment %s/%s", kubevirt_util_str(jq_namespace(d)), jq_name(d));
 			strv_add(&found, s);
 		}
 	}
-	json_object *hcs = cs_items(ctx->cs, RES_HELMCHARTS);
+	const struct jv *hcs = cs_items(ctx->cs, RES_HELMCHARTS);
 	for (size_t i = 0; i < jq_len(hcs); i++) {
-		json_object *h = jq_at(hcs, i);
+		const struct jv *h = jq_at(hcs, i);
 		if (streq(jq_name(h), "rke2-snapshot-controller")) {
 			_cleanup_free_ char *s = xasprintf(
 			    "HelmChart %s/%s", kubevirt_util_str(jq_namespace(h)), jq_name(h));
@@ -77,7 +77,7 @@ static void conflict_snapshot_controller(struct agg_ctx *ctx, const char *id, si
 	strv_clear(&found);
 }
 
-static const char *first_image(json_object *workload)
+static const char *first_image(const struct jv *workload)
 {
 	return JQS(jq_at(JQ(workload, "spec", "template", "spec", "containers"), 0), "image");
 }
@@ -86,17 +86,19 @@ static void conflict_operator(struct agg_ctx *ctx, const char *id, const char *n
 			      const char *label, enum status level, const char *what,
 			      const char *remedy, size_t *n)
 {
-	json_object *deps = cs_items(ctx->cs, RES_DEPLOYMENTS), *pods = cs_items(ctx->cs, RES_PODS);
-	json_object *hit = NULL;
+	const struct jv *deps = cs_items(ctx->cs, RES_DEPLOYMENTS),
+			*pods = cs_items(ctx->cs, RES_PODS);
+	const struct jv *hit = NULL;
 	for (size_t i = 0; i < jq_len(deps) && !hit; i++)
 		if (streq(jq_name(jq_at(deps, i)), name))
 			hit = jq_at(deps, i);
 	size_t pos = 0;
-	json_object *pod = hit ? NULL : kubevirt_util_next_labelled(pods, &pos, NULL, label, name);
+	const struct jv *pod =
+	    hit ? NULL : kubevirt_util_next_labelled(pods, &pos, NULL, label, name);
 	if (!hit && !pod)
 		return;
 	(*n)++;
-	json_object *o = hit ? hit : pod;
+	const struct jv *o = hit ? hit : pod;
 	struct finding *f = agg_object_finding(ctx, id, o);
 	kv_add_str(&f->evidence, "namespace", jq_namespace(o) ? jq_namespace(o) : "");
 	if (hit) {
@@ -132,12 +134,12 @@ static void longhorn_paths(int minor, struct kv_list *ev)
 	}
 }
 
-static const char *longhorn_version(const struct cluster_state *cs, json_object *ds,
+static const char *longhorn_version(const struct cluster_state *cs, const struct jv *ds,
 				    const char **ret_from, char *buf, unsigned len)
 {
-	json_object *cs_ = JQ(ds, "spec", "template", "spec", "containers");
+	const struct jv *cs_ = JQ(ds, "spec", "template", "spec", "containers");
 	for (size_t i = 0; i < jq_len(cs_); i++) {
-		json_object *c = jq_at(cs_, i);
+		const struct jv *c = jq_at(cs_, i);
 		if (!streq(JQS(c, "name"), "longhorn-manager") && jq_len(cs_) > 1)
 			continue;
 		const char *tag = semver_image_tag(JQS(c, "image"), buf, len);
@@ -147,7 +149,8 @@ static const char *longhorn_version(const struct cluster_state *cs, json_object 
 			return tag;
 		}
 	}
-	json_object *s = cs_find(cs, RES_LH_SETTINGS, jq_namespace(ds), "current-longhorn-version");
+	const struct jv *s =
+	    cs_find(cs, RES_LH_SETTINGS, jq_namespace(ds), "current-longhorn-version");
 	const char *v = JQS(s, "value");
 	struct semver sv;
 	if (v && semver_parse(v, &sv) == 0) {
@@ -159,7 +162,7 @@ static const char *longhorn_version(const struct cluster_state *cs, json_object 
 
 static void conflict_longhorn(struct agg_ctx *ctx, const char *id, size_t *n)
 {
-	json_object *dss = cs_items(ctx->cs, RES_DAEMONSETS), *ds = NULL;
+	const struct jv *dss = cs_items(ctx->cs, RES_DAEMONSETS), *ds = NULL;
 	for (size_t i = 0; i < jq_len(dss) && !ds; i++)
 		if (streq(jq_name(jq_at(dss, i)), "longhorn-manager"))
 			ds = jq_at(dss, i);
@@ -240,7 +243,7 @@ static bool ingress_present(const struct cluster_state *cs, const char **ret)
 	/* A HelmChart counts: helm-controller is about to deploy it. */
 	static const enum resource_id rids[] = {RES_DAEMONSETS, RES_DEPLOYMENTS, RES_HELMCHARTS};
 	for (size_t r = 0; r < ELEMENTSOF(rids); r++) {
-		json_object *items = cs_items(cs, rids[r]);
+		const struct jv *items = cs_items(cs, rids[r]);
 		for (size_t i = 0; i < jq_len(items); i++) {
 			const char *name = jq_name(jq_at(items, i));
 			if (name && (strstr(name, "ingress-nginx") || strstr(name, "traefik"))) {
@@ -313,7 +316,7 @@ struct net_pick {
 	char how[320];
 };
 
-static bool service_ip(json_object *svc, struct cidr *ret)
+static bool service_ip(const struct jv *svc, struct cidr *ret)
 {
 	const char *ip = JQS(svc, "spec", "clusterIP");
 	return ip && !streq(ip, "None") && cidr_parse(ip, ret) == 0;
@@ -321,15 +324,16 @@ static bool service_ip(json_object *svc, struct cidr *ret)
 
 static void pick_dns(const struct cluster_state *cs, struct net_pick *p)
 {
-	json_object *svc = cs_find(cs, RES_SERVICES, "kube-system", "rke2-coredns-rke2-coredns");
+	const struct jv *svc =
+	    cs_find(cs, RES_SERVICES, "kube-system", "rke2-coredns-rke2-coredns");
 	if (svc && service_ip(svc, &p->c)) {
 		p->found = true;
 		snprintf(p->how, sizeof(p->how), "Service kube-system/rke2-coredns-rke2-coredns");
 		return;
 	}
-	json_object *items = cs_items(cs, RES_SERVICES);
+	const struct jv *items = cs_items(cs, RES_SERVICES);
 	size_t pos = 0;
-	json_object *s;
+	const struct jv *s;
 	while ((s = kubevirt_util_next_labelled(items, &pos, NULL, "k8s-app", "kube-dns")))
 		if (service_ip(s, &p->c)) {
 			p->found = true;
@@ -346,14 +350,14 @@ static void pick_dns(const struct cluster_state *cs, struct net_pick *p)
 static size_t node_pod_cidrs(const struct cluster_state *cs, int *family, struct cidr *super,
 			     struct value_list *l, bool *dual)
 {
-	json_object *nodes = cs_items(cs, RES_NODES);
+	const struct jv *nodes = cs_items(cs, RES_NODES);
 	size_t n = 0;
 	for (size_t i = 0; i < jq_len(nodes); i++) {
-		json_object *node = jq_at(nodes, i), *list = JQ(node, "spec", "podCIDRs");
+		const struct jv *node = jq_at(nodes, i), *list = JQ(node, "spec", "podCIDRs");
 		size_t m = jq_len(list) ? jq_len(list) : 1;
 		for (size_t j = 0; j < m; j++) {
-			const char *s = jq_len(list) ? json_object_get_string(jq_at(list, j))
-						     : JQS(node, "spec", "podCIDR");
+			const char *s =
+			    jq_len(list) ? jv_str(jq_at(list, j)) : JQS(node, "spec", "podCIDR");
 			struct cidr c;
 			if (!s || cidr_parse(s, &c) < 0)
 				continue;
@@ -414,7 +418,7 @@ static void pick_pod(const struct cluster_state *cs, struct net_pick *p, struct 
 
 static void pick_service(const struct cluster_state *cs, struct net_pick *p)
 {
-	json_object *k = cs_find(cs, RES_SERVICES, "default", "kubernetes");
+	const struct jv *k = cs_find(cs, RES_SERVICES, "default", "kubernetes");
 	struct cidr kip, rke2;
 	if (!k || !service_ip(k, &kip)) {
 		snprintf(p->how, sizeof(p->how), "no ClusterIP on Service default/kubernetes");
@@ -423,7 +427,7 @@ static void pick_service(const struct cluster_state *cs, struct net_pick *p)
 	p->found = true;
 	/* Every ClusterIP lies in the service CIDR: their supernet is a lower bound. */
 	struct cidr all = kip;
-	json_object *svcs = cs_items(cs, RES_SERVICES);
+	const struct jv *svcs = cs_items(cs, RES_SERVICES);
 	for (size_t i = 0; i < jq_len(svcs); i++) {
 		struct cidr c;
 		if (service_ip(jq_at(svcs, i), &c) && c.family == kip.family)
@@ -462,12 +466,12 @@ static void add_pick(struct kv_list *ev, const char *key, const struct net_pick 
 }
 
 /* Compare one promote value of the harvester HelmChart with what was found. */
-static enum status compare_value(json_object *values, const char *key, const struct net_pick *p,
+static enum status compare_value(const struct jv *values, const char *key, const struct net_pick *p,
 				 bool prefix, struct value_list *out)
 {
 	_cleanup_free_ char *path = xasprintf("promote.%s", key);
-	json_object *v = helm_values_get(values, path);
-	const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	const struct jv *v = helm_values_get(values, path);
+	const char *s = jv_is(v, JV_STRING) ? jv_str(v) : NULL;
 	char found[CIDR_STRLEN] = "";
 	if (p->found)
 		cidr_format(&p->c, prefix, found, sizeof(found));

@@ -31,7 +31,7 @@
 	"\"deletionPolicy\":\"Delete\",\"parameters\":{\"type\":\"bak\"}}"
 
 struct vsc {
-	json_object *obj;
+	const struct jv *obj;
 	const char *name;
 	const char *type; /* effective: "bak", "snap", "bi", or NULL when Longhorn rejects it */
 	const char *raw;  /* parameters.type as written, NULL when absent */
@@ -41,13 +41,13 @@ struct vsc {
 /* Longhorn CSI CreateSnapshot: "" and "bak" take a backup, "bs" is the old name of
  * "bak", "snap" an in-cluster snapshot, "bi" a backing image; anything else is
  * rejected with "invalid CSI snapshot type". */
-static const char *vsc_type(json_object *c, const char **ret_raw)
+static const char *vsc_type(const struct jv *c, const char **ret_raw)
 {
-	json_object *t = JQ(c, "parameters", "type");
+	const struct jv *t = JQ(c, "parameters", "type");
 	*ret_raw = NULL;
-	if (t && !json_object_is_type(t, json_type_string))
+	if (t && !jv_is(t, JV_STRING))
 		return NULL;
-	const char *raw = t ? json_object_get_string(t) : NULL;
+	const char *raw = t ? jv_str(t) : NULL;
 	*ret_raw = raw;
 	if (!raw || !*raw || streq(raw, "bak") || streq(raw, "bs"))
 		return "bak";
@@ -72,11 +72,11 @@ static int vsc_cmp(const void *a, const void *b)
 /* The classes of driver.longhorn.io, sorted by name. Caller frees *ret. */
 static size_t longhorn_classes(const struct cluster_state *cs, struct vsc **ret)
 {
-	json_object *items = cs_items(cs, RES_VS_CLASSES);
+	const struct jv *items = cs_items(cs, RES_VS_CLASSES);
 	struct vsc *v = xcalloc(jq_len(items) + 1, sizeof(*v));
 	size_t n = 0;
 	for (size_t i = 0; i < jq_len(items); i++) {
-		json_object *c = jq_at(items, i);
+		const struct jv *c = jq_at(items, i);
 		if (!streq(JQS(c, "driver"), LONGHORN_DRIVER))
 			continue;
 		v[n].obj = c;
@@ -156,14 +156,14 @@ void check_vsc_longhorn(struct agg_ctx *ctx, const char *id)
 		    VSC_LONGHORN_JSON);
 		return;
 	}
-	json_object *items = cs_items(ctx->cs, RES_VS_CLASSES);
+	const struct jv *items = cs_items(ctx->cs, RES_VS_CLASSES);
 	struct value_list *all = kv_add_list(&f->evidence, "volume_snapshot_classes");
 	for (size_t i = 0; i < jq_len(items); i++)
 		vlist_add_strf(all, "%s (driver %s)",
 			       jq_name(jq_at(items, i)) ? jq_name(jq_at(items, i)) : "?",
 			       JQS(jq_at(items, i), "driver") ? JQS(jq_at(items, i), "driver")
 							      : STORAGE_ABSENT);
-	json_object *c = cs_find(ctx->cs, RES_VS_CLASSES, NULL, "longhorn");
+	const struct jv *c = cs_find(ctx->cs, RES_VS_CLASSES, NULL, "longhorn");
 	if (!c) {
 		finding_set(f, STATUS_FAIL,
 			    "VolumeSnapshotClass longhorn does not exist: harvester exits at start "
@@ -274,16 +274,16 @@ void check_vsc_ambiguous(struct agg_ctx *ctx, const char *id)
 /* ---- api.vsc.backup-target ---- */
 
 /* BackupTarget `default` (Longhorn ≥ 1.8, and since 1.2 the mirror of the setting). */
-static void backup_target_judge(struct finding *f, json_object *bt, const char *classes)
+static void backup_target_judge(struct finding *f, const struct jv *bt, const char *classes)
 {
-	json_object *avail = JQ(bt, "status", "available");
-	json_object *cond = jq_condition(JQ(bt, "status", "conditions"), "Unavailable");
+	const struct jv *avail = JQ(bt, "status", "available");
+	const struct jv *cond = jq_condition(JQ(bt, "status", "conditions"), "Unavailable");
 	const char *url = JQS(bt, "spec", "backupTargetURL");
 	const char *cstatus = JQS(cond, "status"), *cmsg = JQS(cond, "message");
 	const char *creason = JQS(cond, "reason");
 	bool available;
-	bool have_avail = avail && json_object_is_type(avail, json_type_boolean);
-	available = have_avail && json_object_get_boolean(avail);
+	bool have_avail = avail && jv_is(avail, JV_BOOL);
+	available = have_avail && jv_bool(avail);
 	storage_ev_str(&f->evidence, "backup_target_url", url);
 	if (have_avail)
 		kv_add_bool(&f->evidence, "available", available);
@@ -325,7 +325,7 @@ static void backup_target_judge(struct finding *f, json_object *bt, const char *
 /* Longhorn < 1.8: the backup-target setting (no availability is reported there). */
 static void backup_setting_judge(struct agg_ctx *ctx, struct finding *f, const char *classes)
 {
-	json_object *s = longhorn_setting(ctx->cs, "backup-target");
+	const struct jv *s = longhorn_setting(ctx->cs, "backup-target");
 	const char *value = JQS(s, "value");
 	kv_add_str(&f->evidence, "path", "Longhorn setting backup-target");
 	storage_ev_str(&f->evidence, "backup_target", s ? value : NULL);
@@ -393,7 +393,7 @@ void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 	else
 		kv_add_str(&f->evidence, "longhorn_version",
 			   "unknown (no current-longhorn-version)");
-	json_object *bt = cs_find(cs, RES_LH_BACKUPTARGETS, NULL, "default");
+	const struct jv *bt = cs_find(cs, RES_LH_BACKUPTARGETS, NULL, "default");
 	if (bt) {
 		kv_add_str(&f->evidence, "path",
 			   "BackupTarget default: status.available and condition Unavailable");
@@ -469,7 +469,7 @@ struct restorable_counts {
 	size_t ready, longhorn, snap_ok, backups, backing_images, other_drivers, bad;
 };
 
-static void restorable_evidence(struct finding *f, json_object *vs, json_object *content,
+static void restorable_evidence(struct finding *f, const struct jv *vs, const struct jv *content,
 				const char *handle)
 {
 	storage_ev_str(&f->evidence, "source_pvc",
@@ -484,16 +484,16 @@ static void restorable_evidence(struct finding *f, json_object *vs, json_object 
 }
 
 /* The VirtualMachineSnapshotContent that owns vs (KubeVirt VM snapshots), or NULL. */
-static const char *vm_snapshot_content(json_object *vs)
+static const char *vm_snapshot_content(const struct jv *vs)
 {
-	json_object *owners = JQ(vs, "metadata", "ownerReferences");
+	const struct jv *owners = JQ(vs, "metadata", "ownerReferences");
 	for (size_t i = 0; i < jq_len(owners); i++)
 		if (streq(JQS(jq_at(owners, i), "kind"), "VirtualMachineSnapshotContent"))
 			return JQS(jq_at(owners, i), "name");
 	return NULL;
 }
 
-static void restorable_fail(struct finding *f, json_object *vs, const char *why)
+static void restorable_fail(struct finding *f, const struct jv *vs, const char *why)
 {
 	const char *ns = jq_namespace(vs) ? jq_namespace(vs) : "?";
 	const char *name = jq_name(vs) ? jq_name(vs) : "?";
@@ -525,14 +525,14 @@ static void restorable_fail(struct finding *f, json_object *vs, const char *why)
 }
 
 /* A ready VolumeSnapshot whose content points at an in-cluster Longhorn snapshot. */
-static void restorable_snap(struct agg_ctx *ctx, const char *id, json_object *vs,
-			    json_object *content, const char *handle, const struct longhorn_ref *r,
-			    struct restorable_counts *c)
+static void restorable_snap(struct agg_ctx *ctx, const char *id, const struct jv *vs,
+			    const struct jv *content, const char *handle,
+			    const struct longhorn_ref *r, struct restorable_counts *c)
 {
 	const struct cluster_state *cs = ctx->cs;
-	json_object *vol = longhorn_volume(cs, r->volume);
+	const struct jv *vol = longhorn_volume(cs, r->volume);
 	bool snaps_known = cs->res[RES_LH_SNAPSHOTS].status == RES_COLLECTED;
-	json_object *snap = longhorn_snapshot(cs, r->name);
+	const struct jv *snap = longhorn_snapshot(cs, r->name);
 	bool vol_gone = !vol, vol_deleting = vol && storage_deleting(vol);
 	bool snap_gone = snaps_known && !snap;
 	bool removed = false;
@@ -580,13 +580,13 @@ static void restorable_snap(struct agg_ctx *ctx, const char *id, json_object *vs
 	}
 }
 
-static void restorable_judge(struct agg_ctx *ctx, const char *id, json_object *vs,
+static void restorable_judge(struct agg_ctx *ctx, const char *id, const struct jv *vs,
 			     struct restorable_counts *c)
 {
 	const char *cname = JQS(vs, "status", "boundVolumeSnapshotContentName");
 	if (!cname)
 		cname = JQS(vs, "spec", "source", "volumeSnapshotContentName");
-	json_object *content = cname ? cs_find(ctx->cs, RES_VS_CONTENTS, NULL, cname) : NULL;
+	const struct jv *content = cname ? cs_find(ctx->cs, RES_VS_CONTENTS, NULL, cname) : NULL;
 	if (!content) {
 		struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshot", vs);
 		restorable_evidence(f, vs, NULL, NULL);
@@ -645,10 +645,10 @@ void check_snapshot_restorable(struct agg_ctx *ctx, const char *id)
 			    "the VolumeSnapshot API is not served: no CSI snapshot exists");
 		return;
 	}
-	json_object *items = cs_items(ctx->cs, RES_VS_SNAPSHOTS);
+	const struct jv *items = cs_items(ctx->cs, RES_VS_SNAPSHOTS);
 	struct restorable_counts c = {0};
 	for (size_t i = 0; i < jq_len(items); i++) {
-		json_object *vs = jq_at(items, i);
+		const struct jv *vs = jq_at(items, i);
 		bool ready = false;
 		if (!jq_bool(JQ(vs, "status", "readyToUse"), &ready) || !ready ||
 		    storage_deleting(vs))
@@ -681,7 +681,7 @@ void check_snapshot_restorable(struct agg_ctx *ctx, const char *id)
 
 /* Deleting for more than STUCK_DELETION_S with finalizers. *ret_age_s gets the
  * age; returns -1 if the deletionTimestamp is unreadable. */
-static int stuck_deleting(const struct agg_ctx *ctx, json_object *o, int64_t *ret_age_s)
+static int stuck_deleting(const struct agg_ctx *ctx, const struct jv *o, int64_t *ret_age_s)
 {
 	if (!storage_deleting(o) || jq_len(JQ(o, "metadata", "finalizers")) == 0)
 		return 0;
@@ -690,7 +690,7 @@ static int stuck_deleting(const struct agg_ctx *ctx, json_object *o, int64_t *re
 	return *ret_age_s > STUCK_DELETION_S ? 1 : 0;
 }
 
-static void stuck_common_evidence(struct finding *f, json_object *o, int64_t age)
+static void stuck_common_evidence(struct finding *f, const struct jv *o, int64_t age)
 {
 	char d[32];
 	_cleanup_free_ char *fin = storage_finalizers(o);
@@ -701,7 +701,7 @@ static void stuck_common_evidence(struct finding *f, json_object *o, int64_t age
 	storage_ev_str(&f->evidence, "error", JQS(o, "status", "error", "message"));
 }
 
-static void stuck_content(struct agg_ctx *ctx, const char *id, json_object *c, int64_t age)
+static void stuck_content(struct agg_ctx *ctx, const char *id, const struct jv *c, int64_t age)
 {
 	struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshotContent", c);
 	const char *name = jq_name(c) ? jq_name(c) : "?";
@@ -732,8 +732,8 @@ static void stuck_content(struct agg_ctx *ctx, const char *id, json_object *c, i
 	    name, vsns ? vsns : "?", vsname ? vsname : "?");
 }
 
-static void stuck_snapshot(struct agg_ctx *ctx, const char *id, json_object *vs, int64_t age,
-			   json_object *content)
+static void stuck_snapshot(struct agg_ctx *ctx, const char *id, const struct jv *vs, int64_t age,
+			   const struct jv *content)
 {
 	struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshot", vs);
 	const char *ns = jq_namespace(vs) ? jq_namespace(vs) : "?";
@@ -772,12 +772,12 @@ void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
 			    "the VolumeSnapshot API is not served: no CSI snapshot exists");
 		return;
 	}
-	json_object *contents = cs_items(cs, RES_VS_CONTENTS),
-		    *snaps = cs_items(cs, RES_VS_SNAPSHOTS);
+	const struct jv *contents = cs_items(cs, RES_VS_CONTENTS),
+			*snaps = cs_items(cs, RES_VS_SNAPSHOTS);
 	size_t stuck = 0, recent = 0;
 	int64_t age;
 	for (size_t i = 0; i < jq_len(contents); i++) {
-		json_object *c = jq_at(contents, i);
+		const struct jv *c = jq_at(contents, i);
 		int r = stuck_deleting(ctx, c, &age);
 		if (r < 0) {
 			struct finding *f =
@@ -792,7 +792,7 @@ void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
 		}
 	}
 	for (size_t i = 0; i < jq_len(snaps); i++) {
-		json_object *vs = jq_at(snaps, i);
+		const struct jv *vs = jq_at(snaps, i);
 		int r = stuck_deleting(ctx, vs, &age);
 		if (r < 0) {
 			struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshot", vs);
@@ -805,7 +805,7 @@ void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
 			continue;
 		}
 		const char *cname = JQS(vs, "status", "boundVolumeSnapshotContentName");
-		json_object *content = cname ? cs_find(cs, RES_VS_CONTENTS, NULL, cname) : NULL;
+		const struct jv *content = cname ? cs_find(cs, RES_VS_CONTENTS, NULL, cname) : NULL;
 		/* A content that is itself deleting carries the finding and the repair:
 		 * removing its finalizer releases this snapshot (case 10). */
 		if (content && storage_deleting(content))

@@ -16,7 +16,7 @@
 
 /* The annotation that makes sc a default class, or NULL. Kubernetes compares
  * the value with "true" exactly (storage/util IsDefaultAnnotation). */
-static const char *sc_default_annotation(json_object *sc)
+static const char *sc_default_annotation(const struct jv *sc)
 {
 	if (streq(JQS(sc, "metadata", "annotations", ANN_SC_DEFAULT), "true"))
 		return ANN_SC_DEFAULT;
@@ -27,7 +27,7 @@ static const char *sc_default_annotation(json_object *sc)
 
 /* A default annotation Kubernetes ignores ("True", "yes"): an operator who set
  * it believes the class is default. */
-static void note_near_miss(struct value_list **ignored, struct kv_list *ev, json_object *sc)
+static void note_near_miss(struct value_list **ignored, struct kv_list *ev, const struct jv *sc)
 {
 	static const char *const keys[] = {ANN_SC_DEFAULT, ANN_SC_DEFAULT_BETA};
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
@@ -42,11 +42,11 @@ static void note_near_miss(struct value_list **ignored, struct kv_list *ev, json
 }
 
 /* "kubectl annotate sc X <annotation>-" for every default except keep. */
-static char *unset_defaults_cmd(json_object *items, const char *keep)
+static char *unset_defaults_cmd(const struct jv *items, const char *keep)
 {
 	char *cmd = NULL;
 	for (size_t i = 0; i < jq_len(items); i++) {
-		json_object *sc = jq_at(items, i);
+		const struct jv *sc = jq_at(items, i);
 		const char *ann = sc_default_annotation(sc), *name = jq_name(sc);
 		if (!ann || streq(name, keep))
 			continue;
@@ -55,7 +55,7 @@ static char *unset_defaults_cmd(json_object *items, const char *keep)
 	return cmd;
 }
 
-static void sc_default_several(struct agg_ctx *ctx, struct finding *f, json_object *items,
+static void sc_default_several(struct agg_ctx *ctx, struct finding *f, const struct jv *items,
 			       const struct strv *defaults)
 {
 	_cleanup_free_ char *names = NULL;
@@ -86,10 +86,10 @@ static void sc_default_several(struct agg_ctx *ctx, struct finding *f, json_obje
 	}
 }
 
-static void sc_default_one(struct agg_ctx *ctx, struct finding *f, json_object *items,
+static void sc_default_one(struct agg_ctx *ctx, struct finding *f, const struct jv *items,
 			   const char *name)
 {
-	json_object *sc = cs_find(ctx->cs, RES_STORAGECLASSES, NULL, name);
+	const struct jv *sc = cs_find(ctx->cs, RES_STORAGECLASSES, NULL, name);
 	const char *prov = JQS(sc, "provisioner");
 	if (streq(name, HARVESTER_SC)) {
 		finding_set(f, STATUS_PASS, "harvester-longhorn is the only default StorageClass");
@@ -129,13 +129,13 @@ static void sc_default_one(struct agg_ctx *ctx, struct finding *f, json_object *
 
 void check_storageclass_default(struct agg_ctx *ctx, const char *id)
 {
-	json_object *items = cs_items(ctx->cs, RES_STORAGECLASSES);
+	const struct jv *items = cs_items(ctx->cs, RES_STORAGECLASSES);
 	struct finding *f = agg_finding(ctx, id);
 	struct value_list *dl = kv_add_list(&f->evidence, "default_classes");
 	struct value_list *ignored = NULL;
 	struct strv defaults = {0};
 	for (size_t i = 0; i < jq_len(items); i++) {
-		json_object *sc = jq_at(items, i);
+		const struct jv *sc = jq_at(items, i);
 		const char *ann = sc_default_annotation(sc), *prov = JQS(sc, "provisioner");
 		note_near_miss(&ignored, &f->evidence, sc);
 		if (!ann)
@@ -171,20 +171,19 @@ void check_storageclass_default(struct agg_ctx *ctx, const char *id)
 
 /* ---- api.pvc.rwx-class-mismatch ---- */
 
-static bool has_access_mode(json_object *pvc, const char *mode)
+static bool has_access_mode(const struct jv *pvc, const char *mode)
 {
-	json_object *modes = JQ(pvc, "spec", "accessModes");
+	const struct jv *modes = JQ(pvc, "spec", "accessModes");
 	for (size_t i = 0; i < jq_len(modes); i++)
-		if (json_object_is_type(jq_at(modes, i), json_type_string) &&
-		    streq(json_object_get_string(jq_at(modes, i)), mode))
+		if (jv_is(jq_at(modes, i), JV_STRING) && streq(jv_str(jq_at(modes, i)), mode))
 			return true;
 	return false;
 }
 
 /* The only default class, or NULL (none or several). */
-static json_object *sole_default_class(json_object *scs)
+static const struct jv *sole_default_class(const struct jv *scs)
 {
-	json_object *found = NULL;
+	const struct jv *found = NULL;
 	for (size_t i = 0; i < jq_len(scs); i++) {
 		if (!sc_default_annotation(jq_at(scs, i)))
 			continue;
@@ -196,7 +195,7 @@ static json_object *sole_default_class(json_object *scs)
 }
 
 /* Longhorn parses the migratable parameter with Go's strconv.ParseBool. */
-static int parse_go_bool(json_object *v, bool *ret)
+static int parse_go_bool(const struct jv *v, bool *ret)
 {
 	static const char *const t[] = {"1", "t", "T", "TRUE", "true", "True"};
 	static const char *const f[] = {"0", "f", "F", "FALSE", "false", "False"};
@@ -204,9 +203,9 @@ static int parse_go_bool(json_object *v, bool *ret)
 		*ret = false;
 		return 0;
 	}
-	if (!json_object_is_type(v, json_type_string))
+	if (!jv_is(v, JV_STRING))
 		return -1;
-	const char *s = json_object_get_string(v);
+	const char *s = jv_str(v);
 	for (size_t i = 0; i < ELEMENTSOF(t); i++) {
 		if (streq(s, t[i])) {
 			*ret = true;
@@ -224,14 +223,14 @@ struct pvc_counts {
 	size_t rwx, longhorn, bad, unknown, other, no_class;
 };
 
-static void pvc_evidence(struct finding *f, json_object *pvc, const char *class,
-			 const char *class_source, json_object *sc)
+static void pvc_evidence(struct finding *f, const struct jv *pvc, const char *class,
+			 const char *class_source, const struct jv *sc)
 {
-	json_object *modes = JQ(pvc, "spec", "accessModes");
+	const struct jv *modes = JQ(pvc, "spec", "accessModes");
 	struct value_list *ml = kv_add_list(&f->evidence, "access_modes");
 	for (size_t i = 0; i < jq_len(modes); i++)
-		if (json_object_is_type(jq_at(modes, i), json_type_string))
-			vlist_add_str(ml, json_object_get_string(jq_at(modes, i)));
+		if (jv_is(jq_at(modes, i), JV_STRING))
+			vlist_add_str(ml, jv_str(jq_at(modes, i)));
 	const char *vm = JQS(pvc, "spec", "volumeMode");
 	kv_add_str(&f->evidence, "volume_mode", vm ? vm : "(absent: Filesystem)");
 	kv_add_str(&f->evidence, "storage_class", class);
@@ -244,14 +243,14 @@ static void pvc_evidence(struct finding *f, json_object *pvc, const char *class,
 	storage_ev_str(&f->evidence, "volume", JQS(pvc, "spec", "volumeName"));
 }
 
-static void pvc_judge(struct agg_ctx *ctx, const char *id, json_object *pvc, json_object *scs,
-		      struct pvc_counts *c)
+static void pvc_judge(struct agg_ctx *ctx, const char *id, const struct jv *pvc,
+		      const struct jv *scs, struct pvc_counts *c)
 {
-	json_object *cls = JQ(pvc, "spec", "storageClassName");
+	const struct jv *cls = JQ(pvc, "spec", "storageClassName");
 	const char *class = NULL, *source = "spec.storageClassName";
-	json_object *sc = NULL;
-	if (cls && json_object_is_type(cls, json_type_string)) {
-		class = json_object_get_string(cls);
+	const struct jv *sc = NULL;
+	if (cls && jv_is(cls, JV_STRING)) {
+		class = jv_str(cls);
 		if (!*class) { /* "" binds to class-less PVs only: not Longhorn by class */
 			c->no_class++;
 			return;
@@ -345,11 +344,11 @@ static void pvc_judge(struct agg_ctx *ctx, const char *id, json_object *pvc, jso
 
 void check_pvc_rwx_class_mismatch(struct agg_ctx *ctx, const char *id)
 {
-	json_object *pvcs = cs_items(ctx->cs, RES_PVCS),
-		    *scs = cs_items(ctx->cs, RES_STORAGECLASSES);
+	const struct jv *pvcs = cs_items(ctx->cs, RES_PVCS),
+			*scs = cs_items(ctx->cs, RES_STORAGECLASSES);
 	struct pvc_counts c = {0};
 	for (size_t i = 0; i < jq_len(pvcs); i++) {
-		json_object *pvc = jq_at(pvcs, i);
+		const struct jv *pvc = jq_at(pvcs, i);
 		if (!has_access_mode(pvc, "ReadWriteMany"))
 			continue;
 		c.rwx++;
@@ -376,7 +375,7 @@ void check_pvc_rwx_class_mismatch(struct agg_ctx *ctx, const char *id)
 
 #define RKE2_COREDNS "rke2-coredns-rke2-coredns"
 
-static bool is_coredns(json_object *d)
+static bool is_coredns(const struct jv *d)
 {
 	if (!streq(jq_namespace(d), "kube-system"))
 		return false;
@@ -403,16 +402,16 @@ static void dns_remedy(struct finding *f, const char *name, bool none_ready)
 		finding_remedy(f, "kubectl -n kube-system scale deployment %s --replicas=2", name);
 }
 
-static void dns_judge(struct agg_ctx *ctx, const char *id, json_object *d)
+static void dns_judge(struct agg_ctx *ctx, const char *id, const struct jv *d)
 {
 	struct finding *f = storage_object_finding(ctx, id, "Deployment", d);
 	const char *name = jq_name(d) ? jq_name(d) : "?";
-	json_object *st = JQ(d, "status");
+	const struct jv *st = JQ(d, "status");
 	int64_t ready = 0, desired = 1;
 	jq_int(JQ(d, "spec", "replicas"), &desired); /* absent: Kubernetes defaults to 1 */
 	kv_add_int(&f->evidence, "desired_replicas", desired);
 	/* readyReplicas is omitted when 0; without a status object it is unknown. */
-	if (!st || !json_object_is_type(st, json_type_object) ||
+	if (!st || !jv_is(st, JV_OBJECT) ||
 	    (JQ(st, "readyReplicas") && !jq_int(JQ(st, "readyReplicas"), &ready))) {
 		finding_set(f, STATUS_UNKNOWN, "CoreDNS Deployment %s has no readable status",
 			    name);
@@ -442,7 +441,7 @@ static void dns_judge(struct agg_ctx *ctx, const char *id, json_object *d)
 
 void check_dns_replicas(struct agg_ctx *ctx, const char *id)
 {
-	json_object *deps = cs_items(ctx->cs, RES_DEPLOYMENTS);
+	const struct jv *deps = cs_items(ctx->cs, RES_DEPLOYMENTS);
 	size_t found = 0;
 	for (size_t i = 0; i < jq_len(deps); i++) {
 		if (!is_coredns(jq_at(deps, i)))

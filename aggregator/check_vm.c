@@ -39,22 +39,22 @@ static void lm_reason(struct lm_eval *e, enum status level, const char *remedy, 
 		strv_add(&e->remedies, remedy);
 }
 
-static bool modes_have(json_object *modes, const char *m)
+static bool modes_have(const struct jv *modes, const char *m)
 {
 	for (size_t i = 0; i < jq_len(modes); i++)
-		if (streq(json_object_get_string(jq_at(modes, i)), m))
+		if (streq(jv_str(jq_at(modes, i)), m))
 			return true;
 	return false;
 }
 
-static char *modes_str(json_object *modes)
+static char *modes_str(const struct jv *modes)
 {
 	char *s = xstrdup("");
 	for (size_t i = 0; i < jq_len(modes); i++) {
-		json_object *m = jq_at(modes, i);
-		if (!json_object_is_type(m, json_type_string))
+		const struct jv *m = jq_at(modes, i);
+		if (!jv_is(m, JV_STRING))
 			continue;
-		char *n = xasprintf("%s%s%s", s, *s ? "," : "", json_object_get_string(m));
+		char *n = xasprintf("%s%s%s", s, *s ? "," : "", jv_str(m));
 		free(s);
 		s = n;
 	}
@@ -62,11 +62,11 @@ static char *modes_str(json_object *modes)
 }
 
 /* The VMI's own view of a PVC (status.volumeStatus[].persistentVolumeClaimInfo). */
-static json_object *vmi_claim_info(json_object *vmi, const char *claim)
+static const struct jv *vmi_claim_info(const struct jv *vmi, const char *claim)
 {
-	json_object *vs = JQ(vmi, "status", "volumeStatus");
+	const struct jv *vs = JQ(vmi, "status", "volumeStatus");
 	for (size_t i = 0; i < jq_len(vs); i++) {
-		json_object *info = JQ(jq_at(vs, i), "persistentVolumeClaimInfo");
+		const struct jv *info = JQ(jq_at(vs, i), "persistentVolumeClaimInfo");
 		if (streq(JQS(info, "claimName"), claim))
 			return info;
 	}
@@ -88,12 +88,12 @@ static const char *const REM_HEALTH =
     "api.longhorn.volume-health";
 
 /* Judge one PVC-backed volume of a VMI. */
-static void lm_claim(struct agg_ctx *ctx, struct lm_eval *e, json_object *vmi, const char *ns,
+static void lm_claim(struct agg_ctx *ctx, struct lm_eval *e, const struct jv *vmi, const char *ns,
 		     const char *claim)
 {
-	json_object *pvc = cs_find(ctx->cs, RES_PVCS, ns, claim);
-	json_object *info = vmi_claim_info(vmi, claim);
-	json_object *modes = JQ(pvc, "spec", "accessModes");
+	const struct jv *pvc = cs_find(ctx->cs, RES_PVCS, ns, claim);
+	const struct jv *info = vmi_claim_info(vmi, claim);
+	const struct jv *modes = JQ(pvc, "spec", "accessModes");
 	if (jq_len(modes) == 0)
 		modes = JQ(info, "accessModes");
 	const char *vmode = pvc ? JQS(pvc, "spec", "volumeMode") : NULL;
@@ -102,18 +102,18 @@ static void lm_claim(struct agg_ctx *ctx, struct lm_eval *e, json_object *vmi, c
 	if (!vmode && (pvc || info))
 		vmode = "Filesystem"; /* the API default */
 	const char *scname = JQS(pvc, "spec", "storageClassName");
-	json_object *sc = scname ? cs_find(ctx->cs, RES_STORAGECLASSES, NULL, scname) : NULL;
+	const struct jv *sc = scname ? cs_find(ctx->cs, RES_STORAGECLASSES, NULL, scname) : NULL;
 	bool longhorn = streq(JQS(sc, "provisioner"), LONGHORN_DRIVER);
 	bool migratable = false;
 	jq_bool(JQ(sc, "parameters", "migratable"), &migratable);
 
 	/* The Longhorn volume behind the PVC: PV spec.csi.volumeHandle. */
 	const char *pvname = JQS(pvc, "spec", "volumeName");
-	json_object *pv = pvname ? cs_find(ctx->cs, RES_PVS, NULL, pvname) : NULL;
+	const struct jv *pv = pvname ? cs_find(ctx->cs, RES_PVS, NULL, pvname) : NULL;
 	const char *handle = streq(JQS(pv, "spec", "csi", "driver"), LONGHORN_DRIVER)
 				 ? JQS(pv, "spec", "csi", "volumeHandle")
 				 : NULL;
-	json_object *lhv = handle ? cs_find(ctx->cs, RES_LH_VOLUMES, NULL, handle) : NULL;
+	const struct jv *lhv = handle ? cs_find(ctx->cs, RES_LH_VOLUMES, NULL, handle) : NULL;
 	const char *robust = JQS(lhv, "status", "robustness");
 
 	_cleanup_free_ char *ms = modes_str(modes);
@@ -167,11 +167,11 @@ static void lm_claim(struct agg_ctx *ctx, struct lm_eval *e, json_object *vmi, c
 			  handle, claim);
 }
 
-static void lm_volumes(struct agg_ctx *ctx, struct lm_eval *e, json_object *vmi, const char *ns)
+static void lm_volumes(struct agg_ctx *ctx, struct lm_eval *e, const struct jv *vmi, const char *ns)
 {
-	json_object *vols = JQ(vmi, "spec", "volumes");
+	const struct jv *vols = JQ(vmi, "spec", "volumes");
 	for (size_t i = 0; i < jq_len(vols); i++) {
-		json_object *v = jq_at(vols, i);
+		const struct jv *v = jq_at(vols, i);
 		const char *claim = JQS(v, "persistentVolumeClaim", "claimName");
 		if (!claim)
 			claim = JQS(v, "dataVolume", "name"); /* a DataVolume's PVC has its name */
@@ -184,9 +184,9 @@ static void lm_volumes(struct agg_ctx *ctx, struct lm_eval *e, json_object *vmi,
 	}
 }
 
-static void lm_condition(struct lm_eval *e, struct kv_list *ev, json_object *vmi)
+static void lm_condition(struct lm_eval *e, struct kv_list *ev, const struct jv *vmi)
 {
-	json_object *c = jq_condition(JQ(vmi, "status", "conditions"), "LiveMigratable");
+	const struct jv *c = jq_condition(JQ(vmi, "status", "conditions"), "LiveMigratable");
 	const char *st = JQS(c, "status"), *reason = JQS(c, "reason"), *msg = JQS(c, "message");
 	kv_add_strf(ev, "LiveMigratable", "%s%s%s%s%s", st ? st : "not reported",
 		    reason && *reason ? " " : "", reason ? reason : "", msg && *msg ? ": " : "",
@@ -203,9 +203,9 @@ static void lm_condition(struct lm_eval *e, struct kv_list *ev, json_object *vmi
 			  st ? st : "absent");
 }
 
-static void lm_last_migration(struct kv_list *ev, json_object *vmi)
+static void lm_last_migration(struct kv_list *ev, const struct jv *vmi)
 {
-	json_object *ms = JQ(vmi, "status", "migrationState");
+	const struct jv *ms = JQ(vmi, "status", "migrationState");
 	bool failed = false;
 	if (!ms || !jq_bool(JQ(ms, "failed"), &failed) || !failed)
 		return;
@@ -214,7 +214,7 @@ static void lm_last_migration(struct kv_list *ev, json_object *vmi)
 		    why ? ": " : "", why ? why : "");
 }
 
-static void lm_one(struct agg_ctx *ctx, const char *id, json_object *vmi, size_t *n_ok)
+static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi, size_t *n_ok)
 {
 	const char *ns = jq_namespace(vmi) ? jq_namespace(vmi) : "", *name = jq_name(vmi);
 	const char *node = JQS(vmi, "status", "nodeName");
@@ -271,7 +271,7 @@ static void lm_one(struct agg_ctx *ctx, const char *id, json_object *vmi, size_t
 
 void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 {
-	json_object *vmis = cs_items(ctx->cs, RES_VMIS);
+	const struct jv *vmis = cs_items(ctx->cs, RES_VMIS);
 	if (!vmis) {
 		finding_set(agg_finding(ctx, id), STATUS_SKIP,
 			    "KubeVirt is not installed (virtualmachineinstances.kubevirt.io is not "
@@ -280,7 +280,7 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 	}
 	size_t n_running = 0, n_ok = 0;
 	for (size_t i = 0; i < jq_len(vmis); i++) {
-		json_object *vmi = jq_at(vmis, i);
+		const struct jv *vmi = jq_at(vmis, i);
 		if (!streq(JQS(vmi, "status", "phase"), "Running"))
 			continue;
 		n_running++;
@@ -315,13 +315,13 @@ static bool valid_run_strategy(const char *s)
 	return false;
 }
 
-static bool run_strategy_one(struct agg_ctx *ctx, const char *id, json_object *vm)
+static bool run_strategy_one(struct agg_ctx *ctx, const char *id, const struct jv *vm)
 {
-	json_object *running = JQ(vm, "spec", "running");
-	json_object *rsj = JQ(vm, "spec", "runStrategy");
+	const struct jv *running = JQ(vm, "spec", "running");
+	const struct jv *rsj = JQ(vm, "spec", "runStrategy");
 	const char *rs = JQS(vm, "spec", "runStrategy");
-	bool has_running = running && !json_object_is_type(running, json_type_null);
-	bool has_rs = rsj && !json_object_is_type(rsj, json_type_null);
+	bool has_running = running && !jv_is(running, JV_NULL);
+	bool has_rs = rsj && !jv_is(rsj, JV_NULL);
 	const char *ns = jq_namespace(vm) ? jq_namespace(vm) : "";
 	const char *name = kubevirt_util_str(jq_name(vm));
 	bool run = false;
@@ -330,10 +330,11 @@ static bool run_strategy_one(struct agg_ctx *ctx, const char *id, json_object *v
 		return false;
 
 	struct finding *f = agg_object_finding(ctx, id, vm);
+	_cleanup_free_ char *running_text = jv_dump(running), *rs_text = jv_dump(rsj);
 	if (has_running)
-		kv_add_str(&f->evidence, "spec.running", json_object_to_json_string(running));
+		kv_add_str(&f->evidence, "spec.running", running_text);
 	if (has_rs)
-		kv_add_str(&f->evidence, "spec.runStrategy", json_object_to_json_string(rsj));
+		kv_add_str(&f->evidence, "spec.runStrategy", rs_text);
 	if (JQS(vm, "status", "printableStatus"))
 		kv_add_str(&f->evidence, "printableStatus", JQS(vm, "status", "printableStatus"));
 	if (has_running && has_rs) {
@@ -350,7 +351,7 @@ static bool run_strategy_one(struct agg_ctx *ctx, const char *id, json_object *v
 			    "VM has an invalid spec.runStrategy %s: valid values are Always, "
 			    "Halted, Manual, RerunOnFailure, Once, WaitAsReceiver (stop is Halted, "
 			    "not Stopped)",
-			    json_object_to_json_string(rsj));
+			    rs_text);
 		finding_remedy(f,
 			       "kubectl patch vm -n %s %s --type=merge -p "
 			       "'{\"spec\":{\"runStrategy\":\"Halted\"}}'   # stop; \"Always\" to "
@@ -361,7 +362,7 @@ static bool run_strategy_one(struct agg_ctx *ctx, const char *id, json_object *v
 			    "VM uses the deprecated spec.running=%s: patching spec.running is "
 			    "rejected once runStrategy exists; stop is runStrategy Halted, not "
 			    "Stopped",
-			    json_object_to_json_string(running));
+			    running_text);
 		finding_remedy(
 		    f,
 		    "switch to runStrategy in one request: kubectl patch vm -n %s %s --type=json "
@@ -376,7 +377,7 @@ static bool run_strategy_one(struct agg_ctx *ctx, const char *id, json_object *v
 
 void check_vm_run_strategy(struct agg_ctx *ctx, const char *id)
 {
-	json_object *vms = cs_items(ctx->cs, RES_VMS);
+	const struct jv *vms = cs_items(ctx->cs, RES_VMS);
 	if (!vms || jq_len(vms) == 0) {
 		finding_set(agg_finding(ctx, id), STATUS_SKIP,
 			    vms ? "no VirtualMachines"
@@ -443,7 +444,7 @@ static bool host_internal(const char *host)
 	return false;
 }
 
-static bool import_source(json_object *dv, struct import_src *ret)
+static bool import_source(const struct jv *dv, struct import_src *ret)
 {
 	static const char *const kinds[] = {"http", "registry", "s3", "gcs", "imageio", "vddk"};
 	for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {
@@ -461,15 +462,15 @@ static bool import_source(json_object *dv, struct import_src *ret)
 
 /* The importer pod of a DataVolume: the PVC's import-pod annotation, else
  * importer-<dv>, else importer-prime-<pvc uid> (CDI's populator path). */
-static json_object *importer_pod(struct agg_ctx *ctx, json_object *dv, const char *ns)
+static const struct jv *importer_pod(struct agg_ctx *ctx, const struct jv *dv, const char *ns)
 {
 	const char *claim = JQS(dv, "status", "claimName");
 	if (!claim)
 		claim = jq_name(dv);
-	json_object *pvc = claim ? cs_find(ctx->cs, RES_PVCS, ns, claim) : NULL;
+	const struct jv *pvc = claim ? cs_find(ctx->cs, RES_PVCS, ns, claim) : NULL;
 	const char *ann =
 	    JQS(pvc, "metadata", "annotations", "cdi.kubevirt.io/storage.import.importPodName");
-	json_object *pod = ann ? cs_find(ctx->cs, RES_PODS, ns, ann) : NULL;
+	const struct jv *pod = ann ? cs_find(ctx->cs, RES_PODS, ns, ann) : NULL;
 	if (!pod && jq_name(dv)) {
 		_cleanup_free_ char *n = xasprintf("importer-%s", jq_name(dv));
 		pod = cs_find(ctx->cs, RES_PODS, ns, n);
@@ -487,13 +488,13 @@ struct import_state {
 	const char *message; /* the last failure's text */
 };
 
-static void importer_state(json_object *dv, json_object *pod, struct import_state *st)
+static void importer_state(const struct jv *dv, const struct jv *pod, struct import_state *st)
 {
 	*st = (struct import_state){0};
 	jq_int(JQ(dv, "status", "restartCount"), &st->restarts);
-	json_object *cs = JQ(pod, "status", "containerStatuses");
+	const struct jv *cs = JQ(pod, "status", "containerStatuses");
 	for (size_t i = 0; i < jq_len(cs); i++) {
-		json_object *c = jq_at(cs, i);
+		const struct jv *c = jq_at(cs, i);
 		int64_t r;
 		if (jq_int(JQ(c, "restartCount"), &r) && r > st->restarts)
 			st->restarts = r;
@@ -505,7 +506,7 @@ static void importer_state(json_object *dv, json_object *pod, struct import_stat
 	}
 	if (!st->message) {
 		static const char *const types[] = {"Running", "Ready"};
-		json_object *conds = JQ(dv, "status", "conditions");
+		const struct jv *conds = JQ(dv, "status", "conditions");
 		for (size_t i = 0; i < ELEMENTSOF(types) && !st->message; i++) {
 			const char *m = JQS(jq_condition(conds, types[i]), "message");
 			if (m && *m)
@@ -549,7 +550,7 @@ static void import_remedy(struct finding *f, const struct import_src *src,
 		    ns);
 }
 
-static bool import_one(struct agg_ctx *ctx, const char *id, json_object *dv, size_t *n_url)
+static bool import_one(struct agg_ctx *ctx, const char *id, const struct jv *dv, size_t *n_url)
 {
 	struct import_src src = {0};
 	if (!import_source(dv, &src))
@@ -557,7 +558,7 @@ static bool import_one(struct agg_ctx *ctx, const char *id, json_object *dv, siz
 	(*n_url)++;
 	const char *ns = jq_namespace(dv) ? jq_namespace(dv) : "";
 	const char *phase = JQS(dv, "status", "phase");
-	json_object *pod = importer_pod(ctx, dv, ns);
+	const struct jv *pod = importer_pod(ctx, dv, ns);
 	struct import_state st;
 	importer_state(dv, pod, &st);
 	if (st.restarts == 0 || streq(phase, "Succeeded"))
@@ -595,7 +596,7 @@ static bool import_one(struct agg_ctx *ctx, const char *id, json_object *dv, siz
 
 void check_cdi_import_source(struct agg_ctx *ctx, const char *id)
 {
-	json_object *dvs = cs_items(ctx->cs, RES_DATAVOLUMES);
+	const struct jv *dvs = cs_items(ctx->cs, RES_DATAVOLUMES);
 	if (!dvs || jq_len(dvs) == 0) {
 		finding_set(
 		    agg_finding(ctx, id), STATUS_SKIP,

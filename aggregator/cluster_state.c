@@ -113,7 +113,7 @@ static int cmp_entry(const void *a, const void *b)
 size_t cs_lookup(const struct cluster_state *cs, enum resource_id id, cs_key_fn key,
 		 const char *value, const struct cs_entry **ret)
 {
-	json_object *a = cs_items(cs, id);
+	const struct jv *a = cs_items(cs, id);
 	if (!a || !value)
 		return 0;
 	/* The index is a cache: building it does not change what cs holds. */
@@ -122,10 +122,10 @@ size_t cs_lookup(const struct cluster_state *cs, enum resource_id id, cs_key_fn 
 		drop_index(r);
 		r->index = xcalloc(1, sizeof(*r->index));
 		r->index->fn = key;
-		size_t n = json_object_array_length(a);
+		size_t n = jq_len(a);
 		r->index->e = xcalloc(n ? n : 1, sizeof(struct cs_entry));
 		for (size_t i = 0; i < n; i++) {
-			json_object *o = json_object_array_get_idx(a, i);
+			const struct jv *o = jq_at(a, i);
 			const char *k = key(o);
 			if (k)
 				r->index->e[r->index->n++] = (struct cs_entry){k, o, i};
@@ -152,10 +152,11 @@ void cluster_state_clear(struct cluster_state *cs)
 {
 	for (int i = 0; i < _RES_MAX; i++) {
 		drop_index(&cs->res[i]);
-		json_object_put(cs->res[i].items);
+		free(cs->res[i].vec);
 		free(cs->res[i].error);
 	}
 	free(cs->source);
+	jv_arena_free(cs->arena);
 	*cs = (struct cluster_state){0};
 }
 
@@ -189,21 +190,20 @@ char *resource_display_name(const struct resource_def *d)
 	return xasprintf("%s.%s", d->plural, d->group);
 }
 
-json_object *cs_items(const struct cluster_state *cs, enum resource_id id)
+const struct jv *cs_items(const struct cluster_state *cs, enum resource_id id)
 {
 	if ((unsigned)id >= _RES_MAX || cs->res[id].status != RES_COLLECTED)
 		return NULL;
-	return cs->res[id].items;
+	return &cs->res[id].items;
 }
 
 size_t cs_count(const struct cluster_state *cs, enum resource_id id)
 {
-	json_object *a = cs_items(cs, id);
-	return a ? json_object_array_length(a) : 0;
+	return jq_len(cs_items(cs, id));
 }
 
-json_object *cs_find(const struct cluster_state *cs, enum resource_id id, const char *ns,
-		     const char *name)
+const struct jv *cs_find(const struct cluster_state *cs, enum resource_id id, const char *ns,
+			 const char *name)
 {
 	const struct cs_entry *e;
 	size_t n = cs_lookup(cs, id, jq_name, name, &e);
@@ -215,18 +215,39 @@ json_object *cs_find(const struct cluster_state *cs, enum resource_id id, const 
 	return NULL;
 }
 
-void cs_add_object(struct cluster_state *cs, enum resource_id id, json_object *obj)
+struct jv_arena *cs_arena(struct cluster_state *cs)
+{
+	if (!cs->arena)
+		cs->arena = jv_arena_new();
+	return cs->arena;
+}
+
+static void set_collected(struct resource_data *r)
+{
+	free(r->error);
+	r->error = NULL;
+	r->n = 0;
+	r->status = RES_COLLECTED;
+	r->items = (struct jv){.type = JV_ARRAY, .n = 0, .u.a = r->vec};
+}
+
+void cs_add_jv(struct cluster_state *cs, enum resource_id id, struct jv obj)
 {
 	struct resource_data *r = &cs->res[id];
 	drop_index(r);
-	if (r->status != RES_COLLECTED) {
-		free(r->error);
-		r->error = NULL;
-		json_object_put(r->items);
-		r->items = json_object_new_array();
-		r->status = RES_COLLECTED;
+	if (r->status != RES_COLLECTED)
+		set_collected(r);
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 16;
+		r->vec = xrealloc(r->vec, r->cap * sizeof(*r->vec));
 	}
-	json_object_array_add(r->items, json_object_get(obj));
+	r->vec[r->n++] = obj;
+	r->items = (struct jv){.type = JV_ARRAY, .n = (uint32_t)r->n, .u.a = r->vec};
+}
+
+void cs_add_object(struct cluster_state *cs, enum resource_id id, json_object *obj)
+{
+	cs_add_jv(cs, id, jv_from_json(cs_arena(cs), obj));
 }
 
 void cs_set_status(struct cluster_state *cs, enum resource_id id, enum resource_status st,
@@ -242,11 +263,33 @@ void cs_set_status(struct cluster_state *cs, enum resource_id id, enum resource_
 		r->error = xvasprintf(error_fmt, ap);
 		va_end(ap);
 	}
-	r->status = st;
-	if (st == RES_COLLECTED && !r->items)
-		r->items = json_object_new_array();
-	if (st != RES_COLLECTED) {
-		json_object_put(r->items);
-		r->items = NULL;
+	if (st == RES_COLLECTED && r->status != RES_COLLECTED) {
+		char *keep = r->error;
+		r->error = NULL;
+		set_collected(r);
+		r->error = keep;
 	}
+	r->status = st;
+	if (st != RES_COLLECTED)
+		r->n = 0;
+}
+
+void cs_remove(struct cluster_state *cs, enum resource_id id, size_t i)
+{
+	struct resource_data *r = &cs->res[id];
+	if (r->status != RES_COLLECTED || i >= r->n)
+		return;
+	drop_index(r);
+	memmove(r->vec + i, r->vec + i + 1, (r->n - i - 1) * sizeof(*r->vec));
+	r->n--;
+	r->items.n = (uint32_t)r->n;
+}
+
+void cs_replace_object(struct cluster_state *cs, enum resource_id id, size_t i, json_object *obj)
+{
+	struct resource_data *r = &cs->res[id];
+	if (r->status != RES_COLLECTED || i >= r->n)
+		return;
+	drop_index(r);
+	r->vec[i] = jv_from_json(cs_arena(cs), obj);
 }

@@ -11,6 +11,8 @@
  */
 #pragma once
 #include <json-c/json.h>
+
+#include "jv.h"
 #include "util.h"
 
 enum resource_id {
@@ -80,16 +82,19 @@ struct cs_index;
 struct resource_data {
 	struct cs_index *index; /* lookup cache, built on first use (cs_lookup) */
 	enum resource_status status;
-	char *error;	     /* why not collected, for messages */
-	json_object *items;  /* json array of objects (owned), when COLLECTED */
+	char *error;	/* why not collected, for messages */
+	struct jv *vec; /* the objects (values in the state's arena) */
+	size_t n, cap;
+	struct jv items;     /* an array over vec, when COLLECTED */
 	int64_t duration_ns; /* how long the list took (live) */
 };
 
 struct cluster_state {
 	struct resource_data res[_RES_MAX];
-	bool live;	    /* read from the API now (vs files) */
-	int64_t read_at_ns; /* realtime when read */
-	char *source;	    /* "https://...", "files: DIR" — for the report */
+	bool live;		/* read from the API now (vs files) */
+	int64_t read_at_ns;	/* realtime when read */
+	char *source;		/* "https://...", "files: DIR" — for the report */
+	struct jv_arena *arena; /* every object's memory, immutable once added */
 };
 
 void cluster_state_init(struct cluster_state *cs);
@@ -102,27 +107,37 @@ char *resource_file_name(const struct resource_def *d);
 /* "storageclasses.storage.k8s.io" or "pods" — for messages and RBAC hints. */
 char *resource_display_name(const struct resource_def *d);
 
-/* The items of a resource, or NULL when it is not COLLECTED. */
-json_object *cs_items(const struct cluster_state *cs, enum resource_id id);
+/* The items of a resource (an array), or NULL when it is not COLLECTED. */
+const struct jv *cs_items(const struct cluster_state *cs, enum resource_id id);
 size_t cs_count(const struct cluster_state *cs, enum resource_id id);
 /* The object with that namespace (NULL for cluster-scoped) and name, or NULL. */
-json_object *cs_find(const struct cluster_state *cs, enum resource_id id, const char *ns,
-		     const char *name);
+const struct jv *cs_find(const struct cluster_state *cs, enum resource_id id, const char *ns,
+			 const char *name);
 /* Objects of a resource grouped by a key (the name, a label, …): the index is
  * built on first use for that key function and dropped when the resource
  * changes, so lookups in checks are O(log n), not a scan per object (a
  * 500-node cluster has tens of thousands). Returns how many objects have that
  * key; *ret points at the first of them, the rest follow. Not for concurrent
  * use from several threads. */
-typedef const char *(*cs_key_fn)(json_object *o);
+typedef const char *(*cs_key_fn)(const struct jv *o);
 struct cs_entry {
 	const char *key;
-	json_object *obj;
+	const struct jv *obj;
 	size_t pos; /* position in the items: equal keys keep the items' order */
 };
 size_t cs_lookup(const struct cluster_state *cs, enum resource_id id, cs_key_fn key,
 		 const char *value, const struct cs_entry **ret);
-/* Mark a resource collected and add one object (takes a reference). */
+/* Mark a resource collected and add a copy of one object (the caller keeps
+ * its reference). */
 void cs_add_object(struct cluster_state *cs, enum resource_id id, json_object *obj);
+/* Mark a resource collected and add one object built in cs's arena (or in an
+ * arena given to cs afterwards: jv_arena_take). */
+void cs_add_jv(struct cluster_state *cs, enum resource_id id, struct jv obj);
+/* Objects are immutable: an edit (tests, what-if) replaces object i with a
+ * copy of obj, or removes it; the lookup index is dropped. */
+void cs_remove(struct cluster_state *cs, enum resource_id id, size_t i);
+void cs_replace_object(struct cluster_state *cs, enum resource_id id, size_t i, json_object *obj);
+/* cs's arena, made on first use: loaders build objects in it. */
+struct jv_arena *cs_arena(struct cluster_state *cs);
 void cs_set_status(struct cluster_state *cs, enum resource_id id, enum resource_status st,
 		   const char *error_fmt, ...) _printf_(4, 5);

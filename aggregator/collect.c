@@ -59,70 +59,62 @@ static void put_string(FILE *f, const char *s, size_t len)
 	fputc('"', f);
 }
 
-static void put_value(FILE *f, json_object *o, int depth)
+static void put_value(FILE *f, const struct jv *o, int depth)
 {
-	switch (json_object_get_type(o)) {
-	case json_type_null:
+	switch (jv_type(o)) {
+	case JV_NULL:
 		fputs("null", f);
 		break;
-	case json_type_boolean:
-		fputs(json_object_get_boolean(o) ? "true" : "false", f);
+	case JV_BOOL:
+		fputs(o->u.b ? "true" : "false", f);
 		break;
-	case json_type_int: {
-		int64_t v = json_object_get_int64(o);
-		if (v == INT64_MAX)
-			fprintf(f, "%" PRIu64, json_object_get_uint64(o));
+	case JV_INT:
+		if (o->uns)
+			fprintf(f, "%" PRIu64, o->u.u);
 		else
-			fprintf(f, "%" PRId64, v);
+			fprintf(f, "%" PRId64, o->u.i);
 		break;
-	}
-	case json_type_double:
-		/* json-c keeps a parsed number's original text */
-		fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), f);
+	case JV_DOUBLE:
+		fputs(o->u.s, f); /* the number's original text */
 		break;
-	case json_type_string:
-		put_string(f, json_object_get_string(o), (size_t)json_object_get_string_len(o));
+	case JV_STRING:
+		put_string(f, o->u.s, o->n);
 		break;
-	case json_type_array: {
-		size_t n = json_object_array_length(o);
-		if (n == 0) {
+	case JV_ARRAY:
+		if (o->n == 0) {
 			fputs("[]", f);
 			break;
 		}
 		fputs("[\n", f);
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < o->n; i++) {
 			put_indent(f, depth + 1);
-			put_value(f, json_object_array_get_idx(o, i), depth + 1);
-			fputs(i + 1 < n ? ",\n" : "\n", f);
+			put_value(f, &o->u.a[i], depth + 1);
+			fputs(i + 1 < o->n ? ",\n" : "\n", f);
 		}
 		put_indent(f, depth);
 		fputc(']', f);
 		break;
-	}
-	case json_type_object: {
-		int n = json_object_object_length(o), i = 0;
-		if (n == 0) {
+	case JV_OBJECT:
+		if (o->n == 0) {
 			fputs("{}", f);
 			break;
 		}
 		fputs("{\n", f);
-		json_object_object_foreach(o, key, val)
-		{
+		for (size_t i = 0; i < o->n; i++) {
 			put_indent(f, depth + 1);
-			put_string(f, key, strlen(key));
+			put_string(f, o->u.m[i].key, strlen(o->u.m[i].key));
 			fputs(": ", f);
-			put_value(f, val, depth + 1);
-			fputs(++i < n ? ",\n" : "\n", f);
+			put_value(f, &o->u.m[i].val, depth + 1);
+			fputs(i + 1 < o->n ? ",\n" : "\n", f);
 		}
 		put_indent(f, depth);
 		fputc('}', f);
 		break;
 	}
-	}
 }
 
 /* Write name in dirfd atomically: temporary file, fsync, rename. */
-static int write_atomic(int dirfd, const char *dir, const char *name, json_object *o, char *err,
+static int write_atomic(int dirfd, const char *dir, const char *name, const struct jv *o, char *err,
 			size_t errlen)
 {
 	_cleanup_free_ char *tmp = xasprintf(".%s.tmp", name);
@@ -157,17 +149,16 @@ static int write_atomic(int dirfd, const char *dir, const char *name, json_objec
 	return 0;
 }
 
-static json_object *list_of(json_object *items)
+/* The List kubectl prints around the items (which are cs's, not copied). */
+static struct jv list_of(struct jv_arena *ar, const struct jv *items)
 {
-	json_object *l = json_object_new_object();
-	json_object_object_add(l, "apiVersion", json_object_new_string("v1"));
-	json_object_object_add(l, "items",
-			       items ? json_object_get(items) : json_object_new_array());
-	json_object_object_add(l, "kind", json_object_new_string("List"));
-	json_object *meta = json_object_new_object();
-	json_object_object_add(meta, "resourceVersion", json_object_new_string(""));
-	json_object_object_add(l, "metadata", meta);
-	return l;
+	struct jv_builder meta = {0}, l = {0};
+	jv_builder_set(ar, &meta, "resourceVersion", jv_string(ar, ""));
+	jv_builder_set(ar, &l, "apiVersion", jv_string(ar, "v1"));
+	jv_builder_set(ar, &l, "items", *items);
+	jv_builder_set(ar, &l, "kind", jv_string(ar, "List"));
+	jv_builder_set(ar, &l, "metadata", jv_builder_object(ar, &meta));
+	return jv_builder_object(ar, &l);
 }
 
 static json_object *status_entry(const struct cluster_state *cs, int i, const char *file)
@@ -217,13 +208,13 @@ int collect_write(const struct cluster_state *cs, const char *dir, char *err, si
 	if (dirfd < 0)
 		return dirfd;
 	json_object *resources = json_object_new_array();
+	_cleanup_(jv_arena_freep) struct jv_arena *ar = jv_arena_new();
 	int r = 0;
 	for (int i = 0; i < _RES_MAX && r == 0; i++) {
 		_cleanup_free_ char *fn = resource_file_name(&resource_defs[i]);
 		if (cs->res[i].status == RES_COLLECTED) {
-			json_object *l = list_of(cs->res[i].items);
-			r = write_atomic(dirfd, dir, fn, l, err, errlen);
-			json_object_put(l);
+			struct jv l = list_of(ar, cs_items(cs, i));
+			r = write_atomic(dirfd, dir, fn, &l, err, errlen);
 		} else if (unlinkat(dirfd, fn, 0) < 0 && errno != ENOENT) {
 			r = -errno;
 			snprintf(err, errlen, "%s/%s: cannot remove the stale file: %s", dir, fn,
@@ -242,7 +233,8 @@ int collect_write(const struct cluster_state *cs, const char *dir, char *err, si
 		json_object_object_add(c, "source",
 				       json_object_new_string(cs->source ? cs->source : ""));
 		json_object_object_add(c, "resources", json_object_get(resources));
-		r = write_atomic(dirfd, dir, "collect.json", c, err, errlen);
+		struct jv cj = jv_from_json(ar, c);
+		r = write_atomic(dirfd, dir, "collect.json", &cj, err, errlen);
 		json_object_put(c);
 	}
 	json_object_put(resources);

@@ -35,7 +35,7 @@ struct finding *agg_finding(struct agg_ctx *ctx, const char *id)
 	return finding_list_add(ctx->out, id);
 }
 
-struct finding *agg_object_finding(struct agg_ctx *ctx, const char *id, json_object *obj)
+struct finding *agg_object_finding(struct agg_ctx *ctx, const char *id, const struct jv *obj)
 {
 	struct finding *f = finding_list_add(ctx->out, id);
 	const char *kind = jq_kind(obj), *ns = jq_namespace(obj), *name = jq_name(obj);

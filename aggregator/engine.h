@@ -80,7 +80,7 @@ extern const size_t api_checks_len;
 /* Add a finding for id. */
 struct finding *agg_finding(struct agg_ctx *ctx, const char *id);
 /* Add a finding about one object: object = "Kind/namespace/name" (or "Kind/name"). */
-struct finding *agg_object_finding(struct agg_ctx *ctx, const char *id, json_object *obj);
+struct finding *agg_object_finding(struct agg_ctx *ctx, const char *id, const struct jv *obj);
 
 /* SPEC §3: the harvester Deployment in harvester-system, or harvesterhci.io served. */
 bool engine_harvester_installed(const struct cluster_state *cs);

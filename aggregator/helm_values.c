@@ -8,7 +8,7 @@
 
 /* "harvester", "https://charts/harvester-1.8.2.tgz", "rancher/harvester" → the
  * chart's own name is "harvester" (not "harvester-crd"). */
-static bool is_harvester_chart(json_object *hc)
+static bool is_harvester_chart(const struct jv *hc)
 {
 	if (streq(jq_name(hc), "harvester"))
 		return true;
@@ -39,7 +39,8 @@ static void merge(json_object *dst, json_object *src)
 	}
 }
 
-static void add_values(struct helm_values *v, json_object *obj, const char *what)
+static void add_values(struct helm_values *v, json_object *merged, const struct jv *obj,
+		       const char *what)
 {
 	const char *content = JQS(obj, "spec", "valuesContent");
 	if (!content || !*content)
@@ -56,7 +57,7 @@ static void add_values(struct helm_values *v, json_object *obj, const char *what
 		return;
 	}
 	if (json_object_is_type(parsed, json_type_object))
-		merge(v->values, parsed);
+		merge(merged, parsed);
 	json_object_put(parsed);
 }
 
@@ -82,14 +83,12 @@ void helm_values_set(json_object *values, const char *dotted, json_object *value
 }
 
 /* A --set value: "{a,b}" is a list, anything else a string. */
-static json_object *set_value(json_object *v)
+static json_object *set_value(const struct jv *v)
 {
-	if (!json_object_is_type(v, json_type_string))
-		return json_object_get(v);
-	const char *s = json_object_get_string(v);
-	size_t n = strlen(s);
+	const char *s = jv_str(v);
+	size_t n = s ? strlen(s) : 0;
 	if (n < 2 || s[0] != '{' || s[n - 1] != '}')
-		return json_object_get(v);
+		return jv_to_json(v);
 	json_object *arr = json_object_new_array();
 	char *inner = xstrndup(s + 1, n - 2);
 	struct strv items = {0};
@@ -101,7 +100,7 @@ static json_object *set_value(json_object *v)
 	return arr;
 }
 
-static void add_source(struct helm_values *v, const char *what, json_object *obj)
+static void add_source(struct helm_values *v, const char *what, const struct jv *obj)
 {
 	const char *ns = jq_namespace(obj);
 	char *s = xasprintf("%s%s%s %s/%s", v->source ? v->source : "", v->source ? " + " : "",
@@ -113,44 +112,49 @@ static void add_source(struct helm_values *v, const char *what, json_object *obj
 void helm_values_harvester(const struct cluster_state *cs, struct helm_values *ret)
 {
 	*ret = (struct helm_values){0};
-	json_object *charts = cs_items(cs, RES_HELMCHARTS), *hc = NULL;
+	const struct jv *charts = cs_items(cs, RES_HELMCHARTS), *hc = NULL;
 	for (size_t i = 0; i < jq_len(charts) && !hc; i++)
 		if (is_harvester_chart(jq_at(charts, i)))
 			hc = jq_at(charts, i);
 	if (!hc)
 		return;
 	ret->found = true;
-	ret->values = json_object_new_object();
+	json_object *merged = json_object_new_object();
 	add_source(ret, "HelmChart", hc);
-	add_values(ret, hc, "HelmChart");
-	json_object *cfg =
+	add_values(ret, merged, hc, "HelmChart");
+	const struct jv *cfg =
 	    jq_name(hc) ? cs_find(cs, RES_HELMCHARTCONFIGS, jq_namespace(hc), jq_name(hc)) : NULL;
 	if (cfg) {
 		add_source(ret, "HelmChartConfig", cfg);
-		add_values(ret, cfg, "HelmChartConfig");
+		add_values(ret, merged, cfg, "HelmChartConfig");
 	}
-	json_object *set = JQ(hc, "spec", "set");
-	if (json_object_is_type(set, json_type_object)) {
-		json_object_object_foreach(set, key, val)
-		{
-			helm_values_set(ret->values, key, set_value(val));
-		}
+	const struct jv *set = JQ(hc, "spec", "set");
+	jv_foreach(set, key, val)
+	{
+		helm_values_set(merged, key, set_value(val));
 	}
+	/* Merged in json-c (it is small and built by changes), read as the
+	 * cluster state is. */
+	ret->arena = jv_arena_new();
+	struct jv *values = jv_arena_alloc(ret->arena, sizeof(*values));
+	*values = jv_from_json(ret->arena, merged);
+	ret->values = values;
+	json_object_put(merged);
 }
 
 void helm_values_clear(struct helm_values *v)
 {
-	json_object_put(v->values);
+	jv_arena_free(v->arena);
 	free(v->source);
 	strv_clear(&v->errors);
 	*v = (struct helm_values){0};
 }
 
-json_object *helm_values_get(json_object *values, const char *dotted)
+const struct jv *helm_values_get(const struct jv *values, const char *dotted)
 {
 	struct strv parts = {0};
 	strv_split(&parts, dotted, ".");
-	json_object *cur = values;
+	const struct jv *cur = values;
 	for (size_t i = 0; i < parts.n && cur; i++)
 		cur = JQ(cur, parts.items[i]);
 	strv_clear(&parts);

@@ -10,16 +10,17 @@
 #include "cluster_state.h"
 
 struct helm_values {
-	bool found;	     /* a HelmChart for the harvester chart exists */
-	json_object *values; /* merged values (owned), NULL when none */
-	char *source;	     /* "HelmChart kube-system/harvester + HelmChartConfig …" */
-	struct strv errors;  /* unparsable valuesContent, one line each */
+	bool found;		 /* a HelmChart for the harvester chart exists */
+	const struct jv *values; /* merged values (in arena), NULL when none */
+	struct jv_arena *arena;
+	char *source;	    /* "HelmChart kube-system/harvester + HelmChartConfig …" */
+	struct strv errors; /* unparsable valuesContent, one line each */
 };
 
 /* Never fails: a missing or unreadable chart is recorded in ret. */
 void helm_values_harvester(const struct cluster_state *cs, struct helm_values *ret);
 void helm_values_clear(struct helm_values *v);
 /* The value at a dotted path ("promote.clusterDNS"), or NULL. */
-json_object *helm_values_get(json_object *values, const char *dotted);
+const struct jv *helm_values_get(const struct jv *values, const char *dotted);
 /* Apply one --set style assignment ("a.b.c", "x" or "{x,y}") to values. */
 void helm_values_set(json_object *values, const char *dotted, json_object *value);

@@ -4,30 +4,33 @@
  * here returns NULL/false for "absent or of another type" and never crashes.
  *
  *   const char *phase = JQS(vmi, "status", "phase");
- *   json_object *conds = JQ(vmi, "status", "conditions");
+ *   const struct jv *conds = JQ(vmi, "status", "conditions");
+ *
+ * Objects are compact values (jv.h); NULL is "absent or null".
  */
 #pragma once
-#include <json-c/json.h>
+#include "jv.h"
 #include "util.h"
 
-json_object *jq_get_(json_object *o, ...);
-const char *jq_str_(json_object *o, ...);
+const struct jv *jq_get_(const struct jv *o, ...);
+const char *jq_str_(const struct jv *o, ...);
 #define JQ(o, ...)  jq_get_((o), __VA_ARGS__, (const char *)NULL)
 #define JQS(o, ...) jq_str_((o), __VA_ARGS__, (const char *)NULL)
 
 /* Integer from a JSON number or a decimal string. */
-bool jq_int(json_object *v, int64_t *ret);
+bool jq_int(const struct jv *v, int64_t *ret);
 /* Boolean from a JSON boolean or "true"/"false" (annotations, parameters). */
-bool jq_bool(json_object *v, bool *ret);
+bool jq_bool(const struct jv *v, bool *ret);
 /* Length of v if it is an array, else 0 (null and absent lists are empty). */
-size_t jq_len(json_object *v);
-json_object *jq_at(json_object *v, size_t i);
+size_t jq_len(const struct jv *v);
+/* Element i, or NULL (past the end, or a null element). */
+const struct jv *jq_at(const struct jv *v, size_t i);
 
-const char *jq_name(json_object *o);
-const char *jq_namespace(json_object *o);
-const char *jq_kind(json_object *o);
+const char *jq_name(const struct jv *o);
+const char *jq_namespace(const struct jv *o);
+const char *jq_kind(const struct jv *o);
 /* metadata.creationTimestamp / any RFC 3339 field as ns; false if absent or malformed. */
-bool jq_time(json_object *v, int64_t *ret_ns);
+bool jq_time(const struct jv *v, int64_t *ret_ns);
 
 /* The entry of a conditions array with "type" == type, or NULL. */
-json_object *jq_condition(json_object *conditions, const char *type);
+const struct jv *jq_condition(const struct jv *conditions, const char *type);

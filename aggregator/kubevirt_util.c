@@ -20,22 +20,22 @@ void kubevirt_util_age(int64_t ns, char *buf, size_t len)
 			 (long long)(s % 86400 / 3600));
 }
 
-const char *kubevirt_util_label(json_object *o, const char *key)
+const char *kubevirt_util_label(const struct jv *o, const char *key)
 {
 	return JQS(o, "metadata", "labels", key);
 }
 
-bool kubevirt_util_deleting(json_object *o)
+bool kubevirt_util_deleting(const struct jv *o)
 {
-	json_object *d = JQ(o, "metadata", "deletionTimestamp");
-	return d && !json_object_is_type(d, json_type_null);
+	const struct jv *d = JQ(o, "metadata", "deletionTimestamp");
+	return d && !jv_is(d, JV_NULL);
 }
 
-json_object *kubevirt_util_next_labelled(json_object *items, size_t *pos, const char *ns,
-					 const char *key, const char *value)
+const struct jv *kubevirt_util_next_labelled(const struct jv *items, size_t *pos, const char *ns,
+					     const char *key, const char *value)
 {
 	for (; *pos < jq_len(items); (*pos)++) {
-		json_object *o = jq_at(items, *pos);
+		const struct jv *o = jq_at(items, *pos);
 		if (ns && !streq(jq_namespace(o), ns))
 			continue;
 		if (streq(kubevirt_util_label(o, key), value)) {

@@ -14,13 +14,13 @@ static inline const char *kubevirt_util_str(const char *s)
 /* A duration for people: "45s", "12m", "3h05m", "2d4h". Negative → "0s". */
 void kubevirt_util_age(int64_t ns, char *buf, size_t len);
 /* The value of label key on o, or NULL. */
-const char *kubevirt_util_label(json_object *o, const char *key);
+const char *kubevirt_util_label(const struct jv *o, const char *key);
 /* True when the object carries a deletionTimestamp. */
-bool kubevirt_util_deleting(json_object *o);
+bool kubevirt_util_deleting(const struct jv *o);
 /* The first (cluster-wide) object of a resource whose label key=value, in
  * namespace ns (NULL: any), starting at index *pos; advances *pos. */
-json_object *kubevirt_util_next_labelled(json_object *items, size_t *pos, const char *ns,
-					 const char *key, const char *value);
+const struct jv *kubevirt_util_next_labelled(const struct jv *items, size_t *pos, const char *ns,
+					     const char *key, const char *value);
 /* A string shortened to max bytes (on a UTF-8 boundary) with "…" appended;
  * caller frees. For termination messages and log lines in evidence. */
 char *kubevirt_util_trunc(const char *s, size_t max);

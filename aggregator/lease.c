@@ -52,13 +52,42 @@ static void observe(struct lease *l, const char *holder, const char *renew, int6
 	l->seen_mono_ns = now_mono_ns;
 }
 
+/* The Lease is read and written back as json-c (it is one small object):
+ * these are jq.h's reads for it. */
+static json_object *jc_get(json_object *o, const char *k1, const char *k2)
+{
+	json_object *v = NULL;
+	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, k1, &v))
+		return NULL;
+	if (k2 &&
+	    (!json_object_is_type(v, json_type_object) || !json_object_object_get_ex(v, k2, &v)))
+		return NULL;
+	return v;
+}
+
+static const char *jc_str(json_object *o, const char *k1, const char *k2)
+{
+	json_object *v = jc_get(o, k1, k2);
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static bool jc_int(json_object *v, int64_t *ret)
+{
+	if (json_object_is_type(v, json_type_int)) {
+		*ret = json_object_get_int64(v);
+		return true;
+	}
+	return json_object_is_type(v, json_type_string) &&
+	       util_parse_i64(json_object_get_string(v), ret) == 0;
+}
+
 enum lease_action lease_decide(struct lease *l, json_object *current, int64_t now_mono_ns)
 {
 	if (!current)
 		return LEASE_CREATE;
-	json_object *spec = JQ(current, "spec");
-	const char *holder = JQS(spec, "holderIdentity");
-	const char *renew = JQS(spec, "renewTime");
+	json_object *spec = jc_get(current, "spec", NULL);
+	const char *holder = jc_str(spec, "holderIdentity", NULL);
+	const char *renew = jc_str(spec, "renewTime", NULL);
 	holder = holder ? holder : "";
 	observe(l, holder, renew ? renew : "", now_mono_ns);
 	if (streq(holder, l->identity))
@@ -67,7 +96,7 @@ enum lease_action lease_decide(struct lease *l, json_object *current, int64_t no
 		return LEASE_TAKE;
 	/* The holder promised to renew within its own leaseDurationSeconds. */
 	int64_t dur = 0;
-	if (!jq_int(JQ(spec, "leaseDurationSeconds"), &dur) || dur <= 0)
+	if (!jc_int(jc_get(spec, "leaseDurationSeconds", NULL), &dur) || dur <= 0)
 		dur = l->duration_s;
 	if (now_mono_ns - l->seen_mono_ns >= dur * NSEC_PER_SEC)
 		return LEASE_TAKE;
@@ -94,16 +123,16 @@ char *lease_body(const struct lease *l, json_object *current, enum lease_action 
 		if (json_object_deep_copy(current, &o, NULL) != 0)
 			abort();
 	}
-	json_object *spec = JQ(o, "spec");
+	json_object *spec = jc_get(o, "spec", NULL);
 	if (!spec || !json_object_is_type(spec, json_type_object)) {
 		spec = json_object_new_object();
 		json_object_object_add(o, "spec", spec);
 	}
 	int64_t transitions = 0;
-	jq_int(JQ(spec, "leaseTransitions"), &transitions);
+	jc_int(jc_get(spec, "leaseTransitions", NULL), &transitions);
 	json_object_object_add(spec, "holderIdentity", json_object_new_string(l->identity));
 	json_object_object_add(spec, "leaseDurationSeconds", json_object_new_int(l->duration_s));
-	if (a != LEASE_RENEW || !JQS(spec, "acquireTime"))
+	if (a != LEASE_RENEW || !jc_str(spec, "acquireTime", NULL))
 		json_object_object_add(spec, "acquireTime", json_object_new_string(now));
 	json_object_object_add(spec, "renewTime", json_object_new_string(now));
 	if (a == LEASE_TAKE)
@@ -176,10 +205,10 @@ static int lease_get(struct lease *l, struct kube_client *kc, const char *path, 
 static void won(struct lease *l, enum lease_action a, json_object *current, int64_t now_ns,
 		int64_t now_mono_ns, const char *written)
 {
-	const char *prev_holder = JQS(current, "spec", "holderIdentity");
+	const char *prev_holder = jc_str(current, "spec", "holderIdentity");
 	json_object *w = json_tokener_parse(written);
-	observe(l, l->identity, JQS(w, "spec", "renewTime") ? JQS(w, "spec", "renewTime") : "",
-		now_mono_ns);
+	observe(l, l->identity,
+		jc_str(w, "spec", "renewTime") ? jc_str(w, "spec", "renewTime") : "", now_mono_ns);
 	json_object_put(w);
 	l->renewed_mono_ns = now_mono_ns;
 	/* A renewal continues what this process holds; anything else (or the

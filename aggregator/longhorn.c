@@ -119,7 +119,7 @@ bool longhorn_version_at_least(const struct longhorn_version *a, int major, int 
 	return a->major > major || (a->major == major && a->minor >= minor);
 }
 
-json_object *longhorn_setting(const struct cluster_state *cs, const char *name)
+const struct jv *longhorn_setting(const struct cluster_state *cs, const char *name)
 {
 	return cs_find(cs, RES_LH_SETTINGS, NULL, name);
 }
@@ -145,12 +145,16 @@ int longhorn_int_value_parse(const uint8_t *buf, size_t len, int64_t *ret)
 	if (*s != '{')
 		return parse_plain_int(s, ret);
 	json_tokener *tok = json_tokener_new();
-	json_object *o = json_tokener_parse_ex(tok, s, (int)strlen(s));
+	json_object *oj = json_tokener_parse_ex(tok, s, (int)strlen(s));
 	bool complete = json_tokener_get_error(tok) == json_tokener_success &&
 			json_tokener_get_parse_end(tok) == strlen(s);
 	json_tokener_free(tok);
+	_cleanup_(jv_arena_freep) struct jv_arena *ar = jv_arena_new();
+	struct jv root = jv_from_json(ar, oj);
+	const struct jv *o = &root;
+	json_object_put(oj);
 	int r = -EINVAL;
-	if (complete && json_object_is_type(o, json_type_object)) {
+	if (complete && jv_is(o, JV_OBJECT)) {
 		int64_t v;
 		/* v1 first: it is the engine Harvester runs; jq_int takes "3" and 3. */
 		if (jq_int(JQ(o, "v1"), &v)) {
@@ -158,7 +162,6 @@ int longhorn_int_value_parse(const uint8_t *buf, size_t len, int64_t *ret)
 			r = 0;
 		}
 	}
-	json_object_put(o);
 	return r;
 }
 
@@ -168,18 +171,18 @@ bool longhorn_version_get(const struct cluster_state *cs, struct longhorn_versio
 	return v && longhorn_version_parse((const uint8_t *)v, strlen(v), ret) == 0;
 }
 
-const char *longhorn_volume_of(json_object *obj)
+const char *longhorn_volume_of(const struct jv *obj)
 {
 	const char *label = JQS(obj, "metadata", "labels", "longhornvolume");
 	return label ? label : JQS(obj, "spec", "volumeName");
 }
 
-json_object *longhorn_volume(const struct cluster_state *cs, const char *name)
+const struct jv *longhorn_volume(const struct cluster_state *cs, const char *name)
 {
 	return cs_find(cs, RES_LH_VOLUMES, NULL, name);
 }
 
-json_object *longhorn_snapshot(const struct cluster_state *cs, const char *name)
+const struct jv *longhorn_snapshot(const struct cluster_state *cs, const char *name)
 {
 	return cs_find(cs, RES_LH_SNAPSHOTS, NULL, name);
 }

@@ -46,7 +46,7 @@ int longhorn_version_parse(const uint8_t *buf, size_t len, struct longhorn_versi
 bool longhorn_version_at_least(const struct longhorn_version *a, int major, int minor);
 
 /* The Setting object called name (any namespace), or NULL. */
-json_object *longhorn_setting(const struct cluster_state *cs, const char *name);
+const struct jv *longhorn_setting(const struct cluster_state *cs, const char *name);
 /* Its top-level "value" when it is a string, else NULL. */
 const char *longhorn_setting_value(const struct cluster_state *cs, const char *name);
 
@@ -59,8 +59,8 @@ bool longhorn_version_get(const struct cluster_state *cs, struct longhorn_versio
 
 /* The volume an engine or replica belongs to (its longhornvolume label, else
  * spec.volumeName), as a cs_lookup() key. */
-const char *longhorn_volume_of(json_object *obj);
+const char *longhorn_volume_of(const struct jv *obj);
 
 /* The Longhorn Volume / Snapshot called name (any namespace), or NULL. */
-json_object *longhorn_volume(const struct cluster_state *cs, const char *name);
-json_object *longhorn_snapshot(const struct cluster_state *cs, const char *name);
+const struct jv *longhorn_volume(const struct cluster_state *cs, const char *name);
+const struct jv *longhorn_snapshot(const struct cluster_state *cs, const char *name);

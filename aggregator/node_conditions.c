@@ -218,7 +218,7 @@ static void copy_findings(struct nc_snapshot *s, const struct verdict *v)
 	free(per_node);
 }
 
-static void read_observed(struct nc_cond *c, json_object *cond)
+static void read_observed(struct nc_cond *c, const struct jv *cond)
 {
 	if (!cond)
 		return;
@@ -236,10 +236,10 @@ static void read_observed(struct nc_cond *c, json_object *cond)
 static void copy_nodes(struct nc_snapshot *s, const struct verdict *v,
 		       const struct cluster_state *cs)
 {
-	json_object *items = cs_items(cs, RES_NODES);
+	const struct jv *items = cs_items(cs, RES_NODES);
 	s->nodes = xcalloc(jq_len(items) + 1, sizeof(*s->nodes));
 	for (size_t i = 0; i < jq_len(items); i++) {
-		json_object *o = jq_at(items, i);
+		const struct jv *o = jq_at(items, i);
 		const char *name = jq_name(o);
 		if (!name || !*name)
 			continue;
@@ -247,7 +247,7 @@ static void copy_nodes(struct nc_snapshot *s, const struct verdict *v,
 		n->name = xstrdup(name);
 		const char *uid = JQS(o, "metadata", "uid");
 		n->uid = xstrdup(uid && *uid ? uid : name);
-		json_object *conds = JQ(o, "status", "conditions");
+		const struct jv *conds = JQ(o, "status", "conditions");
 		for (int t = 0; t < _NC_TYPE_MAX; t++)
 			read_observed(&n->observed[t], jq_condition(conds, type_names[t]));
 	}
@@ -801,11 +801,10 @@ static const char *pod_uid(struct node_conditions *nc)
 	if (kube_client_call(nc->kc, "GET", path, NULL, NULL, 0, NC_MAX_BODY, &r, err,
 			     sizeof(err)) == 0 &&
 	    r.status == 200) {
-		json_object *o = json_tokener_parse(r.body);
-		const char *uid = JQS(o, "metadata", "uid");
+		_cleanup_(jv_arena_freep) struct jv_arena *ar = jv_arena_new();
+		const char *uid = JQS(jv_parse(ar, r.body), "metadata", "uid");
 		if (uid && *uid)
 			nc->pod_uid = xstrdup(uid);
-		json_object_put(o);
 	}
 	kube_response_clear(&r);
 	return nc->pod_uid;

@@ -1597,7 +1597,7 @@ static void derive(struct server *s, struct state *st)
 	struct probe_targets cluster;
 	targets_for_node(&st->cs, NULL, &cluster);
 	st->targets = targets_json(&cluster, &st->targets_len);
-	json_object *lhn = cs_items(&st->cs, RES_LH_NODES);
+	const struct jv *lhn = cs_items(&st->cs, RES_LH_NODES);
 	st->nodes = xcalloc(jq_len(lhn) + 1, sizeof(*st->nodes));
 	for (size_t i = 0; i < jq_len(lhn); i++) {
 		const char *name = jq_name(jq_at(lhn, i));
@@ -1618,10 +1618,10 @@ static void derive(struct server *s, struct state *st)
 	/* Two Longhorn nodes of one name cannot be: keep the first anyway. */
 	if (s->o->auth != AUTH_TOKENREVIEW)
 		return;
-	json_object *pods = cs_items(&st->cs, RES_PODS);
+	const struct jv *pods = cs_items(&st->cs, RES_PODS);
 	st->pods = xcalloc(jq_len(pods) + 1, sizeof(*st->pods));
 	for (size_t i = 0; i < jq_len(pods); i++) {
-		json_object *p = jq_at(pods, i);
+		const struct jv *p = jq_at(pods, i);
 		const char *node = JQS(p, "spec", "nodeName"), *name = jq_name(p);
 		if (!node || !name)
 			continue;

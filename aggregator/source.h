@@ -41,12 +41,14 @@ int source_files_parse(struct cluster_state *cs, const uint8_t *buf, size_t len,
 int source_files_parse_collect(struct cluster_state *cs, const uint8_t *buf, size_t len,
 			       const char *name, char *err, size_t errlen);
 /* item with apiVersion and kind first (given ones kept), as kubectl prints
- * list items; the API leaves them out of its list items. New reference. */
-json_object *source_typed_item(json_object *item, const char *api_version, const char *kind);
-/* Drop what hvready never reads from an object of that kind, in place:
+ * list items; the API leaves them out of its list items. New members (if
+ * any) in ar; the values are item's. */
+struct jv source_typed_item(struct jv_arena *ar, const struct jv *item, const char *api_version,
+			    const char *kind);
+/* item without what hvready never reads from an object of that kind:
  * metadata.managedFields, often half of an object and most of its memory.
  * KubeVirt keeps it: it dates the CR's last spec change (api.kubevirt.gate-stale). */
-void source_trim_item(json_object *item, const char *kind);
+struct jv source_trim_item(struct jv_arena *ar, const struct jv *item, const char *kind);
 /* collect.json's status words. */
 const char *source_collect_status_name(enum resource_status s);
 

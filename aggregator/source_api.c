@@ -43,8 +43,11 @@ struct job {
 	bool too_big, bad_json;
 	char *errbody;
 	size_t errlen;
-	/* the list */
-	json_object *items;
+	/* the list: items in the compact form, in the lister's arena (a page's
+	 * json-c tree is freed as soon as its items are converted) */
+	struct jv_arena *arena;
+	struct jv *items;
+	size_t n_items, cap_items;
 	char *cont;
 	int pages, attempts, restarts;
 	int64_t not_before_ns, started_ns, finished_ns;
@@ -88,10 +91,8 @@ static _printf_(3, 4) void job_end(struct job *j, enum resource_status st, const
 		j->error = xvasprintf(fmt, ap);
 		va_end(ap);
 	}
-	if (st != RES_COLLECTED) {
-		json_object_put(j->items);
-		j->items = NULL;
-	}
+	if (st != RES_COLLECTED)
+		j->n_items = 0;
 }
 
 static void request_reset(struct job *j)
@@ -237,23 +238,33 @@ static void page_done(struct job *j)
 		job_end(j, RES_FAILED, "list %s: the answer is not a List", name);
 		return;
 	}
-	const char *api = JQS(page, "apiVersion");
+	const char *api = NULL;
+	json_object *apij;
+	if (json_object_object_get_ex(page, "apiVersion", &apij) &&
+	    json_object_is_type(apij, json_type_string))
+		api = json_object_get_string(apij);
 	_cleanup_free_ char *def_api = *j->def->group
 					   ? xasprintf("%s/%s", j->def->group, j->def->version)
 					   : xstrdup(j->def->version);
-	if (!j->items)
-		j->items = json_object_new_array_ext((int)jq_len(items));
-	for (size_t i = 0; i < jq_len(items); i++) {
-		json_object *it = jq_at(items, i);
+	size_t n = items ? json_object_array_length(items) : 0;
+	for (size_t i = 0; i < n; i++) {
+		json_object *it = json_object_array_get_idx(items, i);
 		if (!json_object_is_type(it, json_type_object)) {
 			job_end(j, RES_FAILED, "list %s: items[%zu] is not an object", name, i);
 			return;
 		}
-		json_object *typed = source_typed_item(it, api ? api : def_api, j->def->kind);
-		source_trim_item(typed, j->def->kind);
-		json_object_array_add(j->items, typed);
+		struct jv v = jv_from_json(j->arena, it);
+		struct jv typed =
+		    source_typed_item(j->arena, &v, api ? api : def_api, j->def->kind);
+		util_grow((void **)&j->items, &j->cap_items, j->n_items + 1, sizeof(*j->items));
+		j->items[j->n_items++] = source_trim_item(j->arena, &typed, j->def->kind);
 	}
-	const char *cont = JQS(page, "metadata", "continue");
+	json_object *meta, *contj;
+	const char *cont = NULL;
+	if (json_object_object_get_ex(page, "metadata", &meta) &&
+	    json_object_object_get_ex(meta, "continue", &contj) &&
+	    json_object_is_type(contj, json_type_string))
+		cont = json_object_get_string(contj);
 	free(j->cont);
 	j->cont = cont && *cont ? xstrdup(cont) : NULL;
 	j->attempts = 0;
@@ -303,8 +314,7 @@ static void http_error(struct lister *l, struct job *j)
 			j->restarts++;
 			free(j->cont);
 			j->cont = NULL;
-			json_object_put(j->items);
-			j->items = NULL;
+			j->n_items = 0;
 			j->pages = 0;
 			j->attempts = 0;
 			j->not_before_ns = 0;
@@ -434,10 +444,10 @@ static void check_crd_versions(struct cluster_state *cs)
 		if (cs->res[i].status != RES_NOT_INSTALLED)
 			continue;
 		_cleanup_free_ char *crd_name = xasprintf("%s.%s", d->plural, d->group);
-		json_object *crd = cs_find(cs, RES_CRDS, NULL, crd_name);
+		const struct jv *crd = cs_find(cs, RES_CRDS, NULL, crd_name);
 		if (!crd)
 			continue;
-		json_object *versions = JQ(crd, "spec", "versions");
+		const struct jv *versions = JQ(crd, "spec", "versions");
 		char served[256] = "";
 		for (size_t v = 0; v < jq_len(versions); v++) {
 			bool on = false;
@@ -478,10 +488,10 @@ static int probe(struct kube_client *kc, char **ret_version, char *err, size_t e
 	}
 	*ret_version = NULL;
 	if (resp.status == 200) {
-		json_object *o = json_tokener_parse(resp.body);
-		const char *v = JQS(o, "gitVersion");
-		if (v)
-			*ret_version = xstrndup(v, 64);
+		json_object *o = json_tokener_parse(resp.body), *v;
+		if (json_object_object_get_ex(o, "gitVersion", &v) &&
+		    json_object_is_type(v, json_type_string))
+			*ret_version = xstrndup(json_object_get_string(v), 64);
 		json_object_put(o);
 	}
 	kube_response_clear(&resp);
@@ -499,8 +509,11 @@ int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err,
 	l.multi = curl_multi_init();
 	if (!l.multi)
 		abort();
-	for (int i = 0; i < _RES_MAX; i++)
+	struct jv_arena *arena = cs_arena(cs);
+	for (int i = 0; i < _RES_MAX; i++) {
 		l.jobs[i].def = &resource_defs[i];
+		l.jobs[i].arena = arena;
+	}
 	run_lists(&l);
 	for (int i = 0; i < _RES_MAX; i++) {
 		struct job *j = &l.jobs[i];
@@ -508,14 +521,11 @@ int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err,
 			cs_set_status(cs, i, j->status, "%s", j->error);
 		else
 			cs_set_status(cs, i, j->status, NULL);
-		if (j->status == RES_COLLECTED && j->items) {
-			json_object_put(cs->res[i].items);
-			cs->res[i].items = j->items;
-			j->items = NULL;
-		}
+		for (size_t k = 0; j->status == RES_COLLECTED && k < j->n_items; k++)
+			cs_add_jv(cs, i, j->items[k]);
 		cs->res[i].duration_ns = j->started_ns ? j->finished_ns - j->started_ns : 0;
 		request_reset(j);
-		json_object_put(j->items);
+		free(j->items);
 		free(j->cont);
 		free(j->error);
 	}

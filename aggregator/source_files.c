@@ -30,7 +30,7 @@
 struct loader {
 	struct cluster_state *cs;
 	struct source_files_stats *stats;
-	json_object *seen[_RES_MAX]; /* "namespace/name" keys, for duplicates */
+	struct seen_set *seen[_RES_MAX]; /* (namespace, name) of held objects, for duplicates */
 	int64_t newest_ns;
 	char *err;
 	size_t errlen;
@@ -57,9 +57,14 @@ struct scan {
 	size_t values; /* top-level values so far */
 };
 
-static void json_putp(json_object **o)
+static void builder_clearp(struct jv_builder *b)
 {
-	json_object_put(*o);
+	jv_builder_clear(b);
+}
+
+static struct jv_arena *arena(struct scan *s)
+{
+	return cs_arena(s->ld->cs);
 }
 
 static _printf_(2, 3) int fail(struct loader *ld, const char *fmt, ...)
@@ -98,90 +103,140 @@ static int collect_status_from_name(const char *s, enum resource_status *ret)
 	return -EINVAL;
 }
 
-json_object *source_typed_item(json_object *item, const char *api_version, const char *kind)
+struct jv source_typed_item(struct jv_arena *ar, const struct jv *item, const char *api_version,
+			    const char *kind)
 {
-	json_object *a = JQ(item, "apiVersion"), *k = JQ(item, "kind");
-	if (json_object_is_type(a, json_type_string) && json_object_is_type(k, json_type_string))
-		return json_object_get(item);
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "apiVersion",
-			       json_object_is_type(a, json_type_string)
-				   ? json_object_get(a)
-				   : json_object_new_string(api_version));
-	json_object_object_add(o, "kind",
-			       json_object_is_type(k, json_type_string)
-				   ? json_object_get(k)
-				   : json_object_new_string(kind));
-	json_object_object_foreach(item, key, val)
-	{
+	const struct jv *a = JQ(item, "apiVersion"), *k = JQ(item, "kind");
+	if (jv_is(a, JV_STRING) && jv_is(k, JV_STRING))
+		return *item;
+	size_t n = jv_nmembers(item), i = 0;
+	struct jv_member *m = jv_arena_alloc(ar, (n + 2) * sizeof(*m));
+	m[i++] = (struct jv_member){jv_arena_intern(ar, "apiVersion"),
+				    jv_is(a, JV_STRING) ? *a : jv_string(ar, api_version)};
+	m[i++] = (struct jv_member){jv_arena_intern(ar, "kind"),
+				    jv_is(k, JV_STRING) ? *k : jv_string(ar, kind)};
+	for (size_t j = 0; j < n; j++) {
+		const char *key = item->u.m[j].key;
 		if (!streq(key, "apiVersion") && !streq(key, "kind"))
-			json_object_object_add(o, key, json_object_get(val));
+			m[i++] = item->u.m[j];
 	}
-	return o;
+	return (struct jv){.type = JV_OBJECT, .n = (uint32_t)i, .u.m = m};
 }
 
-void source_trim_item(json_object *item, const char *kind)
+struct jv source_trim_item(struct jv_arena *ar, const struct jv *item, const char *kind)
 {
-	json_object *meta = JQ(item, "metadata");
-	if (!streq(kind, "KubeVirt") && json_object_is_type(meta, json_type_object))
-		json_object_object_del(meta, "managedFields");
+	const struct jv *meta = JQ(item, "metadata");
+	if (streq(kind, "KubeVirt") || !jv_is(meta, JV_OBJECT) ||
+	    !jv_get_ex(meta, "managedFields", NULL))
+		return *item;
+	return jv_with(ar, item, "metadata", jv_without(ar, meta, "managedFields"));
 }
 
 /* "a number", "an array": for messages about a value of the wrong type. */
-static const char *type_phrase(json_object *o)
+static const char *type_phrase(const struct jv *o)
 {
-	switch (json_object_get_type(o)) {
-	case json_type_null:
+	switch (jv_type(o)) {
+	case JV_NULL:
 		return "null";
-	case json_type_boolean:
+	case JV_BOOL:
 		return "a boolean";
-	case json_type_int:
-	case json_type_double:
+	case JV_INT:
+	case JV_DOUBLE:
 		return "a number";
-	case json_type_string:
+	case JV_STRING:
 		return "a string";
-	case json_type_array:
+	case JV_ARRAY:
 		return "an array";
-	case json_type_object:
+	case JV_OBJECT:
 		return "an object";
 	}
 	return "a value";
 }
 
-/* The index of objects already held for a resource, built on first use so
- * that several --cluster-state paths (or overlapping files) do not count an
- * object twice. */
-static json_object *seen_index(struct loader *ld, enum resource_id id)
+/* The (namespace, name) of the objects already held for a resource, built
+ * on first use so that several --cluster-state paths (or overlapping files)
+ * do not count an object twice. Open addressing over copies of the objects'
+ * values (16 bytes each: their members stay in the arena, which never moves). */
+struct seen_set {
+	struct jv *slot; /* JV_NULL: free */
+	size_t n, cap;
+};
+
+static uint64_t hash_mix(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (h ^ 0xff) * 1099511628211ull;
+}
+
+static size_t seen_slot(const struct seen_set *set, const struct jv *o)
+{
+	const char *ns = jq_namespace(o), *name = jq_name(o);
+	uint64_t h = hash_mix(hash_mix(1469598103934665603ull, ns ? ns : ""), name);
+	size_t j = h & (set->cap - 1);
+	for (; set->slot[j].type != JV_NULL; j = (j + 1) & (set->cap - 1)) {
+		const char *ns2 = jq_namespace(&set->slot[j]);
+		if (streq(jq_name(&set->slot[j]), name) && streq(ns ? ns : "", ns2 ? ns2 : ""))
+			break;
+	}
+	return j;
+}
+
+static void seen_grow(struct seen_set *set)
+{
+	struct seen_set g = {.cap = set->cap ? set->cap * 2 : 64};
+	g.slot = xcalloc(g.cap, sizeof(*g.slot));
+	for (size_t i = 0; i < set->cap; i++)
+		if (set->slot[i].type != JV_NULL)
+			g.slot[seen_slot(&g, &set->slot[i])] = set->slot[i];
+	g.n = set->n;
+	free(set->slot);
+	*set = g;
+}
+
+/* Adds o (an object with a name); false if one of that namespace and name
+ * was there. */
+static bool seen_add(struct seen_set *set, const struct jv *o)
+{
+	if ((set->n + 1) * 2 > set->cap)
+		seen_grow(set);
+	size_t j = seen_slot(set, o);
+	if (set->slot[j].type != JV_NULL)
+		return false;
+	set->slot[j] = *o;
+	set->n++;
+	return true;
+}
+
+static void seen_free(struct seen_set *set)
+{
+	if (set)
+		free(set->slot);
+	free(set);
+}
+
+static struct seen_set *seen_index(struct loader *ld, enum resource_id id)
 {
 	if (ld->seen[id])
 		return ld->seen[id];
-	ld->seen[id] = json_object_new_object();
-	json_object *items = cs_items(ld->cs, id);
+	ld->seen[id] = xcalloc(1, sizeof(struct seen_set));
+	const struct jv *items = cs_items(ld->cs, id);
 	for (size_t i = 0; i < jq_len(items); i++) {
-		json_object *o = jq_at(items, i);
-		const char *ns = jq_namespace(o), *name = jq_name(o);
-		if (name) {
-			_cleanup_free_ char *key = xasprintf("%s/%s", ns ? ns : "", name);
-			json_object_object_add(ld->seen[id], key, NULL);
-		}
+		const struct jv *o = jq_at(items, i);
+		if (jq_name(o))
+			seen_add(ld->seen[id], o);
 	}
 	return ld->seen[id];
 }
 
-static void add_known(struct loader *ld, const struct resource_def *d, json_object *o)
+static void add_known(struct loader *ld, const struct resource_def *d, const struct jv *o)
 {
-	const char *ns = jq_namespace(o), *name = jq_name(o);
-	if (name) {
-		json_object *seen = seen_index(ld, d->id);
-		_cleanup_free_ char *key = xasprintf("%s/%s", ns ? ns : "", name);
-		if (json_object_object_get_ex(seen, key, NULL)) {
-			if (ld->stats)
-				ld->stats->duplicates++;
-			return;
-		}
-		json_object_object_add(seen, key, NULL);
+	if (jq_name(o) && !seen_add(seen_index(ld, d->id), o)) {
+		if (ld->stats)
+			ld->stats->duplicates++;
+		return;
 	}
-	cs_add_object(ld->cs, d->id, o);
+	cs_add_jv(ld->cs, d->id, *o);
 	if (ld->stats)
 		ld->stats->objects++;
 }
@@ -195,24 +250,24 @@ static void group_of(const char *api_version, char *group, size_t len)
 		group[0] = '\0'; /* "v1": the core group */
 }
 
-static bool is_list(json_object *o)
+static bool is_list(const struct jv *o)
 {
 	const char *kind = jq_kind(o);
-	return kind && endswith(kind, "List") && json_object_object_get_ex(o, "items", NULL);
+	return kind && endswith(kind, "List") && jv_get_ex(o, "items", NULL);
 }
 
-static int add_value(struct scan *s, json_object *o, const char *where, const char *list_api,
+static int add_value(struct scan *s, const struct jv *o, const char *where, const char *list_api,
 		     const char *list_kind, int nest);
 
-static int add_list(struct scan *s, json_object *list, const char *where, int nest)
+static int add_list(struct scan *s, const struct jv *list, const char *where, int nest)
 {
 	struct loader *ld = s->ld;
-	json_object *items = JQ(list, "items");
+	const struct jv *items = JQ(list, "items");
 	const char *kind = jq_kind(list), *api = JQS(list, "apiVersion");
 	if (nest >= MAX_LIST_NEST)
 		return fail(ld, "%s: %s: Lists nested more than %d deep", s->name, where,
 			    MAX_LIST_NEST);
-	if (items && !json_object_is_type(items, json_type_array))
+	if (items && !jv_is(items, JV_ARRAY))
 		return fail(ld, "%s: %s: items is %s, not an array", s->name, where,
 			    type_phrase(items));
 	/* Items of a typed list (PodList, as the API answers) may leave out
@@ -221,35 +276,57 @@ static int add_list(struct scan *s, json_object *list, const char *where, int ne
 	if (!streq(kind, "List") && api)
 		item_kind = xstrndup(kind, strlen(kind) - 4);
 	for (size_t i = 0; i < jq_len(items); i++) {
-		json_object *it = jq_at(items, i);
-		_cleanup_free_ char *w =
-		    nest ? xasprintf("%s.items[%zu]", where, i) : xasprintf("items[%zu]", i);
-		if (!json_object_is_type(it, json_type_object))
+		const struct jv *it = jq_at(items, i);
+		if (!jv_is(it, JV_OBJECT)) {
+			_cleanup_free_ char *w = nest ? xasprintf("%s.items[%zu]", where, i)
+						      : xasprintf("items[%zu]", i);
 			return fail(ld, "%s: %s is %s, not an object", s->name, w, type_phrase(it));
-		int r = add_value(s, it, w, item_kind ? api : NULL, item_kind, nest + 1);
+		}
+		int r;
+		if (is_list(it)) {
+			/* Only a nested List needs its place named. */
+			_cleanup_free_ char *w = nest ? xasprintf("%s.items[%zu]", where, i)
+						      : xasprintf("items[%zu]", i);
+			r = add_value(s, it, w, item_kind ? api : NULL, item_kind, nest + 1);
+		} else {
+			r = add_value(s, it, NULL, item_kind ? api : NULL, item_kind, nest + 1);
+			if (r == -EAGAIN) {
+				_cleanup_free_ char *w = nest ? xasprintf("%s.items[%zu]", where, i)
+							      : xasprintf("items[%zu]", i);
+				r = add_value(s, it, w, item_kind ? api : NULL, item_kind,
+					      nest + 1);
+			}
+		}
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
 
-static int add_value(struct scan *s, json_object *o, const char *where, const char *list_api,
+/* where may be NULL for an item that is not a List: then a value that needs
+ * its place named in a message returns -EAGAIN (names cost a malloc each, and
+ * a List has thousands of good items). */
+static int add_value(struct scan *s, const struct jv *o, const char *where, const char *list_api,
 		     const char *list_kind, int nest)
 {
 	struct loader *ld = s->ld;
 	if (is_list(o))
 		return add_list(s, o, where, nest);
+	struct jv_arena *ar = arena(s);
 	const char *kind = JQS(o, "kind"), *api = JQS(o, "apiVersion");
-	_cleanup_(json_putp) json_object *typed = NULL;
+	struct jv typed;
 	if ((!kind || !api) && list_kind) {
-		typed = source_typed_item(o, list_api, list_kind);
-		o = typed;
+		typed = source_typed_item(ar, o, list_api, list_kind);
+		o = &typed;
 		kind = JQS(o, "kind");
 		api = JQS(o, "apiVersion");
 	}
-	if (!kind || !*kind || !api || !*api)
+	if (!kind || !*kind || !api || !*api) {
+		if (!where)
+			return -EAGAIN;
 		return fail(ld, "%s: %s has no %s (is this kubectl get -o json output?)", s->name,
 			    where, !api || !*api ? "apiVersion" : "kind");
+	}
 	char group[256];
 	group_of(api, group, sizeof(group));
 	const struct resource_def *d = resource_find(group, kind);
@@ -258,8 +335,8 @@ static int add_value(struct scan *s, json_object *o, const char *where, const ch
 			ld->stats->ignored++;
 		return 0;
 	}
-	source_trim_item(o, d->kind);
-	add_known(ld, d, o);
+	struct jv trimmed = source_trim_item(ar, o, d->kind);
+	add_known(ld, d, &trimmed);
 	return 0;
 }
 
@@ -396,6 +473,28 @@ static int scan_value(struct scan *s, json_object **ret)
 	}
 }
 
+/* A string at the cursor without escapes or control characters, whole in
+ * the window: its bytes are its value, so json_tokener is not needed (each
+ * json_tokener_parse_ex call sets up a C locale of its own, which costs more
+ * than the short keys and names it would read). Anything else (escapes, an
+ * error, the window's end) is left to json_tokener: 0. */
+static bool plain_string(struct scan *s, const char **ret, size_t *ret_len)
+{
+	const char *p = s->buf + s->off + 1, *end = s->buf + s->len;
+	for (const char *q = p; q < end; q++) {
+		unsigned char c = (unsigned char)*q;
+		if (c == '"') {
+			*ret = p;
+			*ret_len = (size_t)(q - p);
+			s->off = (size_t)(q + 1 - s->buf);
+			return true;
+		}
+		if (c == '\\' || c < 0x20)
+			return false;
+	}
+	return false;
+}
+
 /* Step over a value that is not kept, checking its structure (brackets
  * match, strings end, no control characters in them) without building it.
  * This runs over most of the bytes of real objects: it works on the window
@@ -482,12 +581,12 @@ struct walk {
 	char kind[128];	       /* the item's own kind, once read */
 };
 
-typedef int (*member_fn)(struct scan *s, const char *key, int next, json_object *obj,
+typedef int (*member_fn)(struct scan *s, const char *key, int next, struct jv_builder *obj,
 			 struct walk *w);
 
 /* The members of the object at the cursor, added to obj; fn decides how
  * each value is read (it is called with the value's first byte in next). */
-static int scan_members(struct scan *s, json_object *obj, member_fn fn, struct walk *w)
+static int scan_members(struct scan *s, struct jv_builder *obj, member_fn fn, struct walk *w)
 {
 	int c, r;
 	s->off++; /* '{' */
@@ -499,13 +598,26 @@ static int scan_members(struct scan *s, json_object *obj, member_fn fn, struct w
 	}
 	for (;;) {
 		json_object *key = NULL;
+		char plain[256];
+		const char *name = NULL;
+		size_t len;
 		if ((r = skip_space(s, &c)) < 0)
 			return r;
 		if (c < 0)
 			return truncated(s);
 		if (c != '"')
 			return malformed(s, s->off, "expected a member name");
-		r = scan_value(s, &key);
+		size_t at = s->off;
+		if (plain_string(s, &name, &len) && len < sizeof(plain)) {
+			memcpy(plain, name, len);
+			plain[len] = '\0';
+			name = plain;
+			r = 0;
+		} else {
+			s->off = at;
+			r = scan_value(s, &key);
+			name = json_object_get_string(key);
+		}
 		if (r == 0)
 			r = expect(s, ':', "expected ':' after a member name");
 		if (r == 0)
@@ -513,7 +625,7 @@ static int scan_members(struct scan *s, json_object *obj, member_fn fn, struct w
 		if (r == 0 && c < 0)
 			r = truncated(s);
 		if (r == 0)
-			r = fn(s, json_object_get_string(key), c, obj, w);
+			r = fn(s, name, c, obj, w);
 		json_object_put(key);
 		if (r < 0 || (r = skip_space(s, &c)) < 0)
 			return r;
@@ -525,16 +637,35 @@ static int scan_members(struct scan *s, json_object *obj, member_fn fn, struct w
 	}
 }
 
-static int member_plain(struct scan *s, const char *key, json_object *obj)
+/* A value parsed by json_tokener, kept in the compact form: the json-c tree
+ * is freed at once, so its memory serves the next value. */
+static int scan_jv(struct scan *s, struct jv *ret)
 {
 	json_object *v = NULL;
 	int r = scan_value(s, &v);
 	if (r == 0)
-		json_object_object_add(obj, key, v);
+		*ret = jv_from_json(arena(s), v);
+	json_object_put(v);
 	return r;
 }
 
-static int member_of_metadata(struct scan *s, const char *key, int next, json_object *obj,
+static int member_plain(struct scan *s, const char *key, struct jv_builder *obj)
+{
+	struct jv v;
+	const char *str;
+	size_t len, at = s->off;
+	if (s->buf[at] == '"' && plain_string(s, &str, &len)) {
+		jv_builder_set(arena(s), obj, key, jv_string_len(arena(s), str, len));
+		return 0;
+	}
+	s->off = at;
+	int r = scan_jv(s, &v);
+	if (r == 0)
+		jv_builder_set(arena(s), obj, key, v);
+	return r;
+}
+
+static int member_of_metadata(struct scan *s, const char *key, int next, struct jv_builder *obj,
 			      struct walk *w)
 {
 	const char *kind = w->kind[0] ? w->kind : w->list_kind;
@@ -545,26 +676,32 @@ static int member_of_metadata(struct scan *s, const char *key, int next, json_ob
 	return member_plain(s, key, obj);
 }
 
-static int member_of_item(struct scan *s, const char *key, int next, json_object *obj,
+static int member_metadata(struct scan *s, const char *key, struct jv_builder *obj, struct walk *w)
+{
+	_cleanup_(builder_clearp) struct jv_builder meta = {0};
+	int r = scan_members(s, &meta, member_of_metadata, w);
+	if (r == 0)
+		jv_builder_set(arena(s), obj, key, jv_builder_object(arena(s), &meta));
+	return r;
+}
+
+static int member_of_item(struct scan *s, const char *key, int next, struct jv_builder *obj,
 			  struct walk *w)
 {
-	if (streq(key, "metadata") && next == '{') {
-		json_object *meta = json_object_new_object();
-		json_object_object_add(obj, key, meta);
-		return scan_members(s, meta, member_of_metadata, w);
-	}
+	if (streq(key, "metadata") && next == '{')
+		return member_metadata(s, key, obj, w);
 	int r = member_plain(s, key, obj);
-	const char *kind = streq(key, "kind") ? JQS(obj, "kind") : NULL;
+	const char *kind = streq(key, "kind") ? jv_str(jv_builder_get(obj, "kind")) : NULL;
 	if (r == 0 && kind)
 		snprintf(w->kind, sizeof(w->kind), "%s", kind);
 	return r;
 }
 
 /* A List's items, one by one. */
-static int scan_items(struct scan *s, json_object *members, json_object *items)
+static int scan_items(struct scan *s, const struct jv_builder *members, struct jv_builder *items)
 {
 	int c, r;
-	const char *lk = JQS(members, "kind");
+	const char *lk = jv_str(jv_builder_get(members, "kind"));
 	_cleanup_free_ char *item_kind =
 	    lk && endswith(lk, "List") && !streq(lk, "List") ? xstrndup(lk, strlen(lk) - 4) : NULL;
 	s->off++; /* '[' */
@@ -581,13 +718,15 @@ static int scan_items(struct scan *s, json_object *members, json_object *items)
 			return truncated(s);
 		if (c == '{') {
 			struct walk w = {.list_kind = item_kind};
-			json_object *it = json_object_new_object();
-			json_object_array_add(items, it);
-			r = scan_members(s, it, member_of_item, &w);
+			_cleanup_(builder_clearp) struct jv_builder it = {0};
+			r = scan_members(s, &it, member_of_item, &w);
+			if (r == 0)
+				jv_builder_push(items, jv_builder_object(arena(s), &it));
 		} else {
-			json_object *v = NULL;
-			r = scan_value(s, &v);
-			json_object_array_add(items, v); /* rejected by add_list */
+			struct jv v;
+			r = scan_jv(s, &v);
+			if (r == 0)
+				jv_builder_push(items, v); /* rejected by add_list */
 		}
 		if (r < 0 || (r = skip_space(s, &c)) < 0)
 			return r;
@@ -599,21 +738,21 @@ static int scan_items(struct scan *s, json_object *members, json_object *items)
 	}
 }
 
-static int member_of_top(struct scan *s, const char *key, int next, json_object *obj,
+static int member_of_top(struct scan *s, const char *key, int next, struct jv_builder *obj,
 			 struct walk *w)
 {
 	if (streq(key, "items") && next == '[') {
-		json_object *items = json_object_new_array();
-		json_object_object_add(obj, key, items);
-		return scan_items(s, obj, items);
+		_cleanup_(builder_clearp) struct jv_builder items = {0};
+		int r = scan_items(s, obj, &items);
+		if (r == 0)
+			jv_builder_set(arena(s), obj, key, jv_builder_array(arena(s), &items));
+		return r;
 	}
 	if (streq(key, "metadata") && next == '{') {
-		const char *kind = JQS(obj, "kind");
+		const char *kind = jv_str(jv_builder_get(obj, "kind"));
 		if (kind)
 			snprintf(w->kind, sizeof(w->kind), "%s", kind);
-		json_object *meta = json_object_new_object();
-		json_object_object_add(obj, key, meta);
-		return scan_members(s, meta, member_of_metadata, w);
+		return member_metadata(s, key, obj, w);
 	}
 	return member_plain(s, key, obj);
 }
@@ -623,20 +762,20 @@ static int scan_top(struct scan *s, int c)
 {
 	s->values++;
 	if (c == '{') {
-		_cleanup_(json_putp) json_object *obj = json_object_new_object();
+		_cleanup_(builder_clearp) struct jv_builder b = {0};
 		struct walk w = {0};
-		int r = scan_members(s, obj, member_of_top, &w);
+		int r = scan_members(s, &b, member_of_top, &w);
 		if (r < 0)
 			return r;
-		return add_value(s, obj, s->values == 1 ? "the object" : "an object", NULL, NULL,
+		struct jv obj = jv_builder_object(arena(s), &b);
+		return add_value(s, &obj, s->values == 1 ? "the object" : "an object", NULL, NULL,
 				 0);
 	}
-	json_object *o = NULL;
-	int r = scan_value(s, &o);
+	struct jv v;
+	int r = scan_jv(s, &v);
 	if (r == 0)
 		r = fail(s->ld, "%s: value %zu is %s, not a Kubernetes object or List", s->name,
-			 s->values, type_phrase(o));
-	json_object_put(o);
+			 s->values, jv_type(&v) == JV_NULL ? "null" : type_phrase(&v));
 	return r;
 }
 
@@ -682,7 +821,7 @@ static int scan_all(struct scan *s)
 static void loader_done(struct loader *ld)
 {
 	for (int i = 0; i < _RES_MAX; i++)
-		json_object_put(ld->seen[i]);
+		seen_free(ld->seen[i]);
 }
 
 static int parse_buf(struct loader *ld, const uint8_t *buf, size_t len, const char *name)
@@ -850,10 +989,13 @@ static void *dir_worker(void *arg)
 static void merge_part(struct loader *ld, struct file_part *p, const char *file)
 {
 	for (int id = 0; id < _RES_MAX; id++) {
-		json_object *items = cs_items(&p->cs, id);
+		const struct jv *items = cs_items(&p->cs, id);
 		for (size_t k = 0; k < jq_len(items); k++)
 			add_known(ld, &resource_defs[id], jq_at(items, k));
 	}
+	/* The objects now held by ld live in p's arena: it becomes ld's. */
+	if (p->cs.arena)
+		jv_arena_take(cs_arena(ld->cs), p->cs.arena);
 	mark_file_collected(ld, file);
 	if (p->newest_ns > ld->newest_ns)
 		ld->newest_ns = p->newest_ns;
@@ -970,13 +1112,13 @@ int source_files_load(struct cluster_state *cs, const char *path, char *err, siz
 	return source_files_load_ex(cs, path, NULL, err, errlen);
 }
 
-static int apply_collect_entry(struct cluster_state *cs, json_object *e, size_t idx,
+static int apply_collect_entry(struct cluster_state *cs, const struct jv *e, size_t idx,
 			       const char *name, char *err, size_t errlen)
 {
 	const char *group = JQS(e, "group"), *plural = JQS(e, "plural"), *st = JQS(e, "status");
 	const char *error = JQS(e, "error");
 	enum resource_status status;
-	if (!json_object_is_type(e, json_type_object) || !group || !plural || !st) {
+	if (!jv_is(e, JV_OBJECT) || !group || !plural || !st) {
 		snprintf(err, errlen, "%s: resources[%zu] lacks group, plural or status", name,
 			 idx);
 		return -EINVAL;
@@ -1019,13 +1161,17 @@ int source_files_parse_collect(struct cluster_state *cs, const uint8_t *buf, siz
 	if (!tok)
 		abort();
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	json_object *o = json_tokener_parse_ex(tok, (const char *)buf, (int)len);
+	json_object *oj = json_tokener_parse_ex(tok, (const char *)buf, (int)len);
 	enum json_tokener_error e = json_tokener_get_error(tok);
 	size_t end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
+	_cleanup_(jv_arena_freep) struct jv_arena *ar = jv_arena_new();
+	struct jv root = jv_from_json(ar, oj);
+	const struct jv *o = oj ? &root : NULL;
+	json_object_put(oj);
 	int r = 0;
 	const char *schema = JQS(o, "schema");
-	json_object *res = JQ(o, "resources");
+	const struct jv *res = JQ(o, "resources");
 	if (!o) {
 		snprintf(err, errlen, "%s: malformed JSON at byte %zu: %s", name, end,
 			 e == json_tokener_continue ? "unexpected end of input"
@@ -1037,7 +1183,7 @@ int source_files_parse_collect(struct cluster_state *cs, const uint8_t *buf, siz
 			 "%s: not an hvready collect.json (schema \"%.64s\", expected %s)", name,
 			 schema ? schema : "", SOURCE_COLLECT_SCHEMA);
 		r = -EINVAL;
-	} else if (!json_object_is_type(res, json_type_array)) {
+	} else if (!jv_is(res, JV_ARRAY)) {
 		snprintf(err, errlen, "%s: resources is not an array", name);
 		r = -EINVAL;
 	}
@@ -1046,6 +1192,5 @@ int source_files_parse_collect(struct cluster_state *cs, const uint8_t *buf, siz
 	int64_t at;
 	if (r == 0 && jq_time(JQ(o, "collected_at"), &at))
 		cs->read_at_ns = at;
-	json_object_put(o);
 	return r;
 }

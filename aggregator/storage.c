@@ -5,7 +5,7 @@
 #include <string.h>
 
 struct finding *storage_object_finding(struct agg_ctx *ctx, const char *id, const char *kind,
-				       json_object *obj)
+				       const struct jv *obj)
 {
 	struct finding *f = agg_finding(ctx, id);
 	const char *ns = jq_namespace(obj), *name = jq_name(obj);
@@ -16,7 +16,7 @@ struct finding *storage_object_finding(struct agg_ctx *ctx, const char *id, cons
 	return f;
 }
 
-bool storage_age_s(const struct agg_ctx *ctx, json_object *v, int64_t *ret_s)
+bool storage_age_s(const struct agg_ctx *ctx, const struct jv *v, int64_t *ret_s)
 {
 	int64_t t;
 	if (!jq_time(v, &t))
@@ -64,22 +64,21 @@ void storage_ev_str(struct kv_list *ev, const char *key, const char *s)
 	kv_add_str(ev, key, s ? s : STORAGE_ABSENT);
 }
 
-bool storage_deleting(json_object *obj)
+bool storage_deleting(const struct jv *obj)
 {
 	return JQ(obj, "metadata", "deletionTimestamp") != NULL &&
-	       !json_object_is_type(JQ(obj, "metadata", "deletionTimestamp"), json_type_null);
+	       !jv_is(JQ(obj, "metadata", "deletionTimestamp"), JV_NULL);
 }
 
-char *storage_finalizers(json_object *obj)
+char *storage_finalizers(const struct jv *obj)
 {
-	json_object *fin = JQ(obj, "metadata", "finalizers");
+	const struct jv *fin = JQ(obj, "metadata", "finalizers");
 	char *out = NULL;
 	for (size_t i = 0; i < jq_len(fin); i++) {
-		json_object *e = jq_at(fin, i);
-		if (!json_object_is_type(e, json_type_string))
+		const struct jv *e = jq_at(fin, i);
+		if (!jv_is(e, JV_STRING))
 			continue;
-		char *next = out ? xasprintf("%s, %s", out, json_object_get_string(e))
-				 : xstrdup(json_object_get_string(e));
+		char *next = out ? xasprintf("%s, %s", out, jv_str(e)) : xstrdup(jv_str(e));
 		free(out);
 		out = next;
 	}

@@ -14,11 +14,11 @@
 /* A finding about obj, named "Kind/namespace/name" with an explicit kind: items of
  * a live list carry no kind, and Longhorn's Node is not Kubernetes' Node. */
 struct finding *storage_object_finding(struct agg_ctx *ctx, const char *id, const char *kind,
-				       json_object *obj);
+				       const struct jv *obj);
 
 /* Seconds from the RFC 3339 time in v to ctx->now_ns (negative if in the future);
  * false if v is absent, not a string or malformed. */
-bool storage_age_s(const struct agg_ctx *ctx, json_object *v, int64_t *ret_s);
+bool storage_age_s(const struct agg_ctx *ctx, const struct jv *v, int64_t *ret_s);
 
 /* "2h5m", "4m10s", "42s"; negative durations as "-42s". */
 void storage_format_duration(int64_t s, char *buf, size_t len);
@@ -30,10 +30,10 @@ void storage_format_bytes(int64_t b, char *buf, size_t len);
 void storage_ev_str(struct kv_list *ev, const char *key, const char *s);
 
 /* metadata.deletionTimestamp is set. */
-bool storage_deleting(json_object *obj);
+bool storage_deleting(const struct jv *obj);
 
 /* metadata.finalizers as "a, b" (caller frees), or NULL when there are none. */
-char *storage_finalizers(json_object *obj);
+char *storage_finalizers(const struct jv *obj);
 
 /* Append a formatted string to *buf (NULL starts a new one). */
 void storage_appendf(char **buf, const char *fmt, ...) _printf_(2, 3);

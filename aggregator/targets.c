@@ -5,19 +5,17 @@
 
 #include "jq.h"
 
-static const char *flag_value(json_object *args, const char *flag)
+static const char *flag_value(const struct jv *args, const char *flag)
 {
 	size_t flen = strlen(flag);
 	for (size_t i = 0; i < jq_len(args); i++) {
-		json_object *a = jq_at(args, i);
-		if (!json_object_is_type(a, json_type_string))
+		const struct jv *a = jq_at(args, i);
+		if (!jv_is(a, JV_STRING))
 			continue;
-		const char *s = json_object_get_string(a);
+		const char *s = jv_str(a);
 		if (streq(s, flag)) {
-			json_object *next = jq_at(args, i + 1);
-			return next && json_object_is_type(next, json_type_string)
-				   ? json_object_get_string(next)
-				   : NULL;
+			const struct jv *next = jq_at(args, i + 1);
+			return next && jv_is(next, JV_STRING) ? jv_str(next) : NULL;
 		}
 		if (strncmp(s, flag, flen) == 0 && s[flen] == '=')
 			return s + flen + 1;
@@ -27,20 +25,20 @@ static const char *flag_value(json_object *args, const char *flag)
 
 const char *targets_share_manager_image(const struct cluster_state *cs)
 {
-	json_object *ds = cs_find(cs, RES_DAEMONSETS, "longhorn-system", "longhorn-manager");
-	json_object *ctrs = JQ(ds, "spec", "template", "spec", "containers");
+	const struct jv *ds = cs_find(cs, RES_DAEMONSETS, "longhorn-system", "longhorn-manager");
+	const struct jv *ctrs = JQ(ds, "spec", "template", "spec", "containers");
 	for (size_t i = 0; i < jq_len(ctrs); i++) {
-		json_object *c = jq_at(ctrs, i);
+		const struct jv *c = jq_at(ctrs, i);
 		const char *v = flag_value(JQ(c, "command"), "--share-manager-image");
 		if (!v)
 			v = flag_value(JQ(c, "args"), "--share-manager-image");
 		if (v && *v)
 			return v;
 	}
-	json_object *sms = cs_items(cs, RES_LH_SHAREMANAGERS);
+	const struct jv *sms = cs_items(cs, RES_LH_SHAREMANAGERS);
 	const char *best = NULL, *best_ts = NULL;
 	for (size_t i = 0; i < jq_len(sms); i++) {
-		json_object *sm = jq_at(sms, i);
+		const struct jv *sm = jq_at(sms, i);
 		const char *img = JQS(sm, "spec", "image");
 		const char *ts = JQS(sm, "metadata", "creationTimestamp");
 		if (img && *img && (!best || (ts && best_ts && strcmp(ts, best_ts) > 0))) {
@@ -64,10 +62,10 @@ void targets_for_node(const struct cluster_state *cs, const char *node, struct p
 		ret->share_manager_image = xstrdup(img);
 	/* Every node must be able to mount every share: a pod using the
 	 * volume may be scheduled anywhere. */
-	json_object *vols = cs_items(cs, RES_LH_VOLUMES);
+	const struct jv *vols = cs_items(cs, RES_LH_VOLUMES);
 	struct strv eps = {0};
 	for (size_t i = 0; i < jq_len(vols); i++) {
-		json_object *v = jq_at(vols, i);
+		const struct jv *v = jq_at(vols, i);
 		bool migratable = false;
 		jq_bool(JQ(v, "spec", "migratable"), &migratable);
 		const char *ep = JQS(v, "status", "shareEndpoint");
@@ -88,10 +86,10 @@ void targets_for_node(const struct cluster_state *cs, const char *node, struct p
 
 void targets_node_paths(const struct cluster_state *cs, const char *node, struct strv *ret)
 {
-	json_object *lhn = cs_find(cs, RES_LH_NODES, NULL, node);
-	json_object *disks = JQ(lhn, "spec", "disks");
-	if (disks && json_object_is_type(disks, json_type_object)) {
-		json_object_object_foreach(disks, name, d)
+	const struct jv *lhn = cs_find(cs, RES_LH_NODES, NULL, node);
+	const struct jv *disks = JQ(lhn, "spec", "disks");
+	if (disks && jv_is(disks, JV_OBJECT)) {
+		jv_foreach(disks, name, d)
 		{
 			(void)name;
 			const char *path = JQS(d, "path");

@@ -21,12 +21,9 @@ void token_identity_clear(struct token_identity *id)
 	*id = (struct token_identity){0};
 }
 
-static const char *first_extra(json_object *extra, const char *key)
+static const char *first_extra(const struct jv *extra, const char *key)
 {
-	json_object *v = JQ(extra, key);
-	json_object *first = jq_at(v, 0);
-	return first && json_object_is_type(first, json_type_string) ? json_object_get_string(first)
-								     : NULL;
+	return jv_str(jq_at(JQ(extra, key), 0));
 }
 
 int tokenreview_parse(const char *body, size_t len, struct token_identity *ret, char *err,
@@ -34,20 +31,23 @@ int tokenreview_parse(const char *body, size_t len, struct token_identity *ret, 
 {
 	*ret = (struct token_identity){0};
 	json_tokener *tok = json_tokener_new();
-	json_object *o = json_tokener_parse_ex(tok, body, (int)len);
+	json_object *oj = json_tokener_parse_ex(tok, body, (int)len);
 	json_tokener_free(tok);
+	_cleanup_(jv_arena_freep) struct jv_arena *ar = jv_arena_new();
+	struct jv root = jv_from_json(ar, oj);
+	const struct jv *o = oj ? &root : NULL;
+	json_object_put(oj);
 	if (!o || !streq(jq_kind(o), "TokenReview")) {
 		snprintf(err, errlen, "the API answered something that is not a TokenReview");
-		json_object_put(o);
 		return -EINVAL;
 	}
-	json_object *st = JQ(o, "status");
+	const struct jv *st = JQ(o, "status");
 	bool auth = false;
 	jq_bool(JQ(st, "authenticated"), &auth);
 	bool audience_ok = false;
-	json_object *auds = JQ(st, "audiences");
+	const struct jv *auds = JQ(st, "audiences");
 	for (size_t i = 0; i < jq_len(auds); i++)
-		if (streq(json_object_get_string(jq_at(auds, i)), TOKENREVIEW_AUDIENCE))
+		if (streq(jv_str(jq_at(auds, i)), TOKENREVIEW_AUDIENCE))
 			audience_ok = true;
 	const char *user = JQS(st, "user", "username");
 	if (!auth) {
@@ -59,7 +59,7 @@ int tokenreview_parse(const char *body, size_t len, struct token_identity *ret, 
 		ret->authenticated = true;
 	}
 	ret->username = xstrdup(user ? user : "");
-	json_object *extra = JQ(st, "user", "extra");
+	const struct jv *extra = JQ(st, "user", "extra");
 	const char *node = first_extra(extra, "authentication.kubernetes.io/node-name");
 	const char *pod = first_extra(extra, "authentication.kubernetes.io/pod-name");
 	if (node && *node)
@@ -73,7 +73,6 @@ int tokenreview_parse(const char *body, size_t len, struct token_identity *ret, 
 			ret->pod = xstrdup(pod);
 		}
 	}
-	json_object_put(o);
 	return 0;
 }
 

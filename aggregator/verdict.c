@@ -35,20 +35,20 @@ static struct verdict_node *node_slot(struct verdict *v, struct node_index *ix, 
 
 static void build_nodes(struct verdict *v, const struct agg_ctx *ctx)
 {
-	json_object *items = cs_items(ctx->cs, RES_NODES);
+	const struct jv *items = cs_items(ctx->cs, RES_NODES);
 	size_t most = jq_len(items) + ctx->n_nodes, nslots = 16;
 	while (nslots < 2 * most)
 		nslots *= 2;
 	struct node_index ix = {.slots = xcalloc(nslots, sizeof(uint32_t)), .mask = nslots - 1};
 	v->nodes = xcalloc(most ? most : 1, sizeof(*v->nodes));
 	for (size_t i = 0; i < jq_len(items); i++) {
-		json_object *o = jq_at(items, i);
+		const struct jv *o = jq_at(items, i);
 		const char *name = jq_name(o);
 		if (!name)
 			continue;
 		struct verdict_node *n = node_slot(v, &ix, name);
 		n->in_cluster = true;
-		json_object *c = jq_condition(JQ(o, "status", "conditions"), "Ready");
+		const struct jv *c = jq_condition(JQ(o, "status", "conditions"), "Ready");
 		n->k8s_ready = streq(JQS(c, "status"), "True");
 	}
 	for (size_t i = 0; i < ctx->n_nodes; i++) {

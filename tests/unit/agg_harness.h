@@ -27,13 +27,28 @@ struct harness {
 	bool live;
 };
 
+static inline const char *harness_member_str(json_object *o, const char *key)
+{
+	json_object *v;
+	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* Fixtures are read with json-c; cs_add_object keeps a compact copy. */
 static inline void harness_add_json(struct harness *h, json_object *o)
 {
-	const char *kind = jq_kind(o), *api = JQS(o, "apiVersion");
+	const char *kind = harness_member_str(o, "kind"),
+		   *api = harness_member_str(o, "apiVersion");
 	if (kind && strlen(kind) >= 4 && strcmp(kind + strlen(kind) - 4, "List") == 0) {
-		json_object *items = JQ(o, "items");
-		for (size_t i = 0; i < jq_len(items); i++)
-			harness_add_json(h, jq_at(items, i));
+		json_object *items = NULL;
+		json_object_object_get_ex(o, "items", &items);
+		size_t n = json_object_is_type(items, json_type_array)
+			       ? json_object_array_length(items)
+			       : 0;
+		for (size_t i = 0; i < n; i++)
+			harness_add_json(h, json_object_array_get_idx(items, i));
 		return;
 	}
 	assert_non_null(kind);
@@ -48,6 +63,41 @@ static inline void harness_add_json(struct harness *h, json_object *o)
 		return;
 	}
 	cs_add_object(&h->cs, d->id, o);
+}
+
+/* The state's objects are immutable: a test edits one by taking a json-c
+ * copy (harness_edit), changing it and putting it back (harness_commit). */
+static inline size_t harness_index(struct harness *h, enum resource_id res, const char *name)
+{
+	const struct jv *items = cs_items(&h->cs, res);
+	for (size_t i = 0; i < jq_len(items); i++)
+		if (jq_name(jq_at(items, i)) && strcmp(jq_name(jq_at(items, i)), name) == 0)
+			return i;
+	fail_msg("no object %s", name);
+	return 0;
+}
+
+static inline json_object *harness_edit(struct harness *h, enum resource_id res, size_t i)
+{
+	return jv_to_json(jq_at(cs_items(&h->cs, res), i));
+}
+
+static inline void harness_commit(struct harness *h, enum resource_id res, size_t i, json_object *o)
+{
+	cs_replace_object(&h->cs, res, i, o);
+	json_object_put(o);
+}
+
+/* o.k1.k2 of a json-c object (k2 may be NULL), or NULL. */
+static inline json_object *harness_jc(json_object *o, const char *k1, const char *k2)
+{
+	json_object *v = NULL;
+	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, k1, &v))
+		return NULL;
+	if (k2 &&
+	    (!json_object_is_type(v, json_type_object) || !json_object_object_get_ex(v, k2, &v)))
+		return NULL;
+	return v;
 }
 
 /* A fresh state in which every resource is collected and empty, "now" fixed. */

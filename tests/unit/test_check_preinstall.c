@@ -287,10 +287,11 @@ static void test_cidrs_unknown(void **state)
 	struct harness h;
 	rke2(&h);
 	/* Calico/Cilium IPAM: no podCIDR on the nodes */
-	json_object *nodes = cs_items(&h.cs, RES_NODES);
-	for (size_t i = 0; i < jq_len(nodes); i++) {
-		json_object_object_del(JQ(jq_at(nodes, i), "spec"), "podCIDR");
-		json_object_object_del(JQ(jq_at(nodes, i), "spec"), "podCIDRs");
+	for (size_t i = 0; i < cs_count(&h.cs, RES_NODES); i++) {
+		json_object *node = harness_edit(&h, RES_NODES, i);
+		json_object_object_del(harness_jc(node, "spec", NULL), "podCIDR");
+		json_object_object_del(harness_jc(node, "spec", NULL), "podCIDRs");
+		harness_commit(&h, RES_NODES, i, node);
 	}
 	harness_run(&h, CI);
 	const struct finding *f = harness_finding(&h, CI, NULL);
@@ -315,9 +316,8 @@ static void test_cidrs_dual_stack(void **state)
 {
 	struct harness h;
 	rke2(&h);
-	json_object *items = cs_items(&h.cs, RES_NODES);
-	while (jq_len(items) > 0)
-		json_object_array_del_idx(items, 0, 1);
+	while (cs_count(&h.cs, RES_NODES) > 0)
+		cs_remove(&h.cs, RES_NODES, 0);
 	harness_load(&h, "kubevirt/nodes-dual-stack.json");
 	harness_run(&h, CI);
 	const struct finding *f = harness_finding(&h, CI, NULL);

@@ -101,9 +101,10 @@ static void test_lm_degraded_volume(void **state)
 	harness_load(&h, "kubevirt/storageclasses.json");
 	harness_load(&h, "kubevirt/vm-e2e-rwx-block.json");
 	/* replace the healthy Longhorn volume by a degraded one */
-	json_object *vols = cs_items(&h.cs, RES_LH_VOLUMES);
-	json_object *v = jq_at(vols, 0);
-	json_object_object_add(JQ(v, "status"), "robustness", json_object_new_string("degraded"));
+	json_object *v = harness_edit(&h, RES_LH_VOLUMES, 0);
+	json_object_object_add(harness_jc(v, "status", NULL), "robustness",
+			       json_object_new_string("degraded"));
+	harness_commit(&h, RES_LH_VOLUMES, 0, v);
 	harness_run(&h, LM);
 	const struct finding *f =
 	    harness_finding(&h, LM, "VirtualMachineInstance/default/vm-e2e-demo");
@@ -116,8 +117,10 @@ static void test_lm_degraded_volume(void **state)
 	harness_init(&h);
 	harness_load(&h, "kubevirt/storageclasses.json");
 	harness_load(&h, "kubevirt/vm-e2e-rwx-block.json");
-	v = jq_at(cs_items(&h.cs, RES_LH_VOLUMES), 0);
-	json_object_object_add(JQ(v, "status"), "robustness", json_object_new_string("faulted"));
+	v = harness_edit(&h, RES_LH_VOLUMES, 0);
+	json_object_object_add(harness_jc(v, "status", NULL), "robustness",
+			       json_object_new_string("faulted"));
+	harness_commit(&h, RES_LH_VOLUMES, 0, v);
 	harness_run(&h, LM);
 	assert_int_equal(harness_status(&h, LM), STATUS_FAIL);
 	harness_clear(&h);

@@ -103,16 +103,19 @@ static void test_yaml_json(void **state)
 	json_object *o = NULL;
 	char err[256];
 	assert_int_equal(yaml_json_parse((const uint8_t *)y, strlen(y), &o, err, sizeof(err)), 0);
-	assert_true(json_object_is_type(JQ(o, "a"), json_type_int));
-	assert_string_equal(JQS(o, "b"), "2");
-	assert_true(json_object_is_type(JQ(o, "c"), json_type_boolean));
-	assert_null(JQ(o, "d"));
-	assert_int_equal(jq_len(JQ(o, "e")), 2);
-	assert_string_equal(JQS(o, "f", "h"), "hello");
+	struct jv_arena *ar = jv_arena_new();
+	struct jv root = jv_from_json(ar, o);
+	const struct jv *v = &root;
+	assert_true(jv_is(JQ(v, "a"), JV_INT));
+	assert_string_equal(JQS(v, "b"), "2");
+	assert_true(jv_is(JQ(v, "c"), JV_BOOL));
+	assert_null(JQ(v, "d"));
+	assert_int_equal(jq_len(JQ(v, "e")), 2);
+	assert_string_equal(JQS(v, "f", "h"), "hello");
 	int64_t i;
-	assert_true(jq_int(JQ(o, "i"), &i));
+	assert_true(jq_int(JQ(v, "i"), &i));
 	assert_int_equal(i, -5);
-	assert_string_equal(JQS(o, "j"), "1.5");
+	assert_string_equal(JQS(v, "j"), "1.5");
 	json_object_put(o);
 
 	/* errors: one line, no crash, no leak */
@@ -140,8 +143,10 @@ static void test_yaml_json(void **state)
 	const char *lol = "a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: &c [*b, *b, *b]\nd: [*c, *c]\n";
 	assert_int_equal(yaml_json_parse((const uint8_t *)lol, strlen(lol), &o, err, sizeof(err)),
 			 0);
-	assert_int_equal(jq_len(JQ(jq_at(jq_at(JQ(o, "d"), 1), 2), 0)), 3);
+	root = jv_from_json(ar, o);
+	assert_int_equal(jq_len(jq_at(jq_at(jq_at(JQ(v, "d"), 1), 2), 0)), 3);
 	json_object_put(o);
+	jv_arena_free(ar);
 	/* "billion laughs": refused by the node budget */
 	char big[2048] = "l0: &l0 [x,x,x,x,x,x,x,x,x,x]\n";
 	for (int k = 1; k < 9; k++) {
@@ -195,11 +200,9 @@ static void test_helm_values(void **state)
 	assert_true(hv.found);
 	assert_non_null(strstr(hv.source, "HelmChartConfig kube-system/harvester"));
 	/* the HelmChartConfig wins, untouched keys stay */
-	assert_string_equal(
-	    json_object_get_string(helm_values_get(hv.values, "promote.clusterDNS")), "10.43.0.53");
-	assert_string_equal(
-	    json_object_get_string(helm_values_get(hv.values, "promote.clusterPodCIDR")),
-	    "10.42.0.0/16");
+	assert_string_equal(jv_str(helm_values_get(hv.values, "promote.clusterDNS")), "10.43.0.53");
+	assert_string_equal(jv_str(helm_values_get(hv.values, "promote.clusterPodCIDR")),
+			    "10.42.0.0/16");
 	assert_int_equal(
 	    jq_len(helm_values_get(
 		hv.values, "kubevirt.spec.configuration.developerConfiguration.featureGates")),
@@ -218,10 +221,8 @@ static void test_helm_values(void **state)
 	assert_true(hv.found);
 	assert_int_equal(hv.errors.n, 1);
 	assert_non_null(strstr(hv.errors.items[0], "HelmChart kube-system/hv"));
-	assert_string_equal(
-	    json_object_get_string(helm_values_get(hv.values, "promote.clusterDNS")), "10.43.0.10");
-	assert_string_equal(json_object_get_string(jq_at(helm_values_get(hv.values, "x.list"), 1)),
-			    "B");
+	assert_string_equal(jv_str(helm_values_get(hv.values, "promote.clusterDNS")), "10.43.0.10");
+	assert_string_equal(jv_str(jq_at(helm_values_get(hv.values, "x.list"), 1)), "B");
 	helm_values_clear(&hv);
 	harness_clear(&h);
 

@@ -619,7 +619,8 @@ static void test_event_bodies(void **state)
 	_cleanup_free_ char *gev = node_conditions_gate_event(
 	    &s, &p.gate_changes[0], "hvready-system", "hvready-aggregator-7d9f", "3f1e-pod-uid",
 	    "hvready-aggregator-7d9f", T0 + 61 * SEC);
-	json_object *o = json_tokener_parse(gev);
+	_cleanup_(jv_arena_freep) struct jv_arena *ar = jv_arena_new();
+	const struct jv *o = jv_parse(ar, gev);
 	assert_string_equal(JQS(o, "metadata", "namespace"), "hvready-system");
 	assert_string_equal(JQS(o, "involvedObject", "kind"), "Pod");
 	assert_string_equal(JQS(o, "involvedObject", "namespace"), "hvready-system");
@@ -630,7 +631,6 @@ static void test_event_bodies(void **state)
 	assert_string_equal(
 	    JQS(o, "message"),
 	    "gate rwx changed from PASS to FAIL: host.nfs.probe on harvester-node-2");
-	json_object_put(o);
 	node_conditions_plan_clear(&p);
 	nc_memory_clear(&mem);
 	node_conditions_snapshot_clear(&s);
@@ -750,7 +750,8 @@ static void test_lease_body(void **state)
 
 	json_object *cur = lease_obj("agg-a", "2026-09-05T13:19:00.000000Z", 90);
 	_cleanup_free_ char *take = lease_body(&l, cur, LEASE_TAKE, now);
-	json_object *o = json_tokener_parse(take);
+	_cleanup_(jv_arena_freep) struct jv_arena *ar = jv_arena_new();
+	const struct jv *o = jv_parse(ar, take);
 	/* The resourceVersion read goes back: a stale one is a 409. */
 	assert_string_equal(JQS(o, "metadata", "resourceVersion"), "4711");
 	assert_string_equal(JQS(o, "spec", "holderIdentity"), "agg-b");
@@ -758,17 +759,15 @@ static void test_lease_body(void **state)
 	int64_t tr = 0;
 	assert_true(jq_int(JQ(o, "spec", "leaseTransitions"), &tr));
 	assert_int_equal(tr, 3);
-	json_object_put(o);
 	json_object_put(cur);
 
 	cur = lease_obj("agg-b", "2026-09-05T13:19:00.000000Z", 90);
 	_cleanup_free_ char *renew = lease_body(&l, cur, LEASE_RENEW, now);
-	o = json_tokener_parse(renew);
+	o = jv_parse(ar, renew);
 	assert_string_equal(JQS(o, "spec", "acquireTime"), "2026-09-05T12:00:00.000000Z");
 	assert_string_equal(JQS(o, "spec", "renewTime"), "2026-09-05T13:20:44.123456Z");
 	assert_true(jq_int(JQ(o, "spec", "leaseTransitions"), &tr));
 	assert_int_equal(tr, 2);
-	json_object_put(o);
 	json_object_put(cur);
 	lease_clear(&l);
 }

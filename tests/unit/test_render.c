@@ -203,11 +203,13 @@ static void md_findings(const char *md, struct strv *ret)
 	}
 }
 
-static void json_findings(json_object *o, struct strv *ret)
+static void json_findings(json_object *oj, struct strv *ret)
 {
-	json_object *a = JQ(o, "findings");
+	_cleanup_(jv_arena_freep) struct jv_arena *ar = jv_arena_new();
+	struct jv o = jv_from_json(ar, oj);
+	const struct jv *a = JQ(&o, "findings");
 	for (size_t i = 0; i < jq_len(a); i++) {
-		json_object *f = jq_at(a, i);
+		const struct jv *f = jq_at(a, i);
 		_cleanup_free_ char *msg = render_text_sanitize(JQS(f, "message"));
 		const char *node = JQS(f, "node"), *obj = JQS(f, "object");
 		strv_add(ret, "");

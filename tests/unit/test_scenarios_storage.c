@@ -32,10 +32,10 @@ static void cluster(struct harness *h)
 
 static void remove_object(struct harness *h, enum resource_id res, const char *name)
 {
-	json_object *items = cs_items(&h->cs, res);
+	const struct jv *items = cs_items(&h->cs, res);
 	for (size_t i = 0; i < jq_len(items); i++)
 		if (streq(jq_name(jq_at(items, i)), name)) {
-			json_object_array_del_idx(items, i, 1);
+			cs_remove(&h->cs, res, i);
 			return;
 		}
 	fail_msg("no object %s to remove", name);
@@ -56,9 +56,11 @@ static void test_case01_double_default(void **state)
 	assert_non_null(strstr(f->remediation, "longhorn.persistence.defaultClass=false"));
 
 	/* The seed's on-site fix: drop the annotation from longhorn. */
-	json_object *lh = cs_find(&h.cs, RES_STORAGECLASSES, NULL, "longhorn");
-	json_object_object_del(JQ(lh, "metadata", "annotations"),
+	size_t k = harness_index(&h, RES_STORAGECLASSES, "longhorn");
+	json_object *lh = harness_edit(&h, RES_STORAGECLASSES, k);
+	json_object_object_del(harness_jc(lh, "metadata", "annotations"),
 			       "storageclass.kubernetes.io/is-default-class");
+	harness_commit(&h, RES_STORAGECLASSES, k, lh);
 	assert_int_equal(run(&h, "api.storageclass.default"), STATUS_PASS);
 	harness_clear(&h);
 }
@@ -100,8 +102,11 @@ static void test_case04_bak_class_without_target(void **state)
 	assert_int_equal(run(&h, "api.vsc.longhorn"), STATUS_PASS);
 
 	/* Fix A: patch longhorn to snap, delete longhorn-snapshot. */
-	json_object *lh = cs_find(&h.cs, RES_VS_CLASSES, NULL, "longhorn");
-	json_object_object_add(JQ(lh, "parameters"), "type", json_object_new_string("snap"));
+	size_t k = harness_index(&h, RES_VS_CLASSES, "longhorn");
+	json_object *lh = harness_edit(&h, RES_VS_CLASSES, k);
+	json_object_object_add(harness_jc(lh, "parameters", NULL), "type",
+			       json_object_new_string("snap"));
+	harness_commit(&h, RES_VS_CLASSES, k, lh);
 	remove_object(&h, RES_VS_CLASSES, "longhorn-snapshot");
 	assert_int_equal(run(&h, "api.vsc.ambiguous"), STATUS_PASS);
 	assert_int_equal(run(&h, "api.vsc.backup-target"), STATUS_SKIP);
