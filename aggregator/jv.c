@@ -385,10 +385,12 @@ const char *jv_member(const struct jv *v, size_t i, const struct jv **ret)
 
 bool jv_get_ex(const struct jv *v, const char *key, const struct jv **ret)
 {
-	size_t n = jv_nmembers(v);
+	size_t n = key ? jv_nmembers(v) : 0;
+	/* The first byte decides for most members: a call to strcmp per member
+	 * was a tenth of a report's time. */
 	for (size_t i = 0; i < n; i++) {
 		const struct jv_member *m = &v->u.m[i];
-		if (m->key == key || streq(m->key, key)) {
+		if (m->key == key || (m->key[0] == key[0] && strcmp(m->key, key) == 0)) {
 			if (ret)
 				*ret = nonnull(&m->val);
 			return true;

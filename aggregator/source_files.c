@@ -990,8 +990,19 @@ static void merge_part(struct loader *ld, struct file_part *p, const char *file)
 {
 	for (int id = 0; id < _RES_MAX; id++) {
 		const struct jv *items = cs_items(&p->cs, id);
-		for (size_t k = 0; k < jq_len(items); k++)
-			add_known(ld, &resource_defs[id], jq_at(items, k));
+		/* The first objects of a resource: the part's own loader already
+		 * dropped its duplicates, and the index is built from cs when a
+		 * later file brings more. */
+		bool first = !ld->seen[id] && cs_count(ld->cs, id) == 0;
+		for (size_t k = 0; k < jq_len(items); k++) {
+			if (first) {
+				cs_add_jv(ld->cs, id, items->u.a[k]);
+				if (ld->stats)
+					ld->stats->objects++;
+			} else {
+				add_known(ld, &resource_defs[id], jq_at(items, k));
+			}
+		}
 	}
 	/* The objects now held by ld live in p's arena: it becomes ld's. */
 	if (p->cs.arena)
