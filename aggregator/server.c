@@ -639,16 +639,16 @@ static void accept_report(struct server *s, struct evhttp_request *req, struct s
 	}
 	size_t len;
 	const char *targets = targets_reply(s, rec->report.node, &len);
-	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-	evhttp_add_header(h, "Content-Type", "application/json");
-	evhttp_add_header(h, "Cache-Control", "no-store");
-	struct evbuffer *b = evbuffer_new();
-	evbuffer_add(b, targets, len);
+	/* The one reply sent 20,000 times a second: no Cache-Control (an answer
+	 * to a POST is not stored by caches unless it says so), and the body
+	 * written straight into the request's own buffer. */
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+			  "application/json");
+	evbuffer_add(evhttp_request_get_output_buffer(req), targets, len);
 	if (store_put_rec(&s->store, rec))
 		s->dirty = true;
 	agent_connection(req);
-	evhttp_send_reply(req, HTTP_OK, "OK", b);
-	evbuffer_free(b);
+	evhttp_send_reply(req, HTTP_OK, "OK", NULL);
 }
 
 static void stream_free(struct server *s, struct stream *st);
