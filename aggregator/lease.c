@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "jc.h"
 #include "jq.h"
 #include "kube_client.h"
 
@@ -53,18 +54,7 @@ static void observe(struct lease *l, const char *holder, const char *renew, int6
 }
 
 /* The Lease is read and written back as json-c (it is one small object):
- * these are jq.h's reads for it. */
-static json_object *jc_get(json_object *o, const char *k1, const char *k2)
-{
-	json_object *v = NULL;
-	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, k1, &v))
-		return NULL;
-	if (k2 &&
-	    (!json_object_is_type(v, json_type_object) || !json_object_object_get_ex(v, k2, &v)))
-		return NULL;
-	return v;
-}
-
+ * these are jq.h's reads for it (jc.h). */
 static const char *jc_str(json_object *o, const char *k1, const char *k2)
 {
 	json_object *v = jc_get(o, k1, k2);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "checks_api.h"
+#include "jc.h"
 #include "verdict.h"
 
 struct harness {
@@ -86,18 +87,6 @@ static inline void harness_commit(struct harness *h, enum resource_id res, size_
 {
 	cs_replace_object(&h->cs, res, i, o);
 	json_object_put(o);
-}
-
-/* o.k1.k2 of a json-c object (k2 may be NULL), or NULL. */
-static inline json_object *harness_jc(json_object *o, const char *k1, const char *k2)
-{
-	json_object *v = NULL;
-	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, k1, &v))
-		return NULL;
-	if (k2 &&
-	    (!json_object_is_type(v, json_type_object) || !json_object_object_get_ex(v, k2, &v)))
-		return NULL;
-	return v;
 }
 
 /* A fresh state in which every resource is collected and empty, "now" fixed. */

@@ -289,8 +289,8 @@ static void test_cidrs_unknown(void **state)
 	/* Calico/Cilium IPAM: no podCIDR on the nodes */
 	for (size_t i = 0; i < cs_count(&h.cs, RES_NODES); i++) {
 		json_object *node = harness_edit(&h, RES_NODES, i);
-		json_object_object_del(harness_jc(node, "spec", NULL), "podCIDR");
-		json_object_object_del(harness_jc(node, "spec", NULL), "podCIDRs");
+		json_object_object_del(jc_get(node, "spec", NULL), "podCIDR");
+		json_object_object_del(jc_get(node, "spec", NULL), "podCIDRs");
 		harness_commit(&h, RES_NODES, i, node);
 	}
 	harness_run(&h, CI);

@@ -102,7 +102,7 @@ static void test_lm_degraded_volume(void **state)
 	harness_load(&h, "kubevirt/vm-e2e-rwx-block.json");
 	/* replace the healthy Longhorn volume by a degraded one */
 	json_object *v = harness_edit(&h, RES_LH_VOLUMES, 0);
-	json_object_object_add(harness_jc(v, "status", NULL), "robustness",
+	json_object_object_add(jc_get(v, "status", NULL), "robustness",
 			       json_object_new_string("degraded"));
 	harness_commit(&h, RES_LH_VOLUMES, 0, v);
 	harness_run(&h, LM);
@@ -118,7 +118,7 @@ static void test_lm_degraded_volume(void **state)
 	harness_load(&h, "kubevirt/storageclasses.json");
 	harness_load(&h, "kubevirt/vm-e2e-rwx-block.json");
 	v = harness_edit(&h, RES_LH_VOLUMES, 0);
-	json_object_object_add(harness_jc(v, "status", NULL), "robustness",
+	json_object_object_add(jc_get(v, "status", NULL), "robustness",
 			       json_object_new_string("faulted"));
 	harness_commit(&h, RES_LH_VOLUMES, 0, v);
 	harness_run(&h, LM);

@@ -58,7 +58,7 @@ static void test_case01_double_default(void **state)
 	/* The seed's on-site fix: drop the annotation from longhorn. */
 	size_t k = harness_index(&h, RES_STORAGECLASSES, "longhorn");
 	json_object *lh = harness_edit(&h, RES_STORAGECLASSES, k);
-	json_object_object_del(harness_jc(lh, "metadata", "annotations"),
+	json_object_object_del(jc_get(lh, "metadata", "annotations"),
 			       "storageclass.kubernetes.io/is-default-class");
 	harness_commit(&h, RES_STORAGECLASSES, k, lh);
 	assert_int_equal(run(&h, "api.storageclass.default"), STATUS_PASS);
@@ -104,7 +104,7 @@ static void test_case04_bak_class_without_target(void **state)
 	/* Fix A: patch longhorn to snap, delete longhorn-snapshot. */
 	size_t k = harness_index(&h, RES_VS_CLASSES, "longhorn");
 	json_object *lh = harness_edit(&h, RES_VS_CLASSES, k);
-	json_object_object_add(harness_jc(lh, "parameters", NULL), "type",
+	json_object_object_add(jc_get(lh, "parameters", NULL), "type",
 			       json_object_new_string("snap"));
 	harness_commit(&h, RES_VS_CLASSES, k, lh);
 	remove_object(&h, RES_VS_CLASSES, "longhorn-snapshot");
