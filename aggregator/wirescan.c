@@ -497,18 +497,29 @@ static bool walk_finding(struct scan *s, struct wirescan_finding *f)
 }
 
 /* Move past one value of any kind, checking only its structure (as wire.c's
- * scan does); depth bounds the recursion: deeper is rejected by wire.c too. */
+ * scan does); a value deeper than SKIP_MAX_DEPTH is rejected, as by wire.c.
+ * A loop over a stack of counts, not recursion: skipping the changed findings
+ * of every report is a good part of the scan. */
 static bool rd_skip(struct rd *r, int depth)
 {
-	struct mp m;
-	if (depth > SKIP_MAX_DEPTH || !rd_next(r, &m))
+	/* left[i]: values still to read at depth + i */
+	uint64_t left[SKIP_MAX_DEPTH + 2];
+	int top = 0;
+	left[0] = 1;
+	if (depth < 0)
 		return false;
-	if (m.t != MP_ARRAY && m.t != MP_MAP)
-		return true;
-	uint64_t values = m.t == MP_MAP ? 2 * m.n : m.n;
-	for (uint64_t i = 0; i < values; i++)
-		if (!rd_skip(r, depth + 1))
+	while (top >= 0) {
+		if (left[top] == 0) {
+			top--;
+			continue;
+		}
+		left[top]--;
+		struct mp m;
+		if (depth + top > SKIP_MAX_DEPTH || !rd_next(r, &m))
 			return false;
+		if ((m.t == MP_ARRAY || m.t == MP_MAP) && m.n)
+			left[++top] = m.t == MP_MAP ? 2 * m.n : m.n;
+	}
 	return true;
 }
 
@@ -664,12 +675,19 @@ int wirescan_report(const uint8_t *buf, size_t len, const struct wirescan_known 
 {
 	struct wirescan_finding *results = r->results;
 	struct wirescan_fact *facts = r->facts;
-	size_t cap_results = r->cap_results, cap_facts = r->cap_facts;
-	*r = (struct wirescan_report){
-	    .results = results, .cap_results = cap_results, .facts = facts, .cap_facts = cap_facts};
+	struct wirescan_span *keys = r->keys;
+	size_t cap_results = r->cap_results, cap_facts = r->cap_facts, cap_keys = r->cap_keys;
+	*r = (struct wirescan_report){.results = results,
+				      .cap_results = cap_results,
+				      .facts = facts,
+				      .cap_facts = cap_facts,
+				      .keys = keys,
+				      .cap_keys = cap_keys};
 	if (len == 0 || len > WIRE_MAX_MESSAGE)
 		return -EINVAL;
-	struct scan s = {.r = {.b = buf, .len = len}, .known = known};
+	/* The keys array is the report's, reused: one allocation less a report. */
+	struct scan s = {
+	    .r = {.b = buf, .len = len}, .known = known, .keys = keys, .cap_keys = cap_keys};
 	if (known && known->node)
 		known->node(known->ctx, NULL, 0);
 	struct mp m;
@@ -681,7 +699,8 @@ int wirescan_report(const uint8_t *buf, size_t len, const struct wirescan_known 
 	}
 	ok = ok && keys_unique(&s, 0) && s.r.pos == len &&
 	     seen == (SEEN_NODE | SEEN_SENT | SEEN_RESULTS | SEEN_SCHEMA);
-	free(s.keys);
+	r->keys = s.keys;
+	r->cap_keys = s.cap_keys;
 	if (!ok) {
 		r->n_results = r->n_facts = 0;
 		return -EINVAL;
@@ -693,6 +712,7 @@ void wirescan_report_clear(struct wirescan_report *r)
 {
 	free(r->results);
 	free(r->facts);
+	free(r->keys);
 	*r = (struct wirescan_report){0};
 }
 

@@ -62,6 +62,9 @@ struct wirescan_report {
 	size_t n_results, cap_results;
 	struct wirescan_fact *facts;
 	size_t n_facts, cap_facts;
+	/* the scan's own scratch (map keys for the unique-key checks) */
+	struct wirescan_span *keys;
+	size_t cap_keys;
 };
 
 /* Scan buf. Returns 0 and fills *r, or -EINVAL when wire_decode_node_report()
