@@ -221,38 +221,6 @@ static bool has_zero_byte(uint64_t v)
 	return ((v - UINT64_C(0x0101010101010101)) & ~v & UINT64_C(0x8080808080808080)) != 0;
 }
 
-/* Length of the well-formed UTF-8 sequence at s (Unicode table 3-7), or 0:
- * wire.c's rule. */
-static size_t utf8_seq_len(const uint8_t *s, size_t n)
-{
-	uint8_t c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-	} else
-		return 0;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
-
 /* A string the report keeps: bounded, UTF-8, no NUL. Eight ASCII bytes at a
  * time: nearly every string of a report is plain ASCII. */
 static bool text_ok(const uint8_t *s, uint64_t n)
@@ -275,7 +243,7 @@ static bool text_ok(const uint8_t *s, uint64_t n)
 		}
 		if (s[i] == '\0')
 			return false;
-		size_t l = utf8_seq_len(s + i, n - i);
+		size_t l = wire_utf8_seq_len(s + i, n - i); /* wire.c's rule */
 		if (!l)
 			return false;
 		i += l;

@@ -34,9 +34,7 @@
 
 /* ---- UTF-8 ---- */
 
-/* Length of the well-formed UTF-8 sequence at s (Unicode table 3-7: no
- * overlongs, no surrogates, nothing above U+10FFFF), or 0. */
-static size_t utf8_seq_len(const uint8_t *s, size_t n)
+size_t wire_utf8_seq_len(const uint8_t *s, size_t n)
 {
 	uint8_t c = s[0];
 	size_t len;
@@ -91,7 +89,7 @@ static void enc_check(struct enc *e, int r)
 static bool utf8_clean(const uint8_t *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {
-		size_t l = utf8_seq_len(s + i, n - i);
+		size_t l = wire_utf8_seq_len(s + i, n - i);
 		if (!l)
 			return false;
 		i += l;
@@ -105,7 +103,7 @@ static char *utf8_repair(const uint8_t *s, size_t n, size_t *ret_len)
 	char *out = xmalloc(n * 3 + 1);
 	size_t o = 0;
 	for (size_t i = 0; i < n;) {
-		size_t l = utf8_seq_len(s + i, n - i);
+		size_t l = wire_utf8_seq_len(s + i, n - i);
 		if (l) {
 			memcpy(out + o, s + i, l);
 			o += l;
@@ -562,7 +560,7 @@ static int dec_check_text(struct dec *d, const char *s, size_t n, const char *wh
 		return dec_fail(d, "%s too long at %s (%zu bytes, at most %u)", what, where(d), n,
 				WIRE_MAX_STRING);
 	for (size_t i = 0; i < n;) {
-		size_t l = utf8_seq_len((const uint8_t *)s + i, n - i);
+		size_t l = wire_utf8_seq_len((const uint8_t *)s + i, n - i);
 		if (!l)
 			return dec_fail(d, "invalid UTF-8%s at %s (byte %zu)", in, where(d), i);
 		if (s[i] == '\0')

@@ -33,6 +33,10 @@ int wire_encode_node_report(const struct node_report *r, char **ret_buf, size_t 
  * -EPROTONOSUPPORT for an unknown major version, -ENOMEM. */
 int wire_decode_node_report(const uint8_t *buf, size_t len, struct node_report *ret, char *err,
 			    size_t errlen);
+/* Length of the well-formed UTF-8 sequence at s (n bytes left; Unicode table
+ * 3-7: no overlongs, no surrogates, nothing above U+10FFFF), or 0: the rule
+ * every string of a report is held to, here and in aggregator/wirescan.c. */
+size_t wire_utf8_seq_len(const uint8_t *s, size_t n);
 /* Whether a and b carry the same content on the wire: every field but
  * schema_minor (the encoder always sends its own). */
 bool wire_node_report_equal(const struct node_report *a, const struct node_report *b);
