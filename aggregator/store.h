@@ -46,7 +46,7 @@ struct store_piece {
  * report.facts, which are empty except while an evaluation views them. */
 struct store_rec {
 	uint32_t refs;
-	struct node_report report; /* header strings owned here */
+	struct node_report report; /* header strings: in this allocation, after pieces[] */
 	int64_t received_ns, rtt_ns;
 	/* when the agent generated the report, on this aggregator's
 	 * CLOCK_MONOTONIC (see node_entry.generated_mono_ns); 0 = unknown */

@@ -466,8 +466,8 @@ static bool walk_finding(struct scan *s, struct wirescan_finding *f)
 
 /* Move past one value of any kind, checking only its structure (as wire.c's
  * scan does); a value deeper than SKIP_MAX_DEPTH is rejected, as by wire.c.
- * A loop over a stack of counts, not recursion: skipping the changed findings
- * of every report is a good part of the scan. */
+ * A loop over a stack of counts, not recursion: every piece of a node's first
+ * report, and each one that changed since its last, is skipped here first. */
 static bool rd_skip(struct rd *r, int depth)
 {
 	/* left[i]: values still to read at depth + i */
