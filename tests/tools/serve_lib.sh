@@ -23,7 +23,9 @@
 #               adds its own); a function extra_cleanup, if defined, runs too
 #   fail MSG    prints MSG and the tail (FAIL_TAIL lines) of every $tmp/*.log
 #               and of the files FAIL_GLOB (a pattern) names, exits 1
-#   wait_for SECS WHAT CMD...  runs CMD until it succeeds, else fails "WHAT"
+#   wait_for SECS WHAT CMD...  runs CMD until it succeeds, else fails "WHAT",
+#               with the last line CMD wrote to stderr on its last try (why
+#               it was not there yet); CMD runs in a subshell
 
 AGG_PID=""
 AGG_URL=""
@@ -113,12 +115,12 @@ fail() {
 }
 
 wait_for() {
-	local secs=$1 what=$2
+	local secs=$1 what=$2 why=""
 	shift 2
 	local end=$((SECONDS + secs))
 	while [ $SECONDS -lt $end ]; do
-		"$@" 2>/dev/null && return 0
+		{ why=$("$@" 2>&1 1>&3); } 3>&1 && return 0
 		sleep 0.3
 	done
-	fail "$what (within ${secs}s)"
+	fail "$what (within ${secs}s)${why:+: ${why##*$'\n'}}"
 }
