@@ -8,17 +8,9 @@
 #include <string.h>
 
 #include "config.h"
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "fuzz_agent_config: %s:%d: %s\n", __FILE__, __LINE__,      \
-				#cond);                                                            \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,18 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "probe_targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "fuzz_probe_targets: %s:%d: %s\n", __FILE__, __LINE__,     \
-				#cond);                                                            \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 static bool strv_equal(const struct strv *a, const struct strv *b)
 {

@@ -37,18 +37,11 @@
 
 #include <json-c/json.h>
 
+#include "fuzz_check.h"
 #include "log.h"
 #include "server.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "fuzz_request: %s:%d: %s\n", __FILE__, __LINE__, #cond);   \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 #define TOKEN		 "fuzz-token-0123456789"
 #define ANSWER_TIMEOUT_S 5

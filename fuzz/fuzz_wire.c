@@ -10,19 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "render_json.h"
 #include "render_text.h"
 #include "wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "fuzz_wire: %s:%d: %s\n", __FILE__, __LINE__, #cond);      \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 static bool is_zero(const struct node_report *r)
 {

@@ -9,19 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "store.h"
 #include "wire.h"
 #include "wirescan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "fuzz_wirescan: %s:%d: %s\n", __FILE__, __LINE__, #cond);  \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 static char *span_dup(const uint8_t *buf, struct wirescan_span s)
 {

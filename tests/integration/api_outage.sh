@@ -21,6 +21,7 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
+tmp=$TMP # where serve_lib's fail (wait_for) finds the logs it shows
 
 INTERVAL=2
 TOKEN=outage-test-token
@@ -38,19 +39,17 @@ HVREADY_API_TIMEOUT=1 start_aggregator "$TMP/agg.log" --kubeconfig "$TMP/kubecon
 verdict() { curl -fsS --max-time 5 "$AGG_URL/v1/verdict" -o "$1"; }
 # field FILE PYTHON-EXPR: a value of the verdict (v) as text.
 field() { python3 -c 'import json, sys; v = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+# verdict_is PYTHON-EXPR: the verdict, kept in $TMP/v.json, makes the
+# expression true; if not, its start goes to stderr (wait_for shows it).
+verdict_is() {
+	verdict "$TMP/v.json" || return 1
+	[ "$(field "$TMP/v.json" "$1")" = True ] && return 0
+	echo "last verdict: $(head -c 400 "$TMP/v.json" | tr '\n' ' ')" >&2
+	return 1
+}
 # wait_verdict WHAT PYTHON-EXPR: poll the verdict until the expression is true
 # (bounded: the re-read takes an interval, the evaluation a few seconds more).
-wait_verdict() {
-	local what=$1 expr=$2 i
-	for i in $(seq 1 60); do
-		if verdict "$TMP/v.json" 2>/dev/null && [ "$(field "$TMP/v.json" "$expr")" = True ]; then
-			return 0
-		fi
-		sleep 0.5
-	done
-	cp "$TMP/v.json" "$TMP/last.json" 2>/dev/null || true
-	kt_fail "$what: not seen within 30 s ($(head -c 400 "$TMP/last.json" 2>/dev/null))"
-}
+wait_verdict() { wait_for 30 "$1: not seen" verdict_is "$2"; }
 # statuses FILE CHECK-PREFIX: "check status" of every finding of those checks.
 statuses() {
 	python3 -c 'import json, sys
@@ -70,7 +69,19 @@ grep -q '^cluster\.nodes\.count	\(PASS\|WARN\|FAIL\)' "$TMP/healthy.findings" ||
 echo "ok 0 - healthy: $(wc -l <"$TMP/healthy.findings") findings"
 
 # --- 1. the API server is gone ----------------------------------------------------
-kill -9 "$FAKE_PID"
+# Between two reads (the refresher waits an interval after each): once the
+# fake's request log has been quiet for 0.6 s. Killed in the middle of a read,
+# the lists that fail make their checks UNKNOWN (as in 2.), not this case.
+python3 - "$TMP/api.log" "$FAKE_PID" <<'PY' || kt_fail "the fake API server was never quiet for 0.6 s"
+import os, signal, sys, time
+end = time.monotonic() + 20
+while time.monotonic() < end:
+    if time.time() - os.stat(sys.argv[1]).st_mtime >= 0.6:
+        os.kill(int(sys.argv[2]), signal.SIGKILL)
+        sys.exit(0)
+    time.sleep(0.05)
+sys.exit(1)
+PY
 wait "$FAKE_PID" 2>/dev/null || true
 wait_verdict "the failed re-read in the verdict" \
 	'"last_refresh_error" in v["cluster_state"] and v["cluster_state"]["age_seconds"] >= 2 * '"$INTERVAL"

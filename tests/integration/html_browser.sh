@@ -18,25 +18,10 @@ set -euo pipefail
 # shellcheck source=../tools/serve_lib.sh
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
 
-tmp=$(mktemp -d)
+serve_test_init
+FAIL_TAIL=200 # the aggregator's whole log
 out="${HVREADY_BUILD:-$tmp}/test-output/html_browser"
 mkdir -p "$out"
-cleanup() {
-	stop_aggregator || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-# To stderr: stdout may be a file being written (report ... >verdict.json).
-fail() {
-	{
-		echo "FAIL: $*"
-		if [ -s "$tmp/agg.log" ]; then
-			echo "--- aggregator log"
-			cat "$tmp/agg.log"
-		fi
-	} >&2
-	exit 1
-}
 CHECK_HTML="python3 $HVREADY_SRC/tests/tools/check_html.py"
 
 command -v chromium >/dev/null || fail "chromium is not installed (scripts/install-deps.sh)"
@@ -121,16 +106,7 @@ for e in engines["items"]:
 save("engines.longhorn.io.json", engines)
 PY
 
-mkdir -p "$tmp/reports"
-for spec in harvester-node-1:a-debian-intel harvester-node-2:a-pvm-host; do
-	node=${spec%%:*}
-	rc=0
-	"$HVREADY_BIN/hvready-agent" check --host-root "$HVREADY_SRC/tests/fixtures/hostroots/${spec#*:}" \
-		--node "$node" --skip host.image.share-manager,host.nfs.probe --timeout 5 \
-		--format msgpack --output "$tmp/reports/$node.msgpack" 2>"$tmp/agent.log" || rc=$?
-	[ "$rc" -ne 2 ] && [ -s "$tmp/reports/$node.msgpack" ] ||
-		fail "agent check for $node (exit $rc): $(cat "$tmp/agent.log")"
-done
+node_reports "$tmp/reports"
 
 report() {
 	local rc=0

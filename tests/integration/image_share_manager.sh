@@ -39,6 +39,14 @@ new_root() {
 	echo "$r"
 }
 
+# mirror ENDPOINT...: ROOT's registries.yaml mirrors docker.io to these
+# endpoints; a case appends the rest (rewrite, configs) with cat >>.
+mirror() {
+	local list
+	list=$(printf '"%s", ' "$@")
+	printf 'mirrors:\n  docker.io:\n    endpoint: [%s]\n' "${list%, }" >"$ROOT/etc/rancher/rke2/registries.yaml"
+}
+
 # run_check ROOT IMAGE: the agent's check, JSON in $WORK/out.json; RC is its exit code.
 run_check() {
 	local root=$1 image=$2
@@ -126,10 +134,8 @@ contains "$(get 'ev["endpoints"][0]["manifest_url"]')" "?ns=docker.io" "manifest
 echo "ok 3 - docker.io via mirror + rewrite: PASS, default endpoint untouched"
 
 # 4. The mirror lacks the rewritten name and the default endpoint is unreachable: FAIL naming both.
-cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
-mirrors:
-  docker.io:
-    endpoint: ["http://127.0.0.1:$PORT"]
+mirror "http://127.0.0.1:$PORT"
+cat >>"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
     rewrite: {"^longhornio/(.*)": "elsewhere/\$1"}
 YAML
 run_check "$ROOT" "$IMAGE:$TAG"
@@ -156,11 +162,7 @@ HOLE="$WORK/hole"
 mkdir -p "$HOLE"
 start_black_hole "$HOLE" || fail "black-hole listener did not start"
 ROOT=$(new_root hole)
-cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
-mirrors:
-  docker.io:
-    endpoint: ["http://127.0.0.1:$HOLE_PORT"]
-YAML
+mirror "http://127.0.0.1:$HOLE_PORT"
 T0=$(date +%s)
 CHECK_TIMEOUT=2 run_check "$ROOT" "$IMAGE:$TAG"
 T1=$(date +%s)
@@ -173,10 +175,8 @@ echo "ok 5b - a silent mirror: FAIL with a timeout, bounded ($((T1 - T0))s)"
 # 6. A dead mirror first, then the default endpoint (moved to the registry) has the image:
 #    it works through the fallback, with a warning; rewrites do not apply to the default.
 ROOT=$(new_root fallback)
-cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
-mirrors:
-  docker.io:
-    endpoint: ["http://127.0.0.1:$CLOSED", "127.0.0.1:$PORT/v2/nothing-here"]
+mirror "http://127.0.0.1:$CLOSED" "127.0.0.1:$PORT/v2/nothing-here"
+cat >>"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
     rewrite: {"^longhornio/(.*)": "mirror/longhornio/\$1"}
 YAML
 HVREADY_TEST_DEFAULT_ENDPOINT="docker.io=http://127.0.0.1:$PORT" run_check "$ROOT" "$IMAGE:$TAG"
@@ -192,11 +192,7 @@ echo "ok 6 - dead mirror, default endpoint works: WARN, endpoint order and paths
 cat >"$ROOT/etc/rancher/rke2/config.yaml" <<YAML
 disable-default-registry-endpoint: true
 YAML
-cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
-mirrors:
-  docker.io:
-    endpoint: ["http://127.0.0.1:$PORT"]
-YAML
+mirror "http://127.0.0.1:$PORT"
 HVREADY_TEST_DEFAULT_ENDPOINT="docker.io=http://127.0.0.1:$PORT" run_check "$ROOT" "$IMAGE:v9.9.9"
 expect FAIL 1
 [ "$(get 'len(ev["endpoints"])')" = "1" ] || fail "the default endpoint was tried"
@@ -229,11 +225,7 @@ FRONT2="$WORK/front2"
 mkdir -p "$FRONT2"
 start_token_front "$BASE" "$FRONT2" puller 's3cret:pass' || fail "second token front did not start"
 CRED_PORT=$FRONT_PORT
-cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
-mirrors:
-  docker.io:
-    endpoint: ["http://127.0.0.1:$CRED_PORT"]
-YAML
+mirror "http://127.0.0.1:$CRED_PORT"
 run_check "$ROOT" "$IMAGE:$TAG"
 expect FAIL 1
 [ "$(get 'ev["endpoints"][0]["result"]')" = "unauthorized" ] || fail "not reported as unauthorized"
@@ -254,10 +246,8 @@ echo "ok 9 - token server with Basic credentials from registries.yaml configs: F
 FRONT3="$WORK/front3"
 mkdir -p "$FRONT3"
 start_token_front "$BASE" "$FRONT3" --refresh-token 'rt-0123456789' || fail "third token front did not start"
-cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
-mirrors:
-  docker.io:
-    endpoint: ["http://127.0.0.1:$FRONT_PORT"]
+mirror "http://127.0.0.1:$FRONT_PORT"
+cat >>"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
 configs:
   "127.0.0.1:$FRONT_PORT":
     auth: {identitytoken: "rt-0123456789"}
@@ -282,10 +272,8 @@ TDIGEST=$(push_image "https://127.0.0.1:$TPORT" "$IMAGE" "$TAG" --cacert "$TLS/c
 ROOT=$(new_root tls)
 mkdir -p "$ROOT/etc/pki/site"
 cp "$TLS/ca.pem" "$ROOT/etc/pki/site/registry-ca.pem"
-cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
-mirrors:
-  docker.io:
-    endpoint: ["https://127.0.0.1:$TPORT"]
+mirror "https://127.0.0.1:$TPORT"
+cat >>"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
 configs:
   "127.0.0.1:$TPORT":
     tls:
@@ -298,11 +286,7 @@ expect PASS 0
 echo "ok 10 - TLS with the CA from registries.yaml: PASS"
 
 # 11. Same registry without the CA: verification stays on and fails.
-cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
-mirrors:
-  docker.io:
-    endpoint: ["https://127.0.0.1:$TPORT"]
-YAML
+mirror "https://127.0.0.1:$TPORT"
 run_check "$ROOT" "$IMAGE:$TAG"
 expect FAIL 1
 [ "$(get 'ev["endpoints"][0]["result"]')" = "TLS error" ] || fail "not a TLS error"
@@ -311,10 +295,8 @@ contains "$(get 'f["remediation"]')" "tls.ca_file" "remediation"
 echo "ok 11 - TLS without the CA: FAIL with a certificate verification error"
 
 # 11b. insecure_skip_verify: containerd skips verification there, and so does the check (saying so).
-cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
-mirrors:
-  docker.io:
-    endpoint: ["https://127.0.0.1:$TPORT"]
+mirror "https://127.0.0.1:$TPORT"
+cat >>"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
 configs:
   "127.0.0.1:$TPORT":
     tls:
@@ -326,10 +308,8 @@ contains "$(get 'f["message"]')" "TLS not verified: insecure_skip_verify" "messa
 echo "ok 11b - insecure_skip_verify: PASS, reported"
 
 # 12. A ca_file that does not exist: that endpoint cannot be used (as in containerd).
-cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
-mirrors:
-  docker.io:
-    endpoint: ["https://127.0.0.1:$TPORT"]
+mirror "https://127.0.0.1:$TPORT"
+cat >>"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
 configs:
   "127.0.0.1:$TPORT":
     tls: {ca_file: /etc/pki/site/missing.pem}
@@ -356,10 +336,8 @@ start_registry "$BAS" "$BPORT" "$TLS/server.pem" "$TLS/server.key" "$BAS/htpassw
 	fail "registry with htpasswd did not start"
 push_image "https://127.0.0.1:$BPORT" "$IMAGE" "$TAG" --cacert "$TLS/ca.pem" -u 'puller:pa ss' >/dev/null ||
 	fail "push to the htpasswd registry failed"
-cat >"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
-mirrors:
-  docker.io:
-    endpoint: ["https://127.0.0.1:$BPORT"]
+mirror "https://127.0.0.1:$BPORT"
+cat >>"$ROOT/etc/rancher/rke2/registries.yaml" <<YAML
 configs:
   "127.0.0.1:$BPORT":
     tls: {ca_file: /etc/pki/site/registry-ca.pem}

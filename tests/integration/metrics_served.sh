@@ -11,23 +11,8 @@ set -euo pipefail
 # shellcheck source=../tools/serve_lib.sh
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
 
-tmp=$(mktemp -d)
-cleanup() {
-	stop_aggregator || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-# To stderr: stdout may be a file being written (report ... >verdict.json).
-fail() {
-	{
-		echo "FAIL: $*"
-		if [ -s "$tmp/agg.log" ]; then
-			echo "--- aggregator log"
-			cat "$tmp/agg.log"
-		fi
-	} >&2
-	exit 1
-}
+serve_test_init
+FAIL_TAIL=200 # the aggregator's whole log
 CHECK="python3 $HVREADY_SRC/tests/tools/check_exposition.py"
 
 $CHECK --self-test || fail "the exposition checker's self-test"
@@ -102,16 +87,7 @@ print("before any report: %d samples, every gate UNKNOWN" % len(s))
 PY
 
 echo "== rejected reports"
-mkdir -p "$tmp/reports"
-for spec in harvester-node-1:a-debian-intel harvester-node-2:a-pvm-host; do
-	node=${spec%%:*}
-	rc=0
-	"$HVREADY_BIN/hvready-agent" check --host-root "$HVREADY_SRC/tests/fixtures/hostroots/${spec#*:}" \
-		--node "$node" --skip host.image.share-manager,host.nfs.probe --timeout 5 \
-		--format msgpack --output "$tmp/reports/$node.msgpack" 2>"$tmp/agent.log" || rc=$?
-	[ "$rc" -ne 2 ] && [ -s "$tmp/reports/$node.msgpack" ] ||
-		fail "agent check for $node (exit $rc): $(cat "$tmp/agent.log")"
-done
+node_reports "$tmp/reports"
 r1=$tmp/reports/harvester-node-1.msgpack
 r2=$tmp/reports/harvester-node-2.msgpack
 printf 'not msgpack at all' >"$tmp/garbage"

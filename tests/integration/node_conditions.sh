@@ -99,13 +99,22 @@ printf 'agent-secret-token' >"$tmp/agent.token"
 chmod 600 "$tmp/agent.token"
 declare -A AGGS AGG_PORT
 AGG_CURL=(--cacert "$tmp/ca.crt")
-start_agg() { # name kubeconfig
+# Each aggregator is listed for its reporter as soon as it is ready: its
+# start-up grace (2 intervals without writing) must not run out first, or
+# every node flaps to Unknown (NoFreshReport) and back.
+start_agg() { # name kubeconfig urls-file
 	AGG_WRAP=(env POD_NAME="agg-$1" POD_NAMESPACE=hvready-system)
 	start_aggregator "$tmp/aggregator-$1.log" --tls-cert "$tmp/aggregator.crt" \
 		--tls-key "$tmp/aggregator.key" --kubeconfig "$2" --token-file "$tmp/agent.token" \
 		--interval "$INTERVAL" --node-conditions || fail "aggregator $1 did not start"
 	AGGS[$1]=$AGG_PID
 	AGG_PORT[$1]=${AGG_URL##*:}
+	echo "$AGG_URL/v1/reports" >>"$3"
+}
+start_reporter() { # urls-file
+	"$PY" "$REPORTER" "$tmp/state.json" "$1" "$tmp/ca.crt" "$tmp/agent.token" "$INTERVAL" \
+		2>>"$tmp/reporter.log" &
+	pids+=($!)
 }
 set_state() { # JSON
 	printf '%s\n' "$1" >"$tmp/state.json.new"
@@ -158,12 +167,9 @@ FAKE_MAIN=$FAKE_PORT
 kubeconfig "$tmp/kc-a" "$FAKE_MAIN" tok-a
 kubeconfig "$tmp/kc-b" "$FAKE_MAIN" tok-b
 set_state '{"nodes": ["harvester-node-1", "harvester-node-2", "harvester-node-3"]}'
-start_agg a "$tmp/kc-a"
-start_agg b "$tmp/kc-b"
-"$PY" "$REPORTER" "$tmp/state.json" \
-	"https://127.0.0.1:${AGG_PORT[a]}/v1/reports,https://127.0.0.1:${AGG_PORT[b]}/v1/reports" \
-	"$tmp/ca.crt" "$tmp/agent.token" "$INTERVAL" 2>>"$tmp/reporter.log" &
-pids+=($!)
+start_reporter "$tmp/urls-main"
+start_agg a "$tmp/kc-a" "$tmp/urls-main"
+start_agg b "$tmp/kc-b" "$tmp/urls-main"
 
 # --- first round: both conditions on every node, by the Lease holder only -----
 all_three() { rec <<'PY'
@@ -171,6 +177,7 @@ assert {l["path"] for l in patches()} == {"/api/v1/nodes/harvester-node-%d/statu
 PY
 }
 wait_for $((8 * INTERVAL)) "both conditions written on the three nodes" all_three
+written=$SECONDS
 holder=$(rec <<'PY'
 print(lease()["spec"]["holderIdentity"])
 PY
@@ -204,7 +211,11 @@ PY
 echo "first round: 3 strategic-merge patches with both conditions, by $holder, no event"
 
 # --- an unchanged verdict is not written again --------------------------------
-sleep $((3 * INTERVAL))
+# 3 intervals (+1 s: SECONDS counts whole seconds) from the first patches,
+# however long the checks above took on a loaded machine: the first heartbeat
+# (NC_HEARTBEAT_MAX) comes 15 s after them at the earliest.
+left=$((written + 3 * INTERVAL + 1 - SECONDS))
+[ "$left" -le 0 ] || sleep "$left"
 rec <<'PY' || fail "unchanged nodes were patched again"
 assert len(patches()) == 3, [(p["path"], p["user"]) for p in patches()]
 PY
@@ -221,7 +232,7 @@ PY
 }
 wait_for $((5 * INTERVAL)) "node 2 rwx False" rwx_false
 two_events() { rec <<<'assert len(events()) >= 2'; }
-wait_for $((2 * INTERVAL)) "two events" two_events
+wait_for $((4 * INTERVAL)) "two events" two_events
 sleep "$INTERVAL"
 rec "agg-$first" <<'PY' || fail "the transition"
 holder = args[0]
@@ -349,10 +360,8 @@ PY
 # --- no RBAC for nodes/status: one refused patch per round, a clear message -----
 start_fake denied --forbid nodes/status
 kubeconfig "$tmp/kc-c" "$FAKE_PORT" tok-c
-start_agg c "$tmp/kc-c"
-"$PY" "$REPORTER" "$tmp/state.json" "https://127.0.0.1:${AGG_PORT[c]}/v1/reports" \
-	"$tmp/ca.crt" "$tmp/agent.token" "$INTERVAL" 2>>"$tmp/reporter.log" &
-pids+=($!)
+start_reporter "$tmp/urls-denied"
+start_agg c "$tmp/kc-c" "$tmp/urls-denied"
 denied() { grep -q 'node harvester-node-[123]: HTTP 403 (nodes "harvester-node-[123]" is forbidden: User "agg-c" cannot patch resource "nodes/status" in API group "" at the cluster scope); the aggregator needs patch on nodes/status (deploy/overlays/node-conditions)' "$tmp/aggregator-c.log"; }
 wait_for $((8 * INTERVAL)) "the 403 message" denied
 sleep "$INTERVAL"

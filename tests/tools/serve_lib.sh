@@ -22,8 +22,13 @@
 #   pids        processes killed and waited for at exit (start_aggregator
 #               adds its own); a function extra_cleanup, if defined, runs too
 #   fail MSG    prints MSG and the tail (FAIL_TAIL lines) of every $tmp/*.log
-#               and of the files FAIL_GLOB (a pattern) names, exits 1
-#   wait_for SECS WHAT CMD...  runs CMD until it succeeds, else fails "WHAT"
+#               and of the files FAIL_GLOB (a pattern) names, exits 1; to
+#               stderr, as stdout may be a file being written (cmd >out.json)
+#   node_reports DIR  the agent's reports (msgpack) of two fixture hosts:
+#               DIR/harvester-node-1.msgpack (a-debian-intel) and -2 (a-pvm-host)
+#   wait_for SECS WHAT CMD...  runs CMD until it succeeds, else fails "WHAT",
+#               with the last line CMD wrote to stderr on its last try (why
+#               it was not there yet); CMD runs in a subshell
 
 AGG_PID=""
 AGG_URL=""
@@ -105,20 +110,36 @@ serve_test_cleanup() {
 
 fail() {
 	local f
-	echo "FAIL: $*"
-	for f in "$tmp"/*.log $FAIL_GLOB; do
-		[ -f "$f" ] && { echo "--- $f"; tail -n "$FAIL_TAIL" "$f"; }
-	done
+	{
+		echo "FAIL: $*"
+		for f in "$tmp"/*.log $FAIL_GLOB; do
+			[ -f "$f" ] && { echo "--- $f"; tail -n "$FAIL_TAIL" "$f"; }
+		done
+	} >&2
 	exit 1
 }
 
 wait_for() {
-	local secs=$1 what=$2
+	local secs=$1 what=$2 why=""
 	shift 2
 	local end=$((SECONDS + secs))
 	while [ $SECONDS -lt $end ]; do
-		"$@" 2>/dev/null && return 0
+		{ why=$("$@" 2>&1 1>&3); } 3>&1 && return 0
 		sleep 0.3
 	done
-	fail "$what (within ${secs}s)"
+	fail "$what (within ${secs}s)${why:+: ${why##*$'\n'}}"
+}
+
+node_reports() {
+	local dir=$1 spec node rc
+	mkdir -p "$dir"
+	for spec in harvester-node-1:a-debian-intel harvester-node-2:a-pvm-host; do
+		node=${spec%%:*}
+		rc=0
+		"$HVREADY_BIN/hvready-agent" check --host-root "$HVREADY_SRC/tests/fixtures/hostroots/${spec#*:}" \
+			--node "$node" --skip host.image.share-manager,host.nfs.probe --timeout 5 \
+			--format msgpack --output "$dir/$node.msgpack" 2>"$tmp/agent.log" || rc=$?
+		[ "$rc" -ne 2 ] && [ -s "$dir/$node.msgpack" ] ||
+			fail "agent check for $node (exit $rc): $(cat "$tmp/agent.log")"
+	done
 }

@@ -24,6 +24,7 @@ struct fx {
 	struct cluster_state cs;
 	struct node_report reports[8];
 	size_t n_reports;
+	struct nc_snapshot s; /* of v and cs, by fx_snapshot */
 };
 
 static void fx_init(struct fx *x)
@@ -76,15 +77,18 @@ static void fx_find(struct fx *x, const char *check, enum status st, const char 
 		finding_set_node(f, node);
 }
 
-static void fx_snapshot(struct fx *x, struct nc_snapshot *s)
+/* Again after a change of the fixture: the previous snapshot is freed. */
+static void fx_snapshot(struct fx *x)
 {
+	node_conditions_snapshot_clear(&x->s);
 	gates_clear(x->v.gates);
 	gates_compute(&x->v.findings, x->v.gates);
-	node_conditions_snapshot(s, &x->v, &x->cs, 30);
+	node_conditions_snapshot(&x->s, &x->v, &x->cs, 30);
 }
 
 static void fx_clear(struct fx *x)
 {
+	node_conditions_snapshot_clear(&x->s);
 	verdict_clear(&x->v);
 	cluster_state_clear(&x->cs);
 }
@@ -140,45 +144,40 @@ static void expect(const struct nc_snapshot *s, const char *node, enum nc_type t
 static void test_all_pass(void **state)
 {
 	struct fx x;
-	struct nc_snapshot s;
 	fx_healthy(&x);
-	fx_snapshot(&x, &s);
-	assert_int_equal(s.n_nodes, 3);
+	fx_snapshot(&x);
+	assert_int_equal(x.s.n_nodes, 3);
 	/* nfs.client, nfs.kernel on the node; reporting, hostname, dns for all */
-	expect(&s, "harvester-node-1", NC_RWX, NC_TRUE, "RWXReady",
+	expect(&x.s, "harvester-node-1", NC_RWX, NC_TRUE, "RWXReady",
 	       "all 5 checks of the rwx gate pass for this node");
 	/* kvm on the node; reporting, vm.live-migratable for all */
-	expect(&s, "harvester-node-2", NC_LM, NC_TRUE, "LiveMigrationReady",
+	expect(&x.s, "harvester-node-2", NC_LM, NC_TRUE, "LiveMigrationReady",
 	       "all 3 checks of the live-migration gate pass for this node");
-	assert_string_equal(s.nodes[0].uid, "6c2a0d3e-uid-harvester-node-1");
-	assert_true(s.nodes[0].fresh_report);
-	node_conditions_snapshot_clear(&s);
+	assert_string_equal(x.s.nodes[0].uid, "6c2a0d3e-uid-harvester-node-1");
+	assert_true(x.s.nodes[0].fresh_report);
 	fx_clear(&x);
 }
 
 static void test_fail_on_one_node(void **state)
 {
 	struct fx x;
-	struct nc_snapshot s;
 	fx_healthy(&x);
 	fx_find(&x, "host.nfs.probe", STATUS_FAIL, "harvester-node-2",
 		"nfs://10.43.12.7/pvc-1f2e3d4c-5b6a-7980-a1b2-c3d4e5f60718: connection to "
 		"10.43.12.7 port 2049 refused");
-	fx_snapshot(&x, &s);
-	expect(&s, "harvester-node-2", NC_RWX, NC_FALSE, "NFSProbeFailed",
+	fx_snapshot(&x);
+	expect(&x.s, "harvester-node-2", NC_RWX, NC_FALSE, "NFSProbeFailed",
 	       "host.nfs.probe: nfs://10.43.12.7/pvc-1f2e3d4c-5b6a-7980-a1b2-c3d4e5f60718: "
 	       "connection to 10.43.12.7 port 2049 refused");
 	/* The probe is an rwx check only; the other nodes are not concerned. */
-	expect(&s, "harvester-node-2", NC_LM, NC_TRUE, "LiveMigrationReady", NULL);
-	expect(&s, "harvester-node-1", NC_RWX, NC_TRUE, "RWXReady", NULL);
-	node_conditions_snapshot_clear(&s);
+	expect(&x.s, "harvester-node-2", NC_LM, NC_TRUE, "LiveMigrationReady", NULL);
+	expect(&x.s, "harvester-node-1", NC_RWX, NC_TRUE, "RWXReady", NULL);
 	fx_clear(&x);
 }
 
 static void test_cluster_wide_fail_and_worst(void **state)
 {
 	struct fx x;
-	struct nc_snapshot s;
 	fx_healthy(&x);
 	/* FAIL on the cluster beats UNKNOWN on the node; the message names
 	 * only what decides (the FAILs). */
@@ -190,22 +189,20 @@ static void test_cluster_wide_fail_and_worst(void **state)
 		"cannot read /proc/filesystems: Permission denied");
 	fx_find(&x, "host.nfs.client", STATUS_FAIL, "harvester-node-3",
 		"no mount.nfs or mount.nfs4 in /sbin, /usr/sbin, /usr/local/sbin");
-	fx_snapshot(&x, &s);
-	expect(&s, "harvester-node-1", NC_RWX, NC_FALSE, "DNSReplicasFailed",
+	fx_snapshot(&x);
+	expect(&x.s, "harvester-node-1", NC_RWX, NC_FALSE, "DNSReplicasFailed",
 	       "api.dns.replicas: CoreDNS: 1 of 2 replicas ready (share-manager needs DNS)");
-	/* The node's own failure first (reason), then the cluster's. */
-	expect(&s, "harvester-node-3", NC_RWX, NC_FALSE, "NFSClientFailed",
+	/* The node's own failure first (reason), then the cluster'x.s. */
+	expect(&x.s, "harvester-node-3", NC_RWX, NC_FALSE, "NFSClientFailed",
 	       "host.nfs.client: no mount.nfs or mount.nfs4 in /sbin, /usr/sbin, "
 	       "/usr/local/sbin; api.dns.replicas: CoreDNS: 1 of 2 replicas ready "
 	       "(share-manager needs DNS)");
-	node_conditions_snapshot_clear(&s);
 	fx_clear(&x);
 }
 
 static void test_no_fresh_report(void **state)
 {
 	struct fx x;
-	struct nc_snapshot s;
 	fx_init(&x);
 	fx_node(&x, "harvester-node-1", true, true, NULL);
 	fx_node(&x, "harvester-node-2", true, false, NULL);  /* Ready, agent down */
@@ -217,51 +214,46 @@ static void test_no_fresh_report(void **state)
 	/* The summary line: not held against the nodes that do report. */
 	fx_find(&x, "cluster.nodes.reporting", STATUS_UNKNOWN, NULL, "1 of 2 Ready nodes report");
 	fx_find(&x, "api.dns.replicas", STATUS_PASS, NULL, "CoreDNS: 2 of 2 replicas ready");
-	fx_snapshot(&x, &s);
-	expect(&s, "harvester-node-1", NC_RWX, NC_TRUE, "RWXReady",
+	fx_snapshot(&x);
+	expect(&x.s, "harvester-node-1", NC_RWX, NC_TRUE, "RWXReady",
 	       "all 2 checks of the rwx gate pass for this node");
-	expect(&s, "harvester-node-2", NC_RWX, NC_UNKNOWN, "NoFreshReport",
+	expect(&x.s, "harvester-node-2", NC_RWX, NC_UNKNOWN, "NoFreshReport",
 	       "cluster.nodes.reporting: no agent report from this Ready node");
-	expect(&s, "harvester-node-2", NC_LM, NC_UNKNOWN, "NoFreshReport", NULL);
+	expect(&x.s, "harvester-node-2", NC_LM, NC_UNKNOWN, "NoFreshReport", NULL);
 	/* No check names the NotReady node: its host checks are unknown. */
-	expect(&s, "harvester-node-3", NC_RWX, NC_UNKNOWN, "NoFreshReport",
+	expect(&x.s, "harvester-node-3", NC_RWX, NC_UNKNOWN, "NoFreshReport",
 	       "cluster.nodes.reporting: no fresh agent report from this node");
 	/* A report older than 3 intervals is no fresh report either. */
-	assert_false(s.nodes[node_index(&s, "harvester-node-3")].fresh_report);
-	node_conditions_snapshot_clear(&s);
+	assert_false(x.s.nodes[node_index(&x.s, "harvester-node-3")].fresh_report);
 	x.v.nodes[0].report_age_ns = 91 * SEC;
-	fx_snapshot(&x, &s);
-	assert_false(s.nodes[node_index(&s, "harvester-node-1")].fresh_report);
-	expect(&s, "harvester-node-1", NC_RWX, NC_UNKNOWN, "NoFreshReport", NULL);
-	node_conditions_snapshot_clear(&s);
+	fx_snapshot(&x);
+	assert_false(x.s.nodes[node_index(&x.s, "harvester-node-1")].fresh_report);
+	expect(&x.s, "harvester-node-1", NC_RWX, NC_UNKNOWN, "NoFreshReport", NULL);
 	fx_clear(&x);
 }
 
 static void test_warn_is_true(void **state)
 {
 	struct fx x;
-	struct nc_snapshot s;
 	fx_healthy(&x);
 	fx_find(&x, "host.nfs.kernel", STATUS_WARN, "harvester-node-1",
 		"nfsv4 is a loadable module (CONFIG_NFS_V4=m) and not loaded");
 	fx_find(&x, "cluster.clock.skew", STATUS_WARN, "harvester-node-1",
 		"clock differs from the aggregator's by +612 ms");
-	fx_snapshot(&x, &s);
-	expect(&s, "harvester-node-1", NC_RWX, NC_TRUE, "RWXReadyWithWarnings",
+	fx_snapshot(&x);
+	expect(&x.s, "harvester-node-1", NC_RWX, NC_TRUE, "RWXReadyWithWarnings",
 	       "host.nfs.kernel: nfsv4 is a loadable module (CONFIG_NFS_V4=m) and not loaded; "
 	       "cluster.clock.skew: clock differs from the aggregator's by +612 ms");
-	expect(&s, "harvester-node-1", NC_LM, NC_TRUE, "LiveMigrationReadyWithWarnings",
+	expect(&x.s, "harvester-node-1", NC_LM, NC_TRUE, "LiveMigrationReadyWithWarnings",
 	       "cluster.clock.skew: clock differs from the aggregator's by +612 ms");
 	/* Per-node skew findings: the other nodes are fine. */
-	expect(&s, "harvester-node-2", NC_LM, NC_TRUE, "LiveMigrationReady", NULL);
-	node_conditions_snapshot_clear(&s);
+	expect(&x.s, "harvester-node-2", NC_LM, NC_TRUE, "LiveMigrationReady", NULL);
 	fx_clear(&x);
 }
 
 static void test_vm_findings_per_node(void **state)
 {
 	struct fx x;
-	struct nc_snapshot s;
 	fx_init(&x);
 	fx_node(&x, "harvester-node-1", true, true, NULL);
 	fx_node(&x, "harvester-node-2", true, true, NULL);
@@ -271,16 +263,15 @@ static void test_vm_findings_per_node(void **state)
 		"default/win2022 cannot live-migrate: DisksNotLiveMigratable");
 	fx_find(&x, "api.kubevirt.available", STATUS_UNKNOWN, NULL,
 		"kubevirts.kubevirt.io forbidden: cannot list");
-	fx_snapshot(&x, &s);
-	expect(&s, "harvester-node-1", NC_LM, NC_FALSE, "VMLiveMigratableFailed",
+	fx_snapshot(&x);
+	expect(&x.s, "harvester-node-1", NC_LM, NC_FALSE, "VMLiveMigratableFailed",
 	       "api.vm.live-migratable: default/win2022 cannot live-migrate: "
 	       "DisksNotLiveMigratable");
-	expect(&s, "harvester-node-2", NC_LM, NC_UNKNOWN, "KubeVirtAvailableUnknown",
+	expect(&x.s, "harvester-node-2", NC_LM, NC_UNKNOWN, "KubeVirtAvailableUnknown",
 	       "api.kubevirt.available: kubevirts.kubevirt.io forbidden: cannot list");
 	/* Nothing of the rwx gate at all: no evidence is never True. */
-	expect(&s, "harvester-node-2", NC_RWX, NC_UNKNOWN, "NoEvidence",
+	expect(&x.s, "harvester-node-2", NC_RWX, NC_UNKNOWN, "NoEvidence",
 	       "no check of the rwx gate applies to this node");
-	node_conditions_snapshot_clear(&s);
 	fx_clear(&x);
 }
 
@@ -291,13 +282,12 @@ static void test_reasons_for_every_gate_check(void **state)
 		if (!(catalog[i].gates & (G_RWX | G_LM)))
 			continue;
 		struct fx x;
-		struct nc_snapshot s;
 		fx_init(&x);
 		fx_node(&x, "n1", true, true, NULL);
 		fx_find(&x, catalog[i].id, STATUS_FAIL, "n1", "broken");
-		fx_snapshot(&x, &s);
+		fx_snapshot(&x);
 		struct nc_cond c;
-		node_conditions_desired(&s, 0, (catalog[i].gates & G_RWX) ? NC_RWX : NC_LM, &c);
+		node_conditions_desired(&x.s, 0, (catalog[i].gates & G_RWX) ? NC_RWX : NC_LM, &c);
 		assert_int_equal(c.status, NC_FALSE);
 		assert_true(endswith(c.reason, "Failed"));
 		assert_true(c.reason[0] >= 'A' && c.reason[0] <= 'Z');
@@ -306,7 +296,6 @@ static void test_reasons_for_every_gate_check(void **state)
 				    (*p >= '0' && *p <= '9'));
 		assert_true(strlen(c.reason) > strlen("Failed"));
 		nc_cond_clear(&c);
-		node_conditions_snapshot_clear(&s);
 		fx_clear(&x);
 	}
 }
@@ -329,7 +318,6 @@ static bool valid_utf8(const char *s)
 static void test_message_bounds(void **state)
 {
 	struct fx x;
-	struct nc_snapshot s;
 	struct nc_cond c;
 	fx_init(&x);
 	fx_node(&x, "harvester-node-1", true, true, NULL);
@@ -340,8 +328,8 @@ static void test_message_bounds(void **state)
 			 "tenant-ä/vm-%03d cannot live-migrate: DisksNotLiveMigratable", i);
 		fx_find(&x, "api.vm.live-migratable", STATUS_FAIL, "harvester-node-1", msg);
 	}
-	fx_snapshot(&x, &s);
-	node_conditions_desired(&s, 0, NC_LM, &c);
+	fx_snapshot(&x);
+	node_conditions_desired(&x.s, 0, NC_LM, &c);
 	assert_true(strlen(c.message) <= NC_MESSAGE_MAX);
 	assert_true(valid_utf8(c.message));
 	assert_true(startswith(c.message, "api.vm.live-migratable: tenant-ä/vm-000 cannot"));
@@ -354,7 +342,6 @@ static void test_message_bounds(void **state)
 	assert_int_equal(shown + rest, 200);
 	assert_string_equal(strstr(more, " more"), " more");
 	nc_cond_clear(&c);
-	node_conditions_snapshot_clear(&s);
 	fx_clear(&x);
 
 	/* One message far over the bound, of 2- and 3-byte characters: cut at
@@ -370,14 +357,13 @@ static void test_message_bounds(void **state)
 	big[n] = '\0';
 	fx_find(&x, "host.nfs.probe", STATUS_FAIL, "harvester-node-1", big);
 	free(big);
-	fx_snapshot(&x, &s);
-	node_conditions_desired(&s, 0, NC_RWX, &c);
+	fx_snapshot(&x);
+	node_conditions_desired(&x.s, 0, NC_RWX, &c);
 	assert_true(strlen(c.message) <= NC_MESSAGE_MAX);
 	assert_true(strlen(c.message) > NC_MESSAGE_MAX - 64);
 	assert_true(valid_utf8(c.message));
 	assert_true(endswith(c.message, "..."));
 	nc_cond_clear(&c);
-	node_conditions_snapshot_clear(&s);
 	fx_clear(&x);
 }
 
@@ -406,39 +392,37 @@ static void commit(struct nc_memory *mem, const struct nc_snapshot *s, struct nc
 static void test_plan_transitions(void **state)
 {
 	struct fx x;
-	struct nc_snapshot s;
 	struct nc_memory mem = {0};
 	fx_healthy(&x);
-	fx_snapshot(&x, &s);
+	fx_snapshot(&x);
 
 	/* First round: nothing on the nodes yet. Every node is written, no
 	 * event (nothing changed from a known status). */
-	struct nc_plan p = plan_at(&s, &mem, T0);
+	struct nc_plan p = plan_at(&x.s, &mem, T0);
 	assert_int_equal(p.n_patch, 3);
 	assert_int_equal(p.n_gate_changes, 0);
-	const struct nc_node_plan *n2 = plan_node(&s, &p, "harvester-node-2");
+	const struct nc_node_plan *n2 = plan_node(&x.s, &p, "harvester-node-2");
 	assert_true(n2->patch);
 	assert_int_equal(n2->from[NC_RWX], NC_ABSENT);
 	assert_int_equal(n2->cond[NC_RWX].transition_ns, T0);
 	assert_int_equal(n2->cond[NC_RWX].heartbeat_ns, T0);
-	commit(&mem, &s, &p);
+	commit(&mem, &x.s, &p);
 	assert_int_equal(mem.n, 3);
 
 	/* Same verdict a round later: nothing to write. */
-	p = plan_at(&s, &mem, T0 + 30 * SEC);
+	p = plan_at(&x.s, &mem, T0 + 30 * SEC);
 	assert_int_equal(p.n_patch, 0);
-	assert_int_equal(plan_node(&s, &p, "harvester-node-2")->cond[NC_RWX].transition_ns, T0);
-	commit(&mem, &s, &p);
-	node_conditions_snapshot_clear(&s);
+	assert_int_equal(plan_node(&x.s, &p, "harvester-node-2")->cond[NC_RWX].transition_ns, T0);
+	commit(&mem, &x.s, &p);
 
 	/* node 2's NFS probe fails: only node 2 is written; rwx moves its
 	 * lastTransitionTime, live-migration keeps it. */
 	fx_find(&x, "host.nfs.probe", STATUS_FAIL, "harvester-node-2",
 		"nfs://10.43.12.7/pvc-1f2e: connection to 10.43.12.7 port 2049 refused");
-	fx_snapshot(&x, &s);
-	p = plan_at(&s, &mem, T0 + 60 * SEC);
+	fx_snapshot(&x);
+	p = plan_at(&x.s, &mem, T0 + 60 * SEC);
 	assert_int_equal(p.n_patch, 1);
-	n2 = plan_node(&s, &p, "harvester-node-2");
+	n2 = plan_node(&x.s, &p, "harvester-node-2");
 	assert_true(n2->patch);
 	assert_int_equal(n2->from[NC_RWX], NC_TRUE);
 	assert_int_equal(n2->cond[NC_RWX].status, NC_FALSE);
@@ -449,57 +433,54 @@ static void test_plan_transitions(void **state)
 	assert_int_equal(n2->cond[NC_LM].status, NC_TRUE);
 	assert_int_equal(n2->cond[NC_LM].transition_ns, T0);
 	assert_int_equal(n2->cond[NC_LM].heartbeat_ns, T0 + 60 * SEC);
-	assert_false(plan_node(&s, &p, "harvester-node-1")->patch);
+	assert_false(plan_node(&x.s, &p, "harvester-node-1")->patch);
 	/* The rwx gate went from PASS to FAIL: a gate change. */
 	assert_int_equal(p.n_gate_changes, 1);
 	assert_int_equal(p.gate_changes[0].gate, GATE_RWX);
 	assert_int_equal(p.gate_changes[0].from, STATUS_PASS);
 	assert_int_equal(p.gate_changes[0].to, STATUS_FAIL);
-	commit(&mem, &s, &p);
-	node_conditions_snapshot_clear(&s);
+	commit(&mem, &x.s, &p);
 
 	/* Only numbers change in the message: not worth a patch. */
 	free(x.v.findings.items[x.v.findings.n - 1].message);
 	x.v.findings.items[x.v.findings.n - 1].message =
 	    xstrdup("nfs://10.43.12.8/pvc-1f2e: connection to 10.43.12.8 port 2049 refused");
-	fx_snapshot(&x, &s);
-	p = plan_at(&s, &mem, T0 + 90 * SEC);
+	fx_snapshot(&x);
+	p = plan_at(&x.s, &mem, T0 + 90 * SEC);
 	assert_int_equal(p.n_patch, 0);
 	node_conditions_plan_clear(&p);
-	node_conditions_snapshot_clear(&s);
 
 	/* Another reason, the same status: written, lastTransitionTime kept,
 	 * no transition. */
 	free(x.v.findings.items[x.v.findings.n - 1].check);
 	x.v.findings.items[x.v.findings.n - 1].check = xstrdup("host.nfs.kernel");
-	fx_snapshot(&x, &s);
-	p = plan_at(&s, &mem, T0 + 120 * SEC);
+	fx_snapshot(&x);
+	p = plan_at(&x.s, &mem, T0 + 120 * SEC);
 	assert_int_equal(p.n_patch, 1);
-	n2 = plan_node(&s, &p, "harvester-node-2");
+	n2 = plan_node(&x.s, &p, "harvester-node-2");
 	assert_string_equal(n2->cond[NC_RWX].reason, "NFSKernelClientFailed");
 	assert_int_equal(n2->from[NC_RWX], NC_FALSE);
 	assert_int_equal(n2->cond[NC_RWX].status, NC_FALSE);
 	assert_int_equal(n2->cond[NC_RWX].transition_ns, T0 + 60 * SEC);
 	assert_int_equal(p.n_gate_changes, 0);
-	commit(&mem, &s, &p);
+	commit(&mem, &x.s, &p);
 
 	/* The heartbeat: after at most 10 intervals every node is written
 	 * again, times of transition untouched, no transition. */
-	p = plan_at(&s, &mem, T0 + 420 * SEC);
+	p = plan_at(&x.s, &mem, T0 + 420 * SEC);
 	assert_int_equal(p.n_patch, 3);
-	n2 = plan_node(&s, &p, "harvester-node-2");
+	n2 = plan_node(&x.s, &p, "harvester-node-2");
 	assert_int_equal(n2->cond[NC_RWX].transition_ns, T0 + 60 * SEC);
 	assert_int_equal(n2->cond[NC_LM].transition_ns, T0);
 	assert_int_equal(n2->cond[NC_LM].heartbeat_ns, T0 + 420 * SEC);
 	assert_int_equal(n2->from[NC_RWX], n2->cond[NC_RWX].status);
-	commit(&mem, &s, &p);
+	commit(&mem, &x.s, &p);
 	/* ... and none comes due before three quarters of that. */
-	p = plan_at(&s, &mem, T0 + 420 * SEC + 224 * SEC);
+	p = plan_at(&x.s, &mem, T0 + 420 * SEC + 224 * SEC);
 	assert_int_equal(p.n_patch, 0);
 	node_conditions_plan_clear(&p);
 
 	nc_memory_clear(&mem);
-	node_conditions_snapshot_clear(&s);
 	fx_clear(&x);
 }
 
@@ -507,7 +488,6 @@ static void test_plan_transitions(void **state)
 static void test_plan_from_observed(void **state)
 {
 	struct fx x;
-	struct nc_snapshot s;
 	fx_init(&x);
 	fx_node(&x, "harvester-node-1", true, true,
 		"{\"type\":\"HvreadyRWXReady\",\"status\":\"True\",\"reason\":\"RWXReady\","
@@ -520,24 +500,23 @@ static void test_plan_from_observed(void **state)
 		"\"lastTransitionTime\":\"2026-09-02T07:00:00Z\"}");
 	fx_find(&x, "host.nfs.client", STATUS_PASS, "harvester-node-1", "mount.nfs4 in /usr/sbin");
 	fx_find(&x, "host.kvm", STATUS_FAIL, "harvester-node-1", "/dev/kvm is missing");
-	fx_snapshot(&x, &s);
+	fx_snapshot(&x);
 	int64_t t_rwx, t_lm;
 	assert_int_equal(util_parse_rfc3339("2026-09-01T07:00:00Z", &t_rwx), 0);
 	assert_int_equal(util_parse_rfc3339("2026-09-02T07:00:00Z", &t_lm), 0);
-	assert_int_equal(s.nodes[0].observed[NC_RWX].status, NC_TRUE);
-	assert_int_equal(s.nodes[0].observed[NC_RWX].transition_ns, t_rwx);
+	assert_int_equal(x.s.nodes[0].observed[NC_RWX].status, NC_TRUE);
+	assert_int_equal(x.s.nodes[0].observed[NC_RWX].transition_ns, t_rwx);
 
 	/* What the node carries is what we would write: leave it. */
-	struct nc_plan p = plan_at(&s, NULL, T0);
+	struct nc_plan p = plan_at(&x.s, NULL, T0);
 	assert_int_equal(p.n_patch, 0);
 	assert_int_equal(p.nodes[0].cond[NC_LM].transition_ns, t_lm);
 	node_conditions_plan_clear(&p);
-	node_conditions_snapshot_clear(&s);
 
 	/* KVM comes back: a transition from the observed False. */
 	x.v.findings.items[1].status = STATUS_PASS;
-	fx_snapshot(&x, &s);
-	p = plan_at(&s, NULL, T0);
+	fx_snapshot(&x);
+	p = plan_at(&x.s, NULL, T0);
 	assert_int_equal(p.n_patch, 1);
 	assert_int_equal(p.nodes[0].from[NC_LM], NC_FALSE);
 	assert_int_equal(p.nodes[0].cond[NC_LM].status, NC_TRUE);
@@ -547,15 +526,14 @@ static void test_plan_from_observed(void **state)
 	/* The patch failed: the next round starts from the Node again. */
 	struct nc_memory mem = {0};
 	bool failed[1] = {true};
-	node_conditions_remember(&mem, &s, &p, failed, NULL);
+	node_conditions_remember(&mem, &x.s, &p, failed, NULL);
 	assert_int_equal(mem.n, 0);
 	node_conditions_plan_clear(&p);
-	p = plan_at(&s, &mem, T0 + 30 * SEC);
+	p = plan_at(&x.s, &mem, T0 + 30 * SEC);
 	assert_int_equal(p.n_patch, 1);
 	assert_int_equal(p.nodes[0].from[NC_LM], NC_FALSE);
 	node_conditions_plan_clear(&p);
 	nc_memory_clear(&mem);
-	node_conditions_snapshot_clear(&s);
 	fx_clear(&x);
 }
 
@@ -564,14 +542,13 @@ static void test_plan_from_observed(void **state)
 static void test_patch_body(void **state)
 {
 	struct fx x;
-	struct nc_snapshot s;
 	fx_healthy(&x);
 	fx_find(&x, "host.nfs.probe", STATUS_FAIL, "harvester-node-2",
 		"nfs://10.43.12.7/pvc-1f2e: connection to 10.43.12.7 port 2049 refused");
-	fx_snapshot(&x, &s);
-	struct nc_plan p = plan_at(&s, NULL, T0);
+	fx_snapshot(&x);
+	struct nc_plan p = plan_at(&x.s, NULL, T0);
 	_cleanup_free_ char *body =
-	    node_conditions_patch_body(plan_node(&s, &p, "harvester-node-2"));
+	    node_conditions_patch_body(plan_node(&x.s, &p, "harvester-node-2"));
 	assert_string_equal(
 	    body,
 	    "{\"status\":{\"conditions\":[{\"type\":\"HvreadyRWXReady\",\"status\":\"False\","
@@ -583,26 +560,23 @@ static void test_patch_body(void **state)
 	    "\"lastHeartbeatTime\":\"2026-09-05T13:20:44Z\",\"lastTransitionTime\":"
 	    "\"2026-09-05T13:20:44Z\"}]}}");
 	node_conditions_plan_clear(&p);
-	node_conditions_snapshot_clear(&s);
 	fx_clear(&x);
 }
 
 static void test_event_bodies(void **state)
 {
 	struct fx x;
-	struct nc_snapshot s;
 	struct nc_memory mem = {0};
 	fx_healthy(&x);
-	fx_snapshot(&x, &s);
-	struct nc_plan p = plan_at(&s, &mem, T0);
-	commit(&mem, &s, &p);
-	node_conditions_snapshot_clear(&s);
+	fx_snapshot(&x);
+	struct nc_plan p = plan_at(&x.s, &mem, T0);
+	commit(&mem, &x.s, &p);
 	fx_find(&x, "host.nfs.probe", STATUS_FAIL, "harvester-node-2",
 		"nfs://10.43.12.7/pvc-1f2e: connection to 10.43.12.7 port 2049 refused");
-	fx_snapshot(&x, &s);
-	p = plan_at(&s, &mem, T0 + 60 * SEC);
+	fx_snapshot(&x);
+	p = plan_at(&x.s, &mem, T0 + 60 * SEC);
 	_cleanup_free_ char *ev =
-	    node_conditions_node_event(&s, plan_node(&s, &p, "harvester-node-2"), NC_RWX,
+	    node_conditions_node_event(&x.s, plan_node(&x.s, &p, "harvester-node-2"), NC_RWX,
 				       "hvready-aggregator-7d9f", T0 + 61 * SEC);
 	assert_string_equal(
 	    ev, "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":"
@@ -617,7 +591,7 @@ static void test_event_bodies(void **state)
 		"\"hvready-aggregator\",\"reportingInstance\":\"hvready-aggregator-7d9f\"}");
 	assert_int_equal(p.n_gate_changes, 1);
 	_cleanup_free_ char *gev = node_conditions_gate_event(
-	    &s, &p.gate_changes[0], "hvready-system", "hvready-aggregator-7d9f", "3f1e-pod-uid",
+	    &x.s, &p.gate_changes[0], "hvready-system", "hvready-aggregator-7d9f", "3f1e-pod-uid",
 	    "hvready-aggregator-7d9f", T0 + 61 * SEC);
 	_cleanup_(jv_arena_freep) struct jv_arena *ar = jv_arena_new();
 	const struct jv *o = jv_parse(ar, gev);
@@ -633,14 +607,12 @@ static void test_event_bodies(void **state)
 	    "gate rwx changed from PASS to FAIL: host.nfs.probe on harvester-node-2");
 	node_conditions_plan_clear(&p);
 	nc_memory_clear(&mem);
-	node_conditions_snapshot_clear(&s);
 	fx_clear(&x);
 }
 
 static void test_gate_blockers(void **state)
 {
 	struct fx x;
-	struct nc_snapshot s;
 	fx_init(&x);
 	fx_node(&x, "harvester-node-1", true, true, NULL);
 	/* Many VMs on one node: one mention. */
@@ -654,10 +626,10 @@ static void test_gate_blockers(void **state)
 		snprintf(n, sizeof(n), "harvester-node-%03d.rack-7.example.internal", i);
 		fx_find(&x, "host.nfs.client", STATUS_FAIL, n, "no mount.nfs");
 	}
-	fx_snapshot(&x, &s);
-	assert_string_equal(s.gate_blockers[GATE_LIVE_MIGRATION],
+	fx_snapshot(&x);
+	assert_string_equal(x.s.gate_blockers[GATE_LIVE_MIGRATION],
 			    "api.vm.live-migratable on harvester-node-1, api.kubevirt.available");
-	const char *rwx = s.gate_blockers[GATE_RWX];
+	const char *rwx = x.s.gate_blockers[GATE_RWX];
 	assert_true(strlen(rwx) < 512);
 	assert_true(startswith(rwx,
 			       "host.nfs.client on harvester-node-000.rack-7.example.internal, "
@@ -670,7 +642,7 @@ static void test_gate_blockers(void **state)
 	assert_int_equal(shown + strtoul(more + 5, NULL, 10), 100);
 	assert_true(endswith(rwx, " more"));
 	assert_string_equal(
-	    s.gate_blockers[GATE_PREINSTALL],
+	    x.s.gate_blockers[GATE_PREINSTALL],
 	    "host.nfs.client on harvester-node-000.rack-7.example.internal, "
 	    "host.nfs.client on harvester-node-001.rack-7.example.internal, "
 	    "host.nfs.client on harvester-node-002.rack-7.example.internal, "
@@ -678,7 +650,6 @@ static void test_gate_blockers(void **state)
 	    "host.nfs.client on harvester-node-004.rack-7.example.internal, "
 	    "host.nfs.client on harvester-node-005.rack-7.example.internal, "
 	    "host.nfs.client on harvester-node-006.rack-7.example.internal and 93 more");
-	node_conditions_snapshot_clear(&s);
 	fx_clear(&x);
 }
 
