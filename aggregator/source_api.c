@@ -52,6 +52,8 @@ struct job {
 	int pages, attempts, restarts;
 	int64_t not_before_ns, started_ns, finished_ns;
 	bool done;
+	/* the last attempt could not connect: the API server went away */
+	bool refused;
 	enum resource_status status;
 	char *error;
 };
@@ -173,6 +175,7 @@ static int job_start(struct lister *l, struct job *j)
 {
 	char err[256];
 	request_reset(j);
+	j->refused = false;
 	_cleanup_free_ char *base = api_path(j->def);
 	_cleanup_free_ char *path = NULL;
 	if (j->cont) {
@@ -344,6 +347,9 @@ static void transport_error(struct lister *l, struct job *j, CURLcode cr)
 		job_retry(j, -1, "no answer within %ld s", kube_client_timeout_ms(l->kc) / 1000);
 		return;
 	case CURLE_COULDNT_CONNECT:
+		j->refused = true;
+		job_retry(j, -1, "%s", why);
+		return;
 	case CURLE_SEND_ERROR:
 	case CURLE_RECV_ERROR:
 	case CURLE_GOT_NOTHING:
@@ -515,8 +521,20 @@ int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err,
 		l.jobs[i].arena = arena;
 	}
 	run_lists(&l);
+	/* A list that failed because the API server stopped taking connections
+	 * (it went away after answering /version) makes the whole read fail:
+	 * the state would be a hole where the last complete one had objects, so
+	 * the caller keeps serving that one and says how old it is. A list that
+	 * failed otherwise (5xx, a timeout, bad JSON) is that resource's status,
+	 * and the checks that need it say UNKNOWN. */
+	_cleanup_free_ char *lost = NULL;
+	for (int i = 0; i < _RES_MAX && !lost; i++)
+		if (l.jobs[i].status == RES_FAILED && l.jobs[i].refused)
+			lost = xstrdup(l.jobs[i].error ? l.jobs[i].error : resource_defs[i].plural);
 	for (int i = 0; i < _RES_MAX; i++) {
 		struct job *j = &l.jobs[i];
+		if (lost)
+			j->status = RES_NOT_COLLECTED; /* nothing of it is kept */
 		if (j->error)
 			cs_set_status(cs, i, j->status, "%s", j->error);
 		else
@@ -530,6 +548,10 @@ int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err,
 		free(j->error);
 	}
 	curl_multi_cleanup(l.multi);
+	if (lost) {
+		snprintf(err, errlen, "the API server stopped answering during the read: %s", lost);
+		return -ECONNREFUSED;
+	}
 	check_crd_versions(cs);
 	cs->live = true;
 	cs->read_at_ns = now;

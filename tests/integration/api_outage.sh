@@ -6,7 +6,11 @@
 #   2. back, but answering 500 for Nodes: the state is re-read without them and
 #      the checks that need Nodes are UNKNOWN (never PASS); the error is gone;
 #   3. back, but answering VirtualMachines slower than HVREADY_API_TIMEOUT:
-#      the same for the checks that need VMs, within the retry bound.
+#      the same for the checks that need VMs, within the retry bound (Nodes
+#      answer after 0.4 s, within the timeout: still read);
+#   4. killed in the middle of a read (Nodes and VirtualMachines in flight):
+#      the lists that then cannot connect make the whole read fail, so the
+#      last complete state (3.) is kept, not one without Nodes.
 # Loopback only; every process is stopped on exit.
 set -euo pipefail
 export LC_ALL=C
@@ -117,7 +121,8 @@ wait "${KT_PIDS[-1]}" 2>/dev/null || true
 
 # --- 3. back, with VirtualMachines too slow -----------------------------------------
 kt_fake api3 --port "$PORT" --fixtures "$FIXTURES" --token "$TOKEN" --require-auth \
-	--slow virtualmachines.kubevirt.io:5
+	--slow virtualmachines.kubevirt.io:5 --slow nodes:0.4
+API3_PID=${KT_PIDS[-1]}
 wait_verdict "a re-read without VirtualMachines" \
 	'"last_refresh_error" not in v["cluster_state"] and not any(f["check"] == "cluster.nodes.count" and f["status"] == "UNKNOWN" for f in v["findings"]) and any(f["check"].startswith("api.vm.") and f["status"] == "UNKNOWN" for f in v["findings"])'
 statuses "$TMP/v.json" api.vm. >"$TMP/vm.statuses"
@@ -125,6 +130,36 @@ if grep -v ' UNKNOWN' "$TMP/vm.statuses" | grep -q .; then
 	kt_fail "VM checks decided without VirtualMachines: $(grep -v ' UNKNOWN' "$TMP/vm.statuses" | head -5 | tr '\n' ';')"
 fi
 echo "ok 3 - VirtualMachines slower than the timeout: $(wc -l <"$TMP/vm.statuses") VM findings, all UNKNOWN"
+kt_findings "$TMP/v.json" >"$TMP/slow.findings"
+
+# --- 4. gone in the middle of a read -----------------------------------------------
+# A read starts with GET /version; 0.25 s later Nodes (0.4 s) and VirtualMachines
+# (5 s) are still being answered when the server is killed. Their retries then
+# cannot connect.
+python3 - "$TMP/api3.log" "$API3_PID" <<'PY' || kt_fail "no new read of the API within 20 s"
+import os, signal, sys, time
+log, pid = sys.argv[1], int(sys.argv[2])
+seen = os.path.getsize(log)
+end = time.monotonic() + 20
+while time.monotonic() < end:
+    with open(log) as f:
+        f.seek(seen)
+        new = f.read()
+    if '"path": "/version"' in new:
+        time.sleep(0.25)
+        os.kill(pid, signal.SIGKILL)
+        sys.exit(0)
+    time.sleep(0.02)
+sys.exit(1)
+PY
+wait "$API3_PID" 2>/dev/null || true
+wait_for 30 "the read cut short: no warning in the log" \
+	grep -q 'reading the cluster state failed: the API server stopped answering during the read' "$TMP/agg.log"
+wait_verdict "the failed re-read in the verdict" '"last_refresh_error" in v["cluster_state"]'
+kt_findings "$TMP/v.json" >"$TMP/cut.findings"
+diff <(cut -f1-4 "$TMP/slow.findings") <(cut -f1-4 "$TMP/cut.findings") >"$TMP/cut.diff" ||
+	kt_fail "a read cut short replaced the last complete state: $(head -c 600 "$TMP/cut.diff")"
+echo "ok 4 - killed during a read: last complete state kept ($(grep -o 'stopped answering during the read: [^;]*' "$TMP/agg.log" | head -n 1))"
 
 stop_aggregator || kt_fail "the aggregator did not stop cleanly"
 echo "PASS: api_outage"
