@@ -22,8 +22,14 @@
  * report drops to a lower event priority, and the loop polls for new events
  * every few milliseconds, so that a GET does not wait behind a thousand
  * agents' reports.
+ *
+ * The files: server.c (responses, routes, report ingest, the cluster state
+ * refresher, timers, connections), server_auth.c (credentials, the token
+ * reviewer), server_eval.c (the evaluator and renderer threads),
+ * server_verdict.c (GET /v1/verdict); server_internal.h holds what they share.
  */
 #include "server.h"
+#include "server_internal.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -50,21 +56,16 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <systemd/sd-daemon.h>
-#include <zlib.h>
 
-#include "catalog.h"
 #include "jq.h"
 #include "log.h"
 #include "metrics.h"
 #include "node_conditions.h"
-#include "render_html.h"
 #include "render_json.h"
 #include "source.h"
 #include "store.h"
 #include "targets.h"
 #include "tokenreview.h"
-#include "verdict.h"
-#include "verdict_stream.h"
 #include "wire.h"
 #include "wirescan.h"
 
@@ -87,9 +88,7 @@
 #define PRIO_NORMAL	  1
 #define PRIO_AGENT	  2
 #define N_PRIOS		  3
-#define DISPATCH_SLICE_US 5000	       /* poll for new events at least this often */
-#define VERDICT_WRITE_MAX (8u << 20)   /* bytes per write() of a verdict (default 16 KiB) */
-#define STREAM_CHUNK	  (256u << 10) /* inflated per step for a client without gzip */
+#define DISPATCH_SLICE_US 5000 /* poll for new events at least this often */
 #define EVAL_MIN_GAP_NS	  NSEC_PER_SEC
 #define EVAL_REFRESH_NS	  (5 * NSEC_PER_SEC)
 /* Nodes whose reports are held: twice the largest cluster Kubernetes
@@ -98,99 +97,6 @@
  * end by inventing node names. HVREADY_MAX_NODES overrides it. */
 #define MAX_NODES_DEFAULT 10000
 #define MMAP_THRESHOLD	  (128 << 10)
-#define BACKGROUND_NICE	  10 /* added to the evaluator's and the refresher's nice value */
-
-/* A complete cluster state as served. The state itself belongs to whoever
- * evaluates (its lookup caches are not thread-safe: cluster_state.h); the loop
- * reads only plain fields (statuses, times) and what the refresher derived
- * for it before the hand-over. */
-struct state {
-	unsigned refs;		 /* loop thread */
-	struct state *next_free; /* in server.graveyard */
-	struct cluster_state cs;
-	char *targets; /* the POST reply for a node without Longhorn data paths */
-	size_t targets_len;
-	struct node_targets *nodes; /* by name */
-	size_t n_nodes;
-	struct pod_node *pods; /* by "namespace/name"; --tokenreview only */
-	size_t n_pods;
-};
-
-struct node_targets {
-	char *node, *json;
-	size_t len;
-};
-
-struct pod_node {
-	char *key, *node;
-};
-
-/* A rendered verdict: its JSON, gzip-compressed, shared by the responses that
- * send it (a reference each, released when libevent has written it). */
-struct vjson {
-	unsigned refs; /* loop thread */
-	uint8_t *gz;
-	size_t gz_len;
-	size_t len; /* of the JSON itself */
-};
-
-/* One evaluation: the snapshot it reads and what it produces. The verdict
- * borrows its host findings from the reports it holds references to, so the
- * job lives as long as its verdict is served. */
-struct eval_job {
-	unsigned refs; /* loop thread: the server while served, renderings */
-	struct store_rec **recs;
-	size_t n;
-	struct state *st;
-	int64_t now_ns, now_mono_ns;
-	bool live, want_nc;
-	char *state_error; /* handed to the verdict */
-	/* results */
-	struct verdict verdict;
-	bool have_verdict;
-	struct vjson *json;
-	struct nc_snapshot *nc;
-	int64_t cpu_ns; /* the evaluator's CPU time for it */
-};
-
-struct server;
-
-enum render_kind { RENDER_TEXT, RENDER_MARKDOWN, RENDER_HTML, RENDER_PAGE, RENDER_METRICS };
-
-/* A rendering that takes seconds at thousands of nodes (text, Markdown, HTML,
- * the metrics), made by the renderer thread from references held here. */
-struct render_job {
-	struct render_job *next;
-	struct evhttp_request *req; /* NULL once the client went away */
-	struct evhttp_connection *evcon;
-	enum render_kind kind;
-	struct eval_job *verdict; /* a reference, or NULL: no verdict yet */
-	struct state *st;	  /* metrics: a reference, or NULL: no state yet */
-	struct store nodes;	  /* metrics: the store's entries (references) and counters */
-	struct metrics_counters mc;
-	int interval_s;
-	int64_t now_ns;
-	char *buf; /* the result */
-	size_t len;
-};
-
-/* A request that came before the first verdict: answered when it is ready. */
-struct parked {
-	struct parked *next;
-	struct evhttp_request *req; /* NULL once the client went away */
-	struct evhttp_connection *evcon;
-	void (*handler)(struct server *s, struct evhttp_request *req, const char *arg);
-};
-
-/* The JSON verdict inflated step by step for a client that does not take gzip. */
-struct stream {
-	struct stream *next;
-	struct server *s;
-	struct evhttp_request *req;
-	struct evhttp_connection *evcon;
-	struct vjson *vj;
-	z_stream z;
-};
 
 struct conn {
 	struct bufferevent *bev; /* with a reference of ours */
@@ -198,93 +104,9 @@ struct conn {
 	bool shut;
 };
 
-struct server {
-	const struct server_opts *o;
-	struct event_base *base;
-	struct evhttp *http;
-	/* every connection since accept (on_connection) */
-	struct conn *conns;
-	size_t n_conns, cap_conns, max_conns;
-	struct evconnlistener *listener;
-	bool paused;
-	struct event *sweep;
-	int64_t evicted_logged_ns;
-	uint64_t evicted;
-	SSL_CTX *ssl;
-	struct event *sig_term, *sig_int, *verdict_timer, *state_ev, *watchdog, *eval_ev;
-	struct state *st; /* the latest complete cluster state, NULL before the first */
-	char *no_targets; /* the POST reply before any state */
-	struct store store;
-	size_t max_nodes;
-	struct wirescan_report scan;
-	char *token; /* AUTH_TOKEN_FILE */
-	/* verdicts */
-	bool dirty, evaluating;
-	int64_t last_eval_mono_ns, eval_cpu_ns; /* start and cost of the last evaluation */
-	struct eval_job *current;		/* the verdict served */
-	struct vjson *json;
-	struct parked *parked;
-	struct stream *streams;
-	/* threads */
-	pthread_t refresher, evaluator;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;  /* refresher, reviewer */
-	pthread_cond_t econd; /* evaluator */
-	bool stopping;
-	struct state *incoming;
-	/* States whose last reference went on the loop: freeing a large cluster's
-	 * objects takes long (a second at 5,000 nodes), so the refresher does it. */
-	struct state *graveyard;
-	char *refresh_error;
-	char *state_error; /* loop: the last re-read failed (the previous state is in use) */
-	struct eval_job *todo_eval, *done_eval;
-	pthread_t renderer;
-	pthread_cond_t rcond; /* renderer */
-	struct render_job *render_queue, *render_done;
-	size_t renders_pending;
-	struct event *render_ev;
-	struct kube_client *kc;
-	struct metrics_counters mc;
-	/* --tokenreview: a reviewer thread with its own API client */
-	struct kube_client *review_kc;
-	pthread_t reviewer;
-	bool have_reviewer;
-	struct review_job *queue, *done;
-	size_t pending;
-	struct event *review_ev;
-	struct token_cache_entry *cache;
-	size_t cache_slots;
-	struct node_conditions *nc; /* --node-conditions: its own thread and client */
-};
-
-/* A report waiting for its token to be reviewed. */
-struct review_job {
-	struct review_job *next;
-	struct evhttp_request *req; /* NULL once the client went away */
-	struct evhttp_connection *evcon;
-	struct store_rec *rec;
-	char key[65];
-	char *token;
-	int64_t received_ns, rtt_ns;
-	struct token_identity id;
-	int rc;
-	char err[256];
-};
-
-struct token_cache_entry {
-	char key[65];
-	struct token_identity id;
-	int64_t expires_ns; /* monotonic; 0 = empty */
-};
-
-#define REVIEW_MAX_PENDING 1024
-#define REVIEW_CACHE_SLOTS 16384
-#define REVIEW_TTL_OK_NS   (60 * NSEC_PER_SEC)
-#define REVIEW_TTL_BAD_NS  (10 * NSEC_PER_SEC)
-
 /* ---------- responses ---------- */
 
-static void reply(struct evhttp_request *req, int code, const char *reason, const char *type,
+void server_reply(struct evhttp_request *req, int code, const char *reason, const char *type,
 		  const char *body, size_t len)
 {
 	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
@@ -297,9 +119,7 @@ static void reply(struct evhttp_request *req, int code, const char *reason, cons
 	evbuffer_free(b);
 }
 
-static void reply_error(struct server *s, struct evhttp_request *req, int code, const char *reason,
-			const char *fmt, ...) _printf_(5, 6);
-static void reply_error(struct server *s, struct evhttp_request *req, int code, const char *reason,
+void server_reply_error(struct server *s, struct evhttp_request *req, int code, const char *reason,
 			const char *fmt, ...)
 {
 	va_list ap;
@@ -311,7 +131,7 @@ static void reply_error(struct server *s, struct evhttp_request *req, int code, 
 	json_object_object_add(o, "code", json_object_new_int(code));
 	const char *str = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 								JSON_C_TO_STRING_NOSLASHESCAPE);
-	reply(req, code, reason, "application/json", str, strlen(str));
+	server_reply(req, code, reason, "application/json", str, strlen(str));
 	json_object_put(o);
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	if (code >= 400 && uri && streq(evhttp_uri_get_path(uri), "/v1/reports")) {
@@ -329,180 +149,12 @@ static void reply_json(struct evhttp_request *req, json_object *o)
 {
 	const char *str = json_object_to_json_string_ext(
 	    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-	reply(req, HTTP_OK, "OK", "application/json", str, strlen(str));
-}
-
-/* ---------- auth ---------- */
-
-static bool const_time_eq(const char *a, size_t alen, const char *b, size_t blen)
-{
-	unsigned char diff = alen != blen;
-	for (size_t i = 0; i < alen && i < blen; i++)
-		diff |= (unsigned char)(a[i] ^ b[i]);
-	return diff == 0;
-}
-
-/* The request headers a report needs, found in one pass over the list (the
- * first of each, as evhttp_find_header would): at 20,000 reports a second,
- * five lookups of a case-insensitive linear search were a few % of the loop. */
-struct report_headers {
-	const char *authorization, *content_type, *age_ns, *rtt_ns;
-};
-
-static void report_headers(struct evhttp_request *req, struct report_headers *h)
-{
-	static const struct {
-		const char *name;
-		size_t off;
-	} wanted[] = {
-	    {"Authorization", offsetof(struct report_headers, authorization)},
-	    {"Content-Type", offsetof(struct report_headers, content_type)},
-	    {"Hvready-Report-Age-Ns", offsetof(struct report_headers, age_ns)},
-	    {"Hvready-Last-Rtt-Ns", offsetof(struct report_headers, rtt_ns)},
-	};
-	*h = (struct report_headers){0};
-	struct evkeyval *kv;
-	TAILQ_FOREACH(kv, evhttp_request_get_input_headers(req), next)
-	for (size_t i = 0; i < ELEMENTSOF(wanted); i++) {
-		const char **slot = (const char **)((char *)h + wanted[i].off);
-		if (!*slot && strcasecmp(kv->key, wanted[i].name) == 0)
-			*slot = kv->value;
-	}
-}
-
-/* The bearer token of an Authorization header's value, or NULL. */
-static const char *bearer_of(const char *a)
-{
-	if (!a || strncasecmp(a, "Bearer ", 7) != 0)
-		return NULL;
-	a += 7;
-	while (*a == ' ')
-		a++;
-	return *a ? a : NULL;
-}
-
-/* 0 = allowed; else an HTTP status to answer with. For a report, node is the
- * node it claims; the credential must be allowed to speak for it. */
-static int authorize(struct server *s, const char *tok, const char *node, const char **why)
-{
-	(void)node;
-	if (s->o->auth == AUTH_NONE)
-		return 0;
-	if (!tok) {
-		*why = "missing bearer token";
-		return 401;
-	}
-	if (s->o->auth == AUTH_TOKEN_FILE) {
-		if (!const_time_eq(tok, strlen(tok), s->token, strlen(s->token))) {
-			*why = "invalid bearer token";
-			return 401;
-		}
-		return 0;
-	}
-	return 0; /* AUTH_TOKENREVIEW is decided by bind_identity() once reviewed */
-}
-
-static int pod_node_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct pod_node *)a)->key, ((const struct pod_node *)b)->key);
-}
-
-/* The node a pod runs on, from the state's table; NULL if unknown. */
-static const char *pod_node(const struct state *st, const char *ns, const char *name)
-{
-	if (!st || !st->n_pods)
-		return NULL;
-	_cleanup_free_ char *key = xasprintf("%s/%s", ns ? ns : "", name);
-	struct pod_node k = {.key = key};
-	const struct pod_node *p = bsearch(&k, st->pods, st->n_pods, sizeof(k), pod_node_cmp);
-	return p ? p->node : NULL;
-}
-
-/* The node a reviewed token may speak for: the review's node-name, or the
- * node of the pod it names (looked up in the cluster state). */
-static int bind_identity(struct server *s, const struct token_identity *id, const char *node,
-			 char *why, size_t whylen)
-{
-	if (!id->authenticated) {
-		snprintf(why, whylen, "%s", id->error ? id->error : "token not authenticated");
-		return 401;
-	}
-	const char *bound = id->node;
-	if (!bound && id->pod) {
-		bound = pod_node(s->st, id->pod_namespace, id->pod);
-		if (!bound) {
-			snprintf(
-			    why, whylen,
-			    "token of pod %s/%s, which is not (yet) in the cluster state: cannot "
-			    "tell its node",
-			    id->pod_namespace, id->pod);
-			return 403;
-		}
-	}
-	if (!bound) {
-		snprintf(why, whylen, "token of %s is bound to no pod or node",
-			 id->username ? id->username : "?");
-		return 403;
-	}
-	if (!streq(bound, node)) {
-		snprintf(why, whylen, "a credential of node %s cannot report for node %s", bound,
-			 node);
-		return 403;
-	}
-	return 0;
-}
-
-static uint64_t key_hash(const char *key)
-{
-	uint64_t h = 0;
-	for (int i = 0; i < 16 && key[i]; i++)
-		h = h * 16 + (uint64_t)(key[i] <= '9' ? key[i] - '0' : key[i] - 'a' + 10);
-	return h;
-}
-
-static struct token_cache_entry *cache_slot(struct server *s, const char *key, bool for_insert)
-{
-	if (!s->cache) {
-		s->cache_slots = REVIEW_CACHE_SLOTS;
-		s->cache = xcalloc(s->cache_slots, sizeof(*s->cache));
-	}
-	int64_t now = util_now_mono_ns();
-	size_t mask = s->cache_slots - 1, first_free = SIZE_MAX;
-	for (size_t n = 0, i = key_hash(key) & mask; n < 64; n++, i = (i + 1) & mask) {
-		struct token_cache_entry *e = &s->cache[i];
-		bool live = e->expires_ns > now;
-		if (live && streq(e->key, key))
-			return e;
-		if (!live && first_free == SIZE_MAX)
-			first_free = i;
-	}
-	if (!for_insert)
-		return NULL;
-	/* A full neighbourhood: overwrite the home slot (the cache is a cache). */
-	return &s->cache[first_free != SIZE_MAX ? first_free : (key_hash(key) & mask)];
-}
-
-static void cache_put(struct server *s, const char *key, const struct token_identity *id)
-{
-	struct token_cache_entry *e = cache_slot(s, key, true);
-	token_identity_clear(&e->id);
-	memcpy(e->key, key, sizeof(e->key));
-	e->id = (struct token_identity){
-	    .authenticated = id->authenticated,
-	    .username = id->username ? xstrdup(id->username) : NULL,
-	    .node = id->node ? xstrdup(id->node) : NULL,
-	    .pod_namespace = id->pod_namespace ? xstrdup(id->pod_namespace) : NULL,
-	    .pod = id->pod ? xstrdup(id->pod) : NULL,
-	    .error = id->error ? xstrdup(id->error) : NULL,
-	};
-	e->expires_ns =
-	    util_now_mono_ns() + (id->authenticated ? REVIEW_TTL_OK_NS : REVIEW_TTL_BAD_NS);
+	server_reply(req, HTTP_OK, "OK", "application/json", str, strlen(str));
 }
 
 /* ---------- routes ---------- */
 
 static void handle_report(struct server *s, struct evhttp_request *req, const char *arg);
-static void handle_verdict(struct server *s, struct evhttp_request *req, const char *arg);
 static void handle_nodes(struct server *s, struct evhttp_request *req, const char *arg);
 static void handle_node(struct server *s, struct evhttp_request *req, const char *arg);
 static void handle_healthz(struct server *s, struct evhttp_request *req, const char *arg);
@@ -522,7 +174,7 @@ struct route {
  * route that changes state is served without auth (unless --insecure-no-auth). */
 static const struct route routes[] = {
     {EVHTTP_REQ_POST, "/v1/reports", WIRE_MAX_MESSAGE, true, handle_report},
-    {EVHTTP_REQ_GET, "/v1/verdict", 0, false, handle_verdict},
+    {EVHTTP_REQ_GET, "/v1/verdict", 0, false, server_verdict_handle},
     {EVHTTP_REQ_GET, "/v1/nodes", 0, false, handle_nodes},
     {EVHTTP_REQ_GET, "/v1/nodes/", 0, false, handle_node},
     {EVHTTP_REQ_GET, "/healthz", 0, false, handle_healthz},
@@ -557,17 +209,18 @@ static void dispatch(struct evhttp_request *req, void *arg)
 			continue;
 		size_t body = evbuffer_get_length(evhttp_request_get_input_buffer(req));
 		if (body > r->max_body && r->max_body > 0) {
-			reply_error(s, req, 413, "Payload Too Large",
-				    "body of %zu bytes (at most %zu)", body, r->max_body);
+			server_reply_error(s, req, 413, "Payload Too Large",
+					   "body of %zu bytes (at most %zu)", body, r->max_body);
 			return;
 		}
 		r->handler(s, req, rest);
 		return;
 	}
 	if (path_known)
-		reply_error(s, req, 405, "Method Not Allowed", "method not allowed on %s", path);
+		server_reply_error(s, req, 405, "Method Not Allowed", "method not allowed on %s",
+				   path);
 	else
-		reply_error(s, req, HTTP_NOTFOUND, "Not Found", "no such path: %s", path);
+		server_reply_error(s, req, HTTP_NOTFOUND, "Not Found", "no such path: %s", path);
 }
 
 static bool content_type_is(const char *ct, const char *want, const char *alt)
@@ -617,6 +270,34 @@ static char *targets_json(const struct probe_targets *t, size_t *ret_len)
 
 /* ---------- reports ---------- */
 
+/* The request headers a report needs, found in one pass over the list (the
+ * first of each, as evhttp_find_header would): at 20,000 reports a second,
+ * five lookups of a case-insensitive linear search were a few % of the loop. */
+struct report_headers {
+	const char *authorization, *content_type, *age_ns, *rtt_ns;
+};
+
+static void report_headers(struct evhttp_request *req, struct report_headers *h)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} wanted[] = {
+	    {"Authorization", offsetof(struct report_headers, authorization)},
+	    {"Content-Type", offsetof(struct report_headers, content_type)},
+	    {"Hvready-Report-Age-Ns", offsetof(struct report_headers, age_ns)},
+	    {"Hvready-Last-Rtt-Ns", offsetof(struct report_headers, rtt_ns)},
+	};
+	*h = (struct report_headers){0};
+	struct evkeyval *kv;
+	TAILQ_FOREACH(kv, evhttp_request_get_input_headers(req), next)
+	for (size_t i = 0; i < ELEMENTSOF(wanted); i++) {
+		const char **slot = (const char **)((char *)h + wanted[i].off);
+		if (!*slot && strcasecmp(kv->key, wanted[i].name) == 0)
+			*slot = kv->value;
+	}
+}
+
 /* A connection that posts reports is an agent's: it waits behind operators. */
 static void agent_connection(struct evhttp_request *req)
 {
@@ -627,13 +308,14 @@ static void agent_connection(struct evhttp_request *req)
 }
 
 /* Store an authorised report and answer with the node's probe targets. */
-static void accept_report(struct server *s, struct evhttp_request *req, struct store_rec *rec)
+void server_accept_report(struct server *s, struct evhttp_request *req, struct store_rec *rec)
 {
 	if (s->store.n >= s->max_nodes && !store_get(&s->store, rec->report.node)) {
-		reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
-			    "already holding the reports of %zu nodes (HVREADY_MAX_NODES): none "
-			    "taken from a new node",
-			    s->max_nodes);
+		server_reply_error(
+		    s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
+		    "already holding the reports of %zu nodes (HVREADY_MAX_NODES): none "
+		    "taken from a new node",
+		    s->max_nodes);
 		store_rec_unref(&s->store, rec);
 		return;
 	}
@@ -651,8 +333,6 @@ static void accept_report(struct server *s, struct evhttp_request *req, struct s
 	evhttp_send_reply(req, HTTP_OK, "OK", NULL);
 }
 
-static void stream_free(struct server *s, struct stream *st);
-
 /* A request whose connection is going away is not answered any more. One
  * that libevent has already detached from the connection (it does so with a
  * request the server has not finished, when the client goes away) is ours to
@@ -664,7 +344,7 @@ static void forget_request(struct evhttp_request **req)
 	*req = NULL;
 }
 
-static void on_conn_close(struct evhttp_connection *evcon, void *arg)
+void server_on_conn_close(struct evhttp_connection *evcon, void *arg)
 {
 	struct server *s = arg;
 	/* The client went away while its token was being reviewed, while it
@@ -691,103 +371,9 @@ static void on_conn_close(struct evhttp_connection *evcon, void *arg)
 		next = st->next;
 		if (st->evcon == evcon) {
 			forget_request(&st->req);
-			stream_free(s, st);
+			server_verdict_stream_free(s, st);
 		}
 	}
-}
-
-static void queue_review(struct server *s, struct evhttp_request *req, struct store_rec *rec,
-			 const char *key, const char *token)
-{
-	if (s->pending >= REVIEW_MAX_PENDING) {
-		reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
-			    "too many token reviews in flight; retry later");
-		store_rec_unref(&s->store, rec);
-		return;
-	}
-	struct review_job *j = xcalloc(1, sizeof(*j));
-	j->req = req;
-	j->evcon = evhttp_request_get_connection(req);
-	j->rec = rec;
-	memcpy(j->key, key, sizeof(j->key));
-	j->token = xstrdup(token);
-	evhttp_connection_set_closecb(j->evcon, on_conn_close, s);
-	pthread_mutex_lock(&s->lock);
-	j->next = s->queue;
-	s->queue = j;
-	s->pending++;
-	pthread_cond_broadcast(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-}
-
-static void free_job(struct server *s, struct review_job *j)
-{
-	store_rec_unref(&s->store, j->rec);
-	if (j->token) {
-		explicit_bzero(j->token, strlen(j->token));
-		free(j->token);
-	}
-	token_identity_clear(&j->id);
-	free(j);
-}
-
-static void on_reviews_done(evutil_socket_t fd, short what, void *arg)
-{
-	struct server *s = arg;
-	pthread_mutex_lock(&s->lock);
-	struct review_job *done = s->done;
-	s->done = NULL;
-	pthread_mutex_unlock(&s->lock);
-	while (done) {
-		struct review_job *j = done;
-		done = j->next;
-		s->pending--;
-		if (j->rc == 0)
-			cache_put(s, j->key, &j->id);
-		if (j->req) {
-			evhttp_connection_set_closecb(j->evcon, NULL, NULL);
-			char why[256];
-			int code = j->rc < 0 ? 503
-					     : bind_identity(s, &j->id, j->rec->report.node, why,
-							     sizeof(why));
-			if (j->rc < 0) {
-				log_warnx("token review failed: %s, ignoring", j->err);
-				reply_error(s, j->req, HTTP_SERVUNAVAIL, "Service Unavailable",
-					    "cannot review the token now: %s", j->err);
-			} else if (code) {
-				reply_error(s, j->req, code,
-					    code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
-			} else {
-				accept_report(s, j->req, j->rec);
-				j->rec = NULL;
-			}
-		}
-		free_job(s, j);
-	}
-}
-
-/* The reviewer thread: one TokenReview at a time, off the loop. */
-static void *reviewer_main(void *arg)
-{
-	struct server *s = arg;
-	pthread_mutex_lock(&s->lock);
-	for (;;) {
-		while (!s->stopping && !s->queue)
-			pthread_cond_wait(&s->cond, &s->lock);
-		if (s->stopping)
-			break;
-		struct review_job *j = s->queue;
-		s->queue = j->next;
-		pthread_mutex_unlock(&s->lock);
-		j->rc = tokenreview_review(s->review_kc, j->token, &j->id, j->err, sizeof(j->err));
-		explicit_bzero(j->token, strlen(j->token));
-		pthread_mutex_lock(&s->lock);
-		j->next = s->done;
-		s->done = j;
-		event_active(s->review_ev, EV_READ, 0);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
 }
 
 /* How long before sending the agent generated the report (its monotonic
@@ -806,15 +392,15 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 	s->mc.reports_received++;
 	struct report_headers h;
 	report_headers(req, &h);
-	const char *token = bearer_of(h.authorization);
+	const char *token = server_auth_bearer_of(h.authorization);
 	/* Credentials first: an unauthenticated client learns nothing else. */
 	if (s->o->auth != AUTH_NONE && !token) {
-		reply_error(s, req, 401, "Unauthorized", "missing bearer token");
+		server_reply_error(s, req, 401, "Unauthorized", "missing bearer token");
 		return;
 	}
 	if (!content_type_is(h.content_type, "application/msgpack", "application/x-msgpack")) {
-		reply_error(s, req, 415, "Unsupported Media Type",
-			    "reports are application/msgpack (docs/protocol.md)");
+		server_reply_error(s, req, 415, "Unsupported Media Type",
+				   "reports are application/msgpack (docs/protocol.md)");
 		return;
 	}
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
@@ -829,7 +415,7 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 			snprintf(err, sizeof(err), "not a node report this aggregator can store");
 			log_warnx("a report the decoder accepts failed the scan, ignoring");
 		}
-		reply_error(s, req, HTTP_BADREQUEST, "Bad Request", "bad report: %s", err);
+		server_reply_error(s, req, HTTP_BADREQUEST, "Bad Request", "bad report: %s", err);
 		return;
 	}
 	int64_t rtt = 0;
@@ -841,657 +427,31 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 	if (s->o->auth == AUTH_TOKENREVIEW) {
 		char key[65], whybuf[256];
 		tokenreview_key(token, key);
-		struct token_cache_entry *e = cache_slot(s, key, false);
+		struct token_cache_entry *e = server_auth_cache_slot(s, key, false);
 		if (e) {
-			int code =
-			    bind_identity(s, &e->id, rec->report.node, whybuf, sizeof(whybuf));
+			int code = server_auth_bind_identity(s, &e->id, rec->report.node, whybuf,
+							     sizeof(whybuf));
 			if (code) {
-				reply_error(s, req, code,
-					    code == 403 ? "Forbidden" : "Unauthorized", "%s",
-					    whybuf);
+				server_reply_error(s, req, code,
+						   code == 403 ? "Forbidden" : "Unauthorized", "%s",
+						   whybuf);
 				store_rec_unref(&s->store, rec);
 				return;
 			}
-			accept_report(s, req, rec);
+			server_accept_report(s, req, rec);
 			return;
 		}
-		queue_review(s, req, rec, key, token);
+		server_auth_queue_review(s, req, rec, key, token);
 		return;
 	}
-	int code = authorize(s, token, rec->report.node, &why);
+	int code = server_auth_authorize(s, token, rec->report.node, &why);
 	if (code) {
-		reply_error(s, req, code, code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
+		server_reply_error(s, req, code, code == 403 ? "Forbidden" : "Unauthorized", "%s",
+				   why);
 		store_rec_unref(&s->store, rec);
 		return;
 	}
-	accept_report(s, req, rec);
-}
-
-/* ---------- evaluation ---------- */
-
-static struct state *state_ref(struct state *st)
-{
-	st->refs++;
-	return st;
-}
-
-static void state_free(struct state *st)
-{
-	cluster_state_clear(&st->cs);
-	free(st->targets);
-	for (size_t i = 0; i < st->n_nodes; i++) {
-		free(st->nodes[i].node);
-		free(st->nodes[i].json);
-	}
-	free(st->nodes);
-	for (size_t i = 0; i < st->n_pods; i++) {
-		free(st->pods[i].key);
-		free(st->pods[i].node);
-	}
-	free(st->pods);
-	free(st);
-}
-
-static void state_unref(struct server *s, struct state *st)
-{
-	if (!st || --st->refs > 0)
-		return;
-	pthread_mutex_lock(&s->lock);
-	st->next_free = s->graveyard;
-	s->graveyard = st;
-	pthread_cond_broadcast(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-}
-
-/* With s->lock held; drops it while freeing. */
-static void bury(struct server *s)
-{
-	struct state *list = s->graveyard;
-	s->graveyard = NULL;
-	pthread_mutex_unlock(&s->lock);
-	while (list) {
-		struct state *next = list->next_free;
-		state_free(list);
-		list = next;
-	}
-	pthread_mutex_lock(&s->lock);
-}
-
-static void vjson_unref(struct vjson *vj)
-{
-	if (vj && --vj->refs == 0) {
-		free(vj->gz);
-		free(vj);
-	}
-}
-
-/* libevent is done with the bytes of a response (on the loop thread). */
-static void vjson_release(const void *data, size_t len, void *arg)
-{
-	vjson_unref(arg);
-}
-
-static void eval_job_unref(struct server *s, struct eval_job *j)
-{
-	if (!j || --j->refs > 0)
-		return;
-	if (j->have_verdict)
-		verdict_clear(&j->verdict);
-	free(j->state_error);
-	for (size_t i = 0; i < j->n; i++)
-		store_rec_unref(&s->store, j->recs[i]);
-	free(j->recs);
-	state_unref(s, j->st);
-	if (j->nc) {
-		node_conditions_snapshot_clear(j->nc);
-		free(j->nc);
-	}
-	vjson_unref(j->json);
-	free(j);
-}
-
-/* Evaluator thread: gzip the JSON as it is written. */
-struct gz {
-	z_stream z;
-	uint8_t *out;
-	size_t cap;
-	size_t len; /* of the JSON */
-	bool failed;
-	struct eval_job *job;
-};
-
-static void gz_grow(struct gz *g)
-{
-	size_t used = g->cap - g->z.avail_out;
-	g->cap = g->cap ? g->cap * 2 : 1u << 20;
-	g->out = xrealloc(g->out, g->cap);
-	g->z.next_out = g->out + used;
-	g->z.avail_out = (uInt)(g->cap - used);
-}
-
-static void gz_write(void *ctx, const char *buf, size_t n)
-{
-	struct gz *g = ctx;
-	g->len += n;
-	g->z.next_in = (Bytef *)buf;
-	g->z.avail_in = (uInt)n;
-	while (!g->failed && g->z.avail_in) {
-		if (g->z.avail_out == 0)
-			gz_grow(g);
-		g->failed = deflate(&g->z, Z_NO_FLUSH) != Z_OK;
-	}
-}
-
-/* A borrowed host finding is written from its piece's cached fragment. */
-static const char *gz_fragment(void *ctx, size_t i, size_t *ret_len)
-{
-	struct gz *g = ctx;
-	const struct verdict *v = &g->job->verdict;
-	const struct host_ref *h = &v->host_refs[i];
-	struct store_piece *p = g->job->recs[h->node]->pieces[h->result];
-	const struct finding *f = &v->findings.items[i];
-	if (!p->decoded || f->message != p->dec.finding.message ||
-	    f->status != p->dec.finding.status)
-		return NULL; /* changed by the engine (--skip): written whole */
-	if (!p->json)
-		p->json = verdict_stream_fragment(&p->dec.finding, &p->json_len);
-	*ret_len = p->json_len;
-	return p->json;
-}
-
-static struct vjson *render_json(struct eval_job *j)
-{
-	struct gz g = {.job = j};
-	/* At thousands of nodes the JSON is tens of megabytes of much the same
-	 * findings: zlib's default level compresses it 80-90 times (level 1: 50
-	 * times, in half the CPU time). It is done once per evaluation, in the
-	 * background; every GET sends the result. */
-	if (deflateInit2(&g.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
-		fatalx("zlib: cannot initialise deflate");
-	struct verdict_stream_out out = {.write = gz_write, .ctx = &g, .fragment = gz_fragment};
-	verdict_stream_json(&j->verdict, &out);
-	gz_write(&g, "\n", 1);
-	int r;
-	do {
-		if (g.z.avail_out == 0)
-			gz_grow(&g);
-		r = deflate(&g.z, Z_FINISH);
-	} while (r == Z_OK);
-	if (g.failed || r != Z_STREAM_END)
-		fatalx("zlib: deflate failed");
-	struct vjson *vj = xcalloc(1, sizeof(*vj));
-	vj->refs = 1;
-	vj->gz_len = g.cap - g.z.avail_out;
-	vj->gz = xrealloc(g.out, vj->gz_len);
-	vj->len = g.len;
-	deflateEnd(&g.z);
-	return vj;
-}
-
-static int64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-static void run_job(struct server *s, struct eval_job *j)
-{
-	int64_t t0 = thread_cpu_ns();
-	struct node_entry *nodes = xcalloc(j->n ? j->n : 1, sizeof(*nodes));
-	for (size_t i = 0; i < j->n; i++) {
-		store_rec_view(j->recs[i]);
-		nodes[i] = (struct node_entry){.report = &j->recs[i]->report,
-					       .received_ns = j->recs[i]->received_ns,
-					       .rtt_ns = j->recs[i]->rtt_ns,
-					       .generated_mono_ns = j->recs[i]->generated_mono_ns};
-	}
-	struct agg_ctx ctx = {
-	    .cs = &j->st->cs,
-	    .nodes = nodes,
-	    .n_nodes = j->n,
-	    .now_ns = j->now_ns,
-	    .now_mono_ns = j->now_mono_ns,
-	    .interval_s = s->o->interval_s,
-	    .live = j->live,
-	    .kc = s->kc,
-	    .borrow_host_results = true,
-	};
-	verdict_evaluate(&j->verdict, &ctx, NULL);
-	j->verdict.state_error = j->state_error;
-	j->state_error = NULL;
-	j->have_verdict = true;
-	if (j->want_nc) {
-		j->nc = xcalloc(1, sizeof(*j->nc));
-		node_conditions_snapshot(j->nc, &j->verdict, &j->st->cs, s->o->interval_s);
-	}
-	/* The views are the engine's input only: the JSON is written from the
-	 * pieces (host_refs). */
-	for (size_t i = 0; i < j->n; i++)
-		store_rec_unview(j->recs[i]);
-	free(nodes);
-	j->json = render_json(j);
-	j->cpu_ns = thread_cpu_ns() - t0;
-}
-
-/* The evaluator and the refresher are background work: when CPUs are short,
- * the loop (ingest, answers) runs first. Linux threads have nice values of
- * their own. */
-static void background_thread(void)
-{
-	errno = 0;
-	int nice = getpriority(PRIO_PROCESS, (id_t)gettid());
-	if (errno == 0 && setpriority(PRIO_PROCESS, (id_t)gettid(), nice + BACKGROUND_NICE) < 0)
-		log_warn("cannot lower the priority of a background thread, ignoring");
-}
-
-static void *evaluator_main(void *arg)
-{
-	struct server *s = arg;
-	background_thread();
-	pthread_mutex_lock(&s->lock);
-	for (;;) {
-		while (!s->stopping && !s->todo_eval)
-			pthread_cond_wait(&s->econd, &s->lock);
-		if (s->stopping)
-			break;
-		struct eval_job *j = s->todo_eval;
-		s->todo_eval = NULL;
-		pthread_mutex_unlock(&s->lock);
-		run_job(s, j);
-		/* Evaluations allocate and free tens of megabytes; what is free
-		 * goes back to the system, not to a high-water mark. */
-		malloc_trim(0);
-		pthread_mutex_lock(&s->lock);
-		s->done_eval = j;
-		event_active(s->eval_ev, EV_READ, 0);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
-}
-
-/* Hand a snapshot of the reports and the state to the evaluator. */
-static void start_eval(struct server *s)
-{
-	struct eval_job *j = xcalloc(1, sizeof(*j));
-	j->refs = 1;
-	j->n = s->store.n;
-	j->recs = xcalloc(j->n ? j->n : 1, sizeof(*j->recs));
-	for (size_t i = 0; i < j->n; i++)
-		j->recs[i] = store_rec_ref(s->store.entries[i].rec);
-	j->st = state_ref(s->st);
-	j->now_ns = util_now_realtime_ns();
-	j->now_mono_ns = util_now_mono_ns();
-	j->live = s->o->kubeconfig || s->o->in_cluster;
-	j->state_error = s->state_error ? xstrdup(s->state_error) : NULL;
-	j->want_nc = s->nc && node_conditions_due(s->nc);
-	s->dirty = false;
-	s->evaluating = true;
-	s->last_eval_mono_ns = util_now_mono_ns();
-	pthread_mutex_lock(&s->lock);
-	s->todo_eval = j;
-	pthread_cond_signal(&s->econd);
-	pthread_mutex_unlock(&s->lock);
-}
-
-static void answer_parked(struct server *s)
-{
-	struct parked *p = s->parked;
-	s->parked = NULL;
-	while (p) {
-		struct parked *next = p->next;
-		if (p->req)
-			p->handler(s, p->req, "");
-		free(p);
-		p = next;
-	}
-}
-
-static void on_eval_done(evutil_socket_t fd, short what, void *arg)
-{
-	struct server *s = arg;
-	pthread_mutex_lock(&s->lock);
-	struct eval_job *j = s->done_eval;
-	s->done_eval = NULL;
-	pthread_mutex_unlock(&s->lock);
-	if (!j)
-		return;
-	s->evaluating = false;
-	s->eval_cpu_ns = j->cpu_ns;
-	if (j->nc) {
-		node_conditions_offer(s->nc, j->nc);
-		j->nc = NULL;
-	}
-	vjson_unref(s->json);
-	s->json = j->json;
-	j->json = NULL;
-	eval_job_unref(s, s->current);
-	s->current = j;
-	char status[128];
-	snprintf(status, sizeof(status), "STATUS=%zu nodes reporting; verdict %s", j->n,
-		 status_name(verdict_status(&j->verdict, -1)));
-	sd_notify(0, status);
-	answer_parked(s);
-}
-
-/* Before the first verdict: answer when it is there (evaluation starts now). */
-static void park(struct server *s, struct evhttp_request *req,
-		 void (*handler)(struct server *s, struct evhttp_request *req, const char *arg))
-{
-	struct parked *p = xcalloc(1, sizeof(*p));
-	p->req = req;
-	p->evcon = evhttp_request_get_connection(req);
-	p->handler = handler;
-	p->next = s->parked;
-	s->parked = p;
-	evhttp_connection_set_closecb(p->evcon, on_conn_close, s);
-	if (!s->evaluating)
-		start_eval(s);
-}
-
-/* ---------- renderings off the loop ---------- */
-
-#define RENDER_MAX_PENDING 32
-
-static void render_job_free(struct server *s, struct render_job *j)
-{
-	eval_job_unref(s, j->verdict);
-	state_unref(s, j->st);
-	for (size_t i = 0; i < j->nodes.n; i++)
-		store_rec_unref(&s->store, j->nodes.entries[i].rec);
-	free(j->nodes.entries);
-	free(j->buf);
-	free(j);
-}
-
-/* Renderer thread: only what the job holds references to. */
-static void render(struct render_job *j)
-{
-	FILE *f = open_memstream(&j->buf, &j->len);
-	if (!f)
-		return;
-	const struct verdict *v = j->verdict ? &j->verdict->verdict : NULL;
-	switch (j->kind) {
-	case RENDER_TEXT:
-		verdict_render_text(f, v, -1, false);
-		break;
-	case RENDER_MARKDOWN:
-		verdict_render_markdown(f, v, -1);
-		break;
-	case RENDER_HTML:
-		verdict_render_html(f, v, -1, 0);
-		break;
-	case RENDER_PAGE:
-		verdict_render_html(f, v, -1, j->interval_s);
-		break;
-	case RENDER_METRICS:
-		/* Of the state, only plain fields (statuses, times) are read: the
-		 * evaluator may be using it meanwhile. */
-		metrics_render(f, v, &j->nodes, j->st ? &j->st->cs : NULL, &j->mc, j->now_ns);
-		break;
-	}
-	if (fclose(f) != 0) {
-		free(j->buf);
-		j->buf = NULL;
-	}
-}
-
-static void *renderer_main(void *arg)
-{
-	struct server *s = arg;
-	background_thread();
-	pthread_mutex_lock(&s->lock);
-	for (;;) {
-		while (!s->stopping && !s->render_queue)
-			pthread_cond_wait(&s->rcond, &s->lock);
-		if (s->stopping)
-			break;
-		/* Oldest first: the queue is in arrival order. */
-		struct render_job *j = s->render_queue;
-		s->render_queue = j->next;
-		pthread_mutex_unlock(&s->lock);
-		render(j);
-		pthread_mutex_lock(&s->lock);
-		j->next = s->render_done;
-		s->render_done = j;
-		event_active(s->render_ev, EV_READ, 0);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
-}
-
-static const char *const render_types[] = {
-    [RENDER_TEXT] = "text/plain; charset=utf-8",
-    [RENDER_MARKDOWN] = "text/markdown; charset=utf-8",
-    [RENDER_HTML] = "text/html; charset=utf-8",
-    [RENDER_PAGE] = "text/html; charset=utf-8",
-    [RENDER_METRICS] = "text/plain; version=0.0.4; charset=utf-8",
-};
-
-static void on_renders_done(evutil_socket_t fd, short what, void *arg)
-{
-	struct server *s = arg;
-	pthread_mutex_lock(&s->lock);
-	struct render_job *done = s->render_done;
-	s->render_done = NULL;
-	pthread_mutex_unlock(&s->lock);
-	while (done) {
-		struct render_job *j = done;
-		done = j->next;
-		s->renders_pending--;
-		if (j->req && j->buf)
-			reply(j->req, HTTP_OK, "OK", render_types[j->kind], j->buf, j->len);
-		else if (j->req)
-			reply_error(s, j->req, HTTP_INTERNAL, "Internal Server Error",
-				    "out of memory");
-		render_job_free(s, j);
-	}
-}
-
-/* Hand a rendering of the current verdict (metrics: and of the store) to the
- * renderer thread; the answer follows when it is done. */
-static void queue_render(struct server *s, struct evhttp_request *req, enum render_kind kind)
-{
-	if (s->renders_pending >= RENDER_MAX_PENDING) {
-		reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
-			    "too many renderings in flight; retry later");
-		return;
-	}
-	struct render_job *j = xcalloc(1, sizeof(*j));
-	j->req = req;
-	j->evcon = evhttp_request_get_connection(req);
-	j->kind = kind;
-	if (s->current) {
-		j->verdict = s->current;
-		s->current->refs++;
-	}
-	j->interval_s = s->o->interval_s;
-	j->now_ns = util_now_realtime_ns();
-	if (kind == RENDER_METRICS) {
-		j->st = s->st ? state_ref(s->st) : NULL;
-		j->mc = s->mc;
-		j->nodes.n = s->store.n;
-		j->nodes.accepted = s->store.accepted;
-		j->nodes.stale = s->store.stale;
-		j->nodes.entries = xcalloc(s->store.n ? s->store.n : 1, sizeof(struct store_entry));
-		for (size_t i = 0; i < s->store.n; i++)
-			j->nodes.entries[i].rec = store_rec_ref(s->store.entries[i].rec);
-	}
-	evhttp_connection_set_closecb(j->evcon, on_conn_close, s);
-	s->renders_pending++;
-	pthread_mutex_lock(&s->lock);
-	struct render_job **tail = &s->render_queue;
-	while (*tail)
-		tail = &(*tail)->next;
-	*tail = j;
-	pthread_cond_signal(&s->rcond);
-	pthread_mutex_unlock(&s->lock);
-}
-
-/* ---------- serving the verdict ---------- */
-
-/* Accept-Encoding names gzip (or *) with a non-zero quality. */
-static bool accepts_gzip(struct evhttp_request *req)
-{
-	const char *ae =
-	    evhttp_find_header(evhttp_request_get_input_headers(req), "Accept-Encoding");
-	while (ae && *ae) {
-		ae += strspn(ae, " \t,");
-		size_t n = strcspn(ae, " \t;,");
-		bool gz = (n == 4 && strncasecmp(ae, "gzip", 4) == 0) ||
-			  (n == 6 && strncasecmp(ae, "x-gzip", 6) == 0) || (n == 1 && *ae == '*');
-		ae += n;
-		ae += strspn(ae, " \t");
-		double q = 1;
-		if (*ae == ';') {
-			const char *qs = strstr(ae, "q=");
-			const char *end = ae + strcspn(ae, ",");
-			if (qs && qs < end)
-				q = strtod(qs + 2, NULL);
-		}
-		if (gz && q > 0)
-			return true;
-		ae = strchr(ae, ',');
-	}
-	return false;
-}
-
-static void stream_free(struct server *s, struct stream *st)
-{
-	for (struct stream **pp = &s->streams; *pp; pp = &(*pp)->next)
-		if (*pp == st) {
-			*pp = st->next;
-			break;
-		}
-	inflateEnd(&st->z);
-	vjson_unref(st->vj);
-	free(st);
-}
-
-static void stream_next(struct evhttp_connection *evcon, void *arg)
-{
-	struct stream *st = arg;
-	struct evbuffer *b = evbuffer_new();
-	int r = Z_OK;
-	/* Inflate until a chunk has bytes: an empty chunk is never sent, and
-	 * its callback would never come. */
-	while (r == Z_OK && evbuffer_get_length(b) == 0) {
-		struct evbuffer_iovec v;
-		if (evbuffer_reserve_space(b, STREAM_CHUNK, &v, 1) < 1)
-			break;
-		st->z.next_out = v.iov_base;
-		st->z.avail_out = (uInt)v.iov_len;
-		r = inflate(&st->z, Z_NO_FLUSH);
-		v.iov_len -= st->z.avail_out;
-		evbuffer_commit_space(b, &v, 1);
-	}
-	if (r == Z_OK) {
-		evhttp_send_reply_chunk_with_cb(st->req, b, stream_next, st);
-		evbuffer_free(b);
-		return;
-	}
-	if (r != Z_STREAM_END)
-		log_warnx("inflating the verdict: zlib error %d, ignoring", r);
-	if (evbuffer_get_length(b))
-		evhttp_send_reply_chunk(st->req, b);
-	evbuffer_free(b);
-	evhttp_send_reply_end(st->req);
-	stream_free(st->s, st);
-}
-
-static void verdict_headers(struct evhttp_request *req, bool gzip, size_t len)
-{
-	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-	char lenbuf[32];
-	snprintf(lenbuf, sizeof(lenbuf), "%zu", len);
-	evhttp_add_header(h, "Content-Type", "application/json");
-	evhttp_add_header(h, "Cache-Control", "no-store");
-	evhttp_add_header(h, "Vary", "Accept-Encoding");
-	if (gzip)
-		evhttp_add_header(h, "Content-Encoding", "gzip");
-	evhttp_add_header(h, "Content-Length", lenbuf);
-}
-
-/* The current JSON verdict: the gzip bytes by reference, or inflated as the
- * client reads (the plain text of thousands of nodes is kept nowhere). */
-static void serve_json(struct server *s, struct evhttp_request *req)
-{
-	struct vjson *vj = s->json;
-	bool gzip = accepts_gzip(req);
-	verdict_headers(req, gzip, gzip ? vj->gz_len : vj->len);
-	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
-	struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
-	if (bev) {
-		/* The whole answer in one write, not one per slice of the loop: the
-		 * socket's buffer starts at 16 KiB and grows only with use. */
-		int sndbuf = (int)((gzip ? vj->gz_len : STREAM_CHUNK) + (64u << 10));
-		if (sndbuf > (int)VERDICT_WRITE_MAX)
-			sndbuf = (int)VERDICT_WRITE_MAX;
-		setsockopt(bufferevent_getfd(bev), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
-		bufferevent_set_max_single_write(bev, VERDICT_WRITE_MAX);
-	}
-	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
-		evhttp_send_reply(req, HTTP_OK, "OK", NULL);
-		return;
-	}
-	if (gzip) {
-		struct evbuffer *b = evbuffer_new();
-		vj->refs++;
-		evbuffer_add_reference(b, vj->gz, vj->gz_len, vjson_release, vj);
-		evhttp_send_reply(req, HTTP_OK, "OK", b);
-		evbuffer_free(b);
-		return;
-	}
-	struct stream *st = xcalloc(1, sizeof(*st));
-	if (inflateInit2(&st->z, 15 + 16) != Z_OK)
-		fatalx("zlib: cannot initialise inflate");
-	st->s = s;
-	st->req = req;
-	st->evcon = evcon;
-	st->vj = vj;
-	vj->refs++;
-	st->z.next_in = vj->gz;
-	st->z.avail_in = (uInt)vj->gz_len;
-	st->next = s->streams;
-	s->streams = st;
-	evhttp_connection_set_closecb(evcon, on_conn_close, s);
-	evhttp_send_reply_start(req, HTTP_OK, "OK");
-	stream_next(evcon, st);
-}
-
-/* GET /v1/verdict[?format=json|text|markdown|html] */
-static void handle_verdict(struct server *s, struct evhttp_request *req, const char *arg)
-{
-	if (!s->st) {
-		reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
-			    "the cluster state has not been read yet");
-		return;
-	}
-	const char *format = "json";
-	struct evkeyvalq q = {0};
-	const char *query = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(req));
-	if (query && evhttp_parse_query_str(query, &q) == 0) {
-		const char *fv = evhttp_find_header(&q, "format");
-		if (fv)
-			format = fv;
-	}
-	bool known = streq(format, "json") || streq(format, "text") || streq(format, "markdown") ||
-		     streq(format, "html");
-	if (known && !s->current) {
-		park(s, req, handle_verdict);
-	} else if (streq(format, "json")) {
-		serve_json(s, req);
-	} else if (known) {
-		queue_render(s, req,
-			     streq(format, "text")	 ? RENDER_TEXT
-			     : streq(format, "markdown") ? RENDER_MARKDOWN
-							 : RENDER_HTML);
-	} else {
-		reply_error(s, req, HTTP_BADREQUEST, "Bad Request",
-			    "format must be json, text, markdown or html");
-	}
-	evhttp_clear_headers(&q);
+	server_accept_report(s, req, rec);
 }
 
 static json_object *node_summary(const struct store_rec *rec, int64_t now)
@@ -1534,8 +494,8 @@ static void handle_node(struct server *s, struct evhttp_request *req, const char
 	char *name = evhttp_uridecode(arg, 0, NULL);
 	const struct store_entry *e = name ? store_get(&s->store, name) : NULL;
 	if (!e) {
-		reply_error(s, req, HTTP_NOTFOUND, "Not Found", "no report from node \"%s\"",
-			    name ? name : "");
+		server_reply_error(s, req, HTTP_NOTFOUND, "Not Found", "no report from node \"%s\"",
+				   name ? name : "");
 		free(name);
 		return;
 	}
@@ -1551,41 +511,41 @@ static void handle_node(struct server *s, struct evhttp_request *req, const char
 
 static void handle_healthz(struct server *s, struct evhttp_request *req, const char *arg)
 {
-	reply(req, HTTP_OK, "OK", "text/plain", "ok\n", 3);
+	server_reply(req, HTTP_OK, "OK", "text/plain", "ok\n", 3);
 }
 
 static void handle_readyz(struct server *s, struct evhttp_request *req, const char *arg)
 {
 	if (!s->st) {
-		reply(req, HTTP_SERVUNAVAIL, "Service Unavailable", "text/plain",
-		      "cluster state not read yet\n", 27);
+		server_reply(req, HTTP_SERVUNAVAIL, "Service Unavailable", "text/plain",
+			     "cluster state not read yet\n", 27);
 		return;
 	}
-	reply(req, HTTP_OK, "OK", "text/plain", "ready\n", 6);
+	server_reply(req, HTTP_OK, "OK", "text/plain", "ready\n", 6);
 }
 
 static void handle_metrics(struct server *s, struct evhttp_request *req, const char *arg)
 {
 	if (s->st && !s->current) {
-		park(s, req, handle_metrics);
+		server_eval_park(s, req, handle_metrics);
 		return;
 	}
-	queue_render(s, req, RENDER_METRICS);
+	server_eval_queue_render(s, req, RENDER_METRICS);
 }
 
 /* The dashboard: the HTML verdict, reloading itself every interval. */
 static void handle_page(struct server *s, struct evhttp_request *req, const char *arg)
 {
 	if (!s->st) {
-		reply(req, HTTP_SERVUNAVAIL, "Service Unavailable", "text/plain",
-		      "cluster state not read yet\n", 27);
+		server_reply(req, HTTP_SERVUNAVAIL, "Service Unavailable", "text/plain",
+			     "cluster state not read yet\n", 27);
 		return;
 	}
 	if (!s->current) {
-		park(s, req, handle_page);
+		server_eval_park(s, req, handle_page);
 		return;
 	}
-	queue_render(s, req, RENDER_PAGE);
+	server_eval_queue_render(s, req, RENDER_PAGE);
 }
 
 /* ---------- the cluster state refresher ---------- */
@@ -1629,7 +589,7 @@ static void derive(struct server *s, struct state *st)
 		st->pods[st->n_pods++] = (struct pod_node){
 		    .key = xasprintf("%s/%s", ns ? ns : "", name), .node = xstrdup(node)};
 	}
-	qsort(st->pods, st->n_pods, sizeof(*st->pods), pod_node_cmp);
+	qsort(st->pods, st->n_pods, sizeof(*st->pods), server_auth_pod_node_cmp);
 }
 
 static struct state *load_state(struct server *s, char **ret_err)
@@ -1646,7 +606,7 @@ static struct state *load_state(struct server *s, char **ret_err)
 	}
 	if (r < 0) {
 		*ret_err = xstrdup(err);
-		state_free(st);
+		server_eval_state_free(st);
 		return NULL;
 	}
 	st->cs.read_at_ns = util_now_realtime_ns();
@@ -1658,7 +618,7 @@ static struct state *load_state(struct server *s, char **ret_err)
 static void *refresher_main(void *arg)
 {
 	struct server *s = arg;
-	background_thread();
+	server_eval_background_thread();
 	pthread_mutex_lock(&s->lock);
 	while (!s->stopping) {
 		pthread_mutex_unlock(&s->lock);
@@ -1668,7 +628,7 @@ static void *refresher_main(void *arg)
 		if (st) {
 			/* Not handed over yet: nobody else holds a reference. */
 			if (s->incoming)
-				state_free(s->incoming);
+				server_eval_state_free(s->incoming);
 			s->incoming = st;
 		} else {
 			free(s->refresh_error);
@@ -1680,7 +640,7 @@ static void *refresher_main(void *arg)
 		until.tv_sec += s->o->interval_s;
 		for (;;) {
 			if (s->graveyard) {
-				bury(s);
+				server_eval_bury(s);
 				continue;
 			}
 			if (s->stopping ||
@@ -1716,12 +676,12 @@ static void on_state(evutil_socket_t fd, short what, void *arg)
 	s->state_error = NULL;
 	if (!s->st)
 		log_info("cluster state read from %s", st->cs.source ? st->cs.source : "?");
-	state_unref(s, s->st);
+	server_eval_state_unref(s, s->st);
 	s->st = st;
 	s->dirty = true;
 	/* The first verdict as soon as there is a state. */
 	if (!s->current && !s->evaluating)
-		start_eval(s);
+		server_eval_start(s);
 }
 
 /* ---------- timers and signals ---------- */
@@ -1739,7 +699,7 @@ static void on_verdict_timer(evutil_socket_t fd, short what, void *arg)
 	 * seconds even without new reports. */
 	int64_t gap = s->eval_cpu_ns * 10 > EVAL_MIN_GAP_NS ? s->eval_cpu_ns * 10 : EVAL_MIN_GAP_NS;
 	if (since >= gap && (s->dirty || since > EVAL_REFRESH_NS))
-		start_eval(s);
+		server_eval_start(s);
 }
 
 static void on_watchdog(evutil_socket_t fd, short what, void *arg)
@@ -2042,8 +1002,8 @@ int server_run(const struct server_opts *o)
 	evsignal_add(s.sig_term, NULL);
 	evsignal_add(s.sig_int, NULL);
 	s.state_ev = event_new(s.base, -1, 0, on_state, &s);
-	s.eval_ev = event_new(s.base, -1, 0, on_eval_done, &s);
-	s.render_ev = event_new(s.base, -1, 0, on_renders_done, &s);
+	s.eval_ev = event_new(s.base, -1, 0, server_eval_on_done, &s);
+	s.render_ev = event_new(s.base, -1, 0, server_eval_on_renders_done, &s);
 	event_priority_set(s.state_ev, PRIO_HIGH);
 	event_priority_set(s.eval_ev, PRIO_HIGH);
 	s.verdict_timer = event_new(s.base, -1, EV_PERSIST, on_verdict_timer, &s);
@@ -2058,9 +1018,9 @@ int server_run(const struct server_opts *o)
 	}
 	if (pthread_create(&s.refresher, NULL, refresher_main, &s) != 0)
 		fatalx("cannot start the refresher thread");
-	if (pthread_create(&s.evaluator, NULL, evaluator_main, &s) != 0)
+	if (pthread_create(&s.evaluator, NULL, server_eval_evaluator_main, &s) != 0)
 		fatalx("cannot start the evaluator thread");
-	if (pthread_create(&s.renderer, NULL, renderer_main, &s) != 0)
+	if (pthread_create(&s.renderer, NULL, server_eval_renderer_main, &s) != 0)
 		fatalx("cannot start the renderer thread");
 	if (o->auth == AUTH_TOKENREVIEW) {
 		/* Its own client: the refresher's is busy listing for seconds at a time. */
@@ -2069,8 +1029,8 @@ int server_run(const struct server_opts *o)
 								   sizeof(err));
 		if (r < 0)
 			fatalx("%s", err);
-		s.review_ev = event_new(s.base, -1, 0, on_reviews_done, &s);
-		if (pthread_create(&s.reviewer, NULL, reviewer_main, &s) != 0)
+		s.review_ev = event_new(s.base, -1, 0, server_auth_on_reviews_done, &s);
+		if (pthread_create(&s.reviewer, NULL, server_auth_reviewer_main, &s) != 0)
 			fatalx("cannot start the token reviewer thread");
 		s.have_reviewer = true;
 	}
@@ -2106,7 +1066,7 @@ int server_run(const struct server_opts *o)
 		while (*l) {
 			struct review_job *j = *l;
 			*l = j->next;
-			free_job(&s, j);
+			server_auth_free_job(&s, j);
 		}
 	for (size_t i = 0; i < s.cache_slots; i++)
 		token_identity_clear(&s.cache[i].id);
@@ -2122,23 +1082,23 @@ int server_run(const struct server_opts *o)
 		free(p);
 	}
 	while (s.streams)
-		stream_free(&s, s.streams);
+		server_verdict_stream_free(&s, s.streams);
 	for (struct render_job *lists[2] = {s.render_queue, s.render_done}, **l = lists;
 	     l < lists + 2; l++)
 		while (*l) {
 			struct render_job *j = *l;
 			*l = j->next;
-			render_job_free(&s, j);
+			server_eval_render_job_free(&s, j);
 		}
-	eval_job_unref(&s, s.todo_eval);
-	eval_job_unref(&s, s.done_eval);
-	eval_job_unref(&s, s.current);
-	vjson_unref(s.json);
+	server_eval_job_unref(&s, s.todo_eval);
+	server_eval_job_unref(&s, s.done_eval);
+	server_eval_job_unref(&s, s.current);
+	server_eval_vjson_unref(s.json);
 	if (s.incoming)
-		state_free(s.incoming);
-	state_unref(&s, s.st);
+		server_eval_state_free(s.incoming);
+	server_eval_state_unref(&s, s.st);
 	pthread_mutex_lock(&s.lock);
-	bury(&s); /* the refresher has stopped */
+	server_eval_bury(&s); /* the refresher has stopped */
 	pthread_mutex_unlock(&s.lock);
 	free(s.refresh_error);
 	free(s.state_error);

@@ -1,0 +1,260 @@
+/*
+ * The server's credentials: the shared bearer token (--token-file) and
+ * Kubernetes service-account tokens (--tokenreview), reviewed by a thread of
+ * their own and cached, and bound to the node a report is for.
+ */
+#include "server_internal.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+#include <event2/http.h>
+
+#include "log.h"
+#include "store.h"
+#include "tokenreview.h"
+
+#define REVIEW_MAX_PENDING 1024
+#define REVIEW_CACHE_SLOTS 16384
+#define REVIEW_TTL_OK_NS   (60 * NSEC_PER_SEC)
+#define REVIEW_TTL_BAD_NS  (10 * NSEC_PER_SEC)
+
+/* ---------- auth ---------- */
+
+static bool const_time_eq(const char *a, size_t alen, const char *b, size_t blen)
+{
+	unsigned char diff = alen != blen;
+	for (size_t i = 0; i < alen && i < blen; i++)
+		diff |= (unsigned char)(a[i] ^ b[i]);
+	return diff == 0;
+}
+
+/* The bearer token of an Authorization header's value, or NULL. */
+const char *server_auth_bearer_of(const char *a)
+{
+	if (!a || strncasecmp(a, "Bearer ", 7) != 0)
+		return NULL;
+	a += 7;
+	while (*a == ' ')
+		a++;
+	return *a ? a : NULL;
+}
+
+/* 0 = allowed; else an HTTP status to answer with. For a report, node is the
+ * node it claims; the credential must be allowed to speak for it. */
+int server_auth_authorize(struct server *s, const char *tok, const char *node, const char **why)
+{
+	(void)node;
+	if (s->o->auth == AUTH_NONE)
+		return 0;
+	if (!tok) {
+		*why = "missing bearer token";
+		return 401;
+	}
+	if (s->o->auth == AUTH_TOKEN_FILE) {
+		if (!const_time_eq(tok, strlen(tok), s->token, strlen(s->token))) {
+			*why = "invalid bearer token";
+			return 401;
+		}
+		return 0;
+	}
+	return 0; /* AUTH_TOKENREVIEW is decided by server_auth_bind_identity() once reviewed */
+}
+
+int server_auth_pod_node_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct pod_node *)a)->key, ((const struct pod_node *)b)->key);
+}
+
+/* The node a pod runs on, from the state's table; NULL if unknown. */
+static const char *pod_node(const struct state *st, const char *ns, const char *name)
+{
+	if (!st || !st->n_pods)
+		return NULL;
+	_cleanup_free_ char *key = xasprintf("%s/%s", ns ? ns : "", name);
+	struct pod_node k = {.key = key};
+	const struct pod_node *p =
+	    bsearch(&k, st->pods, st->n_pods, sizeof(k), server_auth_pod_node_cmp);
+	return p ? p->node : NULL;
+}
+
+/* The node a reviewed token may speak for: the review's node-name, or the
+ * node of the pod it names (looked up in the cluster state). */
+int server_auth_bind_identity(struct server *s, const struct token_identity *id, const char *node,
+			      char *why, size_t whylen)
+{
+	if (!id->authenticated) {
+		snprintf(why, whylen, "%s", id->error ? id->error : "token not authenticated");
+		return 401;
+	}
+	const char *bound = id->node;
+	if (!bound && id->pod) {
+		bound = pod_node(s->st, id->pod_namespace, id->pod);
+		if (!bound) {
+			snprintf(
+			    why, whylen,
+			    "token of pod %s/%s, which is not (yet) in the cluster state: cannot "
+			    "tell its node",
+			    id->pod_namespace, id->pod);
+			return 403;
+		}
+	}
+	if (!bound) {
+		snprintf(why, whylen, "token of %s is bound to no pod or node",
+			 id->username ? id->username : "?");
+		return 403;
+	}
+	if (!streq(bound, node)) {
+		snprintf(why, whylen, "a credential of node %s cannot report for node %s", bound,
+			 node);
+		return 403;
+	}
+	return 0;
+}
+
+static uint64_t key_hash(const char *key)
+{
+	uint64_t h = 0;
+	for (int i = 0; i < 16 && key[i]; i++)
+		h = h * 16 + (uint64_t)(key[i] <= '9' ? key[i] - '0' : key[i] - 'a' + 10);
+	return h;
+}
+
+struct token_cache_entry *server_auth_cache_slot(struct server *s, const char *key, bool for_insert)
+{
+	if (!s->cache) {
+		s->cache_slots = REVIEW_CACHE_SLOTS;
+		s->cache = xcalloc(s->cache_slots, sizeof(*s->cache));
+	}
+	int64_t now = util_now_mono_ns();
+	size_t mask = s->cache_slots - 1, first_free = SIZE_MAX;
+	for (size_t n = 0, i = key_hash(key) & mask; n < 64; n++, i = (i + 1) & mask) {
+		struct token_cache_entry *e = &s->cache[i];
+		bool live = e->expires_ns > now;
+		if (live && streq(e->key, key))
+			return e;
+		if (!live && first_free == SIZE_MAX)
+			first_free = i;
+	}
+	if (!for_insert)
+		return NULL;
+	/* A full neighbourhood: overwrite the home slot (the cache is a cache). */
+	return &s->cache[first_free != SIZE_MAX ? first_free : (key_hash(key) & mask)];
+}
+
+static void cache_put(struct server *s, const char *key, const struct token_identity *id)
+{
+	struct token_cache_entry *e = server_auth_cache_slot(s, key, true);
+	token_identity_clear(&e->id);
+	memcpy(e->key, key, sizeof(e->key));
+	e->id = (struct token_identity){
+	    .authenticated = id->authenticated,
+	    .username = id->username ? xstrdup(id->username) : NULL,
+	    .node = id->node ? xstrdup(id->node) : NULL,
+	    .pod_namespace = id->pod_namespace ? xstrdup(id->pod_namespace) : NULL,
+	    .pod = id->pod ? xstrdup(id->pod) : NULL,
+	    .error = id->error ? xstrdup(id->error) : NULL,
+	};
+	e->expires_ns =
+	    util_now_mono_ns() + (id->authenticated ? REVIEW_TTL_OK_NS : REVIEW_TTL_BAD_NS);
+}
+
+void server_auth_queue_review(struct server *s, struct evhttp_request *req, struct store_rec *rec,
+			      const char *key, const char *token)
+{
+	if (s->pending >= REVIEW_MAX_PENDING) {
+		server_reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
+				   "too many token reviews in flight; retry later");
+		store_rec_unref(&s->store, rec);
+		return;
+	}
+	struct review_job *j = xcalloc(1, sizeof(*j));
+	j->req = req;
+	j->evcon = evhttp_request_get_connection(req);
+	j->rec = rec;
+	memcpy(j->key, key, sizeof(j->key));
+	j->token = xstrdup(token);
+	evhttp_connection_set_closecb(j->evcon, server_on_conn_close, s);
+	pthread_mutex_lock(&s->lock);
+	j->next = s->queue;
+	s->queue = j;
+	s->pending++;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void server_auth_free_job(struct server *s, struct review_job *j)
+{
+	store_rec_unref(&s->store, j->rec);
+	if (j->token) {
+		explicit_bzero(j->token, strlen(j->token));
+		free(j->token);
+	}
+	token_identity_clear(&j->id);
+	free(j);
+}
+
+void server_auth_on_reviews_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+	pthread_mutex_lock(&s->lock);
+	struct review_job *done = s->done;
+	s->done = NULL;
+	pthread_mutex_unlock(&s->lock);
+	while (done) {
+		struct review_job *j = done;
+		done = j->next;
+		s->pending--;
+		if (j->rc == 0)
+			cache_put(s, j->key, &j->id);
+		if (j->req) {
+			evhttp_connection_set_closecb(j->evcon, NULL, NULL);
+			char why[256];
+			int code = j->rc < 0
+				       ? 503
+				       : server_auth_bind_identity(s, &j->id, j->rec->report.node,
+								   why, sizeof(why));
+			if (j->rc < 0) {
+				log_warnx("token review failed: %s, ignoring", j->err);
+				server_reply_error(s, j->req, HTTP_SERVUNAVAIL,
+						   "Service Unavailable",
+						   "cannot review the token now: %s", j->err);
+			} else if (code) {
+				server_reply_error(s, j->req, code,
+						   code == 403 ? "Forbidden" : "Unauthorized", "%s",
+						   why);
+			} else {
+				server_accept_report(s, j->req, j->rec);
+				j->rec = NULL;
+			}
+		}
+		server_auth_free_job(s, j);
+	}
+}
+
+/* The reviewer thread: one TokenReview at a time, off the loop. */
+void *server_auth_reviewer_main(void *arg)
+{
+	struct server *s = arg;
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->stopping && !s->queue)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (s->stopping)
+			break;
+		struct review_job *j = s->queue;
+		s->queue = j->next;
+		pthread_mutex_unlock(&s->lock);
+		j->rc = tokenreview_review(s->review_kc, j->token, &j->id, j->err, sizeof(j->err));
+		explicit_bzero(j->token, strlen(j->token));
+		pthread_mutex_lock(&s->lock);
+		j->next = s->done;
+		s->done = j;
+		event_active(s->review_ev, EV_READ, 0);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}

@@ -1,0 +1,507 @@
+/*
+ * The server's background work on verdicts: the evaluator thread computes the
+ * verdict from a snapshot and renders its JSON once, gzip-compressed; the
+ * renderer thread makes the slow renderings (text, Markdown, HTML, metrics).
+ * Also the references that keep snapshots alive: states, evaluations,
+ * rendered verdicts.
+ */
+#include "server_internal.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <zlib.h>
+
+#include <event2/event.h>
+#include <event2/http.h>
+#include <systemd/sd-daemon.h>
+
+#include "log.h"
+#include "metrics.h"
+#include "node_conditions.h"
+#include "render_html.h"
+#include "store.h"
+#include "verdict.h"
+#include "verdict_stream.h"
+
+#define BACKGROUND_NICE 10 /* added to the evaluator's and the refresher's nice value */
+
+/* One evaluation: the snapshot it reads and what it produces. The verdict
+ * borrows its host findings from the reports it holds references to, so the
+ * job lives as long as its verdict is served. */
+struct eval_job {
+	unsigned refs; /* loop thread: the server while served, renderings */
+	struct store_rec **recs;
+	size_t n;
+	struct state *st;
+	int64_t now_ns, now_mono_ns;
+	bool live, want_nc;
+	char *state_error; /* handed to the verdict */
+	/* results */
+	struct verdict verdict;
+	bool have_verdict;
+	struct vjson *json;
+	struct nc_snapshot *nc;
+	int64_t cpu_ns; /* the evaluator's CPU time for it */
+};
+
+/* ---------- evaluation ---------- */
+
+static struct state *state_ref(struct state *st)
+{
+	st->refs++;
+	return st;
+}
+
+void server_eval_state_free(struct state *st)
+{
+	cluster_state_clear(&st->cs);
+	free(st->targets);
+	for (size_t i = 0; i < st->n_nodes; i++) {
+		free(st->nodes[i].node);
+		free(st->nodes[i].json);
+	}
+	free(st->nodes);
+	for (size_t i = 0; i < st->n_pods; i++) {
+		free(st->pods[i].key);
+		free(st->pods[i].node);
+	}
+	free(st->pods);
+	free(st);
+}
+
+void server_eval_state_unref(struct server *s, struct state *st)
+{
+	if (!st || --st->refs > 0)
+		return;
+	pthread_mutex_lock(&s->lock);
+	st->next_free = s->graveyard;
+	s->graveyard = st;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* With s->lock held; drops it while freeing. */
+void server_eval_bury(struct server *s)
+{
+	struct state *list = s->graveyard;
+	s->graveyard = NULL;
+	pthread_mutex_unlock(&s->lock);
+	while (list) {
+		struct state *next = list->next_free;
+		server_eval_state_free(list);
+		list = next;
+	}
+	pthread_mutex_lock(&s->lock);
+}
+
+void server_eval_vjson_unref(struct vjson *vj)
+{
+	if (vj && --vj->refs == 0) {
+		free(vj->gz);
+		free(vj);
+	}
+}
+
+void server_eval_job_unref(struct server *s, struct eval_job *j)
+{
+	if (!j || --j->refs > 0)
+		return;
+	if (j->have_verdict)
+		verdict_clear(&j->verdict);
+	free(j->state_error);
+	for (size_t i = 0; i < j->n; i++)
+		store_rec_unref(&s->store, j->recs[i]);
+	free(j->recs);
+	server_eval_state_unref(s, j->st);
+	if (j->nc) {
+		node_conditions_snapshot_clear(j->nc);
+		free(j->nc);
+	}
+	server_eval_vjson_unref(j->json);
+	free(j);
+}
+
+/* Evaluator thread: gzip the JSON as it is written. */
+struct gz {
+	z_stream z;
+	uint8_t *out;
+	size_t cap;
+	size_t len; /* of the JSON */
+	bool failed;
+	struct eval_job *job;
+};
+
+static void gz_grow(struct gz *g)
+{
+	size_t used = g->cap - g->z.avail_out;
+	g->cap = g->cap ? g->cap * 2 : 1u << 20;
+	g->out = xrealloc(g->out, g->cap);
+	g->z.next_out = g->out + used;
+	g->z.avail_out = (uInt)(g->cap - used);
+}
+
+static void gz_write(void *ctx, const char *buf, size_t n)
+{
+	struct gz *g = ctx;
+	g->len += n;
+	g->z.next_in = (Bytef *)buf;
+	g->z.avail_in = (uInt)n;
+	while (!g->failed && g->z.avail_in) {
+		if (g->z.avail_out == 0)
+			gz_grow(g);
+		g->failed = deflate(&g->z, Z_NO_FLUSH) != Z_OK;
+	}
+}
+
+/* A borrowed host finding is written from its piece's cached fragment. */
+static const char *gz_fragment(void *ctx, size_t i, size_t *ret_len)
+{
+	struct gz *g = ctx;
+	const struct verdict *v = &g->job->verdict;
+	const struct host_ref *h = &v->host_refs[i];
+	struct store_piece *p = g->job->recs[h->node]->pieces[h->result];
+	const struct finding *f = &v->findings.items[i];
+	if (!p->decoded || f->message != p->dec.finding.message ||
+	    f->status != p->dec.finding.status)
+		return NULL; /* changed by the engine (--skip): written whole */
+	if (!p->json)
+		p->json = verdict_stream_fragment(&p->dec.finding, &p->json_len);
+	*ret_len = p->json_len;
+	return p->json;
+}
+
+static struct vjson *render_json(struct eval_job *j)
+{
+	struct gz g = {.job = j};
+	/* At thousands of nodes the JSON is tens of megabytes of much the same
+	 * findings: zlib's default level compresses it 80-90 times (level 1: 50
+	 * times, in half the CPU time). It is done once per evaluation, in the
+	 * background; every GET sends the result. */
+	if (deflateInit2(&g.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
+		fatalx("zlib: cannot initialise deflate");
+	struct verdict_stream_out out = {.write = gz_write, .ctx = &g, .fragment = gz_fragment};
+	verdict_stream_json(&j->verdict, &out);
+	gz_write(&g, "\n", 1);
+	int r;
+	do {
+		if (g.z.avail_out == 0)
+			gz_grow(&g);
+		r = deflate(&g.z, Z_FINISH);
+	} while (r == Z_OK);
+	if (g.failed || r != Z_STREAM_END)
+		fatalx("zlib: deflate failed");
+	struct vjson *vj = xcalloc(1, sizeof(*vj));
+	vj->refs = 1;
+	vj->gz_len = g.cap - g.z.avail_out;
+	vj->gz = xrealloc(g.out, vj->gz_len);
+	vj->len = g.len;
+	deflateEnd(&g.z);
+	return vj;
+}
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static void run_job(struct server *s, struct eval_job *j)
+{
+	int64_t t0 = thread_cpu_ns();
+	struct node_entry *nodes = xcalloc(j->n ? j->n : 1, sizeof(*nodes));
+	for (size_t i = 0; i < j->n; i++) {
+		store_rec_view(j->recs[i]);
+		nodes[i] = (struct node_entry){.report = &j->recs[i]->report,
+					       .received_ns = j->recs[i]->received_ns,
+					       .rtt_ns = j->recs[i]->rtt_ns,
+					       .generated_mono_ns = j->recs[i]->generated_mono_ns};
+	}
+	struct agg_ctx ctx = {
+	    .cs = &j->st->cs,
+	    .nodes = nodes,
+	    .n_nodes = j->n,
+	    .now_ns = j->now_ns,
+	    .now_mono_ns = j->now_mono_ns,
+	    .interval_s = s->o->interval_s,
+	    .live = j->live,
+	    .kc = s->kc,
+	    .borrow_host_results = true,
+	};
+	verdict_evaluate(&j->verdict, &ctx, NULL);
+	j->verdict.state_error = j->state_error;
+	j->state_error = NULL;
+	j->have_verdict = true;
+	if (j->want_nc) {
+		j->nc = xcalloc(1, sizeof(*j->nc));
+		node_conditions_snapshot(j->nc, &j->verdict, &j->st->cs, s->o->interval_s);
+	}
+	/* The views are the engine's input only: the JSON is written from the
+	 * pieces (host_refs). */
+	for (size_t i = 0; i < j->n; i++)
+		store_rec_unview(j->recs[i]);
+	free(nodes);
+	j->json = render_json(j);
+	j->cpu_ns = thread_cpu_ns() - t0;
+}
+
+/* The evaluator and the refresher are background work: when CPUs are short,
+ * the loop (ingest, answers) runs first. Linux threads have nice values of
+ * their own. */
+void server_eval_background_thread(void)
+{
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, (id_t)gettid());
+	if (errno == 0 && setpriority(PRIO_PROCESS, (id_t)gettid(), nice + BACKGROUND_NICE) < 0)
+		log_warn("cannot lower the priority of a background thread, ignoring");
+}
+
+void *server_eval_evaluator_main(void *arg)
+{
+	struct server *s = arg;
+	server_eval_background_thread();
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->stopping && !s->todo_eval)
+			pthread_cond_wait(&s->econd, &s->lock);
+		if (s->stopping)
+			break;
+		struct eval_job *j = s->todo_eval;
+		s->todo_eval = NULL;
+		pthread_mutex_unlock(&s->lock);
+		run_job(s, j);
+		/* Evaluations allocate and free tens of megabytes; what is free
+		 * goes back to the system, not to a high-water mark. */
+		malloc_trim(0);
+		pthread_mutex_lock(&s->lock);
+		s->done_eval = j;
+		event_active(s->eval_ev, EV_READ, 0);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* Hand a snapshot of the reports and the state to the evaluator. */
+void server_eval_start(struct server *s)
+{
+	struct eval_job *j = xcalloc(1, sizeof(*j));
+	j->refs = 1;
+	j->n = s->store.n;
+	j->recs = xcalloc(j->n ? j->n : 1, sizeof(*j->recs));
+	for (size_t i = 0; i < j->n; i++)
+		j->recs[i] = store_rec_ref(s->store.entries[i].rec);
+	j->st = state_ref(s->st);
+	j->now_ns = util_now_realtime_ns();
+	j->now_mono_ns = util_now_mono_ns();
+	j->live = s->o->kubeconfig || s->o->in_cluster;
+	j->state_error = s->state_error ? xstrdup(s->state_error) : NULL;
+	j->want_nc = s->nc && node_conditions_due(s->nc);
+	s->dirty = false;
+	s->evaluating = true;
+	s->last_eval_mono_ns = util_now_mono_ns();
+	pthread_mutex_lock(&s->lock);
+	s->todo_eval = j;
+	pthread_cond_signal(&s->econd);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void answer_parked(struct server *s)
+{
+	struct parked *p = s->parked;
+	s->parked = NULL;
+	while (p) {
+		struct parked *next = p->next;
+		if (p->req)
+			p->handler(s, p->req, "");
+		free(p);
+		p = next;
+	}
+}
+
+void server_eval_on_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+	pthread_mutex_lock(&s->lock);
+	struct eval_job *j = s->done_eval;
+	s->done_eval = NULL;
+	pthread_mutex_unlock(&s->lock);
+	if (!j)
+		return;
+	s->evaluating = false;
+	s->eval_cpu_ns = j->cpu_ns;
+	if (j->nc) {
+		node_conditions_offer(s->nc, j->nc);
+		j->nc = NULL;
+	}
+	server_eval_vjson_unref(s->json);
+	s->json = j->json;
+	j->json = NULL;
+	server_eval_job_unref(s, s->current);
+	s->current = j;
+	char status[128];
+	snprintf(status, sizeof(status), "STATUS=%zu nodes reporting; verdict %s", j->n,
+		 status_name(verdict_status(&j->verdict, -1)));
+	sd_notify(0, status);
+	answer_parked(s);
+}
+
+/* Before the first verdict: answer when it is there (evaluation starts now). */
+void server_eval_park(struct server *s, struct evhttp_request *req,
+		      void (*handler)(struct server *s, struct evhttp_request *req,
+				      const char *arg))
+{
+	struct parked *p = xcalloc(1, sizeof(*p));
+	p->req = req;
+	p->evcon = evhttp_request_get_connection(req);
+	p->handler = handler;
+	p->next = s->parked;
+	s->parked = p;
+	evhttp_connection_set_closecb(p->evcon, server_on_conn_close, s);
+	if (!s->evaluating)
+		server_eval_start(s);
+}
+
+/* ---------- renderings off the loop ---------- */
+
+#define RENDER_MAX_PENDING 32
+
+void server_eval_render_job_free(struct server *s, struct render_job *j)
+{
+	server_eval_job_unref(s, j->verdict);
+	server_eval_state_unref(s, j->st);
+	for (size_t i = 0; i < j->nodes.n; i++)
+		store_rec_unref(&s->store, j->nodes.entries[i].rec);
+	free(j->nodes.entries);
+	free(j->buf);
+	free(j);
+}
+
+/* Renderer thread: only what the job holds references to. */
+static void render(struct render_job *j)
+{
+	FILE *f = open_memstream(&j->buf, &j->len);
+	if (!f)
+		return;
+	const struct verdict *v = j->verdict ? &j->verdict->verdict : NULL;
+	switch (j->kind) {
+	case RENDER_TEXT:
+		verdict_render_text(f, v, -1, false);
+		break;
+	case RENDER_MARKDOWN:
+		verdict_render_markdown(f, v, -1);
+		break;
+	case RENDER_HTML:
+		verdict_render_html(f, v, -1, 0);
+		break;
+	case RENDER_PAGE:
+		verdict_render_html(f, v, -1, j->interval_s);
+		break;
+	case RENDER_METRICS:
+		/* Of the state, only plain fields (statuses, times) are read: the
+		 * evaluator may be using it meanwhile. */
+		metrics_render(f, v, &j->nodes, j->st ? &j->st->cs : NULL, &j->mc, j->now_ns);
+		break;
+	}
+	if (fclose(f) != 0) {
+		free(j->buf);
+		j->buf = NULL;
+	}
+}
+
+void *server_eval_renderer_main(void *arg)
+{
+	struct server *s = arg;
+	server_eval_background_thread();
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->stopping && !s->render_queue)
+			pthread_cond_wait(&s->rcond, &s->lock);
+		if (s->stopping)
+			break;
+		/* Oldest first: the queue is in arrival order. */
+		struct render_job *j = s->render_queue;
+		s->render_queue = j->next;
+		pthread_mutex_unlock(&s->lock);
+		render(j);
+		pthread_mutex_lock(&s->lock);
+		j->next = s->render_done;
+		s->render_done = j;
+		event_active(s->render_ev, EV_READ, 0);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static const char *const render_types[] = {
+    [RENDER_TEXT] = "text/plain; charset=utf-8",
+    [RENDER_MARKDOWN] = "text/markdown; charset=utf-8",
+    [RENDER_HTML] = "text/html; charset=utf-8",
+    [RENDER_PAGE] = "text/html; charset=utf-8",
+    [RENDER_METRICS] = "text/plain; version=0.0.4; charset=utf-8",
+};
+
+void server_eval_on_renders_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *s = arg;
+	pthread_mutex_lock(&s->lock);
+	struct render_job *done = s->render_done;
+	s->render_done = NULL;
+	pthread_mutex_unlock(&s->lock);
+	while (done) {
+		struct render_job *j = done;
+		done = j->next;
+		s->renders_pending--;
+		if (j->req && j->buf)
+			server_reply(j->req, HTTP_OK, "OK", render_types[j->kind], j->buf, j->len);
+		else if (j->req)
+			server_reply_error(s, j->req, HTTP_INTERNAL, "Internal Server Error",
+					   "out of memory");
+		server_eval_render_job_free(s, j);
+	}
+}
+
+/* Hand a rendering of the current verdict (metrics: and of the store) to the
+ * renderer thread; the answer follows when it is done. */
+void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum render_kind kind)
+{
+	if (s->renders_pending >= RENDER_MAX_PENDING) {
+		server_reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
+				   "too many renderings in flight; retry later");
+		return;
+	}
+	struct render_job *j = xcalloc(1, sizeof(*j));
+	j->req = req;
+	j->evcon = evhttp_request_get_connection(req);
+	j->kind = kind;
+	if (s->current) {
+		j->verdict = s->current;
+		s->current->refs++;
+	}
+	j->interval_s = s->o->interval_s;
+	j->now_ns = util_now_realtime_ns();
+	if (kind == RENDER_METRICS) {
+		j->st = s->st ? state_ref(s->st) : NULL;
+		j->mc = s->mc;
+		j->nodes.n = s->store.n;
+		j->nodes.accepted = s->store.accepted;
+		j->nodes.stale = s->store.stale;
+		j->nodes.entries = xcalloc(s->store.n ? s->store.n : 1, sizeof(struct store_entry));
+		for (size_t i = 0; i < s->store.n; i++)
+			j->nodes.entries[i].rec = store_rec_ref(s->store.entries[i].rec);
+	}
+	evhttp_connection_set_closecb(j->evcon, server_on_conn_close, s);
+	s->renders_pending++;
+	pthread_mutex_lock(&s->lock);
+	struct render_job **tail = &s->render_queue;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = j;
+	pthread_cond_signal(&s->rcond);
+	pthread_mutex_unlock(&s->lock);
+}

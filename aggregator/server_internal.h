@@ -1,0 +1,251 @@
+/* What the files of the server (server*.c) share: the server's state, the
+ * jobs its threads exchange, and the functions that cross files. Not
+ * installed; only server*.c include it. */
+#pragma once
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <zlib.h>
+
+#include <event2/event.h>
+#include <event2/http.h>
+#include <openssl/ssl.h>
+
+#include "metrics.h"
+#include "node_conditions.h"
+#include "server.h"
+#include "store.h"
+#include "tokenreview.h"
+#include "util.h"
+#include "wirescan.h"
+
+/* A complete cluster state as served. The state itself belongs to whoever
+ * evaluates (its lookup caches are not thread-safe: cluster_state.h); the loop
+ * reads only plain fields (statuses, times) and what the refresher derived
+ * for it before the hand-over. */
+struct state {
+	unsigned refs;		 /* loop thread */
+	struct state *next_free; /* in server.graveyard */
+	struct cluster_state cs;
+	char *targets; /* the POST reply for a node without Longhorn data paths */
+	size_t targets_len;
+	struct node_targets *nodes; /* by name */
+	size_t n_nodes;
+	struct pod_node *pods; /* by "namespace/name"; --tokenreview only */
+	size_t n_pods;
+};
+
+struct node_targets {
+	char *node, *json;
+	size_t len;
+};
+
+struct pod_node {
+	char *key, *node;
+};
+
+/* A rendered verdict: its JSON, gzip-compressed, shared by the responses that
+ * send it (a reference each, released when libevent has written it). */
+struct vjson {
+	unsigned refs; /* loop thread */
+	uint8_t *gz;
+	size_t gz_len;
+	size_t len; /* of the JSON itself */
+};
+
+struct server;
+struct eval_job;
+
+enum render_kind { RENDER_TEXT, RENDER_MARKDOWN, RENDER_HTML, RENDER_PAGE, RENDER_METRICS };
+
+/* A rendering that takes seconds at thousands of nodes (text, Markdown, HTML,
+ * the metrics), made by the renderer thread from references held here. */
+struct render_job {
+	struct render_job *next;
+	struct evhttp_request *req; /* NULL once the client went away */
+	struct evhttp_connection *evcon;
+	enum render_kind kind;
+	struct eval_job *verdict; /* a reference, or NULL: no verdict yet */
+	struct state *st;	  /* metrics: a reference, or NULL: no state yet */
+	struct store nodes;	  /* metrics: the store's entries (references) and counters */
+	struct metrics_counters mc;
+	int interval_s;
+	int64_t now_ns;
+	char *buf; /* the result */
+	size_t len;
+};
+
+/* A request that came before the first verdict: answered when it is ready. */
+struct parked {
+	struct parked *next;
+	struct evhttp_request *req; /* NULL once the client went away */
+	struct evhttp_connection *evcon;
+	void (*handler)(struct server *s, struct evhttp_request *req, const char *arg);
+};
+
+/* The JSON verdict inflated step by step for a client that does not take gzip. */
+struct stream {
+	struct stream *next;
+	struct server *s;
+	struct evhttp_request *req;
+	struct evhttp_connection *evcon;
+	struct vjson *vj;
+	z_stream z;
+};
+
+struct server {
+	const struct server_opts *o;
+	struct event_base *base;
+	struct evhttp *http;
+	/* every connection since accept (on_connection) */
+	struct conn *conns;
+	size_t n_conns, cap_conns, max_conns;
+	struct evconnlistener *listener;
+	bool paused;
+	struct event *sweep;
+	int64_t evicted_logged_ns;
+	uint64_t evicted;
+	SSL_CTX *ssl;
+	struct event *sig_term, *sig_int, *verdict_timer, *state_ev, *watchdog, *eval_ev;
+	struct state *st; /* the latest complete cluster state, NULL before the first */
+	char *no_targets; /* the POST reply before any state */
+	struct store store;
+	size_t max_nodes;
+	struct wirescan_report scan;
+	char *token; /* AUTH_TOKEN_FILE */
+	/* verdicts */
+	bool dirty, evaluating;
+	int64_t last_eval_mono_ns, eval_cpu_ns; /* start and cost of the last evaluation */
+	struct eval_job *current;		/* the verdict served */
+	struct vjson *json;
+	struct parked *parked;
+	struct stream *streams;
+	/* threads */
+	pthread_t refresher, evaluator;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;  /* refresher, reviewer */
+	pthread_cond_t econd; /* evaluator */
+	bool stopping;
+	struct state *incoming;
+	/* States whose last reference went on the loop: freeing a large cluster's
+	 * objects takes long (a second at 5,000 nodes), so the refresher does it. */
+	struct state *graveyard;
+	char *refresh_error;
+	char *state_error; /* loop: the last re-read failed (the previous state is in use) */
+	struct eval_job *todo_eval, *done_eval;
+	pthread_t renderer;
+	pthread_cond_t rcond; /* renderer */
+	struct render_job *render_queue, *render_done;
+	size_t renders_pending;
+	struct event *render_ev;
+	struct kube_client *kc;
+	struct metrics_counters mc;
+	/* --tokenreview: a reviewer thread with its own API client */
+	struct kube_client *review_kc;
+	pthread_t reviewer;
+	bool have_reviewer;
+	struct review_job *queue, *done;
+	size_t pending;
+	struct event *review_ev;
+	struct token_cache_entry *cache;
+	size_t cache_slots;
+	struct node_conditions *nc; /* --node-conditions: its own thread and client */
+};
+
+/* A report waiting for its token to be reviewed. */
+struct review_job {
+	struct review_job *next;
+	struct evhttp_request *req; /* NULL once the client went away */
+	struct evhttp_connection *evcon;
+	struct store_rec *rec;
+	char key[65];
+	char *token;
+	int64_t received_ns, rtt_ns;
+	struct token_identity id;
+	int rc;
+	char err[256];
+};
+
+struct token_cache_entry {
+	char key[65];
+	struct token_identity id;
+	int64_t expires_ns; /* monotonic; 0 = empty */
+};
+
+/* ---------- server.c ---------- */
+
+/* Send a complete response with a body (no-store). */
+void server_reply(struct evhttp_request *req, int code, const char *reason, const char *type,
+		  const char *body, size_t len);
+/* Send a JSON error {"error", "code"}; counts rejected reports. */
+void server_reply_error(struct server *s, struct evhttp_request *req, int code, const char *reason,
+			const char *fmt, ...) _printf_(5, 6);
+/* Store an authorised report and answer with the node's probe targets. */
+void server_accept_report(struct server *s, struct evhttp_request *req, struct store_rec *rec);
+/* evhttp close callback: forget the requests of a connection going away. */
+void server_on_conn_close(struct evhttp_connection *evcon, void *arg);
+
+/* ---------- server_auth.c ---------- */
+
+/* The bearer token of an Authorization header's value, or NULL. */
+const char *server_auth_bearer_of(const char *a);
+/* 0 = allowed; else an HTTP status (the shared token; TokenReview is bound later). */
+int server_auth_authorize(struct server *s, const char *tok, const char *node, const char **why);
+/* Order of struct pod_node by key, for the state's pod table. */
+int server_auth_pod_node_cmp(const void *a, const void *b);
+/* 0 if a reviewed token may speak for node; else an HTTP status and why. */
+int server_auth_bind_identity(struct server *s, const struct token_identity *id, const char *node,
+			      char *why, size_t whylen);
+/* The token cache's live entry for key, or (for_insert) the slot to fill. */
+struct token_cache_entry *server_auth_cache_slot(struct server *s, const char *key,
+						 bool for_insert);
+/* Hand a report to the reviewer thread; answered by server_auth_on_reviews_done(). */
+void server_auth_queue_review(struct server *s, struct evhttp_request *req, struct store_rec *rec,
+			      const char *key, const char *token);
+/* Free a review job (wiping its token). */
+void server_auth_free_job(struct server *s, struct review_job *j);
+/* Loop: answer the reports whose tokens were reviewed. */
+void server_auth_on_reviews_done(evutil_socket_t fd, short what, void *arg);
+/* The reviewer thread (--tokenreview). */
+void *server_auth_reviewer_main(void *arg);
+
+/* ---------- server_eval.c ---------- */
+
+/* Free a state (not handed over, or buried). */
+void server_eval_state_free(struct state *st);
+/* Drop a reference (loop); the last one sends the state to the graveyard. */
+void server_eval_state_unref(struct server *s, struct state *st);
+/* Free the graveyard's states; with s->lock held, dropped meanwhile. */
+void server_eval_bury(struct server *s);
+/* Drop a reference to a rendered verdict. */
+void server_eval_vjson_unref(struct vjson *vj);
+/* Drop a reference to an evaluation (and with the last, its snapshot). */
+void server_eval_job_unref(struct server *s, struct eval_job *j);
+/* Lower the calling thread's priority below the loop's. */
+void server_eval_background_thread(void);
+/* The evaluator thread. */
+void *server_eval_evaluator_main(void *arg);
+/* Hand a snapshot of the reports and the state to the evaluator. */
+void server_eval_start(struct server *s);
+/* Loop: serve the verdict the evaluator finished. */
+void server_eval_on_done(evutil_socket_t fd, short what, void *arg);
+/* Answer a request with handler once the first verdict is there. */
+void server_eval_park(struct server *s, struct evhttp_request *req,
+		      void (*handler)(struct server *s, struct evhttp_request *req,
+				      const char *arg));
+/* Free a rendering job and its references. */
+void server_eval_render_job_free(struct server *s, struct render_job *j);
+/* The renderer thread. */
+void *server_eval_renderer_main(void *arg);
+/* Loop: answer the requests whose renderings are done. */
+void server_eval_on_renders_done(evutil_socket_t fd, short what, void *arg);
+/* Hand a rendering of the current verdict to the renderer thread. */
+void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum render_kind kind);
+
+/* ---------- server_verdict.c ---------- */
+
+/* End a verdict stream (its client went away, or the server stops). */
+void server_verdict_stream_free(struct server *s, struct stream *st);
+/* GET /v1/verdict[?format=json|text|markdown|html] */
+void server_verdict_handle(struct server *s, struct evhttp_request *req, const char *arg);
