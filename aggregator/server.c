@@ -838,7 +838,9 @@ static size_t max_connections(void)
 	return cur - CONN_FD_RESERVE < CONN_MAX ? (size_t)(cur - CONN_FD_RESERVE) : CONN_MAX;
 }
 
-/* Refuse secrets that others can read: a leaked token lets anyone report. */
+/* How many nodes' reports are held at most (HVREADY_MAX_NODES): a report
+ * from one more new node is refused, so invented names cannot grow memory
+ * and every evaluation without bound. */
 static size_t max_nodes(void)
 {
 	const char *v = getenv("HVREADY_MAX_NODES");
@@ -850,6 +852,7 @@ static size_t max_nodes(void)
 	return (size_t)n;
 }
 
+/* Refuse secrets that others can read: a leaked token lets anyone report. */
 static void check_secret_file(const char *what, const char *path)
 {
 	struct stat st;
