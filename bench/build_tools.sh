@@ -24,7 +24,7 @@ fi
 read -ra EVENT <<<"$(pkg-config --cflags --libs libevent)"
 # shellcheck disable=SC2086
 read -ra DEPS <<<"$(pkg-config --cflags --libs $DEP_PCS)"
-cc "${CFLAGS[@]}" "$SRC/bench/loadgen.c" -o "$OUT/loadgen" "${EVENT[@]}"
+cc "${CFLAGS[@]}" -pthread "$SRC/bench/loadgen.c" -o "$OUT/loadgen" "${EVENT[@]}"
 cc "${CFLAGS[@]}" "$SRC/bench/bare_server.c" -o "$OUT/bare_server" "${EVENT[@]}"
 # clone_reports links this build's libhvcommon.a: it speaks this build's wire format.
 cc "${CFLAGS[@]}" -D_GNU_SOURCE -I"$SRC/common" "$SRC/bench/clone_reports.c" \
