@@ -527,31 +527,34 @@ int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err,
 	 * the caller keeps serving that one and says how old it is. A list that
 	 * failed otherwise (5xx, a timeout, bad JSON) is that resource's status,
 	 * and the checks that need it say UNKNOWN. */
-	_cleanup_free_ char *lost = NULL;
-	for (int i = 0; i < _RES_MAX && !lost; i++)
-		if (l.jobs[i].status == RES_FAILED && l.jobs[i].refused)
-			lost = xstrdup(l.jobs[i].error ? l.jobs[i].error : resource_defs[i].plural);
+	bool lost = false;
+	for (int i = 0; i < _RES_MAX && !lost; i++) {
+		const struct job *j = &l.jobs[i];
+		lost = j->status == RES_FAILED && j->refused;
+		if (lost)
+			snprintf(err, errlen,
+				 "the API server stopped answering during the read: %s",
+				 j->error ? j->error : resource_defs[i].plural);
+	}
 	for (int i = 0; i < _RES_MAX; i++) {
 		struct job *j = &l.jobs[i];
-		if (lost)
-			j->status = RES_NOT_COLLECTED; /* nothing of it is kept */
-		if (j->error)
-			cs_set_status(cs, i, j->status, "%s", j->error);
-		else
-			cs_set_status(cs, i, j->status, NULL);
-		for (size_t k = 0; j->status == RES_COLLECTED && k < j->n_items; k++)
-			cs_add_jv(cs, i, j->items[k]);
-		cs->res[i].duration_ns = j->started_ns ? j->finished_ns - j->started_ns : 0;
+		if (!lost) { /* a read that failed whole keeps nothing */
+			if (j->error)
+				cs_set_status(cs, i, j->status, "%s", j->error);
+			else
+				cs_set_status(cs, i, j->status, NULL);
+			for (size_t k = 0; j->status == RES_COLLECTED && k < j->n_items; k++)
+				cs_add_jv(cs, i, j->items[k]);
+			cs->res[i].duration_ns = j->started_ns ? j->finished_ns - j->started_ns : 0;
+		}
 		request_reset(j);
 		free(j->items);
 		free(j->cont);
 		free(j->error);
 	}
 	curl_multi_cleanup(l.multi);
-	if (lost) {
-		snprintf(err, errlen, "the API server stopped answering during the read: %s", lost);
+	if (lost)
 		return -ECONNREFUSED;
-	}
 	check_crd_versions(cs);
 	cs->live = true;
 	cs->read_at_ns = now;
