@@ -62,7 +62,6 @@
 #define HEADERS_MAX	  (64u << 10)
 #define MAX_RECONNECTS	  100
 #define ERRBODY_MAX	  240
-#define PRIO_PROBER	  0 /* the other events have priority 1 */
 #define N_PRIOS		  2
 #define SLICE_US	  2000 /* poll at least this often while reports queue */
 #define PROBER_READ_MAX	  (4 << 20)
@@ -90,7 +89,7 @@ struct lg {
 	size_t map_len;
 	int n_conns, opened, pending, started;
 	struct conn *conns;
-	struct conn *prober;
+	struct conn *prober; /* in the prober's lg only */
 	const char *verdict_req;
 	struct event *ev_start, *ev_end, *ev_verdict, *ev_connect_timeout, *ev_prefill_timeout;
 	bool running, measuring, finished, failed, prefill_timed_out;
@@ -479,9 +478,7 @@ static void conn_open(struct conn *c)
 		die("cannot create a connection");
 	c->st = P_IDLE;
 	if (c->is_prober) {
-		/* The prober measures the server, not this loop's queue: its events
-		 * come first, and it reads the answer in large pieces. */
-		bufferevent_priority_set(c->bev, PRIO_PROBER);
+		/* It reads the answer in large pieces. */
 		bufferevent_set_max_single_read(c->bev, PROBER_READ_MAX);
 	}
 	bufferevent_setcb(c->bev, on_read, NULL, on_event, c);
@@ -561,8 +558,7 @@ static void maybe_start(struct lg *lg)
 {
 	if (lg->main)
 		return; /* the prober's loop has no phases */
-	int want = lg->n_conns + (lg->prober ? 1 : 0);
-	if (lg->running || lg->opened < want)
+	if (lg->running || lg->opened < lg->n_conns)
 		return;
 	if (event_pending(lg->ev_connect_timeout, EV_TIMEOUT, NULL))
 		event_del(lg->ev_connect_timeout);
@@ -636,7 +632,7 @@ static void on_prefill_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct lg *lg = arg;
 	lg->prefill_timed_out = true;
-	if (lg->opened >= lg->n_conns + (lg->prober ? 1 : 0))
+	if (lg->opened >= lg->n_conns)
 		start_running(lg);
 }
 
@@ -707,12 +703,6 @@ static void teardown(struct lg *lg)
 	for (int i = 0; i < lg->n_conns; i++)
 		if (lg->conns[i].bev)
 			bufferevent_free(lg->conns[i].bev);
-	if (lg->prober) {
-		if (lg->prober->bev)
-			bufferevent_free(lg->prober->bev);
-		free(lg->prober);
-		event_free(lg->ev_verdict);
-	}
 	event_free(lg->ev_start);
 	event_free(lg->ev_end);
 	event_free(lg->ev_connect_timeout);
@@ -746,7 +736,7 @@ static void prober_start(struct lg *lg, double verdict_ms)
 	p->addr = lg->addr;
 	p->verdict_req = lg->verdict_req;
 	p->base = event_base_new();
-	if (!p->base || event_base_priority_init(p->base, N_PRIOS) < 0)
+	if (!p->base)
 		die("cannot create the prober's event loop");
 	p->prober = calloc(1, sizeof(*p->prober));
 	if (!p->prober)
