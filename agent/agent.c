@@ -1,5 +1,7 @@
 #include "agent.h"
 #include "checks.h"
+#include "helper.h"
+#include "probe_netns.h"
 
 #include <string.h>
 
@@ -36,6 +38,7 @@ void agent_opts_clear(struct agent_opts *o)
 	free(o->host_root);
 	free(o->node);
 	free(o->probe_targets_file);
+	free(o->probe_netns);
 	free(o->aggregator_url);
 	free(o->ca_file);
 	free(o->token_file);
@@ -56,6 +59,60 @@ static bool left_out(const struct agent_opts *o, const char *id, const char **wh
 		return true;
 	}
 	return false;
+}
+
+bool agent_network_check(const char *id)
+{
+	for (size_t i = 0; i < helper_network_checks_len; i++)
+		if (streq(helper_network_checks[i], id))
+			return true;
+	return false;
+}
+
+/* A network check that cannot probe from the namespace it was asked to
+ * probe from decides nothing: from another network its answer would be
+ * about another path. */
+static void netns_unknown(struct agent_ctx *ctx, const char *id, const char *err)
+{
+	struct finding *f = agent_finding(ctx, id);
+	finding_set(f, STATUS_UNKNOWN, "not probed: cannot enter the network namespace %s",
+		    ctx->opts->probe_netns);
+	kv_add_str(&f->evidence, "probe_netns", ctx->opts->probe_netns);
+	kv_add_str(&f->evidence, "error", err);
+	finding_remedy(
+	    f, "%s",
+	    "Entering the host's network namespace needs CAP_SYS_ADMIN and the host's "
+	    "PID namespace (the DaemonSet in deploy/ runs privileged with hostPID and "
+	    "--probe-netns=/proc/1/ns/net); on the host itself, leave --probe-netns out.");
+}
+
+/* The NFS probe without endpoints says SKIP without going to the network:
+ * a namespace it cannot enter changes nothing of that. */
+static bool nothing_to_probe(const struct agent_ctx *ctx, const char *id)
+{
+	const struct probe_targets *t = &ctx->opts->targets;
+	return streq(id, "host.nfs.probe") && t->nfs_endpoints.n == 0 && !t->canary_export;
+}
+
+void agent_run_check(struct agent_ctx *ctx, size_t i)
+{
+	const char *id = host_checks[i].id;
+	const char *netns = NULL, *err = NULL;
+	bool net = ctx->opts->probe_netns && agent_network_check(id) && !nothing_to_probe(ctx, id);
+	if (net && probe_netns_enter(ctx->opts->probe_netns, &netns, &err) < 0) {
+		netns_unknown(ctx, id, err);
+		return;
+	}
+	struct finding_list *l = &ctx->report->results;
+	size_t before = l->n;
+	host_checks[i].run(ctx, id);
+	if (l->n == before) {
+		/* A check that added nothing has decided nothing. */
+		finding_set(agent_finding(ctx, id), STATUS_UNKNOWN, "the check produced no result");
+		return;
+	}
+	for (size_t j = before; net && j < l->n; j++)
+		kv_add_str(&l->items[j].evidence, "network_namespace", netns);
 }
 
 void agent_run_checks(struct agent_ctx *ctx)
@@ -82,13 +139,7 @@ void agent_run_checks(struct agent_ctx *ctx)
 			finding_set(f, STATUS_SKIP, "%s", why);
 			continue;
 		}
-		size_t before = r->results.n;
-		host_checks[i].run(ctx, host_checks[i].id);
-		if (r->results.n == before) {
-			/* A check that added nothing has decided nothing. */
-			struct finding *f = agent_finding(ctx, host_checks[i].id);
-			finding_set(f, STATUS_UNKNOWN, "the check produced no result");
-		}
+		agent_run_check(ctx, i);
 	}
 	facts_collect(ctx);
 	r->sent_ns = util_now_realtime_ns();

@@ -25,6 +25,7 @@ struct agent_opts {
 	int timeout_s;		/* per network probe (default 10) */
 	struct strv skip, only; /* check IDs */
 	char *probe_targets_file;
+	char *probe_netns; /* the network checks probe from this namespace (probe_netns.h) */
 	struct probe_targets targets;
 	struct agent_thresholds thr;
 	/* `run` only */
@@ -57,6 +58,12 @@ bool agent_result(const struct agent_ctx *ctx, const char *id, enum status *ret)
 
 void agent_opts_init(struct agent_opts *o);
 void agent_opts_clear(struct agent_opts *o);
+
+/* Whether id goes to the network (run by the daemon in a helper process). */
+bool agent_network_check(const char *id);
+/* Run row i of the check table: a check that adds nothing is UNKNOWN; a
+ * network check runs from opts->probe_netns when one is set. */
+void agent_run_check(struct agent_ctx *ctx, size_t i);
 
 /* Run every check of the table in order (honouring skip/only: a left-out
  * check yields SKIP), then collect facts. Fills r's header too. */

@@ -132,6 +132,8 @@ int config_parse(const uint8_t *buf, size_t len, const char *name, struct agent_
 			r = set_str(name, k, v, &o->token_file, err, errlen);
 		else if (streq(k, "probe_targets"))
 			r = set_str(name, k, v, &o->probe_targets_file, err, errlen);
+		else if (streq(k, "probe_netns"))
+			r = set_str(name, k, v, &o->probe_netns, err, errlen);
 		else if (streq(k, "timeout")) {
 			if ((r = set_int(name, k, v, 1, 600, &i, err, errlen)) == 0)
 				o->timeout_s = (int)i;

@@ -409,7 +409,7 @@ int helper_start_probe(struct helper *h, const struct agent_opts *o, const struc
 	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
 	json_object *tj = probe_targets_to_json(&o->targets);
 	const char *targets = json_object_to_json_string_ext(tj, JSON_C_TO_STRING_PLAIN);
-	msgpack_pack_map(&pk, 6);
+	msgpack_pack_map(&pk, 7);
 	pack_str(&pk, "checks");
 	msgpack_pack_array(&pk, ids->n);
 	for (size_t i = 0; i < ids->n; i++)
@@ -419,6 +419,7 @@ int helper_start_probe(struct helper *h, const struct agent_opts *o, const struc
 	pack_key_int(&pk, "timeout_s", o->timeout_s);
 	pack_key_str(&pk, "targets", targets);
 	pack_key_str(&pk, "probe_targets_file", o->probe_targets_file);
+	pack_key_str(&pk, "probe_netns", o->probe_netns);
 	json_object_put(tj);
 	return start_job(&sb, h, "probe", timeout_ns, err, errlen);
 }
@@ -616,14 +617,6 @@ static bool wanted(const msgpack_object *checks, const char *id)
 	return false;
 }
 
-static bool network_check(const char *id)
-{
-	for (size_t i = 0; i < helper_network_checks_len; i++)
-		if (streq(helper_network_checks[i], id))
-			return true;
-	return false;
-}
-
 static int run_probe(struct agent_opts *o, const msgpack_object *checks)
 {
 	struct node_report rep = {0};
@@ -640,13 +633,8 @@ static int run_probe(struct agent_opts *o, const msgpack_object *checks)
 	 * in table order, and a check that adds nothing is UNKNOWN. */
 	for (size_t i = 0; i < host_checks_len; i++) {
 		const char *id = host_checks[i].id;
-		if (!network_check(id) || !wanted(checks, id))
-			continue;
-		size_t before = rep.results.n;
-		host_checks[i].run(&ctx, id);
-		if (rep.results.n == before)
-			finding_set(agent_finding(&ctx, id), STATUS_UNKNOWN,
-				    "the check produced no result");
+		if (agent_network_check(id) && wanted(checks, id))
+			agent_run_check(&ctx, i);
 	}
 	hostroot_close(&ctx.root);
 	rep.sent_ns = util_now_realtime_ns();
@@ -683,6 +671,7 @@ static int job_probe(const msgpack_object *m)
 	o.host_root = xstrdup(root);
 	o.node = field_str(m, "node");
 	o.probe_targets_file = field_str(m, "probe_targets_file");
+	o.probe_netns = field_str(m, "probe_netns");
 	o.timeout_s = (int)timeout;
 	char err[256];
 	int code = 2;

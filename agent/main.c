@@ -18,9 +18,11 @@ static _Noreturn void usage(FILE *f, int code)
 	      "  hvready-agent check [--host-root DIR] [--node NAME] [--format text|json|msgpack]\n"
 	      "                      [--output FILE] [--probe-targets FILE] [--config FILE]\n"
 	      "                      [--timeout SEC] [--skip ID,...] [--only ID,...]\n"
+	      "                      [--probe-netns PATH]\n"
 	      "  hvready-agent run   [--config FILE] --aggregator URL [--ca-file FILE]\n"
 	      "                      [--token-file FILE] [--interval SEC] [--host-root DIR]\n"
 	      "                      [--node NAME] [--skip ID,...] [--probe-targets FILE]\n"
+	      "                      [--probe-netns PATH]\n"
 	      "  hvready-agent --version\n"
 	      "\n"
 	      "Exit status: 0 ready (PASS/WARN), 1 not ready (FAIL), 2 usage or input error,\n"
@@ -43,6 +45,7 @@ enum {
 	OPT_CA_FILE,
 	OPT_TOKEN_FILE,
 	OPT_INTERVAL,
+	OPT_PROBE_NETNS,
 };
 
 struct cli {
@@ -68,6 +71,7 @@ static void parse(int argc, char **argv, bool run, struct agent_opts *o, struct 
 	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
 	    {"skip", required_argument, NULL, OPT_SKIP},
 	    {"only", required_argument, NULL, OPT_ONLY},
+	    {"probe-netns", required_argument, NULL, OPT_PROBE_NETNS},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -82,6 +86,7 @@ static void parse(int argc, char **argv, bool run, struct agent_opts *o, struct 
 	    {"skip", required_argument, NULL, OPT_SKIP},
 	    {"probe-targets", required_argument, NULL, OPT_PROBE},
 	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+	    {"probe-netns", required_argument, NULL, OPT_PROBE_NETNS},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -137,6 +142,9 @@ static void parse(int argc, char **argv, bool run, struct agent_opts *o, struct 
 			break;
 		case OPT_TOKEN_FILE:
 			set_str(&o->token_file, optarg);
+			break;
+		case OPT_PROBE_NETNS:
+			set_str(&o->probe_netns, optarg);
 			break;
 		case OPT_INTERVAL:
 			o->interval_s = cli_seconds("--interval", optarg, 86400);

@@ -66,6 +66,10 @@ for overlay in ("standard", "node-conditions"):
     auds = [s["serviceAccountToken"]["audience"] for v in ds["volumes"] if "projected" in v
             for s in v["projected"]["sources"] if "serviceAccountToken" in s]
     assert auds == ["hvready"], auds
+    # The probes run in the host's network namespace (/proc/1 is the host's
+    # init only with hostPID); the pod keeps its own network for the reports.
+    assert ds.get("hostPID") is True and not ds.get("hostNetwork"), ds
+    assert "--probe-netns=/proc/1/ns/net" in ds["containers"][0]["args"], ds["containers"][0]["args"]
     hr = [m for m in ds["containers"][0]["volumeMounts"] if m["mountPath"] == "/host"]
     assert hr and hr[0]["readOnly"] is True
     np = find(docs, "NetworkPolicy", "hvready-aggregator")
