@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 struct finding *agent_finding(struct agent_ctx *ctx, const char *id)
@@ -100,6 +101,16 @@ void agent_run_checks(struct agent_ctx *ctx)
 	r->sent_ns = util_now_realtime_ns();
 }
 
+/* systemd's is_localhost(): such a static hostname counts as unset, and the kernel's
+ * (DHCP's, the installer's) is the one in use. */
+static bool is_localhost(const char *h)
+{
+	return strcasecmp(h, "localhost") == 0 || strcasecmp(h, "localhost.") == 0 ||
+	       strcasecmp(h, "localhost.localdomain") == 0 ||
+	       strcasecmp(h, "localhost.localdomain.") == 0 || endswith(h, ".localhost") ||
+	       endswith(h, ".localhost.");
+}
+
 /* hostname(5): the first line that is neither blank nor a comment. */
 static char *etc_hostname(const struct hostroot *root)
 {
@@ -113,7 +124,7 @@ static char *etc_hostname(const struct hostroot *root)
 			*next++ = '\0';
 		char *s = strstrip(line);
 		if (*s && *s != '#')
-			return xstrdup(s);
+			return is_localhost(s) ? NULL : xstrdup(s);
 	}
 	return NULL;
 }

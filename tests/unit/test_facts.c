@@ -353,6 +353,12 @@ static void test_hostname_file_comments(void **state)
 	h = agent_hostname(&hr);
 	assert_string_equal(h, "node-from-kernel");
 	free(h);
+	/* A RHEL image's placeholder: systemd uses the kernel's (DHCP) hostname instead. */
+	const char *l = "localhost.localdomain\n";
+	a_tmp_write(root, "etc/hostname", l, strlen(l));
+	h = agent_hostname(&hr);
+	assert_string_equal(h, "node-from-kernel");
+	free(h);
 	hostroot_close(&hr);
 	a_tmp_clean(root);
 }
