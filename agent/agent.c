@@ -2,8 +2,13 @@
 #include "checks.h"
 #include "helper.h"
 #include "probe_netns.h"
+#include "sys_uts.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 struct finding *agent_finding(struct agent_ctx *ctx, const char *id)
 {
@@ -121,7 +126,9 @@ void agent_run_checks(struct agent_ctx *ctx)
 	if (!r->hostname)
 		r->hostname = agent_hostname(&ctx->root);
 	if (!r->node)
-		r->node = xstrdup(ctx->opts->node ? ctx->opts->node : r->hostname);
+		r->node = xstrdup(ctx->opts->node ? ctx->opts->node
+				  : r->hostname	  ? r->hostname
+						  : "unknown");
 	if (!r->agent_version)
 		r->agent_version = xstrdup(HVREADY_VERSION);
 	if (!r->boot_id) {
@@ -145,14 +152,63 @@ void agent_run_checks(struct agent_ctx *ctx)
 	r->sent_ns = util_now_realtime_ns();
 }
 
-char *agent_hostname(const struct hostroot *root)
+/* systemd's is_localhost(): such a static hostname counts as unset, and the kernel's
+ * (DHCP's, the installer's) is the one in use. */
+static bool is_localhost(const char *h)
 {
+	return strcasecmp(h, "localhost") == 0 || strcasecmp(h, "localhost.") == 0 ||
+	       strcasecmp(h, "localhost.localdomain") == 0 ||
+	       strcasecmp(h, "localhost.localdomain.") == 0 || endswith(h, ".localhost") ||
+	       endswith(h, ".localhost.");
+}
+
+/* hostname(5): the first line that is neither blank nor a comment. */
+static char *etc_hostname(const struct hostroot *root)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	if (hostroot_read(root, "etc/hostname", 4096, &buf, &len) < 0 || memchr(buf, '\0', len))
+		return NULL;
+	for (char *line = buf, *next; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *s = strstrip(line);
+		if (*s && *s != '#')
+			return is_localhost(s) ? NULL : xstrdup(s);
+	}
+	return NULL;
+}
+
+char *agent_kernel_hostname(const struct hostroot *root)
+{
+	char host_ns[64], own_ns[64], name[256];
+	_cleanup_close_ int nsdir = hostroot_openat(root, "proc/1/ns", O_PATH | O_DIRECTORY);
+	/* No proc/1/ns under the root (a copied tree, no /proc): only the file is left. */
+	if (nsdir != -ENOENT) {
+		ssize_t a = nsdir >= 0 ? readlinkat(nsdir, "uts", host_ns, sizeof(host_ns)) : -1;
+		ssize_t b = readlink("/proc/self/ns/uts", own_ns, sizeof(own_ns));
+		/* Whose namespace the file would show cannot be told. */
+		if (a <= 0 || b <= 0)
+			return NULL;
+		if (a != b || memcmp(host_ns, own_ns, (size_t)a) != 0) {
+			/* Another UTS namespace (a pod without hostNetwork): the file gives the
+			 * pod's name. Ask PID 1's namespace, or know nothing. */
+			_cleanup_close_ int fd = openat(nsdir, "uts", O_RDONLY | O_CLOEXEC);
+			if (fd < 0 || sys_uts_nodename(fd, name, sizeof(name)) < 0 || !*name)
+				return NULL;
+			return xstrdup(name);
+		}
+	}
 	char *h = NULL;
-	if (hostroot_read_line(root, "etc/hostname", &h) == 0 && *h && h[0] != '#')
-		return h;
-	free(h);
 	if (hostroot_read_line(root, "proc/sys/kernel/hostname", &h) == 0 && *h)
 		return h;
 	free(h);
-	return xstrdup("unknown");
+	return NULL;
+}
+
+char *agent_hostname(const struct hostroot *root)
+{
+	char *h = etc_hostname(root);
+	return h ? h : agent_kernel_hostname(root);
 }

@@ -69,5 +69,10 @@ void agent_run_check(struct agent_ctx *ctx, size_t i);
  * check yields SKIP), then collect facts. Fills r's header too. */
 void agent_run_checks(struct agent_ctx *ctx);
 
-/* The host root's hostname (/etc/hostname, else /proc/sys/kernel/hostname). */
+/* The host root's hostname: /etc/hostname (its first line that is not blank or a
+ * comment), else the host's kernel hostname; NULL when neither is known. */
 char *agent_hostname(const struct hostroot *root);
+/* The kernel hostname of the host root's PID 1: proc/sys/kernel/hostname when the
+ * agent shares PID 1's UTS namespace, else read from inside that namespace
+ * (sys_uts); NULL when it cannot be read (never the agent's own pod name). */
+char *agent_kernel_hostname(const struct hostroot *root);

@@ -300,19 +300,7 @@ static int load_containerd(struct eval *e, char *err, size_t errlen)
 	add_source(ev, KEY "_source", e->set.file, e->set.line);
 
 	/* The option under another table is a near miss containerd ignores. */
-	struct strv all = {0};
-	containerd_config_find_key(&e->cc, KEY, &all, 16);
-	_cleanup_free_ char *want = xasprintf(": plugins.\"%s\".%s", e->plugin, KEY);
-	_cleanup_free_ char *want_v1 = xasprintf(": plugins.\"io.containerd.grpc.v1.cri\".%s", KEY);
-	for (size_t i = 0; i < all.n; i++) {
-		bool counts =
-		    endswith(all.items[i], want) ||
-		    (e->cc.version <= 1 && (endswith(all.items[i], ": plugins.cri." KEY) ||
-					    endswith(all.items[i], want_v1)));
-		if (!counts)
-			strv_add(&e->misplaced, all.items[i]);
-	}
-	strv_clear(&all);
+	containerd_config_find_ignored(&e->cc, e->plugin, KEY, &e->misplaced, 16);
 	if (e->misplaced.n) {
 		struct value_list *l = kv_add_list(ev, "ignored_settings");
 		for (size_t i = 0; i < e->misplaced.n; i++)

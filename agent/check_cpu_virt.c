@@ -67,11 +67,20 @@ static void judge_x86(struct agent_ctx *ctx, struct finding *f, const struct cpu
 	kv_add_str(&f->evidence, "virt_flag", flag ? flag : "none");
 	kv_add_str(&f->evidence, "host.kvm", kvm_name);
 	if (flag) {
-		finding_set(f, STATUS_PASS, "%s (%s)%s", flag,
+		/* Intel's flag disappears when the firmware disables VT-x (Linux 5.6+,
+		 * feat_ctl.c); AMD's svm stays while VM_CR.SVMDIS turns it off, so a
+		 * failing host.kvm is then most likely the firmware. */
+		const char *kvm_note =
+		    kvm != STATUS_FAIL	 ? ""
+		    : streq(flag, "svm") ? "; but KVM does not work (host.kvm FAIL): the svm flag "
+					   "stays visible while the firmware disables SVM"
+					 : "; but KVM does not work (host.kvm FAIL)";
+		finding_set(f, STATUS_PASS, "%s (%s)%s%s", flag,
 			    streq(flag, "vmx") ? "Intel VT-x" : "AMD-V",
 			    vm ? "; the node is a VM and its hypervisor passes it through (nested "
 				 "virtualization)"
-			       : "");
+			       : "",
+			    kvm_note);
 		return;
 	}
 	if (kvm == STATUS_PASS) {

@@ -24,8 +24,13 @@ static void note(struct strv *v, char *owned)
 
 static void add_file(struct containerd_config *c, const char *path, struct toml_table *root)
 {
+	const struct toml_value *v = toml_table_get(root, "version");
 	util_grow((void **)&c->files, &c->cap, c->n + 1, sizeof(struct containerd_file));
-	c->files[c->n++] = (struct containerd_file){.path = xstrdup(path), .root = root};
+	c->files[c->n++] = (struct containerd_file){
+	    .path = xstrdup(path),
+	    .root = root,
+	    .version = v && v->type == TOML_INTEGER ? v->i : 0,
+	};
 }
 
 static int parse_one(const uint8_t *buf, size_t len, const char *name, struct toml_table **ret,
@@ -229,25 +234,55 @@ static const struct toml_value *plugin_table(const struct toml_table *root, cons
 	return v && v->type == TOML_TABLE ? v : NULL;
 }
 
+/* containerd 2.x migrates a file older than version 3 before merging it; only the
+ * CRI runtime plugin's options matter here. */
+static bool migrated(const struct containerd_config *c, const struct containerd_file *f,
+		     const char *plugin)
+{
+	return c->version >= 3 && f->version < 3 && streq(plugin, containerd_cri_runtime_plugin(3));
+}
+
+/* The pre-v3 CRI table of f that the migration reads: version 1 files may name it "cri". */
+static const struct toml_value *old_cri_table(const struct containerd_file *f)
+{
+	const struct toml_value *sec = plugin_table(f->root, "io.containerd.grpc.v1.cri", 2);
+	if (!sec && f->version <= 1)
+		sec = plugin_table(f->root, "cri", 2);
+	return sec;
+}
+
+static const struct toml_value *table_key(const struct toml_value *sec, const char *key)
+{
+	return sec ? toml_table_get(sec->t, key) : NULL;
+}
+
 void containerd_config_plugin_key(const struct containerd_config *c, const char *plugin,
 				  const char *key, struct containerd_setting *ret)
 {
 	*ret = (struct containerd_setting){0};
 	for (size_t i = 0; i < c->n; i++) {
-		const struct toml_value *sec = plugin_table(c->files[i].root, plugin, c->version);
-		if (!sec)
-			continue;
-		const struct toml_value *v = toml_table_get(sec->t, key);
+		const struct containerd_file *f = &c->files[i];
+		const struct toml_value *sec = plugin_table(f->root, plugin, c->version);
+		const struct toml_value *v = table_key(sec, key);
+		/* The migration copies a key only where the new table does not have it. */
+		if (!v && migrated(c, f, plugin))
+			v = table_key(old_cri_table(f), key);
 		if (c->version >= 3) {
 			/* Key-level merge: a later file only wins where it sets the key. */
 			if (v)
-				*ret = (struct containerd_setting){v, c->files[i].path, v->line};
-		} else {
+				*ret = (struct containerd_setting){v, f->path, v->line};
+		} else if (sec) {
 			/* Section replace: the last file with the section decides, set or not. */
-			*ret = (struct containerd_setting){v, v ? c->files[i].path : NULL,
-							   v ? v->line : 0};
+			*ret = (struct containerd_setting){v, v ? f->path : NULL, v ? v->line : 0};
 		}
 	}
+}
+
+/* prefix.k, k quoted when it is not a bare key. */
+static char *path_join(const char *prefix, const char *k)
+{
+	bool needs_quote = strpbrk(k, ". \"'") || !*k;
+	return xasprintf(needs_quote ? "%s%s\"%s\"" : "%s%s%s", prefix, *prefix ? "." : "", k);
 }
 
 static void find_in(const struct toml_table *t, const char *file, const char *key,
@@ -256,9 +291,7 @@ static void find_in(const struct toml_table *t, const char *file, const char *ke
 	for (size_t i = 0; i < t->n && ret->n < max; i++) {
 		const struct toml_kv *kv = &t->items[i];
 		const char *k = kv->key;
-		bool needs_quote = strpbrk(k, ". \"'") || !*k;
-		char *path =
-		    xasprintf(needs_quote ? "%s%s\"%s\"" : "%s%s%s", prefix, *prefix ? "." : "", k);
+		char *path = path_join(prefix, k);
 		if (streq(k, key)) {
 			note(ret, xasprintf("%s:%u: %s", file, kv->val.line, path));
 		}
@@ -273,5 +306,50 @@ void containerd_config_find_key(const struct containerd_config *c, const char *k
 {
 	for (size_t i = 0; i < c->n; i++) {
 		find_in(c->files[i].root, c->files[i].path, key, "", ret, max);
+	}
+}
+
+/* ": plugins.<table>.<key>", the way find_in() ends a place. */
+static char *place_suffix(const char *table, const char *key)
+{
+	_cleanup_free_ char *t = path_join("plugins", table);
+	_cleanup_free_ char *p = path_join(t, key);
+	return xasprintf(": %s", p);
+}
+
+/* The tables of f whose key containerd reads as plugins.<plugin>.<key>. */
+static void read_tables(const struct containerd_config *c, const struct containerd_file *f,
+			const char *plugin, const char *key, struct strv *ret)
+{
+	strv_add(ret, plugin);
+	/* Version 1 files may name the CRI plugin by its full URI. */
+	if (c->version <= 1 && streq(plugin, "cri"))
+		strv_add(ret, "io.containerd.grpc.v1.cri");
+	if (!migrated(c, f, plugin) || table_key(plugin_table(f->root, plugin, c->version), key))
+		return;
+	strv_add(ret, "io.containerd.grpc.v1.cri");
+	if (f->version <= 1 && !plugin_table(f->root, "io.containerd.grpc.v1.cri", 2))
+		strv_add(ret, "cri");
+}
+
+void containerd_config_find_ignored(const struct containerd_config *c, const char *plugin,
+				    const char *key, struct strv *ret, size_t max)
+{
+	for (size_t i = 0; i < c->n && ret->n < max; i++) {
+		struct strv places = {0}, tables = {0}, read = {0};
+		find_in(c->files[i].root, c->files[i].path, key, "", &places, max);
+		read_tables(c, &c->files[i], plugin, key, &tables);
+		for (size_t t = 0; t < tables.n; t++)
+			note(&read, place_suffix(tables.items[t], key));
+		for (size_t p = 0; p < places.n && ret->n < max; p++) {
+			bool counts = false;
+			for (size_t t = 0; t < read.n && !counts; t++)
+				counts = endswith(places.items[p], read.items[t]);
+			if (!counts)
+				strv_add(ret, places.items[p]);
+		}
+		strv_clear(&places);
+		strv_clear(&tables);
+		strv_clear(&read);
 	}
 }

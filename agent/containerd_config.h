@@ -9,6 +9,12 @@
  *  - version 1 and 2 (containerd 1.x): an imported file that has a plugin's
  *    section replaces that whole section.
  *
+ * containerd 2.x migrates every file older than version 3 before it merges it
+ * (a drop-in without `version` is version 1): the CRI runtime options of
+ * [plugins."io.containerd.grpc.v1.cri"] (or [plugins.cri]) move to
+ * [plugins."io.containerd.cri.v1.runtime"], unless the file sets them there too.
+ * So under a version 3 main file, an imported v1/v2 drop-in's old-style option counts.
+ *
  * All paths are host paths, read under the host root.
  */
 #pragma once
@@ -22,6 +28,7 @@
 struct containerd_file {
 	char *path; /* host path, absolute */
 	struct toml_table *root;
+	int64_t version; /* its own `version`; 0 when absent */
 };
 
 struct containerd_config {
@@ -57,3 +64,9 @@ void containerd_config_plugin_key(const struct containerd_config *c, const char 
 /* Every place key appears in any file, as "FILE:LINE: dotted.path" (at most max). */
 void containerd_config_find_key(const struct containerd_config *c, const char *key,
 				struct strv *ret, size_t max);
+
+/* The places of key (as containerd_config_find_key() gives them) that containerd does
+ * not read as plugins.<plugin>.<key>: another table, or an old table it does not
+ * migrate. */
+void containerd_config_find_ignored(const struct containerd_config *c, const char *plugin,
+				    const char *key, struct strv *ret, size_t max);

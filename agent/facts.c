@@ -88,9 +88,11 @@ void facts_collect(struct agent_ctx *ctx)
 	if (!have(ctx, "os_release"))
 		add_os_release(ctx);
 	if (!have(ctx, "hostname")) {
+		/* Not proc/sys/kernel/hostname directly: in a pod it is the pod's name. */
 		_cleanup_free_ char *h = r->hostname ? NULL : agent_hostname(&ctx->root);
-		add_string_fact(ctx, "hostname", r->hostname ? r->hostname : h,
-				"proc/sys/kernel/hostname");
+		const char *v = r->hostname ? r->hostname : h;
+		if (v && *v && !streq(v, "unknown"))
+			kv_add_str(&r->facts, "hostname", v);
 	}
 	if (!have(ctx, "boot_id"))
 		add_string_fact(ctx, "boot_id", r->boot_id, "proc/sys/kernel/random/boot_id");

@@ -88,11 +88,11 @@ static int parse_line(const char *line, size_t len, struct mountinfo_entry *e)
 	unsigned long id, parent;
 	if (!parse_uint(f[0], fl[0], 0x7fffffff, &id) ||
 	    !parse_uint(f[1], fl[1], 0x7fffffff, &parent) ||
-	    !parse_devno(f[2], fl[2], &e->major, &e->minor) || fl[3] == 0 || f[3][0] != '/' ||
-	    f[4][0] != '/')
+	    !parse_devno(f[2], fl[2], &e->major, &e->minor) || fl[3] == 0 || f[4][0] != '/')
 		return -EINVAL;
 	e->id = (int)id;
 	e->parent = (int)parent;
+	/* Not always a path: nsfs shows "net:[4026532587]" (every CNI-pinned pod netns). */
 	e->root = unescape(f[3], fl[3]);
 	e->mount_point = unescape(f[4], fl[4]);
 	e->mount_opts = xstrndup(f[5], fl[5]);

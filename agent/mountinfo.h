@@ -14,7 +14,7 @@
 struct mountinfo_entry {
 	int id, parent;
 	unsigned major, minor;
-	char *root;	   /* root of the mount within its filesystem */
+	char *root;	   /* root of the mount within its filesystem ("net:[N]" for nsfs) */
 	char *mount_point; /* unescaped */
 	char *mount_opts;  /* per-mount options: rw|ro,... */
 	char *fstype;

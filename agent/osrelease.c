@@ -115,7 +115,8 @@ enum os_family osrelease_family(const struct osrelease *o)
 
 bool osrelease_transactional(const struct osrelease *o)
 {
-	return streq(o->id, "sle-micro") || streq(o->id, "sl-micro") ||
+	/* "sle-micro-rancher": SLE Micro for Rancher and Harvester's OS. */
+	return startswith(o->id, "sle-micro") || streq(o->id, "sl-micro") ||
 	       streq(o->id, "opensuse-microos") || streq(o->id, "opensuse-leap-micro") ||
 	       (osrelease_family(o) == OS_FAMILY_SUSE && word_in(o->id_like, "microos"));
 }

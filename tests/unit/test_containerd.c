@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "checks.h"
 #include "containerd_config.h"
@@ -128,6 +129,82 @@ static void test_v2_imports_replace_sections(void **state)
 				     "device_ownership_from_security_context", &s);
 	assert_null(s.value);
 	assert_null(s.file);
+	containerd_config_clear(&c);
+	scratch_remove();
+}
+
+/* containerd 2.x migrates every file older than version 3 before it merges it
+ * (LoadConfigWithPlugins; the CRI runtime plugin's configMigration moves its keys
+ * from io.containerd.grpc.v1.cri, never over a key the file sets in the new table). */
+static void test_v3_migrates_older_imports(void **state)
+{
+	char err[512] = "";
+	struct containerd_config c;
+	struct containerd_setting s;
+	struct strv ignored = {0};
+	scratch_new();
+	put("etc/containerd/config.toml",
+	    "version = 3\n"
+	    "imports = [\"/etc/containerd/conf.d/*.toml\"]\n"
+	    "[plugins.'io.containerd.grpc.v1.cri']\n"
+	    "  device_ownership_from_security_context = true # not read: a v3 file\n"
+	    "[plugins.'io.containerd.cri.v1.runtime']\n"
+	    "  device_ownership_from_security_context = false\n");
+	put("etc/containerd/conf.d/10-v2.toml",
+	    "version = 2\n"
+	    "[plugins.\"io.containerd.grpc.v1.cri\"]\n"
+	    "  device_ownership_from_security_context = true\n");
+	load_scratch("/etc/containerd/config.toml", &c, 0, err, sizeof(err));
+	containerd_config_plugin_key(&c, containerd_cri_runtime_plugin(c.version),
+				     "device_ownership_from_security_context", &s);
+	assert_non_null(s.value);
+	assert_true(s.value->b);
+	assert_string_equal(s.file, "/etc/containerd/conf.d/10-v2.toml");
+	assert_int_equal(s.line, 3);
+	containerd_config_find_ignored(&c, containerd_cri_runtime_plugin(c.version),
+				       "device_ownership_from_security_context", &ignored, 8);
+	assert_int_equal(ignored.n, 1);
+	assert_string_equal(ignored.items[0], "/etc/containerd/config.toml:4: "
+					      "plugins.\"io.containerd.grpc.v1.cri\"."
+					      "device_ownership_from_security_context");
+	strv_clear(&ignored);
+	containerd_config_clear(&c);
+
+	/* An unversioned file is version 1: "cri" is io.containerd.grpc.v1.cri, and a key
+	 * the file sets in the new table wins over the old one. */
+	put("etc/containerd/conf.d/20-v1.toml",
+	    "[plugins.cri]\n  device_ownership_from_security_context = false\n");
+	put("etc/containerd/conf.d/30-both.toml",
+	    "version = 2\n"
+	    "[plugins.\"io.containerd.cri.v1.runtime\"]\n"
+	    "  device_ownership_from_security_context = true\n"
+	    "[plugins.\"io.containerd.grpc.v1.cri\"]\n"
+	    "  device_ownership_from_security_context = false\n");
+	load_scratch("/etc/containerd/config.toml", &c, 0, err, sizeof(err));
+	containerd_config_plugin_key(&c, containerd_cri_runtime_plugin(c.version),
+				     "device_ownership_from_security_context", &s);
+	assert_true(s.value->b);
+	assert_string_equal(s.file, "/etc/containerd/conf.d/30-both.toml");
+	assert_int_equal(s.line, 3);
+	containerd_config_find_ignored(&c, containerd_cri_runtime_plugin(c.version),
+				       "device_ownership_from_security_context", &ignored, 8);
+	/* The old table's key in 30-both.toml is dropped by the migration. */
+	assert_int_equal(ignored.n, 2);
+	assert_string_equal(ignored.items[1], "/etc/containerd/conf.d/30-both.toml:5: "
+					      "plugins.\"io.containerd.grpc.v1.cri\"."
+					      "device_ownership_from_security_context");
+	strv_clear(&ignored);
+	containerd_config_clear(&c);
+
+	/* Without the 30- file, the version 1 drop-in's false is the last word. */
+	char full[512];
+	snprintf(full, sizeof(full), "%s/etc/containerd/conf.d/30-both.toml", scratch);
+	assert_int_equal(unlink(full), 0);
+	load_scratch("/etc/containerd/config.toml", &c, 0, err, sizeof(err));
+	containerd_config_plugin_key(&c, containerd_cri_runtime_plugin(c.version),
+				     "device_ownership_from_security_context", &s);
+	assert_false(s.value->b);
+	assert_string_equal(s.file, "/etc/containerd/conf.d/20-v1.toml");
 	containerd_config_clear(&c);
 	scratch_remove();
 }
@@ -380,6 +457,9 @@ static void test_check_pass(void **state)
 	expect("c-rke2-unrendered", STATUS_PASS, "has not been rendered yet", "");
 	expect("c-k3s-nonroot", STATUS_PASS, "/var/lib/rancher/k3s/agent/etc/containerd", "");
 	expect("c-containerd-v2-true", STATUS_PASS, "/etc/containerd/config.toml:11", "");
+	/* A version 2 drop-in under RKE2's version 3 config: containerd 2.x migrates it. */
+	expect("c-rke2-dropin-v2-migrated", STATUS_PASS,
+	       "config-v3.toml.d/50-cdi.toml:9) and it survives restarts", "");
 }
 
 static void test_check_warn(void **state)
@@ -478,6 +558,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_v3_imports_merge_per_key),
 	    cmocka_unit_test(test_v2_imports_replace_sections),
+	    cmocka_unit_test(test_v3_migrates_older_imports),
 	    cmocka_unit_test(test_load_errors),
 	    cmocka_unit_test(test_find_key),
 	    cmocka_unit_test(test_rke2_values),

@@ -8,8 +8,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/timex.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "a_fixture.h"
 #include "osrelease_kv.h"
@@ -328,6 +334,121 @@ static void test_osrelease_fallback(void **state)
 	a_tmp_clean(root);
 }
 
+/* hostname(5) allows comment lines; cloud images start the file with one. */
+static void test_hostname_file_comments(void **state)
+{
+	char *root = a_tmp_root();
+	const char *t = "# Managed by cloud-init\n\n  worker-7  \nignored\n";
+	a_tmp_write(root, "etc/hostname", t, strlen(t));
+	struct hostroot hr;
+	assert_int_equal(hostroot_open(&hr, root), 0);
+	char *h = agent_hostname(&hr);
+	assert_string_equal(h, "worker-7");
+	free(h);
+	/* Only comments, and no proc/1/ns under the root: the kernel's, from the file. */
+	const char *c = "# none\n";
+	a_tmp_write(root, "etc/hostname", c, strlen(c));
+	const char *k = "node-from-kernel\n";
+	a_tmp_write(root, "proc/sys/kernel/hostname", k, strlen(k));
+	h = agent_hostname(&hr);
+	assert_string_equal(h, "node-from-kernel");
+	free(h);
+	/* A RHEL image's placeholder: systemd uses the kernel's (DHCP) hostname instead. */
+	const char *l = "localhost.localdomain\n";
+	a_tmp_write(root, "etc/hostname", l, strlen(l));
+	h = agent_hostname(&hr);
+	assert_string_equal(h, "node-from-kernel");
+	free(h);
+	hostroot_close(&hr);
+	a_tmp_clean(root);
+}
+
+static void write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		_exit(90);
+	close(fd);
+}
+
+/* Become root of a new user namespace when plain unshare(flags) is refused. */
+static bool enter(int flags)
+{
+	if (unshare(flags) == 0)
+		return true;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	if (unshare(CLONE_NEWUSER | flags) < 0)
+		return false;
+	char map[64];
+	write_file("/proc/self/setgroups", "deny");
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+	write_file("/proc/self/uid_map", map);
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
+	write_file("/proc/self/gid_map", map);
+	return true;
+}
+
+static int wait_child(pid_t pid)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 91;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 92;
+}
+
+/* The agent in its own UTS namespace (a DaemonSet pod without hostNetwork), PID 1 in
+ * the host's: the kernel hostname it reports is the host's, or none, never the pod's.
+ * Exit codes: 0 host's name, 1 none, 2 the pod's name, 77 namespaces unavailable. */
+static int pod_view(const char *host_name)
+{
+	if (!enter(CLONE_NEWNS | CLONE_NEWPID))
+		return 77;
+	pid_t init = fork();
+	if (init != 0)
+		return init < 0 ? 93 : wait_child(init);
+	/* PID 1 of the new PID namespace, in the original UTS namespace. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		_exit(77);
+	pid_t pod = fork();
+	if (pod == 0) {
+		if (unshare(CLONE_NEWUTS) < 0)
+			_exit(77);
+		const char *pod_name = "hvready-agent-x7k2p";
+		if (sethostname(pod_name, strlen(pod_name)) < 0)
+			_exit(77);
+		struct hostroot hr;
+		if (hostroot_open(&hr, "/") < 0)
+			_exit(94);
+		char *h = agent_kernel_hostname(&hr);
+		int rc = !h ? 1 : streq(h, host_name) ? 0 : streq(h, pod_name) ? 2 : 95;
+		free(h);
+		hostroot_close(&hr);
+		_exit(rc);
+	}
+	_exit(pod < 0 ? 93 : wait_child(pod));
+}
+
+static void test_kernel_hostname_from_a_pod(void **state)
+{
+	char host_name[256] = "";
+	assert_int_equal(gethostname(host_name, sizeof(host_name) - 1), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(pod_view(host_name));
+	int rc = wait_child(pid);
+	if (rc == 77)
+		skip();
+	/* 0 with CAP_SYS_ADMIN over the host's namespace, 1 without it. */
+	if (rc != 0 && rc != 1)
+		fail_msg("agent_kernel_hostname in a pod's UTS namespace: exit %d (2: it "
+			 "reported the pod's own name)",
+			 rc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +460,8 @@ int main(void)
 	    cmocka_unit_test(test_facts_json),
 	    cmocka_unit_test(test_osrelease_parser),
 	    cmocka_unit_test(test_osrelease_fallback),
+	    cmocka_unit_test(test_hostname_file_comments),
+	    cmocka_unit_test(test_kernel_hostname_from_a_pod),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

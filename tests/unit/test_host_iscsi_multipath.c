@@ -535,6 +535,21 @@ static void test_helpers(void **state)
 	assert_true(osrelease_transactional(&o));
 	osrelease_clear(&o);
 
+	/* A Harvester node's /etc/os-release (harvester/tests, SLE Micro 5.2 based; the same
+	 * ID is used by SLE Micro for Rancher): a read-only, image-based system. */
+	const char *harvester = "NAME=\"SLE Micro\"\nVERSION=\"5.2\"\nVERSION_ID=\"5.2\"\n"
+				"PRETTY_NAME=\"Harvester master\"\nID=\"sle-micro-rancher\"\n"
+				"ID_LIKE=\"suse\"\nVARIANT=\"Harvester\"\n";
+	osrelease_parse((const uint8_t *)harvester, strlen(harvester), &o);
+	assert_int_equal(osrelease_family(&o), OS_FAMILY_SUSE);
+	assert_true(osrelease_transactional(&o));
+	static const struct os_packages pk = {"open-iscsi", "open-iscsi", "iscsi-initiator-utils",
+					      "open-iscsi"};
+	char *hint = osrelease_install_hint(&o, &pk);
+	assert_string_equal(hint, "transactional-update pkg install open-iscsi, then reboot");
+	free(hint);
+	osrelease_clear(&o);
+
 	struct bctx b;
 	b_fixture(&b, "b-rhel9");
 	struct procs_found p;

@@ -342,6 +342,18 @@ static void test_cpu_svm_pass(void **state)
 	assert_string_equal(a_ev_str(f, "vendor"), "AuthenticAMD");
 	assert_string_equal(a_ev_str(f, "family_model_stepping"), "25/1/1");
 	assert_true(a_contains(f->message, "AMD-V"));
+	assert_false(a_contains(f->message, "host.kvm FAIL"));
+	a_fixture_close(&h);
+
+	/* SVM disabled in the firmware (a common server BIOS default): /proc/cpuinfo
+	 * still lists svm, kvm_amd refuses to load ("SVM disabled (by BIOS) in MSR_VM_CR"),
+	 * so there is no /dev/kvm. The flag is still the CPU's; the message says why KVM
+	 * fails. */
+	kvm_fails(SYS_KVM_STEP_STAT, ENOENT, -1);
+	f = run_cpu(&h, "a-slemicro-amd", true);
+	a_expect(f, STATUS_PASS);
+	assert_true(a_contains(f->message, "the svm flag stays visible while the firmware "
+					   "disables SVM"));
 	a_fixture_close(&h);
 }
 

@@ -110,6 +110,21 @@ static void test_debian12_own_mount(void **state)
 	b_close(&b);
 }
 
+/* A Kubernetes node: CNI pins each pod's network namespace under /run/netns, and the
+ * kernel shows those nsfs mounts' root as "net:[INODE]" (fs/nsfs.c nsfs_show_path),
+ * not a path. The line is valid; the check must still decide. */
+static void test_rke2_node_with_pod_netns(void **state)
+{
+	struct bctx b;
+	b_fixture(&b, "b-rke2-pod-netns");
+	fake("/var/lib/longhorn", GiB_BLOCKS(500), GiB_BLOCKS(350));
+	const struct finding *f = run(&b);
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "mount_point"), "/var/lib/longhorn");
+	assert_string_equal(b_ev(f, "device"), "/dev/sdb1");
+	b_close(&b);
+}
+
 static void test_rhel9_below_threshold_fails(void **state)
 {
 	struct bctx b;
@@ -382,11 +397,14 @@ static void test_mountinfo_parse(void **state)
 	    "40 36 0:50 / /var rw shared:5 master:2 propagate_from:3 - xfs /dev/sdb rw\n"
 	    "41 36 0:51 / /variable rw - tmpfs  rw\n"
 	    "42 40 0:52 / /var/lib\\134x rw - ext4 /dev/sd\\011c rw\n"
-	    "43 40 0:53 / /var rw - overlay overlay rw\n";
+	    "43 40 0:53 / /var rw - overlay overlay rw\n"
+	    "44 26 0:4 net:[4026532587] /run/netns/cni-4f1b2d3c rw shared:632 - nsfs nsfs rw\n";
 	struct mountinfo mi;
 	size_t bad = 0;
 	assert_int_equal(mountinfo_parse((const uint8_t *)text, strlen(text), &mi, &bad), 0);
-	assert_int_equal(mi.n, 5);
+	assert_int_equal(mi.n, 6);
+	assert_string_equal(mi.items[5].root, "net:[4026532587]");
+	assert_string_equal(mi.items[5].fstype, "nsfs");
 	assert_int_equal(mi.items[0].major, 98);
 	assert_string_equal(mi.items[0].root, "/mnt1");
 	assert_string_equal(mi.items[0].fstype, "ext3");
@@ -410,6 +428,7 @@ static void test_mountinfo_parse(void **state)
 	    "x 35 8:0 / / rw - ext4 /dev/sda rw\n",			      /* id */
 	    "36 35 8:0 / / rw - ext4 /dev/sda rw extra\n",		      /* field count */
 	    "36 35 8:0 / relative rw - ext4 /dev/sda rw\n",		      /* mount point */
+	    "36 35 8:0  / rw - ext4 /dev/sda rw\n",			      /* empty root */
 	};
 	for (size_t i = 0; i < ELEMENTSOF(bad_lines); i++) {
 		char buf[256];
@@ -426,6 +445,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup(test_debian12_own_mount, reset),
+	    cmocka_unit_test_setup(test_rke2_node_with_pod_netns, reset),
 	    cmocka_unit_test_setup(test_rhel9_below_threshold_fails, reset),
 	    cmocka_unit_test_setup(test_threshold_from_options, reset),
 	    cmocka_unit_test_setup(test_ubuntu_missing_on_root, reset),
