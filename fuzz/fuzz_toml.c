@@ -22,6 +22,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				     "device_ownership_from_security_context", &s);
 	containerd_config_plugin_key(&c, "io.containerd.grpc.v1.cri", "registry", &s);
 	containerd_config_find_key(&c, "device_ownership_from_security_context", &found, 16);
+	strv_clear(&found);
+	containerd_config_find_ignored(&c, containerd_cri_runtime_plugin(c.version),
+				       "device_ownership_from_security_context", &found, 16);
 	(void)toml_lookup(c.files[0].root, "plugins", "io.containerd.cri.v1.images", "registry",
 			  "config_path", NULL);
 	strv_clear(&found);
