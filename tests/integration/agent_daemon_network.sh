@@ -115,24 +115,7 @@ log_has() { grep -q -- "$2" "$WORK/$1.log" 2>/dev/null; }
 # finding URL NODE CHECK EXPR: a Python expression over f (that check's first finding) holds.
 finding() {
 	node_json "$1" "$2" >"$WORK/node.json"
-	"$PYTHON" - "$WORK/node.json" "$3" "$4" <<'PY'
-import json, sys
-try:
-    doc = json.load(open(sys.argv[1]))
-except ValueError:
-    sys.exit(1)
-def walk(o):
-    if isinstance(o, dict):
-        if o.get("check") == sys.argv[2] and "status" in o:
-            yield o
-        for v in o.values():
-            yield from walk(v)
-    elif isinstance(o, list):
-        for v in o:
-            yield from walk(v)
-fs = list(walk(doc))
-sys.exit(0 if fs and eval(sys.argv[3], {"f": fs[0], "json": json}) else 1)
-PY
+	"$PYTHON" "$HVREADY_SRC/tests/tools/finding_holds.py" "$WORK/node.json" "$3" "$4" 2>/dev/null
 }
 no_tls_libs() { # PID: the daemon maps no TLS or HTTP library
 	local maps

@@ -95,24 +95,8 @@ pids+=($!)
 daemon_pass() {
 	curl -sf -H "Authorization: Bearer $(cat "$tmp/token")" "$AGG_URL/v1/nodes/pns-node" \
 		>"$tmp/node.json" || { echo "no report of pns-node yet" >&2; return 1; }
-	"$PY" - "$tmp/node.json" "/run/netns/$NS (net:[$ino])" <<'PY'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-def walk(o):
-    if isinstance(o, dict):
-        if o.get("check") == "host.nfs.probe" and "status" in o:
-            yield o
-        for v in o.values():
-            yield from walk(v)
-    elif isinstance(o, list):
-        for v in o:
-            yield from walk(v)
-fs = list(walk(doc))
-ok = fs and all(f["status"] == "PASS" and f["evidence"].get("network_namespace") == sys.argv[2] for f in fs)
-if not ok:
-    print("host.nfs.probe of pns-node: %s" % [(f["status"], f["message"]) for f in fs], file=sys.stderr)
-sys.exit(0 if ok else 1)
-PY
+	"$PY" "$HVREADY_SRC/tests/tools/finding_holds.py" "$tmp/node.json" host.nfs.probe \
+		"f['status'] == 'PASS' and f['evidence'].get('network_namespace') == '/run/netns/$NS (net:[$ino])'"
 }
 wait_for 30 "the daemon's report with host.nfs.probe PASS from $NS" daemon_pass
 echo PASS

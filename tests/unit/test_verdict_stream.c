@@ -1,6 +1,9 @@
 /* The streamed JSON verdict (aggregator/verdict_stream.c) is byte for byte
  * what json-c prints for verdict_to_json() in compact form: rendered whole,
- * and with host findings written from cached fragments. */
+ * and with host findings written from cached fragments; and re-indented by
+ * json_pretty (as `report --format json` prints it), what json-c prints
+ * pretty. */
+#include "json_pretty.h"
 #include "render_fixture.h"
 #include "verdict_stream.h"
 
@@ -89,6 +92,24 @@ static void assert_fragments_same(struct verdict *v)
 	json_object_put(o);
 }
 
+static void assert_pretty_same_as_json_c(struct verdict *v)
+{
+	struct buf got = {0};
+	struct json_pretty *p = xmalloc(sizeof(*p));
+	json_pretty_init(p, buf_write, &got);
+	struct verdict_stream_out out = {.write = json_pretty_write, .ctx = p};
+	verdict_stream_json(v, &out);
+	json_pretty_flush(p);
+	json_object *o = verdict_to_json(v);
+	assert_non_null(got.p);
+	assert_string_equal(got.p, json_object_to_json_string_ext(
+				       o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+					      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	free(got.p);
+	free(p);
+}
+
 static void test_fixture(void **state)
 {
 	struct verdict v;
@@ -101,6 +122,7 @@ static void test_fixture(void **state)
 	gates_compute(&v.findings, v.gates);
 	assert_same_as_json_c(&v);
 	assert_fragments_same(&v);
+	assert_pretty_same_as_json_c(&v);
 	verdict_clear(&v);
 }
 
@@ -110,6 +132,7 @@ static void test_empty(void **state)
 	gates_compute(&v.findings, v.gates);
 	assert_same_as_json_c(&v);
 	assert_fragments_same(&v);
+	assert_pretty_same_as_json_c(&v);
 	verdict_clear(&v);
 }
 
