@@ -54,17 +54,25 @@ post() { # node token max-time: prints the HTTP status (000: the client gave up)
 }
 reviews() { grep -c '"/apis/authentication.k8s.io/v1/tokenreviews"' "$TMP/api.log" || true; }
 both_reviewed() { [ "$(reviews)" -ge 2 ]; }
+# Both nodes' reports with tokens node-N-SUFFIX, node-2's 0.2 s after
+# node-1's so that it queues behind node-1's review; the HTTP statuses go to
+# $TMP/code-N, the curl processes to posting.
+posting=()
+post_both() { # suffix max-time
+	local n
+	for n in 1 2; do
+		post "harvester-node-$n" "node-$n-$1" "$2" >"$TMP/code-$n" &
+		posting+=($!)
+		sleep 0.2
+	done
+}
 
 echo "== 1. agents that give up during their reviews"
-# Two at once: node-1's review is taken by the reviewer, node-2's waits.
-post harvester-node-1 node-1-token 1 >"$TMP/code1" &
-p1=$!
-sleep 0.2
-post harvester-node-2 node-2-token 1 >"$TMP/code2" &
-p2=$!
-wait "$p1" "$p2"
-[ "$(cat "$TMP/code1")" = 000 ] && [ "$(cat "$TMP/code2")" = 000 ] ||
-	fail "the clients were answered before their reviews were done: $(cat "$TMP/code1") $(cat "$TMP/code2")"
+post_both token 1
+wait "${posting[@]}"
+posting=()
+[ "$(cat "$TMP/code-1")" = 000 ] && [ "$(cat "$TMP/code-2")" = 000 ] ||
+	fail "the clients were answered before their reviews were done: $(cat "$TMP/code-1") $(cat "$TMP/code-2")"
 # Both reviews are done within 2 x DELAY: the fake logs each as it answers.
 wait_for $((2 * DELAY + 5)) "both TokenReviews answered" both_reviewed
 # The aggregator takes the answers within milliseconds of the fake's log line.
@@ -79,15 +87,11 @@ done
 echo "  both clients gone before their reviews; the reviews cached, the retries accepted"
 
 echo "== 2. stopping with a review in hand and one queued"
-post harvester-node-1 node-1-late 10 >"$TMP/code3" &
-p3=$!
-sleep 0.2
-post harvester-node-2 node-2-late 10 >"$TMP/code4" &
-p4=$!
-sleep 0.5
+post_both late 10
+sleep 0.3
 stop_aggregator || fail "the aggregator did not stop cleanly with reviews pending (exit $?)"
-wait "$p3" "$p4"
-[ "$(cat "$TMP/code3")" != 200 ] && [ "$(cat "$TMP/code4")" != 200 ] ||
+wait "${posting[@]}"
+[ "$(cat "$TMP/code-1")" != 200 ] && [ "$(cat "$TMP/code-2")" != 200 ] ||
 	fail "a report was accepted while the aggregator stopped"
 grep -q 'ERROR: AddressSanitizer\|LeakSanitizer' "$TMP/aggregator.log" &&
 	fail "sanitizer report in the aggregator's log"
