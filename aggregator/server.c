@@ -344,26 +344,21 @@ static void forget_request(struct evhttp_request **req)
 	*req = NULL;
 }
 
+static void forget_job(struct worker_job *wj, void *evcon)
+{
+	struct request_job *j = worker_job_of(wj, struct request_job, wj);
+	if (j->evcon == evcon)
+		forget_request(&j->req);
+}
+
 void server_on_conn_close(struct evhttp_connection *evcon, void *arg)
 {
 	struct server *s = arg;
 	/* The client went away while its token was being reviewed, while it
 	 * waited for the first verdict or a rendering, or while the verdict
 	 * streamed. */
-	pthread_mutex_lock(&s->lock);
-	for (struct review_job *j = s->queue; j; j = j->next)
-		if (j->evcon == evcon)
-			forget_request(&j->req);
-	for (struct review_job *j = s->done; j; j = j->next)
-		if (j->evcon == evcon)
-			forget_request(&j->req);
-	for (struct render_job *j = s->render_queue; j; j = j->next)
-		if (j->evcon == evcon)
-			forget_request(&j->req);
-	for (struct render_job *j = s->render_done; j; j = j->next)
-		if (j->evcon == evcon)
-			forget_request(&j->req);
-	pthread_mutex_unlock(&s->lock);
+	worker_each(&s->reviewer, forget_job, evcon);
+	worker_each(&s->renderer, forget_job, evcon);
 	for (struct parked *p = s->parked; p; p = p->next)
 		if (p->evcon == evcon)
 			forget_request(&p->req);
@@ -618,7 +613,7 @@ static struct state *load_state(struct server *s, char **ret_err)
 static void *refresher_main(void *arg)
 {
 	struct server *s = arg;
-	server_eval_background_thread();
+	worker_lower_priority();
 	pthread_mutex_lock(&s->lock);
 	while (!s->stopping) {
 		pthread_mutex_unlock(&s->lock);
@@ -929,8 +924,6 @@ int server_run(const struct server_opts *o)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s.cond, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_cond_init(&s.econd, NULL);
-	pthread_cond_init(&s.rcond, NULL);
 	struct probe_targets none = {0};
 	s.no_targets = targets_json(&none, NULL);
 
@@ -1005,10 +998,7 @@ int server_run(const struct server_opts *o)
 	evsignal_add(s.sig_term, NULL);
 	evsignal_add(s.sig_int, NULL);
 	s.state_ev = event_new(s.base, -1, 0, on_state, &s);
-	s.eval_ev = event_new(s.base, -1, 0, server_eval_on_done, &s);
-	s.render_ev = event_new(s.base, -1, 0, server_eval_on_renders_done, &s);
 	event_priority_set(s.state_ev, PRIO_HIGH);
-	event_priority_set(s.eval_ev, PRIO_HIGH);
 	s.verdict_timer = event_new(s.base, -1, EV_PERSIST, on_verdict_timer, &s);
 	struct timeval tick = {0, 250000};
 	event_add(s.verdict_timer, &tick);
@@ -1021,9 +1011,9 @@ int server_run(const struct server_opts *o)
 	}
 	if (pthread_create(&s.refresher, NULL, refresher_main, &s) != 0)
 		fatalx("cannot start the refresher thread");
-	if (pthread_create(&s.evaluator, NULL, server_eval_evaluator_main, &s) != 0)
+	if (worker_start(&s.evaluator, &server_eval_evaluator, &s, &s.lock, s.base, PRIO_HIGH) < 0)
 		fatalx("cannot start the evaluator thread");
-	if (pthread_create(&s.renderer, NULL, server_eval_renderer_main, &s) != 0)
+	if (worker_start(&s.renderer, &server_eval_renderer, &s, &s.lock, s.base, PRIO_NORMAL) < 0)
 		fatalx("cannot start the renderer thread");
 	if (o->auth == AUTH_TOKENREVIEW) {
 		/* Its own client: the refresher's is busy listing for seconds at a time. */
@@ -1032,10 +1022,9 @@ int server_run(const struct server_opts *o)
 								   sizeof(err));
 		if (r < 0)
 			fatalx("%s", err);
-		s.review_ev = event_new(s.base, -1, 0, server_auth_on_reviews_done, &s);
-		if (pthread_create(&s.reviewer, NULL, server_auth_reviewer_main, &s) != 0)
+		if (worker_start(&s.reviewer, &server_auth_reviewer, &s, &s.lock, s.base,
+				 PRIO_NORMAL) < 0)
 			fatalx("cannot start the token reviewer thread");
-		s.have_reviewer = true;
 	}
 	if (o->node_conditions) {
 		struct kube_client *kc;
@@ -1056,26 +1045,20 @@ int server_run(const struct server_opts *o)
 	pthread_mutex_lock(&s.lock);
 	s.stopping = true;
 	pthread_cond_broadcast(&s.cond);
-	pthread_cond_broadcast(&s.econd);
-	pthread_cond_broadcast(&s.rcond);
 	pthread_mutex_unlock(&s.lock);
+	worker_stop(&s.evaluator);
+	worker_stop(&s.renderer);
+	worker_stop(&s.reviewer);
 	pthread_join(s.refresher, NULL);
-	pthread_join(s.evaluator, NULL);
-	pthread_join(s.renderer, NULL);
-	if (s.have_reviewer)
-		pthread_join(s.reviewer, NULL);
+	/* Each drops what its thread leaves: the others may still be ending
+	 * their last job, as they may while the loop runs. */
+	worker_join(&s.evaluator);
+	worker_join(&s.renderer);
+	worker_join(&s.reviewer);
 	node_conditions_free(s.nc);
-	for (struct review_job *lists[2] = {s.queue, s.done}, **l = lists; l < lists + 2; l++)
-		while (*l) {
-			struct review_job *j = *l;
-			*l = j->next;
-			server_auth_free_job(&s, j);
-		}
 	for (size_t i = 0; i < s.cache_slots; i++)
 		token_identity_clear(&s.cache[i].id);
 	free(s.cache);
-	if (s.review_ev)
-		event_free(s.review_ev);
 	kube_client_free(s.review_kc);
 	/* Connections go first: their close callbacks end streams and parked
 	 * requests, their buffers release verdicts. */
@@ -1086,15 +1069,6 @@ int server_run(const struct server_opts *o)
 	}
 	while (s.streams)
 		server_verdict_stream_free(&s, s.streams);
-	for (struct render_job *lists[2] = {s.render_queue, s.render_done}, **l = lists;
-	     l < lists + 2; l++)
-		while (*l) {
-			struct render_job *j = *l;
-			*l = j->next;
-			server_eval_render_job_free(&s, j);
-		}
-	server_eval_job_unref(&s, s.todo_eval);
-	server_eval_job_unref(&s, s.done_eval);
 	server_eval_job_unref(&s, s.current);
 	server_eval_vjson_unref(s.json);
 	if (s.incoming)
@@ -1108,8 +1082,6 @@ int server_run(const struct server_opts *o)
 	event_free(s.sig_term);
 	event_free(s.sig_int);
 	event_free(s.state_ev);
-	event_free(s.eval_ev);
-	event_free(s.render_ev);
 	event_free(s.verdict_timer);
 	if (s.watchdog)
 		event_free(s.watchdog);
@@ -1127,7 +1099,5 @@ int server_run(const struct server_opts *o)
 	free(s.token);
 	pthread_mutex_destroy(&s.lock);
 	pthread_cond_destroy(&s.cond);
-	pthread_cond_destroy(&s.econd);
-	pthread_cond_destroy(&s.rcond);
 	return 0;
 }

@@ -5,7 +5,6 @@
  */
 #include "server_internal.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,29 +164,32 @@ static void cache_put(struct server *s, const char *key, const struct token_iden
 void server_auth_queue_review(struct server *s, struct evhttp_request *req, struct store_rec *rec,
 			      const char *key, const char *token)
 {
-	if (s->pending >= REVIEW_MAX_PENDING) {
+	if (s->reviewer.pending >= REVIEW_MAX_PENDING) {
 		server_reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
 				   "too many token reviews in flight; retry later");
 		store_rec_unref(&s->store, rec);
 		return;
 	}
 	struct review_job *j = xcalloc(1, sizeof(*j));
-	j->req = req;
-	j->evcon = evhttp_request_get_connection(req);
+	j->rq.req = req;
+	j->rq.evcon = evhttp_request_get_connection(req);
 	j->rec = rec;
 	memcpy(j->key, key, sizeof(j->key));
 	j->token = xstrdup(token);
-	evhttp_connection_set_closecb(j->evcon, server_on_conn_close, s);
-	pthread_mutex_lock(&s->lock);
-	j->next = s->queue;
-	s->queue = j;
-	s->pending++;
-	pthread_cond_broadcast(&s->cond);
-	pthread_mutex_unlock(&s->lock);
+	evhttp_connection_set_closecb(j->rq.evcon, server_on_conn_close, s);
+	worker_submit(&s->reviewer, &j->rq.wj);
 }
 
-void server_auth_free_job(struct server *s, struct review_job *j)
+static struct review_job *review_job_of(struct worker_job *wj)
 {
+	return worker_job_of(wj, struct review_job, rq.wj);
+}
+
+/* Free a review job (wiping its token); also what is left at the end. */
+static void free_job(struct worker_job *wj, void *arg)
+{
+	struct server *s = arg;
+	struct review_job *j = review_job_of(wj);
 	store_rec_unref(&s->store, j->rec);
 	if (j->token) {
 		explicit_bzero(j->token, strlen(j->token));
@@ -197,64 +199,45 @@ void server_auth_free_job(struct server *s, struct review_job *j)
 	free(j);
 }
 
-void server_auth_on_reviews_done(evutil_socket_t fd, short what, void *arg)
+/* Reviewer thread: one TokenReview at a time, off the loop. */
+static void review(struct worker_job *wj, void *arg)
 {
 	struct server *s = arg;
-	pthread_mutex_lock(&s->lock);
-	struct review_job *done = s->done;
-	s->done = NULL;
-	pthread_mutex_unlock(&s->lock);
-	while (done) {
-		struct review_job *j = done;
-		done = j->next;
-		s->pending--;
-		if (j->rc == 0)
-			cache_put(s, j->key, &j->id);
-		if (j->req) {
-			evhttp_connection_set_closecb(j->evcon, NULL, NULL);
-			char why[256];
-			int code = j->rc < 0
-				       ? 503
-				       : server_auth_bind_identity(s, &j->id, j->rec->report.node,
-								   why, sizeof(why));
-			if (j->rc < 0) {
-				log_warnx("token review failed: %s, ignoring", j->err);
-				server_reply_error(s, j->req, HTTP_SERVUNAVAIL,
-						   "Service Unavailable",
-						   "cannot review the token now: %s", j->err);
-			} else if (code) {
-				server_reply_error(s, j->req, code,
-						   code == 403 ? "Forbidden" : "Unauthorized", "%s",
-						   why);
-			} else {
-				server_accept_report(s, j->req, j->rec);
-				j->rec = NULL;
-			}
-		}
-		server_auth_free_job(s, j);
-	}
+	struct review_job *j = review_job_of(wj);
+	j->rc = tokenreview_review(s->review_kc, j->token, &j->id, j->err, sizeof(j->err));
+	explicit_bzero(j->token, strlen(j->token));
 }
 
-/* The reviewer thread: one TokenReview at a time, off the loop. */
-void *server_auth_reviewer_main(void *arg)
+/* Loop: cache the review and answer the report, unless its client left. */
+static void on_reviewed(struct worker_job *wj, void *arg)
 {
 	struct server *s = arg;
-	pthread_mutex_lock(&s->lock);
-	for (;;) {
-		while (!s->stopping && !s->queue)
-			pthread_cond_wait(&s->cond, &s->lock);
-		if (s->stopping)
-			break;
-		struct review_job *j = s->queue;
-		s->queue = j->next;
-		pthread_mutex_unlock(&s->lock);
-		j->rc = tokenreview_review(s->review_kc, j->token, &j->id, j->err, sizeof(j->err));
-		explicit_bzero(j->token, strlen(j->token));
-		pthread_mutex_lock(&s->lock);
-		j->next = s->done;
-		s->done = j;
-		event_active(s->review_ev, EV_READ, 0);
+	struct review_job *j = review_job_of(wj);
+	if (j->rc == 0)
+		cache_put(s, j->key, &j->id);
+	if (j->rq.req) {
+		evhttp_connection_set_closecb(j->rq.evcon, NULL, NULL);
+		char why[256];
+		int code = j->rc < 0 ? 503
+				     : server_auth_bind_identity(s, &j->id, j->rec->report.node,
+								 why, sizeof(why));
+		if (j->rc < 0) {
+			log_warnx("token review failed: %s, ignoring", j->err);
+			server_reply_error(s, j->rq.req, HTTP_SERVUNAVAIL, "Service Unavailable",
+					   "cannot review the token now: %s", j->err);
+		} else if (code) {
+			server_reply_error(s, j->rq.req, code,
+					   code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
+		} else {
+			server_accept_report(s, j->rq.req, j->rec);
+			j->rec = NULL;
+		}
 	}
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
+	free_job(wj, s);
 }
+
+const struct worker_ops server_auth_reviewer = {
+    .work = review,
+    .finish = on_reviewed,
+    .drop = free_job,
+};

@@ -7,12 +7,10 @@
  */
 #include "server_internal.h"
 
-#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <zlib.h>
 
@@ -28,12 +26,11 @@
 #include "verdict.h"
 #include "verdict_stream.h"
 
-#define BACKGROUND_NICE 10 /* added to the evaluator's and the refresher's nice value */
-
 /* One evaluation: the snapshot it reads and what it produces. The verdict
  * borrows its host findings from the reports it holds references to, so the
  * job lives as long as its verdict is served. */
 struct eval_job {
+	struct worker_job wj;
 	unsigned refs; /* loop thread: the server while served, renderings */
 	struct store_rec **recs;
 	size_t n;
@@ -251,43 +248,22 @@ static void run_job(struct server *s, struct eval_job *j)
 	j->cpu_ns = thread_cpu_ns() - t0;
 }
 
-/* The evaluator and the refresher are background work: when CPUs are short,
- * the loop (ingest, answers) runs first. Linux threads have nice values of
- * their own. */
-void server_eval_background_thread(void)
+static struct eval_job *eval_job_of(struct worker_job *wj)
 {
-	errno = 0;
-	int nice = getpriority(PRIO_PROCESS, (id_t)gettid());
-	if (errno == 0 && setpriority(PRIO_PROCESS, (id_t)gettid(), nice + BACKGROUND_NICE) < 0)
-		log_warn("cannot lower the priority of a background thread, ignoring");
+	return worker_job_of(wj, struct eval_job, wj);
 }
 
-void *server_eval_evaluator_main(void *arg)
+/* Evaluator thread. */
+static void evaluate(struct worker_job *wj, void *arg)
 {
-	struct server *s = arg;
-	server_eval_background_thread();
-	pthread_mutex_lock(&s->lock);
-	for (;;) {
-		while (!s->stopping && !s->todo_eval)
-			pthread_cond_wait(&s->econd, &s->lock);
-		if (s->stopping)
-			break;
-		struct eval_job *j = s->todo_eval;
-		s->todo_eval = NULL;
-		pthread_mutex_unlock(&s->lock);
-		run_job(s, j);
-		/* Evaluations allocate and free tens of megabytes; what is free
-		 * goes back to the system, not to a high-water mark. */
-		malloc_trim(0);
-		pthread_mutex_lock(&s->lock);
-		s->done_eval = j;
-		event_active(s->eval_ev, EV_READ, 0);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
+	run_job(arg, eval_job_of(wj));
+	/* Evaluations allocate and free tens of megabytes; what is free goes
+	 * back to the system, not to a high-water mark. */
+	malloc_trim(0);
 }
 
-/* Hand a snapshot of the reports and the state to the evaluator. */
+/* Hand a snapshot of the reports and the state to the evaluator: one at a
+ * time (s->evaluating). */
 void server_eval_start(struct server *s)
 {
 	struct eval_job *j = xcalloc(1, sizeof(*j));
@@ -305,10 +281,7 @@ void server_eval_start(struct server *s)
 	s->dirty = false;
 	s->evaluating = true;
 	s->last_eval_mono_ns = util_now_mono_ns();
-	pthread_mutex_lock(&s->lock);
-	s->todo_eval = j;
-	pthread_cond_signal(&s->econd);
-	pthread_mutex_unlock(&s->lock);
+	worker_submit(&s->evaluator, &j->wj);
 }
 
 static void answer_parked(struct server *s)
@@ -324,15 +297,11 @@ static void answer_parked(struct server *s)
 	}
 }
 
-void server_eval_on_done(evutil_socket_t fd, short what, void *arg)
+/* Loop: serve the verdict the evaluator finished. */
+static void on_evaluated(struct worker_job *wj, void *arg)
 {
 	struct server *s = arg;
-	pthread_mutex_lock(&s->lock);
-	struct eval_job *j = s->done_eval;
-	s->done_eval = NULL;
-	pthread_mutex_unlock(&s->lock);
-	if (!j)
-		return;
+	struct eval_job *j = eval_job_of(wj);
 	s->evaluating = false;
 	s->eval_cpu_ns = j->cpu_ns;
 	if (j->nc) {
@@ -350,6 +319,18 @@ void server_eval_on_done(evutil_socket_t fd, short what, void *arg)
 	sd_notify(0, status);
 	answer_parked(s);
 }
+
+static void drop_eval(struct worker_job *wj, void *arg)
+{
+	server_eval_job_unref(arg, eval_job_of(wj));
+}
+
+const struct worker_ops server_eval_evaluator = {
+    .work = evaluate,
+    .finish = on_evaluated,
+    .drop = drop_eval,
+    .background = true,
+};
 
 /* Before the first verdict: answer when it is there (evaluation starts now). */
 void server_eval_park(struct server *s, struct evhttp_request *req,
@@ -371,8 +352,16 @@ void server_eval_park(struct server *s, struct evhttp_request *req,
 
 #define RENDER_MAX_PENDING 32
 
-void server_eval_render_job_free(struct server *s, struct render_job *j)
+static struct render_job *render_job_of(struct worker_job *wj)
 {
+	return worker_job_of(wj, struct render_job, rq.wj);
+}
+
+/* Free a rendering and its references; also what is left at the end. */
+static void free_render(struct worker_job *wj, void *arg)
+{
+	struct server *s = arg;
+	struct render_job *j = render_job_of(wj);
 	server_eval_job_unref(s, j->verdict);
 	server_eval_state_unref(s, j->st);
 	for (size_t i = 0; i < j->nodes.n; i++)
@@ -383,8 +372,9 @@ void server_eval_render_job_free(struct server *s, struct render_job *j)
 }
 
 /* Renderer thread: only what the job holds references to. */
-static void render(struct render_job *j)
+static void render(struct worker_job *wj, void *arg)
 {
+	struct render_job *j = render_job_of(wj);
 	FILE *f = open_memstream(&j->buf, &j->len);
 	if (!f)
 		return;
@@ -414,30 +404,6 @@ static void render(struct render_job *j)
 	}
 }
 
-void *server_eval_renderer_main(void *arg)
-{
-	struct server *s = arg;
-	server_eval_background_thread();
-	pthread_mutex_lock(&s->lock);
-	for (;;) {
-		while (!s->stopping && !s->render_queue)
-			pthread_cond_wait(&s->rcond, &s->lock);
-		if (s->stopping)
-			break;
-		/* Oldest first: the queue is in arrival order. */
-		struct render_job *j = s->render_queue;
-		s->render_queue = j->next;
-		pthread_mutex_unlock(&s->lock);
-		render(j);
-		pthread_mutex_lock(&s->lock);
-		j->next = s->render_done;
-		s->render_done = j;
-		event_active(s->render_ev, EV_READ, 0);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
-}
-
 static const char *const render_types[] = {
     [RENDER_TEXT] = "text/plain; charset=utf-8",
     [RENDER_MARKDOWN] = "text/markdown; charset=utf-8",
@@ -446,38 +412,38 @@ static const char *const render_types[] = {
     [RENDER_METRICS] = "text/plain; version=0.0.4; charset=utf-8",
 };
 
-void server_eval_on_renders_done(evutil_socket_t fd, short what, void *arg)
+/* Loop: answer with the rendering, unless its client left. */
+static void on_rendered(struct worker_job *wj, void *arg)
 {
 	struct server *s = arg;
-	pthread_mutex_lock(&s->lock);
-	struct render_job *done = s->render_done;
-	s->render_done = NULL;
-	pthread_mutex_unlock(&s->lock);
-	while (done) {
-		struct render_job *j = done;
-		done = j->next;
-		s->renders_pending--;
-		if (j->req && j->buf)
-			server_reply(j->req, HTTP_OK, "OK", render_types[j->kind], j->buf, j->len);
-		else if (j->req)
-			server_reply_error(s, j->req, HTTP_INTERNAL, "Internal Server Error",
-					   "out of memory");
-		server_eval_render_job_free(s, j);
-	}
+	struct render_job *j = render_job_of(wj);
+	if (j->rq.req && j->buf)
+		server_reply(j->rq.req, HTTP_OK, "OK", render_types[j->kind], j->buf, j->len);
+	else if (j->rq.req)
+		server_reply_error(s, j->rq.req, HTTP_INTERNAL, "Internal Server Error",
+				   "out of memory");
+	free_render(wj, s);
 }
+
+const struct worker_ops server_eval_renderer = {
+    .work = render,
+    .finish = on_rendered,
+    .drop = free_render,
+    .background = true,
+};
 
 /* Hand a rendering of the current verdict (metrics: and of the store) to the
  * renderer thread; the answer follows when it is done. */
 void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum render_kind kind)
 {
-	if (s->renders_pending >= RENDER_MAX_PENDING) {
+	if (s->renderer.pending >= RENDER_MAX_PENDING) {
 		server_reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
 				   "too many renderings in flight; retry later");
 		return;
 	}
 	struct render_job *j = xcalloc(1, sizeof(*j));
-	j->req = req;
-	j->evcon = evhttp_request_get_connection(req);
+	j->rq.req = req;
+	j->rq.evcon = evhttp_request_get_connection(req);
 	j->kind = kind;
 	if (s->current) {
 		j->verdict = s->current;
@@ -495,13 +461,6 @@ void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum
 		for (size_t i = 0; i < s->store.n; i++)
 			j->nodes.entries[i].rec = store_rec_ref(s->store.entries[i].rec);
 	}
-	evhttp_connection_set_closecb(j->evcon, server_on_conn_close, s);
-	s->renders_pending++;
-	pthread_mutex_lock(&s->lock);
-	struct render_job **tail = &s->render_queue;
-	while (*tail)
-		tail = &(*tail)->next;
-	*tail = j;
-	pthread_cond_signal(&s->rcond);
-	pthread_mutex_unlock(&s->lock);
+	evhttp_connection_set_closecb(j->rq.evcon, server_on_conn_close, s);
+	worker_submit(&s->renderer, &j->rq.wj);
 }

@@ -19,6 +19,7 @@
 #include "tokenreview.h"
 #include "util.h"
 #include "wirescan.h"
+#include "worker.h"
 
 /* A complete cluster state as served. The state itself belongs to whoever
  * evaluates (its lookup caches are not thread-safe: cluster_state.h); the loop
@@ -59,12 +60,18 @@ struct eval_job;
 
 enum render_kind { RENDER_TEXT, RENDER_MARKDOWN, RENDER_HTML, RENDER_PAGE, RENDER_METRICS };
 
+/* A worker's job that answers a request once worked: server_on_conn_close()
+ * forgets the request if its client goes away meanwhile. */
+struct request_job {
+	struct worker_job wj;
+	struct evhttp_request *req; /* loop; NULL once the client went away */
+	struct evhttp_connection *evcon;
+};
+
 /* A rendering that takes seconds at thousands of nodes (text, Markdown, HTML,
  * the metrics), made by the renderer thread from references held here. */
 struct render_job {
-	struct render_job *next;
-	struct evhttp_request *req; /* NULL once the client went away */
-	struct evhttp_connection *evcon;
+	struct request_job rq;
 	enum render_kind kind;
 	struct eval_job *verdict; /* a reference, or NULL: no verdict yet */
 	struct state *st;	  /* metrics: a reference, or NULL: no state yet */
@@ -107,7 +114,7 @@ struct server {
 	int64_t evicted_logged_ns;
 	uint64_t evicted;
 	SSL_CTX *ssl;
-	struct event *sig_term, *sig_int, *verdict_timer, *state_ev, *watchdog, *eval_ev;
+	struct event *sig_term, *sig_int, *verdict_timer, *state_ev, *watchdog;
 	struct state *st; /* the latest complete cluster state, NULL before the first */
 	char *no_targets; /* the POST reply before any state */
 	struct store store;
@@ -122,32 +129,23 @@ struct server {
 	struct parked *parked;
 	struct stream *streams;
 	/* threads */
-	pthread_t refresher, evaluator;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;  /* refresher, reviewer */
-	pthread_cond_t econd; /* evaluator */
-	bool stopping;
+	pthread_t refresher;
+	pthread_mutex_t lock; /* the refresher's hand-over, the graveyard, the workers' lists */
+	pthread_cond_t cond;  /* refresher */
+	bool stopping;	      /* refresher */
 	struct state *incoming;
 	/* States whose last reference went on the loop: freeing a large cluster's
 	 * objects takes long (a second at 5,000 nodes), so the refresher does it. */
 	struct state *graveyard;
 	char *refresh_error;
-	char *state_error; /* loop: the last re-read failed (the previous state is in use) */
-	struct eval_job *todo_eval, *done_eval;
-	pthread_t renderer;
-	pthread_cond_t rcond; /* renderer */
-	struct render_job *render_queue, *render_done;
-	size_t renders_pending;
-	struct event *render_ev;
+	char *state_error;	 /* loop: the last re-read failed (the previous state is in use) */
+	struct worker evaluator; /* eval_job */
+	struct worker renderer;	 /* render_job */
 	struct kube_client *kc;
 	struct metrics_counters mc;
 	/* --tokenreview: a reviewer thread with its own API client */
 	struct kube_client *review_kc;
-	pthread_t reviewer;
-	bool have_reviewer;
-	struct review_job *queue, *done;
-	size_t pending;
-	struct event *review_ev;
+	struct worker reviewer; /* review_job */
 	struct token_cache_entry *cache;
 	size_t cache_slots;
 	struct node_conditions *nc; /* --node-conditions: its own thread and client */
@@ -155,9 +153,7 @@ struct server {
 
 /* A report waiting for its token to be reviewed. */
 struct review_job {
-	struct review_job *next;
-	struct evhttp_request *req; /* NULL once the client went away */
-	struct evhttp_connection *evcon;
+	struct request_job rq;
 	struct store_rec *rec;
 	char key[65];
 	char *token;
@@ -200,15 +196,11 @@ int server_auth_bind_identity(struct server *s, const struct token_identity *id,
 /* The token cache's live entry for key, or (for_insert) the slot to fill. */
 struct token_cache_entry *server_auth_cache_slot(struct server *s, const char *key,
 						 bool for_insert);
-/* Hand a report to the reviewer thread; answered by server_auth_on_reviews_done(). */
+/* Hand a report to the reviewer; answered once its token is reviewed. */
 void server_auth_queue_review(struct server *s, struct evhttp_request *req, struct store_rec *rec,
 			      const char *key, const char *token);
-/* Free a review job (wiping its token). */
-void server_auth_free_job(struct server *s, struct review_job *j);
-/* Loop: answer the reports whose tokens were reviewed. */
-void server_auth_on_reviews_done(evutil_socket_t fd, short what, void *arg);
-/* The reviewer thread (--tokenreview). */
-void *server_auth_reviewer_main(void *arg);
+/* The reviewer's jobs (--tokenreview; arg: the server): one TokenReview each. */
+extern const struct worker_ops server_auth_reviewer;
 
 /* ---------- server_eval.c ---------- */
 
@@ -222,24 +214,16 @@ void server_eval_bury(struct server *s);
 void server_eval_vjson_unref(struct vjson *vj);
 /* Drop a reference to an evaluation (and with the last, its snapshot). */
 void server_eval_job_unref(struct server *s, struct eval_job *j);
-/* Lower the calling thread's priority below the loop's. */
-void server_eval_background_thread(void);
-/* The evaluator thread. */
-void *server_eval_evaluator_main(void *arg);
+/* The evaluator's jobs (arg: the server): a verdict from a snapshot. */
+extern const struct worker_ops server_eval_evaluator;
 /* Hand a snapshot of the reports and the state to the evaluator. */
 void server_eval_start(struct server *s);
-/* Loop: serve the verdict the evaluator finished. */
-void server_eval_on_done(evutil_socket_t fd, short what, void *arg);
 /* Answer a request with handler once the first verdict is there. */
 void server_eval_park(struct server *s, struct evhttp_request *req,
 		      void (*handler)(struct server *s, struct evhttp_request *req,
 				      const char *arg));
-/* Free a rendering job and its references. */
-void server_eval_render_job_free(struct server *s, struct render_job *j);
-/* The renderer thread. */
-void *server_eval_renderer_main(void *arg);
-/* Loop: answer the requests whose renderings are done. */
-void server_eval_on_renders_done(evutil_socket_t fd, short what, void *arg);
+/* The renderer's jobs (arg: the server): text, Markdown, HTML, metrics. */
+extern const struct worker_ops server_eval_renderer;
 /* Hand a rendering of the current verdict to the renderer thread. */
 void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum render_kind kind);
 
