@@ -11,6 +11,7 @@
 
 #include "cidr.h"
 #include "kubevirt_util.h"
+#include "storage.h"
 
 #define LONGHORN_DRIVER "driver.longhorn.io"
 
@@ -105,7 +106,7 @@ static void lm_claim(struct agg_ctx *ctx, struct lm_eval *e, const struct jv *vm
 	const struct jv *sc = scname ? cs_find(ctx->cs, RES_STORAGECLASSES, NULL, scname) : NULL;
 	bool longhorn = streq(JQS(sc, "provisioner"), LONGHORN_DRIVER);
 	bool migratable = false;
-	jq_bool(JQ(sc, "parameters", "migratable"), &migratable);
+	storage_go_bool(JQ(sc, "parameters", "migratable"), &migratable);
 
 	/* The Longhorn volume behind the PVC: PV spec.csi.volumeHandle. */
 	const char *pvname = JQS(pvc, "spec", "volumeName");

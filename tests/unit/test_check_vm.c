@@ -94,6 +94,29 @@ static void test_lm_pass_and_mixed(void **state)
 	harness_clear(&h);
 }
 
+/* Longhorn's CSI driver reads parameters.migratable with Go strconv.ParseBool
+ * (longhorn-manager csi/util.go getVolumeOptions): "1" and "T" make migratable
+ * volumes too, and both checks must agree with it. */
+static void test_lm_migratable_go_bool(void **state)
+{
+	static const char *const forms[] = {"1", "T", "TRUE", "True", "t"};
+	for (size_t i = 0; i < ELEMENTSOF(forms); i++) {
+		struct harness h;
+		harness_init(&h);
+		harness_load(&h, "kubevirt/storageclasses.json");
+		harness_load(&h, "kubevirt/vm-e2e-rwx-block.json");
+		json_object *sc = harness_edit(&h, RES_STORAGECLASSES, 0);
+		json_object_object_add(jc_get(sc, "parameters", NULL), "migratable",
+				       json_object_new_string(forms[i]));
+		harness_commit(&h, RES_STORAGECLASSES, 0, sc);
+		harness_run(&h, LM);
+		assert_int_equal(harness_status(&h, LM), STATUS_PASS);
+		harness_run(&h, "api.pvc.rwx-class-mismatch");
+		assert_int_equal(harness_status(&h, "api.pvc.rwx-class-mismatch"), STATUS_PASS);
+		harness_clear(&h);
+	}
+}
+
 static void test_lm_degraded_volume(void **state)
 {
 	struct harness h;
@@ -431,6 +454,7 @@ int main(void)
 	    cmocka_unit_test(test_lm_skip),
 	    cmocka_unit_test(test_lm_rwo_case6),
 	    cmocka_unit_test(test_lm_pass_and_mixed),
+	    cmocka_unit_test(test_lm_migratable_go_bool),
 	    cmocka_unit_test(test_lm_degraded_volume),
 	    cmocka_unit_test(test_lm_other_reasons),
 	    cmocka_unit_test(test_lm_garbage),
