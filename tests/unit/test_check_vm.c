@@ -117,6 +117,43 @@ static void test_lm_migratable_go_bool(void **state)
 	}
 }
 
+/* A migration needs a target: a Ready, uncordoned node that virt-handler has not marked
+ * kubevirt.io/schedulable=false (the target pod's nodeSelector asks for "true"). */
+static void test_lm_no_target_node(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_load(&h, "kubevirt/storageclasses.json");
+	harness_load(&h, "kubevirt/vm-e2e-rwx-block.json");
+	harness_load(&h, "nodes/kubevirt-no-migration-target.json");
+	harness_run(&h, LM);
+	const struct finding *f = harness_finding(&h, LM, NULL);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_true(harness_list_has(f, "reasons", "no other node can receive it"));
+	assert_true(
+	    harness_list_has(f, "reasons", "sza122101.local: kubevirt.io/schedulable=false"));
+	assert_true(harness_list_has(f, "reasons", "sza122102.local: cordoned"));
+	assert_false(h.vms.items[0].can_migrate);
+	harness_clear(&h);
+
+	/* one target left: PASS, and the summary counts it */
+	harness_init(&h);
+	harness_load(&h, "kubevirt/storageclasses.json");
+	harness_load(&h, "kubevirt/vm-e2e-rwx-block.json");
+	harness_load(&h, "nodes/kubevirt-no-migration-target.json");
+	json_object *n = harness_edit(&h, RES_NODES, 2);
+	json_object_object_add(jc_get(n, "spec", NULL), "unschedulable",
+			       json_object_new_boolean(false));
+	harness_commit(&h, RES_NODES, 2, n);
+	harness_run(&h, LM);
+	f = harness_finding(&h, LM, NULL);
+	assert_int_equal(f->status, STATUS_PASS);
+	int64_t k;
+	assert_true(kv_get_int(&f->evidence, "migration_target_nodes", &k));
+	assert_int_equal(k, 2);
+	harness_clear(&h);
+}
+
 static void test_lm_degraded_volume(void **state)
 {
 	struct harness h;
@@ -455,6 +492,7 @@ int main(void)
 	    cmocka_unit_test(test_lm_rwo_case6),
 	    cmocka_unit_test(test_lm_pass_and_mixed),
 	    cmocka_unit_test(test_lm_migratable_go_bool),
+	    cmocka_unit_test(test_lm_no_target_node),
 	    cmocka_unit_test(test_lm_degraded_volume),
 	    cmocka_unit_test(test_lm_other_reasons),
 	    cmocka_unit_test(test_lm_garbage),
