@@ -222,8 +222,8 @@ static const char *const REM_TARGET =
 
 /* Where a migration target pod can go: Ready, not cordoned, and not labelled
  * kubevirt.io/schedulable=false by virt-controller when virt-handler's heartbeat
- * stops (the target pod's nodeSelector asks for "true"; an absent label is not
- * held against the node). Only when Nodes were collected. */
+ * stops (the target pod's nodeSelector asks for "true"). Only when Nodes were
+ * collected. */
 struct lm_targets {
 	bool known;
 	struct strv ok;	 /* node names */
@@ -235,6 +235,11 @@ static void lm_targets_find(const struct cluster_state *cs, struct lm_targets *t
 	const struct jv *nodes = cs_items(cs, RES_NODES);
 	/* An empty Node list is not a cluster of none: it says nothing. */
 	*t = (struct lm_targets){.known = jq_len(nodes) > 0};
+	/* virt-handler labels every node it runs on: once some node carries the label,
+	 * one without it (a Harvester witness node, a tainted server) cannot host VMs. */
+	bool labelled = false;
+	for (size_t i = 0; i < jq_len(nodes) && !labelled; i++)
+		labelled = kubevirt_util_label(jq_at(nodes, i), "kubevirt.io/schedulable") != NULL;
 	for (size_t i = 0; i < jq_len(nodes); i++) {
 		const struct jv *n = jq_at(nodes, i);
 		const char *name = jq_name(n);
@@ -242,11 +247,14 @@ static void lm_targets_find(const struct cluster_state *cs, struct lm_targets *t
 		jq_bool(JQ(n, "spec", "unschedulable"), &cordoned);
 		const char *ready =
 		    JQS(jq_condition(JQ(n, "status", "conditions"), "Ready"), "status");
+		const char *label = kubevirt_util_label(n, "kubevirt.io/schedulable");
 		const char *why =
 		    !streq(ready, "True") ? "not Ready"
 		    : cordoned		  ? "cordoned"
-		    : streq(kubevirt_util_label(n, "kubevirt.io/schedulable"), "false")
+		    : streq(label, "false")
 			? "kubevirt.io/schedulable=false (virt-handler not running there)"
+		    : labelled && !label
+			? "no kubevirt.io/schedulable label (virt-handler never ran there)"
 			: NULL;
 		if (!name)
 			continue;

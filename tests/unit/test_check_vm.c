@@ -152,6 +152,31 @@ static void test_lm_no_target_node(void **state)
 	assert_true(kv_get_int(&f->evidence, "migration_target_nodes", &k));
 	assert_int_equal(k, 2);
 	harness_clear(&h);
+
+	/* Harvester two nodes + witness: the witness runs no virt-handler and carries no
+	 * kubevirt.io/schedulable label; with the other node cordoned nothing can receive. */
+	harness_init(&h);
+	harness_load(&h, "kubevirt/storageclasses.json");
+	harness_load(&h, "kubevirt/vm-e2e-rwx-block.json");
+	harness_load(&h, "nodes/harvester-witness-3.json");
+	json_object *vmi = harness_edit(&h, RES_VMIS, 0);
+	json_object_object_add(jc_get(vmi, "status", NULL), "nodeName",
+			       json_object_new_string("harvester-node-0"));
+	harness_commit(&h, RES_VMIS, 0, vmi);
+	harness_run(&h, LM);
+	assert_int_equal(harness_status(&h, LM), STATUS_PASS);
+	n = harness_edit(&h, RES_NODES, harness_index(&h, RES_NODES, "harvester-node-1"));
+	json_object_object_add(jc_get(n, "spec", NULL), "unschedulable",
+			       json_object_new_boolean(true));
+	harness_commit(&h, RES_NODES, harness_index(&h, RES_NODES, "harvester-node-1"), n);
+	finding_list_clear(&h.out);
+	vm_table_clear(&h.vms);
+	harness_run(&h, LM);
+	f = harness_finding(&h, LM, NULL);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_true(
+	    harness_list_has(f, "reasons", "harvester-node-2: no kubevirt.io/schedulable label"));
+	harness_clear(&h);
 }
 
 static void test_lm_degraded_volume(void **state)
