@@ -142,25 +142,90 @@ void check_nodes_reporting(struct agg_ctx *ctx, const char *id)
 	free(ix.e);
 }
 
+/* Does Longhorn's taint-toleration setting ("key1=value1:NoSchedule;
+ * key2:NoExecute", types/setting.go) let longhorn-manager onto this taint? */
+static bool longhorn_tolerates(const char *setting, const char *key, const char *effect)
+{
+	struct strv items = {0};
+	bool hit = false;
+	strv_split(&items, setting ? setting : "", ";");
+	for (size_t i = 0; i < items.n && !hit; i++) {
+		char *t = strstrip(items.items[i]);
+		size_t kl = strcspn(t, "=:");
+		const char *colon = strchr(t, ':');
+		const char *eff = colon ? colon + 1 : "";
+		hit =
+		    strlen(key) == kl && strncmp(t, key, kl) == 0 && (!*eff || streq(eff, effect));
+	}
+	strv_clear(&items);
+	return hit;
+}
+
+/* The first taint that keeps longhorn-manager, and so Longhorn replicas, off the
+ * node, or NULL. The DaemonSet controller tolerates the node.kubernetes.io/ taints (not-ready,
+ * unschedulable, the pressures) by itself; a Harvester witness node carries
+ * node-role.kubernetes.io/etcd=true:NoExecute (harvester enhancements/
+ * 20231113-witness-node-support.md). */
+static const struct jv *replica_taint(const struct jv *node, const char *tolerated)
+{
+	const struct jv *taints = JQ(node, "spec", "taints");
+	for (size_t i = 0; i < jq_len(taints); i++) {
+		const struct jv *t = jq_at(taints, i);
+		const char *key = JQS(t, "key"), *effect = JQS(t, "effect");
+		if (!key || (!streq(effect, "NoSchedule") && !streq(effect, "NoExecute")) ||
+		    startswith(key, "node.kubernetes.io/") ||
+		    longhorn_tolerates(tolerated, key, effect))
+			continue;
+		return t;
+	}
+	return NULL;
+}
+
 void check_nodes_count(struct agg_ctx *ctx, const char *id)
 {
 	const struct jv *nodes = cs_items(ctx->cs, RES_NODES);
-	size_t total = jq_len(nodes), ready = 0;
-	for (size_t i = 0; i < total; i++)
-		if (node_ready(jq_at(nodes, i)))
-			ready++;
+	const char *tolerated =
+	    JQS(cs_find(ctx->cs, RES_LH_SETTINGS, NULL, "taint-toleration"), "value");
+	size_t total = jq_len(nodes), ready = 0, replica = 0;
 	struct finding *f = agg_finding(ctx, id);
+	struct value_list *excluded = NULL;
+	for (size_t i = 0; i < total; i++) {
+		const struct jv *n = jq_at(nodes, i);
+		if (!node_ready(n))
+			continue;
+		ready++;
+		const struct jv *t = replica_taint(n, tolerated);
+		if (!t) {
+			replica++;
+			continue;
+		}
+		if (!excluded)
+			excluded = kv_add_list(&f->evidence, "excluded_nodes");
+		const char *v = JQS(t, "value");
+		vlist_add_strf(
+		    excluded, "%s: taint %s%s%s:%s%s", jq_name(n) ? jq_name(n) : "?", JQS(t, "key"),
+		    v && *v ? "=" : "", v && *v ? v : "", JQS(t, "effect"),
+		    streq(JQS(n, "metadata", "labels", "node-role.harvesterhci.io/witness"), "true")
+			? " (Harvester witness node: etcd only)"
+			: "");
+	}
 	kv_add_int(&f->evidence, "nodes", (int64_t)total);
 	kv_add_int(&f->evidence, "ready_nodes", (int64_t)ready);
-	if (ready >= 3) {
-		finding_set(f, STATUS_PASS, "%zu Ready nodes: Longhorn can place 3 replicas apart",
-			    ready);
+	kv_add_int(&f->evidence, "replica_nodes", (int64_t)replica);
+	if (tolerated)
+		kv_add_str(&f->evidence, "longhorn_taint_toleration", tolerated);
+	if (replica >= 3) {
+		finding_set(f, STATUS_PASS,
+			    "%zu Ready nodes can hold Longhorn replicas: 3 replicas can be placed "
+			    "apart",
+			    replica);
 		return;
 	}
-	finding_set(
-	    f, STATUS_WARN,
-	    "%zu Ready node%s: Longhorn's default 3 replicas cannot be placed on separate nodes",
-	    ready, ready == 1 ? "" : "s");
+	finding_set(f, STATUS_WARN,
+		    "%zu node%s can hold Longhorn replicas (%zu Ready, %zu tainted against "
+		    "longhorn-manager): Longhorn's default 3 replicas cannot be placed on separate "
+		    "nodes",
+		    replica, replica == 1 ? "" : "s", ready, ready - replica);
 	finding_remedy(f, "add nodes before relying on replica redundancy, or lower Longhorn's "
 			  "default-replica-count (and numberOfReplicas of the harvester-longhorn "
 			  "StorageClass) to the node count");

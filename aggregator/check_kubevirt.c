@@ -57,7 +57,7 @@ static void evidence_list(struct kv_list *ev, const char *key, const struct jv *
 
 /* "Snapshots", "snapshot", " Snapshot": meant to be the gate, silently ignored
  * by KubeVirt (unknown gate names are not an error, case 3 layer 2). */
-static bool gate_near_miss(const char *g)
+static bool name_near_miss(const char *g)
 {
 	static const char *const names[] = {"snapshot",	    "snapshots",
 					    "snapshotgate", "vmsnapshot",
@@ -74,17 +74,40 @@ static bool gate_near_miss(const char *g)
 	return false;
 }
 
+/* "LiveMigration,Snapshot" as one name: what a HelmChart's spec.set
+ * "{LiveMigration,Snapshot}" renders, since helm-controller escapes the commas
+ * (helm_values.c). Returns whether a part of it is the gate or a near miss. */
+static bool joined_near_miss(const char *g)
+{
+	if (!g || !strchr(g, ','))
+		return false;
+	struct strv parts = {0};
+	strv_split(&parts, g, ",");
+	bool hit = false;
+	for (size_t i = 0; i < parts.n && !hit; i++) {
+		_cleanup_free_ char *t = strstrip(xstrdup(parts.items[i]));
+		hit = streq(t, SNAPSHOT_GATE) || name_near_miss(t);
+	}
+	strv_clear(&parts);
+	return hit;
+}
+
 static void near_misses_in(const struct jv *arr, const char *where, struct strv *out)
 {
 	for (size_t i = 0; i < jq_len(arr); i++) {
 		const char *g = elem_str(arr, i);
-		if (gate_near_miss(g)) {
-			_cleanup_free_ char *s = xasprintf(
-			    "gate \"%s\" in %s: the gate is named \"Snapshot\" (singular, exact "
-			    "case); KubeVirt ignores unknown names",
-			    g, where);
+		_cleanup_free_ char *s = NULL;
+		if (joined_near_miss(g))
+			s = xasprintf("gate \"%s\" in %s: one name with commas, not a list of "
+				      "gates (a HelmChart spec.set \"{a,b}\" reaches helm with "
+				      "its commas escaped); KubeVirt ignores unknown names",
+				      g, where);
+		else if (name_near_miss(g))
+			s = xasprintf("gate \"%s\" in %s: the gate is named \"Snapshot\" "
+				      "(singular, exact case); KubeVirt ignores unknown names",
+				      g, where);
+		if (s)
 			strv_add(out, s);
-		}
 	}
 }
 
@@ -119,11 +142,20 @@ static char *gate_list(const struct jv *gates, const char *sep, const char *quot
 	char *s = xstrdup("");
 	for (size_t i = 0; i < jq_len(gates); i++) {
 		const char *g = elem_str(gates, i);
-		if (!g || gate_near_miss(g) || streq(g, SNAPSHOT_GATE))
+		if (!g)
 			continue;
-		char *n = xasprintf("%s%s%s%s%s", s, *s ? sep : "", quote, g, quote);
-		free(s);
-		s = n;
+		/* a comma-joined name: its parts are the gates that were meant */
+		struct strv parts = {0};
+		strv_split(&parts, g, ",");
+		for (size_t j = 0; j < parts.n; j++) {
+			_cleanup_free_ char *t = strstrip(xstrdup(parts.items[j]));
+			if (!*t || name_near_miss(t) || streq(t, SNAPSHOT_GATE))
+				continue;
+			char *n = xasprintf("%s%s%s%s%s", s, *s ? sep : "", quote, t, quote);
+			free(s);
+			s = n;
+		}
+		strv_clear(&parts);
 	}
 	char *n = xasprintf("%s%s%s%s%s", s, *s ? sep : "", quote, SNAPSHOT_GATE, quote);
 	free(s);

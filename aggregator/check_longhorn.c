@@ -804,6 +804,11 @@ static void node_evaluate(const struct jv *node, const struct disk_limits *dl, s
 {
 	bool node_allows = true;
 	jq_bool(JQ(node, "spec", "allowScheduling"), &node_allows);
+	/* Schedulable=False (cordoned, data engine upgrade): the scheduler skips the
+	 * node as it skips one with allowScheduling false. */
+	if (streq(JQS(jq_condition(JQ(node, "status", "conditions"), "Schedulable"), "status"),
+		  "False"))
+		node_allows = false;
 	const struct jv *disks = JQ(node, "spec", "disks"),
 			*dstat = JQ(node, "status", "diskStatus");
 	struct value_list *l = kv_add_list(ev, "disks");
@@ -847,18 +852,46 @@ static bool node_judge(struct agg_ctx *ctx, const char *id, const struct jv *nod
 	size_t low_or_over = 0;
 	const char *name = str_or(jq_name(node), "?");
 	node_evaluate(node, dl, &ev, &ne, &low_or_over);
-	const struct jv *ready = jq_condition(JQ(node, "status", "conditions"), "Ready");
-	storage_ev_str(&ev, "ready", JQS(ready, "status"));
+	const struct jv *conds = JQ(node, "status", "conditions");
+	const struct jv *ready = jq_condition(conds, "Ready"),
+			*sched = jq_condition(conds, "Schedulable");
+	const char *rst = JQS(ready, "status"), *sst = JQS(sched, "status");
+	storage_ev_str(&ev, "ready", rst);
+	storage_ev_str(&ev, "schedulable", sst);
 	kv_add_int(&ev, "minimal_available_percentage", dl->min_avail_pct);
 	kv_add_int(&ev, "over_provisioning_percentage", dl->over_pct);
 	enum status st = STATUS_PASS;
 	_cleanup_free_ char *msg = NULL, *remedy = NULL;
-	if (ne.disks == 0) {
+	/* The replica scheduler takes only Ready nodes (datastore
+	 * ListReadyAndSchedulableNodesRO); a down node's disk conditions are stale. */
+	bool usable = streq(rst, "True");
+	if (!usable) {
+		st = streq(rst, "False") ? STATUS_FAIL : STATUS_UNKNOWN;
+		msg = xasprintf(
+		    "Longhorn node %s is not Ready (Ready=%s%s%s%s%s): Longhorn places no "
+		    "replica on it and its replicas are unreachable",
+		    name, rst ? rst : "not reported", JQS(ready, "reason") ? " " : "",
+		    str_or(JQS(ready, "reason"), ""), JQS(ready, "message") ? ": " : "",
+		    str_or(JQS(ready, "message"), ""));
+		remedy =
+		    xasprintf("kubectl get node %s; kubectl -n longhorn-system get pods -o wide "
+			      "--field-selector spec.nodeName=%s | grep longhorn-manager",
+			      name, name);
+	} else if (ne.disks == 0) {
 		st = STATUS_WARN;
 		msg =
 		    xasprintf("Longhorn node %s has no disk: no replica can be placed on it", name);
 		remedy = xstrdup("add a disk in the Longhorn UI (Node → Edit node and disks) if "
 				 "this node should store replicas");
+	} else if (streq(sst, "False")) {
+		st = STATUS_WARN;
+		msg =
+		    xasprintf("Longhorn node %s takes no new replica: Schedulable=False %s%s%s",
+			      name, str_or(JQS(sched, "reason"), ""),
+			      JQS(sched, "message") ? ": " : "", str_or(JQS(sched, "message"), ""));
+		remedy = xasprintf("kubectl uncordon %s once its maintenance is over (Longhorn "
+				   "setting disable-scheduling-on-cordoned-node)",
+				   name);
 	} else if (ne.schedulable == 0 && ne.unschedulable == 0 && ne.unknown == 0) {
 		st = STATUS_WARN;
 		msg =
@@ -905,7 +938,7 @@ static bool node_judge(struct agg_ctx *ctx, const char *id, const struct jv *nod
 		kv_list_clear(&ev);
 	}
 	free(ne.problems);
-	return ne.schedulable > 0;
+	return usable && ne.schedulable > 0;
 }
 
 void check_longhorn_node_disk(struct agg_ctx *ctx, const char *id)

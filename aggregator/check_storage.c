@@ -194,31 +194,6 @@ static const struct jv *sole_default_class(const struct jv *scs)
 	return found;
 }
 
-/* Longhorn parses the migratable parameter with Go's strconv.ParseBool. */
-static int parse_go_bool(const struct jv *v, bool *ret)
-{
-	static const char *const t[] = {"1", "t", "T", "TRUE", "true", "True"};
-	static const char *const f[] = {"0", "f", "F", "FALSE", "false", "False"};
-	if (!v) {
-		*ret = false;
-		return 0;
-	}
-	if (!jv_is(v, JV_STRING))
-		return -1;
-	const char *s = jv_str(v);
-	for (size_t i = 0; i < ELEMENTSOF(t); i++) {
-		if (streq(s, t[i])) {
-			*ret = true;
-			return 0;
-		}
-		if (streq(s, f[i])) {
-			*ret = false;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 struct pvc_counts {
 	size_t rwx, longhorn, bad, unknown, other, no_class;
 };
@@ -296,7 +271,7 @@ static void pvc_judge(struct agg_ctx *ctx, const char *id, const struct jv *pvc,
 		c->unknown++;
 		return;
 	}
-	if (parse_go_bool(JQ(sc, "parameters", "migratable"), &mig) < 0) {
+	if (storage_go_bool(JQ(sc, "parameters", "migratable"), &mig) < 0) {
 		struct finding *f = storage_object_finding(ctx, id, "PersistentVolumeClaim", pvc);
 		finding_set(f, STATUS_UNKNOWN,
 			    "StorageClass %s has a migratable parameter Longhorn cannot parse: "

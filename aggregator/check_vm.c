@@ -11,6 +11,7 @@
 
 #include "cidr.h"
 #include "kubevirt_util.h"
+#include "storage.h"
 
 #define LONGHORN_DRIVER "driver.longhorn.io"
 
@@ -105,7 +106,7 @@ static void lm_claim(struct agg_ctx *ctx, struct lm_eval *e, const struct jv *vm
 	const struct jv *sc = scname ? cs_find(ctx->cs, RES_STORAGECLASSES, NULL, scname) : NULL;
 	bool longhorn = streq(JQS(sc, "provisioner"), LONGHORN_DRIVER);
 	bool migratable = false;
-	jq_bool(JQ(sc, "parameters", "migratable"), &migratable);
+	storage_go_bool(JQ(sc, "parameters", "migratable"), &migratable);
 
 	/* The Longhorn volume behind the PVC: PV spec.csi.volumeHandle. */
 	const char *pvname = JQS(pvc, "spec", "volumeName");
@@ -214,7 +215,78 @@ static void lm_last_migration(struct kv_list *ev, const struct jv *vmi)
 		    why ? ": " : "", why ? why : "");
 }
 
-static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi, size_t *n_ok)
+static const char *const REM_TARGET =
+    "a live migration needs a second node that can run the VM: uncordon one (kubectl uncordon "
+    "NODE), bring back virt-handler where a node is labelled kubevirt.io/schedulable=false "
+    "(kubectl get pods -A -l kubevirt.io=virt-handler -o wide), or add a node";
+
+/* Where a migration target pod can go: Ready, not cordoned, and not labelled
+ * kubevirt.io/schedulable=false by virt-controller when virt-handler's heartbeat
+ * stops (the target pod's nodeSelector asks for "true"). Only when Nodes were
+ * collected. */
+struct lm_targets {
+	bool known;
+	struct strv ok;	 /* node names */
+	struct strv out; /* "node: why not" */
+};
+
+static void lm_targets_find(const struct cluster_state *cs, struct lm_targets *t)
+{
+	const struct jv *nodes = cs_items(cs, RES_NODES);
+	/* An empty Node list is not a cluster of none: it says nothing. */
+	*t = (struct lm_targets){.known = jq_len(nodes) > 0};
+	/* virt-handler labels every node it runs on: once some node carries the label,
+	 * one without it (a Harvester witness node, a tainted server) cannot host VMs. */
+	bool labelled = false;
+	for (size_t i = 0; i < jq_len(nodes) && !labelled; i++)
+		labelled = kubevirt_util_label(jq_at(nodes, i), "kubevirt.io/schedulable") != NULL;
+	for (size_t i = 0; i < jq_len(nodes); i++) {
+		const struct jv *n = jq_at(nodes, i);
+		const char *name = jq_name(n);
+		bool cordoned = false;
+		jq_bool(JQ(n, "spec", "unschedulable"), &cordoned);
+		const char *ready =
+		    JQS(jq_condition(JQ(n, "status", "conditions"), "Ready"), "status");
+		const char *label = kubevirt_util_label(n, "kubevirt.io/schedulable");
+		const char *why =
+		    !streq(ready, "True") ? "not Ready"
+		    : cordoned		  ? "cordoned"
+		    : streq(label, "false")
+			? "kubevirt.io/schedulable=false (virt-handler not running there)"
+		    : labelled && !label
+			? "no kubevirt.io/schedulable label (virt-handler never ran there)"
+			: NULL;
+		if (!name)
+			continue;
+		if (!why) {
+			strv_add(&t->ok, name);
+			continue;
+		}
+		_cleanup_free_ char *line = xasprintf("%s: %s", name, why);
+		strv_add(&t->out, line);
+	}
+}
+
+/* No node but the VMI's own can take it: nothing to migrate to. */
+static void lm_target(struct lm_eval *e, const struct lm_targets *t, const char *node)
+{
+	if (!t->known)
+		return;
+	for (size_t i = 0; i < t->ok.n; i++)
+		if (!streq(t->ok.items[i], node))
+			return;
+	_cleanup_free_ char *why = xstrdup("");
+	for (size_t i = 0; i < t->out.n; i++) {
+		char *n = xasprintf("%s%s%s", why, *why ? "; " : "", t->out.items[i]);
+		free(why);
+		why = n;
+	}
+	lm_reason(e, STATUS_FAIL, REM_TARGET, "no other node can receive it (%s)",
+		  *why ? why : "the cluster has one node");
+}
+
+static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
+		   const struct lm_targets *t, size_t *n_ok)
 {
 	const char *ns = jq_namespace(vmi) ? jq_namespace(vmi) : "", *name = jq_name(vmi);
 	const char *node = JQS(vmi, "status", "nodeName");
@@ -226,6 +298,7 @@ static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi, si
 	if (JQS(vmi, "status", "migrationMethod"))
 		kv_add_str(&ev, "migrationMethod", JQS(vmi, "status", "migrationMethod"));
 	lm_condition(&e, &ev, vmi);
+	lm_target(&e, t, node);
 	lm_last_migration(&ev, vmi);
 	e.volumes = kv_add_list(&ev, "volumes"); /* last: later kv_add_* would move it */
 	lm_volumes(ctx, &e, vmi, ns);
@@ -279,13 +352,19 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 		return;
 	}
 	size_t n_running = 0, n_ok = 0;
+	struct lm_targets t;
+	lm_targets_find(ctx->cs, &t);
 	for (size_t i = 0; i < jq_len(vmis); i++) {
 		const struct jv *vmi = jq_at(vmis, i);
 		if (!streq(JQS(vmi, "status", "phase"), "Running"))
 			continue;
 		n_running++;
-		lm_one(ctx, id, vmi, &n_ok);
+		lm_one(ctx, id, vmi, &t, &n_ok);
 	}
+	size_t n_targets = t.ok.n;
+	bool targets_known = t.known;
+	strv_clear(&t.ok);
+	strv_clear(&t.out);
 	if (n_running == 0) {
 		struct finding *f = agg_finding(ctx, id);
 		kv_add_int(&f->evidence, "virtualmachineinstances", (int64_t)jq_len(vmis));
@@ -299,6 +378,8 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 		for (size_t i = 0; i < ctx->vms->n; i++)
 			vlist_add_strf(l, "%s/%s on %s", ctx->vms->items[i].namespace,
 				       ctx->vms->items[i].name, ctx->vms->items[i].node);
+		if (targets_known)
+			kv_add_int(&f->evidence, "migration_target_nodes", (int64_t)n_targets);
 		finding_set(f, STATUS_PASS, "all %zu running VMIs can live-migrate", n_running);
 	}
 }

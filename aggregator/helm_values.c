@@ -82,22 +82,84 @@ void helm_values_set(json_object *values, const char *dotted, json_object *value
 	strv_clear(&parts);
 }
 
-/* A --set value: "{a,b}" is a list, anything else a string. */
-static json_object *set_value(const struct jv *v)
+/* What helm-controller hands helm for a string value (chart.go escapeComma):
+ * a comma after an even number of backslashes gets one more, so every comma
+ * is escaped. */
+static char *escape_commas(const char *s)
 {
-	const char *s = jv_str(v);
-	size_t n = s ? strlen(s) : 0;
-	if (n < 2 || s[0] != '{' || s[n - 1] != '}')
+	char *out = xmalloc(2 * strlen(s) + 1), *o = out;
+	size_t backslashes = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p == ',' && backslashes % 2 == 0)
+			*o++ = '\\';
+		backslashes = *p == '\\' ? backslashes + 1 : 0;
+		*o++ = *p;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* helm strvals runesUntil: the text up to an unescaped stop character into
+ * out, each escaping backslash dropped. Returns the stop character, or 0 at
+ * the end of the text. */
+static char runes_until(const char **p, const char *stop, char *out)
+{
+	size_t n = 0;
+	for (; **p; (*p)++) {
+		if (strchr(stop, **p)) {
+			out[n] = '\0';
+			return *(*p)++;
+		}
+		if (**p == '\\' && !(*p)[1])
+			break;
+		if (**p == '\\')
+			(*p)++;
+		out[n++] = **p;
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+/*
+ * One spec.set value as helm-controller passes it (k3s-io/helm-controller
+ * pkg/controllers/chart/chart.go args/typedVal): a number, or "true", "false",
+ * "null" in any case, with --set (typed: a bool, or null which drops the key);
+ * any other string with --set-string after escape_commas. helm then reads
+ * "{...}" as a list split at unescaped commas only: "{a,b}" from a HelmChart
+ * is the one-item list ["a,b"], not ["a","b"] as on a helm command line.
+ * Sets *ret_err (static text) when helm would reject it; returns NULL then.
+ */
+static json_object *set_value(const struct jv *v, const char **ret_err)
+{
+	*ret_err = NULL;
+	if (!jv_is(v, JV_STRING))
 		return jv_to_json(v);
+	const char *s = jv_str(v);
+	if (strcaseeq(s, "true") || strcaseeq(s, "false"))
+		return json_object_new_boolean(strcaseeq(s, "true"));
+	if (strcaseeq(s, "null"))
+		return NULL;
+	_cleanup_free_ char *arg = escape_commas(s);
+	_cleanup_free_ char *item = xmalloc(strlen(arg) + 1);
+	const char *p = arg;
+	if (*p != '{') {
+		runes_until(&p, ",", item);
+		return json_object_new_string(item);
+	}
+	p++;
 	json_object *arr = json_object_new_array();
-	char *inner = xstrndup(s + 1, n - 2);
-	struct strv items = {0};
-	strv_split(&items, inner, ",");
-	for (size_t i = 0; i < items.n; i++)
-		json_object_array_add(arr, json_object_new_string(strstrip(items.items[i])));
-	strv_clear(&items);
-	free(inner);
-	return arr;
+	for (;;) {
+		char last = runes_until(&p, ",}", item);
+		if (!last) {
+			json_object_put(arr);
+			*ret_err = "list must terminate with '}' (helm rejects it: the install job "
+				   "fails)";
+			return NULL;
+		}
+		json_object_array_add(arr, json_object_new_string(item));
+		if (last == '}')
+			return arr;
+	}
 }
 
 static void add_source(struct helm_values *v, const char *what, const struct jv *obj)
@@ -131,7 +193,17 @@ void helm_values_harvester(const struct cluster_state *cs, struct helm_values *r
 	const struct jv *set = JQ(hc, "spec", "set");
 	jv_foreach(set, key, val)
 	{
-		helm_values_set(merged, key, set_value(val));
+		const char *err;
+		json_object *value = set_value(val, &err);
+		if (err) {
+			char *line = xasprintf("HelmChart %s/%s spec.set %s: %s",
+					       jq_namespace(hc) ? jq_namespace(hc) : "",
+					       jq_name(hc) ? jq_name(hc) : "?", key, err);
+			strv_add(&ret->errors, line);
+			free(line);
+			continue;
+		}
+		helm_values_set(merged, key, value);
 	}
 	/* Merged in json-c (it is small and built by changes), read as the
 	 * cluster state is. */

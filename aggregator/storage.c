@@ -100,3 +100,27 @@ void storage_appendf(char **buf, const char *fmt, ...)
 	free(add);
 	*buf = joined;
 }
+
+int storage_go_bool(const struct jv *v, bool *ret)
+{
+	static const char *const t[] = {"1", "t", "T", "TRUE", "true", "True"};
+	static const char *const f[] = {"0", "f", "F", "FALSE", "false", "False"};
+	if (!v) {
+		*ret = false;
+		return 0;
+	}
+	if (!jv_is(v, JV_STRING))
+		return -1;
+	const char *s = jv_str(v);
+	for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+		if (streq(s, t[i])) {
+			*ret = true;
+			return 0;
+		}
+		if (streq(s, f[i])) {
+			*ret = false;
+			return 0;
+		}
+	}
+	return -1;
+}

@@ -37,3 +37,8 @@ char *storage_finalizers(const struct jv *obj);
 
 /* Append a formatted string to *buf (NULL starts a new one). */
 void storage_appendf(char **buf, const char *fmt, ...) _printf_(2, 3);
+
+/* A boolean StorageClass parameter as Longhorn's CSI driver reads it (Go
+ * strconv.ParseBool: 1 t T TRUE true True / 0 f F FALSE false False). Absent is
+ * false; returns -1 (ret untouched) for a non-string or any other text. */
+int storage_go_bool(const struct jv *v, bool *ret);

@@ -121,6 +121,51 @@ static void test_count(void **state)
 	harness_clear(&h);
 }
 
+/* Harvester 1.3+ two nodes + witness (harvester/harvester
+ * enhancements/20231113-witness-node-support.md): 3 Ready nodes, but the witness
+ * carries node-role.kubernetes.io/etcd=true:NoExecute and runs no longhorn-manager, so
+ * only 2 can hold replicas. A cordoned node (node.kubernetes.io/unschedulable, which
+ * DaemonSets tolerate) and a taint Longhorn's taint-toleration setting names still count. */
+static void test_count_tainted(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_load(&h, "nodes/harvester-witness-3.json");
+	harness_run(&h, "cluster.nodes.count");
+	const struct finding *f = harness_finding(&h, "cluster.nodes.count", NULL);
+	assert_int_equal(f->status, STATUS_WARN);
+	int64_t n;
+	assert_true(kv_get_int(&f->evidence, "ready_nodes", &n));
+	assert_int_equal(n, 3);
+	assert_true(kv_get_int(&f->evidence, "replica_nodes", &n));
+	assert_int_equal(n, 2);
+	assert_true(harness_list_has(
+	    f, "excluded_nodes",
+	    "harvester-node-2: taint node-role.kubernetes.io/etcd=true:NoExecute"));
+	assert_non_null(strstr(f->message, "2 nodes can hold"));
+	harness_clear(&h);
+
+	harness_init(&h);
+	harness_add(&h, NODE_JSON("n1", "True", "n1"));
+	harness_add(&h,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n2\"},"
+		    "\"spec\":{\"unschedulable\":true,\"taints\":[{\"key\":\"node.kubernetes.io/"
+		    "unschedulable\",\"effect\":\"NoSchedule\"}]},\"status\":{\"conditions\":[{"
+		    "\"type\":\"Ready\",\"status\":\"True\"}]}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n3\"},"
+		    "\"spec\":{\"taints\":[{\"key\":\"dedicated\",\"value\":\"storage\","
+		    "\"effect\":\"NoSchedule\"},{\"key\":\"x\",\"effect\":\"PreferNoSchedule\"}]},"
+		    "\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":{"
+		    "\"name\":\"taint-toleration\",\"namespace\":\"longhorn-system\"},\"value\":"
+		    "\"kubevirt.io/drain:NoSchedule; dedicated=storage:NoSchedule\"}");
+	harness_run(&h, "cluster.nodes.count");
+	assert_int_equal(harness_status(&h, "cluster.nodes.count"), STATUS_PASS);
+	harness_clear(&h);
+}
+
 static void test_skew(void **state)
 {
 	struct harness h;
@@ -269,11 +314,9 @@ static void test_hostname_unique(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_reporting),
-	    cmocka_unit_test(test_count),
-	    cmocka_unit_test(test_skew),
-	    cmocka_unit_test(test_cpu_compat),
-	    cmocka_unit_test(test_hostname_unique),
+	    cmocka_unit_test(test_reporting),	  cmocka_unit_test(test_count),
+	    cmocka_unit_test(test_count_tainted), cmocka_unit_test(test_skew),
+	    cmocka_unit_test(test_cpu_compat),	  cmocka_unit_test(test_hostname_unique),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

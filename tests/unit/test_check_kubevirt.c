@@ -165,6 +165,29 @@ static void test_gate_on(void **state)
 	harness_clear(&h);
 }
 
+/* A HelmChart spec.set "{A,...,Snapshot}" (k3s-io/helm-controller chart.go escapes
+ * the commas for --set-string): helm renders one gate named "A,...,Snapshot", which
+ * KubeVirt ignores. The CR looks listed to a reader who splits at commas. */
+static void test_gate_comma_joined_from_spec_set(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/kubevirt-gates-comma-joined.json");
+	harness_load(&h, "kubevirt/harvester-helmchart-set-gates.json");
+	harness_run(&h, GATE);
+	const struct finding *f = harness_finding(&h, GATE, KV);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_string_equal(harness_ev(f, "snapshot_gate"), "off");
+	assert_non_null(strstr(f->message, "one name with commas"));
+	assert_true(harness_list_has(f, "near_misses", "in the Helm values"));
+	/* the remedy lists the meant gates one by one, Snapshot among them */
+	assert_non_null(strstr(f->remediation,
+			       "[CPUManager,DeclarativeHotplugVolumes,ExpandDisks,"
+			       "EnableVirtioFsConfigVolumes,HostDevices,Snapshot]"));
+	harness_clear(&h);
+}
+
 static const char *kv18(const char *extra)
 {
 	static char buf[1024];
@@ -482,6 +505,7 @@ int main(void)
 	    cmocka_unit_test(test_gate_near_miss_plural),
 	    cmocka_unit_test(test_gate_values_path),
 	    cmocka_unit_test(test_gate_on),
+	    cmocka_unit_test(test_gate_comma_joined_from_spec_set),
 	    cmocka_unit_test(test_gate_v18_semantics),
 	    cmocka_unit_test(test_gate_unknown_version_and_garbage),
 	    cmocka_unit_test(test_stale_fail_case3),

@@ -537,6 +537,35 @@ static void test_disk_pressure_fail(void **state)
 	harness_clear(&h);
 }
 
+/* Longhorn's replica scheduler only takes nodes with Ready=True and Schedulable=True
+ * (longhorn-manager datastore ListReadyAndSchedulableNodesRO). A node whose kubelet
+ * stopped keeps its last disk conditions (True): its disks must not count. A cordoned
+ * node (Schedulable=False KubernetesNodeCordoned) takes no new replica either. */
+static void test_disk_node_down_and_cordoned(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_load(&h, "storage/lhnodes-node-down-cordoned.json");
+	harness_load(&h, "storage/settings-longhorn-1.11.json");
+	harness_run(&h, DISK);
+	const struct finding *f = harness_finding(&h, DISK, "Node/longhorn-system/sza122102.local");
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "not Ready"));
+	assert_non_null(strstr(f->message, "KubernetesNodeNotReady"));
+	f = harness_finding(&h, DISK, "Node/longhorn-system/sza122101.local");
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "Node sza122101.local is cordoned"));
+	/* one node left for three replicas */
+	bool count_warn = false;
+	for (size_t i = 0; i < h.out.n; i++)
+		if (!h.out.items[i].object &&
+		    strstr(h.out.items[i].message, "1 Longhorn nodes have a "
+						   "schedulable disk"))
+			count_warn = h.out.items[i].status == STATUS_WARN;
+	assert_true(count_warn);
+	harness_clear(&h);
+}
+
 static void test_disk_low_and_over_warn(void **state)
 {
 	struct harness h;
@@ -571,15 +600,19 @@ static void test_disk_config_unknown(void **state)
 {
 	struct harness h;
 	harness_init(&h);
+#define READY "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]"
 	harness_add(
 	    &h, lh_node("n0", "{\"allowScheduling\":false,\"disks\":{\"d\":{}}}",
-			"{\"diskStatus\":{\"d\":{\"storageAvailable\":\"100\",\"storageMaximum\":"
-			"200,\"storageScheduled\":0,\"conditions\":[{\"type\":\"Schedulable\","
-			"\"status\":\"False\"}]}}}"));
-	harness_add(&h, lh_node("n1", "{\"disks\":{}}", "{}"));
+			"{" READY ",\"diskStatus\":{\"d\":{\"storageAvailable\":\"100\","
+			"\"storageMaximum\":200,\"storageScheduled\":0,\"conditions\":[{\"type\":"
+			"\"Schedulable\",\"status\":\"False\"}]}}}"));
+	harness_add(&h, lh_node("n1", "{\"disks\":{}}", "{" READY "}"));
 	harness_add(&h, lh_node("n2", "{\"disks\":{\"d\":{\"allowScheduling\":true}}}",
-				"{\"diskStatus\":null}"));
-	harness_add(&h, lh_node("n3", "{\"disks\":[1,2]}", "null"));
+				"{" READY ",\"diskStatus\":null}"));
+	harness_add(&h, lh_node("n3", "{\"disks\":[1,2]}", "{" READY "}"));
+	/* no status at all: whether Longhorn would use the node is unknown */
+	harness_add(&h, lh_node("n4", "{\"disks\":{}}", "null"));
+#undef READY
 	harness_add(&h, lh_setting("default-replica-count", "\"{\\\"v1\\\":\\\"1\\\"}\""));
 	harness_run(&h, DISK);
 	assert_int_equal(harness_finding(&h, DISK, "Node/longhorn-system/n0")->status, STATUS_WARN);
@@ -589,8 +622,10 @@ static void test_disk_config_unknown(void **state)
 	assert_int_equal(harness_finding(&h, DISK, "Node/longhorn-system/n2")->status,
 			 STATUS_UNKNOWN);
 	assert_int_equal(harness_finding(&h, DISK, "Node/longhorn-system/n3")->status, STATUS_WARN);
+	assert_int_equal(harness_finding(&h, DISK, "Node/longhorn-system/n4")->status,
+			 STATUS_UNKNOWN);
 	/* default-replica-count 1 and no schedulable node: the count warning too. */
-	assert_int_equal(h.out.n, 5);
+	assert_int_equal(h.out.n, 6);
 	harness_clear(&h);
 
 	/* An unreadable setting makes the whole check UNKNOWN. */
@@ -640,6 +675,7 @@ int main(void)
 	    cmocka_unit_test(test_share_unknown_skip),
 	    cmocka_unit_test(test_disk_case8_pass),
 	    cmocka_unit_test(test_disk_pressure_fail),
+	    cmocka_unit_test(test_disk_node_down_and_cordoned),
 	    cmocka_unit_test(test_disk_low_and_over_warn),
 	    cmocka_unit_test(test_disk_config_unknown),
 	    cmocka_unit_test(test_disk_install_states),

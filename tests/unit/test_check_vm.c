@@ -94,6 +94,91 @@ static void test_lm_pass_and_mixed(void **state)
 	harness_clear(&h);
 }
 
+/* Longhorn's CSI driver reads parameters.migratable with Go strconv.ParseBool
+ * (longhorn-manager csi/util.go getVolumeOptions): "1" and "T" make migratable
+ * volumes too, and both checks must agree with it. */
+static void test_lm_migratable_go_bool(void **state)
+{
+	static const char *const forms[] = {"1", "T", "TRUE", "True", "t"};
+	for (size_t i = 0; i < ELEMENTSOF(forms); i++) {
+		struct harness h;
+		harness_init(&h);
+		harness_load(&h, "kubevirt/storageclasses.json");
+		harness_load(&h, "kubevirt/vm-e2e-rwx-block.json");
+		json_object *sc = harness_edit(&h, RES_STORAGECLASSES, 0);
+		json_object_object_add(jc_get(sc, "parameters", NULL), "migratable",
+				       json_object_new_string(forms[i]));
+		harness_commit(&h, RES_STORAGECLASSES, 0, sc);
+		harness_run(&h, LM);
+		assert_int_equal(harness_status(&h, LM), STATUS_PASS);
+		harness_run(&h, "api.pvc.rwx-class-mismatch");
+		assert_int_equal(harness_status(&h, "api.pvc.rwx-class-mismatch"), STATUS_PASS);
+		harness_clear(&h);
+	}
+}
+
+/* A migration needs a target: a Ready, uncordoned node that virt-handler has not marked
+ * kubevirt.io/schedulable=false (the target pod's nodeSelector asks for "true"). */
+static void test_lm_no_target_node(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_load(&h, "kubevirt/storageclasses.json");
+	harness_load(&h, "kubevirt/vm-e2e-rwx-block.json");
+	harness_load(&h, "nodes/kubevirt-no-migration-target.json");
+	harness_run(&h, LM);
+	const struct finding *f = harness_finding(&h, LM, NULL);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_true(harness_list_has(f, "reasons", "no other node can receive it"));
+	assert_true(
+	    harness_list_has(f, "reasons", "sza122101.local: kubevirt.io/schedulable=false"));
+	assert_true(harness_list_has(f, "reasons", "sza122102.local: cordoned"));
+	assert_false(h.vms.items[0].can_migrate);
+	harness_clear(&h);
+
+	/* one target left: PASS, and the summary counts it */
+	harness_init(&h);
+	harness_load(&h, "kubevirt/storageclasses.json");
+	harness_load(&h, "kubevirt/vm-e2e-rwx-block.json");
+	harness_load(&h, "nodes/kubevirt-no-migration-target.json");
+	json_object *n = harness_edit(&h, RES_NODES, 2);
+	json_object_object_add(jc_get(n, "spec", NULL), "unschedulable",
+			       json_object_new_boolean(false));
+	harness_commit(&h, RES_NODES, 2, n);
+	harness_run(&h, LM);
+	f = harness_finding(&h, LM, NULL);
+	assert_int_equal(f->status, STATUS_PASS);
+	int64_t k;
+	assert_true(kv_get_int(&f->evidence, "migration_target_nodes", &k));
+	assert_int_equal(k, 2);
+	harness_clear(&h);
+
+	/* Harvester two nodes + witness: the witness runs no virt-handler and carries no
+	 * kubevirt.io/schedulable label; with the other node cordoned nothing can receive. */
+	harness_init(&h);
+	harness_load(&h, "kubevirt/storageclasses.json");
+	harness_load(&h, "kubevirt/vm-e2e-rwx-block.json");
+	harness_load(&h, "nodes/harvester-witness-3.json");
+	json_object *vmi = harness_edit(&h, RES_VMIS, 0);
+	json_object_object_add(jc_get(vmi, "status", NULL), "nodeName",
+			       json_object_new_string("harvester-node-0"));
+	harness_commit(&h, RES_VMIS, 0, vmi);
+	harness_run(&h, LM);
+	assert_int_equal(harness_status(&h, LM), STATUS_PASS);
+	n = harness_edit(&h, RES_NODES, harness_index(&h, RES_NODES, "harvester-node-1"));
+	json_object_object_add(jc_get(n, "spec", NULL), "unschedulable",
+			       json_object_new_boolean(true));
+	harness_commit(&h, RES_NODES, harness_index(&h, RES_NODES, "harvester-node-1"), n);
+	finding_list_clear(&h.out);
+	vm_table_clear(&h.vms);
+	harness_run(&h, LM);
+	f = harness_finding(&h, LM, NULL);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_true(
+	    harness_list_has(f, "reasons", "harvester-node-2: no kubevirt.io/schedulable label"));
+	harness_clear(&h);
+}
+
 static void test_lm_degraded_volume(void **state)
 {
 	struct harness h;
@@ -431,6 +516,8 @@ int main(void)
 	    cmocka_unit_test(test_lm_skip),
 	    cmocka_unit_test(test_lm_rwo_case6),
 	    cmocka_unit_test(test_lm_pass_and_mixed),
+	    cmocka_unit_test(test_lm_migratable_go_bool),
+	    cmocka_unit_test(test_lm_no_target_node),
 	    cmocka_unit_test(test_lm_degraded_volume),
 	    cmocka_unit_test(test_lm_other_reasons),
 	    cmocka_unit_test(test_lm_garbage),

@@ -210,19 +210,36 @@ static void test_helm_values(void **state)
 	helm_values_clear(&hv);
 	harness_clear(&h);
 
-	/* spec.set has the highest precedence, "{a,b}" is a list */
+	/* spec.set has the highest precedence and reaches helm as helm-controller
+	 * passes it (k3s-io/helm-controller pkg/controllers/chart/chart.go): strings
+	 * with --set-string and every comma escaped, so "{A, B}" is the one-item list
+	 * ["A, B"]; "true"/"false"/"null" and numbers with --set, typed. */
 	harness_init(&h);
 	harness_add(&h, "{\"apiVersion\":\"helm.cattle.io/v1\",\"kind\":\"HelmChart\","
 			"\"metadata\":{\"name\":\"hv\",\"namespace\":\"kube-system\"},"
 			"\"spec\":{\"chart\":\"rancher/harvester\",\"valuesContent\":\"a: [\","
 			"\"set\":{\"promote.clusterDNS\":\"10.43.0.10\",\"x.list\":\"{A, B}\","
-			"\"n\":3}}}");
+			"\"x.one\":\"{Snapshot}\",\"x.str\":\"a,b\\\\,c\",\"x.on\":\"True\","
+			"\"x.gone\":\"null\",\"x.bad\":\"{A\",\"n\":3}}}");
 	helm_values_harvester(&h.cs, &hv);
 	assert_true(hv.found);
-	assert_int_equal(hv.errors.n, 1);
+	assert_int_equal(hv.errors.n, 2);
 	assert_non_null(strstr(hv.errors.items[0], "HelmChart kube-system/hv"));
+	assert_non_null(strstr(hv.errors.items[1], "spec.set x.bad: list must terminate"));
 	assert_string_equal(jv_str(helm_values_get(hv.values, "promote.clusterDNS")), "10.43.0.10");
-	assert_string_equal(jv_str(jq_at(helm_values_get(hv.values, "x.list"), 1)), "B");
+	const struct jv *l = helm_values_get(hv.values, "x.list");
+	assert_int_equal(jq_len(l), 1);
+	assert_string_equal(jv_str(jq_at(l, 0)), "A, B");
+	assert_string_equal(jv_str(jq_at(helm_values_get(hv.values, "x.one"), 0)), "Snapshot");
+	assert_string_equal(jv_str(helm_values_get(hv.values, "x.str")), "a,b,c");
+	bool on = false;
+	assert_true(jv_is(helm_values_get(hv.values, "x.on"), JV_BOOL));
+	assert_true(jq_bool(helm_values_get(hv.values, "x.on"), &on) && on);
+	assert_null(helm_values_get(hv.values, "x.gone"));
+	assert_null(helm_values_get(hv.values, "x.bad"));
+	int64_t n = 0;
+	assert_true(jq_int(helm_values_get(hv.values, "n"), &n));
+	assert_int_equal(n, 3);
 	helm_values_clear(&hv);
 	harness_clear(&h);
 
