@@ -1143,7 +1143,8 @@ static int apply_collect_entry(struct cluster_state *cs, const struct jv *e, siz
 	if (!d || cs->res[d->id].status == RES_COLLECTED)
 		return 0; /* a resource of another hvready version; or data is here */
 	int64_t ms;
-	if (jq_int(JQ(e, "duration_ms"), &ms) && ms >= 0)
+	/* Informational; a value past int64 nanoseconds (292 years) is ignored. */
+	if (jq_int(JQ(e, "duration_ms"), &ms) && ms >= 0 && ms <= INT64_MAX / NSEC_PER_MSEC)
 		cs->res[d->id].duration_ns = ms * NSEC_PER_MSEC;
 	if (status == RES_COLLECTED || status == RES_NOT_COLLECTED) {
 		_cleanup_free_ char *fn = resource_file_name(d);
