@@ -137,6 +137,9 @@ bool hv_endpoint_parse_expire(const char *s, int64_t *ret_ns)
 		end = strptime(s, "%Y-%m-%d %H:%M:%S", &tm);
 	if (!end)
 		return false;
-	*ret_ns = (int64_t)timegm(&tm) * NSEC_PER_SEC;
+	/* RFC 5280's "no expiration" is 9999-12-31, past int64 nanoseconds
+	 * (2262): such a date is as late as this clock can say. */
+	int64_t sec = (int64_t)timegm(&tm);
+	*ret_ns = sec > INT64_MAX / NSEC_PER_SEC ? INT64_MAX : sec * NSEC_PER_SEC;
 	return true;
 }

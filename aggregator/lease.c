@@ -86,7 +86,9 @@ enum lease_action lease_decide(struct lease *l, json_object *current, int64_t no
 		return LEASE_TAKE;
 	/* The holder promised to renew within its own leaseDurationSeconds. */
 	int64_t dur = 0;
-	if (!jc_int(jc_get(spec, "leaseDurationSeconds", NULL), &dur) || dur <= 0)
+	/* An int32 in the API; anything else is not a promise we can time. */
+	if (!jc_int(jc_get(spec, "leaseDurationSeconds", NULL), &dur) || dur <= 0 ||
+	    dur > INT32_MAX)
 		dur = l->duration_s;
 	if (now_mono_ns - l->seen_mono_ns >= dur * NSEC_PER_SEC)
 		return LEASE_TAKE;

@@ -1,6 +1,7 @@
 /* api.webhooks.harvester, api.pods.restarts, api.apiservices, api.harvester.endpoint
  * (the last against a real TLS server on 127.0.0.1 that routes by SNI). */
 #include "agg_harness.h"
+#include "hv_endpoint.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -435,6 +436,22 @@ static void add_ssl_ca(struct harness *h, const char *dir, const char *file)
 	free(ca);
 }
 
+/* The certificate expiry the endpoint check compares with now: openssl's
+ * form and the API's; RFC 5280's "no expiration" (9999-12-31) is the latest
+ * time an int64 of nanoseconds holds, not a signed overflow. */
+static void test_endpoint_expire_parse(void **state)
+{
+	int64_t ns = 0;
+	assert_true(hv_endpoint_parse_expire("Sep  5 13:10:00 2027 GMT", &ns));
+	assert_int_equal(ns, INT64_C(1820149800) * NSEC_PER_SEC);
+	assert_true(hv_endpoint_parse_expire("2027-09-05 13:10:00", &ns));
+	assert_int_equal(ns, INT64_C(1820149800) * NSEC_PER_SEC);
+	assert_true(hv_endpoint_parse_expire("Dec 31 23:59:59 9999 GMT", &ns));
+	assert_int_equal(ns, INT64_MAX);
+	assert_false(hv_endpoint_parse_expire("tomorrow", &ns));
+	assert_false(hv_endpoint_parse_expire(NULL, &ns));
+}
+
 static void test_endpoint_skips(void **state)
 {
 	struct harness h;
@@ -633,6 +650,7 @@ int main(void)
 	    cmocka_unit_test(test_restarts_other),
 	    cmocka_unit_test(test_restarts_garbage),
 	    cmocka_unit_test(test_apiservices),
+	    cmocka_unit_test(test_endpoint_expire_parse),
 	    cmocka_unit_test(test_endpoint_skips),
 	    cmocka_unit_test_teardown(test_endpoint_pass_sni, teardown),
 	    cmocka_unit_test_teardown(test_endpoint_answers, teardown),
