@@ -2,7 +2,8 @@
  * what json-c prints for verdict_to_json() in compact form: rendered whole,
  * and with host findings written from cached fragments; and re-indented by
  * json_pretty (as `report --format json` prints it), what json-c prints
- * pretty. */
+ * pretty. json_pretty is also checked alone on random documents fed in
+ * random pieces. */
 #include "json_pretty.h"
 #include "render_fixture.h"
 #include "verdict_stream.h"
@@ -92,6 +93,99 @@ static void assert_fragments_same(struct verdict *v)
 	json_object_put(o);
 }
 
+static unsigned rnd(unsigned *seed, unsigned n)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return (*seed >> 16) % n;
+}
+
+/* Strings with what is escaped (quotes, backslashes, control characters,
+ * slashes) and what looks structural inside a string. */
+static json_object *random_string(unsigned *seed)
+{
+	static const char *const parts[] = {"a", "\"", "\\", "{",    "}", "[", "]",    ",",
+					    ":", " ",  "\n", "\x01", "/", "ü", "\\\"", "\"\\"};
+	char s[64] = "";
+	for (unsigned i = rnd(seed, 8); i > 0; i--)
+		strcat(s, parts[rnd(seed, ELEMENTSOF(parts))]);
+	return json_object_new_string(s);
+}
+
+static json_object *random_value(unsigned *seed, int depth)
+{
+	unsigned kind = depth > 4 ? rnd(seed, 5) : rnd(seed, 7);
+	switch (kind) {
+	case 0:
+		return random_string(seed);
+	case 1:
+		return json_object_new_int64((int64_t)rnd(seed, 2000) - 1000);
+	case 2:
+		return json_object_new_boolean(rnd(seed, 2));
+	case 3:
+		return NULL; /* null */
+	case 4:
+		return json_object_new_double(rnd(seed, 1000) / 8.0);
+	case 5: {
+		json_object *a = json_object_new_array();
+		for (unsigned i = rnd(seed, 4); i > 0; i--)
+			json_object_array_add(a, random_value(seed, depth + 1));
+		return a;
+	}
+	default: {
+		json_object *o = json_object_new_object();
+		for (unsigned i = rnd(seed, 4); i > 0; i--) {
+			json_object *k = random_string(seed);
+			json_object_object_add(o, json_object_get_string(k),
+					       random_value(seed, depth + 1));
+			json_object_put(k);
+		}
+		return o;
+	}
+	}
+}
+
+/* Feeds text in pieces of random size (1 to 40 bytes, or whole). */
+static void feed_in_pieces(struct json_pretty *p, const char *s, unsigned *seed)
+{
+	size_t n = strlen(s), i = 0;
+	while (i < n) {
+		size_t k = rnd(seed, 3) ? 1 + rnd(seed, 40) : n;
+		if (k > n - i)
+			k = n - i;
+		json_pretty_feed(p, s + i, k);
+		i += k;
+	}
+	json_pretty_flush(p);
+}
+
+static void test_random_documents(void **state)
+{
+	unsigned seed = 42;
+	for (int round = 0; round < 2000; round++) {
+		json_object *o = random_value(&seed, 0);
+		if (!o)
+			continue;
+		struct buf got = {0};
+		struct json_pretty *p = xmalloc(sizeof(*p));
+		json_pretty_init(p, buf_write, &got);
+		feed_in_pieces(p,
+			       json_object_to_json_string_ext(
+				   o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+			       &seed);
+		const char *want = json_object_to_json_string_ext(
+		    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			   JSON_C_TO_STRING_NOSLASHESCAPE);
+		if (!got.p || strcmp(got.p, want) != 0)
+			fail_msg("round %d: pretty of %s\n got: %s\nwant: %s", round,
+				 json_object_to_json_string_ext(
+				     o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+				 got.p ? got.p : "(nothing)", want);
+		free(got.p);
+		free(p);
+		json_object_put(o);
+	}
+}
+
 static void assert_pretty_same_as_json_c(struct verdict *v)
 {
 	struct buf got = {0};
@@ -141,6 +235,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fixture),
 	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_random_documents),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
