@@ -531,9 +531,9 @@ static void check_crd_versions(struct cluster_state *cs)
 
 /* The job's outcome into cs. A resource read at its fallback version says
  * so in its note (collect.json) and in *older (the report's source). */
-static void set_status(struct cluster_state *cs, const struct job *j, char **older)
+static void set_status(struct cluster_state *cs, enum resource_id id, const struct job *j,
+		       char **older)
 {
-	enum resource_id id = j->def->id;
 	if (j->version == j->def->version) {
 		if (j->error)
 			cs_set_status(cs, id, j->status, "%s", j->error);
@@ -624,7 +624,7 @@ int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err,
 	for (int i = 0; i < _RES_MAX; i++) {
 		struct job *j = &l.jobs[i];
 		if (!lost) { /* a read that failed whole keeps nothing */
-			set_status(cs, j, &older);
+			set_status(cs, i, j, &older);
 			for (size_t k = 0; j->status == RES_COLLECTED && k < j->n_items; k++)
 				cs_add_jv(cs, i, j->items[k]);
 			cs->res[i].duration_ns = j->started_ns ? j->finished_ns - j->started_ns : 0;
