@@ -7,11 +7,17 @@
 
 #define CORE(id, plural, kind, ns)                                                                 \
 	{                                                                                          \
-		id, "", "v1", plural, kind, ns, false                                              \
+		id, "", "v1", plural, kind, ns, false, NULL                                        \
 	}
 #define GRP(id, g, v, plural, kind, ns, crd)                                                       \
 	{                                                                                          \
-		id, g, v, plural, kind, ns, crd                                                    \
+		id, g, v, plural, kind, ns, crd, NULL                                              \
+	}
+/* KubeVirt <= 1.2 (Harvester 1.2-1.3) serves snapshot.kubevirt.io only at
+ * v1alpha1; hvready counts those objects, the same in both versions. */
+#define GRP_FB(id, g, v, fallback, plural, kind, ns, crd)                                          \
+	{                                                                                          \
+		id, g, v, plural, kind, ns, crd, fallback                                          \
 	}
 
 const struct resource_def resource_defs[_RES_MAX] = {
@@ -42,10 +48,10 @@ const struct resource_def resource_defs[_RES_MAX] = {
 	true),
     GRP(RES_VM_MIGRATIONS, "kubevirt.io", "v1", "virtualmachineinstancemigrations",
 	"VirtualMachineInstanceMigration", true, true),
-    GRP(RES_VM_SNAPSHOTS, "snapshot.kubevirt.io", "v1beta1", "virtualmachinesnapshots",
-	"VirtualMachineSnapshot", true, true),
-    GRP(RES_VM_RESTORES, "snapshot.kubevirt.io", "v1beta1", "virtualmachinerestores",
-	"VirtualMachineRestore", true, true),
+    GRP_FB(RES_VM_SNAPSHOTS, "snapshot.kubevirt.io", "v1beta1", "v1alpha1",
+	   "virtualmachinesnapshots", "VirtualMachineSnapshot", true, true),
+    GRP_FB(RES_VM_RESTORES, "snapshot.kubevirt.io", "v1beta1", "v1alpha1", "virtualmachinerestores",
+	   "VirtualMachineRestore", true, true),
     GRP(RES_CDIS, "cdi.kubevirt.io", "v1beta1", "cdis", "CDI", false, true),
     GRP(RES_DATAVOLUMES, "cdi.kubevirt.io", "v1beta1", "datavolumes", "DataVolume", true, true),
     GRP(RES_LH_VOLUMES, "longhorn.io", "v1beta2", "volumes", "Volume", true, true),

@@ -63,6 +63,9 @@ struct resource_def {
 	const char *kind;
 	bool namespaced;
 	bool crd; /* may legitimately be absent (404: not installed) */
+	/* An older version listed when `version` answers 404 and the CRD serves
+	 * this one: only where every field hvready reads is the same in both. */
+	const char *fallback_version;
 };
 
 extern const struct resource_def resource_defs[_RES_MAX];

@@ -34,6 +34,7 @@
 
 struct job {
 	const struct resource_def *def;
+	const char *version;	 /* def->version, or its fallback_version on a second pass */
 	struct kube_request req; /* req.curl set while in flight */
 	/* the request in flight */
 	json_tokener *tok;
@@ -65,11 +66,12 @@ struct lister {
 	int active, remaining;
 };
 
-static char *api_path(const struct resource_def *d)
+static char *api_path(const struct job *j)
 {
+	const struct resource_def *d = j->def;
 	if (!*d->group)
-		return xasprintf("/api/%s/%s", d->version, d->plural);
-	return xasprintf("/apis/%s/%s/%s", d->group, d->version, d->plural);
+		return xasprintf("/api/%s/%s", j->version, d->plural);
+	return xasprintf("/apis/%s/%s/%s", d->group, j->version, d->plural);
 }
 
 /* "longhorn.io/volumes", "pods": the resource as an RBAC rule names it (group, resource). */
@@ -176,7 +178,7 @@ static int job_start(struct lister *l, struct job *j)
 	char err[256];
 	request_reset(j);
 	j->refused = false;
-	_cleanup_free_ char *base = api_path(j->def);
+	_cleanup_free_ char *base = api_path(j);
 	_cleanup_free_ char *path = NULL;
 	if (j->cont) {
 		char *esc = curl_easy_escape(NULL, j->cont, 0);
@@ -246,9 +248,8 @@ static void page_done(struct job *j)
 	if (json_object_object_get_ex(page, "apiVersion", &apij) &&
 	    json_object_is_type(apij, json_type_string))
 		api = json_object_get_string(apij);
-	_cleanup_free_ char *def_api = *j->def->group
-					   ? xasprintf("%s/%s", j->def->group, j->def->version)
-					   : xstrdup(j->def->version);
+	_cleanup_free_ char *def_api =
+	    *j->def->group ? xasprintf("%s/%s", j->def->group, j->version) : xstrdup(j->version);
 	size_t n = items ? json_object_array_length(items) : 0;
 	for (size_t i = 0; i < n; i++) {
 		json_object *it = json_object_array_get_idx(items, i);
@@ -306,7 +307,7 @@ static void http_error(struct lister *l, struct job *j)
 		if (j->def->crd)
 			job_end(j, RES_NOT_INSTALLED,
 				"the API does not serve %s/%s %s (its CRD is not installed)",
-				j->def->group, j->def->version, j->def->plural);
+				j->def->group, j->version, j->def->plural);
 		else
 			job_end(j, RES_FAILED, "list %s: 404 Not Found%s%s", name, sep, msg);
 		return;
@@ -439,6 +440,61 @@ static void run_lists(struct lister *l)
 	}
 }
 
+static const struct jv *crd_listed(const struct job *crds, const struct resource_def *d)
+{
+	if (crds->status != RES_COLLECTED)
+		return NULL;
+	_cleanup_free_ char *name = xasprintf("%s.%s", d->plural, d->group);
+	for (size_t i = 0; i < crds->n_items; i++) {
+		const char *n = jq_name(&crds->items[i]);
+		if (n && streq(n, name))
+			return &crds->items[i];
+	}
+	return NULL;
+}
+
+static bool crd_serves(const struct jv *crd, const char *version)
+{
+	const struct jv *versions = crd ? JQ(crd, "spec", "versions") : NULL;
+	for (size_t v = 0; v < jq_len(versions); v++) {
+		bool on = false;
+		const char *vn = JQS(jq_at(versions, v), "name");
+		if (vn && streq(vn, version) && jq_bool(JQ(jq_at(versions, v), "served"), &on) &&
+		    on)
+			return true;
+	}
+	return false;
+}
+
+/* A resource whose version answered 404 while its CRD (listed in the same
+ * pass) serves the older version it may fall back to: a second pass of the
+ * same lister lists it at that version, with the same paging, retries and
+ * limits. Nothing is retried when no CRD serves a fallback. */
+static void run_fallbacks(struct lister *l)
+{
+	const struct job *crds = &l->jobs[RES_CRDS];
+	for (int i = 0; i < _RES_MAX; i++) {
+		struct job *j = &l->jobs[i];
+		const char *fb = j->def->fallback_version;
+		if (!fb || j->status != RES_NOT_INSTALLED ||
+		    !crd_serves(crd_listed(crds, j->def), fb))
+			continue;
+		j->version = fb;
+		j->done = false;
+		j->status = RES_NOT_COLLECTED;
+		free(j->error);
+		j->error = NULL;
+		free(j->cont);
+		j->cont = NULL;
+		j->n_items = 0;
+		j->pages = j->attempts = j->restarts = 0;
+		j->not_before_ns = 0;
+		l->remaining++;
+	}
+	if (l->remaining > 0)
+		run_lists(l);
+}
+
 /* A 404 for a CRD whose definition exists means another version is served
  * (or the CRD is not established yet): that is not "not installed". */
 static void check_crd_versions(struct cluster_state *cs)
@@ -462,12 +518,38 @@ static void check_crd_versions(struct cluster_state *cs)
 				snprintf(served + strlen(served), sizeof(served) - strlen(served),
 					 "%s%s", *served ? "," : "", vn);
 		}
+		/* run_fallbacks listed the fallback too when the CRD serves it */
+		bool both = d->fallback_version && crd_serves(crd, d->fallback_version);
 		cs_set_status(cs, i, RES_FAILED,
-			      "the CRD %s exists but %s/%s answered 404 (served versions: %s); "
+			      "the CRD %s exists but %s/%s%s%s answered 404 (served versions: %s); "
 			      "hvready reads %s",
-			      crd_name, d->group, d->version, *served ? served : "none",
+			      crd_name, d->group, d->version, both ? " and " : "",
+			      both ? d->fallback_version : "", *served ? served : "none",
 			      d->version);
 	}
+}
+
+/* The job's outcome into cs. A resource read at its fallback version says
+ * so in its note (collect.json) and in *older (the report's source). */
+static void set_status(struct cluster_state *cs, enum resource_id id, const struct job *j,
+		       char **older)
+{
+	if (j->version == j->def->version) {
+		if (j->error)
+			cs_set_status(cs, id, j->status, "%s", j->error);
+		else
+			cs_set_status(cs, id, j->status, NULL);
+		return;
+	}
+	cs_set_status(cs, id, j->status, "%s %s/%s (%s answered 404)%s%s",
+		      j->status == RES_COLLECTED ? "read at" : "at", j->def->group, j->version,
+		      j->def->version, j->error ? ": " : "", j->error ? j->error : "");
+	if (j->status != RES_COLLECTED)
+		return;
+	char *s = xasprintf("%s%s%s/%s %s", *older ? *older : "", *older ? ", " : "", j->def->group,
+			    j->version, j->def->plural);
+	free(*older);
+	*older = s;
 }
 
 /* Whether the API can be reached with these credentials at all: a transport
@@ -518,9 +600,11 @@ int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err,
 	struct jv_arena *arena = cs_arena(cs);
 	for (int i = 0; i < _RES_MAX; i++) {
 		l.jobs[i].def = &resource_defs[i];
+		l.jobs[i].version = resource_defs[i].version;
 		l.jobs[i].arena = arena;
 	}
 	run_lists(&l);
+	run_fallbacks(&l);
 	/* A list that failed because the API server stopped taking connections
 	 * (it went away after answering /version) makes the whole read fail:
 	 * the state would be a hole where the last complete one had objects, so
@@ -536,13 +620,11 @@ int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err,
 				 "the API server stopped answering during the read: %s",
 				 j->error ? j->error : resource_defs[i].plural);
 	}
+	_cleanup_free_ char *older = NULL;
 	for (int i = 0; i < _RES_MAX; i++) {
 		struct job *j = &l.jobs[i];
 		if (!lost) { /* a read that failed whole keeps nothing */
-			if (j->error)
-				cs_set_status(cs, i, j->status, "%s", j->error);
-			else
-				cs_set_status(cs, i, j->status, NULL);
+			set_status(cs, i, j, &older);
 			for (size_t k = 0; j->status == RES_COLLECTED && k < j->n_items; k++)
 				cs_add_jv(cs, i, j->items[k]);
 			cs->res[i].duration_ns = j->started_ns ? j->finished_ns - j->started_ns : 0;
@@ -559,7 +641,9 @@ int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err,
 	cs->live = true;
 	cs->read_at_ns = now;
 	free(cs->source);
-	cs->source = version ? xasprintf("%s (Kubernetes %s)", kube_client_server(kc), version)
-			     : xstrdup(kube_client_server(kc));
+	cs->source =
+	    xasprintf("%s%s%s%s%s%s", kube_client_server(kc), version ? " (Kubernetes " : "",
+		      version ? version : "", version ? ")" : "",
+		      older ? "; read at an older API version: " : "", older ? older : "");
 	return 0;
 }

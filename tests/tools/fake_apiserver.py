@@ -12,6 +12,12 @@ wildcards ('*.longhorn.io'). A collect.json in the fixture directory (as
 `hvready-aggregator collect` writes it) marks resources "not-served" (404) and
 "forbidden" (403) as they were when collected.
 
+--serve-version GROUP=VERSION serves that group's resources at VERSION only
+(as KubeVirt <= 1.2 serves snapshot.kubevirt.io at v1alpha1 only): objects
+are listed with that apiVersion, other versions answer 404, and each of
+their CRDs (taken from the fixtures, or made up when absent) lists VERSION as
+its only served version.
+
 Auth: --token TOKEN (repeatable) accepts a bearer token; --client-ca FILE
 accepts client certificates signed by that CA (the user is the CN); with
 --require-auth anything else gets 401. A wrong token is 401 in any case.
@@ -135,6 +141,16 @@ class State:
         self.lock = threading.Lock()
         self.resources = [Resource(*r) for r in RESOURCES]
         self.by_kind = {(r.group, r.kind): r for r in self.resources}
+        self.versions = {}
+        for spec in args.serve_version:
+            group, sep, version = spec.partition("=")
+            if not sep or not group or not version:
+                sys.exit("fake_apiserver: --serve-version wants GROUP=VERSION, not %r" % spec)
+            self.versions[group] = version
+        for r in self.resources:
+            if r.group in self.versions:
+                r.version = self.versions[r.group]
+                r.api_version = r.group + "/" + r.version
         self.key = secrets.token_hex(8)
         self.not_installed = list(args.not_installed)
         self.forbidden = list(args.forbid)
@@ -156,6 +172,7 @@ class State:
                 self.reviews = json.load(f)
         if args.fixtures:
             self.load(args.fixtures)
+        self.crds_for_versions()
         for r in self.resources:
             r.objects.sort(key=lambda o: (o.get("metadata", {}).get("namespace", ""),
                                           o.get("metadata", {}).get("name", "")))
@@ -189,6 +206,30 @@ class State:
                         self.not_installed.append(name)
                     elif e.get("status") == "forbidden":
                         self.forbidden.append(name)
+
+    def crds_for_versions(self):
+        """The CRDs of --serve-version groups list only that version as served."""
+        crds = self.by_kind[("apiextensions.k8s.io", "CustomResourceDefinition")]
+        for r in self.resources:
+            if not r.crd or r.group not in self.versions:
+                continue
+            versions = [{"name": r.version, "served": True, "storage": True}]
+            have = [i for i, o in enumerate(crds.objects)
+                    if o.get("metadata", {}).get("name") == r.name]
+            if have:
+                o = json.loads(json.dumps(crds.objects[have[0]]))
+                o.setdefault("spec", {})["versions"] = versions
+                crds.objects[have[0]] = o
+                continue
+            crds.objects.append({
+                "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "metadata": {"name": r.name},
+                "spec": {"group": r.group, "names": {"plural": r.plural, "kind": r.kind,
+                                                     "listKind": r.kind + "List"},
+                         "scope": "Namespaced" if r.namespaced else "Cluster",
+                         "versions": versions},
+                "status": {"acceptedNames": {"plural": r.plural, "kind": r.kind},
+                           "storedVersions": [r.version]}})
 
     @staticmethod
     def match(pats, name):
@@ -648,6 +689,8 @@ def main():
     p.add_argument("--expire-continue", type=int, default=0, metavar="N",
                    help="410 Gone for the first N continue requests of each resource")
     p.add_argument("--retry-after", type=int, default=0)
+    p.add_argument("--serve-version", action="append", default=[], metavar="GROUP=VERSION",
+                   help="serve that group at VERSION only (its CRDs list only VERSION)")
     p.add_argument("--tokenreview", metavar="FILE")
     p.add_argument("--record", metavar="FILE")
     p.add_argument("--log", metavar="FILE")
