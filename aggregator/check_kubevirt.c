@@ -196,7 +196,8 @@ static void remedy_gate_off(struct finding *f, const struct jv *kv, const struct
 	    "jsonpath='{.items[*].metadata.name}'); do kubectl -n %s delete pod \"$p\" "
 	    "--wait=false; kubectl -n %s rollout status deploy/virt-api --timeout=120s; done. "
 	    "3) prove it: kubectl apply --dry-run=server -f a VirtualMachineSnapshot "
-	    "(snapshot.kubevirt.io/v1beta1) of a VM that does not exist answers \"not found\", "
+	    "(snapshot.kubevirt.io/v1beta1; v1alpha1 on KubeVirt 1.2 and older) of a VM that "
+	    "does not exist answers \"not found\", "
 	    "no longer \"snapshot feature gate not enabled\"",
 	    how, ns, ns, ns);
 }
