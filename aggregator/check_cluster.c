@@ -51,12 +51,6 @@ static const struct node_entry *entry_for(const struct report_index *ix, const c
 	return lo < ix->n && streq(ix->e[lo]->report->node, node) ? ix->e[lo] : NULL;
 }
 
-static bool node_ready(const struct jv *node)
-{
-	const struct jv *c = jq_condition(JQ(node, "status", "conditions"), "Ready");
-	return streq(JQS(c, "status"), "True");
-}
-
 /* A report is fresh when younger than 3 of the agent's intervals. Offline
  * (files), a report counts when its file is there; its age is shown. */
 static bool report_fresh(const struct agg_ctx *ctx, const struct node_entry *e, int64_t *ret_age)
@@ -81,7 +75,7 @@ void check_nodes_reporting(struct agg_ctx *ctx, const char *id)
 		const char *name = jq_name(n);
 		if (!name)
 			continue;
-		if (!node_ready(n)) {
+		if (!jq_node_ready(n)) {
 			strv_add(&not_ready, name);
 			continue;
 		}
@@ -191,7 +185,7 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 	struct value_list *excluded = NULL;
 	for (size_t i = 0; i < total; i++) {
 		const struct jv *n = jq_at(nodes, i);
-		if (!node_ready(n))
+		if (!jq_node_ready(n))
 			continue;
 		ready++;
 		const struct jv *t = replica_taint(n, tolerated);

@@ -245,12 +245,10 @@ static void lm_targets_find(const struct cluster_state *cs, struct lm_targets *t
 		const char *name = jq_name(n);
 		bool cordoned = false;
 		jq_bool(JQ(n, "spec", "unschedulable"), &cordoned);
-		const char *ready =
-		    JQS(jq_condition(JQ(n, "status", "conditions"), "Ready"), "status");
 		const char *label = kubevirt_util_label(n, "kubevirt.io/schedulable");
 		const char *why =
-		    !streq(ready, "True") ? "not Ready"
-		    : cordoned		  ? "cordoned"
+		    !jq_node_ready(n) ? "not Ready"
+		    : cordoned	      ? "cordoned"
 		    : streq(label, "false")
 			? "kubevirt.io/schedulable=false (virt-handler not running there)"
 		    : labelled && !label
@@ -275,12 +273,7 @@ static void lm_target(struct lm_eval *e, const struct lm_targets *t, const char 
 	for (size_t i = 0; i < t->ok.n; i++)
 		if (!streq(t->ok.items[i], node))
 			return;
-	_cleanup_free_ char *why = xstrdup("");
-	for (size_t i = 0; i < t->out.n; i++) {
-		char *n = xasprintf("%s%s%s", why, *why ? "; " : "", t->out.items[i]);
-		free(why);
-		why = n;
-	}
+	_cleanup_free_ char *why = strv_join(&t->out, "; ");
 	lm_reason(e, STATUS_FAIL, REM_TARGET, "no other node can receive it (%s)",
 		  *why ? why : "the cluster has one node");
 }
@@ -324,12 +317,7 @@ static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
 	finding_set(f, e.level, "%s/%s %s live-migrate: %s%s", ns, name ? name : "?",
 		    e.level == STATUS_UNKNOWN ? "may not be able to" : "cannot", e.reasons.items[0],
 		    e.reasons.n > 1 ? " (and more, see reasons)" : "");
-	_cleanup_free_ char *rem = xstrdup("");
-	for (size_t i = 0; i < e.remedies.n; i++) {
-		char *n = xasprintf("%s%s%s", rem, *rem ? "; " : "", e.remedies.items[i]);
-		free(rem);
-		rem = n;
-	}
+	_cleanup_free_ char *rem = strv_join(&e.remedies, "; ");
 	if (!*rem) {
 		free(rem);
 		rem = xasprintf("kubectl -n %s get vmi %s -o jsonpath='{range "

@@ -113,3 +113,9 @@ const struct jv *jq_condition(const struct jv *conditions, const char *type)
 	}
 	return NULL;
 }
+
+bool jq_node_ready(const struct jv *node)
+{
+	const struct jv *c = jq_condition(JQ(node, "status", "conditions"), "Ready");
+	return streq(JQS(c, "status"), "True");
+}

@@ -34,3 +34,5 @@ bool jq_time(const struct jv *v, int64_t *ret_ns);
 
 /* The entry of a conditions array with "type" == type, or NULL. */
 const struct jv *jq_condition(const struct jv *conditions, const char *type);
+/* A Node whose Ready condition is "True". */
+bool jq_node_ready(const struct jv *node);

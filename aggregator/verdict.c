@@ -48,8 +48,7 @@ static void build_nodes(struct verdict *v, const struct agg_ctx *ctx)
 			continue;
 		struct verdict_node *n = node_slot(v, &ix, name);
 		n->in_cluster = true;
-		const struct jv *c = jq_condition(JQ(o, "status", "conditions"), "Ready");
-		n->k8s_ready = streq(JQS(c, "status"), "True");
+		n->k8s_ready = jq_node_ready(o);
 	}
 	for (size_t i = 0; i < ctx->n_nodes; i++) {
 		const struct node_entry *e = &ctx->nodes[i];

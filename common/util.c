@@ -279,6 +279,25 @@ void strv_split(struct strv *v, const char *s, const char *seps)
 	}
 }
 
+char *strv_join(const struct strv *v, const char *sep)
+{
+	size_t len = 0, sl = strlen(sep);
+	for (size_t i = 0; i < v->n; i++)
+		len += strlen(v->items[i]) + (i ? sl : 0);
+	char *s = xmalloc(len + 1), *p = s;
+	for (size_t i = 0; i < v->n; i++) {
+		if (i) {
+			memcpy(p, sep, sl);
+			p += sl;
+		}
+		size_t n = strlen(v->items[i]);
+		memcpy(p, v->items[i], n);
+		p += n;
+	}
+	*p = '\0';
+	return s;
+}
+
 int util_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len, bool *ret_truncated)
 {
 	size_t cap = max < 4096 ? max : 4096, len = 0;

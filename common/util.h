@@ -67,6 +67,8 @@ bool strv_contains(const struct strv *v, const char *s);
 void strv_clear(struct strv *v);
 /* Split s on any of seps, dropping empty fields. */
 void strv_split(struct strv *v, const char *s, const char *seps);
+/* The items joined with sep between them ("" for none). Malloc'd. */
+char *strv_join(const struct strv *v, const char *sep);
 
 /* The one file reader: all of fd, at most max bytes, into a NUL-terminated buffer the
  * caller frees (*ret_len without the NUL; ret_len may be NULL). Longer: -EFBIG, or with

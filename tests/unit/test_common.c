@@ -188,6 +188,24 @@ static int read_dir_remove(void **state)
 	return 0;
 }
 
+static void test_strv_split_join(void **state)
+{
+	struct strv v = {0};
+	char *s = strv_join(&v, "; ");
+	assert_string_equal(s, "");
+	free(s);
+	strv_split(&v, ",a,,b c,", ",");
+	assert_int_equal(v.n, 2);
+	s = strv_join(&v, "; ");
+	assert_string_equal(s, "a; b c");
+	free(s);
+	strv_add(&v, "");
+	s = strv_join(&v, "|");
+	assert_string_equal(s, "a|b c|");
+	free(s);
+	strv_clear(&v);
+}
+
 static void test_read_file(void **state)
 {
 	const char *dir = mkdtemp(read_dir);
@@ -243,6 +261,7 @@ int main(void)
 	    cmocka_unit_test(test_rfc3339),
 	    cmocka_unit_test(test_probe_targets),
 	    cmocka_unit_test(test_finding_json),
+	    cmocka_unit_test(test_strv_split_join),
 	    cmocka_unit_test_teardown(test_read_file, read_dir_remove),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
