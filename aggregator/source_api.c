@@ -453,16 +453,20 @@ static const struct jv *crd_listed(const struct job *crds, const struct resource
 	return NULL;
 }
 
+/* The name of a CRD's spec.versions[v] if it is served, else NULL. */
+static const char *served_version(const struct jv *versions, size_t v)
+{
+	bool on = false;
+	const char *vn = JQS(jq_at(versions, v), "name");
+	return vn && jq_bool(JQ(jq_at(versions, v), "served"), &on) && on ? vn : NULL;
+}
+
 static bool crd_serves(const struct jv *crd, const char *version)
 {
 	const struct jv *versions = crd ? JQ(crd, "spec", "versions") : NULL;
-	for (size_t v = 0; v < jq_len(versions); v++) {
-		bool on = false;
-		const char *vn = JQS(jq_at(versions, v), "name");
-		if (vn && streq(vn, version) && jq_bool(JQ(jq_at(versions, v), "served"), &on) &&
-		    on)
+	for (size_t v = 0; v < jq_len(versions); v++)
+		if (streq(served_version(versions, v), version))
 			return true;
-	}
 	return false;
 }
 
@@ -512,9 +516,8 @@ static void check_crd_versions(struct cluster_state *cs)
 		const struct jv *versions = JQ(crd, "spec", "versions");
 		char served[256] = "";
 		for (size_t v = 0; v < jq_len(versions); v++) {
-			bool on = false;
-			const char *vn = JQS(jq_at(versions, v), "name");
-			if (vn && jq_bool(JQ(jq_at(versions, v), "served"), &on) && on)
+			const char *vn = served_version(versions, v);
+			if (vn)
 				snprintf(served + strlen(served), sizeof(served) - strlen(served),
 					 "%s%s", *served ? "," : "", vn);
 		}
