@@ -66,6 +66,11 @@ static bool left_out(const struct agent_opts *o, const char *id, const char **wh
 	return false;
 }
 
+char *agent_node_name(const struct agent_opts *o, const char *hostname)
+{
+	return xstrdup(o->node ? o->node : hostname ? hostname : "unknown");
+}
+
 bool agent_network_check(const char *id)
 {
 	for (size_t i = 0; i < helper_network_checks_len; i++)
@@ -126,9 +131,7 @@ void agent_run_checks(struct agent_ctx *ctx)
 	if (!r->hostname)
 		r->hostname = agent_hostname(&ctx->root);
 	if (!r->node)
-		r->node = xstrdup(ctx->opts->node ? ctx->opts->node
-				  : r->hostname	  ? r->hostname
-						  : "unknown");
+		r->node = agent_node_name(ctx->opts, r->hostname);
 	if (!r->agent_version)
 		r->agent_version = xstrdup(HVREADY_VERSION);
 	if (!r->boot_id) {

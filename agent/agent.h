@@ -59,6 +59,8 @@ bool agent_result(const struct agent_ctx *ctx, const char *id, enum status *ret)
 void agent_opts_init(struct agent_opts *o);
 void agent_opts_clear(struct agent_opts *o);
 
+/* The node name a report carries: --node, else the hostname, else "unknown". Malloc'd. */
+char *agent_node_name(const struct agent_opts *o, const char *hostname);
 /* Whether id goes to the network (run by the daemon in a helper process). */
 bool agent_network_check(const char *id);
 /* Run row i of the check table: a check that adds nothing is UNKNOWN; a

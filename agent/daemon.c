@@ -315,7 +315,7 @@ static void run_cycle(struct daemon *d)
 		struct finding *f = finding_list_add(&d->last.results, "host.kvm");
 		finding_set(f, STATUS_UNKNOWN, "cannot open the host root %s: %s", d->o->host_root,
 			    strerror(-r));
-		d->last.node = xstrdup(d->o->node ? d->o->node : "unknown");
+		d->last.node = agent_node_name(d->o, NULL);
 		d->last.hostname = xstrdup("");
 	} else {
 		run_checks(d, &ctx, &cycle);

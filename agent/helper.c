@@ -627,7 +627,7 @@ static int run_probe(struct agent_opts *o, const msgpack_object *checks)
 		return 2;
 	}
 	rep.hostname = agent_hostname(&ctx.root);
-	rep.node = xstrdup(o->node ? o->node : rep.hostname ? rep.hostname : "unknown");
+	rep.node = agent_node_name(o, rep.hostname);
 	rep.agent_version = xstrdup(HVREADY_VERSION);
 	/* The rows of the check table, so that the checks run as in-process:
 	 * in table order, and a check that adds nothing is UNKNOWN. */
