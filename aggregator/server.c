@@ -965,7 +965,12 @@ int server_run(const struct server_opts *o)
 		fatalx("cannot create the event loop");
 	evhttp_set_max_body_size(s.http, WIRE_MAX_MESSAGE);
 	evhttp_set_max_headers_size(s.http, MAX_HEADERS_SIZE);
-	evhttp_set_timeout(s.http, READ_TIMEOUT_S);
+	/* Every connection has the same idle timeout, re-armed on each read and
+	 * write: as one of libevent's common timeouts that is an append to a
+	 * queue, where the timer heap would sift through every connection's. */
+	const struct timeval idle = {READ_TIMEOUT_S, 0};
+	const struct timeval *idle_common = event_base_init_common_timeout(s.base, &idle);
+	evhttp_set_timeout_tv(s.http, idle_common ? idle_common : &idle);
 	evhttp_set_allowed_methods(s.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD);
 	evhttp_set_gencb(s.http, dispatch, &s);
 	evhttp_set_bevcb(s.http, on_connection, &s);
