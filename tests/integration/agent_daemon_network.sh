@@ -183,10 +183,14 @@ echo "token file re-read: 401 with the old token, delivered with the new one"
 
 # --- 4. a hanging probe helper is killed at its deadline ----------------------------
 stop_agent "$OK_PID"
-# --timeout 1: the probe helper is killed 12 timeouts after it started. A long
-# interval keeps the cycle that had it killed on the aggregator long enough to see.
-run_agent wedge --aggregator "$URL_ip" --ca-file "$WORK/ca.crt" --token-file "$WORK/token" \
-	--node n-wedge --interval 10 --timeout 1
+# --timeout 2: the probe helper is killed 12 timeouts (24 s) after it started. A
+# long interval keeps the cycle that had it killed on the aggregator long enough
+# to see. Its registry is behind a proxy that holds each connection 1 s, so every
+# probe helper lives at least that long and is caught before its output ends.
+start_slow_proxy "$WORK" "$REG_PORT" 1 || fail "no slow proxy"
+HVREADY_TEST_DEFAULT_ENDPOINT="docker.io=http://127.0.0.1:$SLOW_PORT" \
+	run_agent wedge --aggregator "$URL_ip" --ca-file "$WORK/ca.crt" --token-file "$WORK/token" \
+	--node n-wedge --interval 10 --timeout 2
 W_PID=$APID
 stopped=""
 for _ in $(seq 1 250); do
@@ -199,17 +203,16 @@ for _ in $(seq 1 250); do
 done
 [ -n "$stopped" ] || fail "never saw a probe helper of the daemon"
 t0=$SECONDS
-# 60 s: the deadline is 12 s; the rest is room for a machine that is busy
-# with other tests (a loaded 2-core CI run once took over 30 s here).
-# The STOP can land before the helper's output ends ("did not finish within
-# 12.0 s") or after it, while the helper exits ("did not exit in time"): on a
-# loaded machine the second is common. Both are the deadline's kill.
-killed_re='did not (finish within 12\.0 s|exit in time) and was killed'
-wait_for 60 "the hanging probe's checks are not UNKNOWN with the reason" \
+# 70 s: the deadline is 24 s; the rest is room for a machine that is busy
+# with other tests (a loaded 2-core CI run once took over 30 s here). Should the
+# STOP land after the helper's output ended, it is killed at the same deadline
+# for not exiting.
+killed_re='did not (finish within 24\.0 s|exit in time) and was killed'
+wait_for 70 "the hanging probe's checks are not UNKNOWN with the reason" \
 	finding "$URL_ip" n-wedge host.image.share-manager \
 	'f["status"] == "UNKNOWN" and re.search(r"'"$killed_re"'", f["message"])'
 took=$((SECONDS - t0))
-[ "$took" -ge 10 ] || fail "the probe helper was killed after ${took}s, before its deadline"
+[ "$took" -ge 20 ] || fail "the probe helper was killed after ${took}s, before its deadline"
 kill -0 "$stopped" 2>/dev/null && fail "the hanging helper $stopped is still there"
 finding "$URL_ip" n-wedge host.nfs.probe \
 	'f["status"] == "UNKNOWN" and "not probed" in f["message"] and "was killed" in f["evidence"]["probe_process"]' ||
@@ -220,5 +223,5 @@ wait_for 30 "no PASS after the killed helper" \
 	finding "$URL_ip" n-wedge host.image.share-manager 'f["status"] == "PASS"'
 kill -0 "$W_PID" || fail "the daemon died"
 stop_agent "$W_PID"
-echo "hanging probe helper killed after ${took}s (deadline 12 s): UNKNOWN with the reason, then PASS again"
+echo "hanging probe helper killed after ${took}s (deadline 24 s): UNKNOWN with the reason, then PASS again"
 echo PASS

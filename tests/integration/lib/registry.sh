@@ -145,6 +145,55 @@ while True:
 	[ -n "$HOLE_PORT" ]
 }
 
+# start_slow_proxy DIR UPSTREAM_PORT DELAY_S: a TCP forwarder on loopback that holds
+# every new connection DELAY_S seconds before it connects it to UPSTREAM_PORT;
+# sets SLOW_PORT. A client of it lives at least that long, so a test can catch it.
+start_slow_proxy() {
+	local dir=$1 upstream=$2 delay=$3
+	rm -f "$dir/slow.port"
+	"$PYTHON" -c 'import socket, sys, threading, time, os
+up, delay, port_file = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+def pump(a, b):
+    try:
+        while True:
+            d = a.recv(65536)
+            if not d:
+                break
+            b.sendall(d)
+    except OSError:
+        pass
+    for s in (a, b):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+def serve(c):
+    time.sleep(delay)
+    try:
+        u = socket.create_connection(("127.0.0.1", up), timeout=5)
+        u.settimeout(None)
+    except OSError:
+        c.close()
+        return
+    threading.Thread(target=pump, args=(c, u), daemon=True).start()
+    pump(u, c)
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(64)
+open(port_file + ".tmp", "w").write(str(s.getsockname()[1]))
+os.rename(port_file + ".tmp", port_file)
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()' "$upstream" "$delay" "$dir/slow.port" &
+	REG_PIDS+=($!)
+	for _ in $(seq 1 100); do
+		[ -s "$dir/slow.port" ] && break
+		sleep 0.1
+	done
+	SLOW_PORT=$(cat "$dir/slow.port" 2>/dev/null)
+	[ -n "$SLOW_PORT" ]
+}
+
 # make_htpasswd FILE USER PASSWORD: a bcrypt entry (the only format docker-registry takes).
 make_htpasswd() {
 	"$PYTHON" -W ignore -c 'import crypt, sys
