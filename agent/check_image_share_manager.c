@@ -9,12 +9,22 @@
  * disable-default-registry-endpoint removed it) and asks each endpoint, in that
  * order, for the manifest over the OCI distribution API. The first endpoint
  * that has it decides PASS, as it would for containerd.
+ *
+ * A pull is only needed when the image is not on the node yet: Longhorn starts
+ * share-manager pods with its system-managed-pods-image-pull-policy
+ * (if-not-present unless changed), and air-gapped nodes (Harvester's ISO among
+ * them) have the image preloaded. So the check also asks the node's containerd,
+ * as kubelet does before pulling (CRI ImageStatus), and decides with the policy
+ * the aggregator reads from Longhorn.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checks.h"
+#include "cri_image.h"
 #include "image_ref.h"
 #include "oci_client.h"
 #include "registries.h"
@@ -26,6 +36,12 @@
 /* Tests move a registry's default endpoint to loopback ("docker.io=http://127.0.0.1:PORT"):
  * Docker Hub must never be contacted from a test. Only loopback URLs are accepted. */
 #define TEST_DEFAULT_ENV "HVREADY_TEST_DEFAULT_ENDPOINT"
+
+/* Where containerd serves CRI: RKE2 and k3s run their own containerd at the
+ * first, a distribution's containerd listens at the second. */
+#define K3S_CONTAINERD_SOCKET	"/run/k3s/containerd/containerd.sock"
+#define CONTAINERD_SOCKET	"/run/containerd/containerd.sock"
+#define LONGHORN_DEFAULT_POLICY "if-not-present"
 
 struct distro {
 	const char *name;
@@ -94,6 +110,9 @@ struct run {
 	char *host_trust_path;
 	struct attempt *att;
 	size_t n_att;
+	int local;	      /* the runtime has the image: 1, 0, or -errno (not asked) */
+	struct cri_image img; /* when local == 1 */
+	char local_why[512];  /* when local < 0 */
 };
 
 static void run_clear(struct run *r)
@@ -115,6 +134,7 @@ static void run_clear(struct run *r)
 		oci_result_clear(&r->att[i].res);
 	}
 	free(r->att);
+	cri_image_clear(&r->img);
 }
 
 /* ---- what the node's containerd is configured with ---- */
@@ -614,6 +634,146 @@ static const char *test_default_override(struct run *r, char *buf, size_t len)
 	return buf;
 }
 
+/* ---- the image already on the node ---- */
+
+/* Ask the node's containerd (under the host root) whether it has the image. */
+static void ask_runtime(struct run *r, const char *image)
+{
+	static const char *const sockets[] = {K3S_CONTAINERD_SOCKET, CONTAINERD_SOCKET};
+	struct kv_list *m = kv_add_map(&r->f->evidence, "on_node");
+	int fd = -ENOENT;
+	const char *sock = NULL;
+	for (size_t i = 0; i < ELEMENTSOF(sockets) && fd == -ENOENT; i++) {
+		/* Plain containerd's socket only where RKE2/k3s is not: theirs is the one
+		 * kubelet uses. */
+		if (i > 0 && r->d)
+			break;
+		fd = hostroot_openat(&r->ctx->root, sockets[i], O_PATH);
+		sock = sockets[i];
+	}
+	if (fd < 0) {
+		r->local = fd;
+		if (fd == -ENOENT)
+			snprintf(r->local_why, sizeof(r->local_why), "no containerd socket at %s%s",
+				 r->d ? K3S_CONTAINERD_SOCKET : K3S_CONTAINERD_SOCKET " or ",
+				 r->d ? "" : CONTAINERD_SOCKET);
+		else
+			snprintf(r->local_why, sizeof(r->local_why), "%s: %s", sock, strerror(-fd));
+		kv_add_str(m, "result", "not asked");
+		kv_add_str(m, "detail", r->local_why);
+		return;
+	}
+	/* Through the descriptor: the socket is the one under the host root even
+	 * where a symlink on the way points elsewhere, and no path is too long. */
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	const char *api = NULL;
+	long timeout = r->ctx->opts->timeout_s > 0 ? r->ctx->opts->timeout_s : 10;
+	r->local = cri_image_status(path, image, timeout, &r->img, &api, r->local_why,
+				    sizeof(r->local_why));
+	close(fd);
+	if (r->local < 0) {
+		_cleanup_free_ char *why = xstrdup(r->local_why);
+		snprintf(r->local_why, sizeof(r->local_why), "containerd at %s: %.400s", sock, why);
+	}
+	kv_add_str(m, "socket", sock);
+	if (api)
+		kv_add_strf(m, "api", "CRI runtime.%s ImageStatus", api);
+	if (r->local < 0) {
+		kv_add_str(m, "result", "not asked");
+		kv_add_str(m, "detail", r->local_why);
+		return;
+	}
+	kv_add_str(m, "result", r->local ? "present" : "absent");
+	if (r->local) {
+		kv_add_str(m, "id", r->img.id);
+		_cleanup_free_ char *tags = strv_join(&r->img.repo_tags, ", ");
+		_cleanup_free_ char *digests = strv_join(&r->img.repo_digests, ", ");
+		if (r->img.repo_tags.n)
+			kv_add_str(m, "repo_tags", tags);
+		if (r->img.repo_digests.n)
+			kv_add_str(m, "repo_digests", digests);
+		if (r->img.size >= 0)
+			kv_add_int(m, "size", r->img.size);
+	}
+}
+
+/* With the pull policy, what the image on the node changes in the registries'
+ * verdict. */
+static void apply_pull_policy(struct run *r, const char *image)
+{
+	const char *given = r->ctx->opts->targets.share_manager_pull_policy;
+	const char *policy = given && *given ? given : LONGHORN_DEFAULT_POLICY;
+	kv_add_str(&r->f->evidence, "pull_policy", policy);
+	kv_add_str(&r->f->evidence, "pull_policy_source",
+		   given && *given
+		       ? "probe targets (Longhorn's system-managed-pods-image-pull-policy)"
+		       : "Longhorn's default (no policy in the probe targets)");
+	_cleanup_free_ char *was = xstrdup(r->f->message ? r->f->message : "");
+	if (streq(policy, "never")) {
+		/* kubelet never pulls: only the image on the node counts. */
+		if (r->local == 1) {
+			finding_set(
+			    r->f, STATUS_PASS,
+			    "%s is on this node (containerd: %s), and Longhorn's pull policy "
+			    "is never: share-manager pods start from it",
+			    image, r->img.id);
+			finding_remedy(r->f, "%s", "");
+		} else if (r->local == 0) {
+			finding_set(r->f, STATUS_FAIL,
+				    "%s is not on this node, and Longhorn's pull policy is never: "
+				    "share-manager pods cannot start here",
+				    image);
+			finding_remedy(
+			    r->f, "Import the image into containerd's k8s.io namespace on every "
+				  "node (ctr -n k8s.io images import, or RKE2's "
+				  "/var/lib/rancher/rke2/agent/images/), or set Longhorn's "
+				  "system-managed-pods-image-pull-policy to if-not-present.");
+		} else {
+			finding_set(
+			    r->f, STATUS_UNKNOWN,
+			    "cannot tell whether %s is on this node (%s), and Longhorn's pull "
+			    "policy is never",
+			    image, r->local_why);
+			finding_remedy(r->f,
+				       "Check on the node: crictl inspecti %s (RKE2: "
+				       "/var/lib/rancher/rke2/bin/crictl).",
+				       image);
+		}
+		return;
+	}
+	if (r->f->status == STATUS_FAIL && r->local == 0 && !streq(policy, "always")) {
+		_cleanup_free_ char *remedy = xstrdup(r->f->remediation ? r->f->remediation : "");
+		finding_remedy(
+		    r->f,
+		    "%s%sOr, on an air-gapped site, import the image into containerd's "
+		    "k8s.io namespace on every node (ctr -n k8s.io images import, or "
+		    "RKE2's /var/lib/rancher/rke2/agent/images/): Longhorn's pull policy "
+		    "%s then needs no registry.",
+		    remedy, *remedy ? " " : "", policy);
+	}
+	if (streq(policy, "always") && r->local == 1 && r->f->status == STATUS_FAIL) {
+		finding_set(
+		    r->f, STATUS_FAIL,
+		    "%s; this node's containerd has it, but Longhorn's pull policy is always", was);
+		return;
+	}
+	if (streq(policy, "always") || r->local != 1 ||
+	    (r->f->status != STATUS_FAIL && r->f->status != STATUS_UNKNOWN))
+		return;
+	/* if-not-present (and anything else: Longhorn falls back to it) */
+	finding_set(r->f, STATUS_WARN,
+		    "%s, but this node's containerd already has it (%s): share-manager pods start "
+		    "from it without a pull, as long as kubelet's image garbage collection does "
+		    "not remove it",
+		    was, r->img.id);
+	_cleanup_free_ char *remedy = xstrdup(r->f->remediation ? r->f->remediation : "");
+	finding_remedy(r->f,
+		       "Make the image pullable too, so that a node that loses it (image garbage "
+		       "collection at disk pressure, a reinstalled node) can get it back. %s",
+		       remedy);
+}
+
 void check_image_share_manager(struct agent_ctx *ctx, const char *id)
 {
 	struct run r = {.ctx = ctx, .f = agent_finding(ctx, id)};
@@ -671,7 +831,7 @@ void check_image_share_manager(struct agent_ctx *ctx, const char *id)
 		finding_remedy(r.f, "Give the mirror for \"%s\" in %s a reachable endpoint.",
 			       r.plan.mirror_key ? r.plan.mirror_key : r.ref.registry,
 			       r.regs_path ? r.regs_path : "registries.yaml");
-		goto out;
+		goto local;
 	}
 	r.att = xcalloc(r.plan.n, sizeof(*r.att));
 	struct value_list *tried = kv_add_list(ev, "endpoints");
@@ -683,6 +843,9 @@ void check_image_share_manager(struct agent_ctx *ctx, const char *id)
 			break; /* containerd stops at the first endpoint that has it */
 	}
 	decide(&r, image);
+local:
+	ask_runtime(&r, full);
+	apply_pull_policy(&r, image);
 out:
 	free(full);
 	run_clear(&r);

@@ -191,6 +191,8 @@ static void merge_targets(struct agent_opts *cycle, const struct agent_opts *o,
 	probe_targets_copy(&t, agg);
 	if (o->targets.share_manager_image && !t.share_manager_image)
 		t.share_manager_image = xstrdup(o->targets.share_manager_image);
+	if (o->targets.share_manager_pull_policy && !t.share_manager_pull_policy)
+		t.share_manager_pull_policy = xstrdup(o->targets.share_manager_pull_policy);
 	for (size_t i = 0; i < o->targets.nfs_endpoints.n; i++)
 		if (!strv_contains(&t.nfs_endpoints, o->targets.nfs_endpoints.items[i]))
 			strv_add(&t.nfs_endpoints, o->targets.nfs_endpoints.items[i]);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "jq.h"
+#include "longhorn.h"
 
 static const char *flag_value(const struct jv *args, const char *flag)
 {
@@ -60,6 +61,11 @@ void targets_for_node(const struct cluster_state *cs, const char *node, struct p
 	const char *img = targets_share_manager_image(cs);
 	if (img)
 		ret->share_manager_image = xstrdup(img);
+	/* Whether a share-manager pod needs its image pulled at all: with Longhorn's
+	 * default (if-not-present) an image already on the node is enough. */
+	const char *policy = longhorn_setting_value(cs, "system-managed-pods-image-pull-policy");
+	if (policy && *policy)
+		ret->share_manager_pull_policy = xstrdup(policy);
 	/* Every node must be able to mount every share: a pod using the
 	 * volume may be scheduled anywhere. */
 	const struct jv *vols = cs_items(cs, RES_LH_VOLUMES);

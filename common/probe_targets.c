@@ -54,6 +54,8 @@ int probe_targets_from_json(json_object *o, struct probe_targets *ret, char *err
 	}
 	int r;
 	if ((r = get_string(o, "share_manager_image", &t.share_manager_image, err, errlen)) < 0 ||
+	    (r = get_string(o, "share_manager_pull_policy", &t.share_manager_pull_policy, err,
+			    errlen)) < 0 ||
 	    (r = get_strings(o, "nfs_endpoints", &t.nfs_endpoints, err, errlen)) < 0 ||
 	    (r = get_strings(o, "longhorn_data_paths", &t.longhorn_data_paths, err, errlen)) < 0 ||
 	    (r = get_string(o, "canary_export", &t.canary_export, err, errlen)) < 0) {
@@ -109,6 +111,9 @@ json_object *probe_targets_to_json(const struct probe_targets *t)
 	if (t->share_manager_image)
 		json_object_object_add(o, "share_manager_image",
 				       json_object_new_string(t->share_manager_image));
+	if (t->share_manager_pull_policy)
+		json_object_object_add(o, "share_manager_pull_policy",
+				       json_object_new_string(t->share_manager_pull_policy));
 	json_object_object_add(o, "nfs_endpoints", strv_json(&t->nfs_endpoints));
 	json_object_object_add(o, "longhorn_data_paths", strv_json(&t->longhorn_data_paths));
 	if (t->canary_export)
@@ -122,6 +127,8 @@ void probe_targets_copy(struct probe_targets *dst, const struct probe_targets *s
 	*dst = (struct probe_targets){0};
 	if (src->share_manager_image)
 		dst->share_manager_image = xstrdup(src->share_manager_image);
+	if (src->share_manager_pull_policy)
+		dst->share_manager_pull_policy = xstrdup(src->share_manager_pull_policy);
 	if (src->canary_export)
 		dst->canary_export = xstrdup(src->canary_export);
 	for (size_t i = 0; i < src->nfs_endpoints.n; i++)
@@ -133,6 +140,7 @@ void probe_targets_copy(struct probe_targets *dst, const struct probe_targets *s
 void probe_targets_clear(struct probe_targets *t)
 {
 	free(t->share_manager_image);
+	free(t->share_manager_pull_policy);
 	free(t->canary_export);
 	strv_clear(&t->nfs_endpoints);
 	strv_clear(&t->longhorn_data_paths);

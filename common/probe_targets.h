@@ -1,8 +1,9 @@
 /*
  * Probe targets: what the aggregator learns from the API and hands to agents
  * (SPEC §2), or what an operator gives `check --probe-targets FILE` as JSON:
- * {"share_manager_image": "...", "nfs_endpoints": ["nfs://..."],
- *  "longhorn_data_paths": ["/var/lib/longhorn"], "canary_export": "nfs://..."}
+ * {"share_manager_image": "...", "share_manager_pull_policy": "if-not-present",
+ *  "nfs_endpoints": ["nfs://..."], "longhorn_data_paths": ["/var/lib/longhorn"],
+ *  "canary_export": "nfs://..."}
  * Every key is optional; unknown keys are ignored (forward compatibility).
  */
 #pragma once
@@ -14,6 +15,9 @@
 
 struct probe_targets {
 	char *share_manager_image; /* NULL: not given */
+	/* Longhorn's system-managed-pods-image-pull-policy as Longhorn spells it
+	 * ("if-not-present", "always", "never"); NULL: not given. */
+	char *share_manager_pull_policy;
 	struct strv nfs_endpoints;
 	struct strv longhorn_data_paths;
 	char *canary_export; /* NULL: none; the only export ever written to */

@@ -288,7 +288,8 @@ def generate(nodes, vms):
     for name, value in [("current-longhorn-version", LH), ("default-data-path", "/var/lib/harvester/defaultdisk"),
                         ("storage-minimal-available-percentage", "25"), ("storage-over-provisioning-percentage", "200"),
                         ("default-replica-count", '{"v1":"3","v2":"3"}'), ("rwx-volume-fast-failover", "false"),
-                        ("endpoint-network-for-rwx-volume", ""), ("storage-network", "")]:
+                        ("endpoint-network-for-rwx-volume", ""), ("storage-network", ""),
+                        ("system-managed-pods-image-pull-policy", "if-not-present")]:
         c.add("settings.longhorn.io.json", {"apiVersion": "longhorn.io/v1beta2", "kind": "Setting",
                                             "metadata": meta(name, "longhorn-system"), "value": value,
                                             "status": {"applied": True}})

@@ -26,6 +26,7 @@ static bool targets_equal(const struct probe_targets *a, const struct probe_targ
 {
 	return streq(a->share_manager_image, b->share_manager_image) &&
 	       streq(a->canary_export, b->canary_export) &&
+	       streq(a->share_manager_pull_policy, b->share_manager_pull_policy) &&
 	       strv_equal(&a->nfs_endpoints, &b->nfs_endpoints) &&
 	       strv_equal(&a->longhorn_data_paths, &b->longhorn_data_paths);
 }

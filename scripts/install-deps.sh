@@ -20,6 +20,8 @@ PKGS=(
 	# tests of deploy/images: podman builds them (with runc: crun refuses hosts with
 	# cgroup v1 and v2 controllers side by side), on a base made by mmdebstrap
 	podman runc mmdebstrap
+	# tests/integration/share_manager_on_node.sh: a real containerd (CRI) with images
+	containerd
 )
 
 missing=()

@@ -122,12 +122,14 @@ static void test_probe_targets(void **state)
 {
 	const char *good =
 	    "{\"share_manager_image\": \"longhornio/longhorn-share-manager:v1.11.2\","
+	    " \"share_manager_pull_policy\": \"if-not-present\","
 	    " \"nfs_endpoints\": [\"nfs://10.43.12.7/pvc-1\"], \"future\": 1}";
 	struct probe_targets t;
 	char err[256];
 	assert_int_equal(
 	    probe_targets_parse((const uint8_t *)good, strlen(good), &t, err, sizeof(err)), 0);
 	assert_string_equal(t.share_manager_image, "longhornio/longhorn-share-manager:v1.11.2");
+	assert_string_equal(t.share_manager_pull_policy, "if-not-present");
 	assert_int_equal(t.nfs_endpoints.n, 1);
 	assert_null(t.canary_export);
 	probe_targets_clear(&t);
@@ -140,6 +142,7 @@ static void test_probe_targets(void **state)
 	    {"{\"nfs_endpoints\": \"x\"}", "must be an array"},
 	    {"{\"nfs_endpoints\": [1]}", "[0] must be a string"},
 	    {"{\"share_manager_image\": 5}", "must be a string"},
+	    {"{\"share_manager_pull_policy\": [\"always\"]}", "must be a string"},
 	    {"{} x", "trailing data"},
 	    {"{\"a\": ", "unexpected end"},
 	};

@@ -47,6 +47,12 @@ static void test_targets(void **state)
 	struct probe_targets t;
 	targets_for_node(&h.cs, "harvester-node-2", &t);
 	assert_string_equal(t.share_manager_image, "longhornio/longhorn-share-manager:v1.11.2");
+	/* No Longhorn settings read: no pull policy (the agent assumes Longhorn's default). */
+	assert_null(t.share_manager_pull_policy);
+	probe_targets_clear(&t);
+	harness_load(&h, "../../../examples/cluster/settings.longhorn.io.json");
+	targets_for_node(&h.cs, "harvester-node-2", &t);
+	assert_string_equal(t.share_manager_pull_policy, "if-not-present");
 	/* Only the attached, non-migratable RWX volume has a share endpoint. */
 	assert_int_equal(t.nfs_endpoints.n, 1);
 	assert_true(startswith(t.nfs_endpoints.items[0], "nfs://10.53.88.17/pvc-"));
@@ -73,6 +79,21 @@ static void test_targets(void **state)
 	harness_clear(&h);
 	harness_init(&h);
 	assert_null(targets_share_manager_image(&h.cs));
+	harness_clear(&h);
+
+	/* The policy as Longhorn spells it, whatever it is. */
+	harness_init(&h);
+	harness_add(&h, "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\","
+			"\"metadata\":{\"name\":\"system-managed-pods-image-pull-policy\","
+			"\"namespace\":\"longhorn-system\"},\"value\":\"never\"}");
+	targets_for_node(&h.cs, "n1", &t);
+	assert_string_equal(t.share_manager_pull_policy, "never");
+	json_object *o = probe_targets_to_json(&t);
+	assert_string_equal(
+	    json_object_get_string(json_object_object_get(o, "share_manager_pull_policy")),
+	    "never");
+	json_object_put(o);
+	probe_targets_clear(&t);
 	harness_clear(&h);
 }
 
