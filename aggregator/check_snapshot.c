@@ -535,9 +535,11 @@ static void restorable_snap(struct agg_ctx *ctx, const char *id, const struct jv
 	const struct jv *snap = longhorn_snapshot(cs, r->name);
 	bool vol_gone = !vol, vol_deleting = vol && storage_deleting(vol);
 	bool snap_gone = snaps_known && !snap;
+	/* Its finalizer keeps the object only until the engine has dropped the data. */
+	bool snap_deleting = snap && storage_deleting(snap);
 	bool removed = false;
 	jq_bool(JQ(snap, "status", "markRemoved"), &removed);
-	if (!vol_gone && !vol_deleting && !snap_gone && !removed && snaps_known) {
+	if (!vol_gone && !vol_deleting && !snap_gone && !snap_deleting && !removed && snaps_known) {
 		c->snap_ok++;
 		return;
 	}
@@ -548,18 +550,20 @@ static void restorable_snap(struct agg_ctx *ctx, const char *id, const struct jv
 		   vol_gone ? "does not exist" : (vol_deleting ? "being deleted" : "exists"));
 	kv_add_str(&f->evidence, "longhorn_snapshot", r->name);
 	kv_add_str(&f->evidence, "longhorn_snapshot_state",
-		   !snaps_known ? "unknown (snapshots.longhorn.io not served)"
-		   : snap_gone	? "does not exist"
-		   : removed	? "marked removed"
-				: "exists");
-	if (vol_gone || snap_gone || vol_deleting) {
+		   !snaps_known	   ? "unknown (snapshots.longhorn.io not served)"
+		   : snap_gone	   ? "does not exist"
+		   : snap_deleting ? "being deleted"
+		   : removed	   ? "marked removed"
+				   : "exists");
+	if (vol_gone || snap_gone || vol_deleting || snap_deleting) {
 		_cleanup_free_ char *why = NULL;
 		if (vol_gone || vol_deleting)
 			storage_appendf(&why, "its Longhorn volume %s %s", r->volume,
 					vol_gone ? "no longer exists" : "is being deleted");
-		if (snap_gone)
-			storage_appendf(&why, "%s snapshot %s no longer exists",
-					why ? "; Longhorn" : "its Longhorn", r->name);
+		if (snap_gone || snap_deleting)
+			storage_appendf(&why, "%s snapshot %s %s",
+					why ? "; Longhorn" : "its Longhorn", r->name,
+					snap_gone ? "no longer exists" : "is being deleted");
 		restorable_fail(f, vs, why);
 		c->bad++;
 	} else if (removed) {

@@ -438,6 +438,23 @@ static void test_restorable_fail_variants(void **state)
 	harness_expect(&h, RESTORE, STATUS_FAIL);
 	assert_non_null(strstr(harness_only(&h, RESTORE)->message, "is being deleted"));
 	harness_clear(&h);
+
+	/* The Longhorn snapshot's deletion was requested (Longhorn UI, or kubectl delete
+	 * snapshots.longhorn.io): its finalizer holds the object only until the engine
+	 * has removed the data, so no restore can count on it. */
+	installed(&h);
+	case17_snapshot(&h);
+	harness_load(&h, "storage/volumes-case17-before-gc.json");
+	harness_add(&h, lh_obj("Snapshot", "snapshot-69ceba6a-3f1d-4c8e-9b2a-5d7e0f4c6a13",
+			       "\"deletionTimestamp\":\"2026-09-06T01:20:11Z\",\"finalizers\":"
+			       "[\"longhorn.io\"]",
+			       "\"spec\":{\"volume\":\"pvc-5c8937fb-8e2a-4d6c-b0f1-7a4e2c9d3b58\"},"
+			       "\"status\":{\"markRemoved\":false,\"readyToUse\":true}"));
+	const struct finding *f = harness_expect(&h, RESTORE, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "snapshot snapshot-69ceba6a-3f1d-4c8e-9b2a-5d7e0f4c6a13 "
+					   "is being deleted"));
+	assert_string_equal(kv_get_str(&f->evidence, "longhorn_snapshot_state"), "being deleted");
+	harness_clear(&h);
 }
 
 static void test_restorable_skip(void **state)
