@@ -102,7 +102,23 @@ static void replica_facts(const struct cluster_state *cs, const struct jv *vol, 
 	}
 }
 
-/* "ns/vmi" when a virt-launcher pod uses the volume. */
+/* Whether a pod still uses the volume: Longhorn keeps the last workloads as history
+ * and marks them with lastPodRefAt (pods gone) or lastPVCRefAt (claim gone). */
+static bool has_active_workload(const struct jv *ks)
+{
+	const char *pod_ref = JQS(ks, "lastPodRefAt"), *pvc_ref = JQS(ks, "lastPVCRefAt");
+	if ((pod_ref && *pod_ref) || (pvc_ref && *pvc_ref))
+		return false;
+	const struct jv *ws = JQ(ks, "workloadsStatus");
+	for (size_t i = 0; i < jq_len(ws); i++) {
+		const char *phase = JQS(jq_at(ws, i), "podStatus");
+		if (!streq(phase, "Succeeded") && !streq(phase, "Failed"))
+			return true;
+	}
+	return false;
+}
+
+/* "ns/vmi" when a virt-launcher pod uses or used the volume. */
 static const char *volume_vm(const struct jv *vol, char *buf, size_t len)
 {
 	const struct jv *ws = JQ(vol, "status", "kubernetesStatus", "workloadsStatus");
@@ -196,7 +212,7 @@ static void health_remedy(struct finding *f, const char *name, enum health_fix f
 struct vol_facts {
 	const char *state, *rob, *clone, *ds, *vm;
 	int64_t want;
-	bool young;
+	bool young, vm_running; /* vm may be history: running only when its pod is */
 	struct replica_facts rf;
 };
 
@@ -243,8 +259,8 @@ static void volume_verdict(const struct jv *vol, const struct vol_facts *x, stru
 		    "degraded: %zu of %lld replicas RW (%zu WO rebuilding, %zu ERR, %zu "
 		    "without mode)%s%s%s%s",
 		    rf->rw, (long long)x->want, rf->wo, rf->err, rf->nomode,
-		    x->vm ? "; it blocks live migration of VM " : "", x->vm ? x->vm : "",
-		    unsched ? "; Scheduled=False: " : "",
+		    x->vm_running ? "; it blocks live migration of VM " : "",
+		    x->vm_running ? x->vm : "", unsched ? "; Scheduled=False: " : "",
 		    unsched ? str_or(JQS(sched, "message"), str_or(JQS(sched, "reason"), "")) : "");
 	}
 	if (x->young)
@@ -287,6 +303,7 @@ static void volume_judge(struct agg_ctx *ctx, const char *id, const struct jv *v
 	    .vm = volume_vm(vol, vmbuf, sizeof(vmbuf)),
 	    .young = have_age && age < SETTLE_S,
 	};
+	x.vm_running = x.vm && has_active_workload(JQ(vol, "status", "kubernetesStatus"));
 	jq_int(JQ(vol, "spec", "numberOfReplicas"), &x.want);
 	struct kv_list rev = {0};
 	replica_facts(ctx->cs, vol, &rev, &x.rf);
@@ -547,22 +564,6 @@ static bool vol_flag(const struct jv *vol, const char *where, const char *key)
 {
 	bool b = false;
 	return jq_bool(JQ(vol, where, key), &b) && b;
-}
-
-/* Whether a pod still uses the volume: Longhorn keeps the last workloads as history
- * and marks them with lastPodRefAt (pods gone) or lastPVCRefAt (claim gone). */
-static bool has_active_workload(const struct jv *ks)
-{
-	const char *pod_ref = JQS(ks, "lastPodRefAt"), *pvc_ref = JQS(ks, "lastPVCRefAt");
-	if ((pod_ref && *pod_ref) || (pvc_ref && *pvc_ref))
-		return false;
-	const struct jv *ws = JQ(ks, "workloadsStatus");
-	for (size_t i = 0; i < jq_len(ws); i++) {
-		const char *phase = JQS(jq_at(ws, i), "podStatus");
-		if (!streq(phase, "Succeeded") && !streq(phase, "Failed"))
-			return true;
-	}
-	return false;
 }
 
 /* Why Longhorn runs no share-manager for an attached RWX volume, or NULL when it

@@ -247,6 +247,29 @@ static void test_health_skip_and_install_states(void **state)
 	harness_clear(&h);
 }
 
+/* Case 17's degraded VM disk after the VM stopped and a recurring backup attached
+ * the volume: Longhorn keeps the VMI in workloadsStatus as history (lastPodRefAt
+ * set), so no running VM is blocked from migrating. */
+static void test_health_degraded_vm_history(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	h.now_ns = harness_at("2026-09-06T01:35:00Z");
+	load_case17(&h);
+	size_t i = harness_index(&h, RES_LH_VOLUMES, "pvc-9cb0efed-4a7d-4e1b-8c2f-6d3a9e5b1f07");
+	json_object *v = harness_edit(&h, RES_LH_VOLUMES, i);
+	json_object *st, *ks;
+	assert_true(json_object_object_get_ex(v, "status", &st));
+	assert_true(json_object_object_get_ex(st, "kubernetesStatus", &ks));
+	json_object_object_add(ks, "lastPodRefAt", json_object_new_string("2026-09-06T01:30:12Z"));
+	harness_commit(&h, RES_LH_VOLUMES, i, v);
+	const struct finding *f = harness_expect(&h, HEALTH, STATUS_WARN);
+	assert_non_null(strstr(f->message, "degraded: 0 of 3 replicas RW"));
+	assert_null(strstr(f->message, "blocks live migration"));
+	assert_string_equal(kv_get_str(&f->evidence, "vm"), "default/vm-e2e-final");
+	harness_clear(&h);
+}
+
 /* A volume being deleted is not judged: Longhorn is discarding its data on purpose. */
 static void test_health_deleting_not_judged(void **state)
 {
@@ -792,6 +815,7 @@ int main(void)
 	    cmocka_unit_test(test_health_unknown_and_settling),
 	    cmocka_unit_test(test_health_skip_and_install_states),
 	    cmocka_unit_test(test_health_deleting_not_judged),
+	    cmocka_unit_test(test_health_degraded_vm_history),
 	    cmocka_unit_test(test_clone_case17_fail),
 	    cmocka_unit_test(test_clone_case5_fail_and_young),
 	    cmocka_unit_test(test_clone_sources_present_pass),
