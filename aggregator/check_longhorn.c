@@ -161,7 +161,15 @@ static void volume_evidence(struct finding *f, const struct jv *vol, const char 
 }
 
 /* What to do about the worst problem found on a volume. */
-enum health_fix { FIX_NONE, FIX_SALVAGE, FIX_CLONE, FIX_REBUILD, FIX_NO_REPLICAS, FIX_INSPECT };
+enum health_fix {
+	FIX_NONE,
+	FIX_SALVAGE,
+	FIX_CLONE,
+	FIX_REBUILD,
+	FIX_ATTACH_CLONE,
+	FIX_NO_REPLICAS,
+	FIX_INSPECT
+};
 
 static void health_remedy(struct finding *f, const char *name, enum health_fix fix)
 {
@@ -186,6 +194,18 @@ static void health_remedy(struct finding *f, const char *name, enum health_fix f
 		    "free: watch kubectl -n longhorn-system get volumes.longhorn.io %s -w; "
 		    "if it stays degraded, see api.longhorn.node-disk and the volume's "
 		    "Scheduled condition",
+		    name);
+		break;
+	case FIX_ATTACH_CLONE:
+		finding_remedy(
+		    f,
+		    "attach the volume once (start its workload, or Longhorn UI → Attach): "
+		    "Longhorn then rebuilds the missing replicas and marks the clone completed; "
+		    "or let Longhorn rebuild it detached: setting offline-replica-rebuilding "
+		    "(Longhorn >= 1.9), or kubectl -n longhorn-system patch volumes.longhorn.io "
+		    "%s --type=merge -p '{\"spec\":{\"offlineRebuilding\":\"enabled\"}}'. On "
+		    "Longhorn 1.10.1 the attach may fail with \"not ready for workloads\" "
+		    "(longhorn#12206): upgrade to 1.10.2",
 		    name);
 		break;
 	case FIX_NO_REPLICAS:
@@ -268,6 +288,16 @@ static void volume_verdict(const struct jv *vol, const struct vol_facts *x, stru
 	if (streq(x->clone, "initiated") || (x->clone && !*x->clone && x->ds && *x->ds))
 		add_problem(v, STATUS_WARN, FIX_CLONE, "clone from %s has not converged (state %s)",
 			    str_or(x->ds, "?"), *x->clone ? x->clone : "\"\"");
+	/* Longhorn 1.10's efficient clone copies into one replica and detaches; the
+	 * clone completes and the other replicas are rebuilt only on the next attach
+	 * (longhorn#12341, #12328). Attached, robustness already tells. */
+	if (streq(x->clone, "copy-completed-awaiting-healthy") && !streq(x->state, "attached"))
+		add_problem(v, STATUS_WARN, FIX_ATTACH_CLONE,
+			    "clone from %s is copied but waits in copy-completed-awaiting-healthy "
+			    "with %zu of %lld replicas while %s: fewer copies of its data than "
+			    "numberOfReplicas until it is attached",
+			    str_or(x->ds, "?"), rf->total - rf->failed, (long long)x->want,
+			    str_or(x->state, "not attached"));
 	if (rf->total == 0 && x->want > 0)
 		add_problem(v, STATUS_WARN, FIX_NO_REPLICAS,
 			    "no Replica objects although numberOfReplicas is %lld: no copy of the "

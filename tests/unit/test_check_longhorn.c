@@ -270,6 +270,59 @@ static void test_health_degraded_vm_history(void **state)
 	harness_clear(&h);
 }
 
+/* Longhorn 1.10's efficient clone: the data is copied into one replica, the clone
+ * detaches and waits in copy-completed-awaiting-healthy with 1 of 3 replicas until
+ * it is attached again (longhorn#12341, #12328). */
+static void add_awaiting_clone(struct harness *h, const char *created, const char *state,
+			       const char *robustness)
+{
+	char meta[128], body[1024];
+	snprintf(meta, sizeof(meta), "\"creationTimestamp\":\"%s\"", created);
+	snprintf(body, sizeof(body),
+		 "\"spec\":{\"numberOfReplicas\":3,\"dataSource\":\"vol://pvc-src\","
+		 "\"dataEngine\":\"v1\"},\"status\":{\"state\":\"%s\",\"robustness\":"
+		 "\"%s\",\"cloneStatus\":{\"sourceVolume\":\"pvc-src\",\"snapshot\":"
+		 "\"1e1d1601-29f6-5ef8-bef0-fe4376c7367e\",\"state\":"
+		 "\"copy-completed-awaiting-healthy\",\"attemptCount\":1,"
+		 "\"nextAllowedAttemptAt\":\"2026-09-05T12:01:31Z\"},\"kubernetesStatus\":{"
+		 "\"namespace\":\"default\",\"pvcName\":\"clone-1\",\"workloadsStatus\":null}}",
+		 state, robustness);
+	harness_add(h, lh_obj("Volume", "pvc-clone", meta, body));
+	harness_add(h, lh_obj("Replica", "pvc-clone-r-1",
+			      "\"labels\":{\"longhornvolume\":"
+			      "\"pvc-clone\"}",
+			      "\"spec\":{\"nodeID\":\"n1\",\"failedAt\":\"\"},\"status\":{"
+			      "\"currentState\":\"stopped\"}"));
+}
+
+static void test_health_clone_awaiting_healthy(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	add_awaiting_clone(&h, "2026-09-05T12:00:00Z", "detached", "unknown");
+	const struct finding *f = harness_expect(&h, HEALTH, STATUS_WARN);
+	assert_non_null(strstr(f->message, "copied but waits in copy-completed-awaiting-healthy "
+					   "with 1 of 3 replicas"));
+	assert_non_null(strstr(f->remediation, "offline-replica-rebuilding"));
+	assert_non_null(strstr(f->remediation, "12206"));
+	assert_string_equal(kv_get_str(&f->evidence, "clone_state"),
+			    "copy-completed-awaiting-healthy");
+	harness_clear(&h);
+
+	/* Just created: the clone is still settling. */
+	harness_init(&h);
+	add_awaiting_clone(&h, "2026-09-05T13:20:14Z", "detached", "unknown");
+	harness_expect(&h, HEALTH, STATUS_PASS);
+	harness_clear(&h);
+
+	/* Attached and rebuilding: robustness degraded says it (one problem, not two). */
+	harness_init(&h);
+	add_awaiting_clone(&h, "2026-09-05T12:00:00Z", "attached", "degraded");
+	f = harness_expect(&h, HEALTH, STATUS_WARN);
+	assert_null(strstr(f->message, "awaiting-healthy with"));
+	harness_clear(&h);
+}
+
 /* A volume being deleted is not judged: Longhorn is discarding its data on purpose. */
 static void test_health_deleting_not_judged(void **state)
 {
@@ -816,6 +869,7 @@ int main(void)
 	    cmocka_unit_test(test_health_skip_and_install_states),
 	    cmocka_unit_test(test_health_deleting_not_judged),
 	    cmocka_unit_test(test_health_degraded_vm_history),
+	    cmocka_unit_test(test_health_clone_awaiting_healthy),
 	    cmocka_unit_test(test_clone_case17_fail),
 	    cmocka_unit_test(test_clone_case5_fail_and_young),
 	    cmocka_unit_test(test_clone_sources_present_pass),
