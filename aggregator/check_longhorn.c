@@ -102,7 +102,23 @@ static void replica_facts(const struct cluster_state *cs, const struct jv *vol, 
 	}
 }
 
-/* "ns/vmi" when a virt-launcher pod uses the volume. */
+/* Whether a pod still uses the volume: Longhorn keeps the last workloads as history
+ * and marks them with lastPodRefAt (pods gone) or lastPVCRefAt (claim gone). */
+static bool has_active_workload(const struct jv *ks)
+{
+	const char *pod_ref = JQS(ks, "lastPodRefAt"), *pvc_ref = JQS(ks, "lastPVCRefAt");
+	if ((pod_ref && *pod_ref) || (pvc_ref && *pvc_ref))
+		return false;
+	const struct jv *ws = JQ(ks, "workloadsStatus");
+	for (size_t i = 0; i < jq_len(ws); i++) {
+		const char *phase = JQS(jq_at(ws, i), "podStatus");
+		if (!streq(phase, "Succeeded") && !streq(phase, "Failed"))
+			return true;
+	}
+	return false;
+}
+
+/* "ns/vmi" when a virt-launcher pod uses or used the volume. */
 static const char *volume_vm(const struct jv *vol, char *buf, size_t len)
 {
 	const struct jv *ws = JQ(vol, "status", "kubernetesStatus", "workloadsStatus");
@@ -117,7 +133,7 @@ static const char *volume_vm(const struct jv *vol, char *buf, size_t len)
 }
 
 struct health_counts {
-	size_t total, attached_healthy, detached, other_ok, problems;
+	size_t total, attached_healthy, detached, deleting, other_ok, problems;
 };
 
 static void volume_evidence(struct finding *f, const struct jv *vol, const char *state,
@@ -145,7 +161,15 @@ static void volume_evidence(struct finding *f, const struct jv *vol, const char 
 }
 
 /* What to do about the worst problem found on a volume. */
-enum health_fix { FIX_NONE, FIX_SALVAGE, FIX_CLONE, FIX_REBUILD, FIX_NO_REPLICAS, FIX_INSPECT };
+enum health_fix {
+	FIX_NONE,
+	FIX_SALVAGE,
+	FIX_CLONE,
+	FIX_REBUILD,
+	FIX_ATTACH_CLONE,
+	FIX_NO_REPLICAS,
+	FIX_INSPECT
+};
 
 static void health_remedy(struct finding *f, const char *name, enum health_fix fix)
 {
@@ -172,6 +196,18 @@ static void health_remedy(struct finding *f, const char *name, enum health_fix f
 		    "Scheduled condition",
 		    name);
 		break;
+	case FIX_ATTACH_CLONE:
+		finding_remedy(
+		    f,
+		    "attach the volume once (start its workload, or Longhorn UI → Attach): "
+		    "Longhorn then rebuilds the missing replicas and marks the clone completed; "
+		    "or let Longhorn rebuild it detached: setting offline-replica-rebuilding "
+		    "(Longhorn >= 1.9), or kubectl -n longhorn-system patch volumes.longhorn.io "
+		    "%s --type=merge -p '{\"spec\":{\"offlineRebuilding\":\"enabled\"}}'. On "
+		    "Longhorn 1.10.1 the attach may fail with \"not ready for workloads\" "
+		    "(longhorn#12206): upgrade to 1.10.2",
+		    name);
+		break;
 	case FIX_NO_REPLICAS:
 		finding_remedy(
 		    f,
@@ -196,7 +232,7 @@ static void health_remedy(struct finding *f, const char *name, enum health_fix f
 struct vol_facts {
 	const char *state, *rob, *clone, *ds, *vm;
 	int64_t want;
-	bool young;
+	bool young, vm_running; /* vm may be history: running only when its pod is */
 	struct replica_facts rf;
 };
 
@@ -243,8 +279,8 @@ static void volume_verdict(const struct jv *vol, const struct vol_facts *x, stru
 		    "degraded: %zu of %lld replicas RW (%zu WO rebuilding, %zu ERR, %zu "
 		    "without mode)%s%s%s%s",
 		    rf->rw, (long long)x->want, rf->wo, rf->err, rf->nomode,
-		    x->vm ? "; it blocks live migration of VM " : "", x->vm ? x->vm : "",
-		    unsched ? "; Scheduled=False: " : "",
+		    x->vm_running ? "; it blocks live migration of VM " : "",
+		    x->vm_running ? x->vm : "", unsched ? "; Scheduled=False: " : "",
 		    unsched ? str_or(JQS(sched, "message"), str_or(JQS(sched, "reason"), "")) : "");
 	}
 	if (x->young)
@@ -252,6 +288,16 @@ static void volume_verdict(const struct jv *vol, const struct vol_facts *x, stru
 	if (streq(x->clone, "initiated") || (x->clone && !*x->clone && x->ds && *x->ds))
 		add_problem(v, STATUS_WARN, FIX_CLONE, "clone from %s has not converged (state %s)",
 			    str_or(x->ds, "?"), *x->clone ? x->clone : "\"\"");
+	/* Longhorn 1.10's efficient clone copies into one replica and detaches; the
+	 * clone completes and the other replicas are rebuilt only on the next attach
+	 * (longhorn#12341, #12328). Attached, robustness already tells. */
+	if (streq(x->clone, "copy-completed-awaiting-healthy") && !streq(x->state, "attached"))
+		add_problem(v, STATUS_WARN, FIX_ATTACH_CLONE,
+			    "clone from %s is copied but waits in copy-completed-awaiting-healthy "
+			    "with %zu of %lld replicas while %s: fewer copies of its data than "
+			    "numberOfReplicas until it is attached",
+			    str_or(x->ds, "?"), rf->total - rf->failed, (long long)x->want,
+			    str_or(x->state, "not attached"));
 	if (rf->total == 0 && x->want > 0)
 		add_problem(v, STATUS_WARN, FIX_NO_REPLICAS,
 			    "no Replica objects although numberOfReplicas is %lld: no copy of the "
@@ -272,6 +318,12 @@ static void volume_judge(struct agg_ctx *ctx, const char *id, const struct jv *v
 	const char *name = str_or(jq_name(vol), "?");
 	char vmbuf[2 * LONGHORN_NAME_MAX];
 	int64_t age = -1;
+	/* Its data is being discarded on purpose: a faulted or unknown robustness
+	 * while Longhorn tears it down is no health problem. */
+	if (storage_deleting(vol)) {
+		hc->deleting++;
+		return;
+	}
 	bool have_age = storage_age_s(ctx, JQ(vol, "metadata", "creationTimestamp"), &age);
 	struct vol_facts x = {
 	    .state = JQS(vol, "status", "state"),
@@ -281,6 +333,7 @@ static void volume_judge(struct agg_ctx *ctx, const char *id, const struct jv *v
 	    .vm = volume_vm(vol, vmbuf, sizeof(vmbuf)),
 	    .young = have_age && age < SETTLE_S,
 	};
+	x.vm_running = x.vm && has_active_workload(JQ(vol, "status", "kubernetesStatus"));
 	jq_int(JQ(vol, "spec", "numberOfReplicas"), &x.want);
 	struct kv_list rev = {0};
 	replica_facts(ctx->cs, vol, &rev, &x.rf);
@@ -324,9 +377,10 @@ void check_longhorn_volume_health(struct agg_ctx *ctx, const char *id)
 	kv_add_int(&f->evidence, "volumes", (int64_t)hc.total);
 	kv_add_int(&f->evidence, "attached_healthy", (int64_t)hc.attached_healthy);
 	kv_add_int(&f->evidence, "detached", (int64_t)hc.detached);
+	kv_add_int(&f->evidence, "being_deleted", (int64_t)hc.deleting);
 	kv_add_int(&f->evidence, "other", (int64_t)hc.other_ok);
-	if (hc.total == 0)
-		finding_set(f, STATUS_SKIP, "no Longhorn volumes");
+	if (hc.total == hc.deleting)
+		finding_set(f, STATUS_SKIP, "no Longhorn volumes (%zu being deleted)", hc.deleting);
 	else
 		finding_set(f, STATUS_PASS,
 			    "%zu Longhorn volumes: %zu attached and healthy, %zu detached "
@@ -338,7 +392,7 @@ void check_longhorn_volume_health(struct agg_ctx *ctx, const char *id)
 /* ---- api.longhorn.clone-stuck ---- */
 
 struct clone_counts {
-	size_t clones, completed, in_progress, problems;
+	size_t clones, completed, in_progress, deleting, problems;
 };
 
 static void clone_evidence(struct finding *f, const struct jv *vol, const char *state, int64_t age,
@@ -503,7 +557,12 @@ void check_longhorn_clone_stuck(struct agg_ctx *ctx, const char *id)
 	struct clone_counts cc = {0};
 	for (size_t i = 0; i < jq_len(vols); i++) {
 		const char *ds = JQS(jq_at(vols, i), "spec", "dataSource");
-		if (ds && *ds)
+		if (!ds || !*ds)
+			continue;
+		/* A clone being deleted needs no repair: deleting it is the repair. */
+		if (storage_deleting(jq_at(vols, i)))
+			cc.deleting++;
+		else
 			clone_judge(ctx, id, jq_at(vols, i), ds, &cc);
 	}
 	if (cc.problems)
@@ -513,9 +572,11 @@ void check_longhorn_clone_stuck(struct agg_ctx *ctx, const char *id)
 	kv_add_int(&f->evidence, "clones", (int64_t)cc.clones);
 	kv_add_int(&f->evidence, "completed", (int64_t)cc.completed);
 	kv_add_int(&f->evidence, "in_progress", (int64_t)cc.in_progress);
+	kv_add_int(&f->evidence, "being_deleted", (int64_t)cc.deleting);
 	if (cc.clones == 0)
 		finding_set(f, STATUS_SKIP,
-			    "no Longhorn volume is a clone (spec.dataSource empty)");
+			    "no Longhorn volume is a clone (spec.dataSource empty)%s",
+			    cc.deleting ? "; clones being deleted are not judged" : "");
 	else
 		finding_set(f, STATUS_PASS,
 			    "%zu cloned volumes: %zu copied, %zu in progress with their source "
@@ -526,8 +587,36 @@ void check_longhorn_clone_stuck(struct agg_ctx *ctx, const char *id)
 /* ---- api.longhorn.rwx-share ---- */
 
 struct share_counts {
-	size_t rwx, migratable, detached, attached, ok, problems;
+	size_t rwx, migratable, detached, deleting, unexported, attached, ok, problems;
 };
+
+static bool vol_flag(const struct jv *vol, const char *where, const char *key)
+{
+	bool b = false;
+	return jq_bool(JQ(vol, where, key), &b) && b;
+}
+
+/* Why Longhorn runs no share-manager for an attached RWX volume, or NULL when it
+ * must (controller/share_manager_controller.go isShareManagerRequiredForVolume):
+ * the share exists only for a pod's CSI attachment, not while the volume is
+ * attached for a backup, a snapshot, a clone, maintenance or as a DR standby. */
+static const char *share_not_required(const struct jv *vol)
+{
+	if (streq(JQS(vol, "status", "robustness"), "faulted"))
+		return "faulted: auto-salvage first (api.longhorn.volume-health)";
+	if (vol_flag(vol, "status", "restoreRequired"))
+		return "restoring from a backup";
+	if (vol_flag(vol, "spec", "disableFrontend") || vol_flag(vol, "status", "frontendDisabled"))
+		return "attached with its frontend disabled (maintenance)";
+	if (vol_flag(vol, "spec", "Standby") || vol_flag(vol, "status", "isStandby"))
+		return "a DR standby volume";
+	/* KubernetesStatus is always written by Longhorn; without it nothing says the
+	 * volume is unused, so it is judged. */
+	const struct jv *ks = JQ(vol, "status", "kubernetesStatus");
+	if (ks && jv_is(ks, JV_OBJECT) && !has_active_workload(ks))
+		return "no running pod uses it (attached for a backup, snapshot or clone)";
+	return NULL;
+}
 
 struct pod_facts {
 	const struct jv *pod;
@@ -662,6 +751,9 @@ void check_longhorn_rwx_share(struct agg_ctx *ctx, const char *id)
 		return;
 	}
 	const struct jv *vols = cs_items(ctx->cs, RES_LH_VOLUMES);
+	/* attached, but Longhorn exports none by design */
+	struct kv_list unexported = {0};
+	struct value_list *ul = kv_add_list(&unexported, "attached_not_exported");
 	struct share_counts sc = {0};
 	for (size_t i = 0; i < jq_len(vols); i++) {
 		const struct jv *v = jq_at(vols, i);
@@ -674,26 +766,42 @@ void check_longhorn_rwx_share(struct agg_ctx *ctx, const char *id)
 			sc.migratable++;
 			continue;
 		}
+		if (storage_deleting(v)) {
+			sc.deleting++;
+			continue;
+		}
 		if (!streq(JQS(v, "status", "state"), "attached")) {
 			sc.detached++;
+			continue;
+		}
+		const char *why_not = share_not_required(v);
+		if (why_not) {
+			vlist_add_strf(ul, "%s: %s", str_or(jq_name(v), "?"), why_not);
+			sc.unexported++;
 			continue;
 		}
 		sc.attached++;
 		share_judge(ctx, id, v, &sc);
 	}
-	if (sc.problems)
+	if (sc.problems) {
+		kv_list_clear(&unexported);
 		return;
+	}
 	struct finding *f = agg_finding(ctx, id);
 	kv_add_int(&f->evidence, "rwx_volumes", (int64_t)sc.rwx);
 	kv_add_int(&f->evidence, "migratable_rwx", (int64_t)sc.migratable);
 	kv_add_int(&f->evidence, "not_attached", (int64_t)sc.detached);
+	kv_add_int(&f->evidence, "being_deleted", (int64_t)sc.deleting);
 	kv_add_int(&f->evidence, "attached_served", (int64_t)sc.ok);
+	kv_add_value(&f->evidence, "attached_not_exported", &unexported.items[0].val);
+	kv_list_clear(&unexported);
 	if (sc.attached == 0)
 		finding_set(
 		    f, STATUS_SKIP,
-		    "no attached non-migratable RWX volume (%zu RWX volumes: %zu migratable "
-		    "need no share-manager, %zu not attached)",
-		    sc.rwx, sc.migratable, sc.detached);
+		    "no RWX volume a pod uses through a share-manager (%zu RWX volumes: %zu "
+		    "migratable need no share-manager, %zu not attached, %zu attached "
+		    "without a pod using them, %zu being deleted)",
+		    sc.rwx, sc.migratable, sc.detached, sc.unexported, sc.deleting);
 	else
 		finding_set(f, STATUS_PASS,
 			    "%zu attached RWX volumes are served by running share-managers", sc.ok);

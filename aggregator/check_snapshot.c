@@ -535,9 +535,11 @@ static void restorable_snap(struct agg_ctx *ctx, const char *id, const struct jv
 	const struct jv *snap = longhorn_snapshot(cs, r->name);
 	bool vol_gone = !vol, vol_deleting = vol && storage_deleting(vol);
 	bool snap_gone = snaps_known && !snap;
+	/* Its finalizer keeps the object only until the engine has dropped the data. */
+	bool snap_deleting = snap && storage_deleting(snap);
 	bool removed = false;
 	jq_bool(JQ(snap, "status", "markRemoved"), &removed);
-	if (!vol_gone && !vol_deleting && !snap_gone && !removed && snaps_known) {
+	if (!vol_gone && !vol_deleting && !snap_gone && !snap_deleting && !removed && snaps_known) {
 		c->snap_ok++;
 		return;
 	}
@@ -548,18 +550,20 @@ static void restorable_snap(struct agg_ctx *ctx, const char *id, const struct jv
 		   vol_gone ? "does not exist" : (vol_deleting ? "being deleted" : "exists"));
 	kv_add_str(&f->evidence, "longhorn_snapshot", r->name);
 	kv_add_str(&f->evidence, "longhorn_snapshot_state",
-		   !snaps_known ? "unknown (snapshots.longhorn.io not served)"
-		   : snap_gone	? "does not exist"
-		   : removed	? "marked removed"
-				: "exists");
-	if (vol_gone || snap_gone || vol_deleting) {
+		   !snaps_known	   ? "unknown (snapshots.longhorn.io not served)"
+		   : snap_gone	   ? "does not exist"
+		   : snap_deleting ? "being deleted"
+		   : removed	   ? "marked removed"
+				   : "exists");
+	if (vol_gone || snap_gone || vol_deleting || snap_deleting) {
 		_cleanup_free_ char *why = NULL;
 		if (vol_gone || vol_deleting)
 			storage_appendf(&why, "its Longhorn volume %s %s", r->volume,
 					vol_gone ? "no longer exists" : "is being deleted");
-		if (snap_gone)
-			storage_appendf(&why, "%s snapshot %s no longer exists",
-					why ? "; Longhorn" : "its Longhorn", r->name);
+		if (snap_gone || snap_deleting)
+			storage_appendf(&why, "%s snapshot %s %s",
+					why ? "; Longhorn" : "its Longhorn", r->name,
+					snap_gone ? "no longer exists" : "is being deleted");
 		restorable_fail(f, vs, why);
 		c->bad++;
 	} else if (removed) {
@@ -732,6 +736,72 @@ static void stuck_content(struct agg_ctx *ctx, const char *id, const struct jv *
 	    name, vsns ? vsns : "?", vsname ? vsname : "?");
 }
 
+static bool names_snapshot(const struct jv *src, const char *name)
+{
+	return src && streq(JQS(src, "kind"), "VolumeSnapshot") && streq(JQS(src, "name"), name);
+}
+
+/* A claim in vs's namespace still being restored from it (not Bound yet): while one
+ * exists the snapshot controller keeps the finalizer
+ * volumesnapshot-as-source-protection and does not delete the content. */
+static const struct jv *restoring_pvc(const struct cluster_state *cs, const struct jv *vs)
+{
+	const struct jv *pvcs = cs_items(cs, RES_PVCS);
+	for (size_t i = 0; i < jq_len(pvcs); i++) {
+		const struct jv *p = jq_at(pvcs, i);
+		if (!streq(jq_namespace(p), jq_namespace(vs)) ||
+		    streq(JQS(p, "status", "phase"), "Bound"))
+			continue;
+		if (names_snapshot(JQ(p, "spec", "dataSource"), jq_name(vs)) ||
+		    names_snapshot(JQ(p, "spec", "dataSourceRef"), jq_name(vs)))
+			return p;
+	}
+	return NULL;
+}
+
+/* The snapshot's content exists and is not being deleted: either a restore still
+ * reads from the snapshot, or the snapshot controller is not doing its part. */
+static void stuck_snapshot_held(struct agg_ctx *ctx, struct finding *f, const struct jv *vs,
+				const char *d, const char *cname)
+{
+	const char *ns = jq_namespace(vs) ? jq_namespace(vs) : "?";
+	const char *name = jq_name(vs) ? jq_name(vs) : "?";
+	bool pvcs_known = ctx->cs->res[RES_PVCS].status == RES_COLLECTED;
+	const struct jv *pvc = pvcs_known ? restoring_pvc(ctx->cs, vs) : NULL;
+	if (pvc) {
+		const char *pname = jq_name(pvc) ? jq_name(pvc) : "?";
+		kv_add_strf(&f->evidence, "restoring_pvc", "%s/%s (phase %s)", ns, pname,
+			    JQS(pvc, "status", "phase") ? JQS(pvc, "status", "phase")
+							: STORAGE_ABSENT);
+		finding_set(f, STATUS_WARN,
+			    "VolumeSnapshot %s/%s has been deleting for %s: PVC %s/%s is still "
+			    "being restored from it, so the snapshot controller keeps it and its "
+			    "content %s",
+			    ns, name, d, ns, pname, cname);
+		finding_remedy(
+		    f,
+		    "let the restore finish (kubectl describe pvc -n %s %s), or give it "
+		    "up: kubectl delete pvc -n %s %s; the snapshot controller then "
+		    "deletes content %s (deletionPolicy Delete) and releases the snapshot",
+		    ns, pname, ns, pname, cname);
+		return;
+	}
+	finding_set(f, STATUS_WARN,
+		    "VolumeSnapshot %s/%s has been deleting for %s, held by its finalizers; its "
+		    "content %s is not being deleted although %s",
+		    ns, name, d, cname,
+		    pvcs_known ? "no PVC is being restored from it"
+			       : "(PersistentVolumeClaims were not collected: a restore from it "
+				 "would explain it)");
+	finding_remedy(f,
+		       "the snapshot-controller deletes content %s (deletionPolicy Delete) or "
+		       "releases the snapshot (Retain) itself: check that it runs and read its "
+		       "log: kubectl get pods -A | grep snapshot-controller; kubectl logs -n "
+		       "<namespace> <snapshot-controller pod> | grep %s; kubectl describe "
+		       "volumesnapshots.snapshot.storage.k8s.io -n %s %s",
+		       cname, name, ns, name);
+}
+
 static void stuck_snapshot(struct agg_ctx *ctx, const char *id, const struct jv *vs, int64_t age,
 			   const struct jv *content)
 {
@@ -745,22 +815,21 @@ static void stuck_snapshot(struct agg_ctx *ctx, const char *id, const struct jv 
 	storage_ev_str(&f->evidence, "content", cname);
 	kv_add_str(&f->evidence, "content_state",
 		   !cname ? "none bound" : (content ? "exists, not deleting" : "does not exist"));
+	if (content) {
+		storage_ev_str(&f->evidence, "content_deletion_policy",
+			       JQS(content, "spec", "deletionPolicy"));
+		stuck_snapshot_held(ctx, f, vs, d, cname);
+		return;
+	}
 	finding_set(f, STATUS_WARN,
 		    "VolumeSnapshot %s/%s has been deleting for %s, held by its finalizers; its "
-		    "content %s %s",
-		    ns, name, d, cname ? cname : "(none bound)",
-		    content ? "is not being deleted" : "does not exist");
-	if (content)
-		finding_remedy(f,
-			       "kubectl describe volumesnapshots.snapshot.storage.k8s.io -n %s %s; "
-			       "the snapshot controller releases it once content %s is deleted",
-			       ns, name, cname);
-	else
-		finding_remedy(f,
-			       "nothing is left to clean up: kubectl patch "
-			       "volumesnapshots.snapshot.storage.k8s.io -n %s %s --type=merge -p "
-			       "'{\"metadata\":{\"finalizers\":null}}'",
-			       ns, name);
+		    "content %s does not exist",
+		    ns, name, d, cname ? cname : "(none bound)");
+	finding_remedy(f,
+		       "nothing is left to clean up: kubectl patch "
+		       "volumesnapshots.snapshot.storage.k8s.io -n %s %s --type=merge -p "
+		       "'{\"metadata\":{\"finalizers\":null}}'",
+		       ns, name);
 }
 
 void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)

@@ -247,6 +247,111 @@ static void test_health_skip_and_install_states(void **state)
 	harness_clear(&h);
 }
 
+/* Case 17's degraded VM disk after the VM stopped and a recurring backup attached
+ * the volume: Longhorn keeps the VMI in workloadsStatus as history (lastPodRefAt
+ * set), so no running VM is blocked from migrating. */
+static void test_health_degraded_vm_history(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	h.now_ns = harness_at("2026-09-06T01:35:00Z");
+	load_case17(&h);
+	size_t i = harness_index(&h, RES_LH_VOLUMES, "pvc-9cb0efed-4a7d-4e1b-8c2f-6d3a9e5b1f07");
+	json_object *v = harness_edit(&h, RES_LH_VOLUMES, i);
+	json_object *st, *ks;
+	assert_true(json_object_object_get_ex(v, "status", &st));
+	assert_true(json_object_object_get_ex(st, "kubernetesStatus", &ks));
+	json_object_object_add(ks, "lastPodRefAt", json_object_new_string("2026-09-06T01:30:12Z"));
+	harness_commit(&h, RES_LH_VOLUMES, i, v);
+	const struct finding *f = harness_expect(&h, HEALTH, STATUS_WARN);
+	assert_non_null(strstr(f->message, "degraded: 0 of 3 replicas RW"));
+	assert_null(strstr(f->message, "blocks live migration"));
+	assert_string_equal(kv_get_str(&f->evidence, "vm"), "default/vm-e2e-final");
+	harness_clear(&h);
+}
+
+/* Longhorn 1.10's efficient clone: the data is copied into one replica, the clone
+ * detaches and waits in copy-completed-awaiting-healthy with 1 of 3 replicas until
+ * it is attached again (longhorn#12341, #12328). */
+static void add_awaiting_clone(struct harness *h, const char *created, const char *state,
+			       const char *robustness)
+{
+	char meta[128], body[1024];
+	snprintf(meta, sizeof(meta), "\"creationTimestamp\":\"%s\"", created);
+	snprintf(body, sizeof(body),
+		 "\"spec\":{\"numberOfReplicas\":3,\"dataSource\":\"vol://pvc-src\","
+		 "\"dataEngine\":\"v1\"},\"status\":{\"state\":\"%s\",\"robustness\":"
+		 "\"%s\",\"cloneStatus\":{\"sourceVolume\":\"pvc-src\",\"snapshot\":"
+		 "\"1e1d1601-29f6-5ef8-bef0-fe4376c7367e\",\"state\":"
+		 "\"copy-completed-awaiting-healthy\",\"attemptCount\":1,"
+		 "\"nextAllowedAttemptAt\":\"2026-09-05T12:01:31Z\"},\"kubernetesStatus\":{"
+		 "\"namespace\":\"default\",\"pvcName\":\"clone-1\",\"workloadsStatus\":null}}",
+		 state, robustness);
+	harness_add(h, lh_obj("Volume", "pvc-clone", meta, body));
+	harness_add(h, lh_obj("Replica", "pvc-clone-r-1",
+			      "\"labels\":{\"longhornvolume\":"
+			      "\"pvc-clone\"}",
+			      "\"spec\":{\"nodeID\":\"n1\",\"failedAt\":\"\"},\"status\":{"
+			      "\"currentState\":\"stopped\"}"));
+}
+
+static void test_health_clone_awaiting_healthy(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	add_awaiting_clone(&h, "2026-09-05T12:00:00Z", "detached", "unknown");
+	const struct finding *f = harness_expect(&h, HEALTH, STATUS_WARN);
+	assert_non_null(strstr(f->message, "copied but waits in copy-completed-awaiting-healthy "
+					   "with 1 of 3 replicas"));
+	assert_non_null(strstr(f->remediation, "offline-replica-rebuilding"));
+	assert_non_null(strstr(f->remediation, "12206"));
+	assert_string_equal(kv_get_str(&f->evidence, "clone_state"),
+			    "copy-completed-awaiting-healthy");
+	harness_clear(&h);
+
+	/* Just created: the clone is still settling. */
+	harness_init(&h);
+	add_awaiting_clone(&h, "2026-09-05T13:20:14Z", "detached", "unknown");
+	harness_expect(&h, HEALTH, STATUS_PASS);
+	harness_clear(&h);
+
+	/* Attached and rebuilding: robustness degraded says it (one problem, not two). */
+	harness_init(&h);
+	add_awaiting_clone(&h, "2026-09-05T12:00:00Z", "attached", "degraded");
+	f = harness_expect(&h, HEALTH, STATUS_WARN);
+	assert_null(strstr(f->message, "awaiting-healthy with"));
+	harness_clear(&h);
+}
+
+/* A volume being deleted is not judged: Longhorn is discarding its data on purpose. */
+static void test_health_deleting_not_judged(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_load(&h, "storage/volumes-healthy.json");
+	harness_load(&h, "storage/replicas-healthy.json");
+	harness_load(&h, "storage/engines-healthy.json");
+	harness_add(&h,
+		    lh_obj("Volume", "pvc-gone",
+			   "\"creationTimestamp\":\"2026-09-01T00:00:00Z\",\"deletionTimestamp\":"
+			   "\"2026-09-05T13:19:02Z\",\"finalizers\":[\"longhorn.io\"]",
+			   "\"spec\":{\"numberOfReplicas\":3},\"status\":{\"state\":"
+			   "\"deleting\",\"robustness\":\"faulted\"}"));
+	const struct finding *f = harness_expect(&h, HEALTH, STATUS_PASS);
+	int64_t n;
+	assert_true(kv_get_int(&f->evidence, "being_deleted", &n));
+	assert_int_equal(n, 1);
+	harness_clear(&h);
+
+	/* Only volumes being deleted: nothing to judge. */
+	harness_init(&h);
+	harness_add(&h, lh_obj("Volume", "pvc-gone",
+			       "\"deletionTimestamp\":\"2026-09-05T13:19:02.417Z\"",
+			       "\"status\":{\"state\":\"deleting\",\"robustness\":\"unknown\"}"));
+	harness_expect(&h, HEALTH, STATUS_SKIP);
+	harness_clear(&h);
+}
+
 /* ---- api.longhorn.clone-stuck ---- */
 
 static void test_clone_case17_fail(void **state)
@@ -394,6 +499,25 @@ static void test_clone_unknown(void **state)
 	harness_clear(&h);
 }
 
+/* The restored volume of case 17 after its PVC was deleted: deleting it is the
+ * repair clone-stuck asks for, so it is no longer reported. */
+static void test_clone_deleting_not_judged(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_add(&h,
+		    lh_obj("Volume", "pvc-c",
+			   "\"creationTimestamp\":\"2026-09-05T12:00:00Z\",\"deletionTimestamp\":"
+			   "\"2026-09-05T13:10:00Z\",\"finalizers\":[\"longhorn.io\"]",
+			   "\"spec\":{\"dataSource\":\"snap://pvc-gone/snap-1\"},\"status\":{"
+			   "\"state\":\"deleting\",\"cloneStatus\":{\"state\":\"initiated\"}}"));
+	const struct finding *f = harness_expect(&h, CLONE, STATUS_SKIP);
+	int64_t n;
+	assert_true(kv_get_int(&f->evidence, "being_deleted", &n));
+	assert_int_equal(n, 1);
+	harness_clear(&h);
+}
+
 /* ---- api.longhorn.rwx-share ---- */
 
 static void test_share_pass(void **state)
@@ -472,6 +596,86 @@ static void test_share_starting_warn(void **state)
 				"\"creationTimestamp\":\"2026-09-05T12:20:14Z\"",
 				"\"status\":{\"phase\":\"Pending\",\"containerStatuses\":null}"));
 	harness_expect(&h, SHARE, STATUS_FAIL);
+	harness_clear(&h);
+}
+
+/* An RWX volume attached for something other than a pod: Longhorn runs no
+ * share-manager then (isShareManagerRequiredForVolume), so none is missing. */
+static const char *rwx_attached(const char *name, const char *spec_extra, const char *status_extra,
+				const char *kstatus)
+{
+	static char body[1024];
+	snprintf(body, sizeof(body),
+		 "\"spec\":{\"accessMode\":\"rwx\",\"migratable\":false%s},\"status\":{"
+		 "\"state\":\"attached\",\"robustness\":\"healthy\",\"shareState\":"
+		 "\"stopped\",\"shareEndpoint\":\"\",\"kubernetesStatus\":%s%s}",
+		 spec_extra, kstatus, status_extra);
+	return lh_obj("Volume", name, "\"creationTimestamp\":\"2026-09-01T00:00:00Z\"", body);
+}
+
+#define KS_RUNNING                                                                                 \
+	"{\"namespace\":\"default\",\"pvcName\":\"shared-data\",\"lastPodRefAt\":\"\","            \
+	"\"lastPVCRefAt\":\"\",\"workloadsStatus\":[{\"podName\":\"web-0\",\"podStatus\":"         \
+	"\"Running\",\"workloadName\":\"web\",\"workloadType\":\"StatefulSet\"}]}"
+
+static void test_share_attached_without_workload(void **state)
+{
+	static const struct {
+		const char *spec, *status, *kstatus, *reason;
+	} cases[] = {
+	    /* A recurring backup attached it after the last pod went away. */
+	    {"", "",
+	     "{\"namespace\":\"default\",\"pvcName\":\"shared-data\",\"lastPodRefAt\":"
+	     "\"2026-09-05T09:12:44Z\",\"lastPVCRefAt\":\"\",\"workloadsStatus\":[{\"podName\":"
+	     "\"web-0\",\"podStatus\":\"Running\",\"workloadType\":\"StatefulSet\"}]}",
+	     "no running pod uses it"},
+	    /* Attached from the Longhorn UI in maintenance mode. */
+	    {",\"disableFrontend\":true", ",\"frontendDisabled\":true", KS_RUNNING, "maintenance"},
+	    {",\"Standby\":true", ",\"isStandby\":true", KS_RUNNING, "DR standby"},
+	    {"", ",\"restoreRequired\":true", KS_RUNNING, "restoring"},
+	    /* Only a finished Job's pod ever used it. */
+	    {"", "",
+	     "{\"lastPodRefAt\":\"\",\"lastPVCRefAt\":\"\",\"workloadsStatus\":[{\"podName\":"
+	     "\"job-1-x\",\"podStatus\":\"Succeeded\",\"workloadType\":\"Job\"}]}",
+	     "no running pod uses it"},
+	};
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		struct harness h;
+		harness_init(&h);
+		harness_add(
+		    &h, rwx_attached("pvc-b", cases[i].spec, cases[i].status, cases[i].kstatus));
+		const struct finding *f = harness_expect(&h, SHARE, STATUS_SKIP);
+		assert_true(harness_list_has(f, "attached_not_exported", cases[i].reason));
+		harness_clear(&h);
+	}
+
+	/* Next to a volume that is served: PASS, and the backup-attached one is listed. */
+	struct harness h;
+	harness_init(&h);
+	harness_load(&h, "storage/volumes-healthy.json");
+	harness_load(&h, "storage/sharemanagers-healthy.json");
+	harness_load(&h, "storage/pods-share-manager-running.json");
+	harness_add(
+	    &h, rwx_attached("pvc-b", "", "", "{\"lastPodRefAt\":\"\",\"workloadsStatus\":null}"));
+	const struct finding *f = harness_expect(&h, SHARE, STATUS_PASS);
+	assert_true(harness_list_has(f, "attached_not_exported", "pvc-b: no running pod"));
+	harness_clear(&h);
+
+	/* The same volume with a running pod is judged: no share-manager → FAIL. */
+	harness_init(&h);
+	harness_add(&h, rwx_attached("pvc-b", "", "", KS_RUNNING));
+	f = harness_expect(&h, SHARE, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "shareState stopped"));
+	harness_clear(&h);
+
+	/* Being deleted: not judged. */
+	harness_init(&h);
+	harness_add(
+	    &h, lh_obj("Volume", "pvc-d", "\"deletionTimestamp\":\"2026-09-05T13:00:00Z\"",
+		       "\"spec\":{\"accessMode\":\"rwx\"},\"status\":{\"state\":"
+		       "\"attached\",\"shareState\":\"stopping\",\"kubernetesStatus\":" KS_RUNNING
+		       "}"));
+	harness_expect(&h, SHARE, STATUS_SKIP);
 	harness_clear(&h);
 }
 
@@ -663,15 +867,20 @@ int main(void)
 	    cmocka_unit_test(test_health_faulted_and_err_modes),
 	    cmocka_unit_test(test_health_unknown_and_settling),
 	    cmocka_unit_test(test_health_skip_and_install_states),
+	    cmocka_unit_test(test_health_deleting_not_judged),
+	    cmocka_unit_test(test_health_degraded_vm_history),
+	    cmocka_unit_test(test_health_clone_awaiting_healthy),
 	    cmocka_unit_test(test_clone_case17_fail),
 	    cmocka_unit_test(test_clone_case5_fail_and_young),
 	    cmocka_unit_test(test_clone_sources_present_pass),
 	    cmocka_unit_test(test_clone_failed_retry),
 	    cmocka_unit_test(test_clone_unknown),
+	    cmocka_unit_test(test_clone_deleting_not_judged),
 	    cmocka_unit_test(test_share_pass),
 	    cmocka_unit_test(test_share_image_pull_fail),
 	    cmocka_unit_test(test_share_case8_fail_and_skip),
 	    cmocka_unit_test(test_share_starting_warn),
+	    cmocka_unit_test(test_share_attached_without_workload),
 	    cmocka_unit_test(test_share_unknown_skip),
 	    cmocka_unit_test(test_disk_case8_pass),
 	    cmocka_unit_test(test_disk_pressure_fail),

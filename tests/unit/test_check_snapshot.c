@@ -438,6 +438,23 @@ static void test_restorable_fail_variants(void **state)
 	harness_expect(&h, RESTORE, STATUS_FAIL);
 	assert_non_null(strstr(harness_only(&h, RESTORE)->message, "is being deleted"));
 	harness_clear(&h);
+
+	/* The Longhorn snapshot's deletion was requested (Longhorn UI, or kubectl delete
+	 * snapshots.longhorn.io): its finalizer holds the object only until the engine
+	 * has removed the data, so no restore can count on it. */
+	installed(&h);
+	case17_snapshot(&h);
+	harness_load(&h, "storage/volumes-case17-before-gc.json");
+	harness_add(&h, lh_obj("Snapshot", "snapshot-69ceba6a-3f1d-4c8e-9b2a-5d7e0f4c6a13",
+			       "\"deletionTimestamp\":\"2026-09-06T01:20:11Z\",\"finalizers\":"
+			       "[\"longhorn.io\"]",
+			       "\"spec\":{\"volume\":\"pvc-5c8937fb-8e2a-4d6c-b0f1-7a4e2c9d3b58\"},"
+			       "\"status\":{\"markRemoved\":false,\"readyToUse\":true}"));
+	const struct finding *f = harness_expect(&h, RESTORE, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "snapshot snapshot-69ceba6a-3f1d-4c8e-9b2a-5d7e0f4c6a13 "
+					   "is being deleted"));
+	assert_string_equal(kv_get_str(&f->evidence, "longhorn_snapshot_state"), "being deleted");
+	harness_clear(&h);
 }
 
 static void test_restorable_skip(void **state)
@@ -529,6 +546,81 @@ static void test_stuck_snapshot_alone(void **state)
 	harness_clear(&h);
 }
 
+/* A VolumeSnapshot deleting for an hour whose content is not being deleted: the
+ * snapshot controller deletes the content (policy Delete) only once no PVC is
+ * being restored from the snapshot (finalizer volumesnapshot-as-source-protection). */
+#define VS_HELD                                                                                    \
+	"\"creationTimestamp\":\"2026-09-05T20:00:00Z\",\"deletionTimestamp\":"                    \
+	"\"2026-09-05T22:58:41.203Z\",\"finalizers\":[\"snapshot.storage.kubernetes.io/"           \
+	"volumesnapshot-as-source-protection\",\"snapshot.storage.kubernetes.io/volumesnapshot-"   \
+	"bound-protection\"]"
+
+static void add_held_snapshot(struct harness *h)
+{
+	harness_add(h, k8s_obj(K8S_SNAPSHOT, "VolumeSnapshot", "default", "vs-held", VS_HELD,
+			       "\"spec\":{\"source\":{\"persistentVolumeClaimName\":\"data\"},"
+			       "\"volumeSnapshotClassName\":\"longhorn-snapshot\"},\"status\":{"
+			       "\"boundVolumeSnapshotContentName\":\"snapcontent-held\","
+			       "\"readyToUse\":true}"));
+	harness_add(h, k8s_obj(K8S_SNAPSHOT, "VolumeSnapshotContent", NULL, "snapcontent-held",
+			       "\"finalizers\":[\"snapshot.storage.kubernetes.io/"
+			       "volumesnapshotcontent-bound-protection\"]",
+			       "\"spec\":{\"deletionPolicy\":\"Delete\",\"driver\":"
+			       "\"driver.longhorn.io\",\"volumeSnapshotRef\":{\"namespace\":"
+			       "\"default\",\"name\":\"vs-held\"}},\"status\":{\"snapshotHandle\":"
+			       "\"snap://pvc-1/snapshot-held\",\"readyToUse\":true}"));
+}
+
+static void test_stuck_snapshot_held(void **state)
+{
+	struct harness h;
+	/* A restore from it is still pending: that PVC is what holds it. */
+	installed(&h);
+	h.now_ns = harness_at("2026-09-06T00:00:00Z");
+	add_held_snapshot(&h);
+	harness_add(&h, k8s_pvc("default", "restore-1",
+				"{\"accessModes\":[\"ReadWriteMany\"],\"volumeMode\":\"Block\","
+				"\"dataSource\":{\"apiGroup\":\"snapshot.storage.k8s.io\","
+				"\"kind\":\"VolumeSnapshot\",\"name\":\"vs-held\"}}",
+				"{\"phase\":\"Pending\"}"));
+	/* Bound restores and other namespaces do not hold it. */
+	harness_add(&h, k8s_pvc("default", "restore-0",
+				"{\"dataSource\":{\"apiGroup\":\"snapshot.storage.k8s.io\","
+				"\"kind\":\"VolumeSnapshot\",\"name\":\"vs-held\"}}",
+				"{\"phase\":\"Bound\"}"));
+	harness_add(&h, k8s_pvc("other", "restore-2",
+				"{\"dataSourceRef\":{\"apiGroup\":\"snapshot.storage.k8s.io\","
+				"\"kind\":\"VolumeSnapshot\",\"name\":\"vs-held\"}}",
+				"{\"phase\":\"Pending\"}"));
+	const struct finding *f = harness_expect(&h, STUCK, STATUS_WARN);
+	assert_string_equal(f->object, "VolumeSnapshot/default/vs-held");
+	assert_non_null(
+	    strstr(f->message, "PVC default/restore-1 is still being restored from it"));
+	assert_null(strstr(f->message, "restore-0"));
+	assert_null(strstr(f->message, "restore-2"));
+	assert_non_null(strstr(f->remediation, "kubectl delete pvc -n default restore-1"));
+	assert_string_equal(kv_get_str(&f->evidence, "content_deletion_policy"), "Delete");
+	harness_clear(&h);
+
+	/* Nothing restores from it: the snapshot controller is not doing its part. */
+	installed(&h);
+	h.now_ns = harness_at("2026-09-06T00:00:00Z");
+	add_held_snapshot(&h);
+	f = harness_expect(&h, STUCK, STATUS_WARN);
+	assert_non_null(strstr(f->message, "no PVC is being restored from it"));
+	assert_non_null(strstr(f->remediation, "snapshot-controller"));
+	harness_clear(&h);
+
+	/* PVCs not collected: which one holds it is unknown, and said so. */
+	installed(&h);
+	h.now_ns = harness_at("2026-09-06T00:00:00Z");
+	add_held_snapshot(&h);
+	cs_set_status(&h.cs, RES_PVCS, RES_FORBIDDEN, "403");
+	f = harness_expect(&h, STUCK, STATUS_WARN);
+	assert_non_null(strstr(f->message, "PersistentVolumeClaims were not collected"));
+	harness_clear(&h);
+}
+
 static void test_stuck_bad_input(void **state)
 {
 	struct harness h;
@@ -573,6 +665,7 @@ int main(void)
 	    cmocka_unit_test(test_stuck_case10_warn),
 	    cmocka_unit_test(test_stuck_recent_pass),
 	    cmocka_unit_test(test_stuck_snapshot_alone),
+	    cmocka_unit_test(test_stuck_snapshot_held),
 	    cmocka_unit_test(test_stuck_bad_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
