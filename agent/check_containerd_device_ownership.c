@@ -236,10 +236,15 @@ static const char *tmpl_effect_name(enum tmpl_effect t)
 
 static int load_template(struct eval *e, char *err, size_t errlen)
 {
-	/* k3s looks for the v3 template first, then the v2 one. */
+	/* k3s/RKE2 with containerd 2 look for the v3 template first, then the v2 one,
+	 * and render `version = 3` from the v3 one; releases with containerd 1.7 read
+	 * only config.toml.tmpl. So a rendered version 2 config next to both templates
+	 * comes from an older release (a node prepared for an upgrade): the v2 template
+	 * is the one in use until the upgrade. */
 	static const char *const names[] = {"config-v3.toml.tmpl", "config.toml.tmpl"};
+	size_t first = e->rendered != R_MISSING && e->cc.version == 2 ? 1 : 0;
 	e->tmpl = TMPL_NONE;
-	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+	for (size_t i = first; i < ELEMENTSOF(names); i++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", e->etc_dir, names[i]);
 		_cleanup_free_ char *text = NULL;
 		int r = hostroot_read(&e->ctx->root, p, CONTAINERD_MAX_FILE_SIZE, &text, NULL);
@@ -554,7 +559,7 @@ static void run_distro(struct eval *e)
 	e->etc_dir = xasprintf("%s/agent/etc/containerd", e->data_dir);
 	e->config_path = xasprintf("%s/config.toml", e->etc_dir);
 	add_versions(e);
-	if (load_template(e, err, sizeof(err)) < 0 || load_containerd(e, err, sizeof(err)) < 0) {
+	if (load_containerd(e, err, sizeof(err)) < 0 || load_template(e, err, sizeof(err)) < 0) {
 		finding_set(e->f, STATUS_UNKNOWN, "cannot read containerd's config: %s", err);
 		finding_remedy(e->f,
 			       "Make the file readable by the agent (and valid TOML: containerd "

@@ -482,6 +482,10 @@ static void test_check_fail(void **state)
 	       "containerd still runs with the config rendered before");
 	expect("c-rke2-template-stale", STATUS_FAIL, "has no device_ownership",
 	       "config.toml.tmpl, which does not set it");
+	/* RKE2 v1.30 (containerd 1.7) with a config-v3.toml.tmpl put there for the upgrade:
+	 * it reads only config.toml.tmpl, whose effect decides until the upgrade. */
+	expect("c-rke2-midupgrade-v3-template", STATUS_FAIL, "has no device_ownership",
+	       "config.toml.tmpl, which does not set it");
 	expect("c-rke2-invalid-nonroot", STATUS_FAIL, "= false",
 	       "/etc/rancher/rke2/config.yaml:7 is not a boolean");
 	expect("c-containerd-v3-misplaced", STATUS_FAIL, "which containerd ignores",
