@@ -85,11 +85,16 @@ check() {
 	else
 		printf '{"share_manager_image": "%s"}\n' "$IMAGE"
 	fi >"$WORK/targets.json"
-	local t0=$SECONDS
+	local t0=$SECONDS rc=0
 	timeout 60 "$HVREADY_BIN/hvready-agent" check --host-root "${CHECK_ROOT:-$ROOT}" \
 		--only host.image.share-manager --probe-targets "$WORK/targets.json" --timeout 2 \
-		--format json --output "$WORK/out.json" || true
+		--format json --output "$WORK/out.json" 2>"$WORK/agent.err" || rc=$?
 	TOOK=$((SECONDS - t0))
+	# 0 ready, 1 not ready, 3 unknown; anything else (a crash, a sanitizer's report) fails.
+	case $rc in
+	0 | 1 | 3) ;;
+	*) fail "hvready-agent check exited with $rc: $(cat "$WORK/agent.err")" ;;
+	esac
 }
 # holds EXPR: a Python expression over f (the finding) and ev (its evidence).
 holds() {
