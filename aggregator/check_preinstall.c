@@ -114,8 +114,9 @@ static void conflict_operator(struct agg_ctx *ctx, const char *id, const char *n
 }
 
 /* The Harvester releases whose Longhorn chart is minor m or m+1 of an existing
- * Longhorn 1.m (Longhorn upgrades one minor at a time, never down). */
-static void longhorn_paths(int minor, struct kv_list *ev)
+ * Longhorn 1.m and not older than it (Longhorn upgrades one minor at a time and
+ * refuses any downgrade, a patch one included). */
+static void longhorn_paths(const struct semver *cur, struct kv_list *ev)
 {
 	static const struct {
 		const char *harvester, *longhorn;
@@ -127,8 +128,9 @@ static void longhorn_paths(int minor, struct kv_list *ev)
 	struct value_list *l = kv_add_list(ev, "harvester_releases_that_fit");
 	for (size_t i = 0; i < ELEMENTSOF(table); i++) {
 		struct semver v;
-		if (semver_parse(table[i].longhorn, &v) == 0 && v.major == 1 &&
-		    (v.minor == minor || v.minor == minor + 1))
+		if (semver_parse(table[i].longhorn, &v) == 0 && v.major == cur->major &&
+		    (v.minor == cur->minor || v.minor == cur->minor + 1) &&
+		    semver_cmp(&v, cur) >= 0)
 			vlist_add_strf(l, "Harvester %s (Longhorn %s)", table[i].harvester,
 				       table[i].longhorn);
 	}
@@ -185,7 +187,7 @@ static void conflict_longhorn(struct agg_ctx *ctx, const char *id, size_t *n)
 	if (path)
 		kv_add_str(&f->evidence, "default-data-path", path);
 	if (known)
-		longhorn_paths(v.minor, &f->evidence);
+		longhorn_paths(&v, &f->evidence);
 
 	if (!streq(ns, "longhorn-system")) {
 		finding_set(f, STATUS_FAIL,
@@ -203,7 +205,7 @@ static void conflict_longhorn(struct agg_ctx *ctx, const char *id, size_t *n)
 		finding_remedy(f,
 			       "kubectl -n longhorn-system get settings.longhorn.io "
 			       "current-longhorn-version; Longhorn upgrades one minor at a time");
-	} else if (v.major != target.major || v.minor > target.minor) {
+	} else if (v.major != target.major || semver_cmp(&v, &target) > 0) {
 		finding_set(f, STATUS_FAIL,
 			    "existing Longhorn %s is newer than the %s that Harvester %s ships: "
 			    "Longhorn cannot be downgraded",

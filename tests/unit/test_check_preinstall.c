@@ -187,6 +187,47 @@ static void test_conflicts_longhorn(void **state)
 	harness_clear(&h);
 }
 
+/* Longhorn refuses a patch downgrade too (its upgrade-path table: x.y.* to
+ * x.y.(*-1) is not allowed): an existing 1.11.3 cannot be taken over by the
+ * chart's 1.11.2, and a Harvester whose Longhorn is an older patch of the same
+ * minor does not fit. */
+static void test_conflicts_longhorn_patch_downgrade(void **state)
+{
+	struct harness h;
+	rke2(&h);
+	harness_load(&h, "kubevirt/rke2-ingress-nginx.json");
+	harness_add(&h, "{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{\"name\":"
+			"\"longhorn-manager\",\"namespace\":\"longhorn-system\"},\"spec\":{"
+			"\"template\":{\"spec\":{\"containers\":[{\"name\":\"longhorn-manager\","
+			"\"image\":\"longhornio/longhorn-manager:v1.11.3\"}]}}}}");
+	harness_run(&h, CF);
+	const struct finding *f =
+	    harness_finding(&h, CF, "DaemonSet/longhorn-system/longhorn-manager");
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "cannot be downgraded"));
+	const struct value_list *fit = kv_get_list(&f->evidence, "harvester_releases_that_fit");
+	assert_non_null(fit);
+	assert_int_equal(fit->n, 0);
+	harness_clear(&h);
+
+	/* 1.10.3 (newer than Harvester v1.7.3's 1.10.2): only v1.8.2 fits, and the chart's
+	 * 1.11.2 is a one-minor upgrade: WARN */
+	rke2(&h);
+	harness_load(&h, "kubevirt/rke2-ingress-nginx.json");
+	harness_add(&h, "{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{\"name\":"
+			"\"longhorn-manager\",\"namespace\":\"longhorn-system\"},\"spec\":{"
+			"\"template\":{\"spec\":{\"containers\":[{\"name\":\"longhorn-manager\","
+			"\"image\":\"rancher/mirrored-longhornio-longhorn-manager:v1.10.3\"}]}}}}");
+	harness_run(&h, CF);
+	f = harness_finding(&h, CF, "DaemonSet/longhorn-system/longhorn-manager");
+	assert_int_equal(f->status, STATUS_WARN);
+	fit = kv_get_list(&f->evidence, "harvester_releases_that_fit");
+	assert_non_null(fit);
+	assert_int_equal(fit->n, 1);
+	assert_string_equal(fit->items[0].s, "Harvester v1.8.2 (Longhorn 1.11.2)");
+	harness_clear(&h);
+}
+
 static void test_conflicts_after_install_and_garbage(void **state)
 {
 	struct harness h;
@@ -431,6 +472,7 @@ int main(void)
 	    cmocka_unit_test(test_conflicts_pass),
 	    cmocka_unit_test(test_conflicts_kubevirt),
 	    cmocka_unit_test(test_conflicts_longhorn),
+	    cmocka_unit_test(test_conflicts_longhorn_patch_downgrade),
 	    cmocka_unit_test(test_conflicts_after_install_and_garbage),
 	    cmocka_unit_test(test_cidrs_rke2),
 	    cmocka_unit_test(test_cidrs_estimates),
