@@ -324,6 +324,20 @@ static bool service_ip(const struct jv *svc, struct cidr *ret)
 	return ip && !streq(ip, "None") && cidr_parse(ip, ret) == 0;
 }
 
+/* Whether svc can be the cluster DNS: it lists port 53, or no ports at all. The
+ * CoreDNS chart's metrics Service carries the same k8s-app=kube-dns label with
+ * only port 9153 and a ClusterIP of its own. */
+static bool serves_dns(const struct jv *svc)
+{
+	const struct jv *ports = JQ(svc, "spec", "ports");
+	for (size_t i = 0; i < jq_len(ports); i++) {
+		int64_t port;
+		if (jq_int(JQ(jq_at(ports, i), "port"), &port) && port == 53)
+			return true;
+	}
+	return jq_len(ports) == 0;
+}
+
 static void pick_dns(const struct cluster_state *cs, struct net_pick *p)
 {
 	const struct jv *svc =
@@ -337,7 +351,7 @@ static void pick_dns(const struct cluster_state *cs, struct net_pick *p)
 	size_t pos = 0;
 	const struct jv *s;
 	while ((s = kubevirt_util_next_labelled(items, &pos, NULL, "k8s-app", "kube-dns")))
-		if (service_ip(s, &p->c)) {
+		if (serves_dns(s) && service_ip(s, &p->c)) {
 			p->found = true;
 			snprintf(p->how, sizeof(p->how), "Service %s/%s (k8s-app=kube-dns)",
 				 kubevirt_util_str(jq_namespace(s)), kubevirt_util_str(jq_name(s)));

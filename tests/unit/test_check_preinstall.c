@@ -323,6 +323,37 @@ static void test_cidrs_estimates(void **state)
 	harness_clear(&h);
 }
 
+/* The CoreDNS chart's metrics Service (prometheus.service.enabled) carries the same
+ * k8s-app=kube-dns label and a ClusterIP of its own, port 9153 only; it sorts before
+ * kube-dns. Its address is not the cluster DNS. */
+static void test_cidrs_dns_metrics_service(void **state)
+{
+	struct harness h;
+	bare(&h);
+	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"},"
+			"\"spec\":{\"podCIDR\":\"10.42.0.0/24\"}}");
+	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":"
+			"\"kubernetes\",\"namespace\":\"default\"},\"spec\":{\"clusterIP\":"
+			"\"10.43.0.1\",\"ports\":[{\"name\":\"https\",\"port\":443,\"protocol\":"
+			"\"TCP\",\"targetPort\":6443}]}}");
+	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":"
+			"\"coredns-metrics\",\"namespace\":\"kube-system\",\"labels\":{\"k8s-app\":"
+			"\"kube-dns\",\"app.kubernetes.io/component\":\"metrics\"}},\"spec\":{"
+			"\"clusterIP\":\"10.43.211.7\",\"ports\":[{\"name\":\"metrics\",\"port\":9153,"
+			"\"protocol\":\"TCP\",\"targetPort\":9153}]}}");
+	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":"
+			"\"kube-dns\",\"namespace\":\"kube-system\",\"labels\":{\"k8s-app\":"
+			"\"kube-dns\"}},\"spec\":{\"clusterIP\":\"10.43.0.10\",\"ports\":[{\"name\":"
+			"\"dns\",\"port\":53,\"protocol\":\"UDP\",\"targetPort\":53},{\"name\":"
+			"\"dns-tcp\",\"port\":53,\"protocol\":\"TCP\",\"targetPort\":53}]}}");
+	harness_run(&h, CI);
+	const struct finding *f = harness_finding(&h, CI, NULL);
+	assert_string_equal(pick(f, "clusterDNS", "value"), "10.43.0.10");
+	assert_string_equal(pick(f, "clusterDNS", "from"),
+			    "Service kube-system/kube-dns (k8s-app=kube-dns)");
+	harness_clear(&h);
+}
+
 static void test_cidrs_unknown(void **state)
 {
 	struct harness h;
@@ -476,6 +507,7 @@ int main(void)
 	    cmocka_unit_test(test_conflicts_after_install_and_garbage),
 	    cmocka_unit_test(test_cidrs_rke2),
 	    cmocka_unit_test(test_cidrs_estimates),
+	    cmocka_unit_test(test_cidrs_dns_metrics_service),
 	    cmocka_unit_test(test_cidrs_unknown),
 	    cmocka_unit_test(test_cidrs_dual_stack),
 	    cmocka_unit_test(test_cidrs_helm_values),
