@@ -566,8 +566,7 @@ static const char *target_version(const struct jv *o)
 static void operator_cr_evidence(struct kv_list *ev, const struct jv *o, const struct jv *conds,
 				 const char *phase)
 {
-	static const char *const types[] = {"Available", "Progressing", "Degraded",
-					     "Synchronized"};
+	static const char *const types[] = {"Available", "Progressing", "Degraded", "Synchronized"};
 	static const char *const versions[] = {"observedKubeVirtVersion", "targetKubeVirtVersion",
 					       "observedVersion", "targetVersion",
 					       "operatorVersion"};
@@ -600,8 +599,7 @@ static void judge_operator_cr(struct agg_ctx *ctx, const char *id, const struct 
 		finding_set(f, STATUS_WARN,
 			    "%s is upgrading to %s and still Available (phase Upgrading: %s)", what,
 			    target, cond_text(conds, "Degraded", "no message"));
-	else if (!streq(phase, "Deployed") &&
-		 streq(cond_status(conds, "Synchronized"), "False"))
+	else if (!streq(phase, "Deployed") && streq(cond_status(conds, "Synchronized"), "False"))
 		finding_set(f, STATUS_FAIL, "%s is not deployed (phase %s): %s", what,
 			    phase && *phase ? phase : "not set",
 			    cond_text(conds, "Synchronized", "Synchronized=False"));

@@ -516,12 +516,11 @@ static void test_available_upgrading(void **state)
 	harness_init(&h);
 	installed(&h);
 	harness_load(&h, "kubevirt/cdi.json");
-	harness_add(&h,
-		    "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":"
-		    "{\"name\":\"kubevirt\",\"namespace\":\"harvester-system\"},\"status\":{"
-		    "\"operatorVersion\":\"v1.7.4\",\"conditions\":[{\"type\":\"Synchronized\","
-		    "\"status\":\"False\",\"reason\":\"ExistingDeployment\",\"message\":"
-		    "\"There is an active KubeVirt deployment\"}]}}");
+	harness_add(&h, "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":"
+			"{\"name\":\"kubevirt\",\"namespace\":\"harvester-system\"},\"status\":{"
+			"\"operatorVersion\":\"v1.7.4\",\"conditions\":[{\"type\":\"Synchronized\","
+			"\"status\":\"False\",\"reason\":\"ExistingDeployment\",\"message\":"
+			"\"There is an active KubeVirt deployment\"}]}}");
 	harness_run(&h, AVAIL);
 	f = harness_finding(&h, AVAIL, KV);
 	assert_int_equal(f->status, STATUS_FAIL);

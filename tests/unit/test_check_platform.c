@@ -197,34 +197,35 @@ static void test_restarts_kubelet_stopped(void **state)
 	struct harness h;
 	harness_init(&h);
 	h.now_ns = T_CRASH_FRESH;
-	harness_add(&h,
-		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
-		    "\"longhorn-csi-plugin-4xq7m\",\"namespace\":\"longhorn-system\"},\"spec\":{"
-		    "\"nodeName\":\"node-2\"},\"status\":{\"phase\":\"Running\",\"containerStatuses\":"
-		    "[{\"name\":\"longhorn-liveness-probe\",\"restartCount\":1,\"lastState\":{"
-		    "\"terminated\":{\"exitCode\":137,\"reason\":\"ContainerStatusUnknown\","
-		    "\"message\":\"The container could not be located when the pod was "
-		    "terminated\",\"startedAt\":null,\"finishedAt\":null}},\"state\":{\"running\":"
-		    "{\"startedAt\":\"2026-09-05T14:06:00Z\"}}}]}}");
-	harness_add(&h,
-		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
-		    "\"harvester-webhook-6d9f7-abcde\",\"namespace\":\"harvester-system\"},\"spec\":{"
-		    "\"nodeName\":\"node-1\"},\"status\":{\"phase\":\"Failed\",\"reason\":"
-		    "\"Terminated\",\"message\":\"Pod was terminated in response to imminent node "
-		    "shutdown.\",\"containerStatuses\":[{\"name\":\"harvester-webhook\","
-		    "\"restartCount\":0,\"state\":{\"terminated\":{\"exitCode\":143,\"reason\":"
-		    "\"Error\",\"startedAt\":\"2026-09-05T10:00:00Z\",\"finishedAt\":"
-		    "\"2026-09-05T14:05:00Z\"}}}]}}");
-	harness_add(&h,
-		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
-		    "\"instance-manager-3f1c\",\"namespace\":\"longhorn-system\"},\"status\":{"
-		    "\"phase\":\"Failed\",\"reason\":\"Evicted\",\"message\":\"The node was low on "
-		    "resource: ephemeral-storage. Threshold quantity: 5Gi, available: 4Gi.\","
-		    "\"containerStatuses\":[{\"name\":\"instance-manager\",\"restartCount\":0,"
-		    "\"state\":{\"terminated\":{\"exitCode\":137,\"reason\":\"Error\",\"finishedAt\":"
-		    "\"2026-09-05T14:04:00Z\"}}}]}}");
+	harness_add(
+	    &h, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+		"\"longhorn-csi-plugin-4xq7m\",\"namespace\":\"longhorn-system\"},\"spec\":{"
+		"\"nodeName\":\"node-2\"},\"status\":{\"phase\":\"Running\",\"containerStatuses\":"
+		"[{\"name\":\"longhorn-liveness-probe\",\"restartCount\":1,\"lastState\":{"
+		"\"terminated\":{\"exitCode\":137,\"reason\":\"ContainerStatusUnknown\","
+		"\"message\":\"The container could not be located when the pod was "
+		"terminated\",\"startedAt\":null,\"finishedAt\":null}},\"state\":{\"running\":"
+		"{\"startedAt\":\"2026-09-05T14:06:00Z\"}}}]}}");
+	harness_add(
+	    &h, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+		"\"harvester-webhook-6d9f7-abcde\",\"namespace\":\"harvester-system\"},\"spec\":{"
+		"\"nodeName\":\"node-1\"},\"status\":{\"phase\":\"Failed\",\"reason\":"
+		"\"Terminated\",\"message\":\"Pod was terminated in response to imminent node "
+		"shutdown.\",\"containerStatuses\":[{\"name\":\"harvester-webhook\","
+		"\"restartCount\":0,\"state\":{\"terminated\":{\"exitCode\":143,\"reason\":"
+		"\"Error\",\"startedAt\":\"2026-09-05T10:00:00Z\",\"finishedAt\":"
+		"\"2026-09-05T14:05:00Z\"}}}]}}");
+	harness_add(
+	    &h, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+		"\"instance-manager-3f1c\",\"namespace\":\"longhorn-system\"},\"status\":{"
+		"\"phase\":\"Failed\",\"reason\":\"Evicted\",\"message\":\"The node was low on "
+		"resource: ephemeral-storage. Threshold quantity: 5Gi, available: 4Gi.\","
+		"\"containerStatuses\":[{\"name\":\"instance-manager\",\"restartCount\":0,"
+		"\"state\":{\"terminated\":{\"exitCode\":137,\"reason\":\"Error\",\"finishedAt\":"
+		"\"2026-09-05T14:04:00Z\"}}}]}}");
 	harness_run(&h, PR);
-	const struct finding *f = harness_finding(&h, PR, "Pod/longhorn-system/longhorn-csi-plugin-4xq7m");
+	const struct finding *f =
+	    harness_finding(&h, PR, "Pod/longhorn-system/longhorn-csi-plugin-4xq7m");
 	assert_int_equal(f->status, STATUS_WARN);
 	assert_non_null(strstr(f->message, "state lost"));
 	assert_string_equal(harness_ev(f, "reason"), "ContainerStatusUnknown");

@@ -336,16 +336,18 @@ static void test_cidrs_dns_metrics_service(void **state)
 			"\"kubernetes\",\"namespace\":\"default\"},\"spec\":{\"clusterIP\":"
 			"\"10.43.0.1\",\"ports\":[{\"name\":\"https\",\"port\":443,\"protocol\":"
 			"\"TCP\",\"targetPort\":6443}]}}");
-	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":"
-			"\"coredns-metrics\",\"namespace\":\"kube-system\",\"labels\":{\"k8s-app\":"
-			"\"kube-dns\",\"app.kubernetes.io/component\":\"metrics\"}},\"spec\":{"
-			"\"clusterIP\":\"10.43.211.7\",\"ports\":[{\"name\":\"metrics\",\"port\":9153,"
-			"\"protocol\":\"TCP\",\"targetPort\":9153}]}}");
-	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":"
-			"\"kube-dns\",\"namespace\":\"kube-system\",\"labels\":{\"k8s-app\":"
-			"\"kube-dns\"}},\"spec\":{\"clusterIP\":\"10.43.0.10\",\"ports\":[{\"name\":"
-			"\"dns\",\"port\":53,\"protocol\":\"UDP\",\"targetPort\":53},{\"name\":"
-			"\"dns-tcp\",\"port\":53,\"protocol\":\"TCP\",\"targetPort\":53}]}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":"
+		    "\"coredns-metrics\",\"namespace\":\"kube-system\",\"labels\":{\"k8s-app\":"
+		    "\"kube-dns\",\"app.kubernetes.io/component\":\"metrics\"}},\"spec\":{"
+		    "\"clusterIP\":\"10.43.211.7\",\"ports\":[{\"name\":\"metrics\",\"port\":9153,"
+		    "\"protocol\":\"TCP\",\"targetPort\":9153}]}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":"
+		    "\"kube-dns\",\"namespace\":\"kube-system\",\"labels\":{\"k8s-app\":"
+		    "\"kube-dns\"}},\"spec\":{\"clusterIP\":\"10.43.0.10\",\"ports\":[{\"name\":"
+		    "\"dns\",\"port\":53,\"protocol\":\"UDP\",\"targetPort\":53},{\"name\":"
+		    "\"dns-tcp\",\"port\":53,\"protocol\":\"TCP\",\"targetPort\":53}]}}");
 	harness_run(&h, CI);
 	const struct finding *f = harness_finding(&h, CI, NULL);
 	assert_string_equal(pick(f, "clusterDNS", "value"), "10.43.0.10");
