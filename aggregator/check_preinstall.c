@@ -481,6 +481,37 @@ static void add_pick(struct kv_list *ev, const char *key, const struct net_pick 
 	kv_add_str(m, "from", p->how);
 }
 
+/* RKE2's dual-stack form "10.42.0.0/16,2001:cafe:42::/56": the part of the
+ * detected (primary) family is compared; every other part is noted as not
+ * verifiable from the API. Returns the part to compare (in buf) or s itself. */
+static const char *dual_stack_part(const char *path, const char *s, const struct net_pick *p,
+				   char *buf, size_t len, struct value_list *out, bool *ret_extra)
+{
+	*ret_extra = false;
+	if (!strchr(s, ','))
+		return s;
+	struct strv parts = {0};
+	strv_split(&parts, s, ",");
+	const char *pick = NULL;
+	for (size_t i = 0; i < parts.n; i++) {
+		_cleanup_free_ char *t = strstrip(xstrdup(parts.items[i]));
+		struct cidr c;
+		bool primary = cidr_parse(t, &c) == 0 && (!p->found || c.family == p->c.family);
+		if (primary && !pick) {
+			snprintf(buf, len, "%s", t);
+			pick = buf;
+		} else if (*t) {
+			vlist_add_strf(out,
+				       "%s: %s of the list \"%s\" not verified (only the primary "
+				       "family is visible in the API)",
+				       path, t, s);
+			*ret_extra = true;
+		}
+	}
+	strv_clear(&parts);
+	return pick ? pick : s;
+}
+
 /* Compare one promote value of the harvester HelmChart with what was found. */
 static enum status compare_value(const struct jv *values, const char *key, const struct net_pick *p,
 				 bool prefix, struct value_list *out)
@@ -488,7 +519,8 @@ static enum status compare_value(const struct jv *values, const char *key, const
 	_cleanup_free_ char *path = xasprintf("promote.%s", key);
 	const struct jv *v = helm_values_get(values, path);
 	const char *s = jv_is(v, JV_STRING) ? jv_str(v) : NULL;
-	char found[CIDR_STRLEN] = "";
+	char found[CIDR_STRLEN] = "", part[CIDR_STRLEN];
+	bool extra = false;
 	if (p->found)
 		cidr_format(&p->c, prefix, found, sizeof(found));
 	if (!s) {
@@ -496,6 +528,7 @@ static enum status compare_value(const struct jv *values, const char *key, const
 			       path);
 		return STATUS_FAIL;
 	}
+	s = dual_stack_part(path, s, p, part, sizeof(part), out, &extra);
 	struct cidr c;
 	if (cidr_parse(s, &c) < 0) {
 		vlist_add_strf(out, "%s: %s is not an %s", path, s, prefix ? "IP prefix" : "IP");
@@ -508,7 +541,7 @@ static enum status compare_value(const struct jv *values, const char *key, const
 	if (c.family == p->c.family && c.prefix == p->c.prefix &&
 	    !memcmp(c.addr, p->c.addr, sizeof(c.addr))) {
 		vlist_add_strf(out, "%s: %s matches", path, s);
-		return STATUS_PASS;
+		return extra ? STATUS_WARN : STATUS_PASS;
 	}
 	/* An estimate is only a lower bound: a value covering it may be right. */
 	if (p->estimate && cidr_contains(&c, &p->c)) {
@@ -588,9 +621,15 @@ void check_preinstall_cidrs(struct agg_ctx *ctx, const char *id)
 			    !dns.found	 ? dns.how
 			    : !pod.found ? pod.how
 					 : svc.how);
-	} else if (pod.estimate || svc.estimate || st == STATUS_WARN) {
+	} else if (pod.estimate || svc.estimate) {
 		finding_set(f, STATUS_WARN, "promote values: %s; %s is an estimate: confirm it",
 			    line, pod.estimate ? "clusterPodCIDR" : "clusterServiceCIDR");
+	} else if (st == STATUS_WARN) {
+		finding_set(
+		    f, STATUS_WARN,
+		    "promote values: %s; part of the harvester HelmChart's values could not "
+		    "be verified (see helm_values_compared)",
+		    line);
 	} else {
 		finding_set(f, STATUS_PASS, "promote values: %s", line);
 	}

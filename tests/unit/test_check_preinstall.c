@@ -417,6 +417,47 @@ static void test_cidrs_dual_stack(void **state)
 	assert_string_equal(pick(f, "clusterPodCIDR", "value"), "fd00:42::/48");
 	assert_string_equal(pick(f, "clusterServiceCIDR", "value"), "fd00:43::/108");
 	harness_clear(&h);
+
+	/* RKE2's dual-stack form copied into the values (cluster-cidr: "v4,v6"): the
+	 * primary family's part is compared; the other part cannot be checked from the
+	 * API (no node carries a second family's cluster CIDR), so at best WARN. */
+	rke2(&h);
+	while (cs_count(&h.cs, RES_NODES) > 0)
+		cs_remove(&h.cs, RES_NODES, 0);
+	harness_load(&h, "kubevirt/nodes-dual-stack.json");
+	harness_add(&h,
+		    "{\"apiVersion\":\"helm.cattle.io/v1\",\"kind\":\"HelmChart\",\"metadata\":"
+		    "{\"name\":\"harvester\",\"namespace\":\"kube-system\"},\"spec\":{"
+		    "\"valuesContent\":\"promote:\\n  clusterDNS: 10.43.0.10\\n  clusterPodCIDR: "
+		    "10.42.0.0/16,2001:cafe:42::/56\\n  clusterServiceCIDR: "
+		    "10.43.0.0/16,2001:cafe:43::/112\\n\"}}");
+	harness_run(&h, CI);
+	f = harness_finding(&h, CI, NULL);
+	assert_int_equal(f->status, STATUS_WARN);
+	const struct value_list *cmp = kv_get_list(&f->evidence, "helm_values_compared");
+	assert_non_null(cmp);
+	bool matched = false, unverified = false;
+	for (size_t i = 0; i < cmp->n; i++) {
+		matched |=
+		    strstr(cmp->items[i].s, "promote.clusterPodCIDR: 10.42.0.0/16 matches") != NULL;
+		unverified |= strstr(cmp->items[i].s, "2001:cafe:42::/56") &&
+			      strstr(cmp->items[i].s, "not verified");
+	}
+	assert_true(matched);
+	assert_true(unverified);
+	assert_non_null(strstr(f->message, "could not be verified"));
+	harness_clear(&h);
+
+	/* the primary part wrong: FAIL as for a single value */
+	rke2(&h);
+	harness_add(&h,
+		    "{\"apiVersion\":\"helm.cattle.io/v1\",\"kind\":\"HelmChart\",\"metadata\":"
+		    "{\"name\":\"harvester\",\"namespace\":\"kube-system\"},\"spec\":{"
+		    "\"valuesContent\":\"promote:\\n  clusterDNS: 10.43.0.10\\n  clusterPodCIDR: "
+		    "10.42.6.0/24,2001:cafe:42::/56\\n  clusterServiceCIDR: 10.43.0.0/16\\n\"}}");
+	harness_run(&h, CI);
+	assert_int_equal(harness_finding(&h, CI, NULL)->status, STATUS_FAIL);
+	harness_clear(&h);
 }
 
 static void test_cidrs_helm_values(void **state)
