@@ -549,37 +549,73 @@ static const char *cond_status(const struct jv *conds, const char *type)
 	return JQS(jq_condition(conds, type), "status");
 }
 
-/* One operator CR (KubeVirt or CDI): phase Deployed and Available=True. */
+static const char *cond_text(const struct jv *conds, const char *type, const char *fallback)
+{
+	const struct jv *c = jq_condition(conds, type);
+	const char *m = JQS(c, "message"), *r = JQS(c, "reason");
+	return m && *m ? m : r && *r ? r : fallback;
+}
+
+/* The version an operator is moving to: KubeVirt's target, CDI's target. */
+static const char *target_version(const struct jv *o)
+{
+	const char *v = JQS(o, "status", "targetKubeVirtVersion");
+	return v ? v : JQS(o, "status", "targetVersion");
+}
+
+static void operator_cr_evidence(struct kv_list *ev, const struct jv *o, const struct jv *conds,
+				 const char *phase)
+{
+	static const char *const types[] = {"Available", "Progressing", "Degraded", "Synchronized"};
+	static const char *const versions[] = {"observedKubeVirtVersion", "targetKubeVirtVersion",
+					       "observedVersion", "targetVersion",
+					       "operatorVersion"};
+	kv_add_str(ev, "phase", phase ? phase : "(none)");
+	for (size_t i = 0; i < ELEMENTSOF(types); i++)
+		evidence_condition(ev, conds, types[i]);
+	for (size_t i = 0; i < ELEMENTSOF(versions); i++)
+		if (JQS(o, "status", versions[i]))
+			kv_add_str(ev, versions[i], JQS(o, "status", versions[i]));
+}
+
+/* One operator CR (KubeVirt or CDI): phase Deployed and Available=True. An
+ * upgrade keeps it Available: virt-operator keeps phase Deployed and sets
+ * Available, Progressing and Degraded True (reason UpdateInProgress); CDI's
+ * operator sets phase Upgrading with the same three conditions True. */
 static void judge_operator_cr(struct agg_ctx *ctx, const char *id, const struct jv *o,
 			      const char *what, const char *remedy)
 {
 	const struct jv *conds = JQ(o, "status", "conditions");
 	const char *phase = JQS(o, "status", "phase");
 	const char *avail = cond_status(conds, "Available");
+	const char *target = target_version(o) ? target_version(o) : "?";
+	bool available = streq(avail, "True");
 	struct finding *f = agg_object_finding(ctx, id, o);
-	kv_add_str(&f->evidence, "phase", phase ? phase : "(none)");
-	evidence_condition(&f->evidence, conds, "Available");
-	evidence_condition(&f->evidence, conds, "Progressing");
-	evidence_condition(&f->evidence, conds, "Degraded");
-	static const char *const versions[] = {"observedKubeVirtVersion", "observedVersion",
-					       "operatorVersion"};
-	for (size_t i = 0; i < ELEMENTSOF(versions); i++)
-		if (JQS(o, "status", versions[i]))
-			kv_add_str(&f->evidence, versions[i], JQS(o, "status", versions[i]));
+	operator_cr_evidence(&f->evidence, o, conds, phase);
 
 	if (kubevirt_util_deleting(o))
 		finding_set(f, STATUS_FAIL, "%s CR is being deleted", what);
+	else if (streq(phase, "Upgrading") && available)
+		finding_set(f, STATUS_WARN,
+			    "%s is upgrading to %s and still Available (phase Upgrading: %s)", what,
+			    target, cond_text(conds, "Degraded", "no message"));
+	else if (!streq(phase, "Deployed") && streq(cond_status(conds, "Synchronized"), "False"))
+		finding_set(f, STATUS_FAIL, "%s is not deployed (phase %s): %s", what,
+			    phase && *phase ? phase : "not set",
+			    cond_text(conds, "Synchronized", "Synchronized=False"));
 	else if (!streq(phase, "Deployed"))
 		finding_set(f, STATUS_FAIL, "%s is not deployed: phase %s", what,
 			    phase && *phase ? phase
 					    : "not set (the operator has not reconciled it)");
-	else if (!streq(avail, "True"))
+	else if (!available)
 		finding_set(f, STATUS_FAIL, "%s is Deployed but not Available (Available=%s)", what,
 			    avail ? avail : "not reported");
-	else if (streq(cond_status(conds, "Degraded"), "True"))
-		finding_set(f, STATUS_WARN, "%s is Available but Degraded", what);
 	else if (streq(cond_status(conds, "Progressing"), "True"))
-		finding_set(f, STATUS_WARN, "%s is Available, an update is in progress", what);
+		finding_set(f, STATUS_WARN, "%s is Available, an update is in progress (to %s)",
+			    what, target);
+	else if (streq(cond_status(conds, "Degraded"), "True"))
+		finding_set(f, STATUS_WARN, "%s is Available but Degraded: %s", what,
+			    cond_text(conds, "Degraded", "no reason given"));
 	else
 		finding_set(f, STATUS_PASS, "%s is Deployed and Available", what);
 	if (f->status != STATUS_PASS)

@@ -146,6 +146,13 @@ static const char *classify(const struct jv *term, int64_t *ret_code, bool *ret_
 		return "the last termination is not recorded";
 	if (streq(reason, "OOMKilled"))
 		return "OOMKilled: the container hit its memory limit";
+	/* The kubelet's own record of a container the runtime no longer knows (it
+	 * writes exit 137 with it): a node or runtime restart, not a kill. */
+	if (streq(reason, "ContainerStatusUnknown")) {
+		*ret_benign = true;
+		return "state lost: the container runtime no longer knew the container (node or "
+		       "container runtime restarted)";
+	}
 	if (code == 137)
 		return "killed by SIGKILL (exit 137) without OOM: usually a failed liveness probe";
 	if (code == 143)
@@ -154,7 +161,7 @@ static const char *classify(const struct jv *term, int64_t *ret_code, bool *ret_
 		*ret_benign = true;
 		return "exited normally (exit 0) and was started again";
 	}
-	if (streq(reason, "Unknown") || streq(reason, "ContainerStatusUnknown") || code == 255) {
+	if (streq(reason, "Unknown") || code == 255) {
 		*ret_benign = true;
 		return "state lost (node or container runtime restarted)";
 	}
@@ -162,11 +169,42 @@ static const char *classify(const struct jv *term, int64_t *ret_code, bool *ret_
 	       "of the previous run says why";
 }
 
+/* A Failed pod the kubelet itself ended (status.reason): node-pressure eviction,
+ * graceful node shutdown ("Terminated" since 1.25, "Shutdown" before). Its
+ * containers' exit codes are the kill, not a crash. */
+static const char *kubelet_stop(const struct jv *pod)
+{
+	static const struct {
+		const char *reason, *what;
+	} stops[] = {{"Evicted", "evicted by the kubelet (node pressure), not a crash"},
+		     {"Terminated", "stopped by the kubelet for a node shutdown, not a crash"},
+		     {"Shutdown", "stopped by the kubelet for a node shutdown, not a crash"},
+		     {"NodeShutdown", "stopped by the kubelet for a node shutdown, not a crash"}};
+	const char *r = JQS(pod, "status", "reason");
+	if (!streq(JQS(pod, "status", "phase"), "Failed") || !r)
+		return NULL;
+	for (size_t i = 0; i < ELEMENTSOF(stops); i++)
+		if (streq(r, stops[i].reason))
+			return stops[i].what;
+	return NULL;
+}
+
 static void restart_remedy(struct finding *f, const struct jv *pod, const struct crash *c,
 			   int64_t code, const char *reason)
 {
 	const char *ns = kubevirt_util_str(jq_namespace(pod));
 	const char *name = kubevirt_util_str(jq_name(pod));
+	if (kubelet_stop(pod)) {
+		finding_remedy(f,
+			       "the controller has replaced it; delete the leftover Failed pod: "
+			       "kubectl -n %s delete pod %s%s",
+			       ns, name,
+			       streq(JQS(pod, "status", "reason"), "Evicted")
+				   ? "; and relieve the node's pressure (kubectl describe node: "
+				     "Conditions, the eviction message names the resource)"
+				   : "");
+		return;
+	}
 	_cleanup_free_ char *logs = xasprintf("kubectl -n %s logs %s -c %s --previous --tail=12",
 					      ns, name, c->container ? c->container : "?");
 	const char *m = JQS(c->term, "message");
@@ -197,7 +235,11 @@ static void crash_finding(struct agg_ctx *ctx, const char *id, const struct jv *
 	int64_t code;
 	bool benign;
 	const char *what = classify(c->term, &code, &benign);
-	const char *reason = JQS(c->term, "reason");
+	const char *reason = JQS(c->term, "reason"), *stopped = kubelet_stop(pod);
+	if (stopped) {
+		what = stopped;
+		benign = true;
+	}
 	bool recent = c->when_known && ctx->now_ns - c->when <= RECENT_NS;
 	enum status st = c->waiting ? STATUS_FAIL : recent && !benign ? STATUS_FAIL : STATUS_WARN;
 	char ts[64], age[32];
@@ -221,9 +263,19 @@ static void crash_finding(struct agg_ctx *ctx, const char *id, const struct jv *
 	}
 	if (c->waiting)
 		kv_add_str(&f->evidence, "state", c->waiting);
+	if (stopped) {
+		kv_add_str(&f->evidence, "pod_reason", JQS(pod, "status", "reason"));
+		if (JQS(pod, "status", "message"))
+			kv_add_str(&f->evidence, "pod_message", JQS(pod, "status", "message"));
+	}
 	if (JQS(pod, "spec", "nodeName"))
 		finding_set_node(f, JQS(pod, "spec", "nodeName"));
-	if (c->waiting)
+	if (stopped)
+		finding_set(f, st, "pod %s (status.reason %s)%s%s%s: container %s exit code %lld",
+			    what, JQS(pod, "status", "reason"), c->when_known ? ", " : "",
+			    c->when_known ? age : "", c->when_known ? " ago" : "",
+			    c->container ? c->container : "?", (long long)code);
+	else if (c->waiting)
 		finding_set(f, st, "container %s is in %s after %lld restarts: %s",
 			    c->container ? c->container : "?", c->waiting, (long long)c->restarts,
 			    what);

@@ -114,8 +114,9 @@ static void conflict_operator(struct agg_ctx *ctx, const char *id, const char *n
 }
 
 /* The Harvester releases whose Longhorn chart is minor m or m+1 of an existing
- * Longhorn 1.m (Longhorn upgrades one minor at a time, never down). */
-static void longhorn_paths(int minor, struct kv_list *ev)
+ * Longhorn 1.m and not older than it (Longhorn upgrades one minor at a time and
+ * refuses any downgrade, a patch one included). */
+static void longhorn_paths(const struct semver *cur, struct kv_list *ev)
 {
 	static const struct {
 		const char *harvester, *longhorn;
@@ -127,8 +128,9 @@ static void longhorn_paths(int minor, struct kv_list *ev)
 	struct value_list *l = kv_add_list(ev, "harvester_releases_that_fit");
 	for (size_t i = 0; i < ELEMENTSOF(table); i++) {
 		struct semver v;
-		if (semver_parse(table[i].longhorn, &v) == 0 && v.major == 1 &&
-		    (v.minor == minor || v.minor == minor + 1))
+		if (semver_parse(table[i].longhorn, &v) == 0 && v.major == cur->major &&
+		    (v.minor == cur->minor || v.minor == cur->minor + 1) &&
+		    semver_cmp(&v, cur) >= 0)
 			vlist_add_strf(l, "Harvester %s (Longhorn %s)", table[i].harvester,
 				       table[i].longhorn);
 	}
@@ -185,7 +187,7 @@ static void conflict_longhorn(struct agg_ctx *ctx, const char *id, size_t *n)
 	if (path)
 		kv_add_str(&f->evidence, "default-data-path", path);
 	if (known)
-		longhorn_paths(v.minor, &f->evidence);
+		longhorn_paths(&v, &f->evidence);
 
 	if (!streq(ns, "longhorn-system")) {
 		finding_set(f, STATUS_FAIL,
@@ -203,7 +205,7 @@ static void conflict_longhorn(struct agg_ctx *ctx, const char *id, size_t *n)
 		finding_remedy(f,
 			       "kubectl -n longhorn-system get settings.longhorn.io "
 			       "current-longhorn-version; Longhorn upgrades one minor at a time");
-	} else if (v.major != target.major || v.minor > target.minor) {
+	} else if (v.major != target.major || semver_cmp(&v, &target) > 0) {
 		finding_set(f, STATUS_FAIL,
 			    "existing Longhorn %s is newer than the %s that Harvester %s ships: "
 			    "Longhorn cannot be downgraded",
@@ -322,6 +324,20 @@ static bool service_ip(const struct jv *svc, struct cidr *ret)
 	return ip && !streq(ip, "None") && cidr_parse(ip, ret) == 0;
 }
 
+/* Whether svc can be the cluster DNS: it lists port 53, or no ports at all. The
+ * CoreDNS chart's metrics Service carries the same k8s-app=kube-dns label with
+ * only port 9153 and a ClusterIP of its own. */
+static bool serves_dns(const struct jv *svc)
+{
+	const struct jv *ports = JQ(svc, "spec", "ports");
+	for (size_t i = 0; i < jq_len(ports); i++) {
+		int64_t port;
+		if (jq_int(JQ(jq_at(ports, i), "port"), &port) && port == 53)
+			return true;
+	}
+	return jq_len(ports) == 0;
+}
+
 static void pick_dns(const struct cluster_state *cs, struct net_pick *p)
 {
 	const struct jv *svc =
@@ -335,7 +351,7 @@ static void pick_dns(const struct cluster_state *cs, struct net_pick *p)
 	size_t pos = 0;
 	const struct jv *s;
 	while ((s = kubevirt_util_next_labelled(items, &pos, NULL, "k8s-app", "kube-dns")))
-		if (service_ip(s, &p->c)) {
+		if (serves_dns(s) && service_ip(s, &p->c)) {
 			p->found = true;
 			snprintf(p->how, sizeof(p->how), "Service %s/%s (k8s-app=kube-dns)",
 				 kubevirt_util_str(jq_namespace(s)), kubevirt_util_str(jq_name(s)));
@@ -465,6 +481,37 @@ static void add_pick(struct kv_list *ev, const char *key, const struct net_pick 
 	kv_add_str(m, "from", p->how);
 }
 
+/* RKE2's dual-stack form "10.42.0.0/16,2001:cafe:42::/56": the part of the
+ * detected (primary) family is compared; every other part is noted as not
+ * verifiable from the API. Returns the part to compare (in buf) or s itself. */
+static const char *dual_stack_part(const char *path, const char *s, const struct net_pick *p,
+				   char *buf, size_t len, struct value_list *out, bool *ret_extra)
+{
+	*ret_extra = false;
+	if (!strchr(s, ','))
+		return s;
+	struct strv parts = {0};
+	strv_split(&parts, s, ",");
+	const char *pick = NULL;
+	for (size_t i = 0; i < parts.n; i++) {
+		_cleanup_free_ char *t = strstrip(xstrdup(parts.items[i]));
+		struct cidr c;
+		bool primary = cidr_parse(t, &c) == 0 && (!p->found || c.family == p->c.family);
+		if (primary && !pick) {
+			snprintf(buf, len, "%s", t);
+			pick = buf;
+		} else if (*t) {
+			vlist_add_strf(out,
+				       "%s: %s of the list \"%s\" not verified (only the primary "
+				       "family is visible in the API)",
+				       path, t, s);
+			*ret_extra = true;
+		}
+	}
+	strv_clear(&parts);
+	return pick ? pick : s;
+}
+
 /* Compare one promote value of the harvester HelmChart with what was found. */
 static enum status compare_value(const struct jv *values, const char *key, const struct net_pick *p,
 				 bool prefix, struct value_list *out)
@@ -472,7 +519,8 @@ static enum status compare_value(const struct jv *values, const char *key, const
 	_cleanup_free_ char *path = xasprintf("promote.%s", key);
 	const struct jv *v = helm_values_get(values, path);
 	const char *s = jv_is(v, JV_STRING) ? jv_str(v) : NULL;
-	char found[CIDR_STRLEN] = "";
+	char found[CIDR_STRLEN] = "", part[CIDR_STRLEN];
+	bool extra = false;
 	if (p->found)
 		cidr_format(&p->c, prefix, found, sizeof(found));
 	if (!s) {
@@ -480,6 +528,7 @@ static enum status compare_value(const struct jv *values, const char *key, const
 			       path);
 		return STATUS_FAIL;
 	}
+	s = dual_stack_part(path, s, p, part, sizeof(part), out, &extra);
 	struct cidr c;
 	if (cidr_parse(s, &c) < 0) {
 		vlist_add_strf(out, "%s: %s is not an %s", path, s, prefix ? "IP prefix" : "IP");
@@ -492,7 +541,7 @@ static enum status compare_value(const struct jv *values, const char *key, const
 	if (c.family == p->c.family && c.prefix == p->c.prefix &&
 	    !memcmp(c.addr, p->c.addr, sizeof(c.addr))) {
 		vlist_add_strf(out, "%s: %s matches", path, s);
-		return STATUS_PASS;
+		return extra ? STATUS_WARN : STATUS_PASS;
 	}
 	/* An estimate is only a lower bound: a value covering it may be right. */
 	if (p->estimate && cidr_contains(&c, &p->c)) {
@@ -572,9 +621,15 @@ void check_preinstall_cidrs(struct agg_ctx *ctx, const char *id)
 			    !dns.found	 ? dns.how
 			    : !pod.found ? pod.how
 					 : svc.how);
-	} else if (pod.estimate || svc.estimate || st == STATUS_WARN) {
+	} else if (pod.estimate || svc.estimate) {
 		finding_set(f, STATUS_WARN, "promote values: %s; %s is an estimate: confirm it",
 			    line, pod.estimate ? "clusterPodCIDR" : "clusterServiceCIDR");
+	} else if (st == STATUS_WARN) {
+		finding_set(
+		    f, STATUS_WARN,
+		    "promote values: %s; part of the harvester HelmChart's values could not "
+		    "be verified (see helm_values_compared)",
+		    line);
 	} else {
 		finding_set(f, STATUS_PASS, "promote values: %s", line);
 	}

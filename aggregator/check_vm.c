@@ -473,6 +473,16 @@ struct import_src {
 	bool internal;
 };
 
+/* Whether an image reference's first component (of n bytes, a '/' after it) is
+ * a registry host: it has a '.' or a ':' (a port, an IPv6 literal) or is
+ * localhost (distribution/reference); otherwise it is a Docker Hub path. */
+static bool registry_component(const char *p, size_t n)
+{
+	if (p[n] != '/')
+		return false; /* "docker://cirros": an image name only */
+	return memchr(p, '.', n) || memchr(p, ':', n) || (n == 9 && !strncmp(p, "localhost", 9));
+}
+
 /* Host of "https://user@host:8443/x", "docker://quay.io/a/b:1", "docker://cirros". */
 static void url_host(const char *url, const char *kind, char *buf, size_t len)
 {
@@ -484,6 +494,11 @@ static void url_host(const char *url, const char *kind, char *buf, size_t len)
 		n -= (size_t)(at + 1 - p);
 		p = at + 1;
 	}
+	/* docker://kubevirt/cirros or docker://cirros: no registry host, Docker Hub. */
+	if (streq(kind, "registry") && !registry_component(p, n)) {
+		snprintf(buf, len, "docker.io");
+		return;
+	}
 	if (*p == '[') { /* IPv6 literal */
 		const char *close = memchr(p, ']', n);
 		n = close ? (size_t)(close - p - 1) : 0;
@@ -492,12 +507,6 @@ static void url_host(const char *url, const char *kind, char *buf, size_t len)
 		const char *colon = memchr(p, ':', n);
 		if (colon)
 			n = (size_t)(colon - p);
-	}
-	/* docker://kubevirt/cirros or docker://cirros: no registry host, Docker Hub. */
-	if (streq(kind, "registry") && !memchr(p, '.', n) &&
-	    !(n == 9 && !strncmp(p, "localhost", 9))) {
-		snprintf(buf, len, "docker.io");
-		return;
 	}
 	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
 }

@@ -458,6 +458,78 @@ static void test_available_fail_warn(void **state)
 	harness_clear(&h);
 }
 
+/* An operator upgrade in progress: CDI's operator-sdk reconciler sets phase Upgrading
+ * with Available=True, Progressing=True, Degraded=True reason UpgradeStarted
+ * (MarkCrUpgradeHealingDegraded); virt-operator keeps phase Deployed and sets all three
+ * True with reason UpdateInProgress (UpdateConditionsUpdating). Both still serve. */
+static void test_available_upgrading(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	installed(&h);
+	harness_add(&h,
+		    "{\"apiVersion\":\"cdi.kubevirt.io/v1beta1\",\"kind\":\"CDI\",\"metadata\":"
+		    "{\"name\":\"cdi\"},\"status\":{\"phase\":\"Upgrading\",\"observedVersion\":"
+		    "\"v1.62.0\",\"operatorVersion\":\"v1.64.0\",\"targetVersion\":\"v1.64.0\","
+		    "\"conditions\":[{\"type\":\"Available\",\"status\":\"True\","
+		    "\"lastHeartbeatTime\":\"2026-09-05T13:18:11Z\",\"lastTransitionTime\":"
+		    "\"2026-09-05T13:18:11Z\"},{\"type\":\"Progressing\",\"status\":\"True\"},{"
+		    "\"type\":\"Degraded\",\"status\":\"True\",\"reason\":\"UpgradeStarted\","
+		    "\"message\":\"Started upgrade to version v1.64.0\"}]}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":"
+		    "{\"name\":\"kubevirt\",\"namespace\":\"harvester-system\"},\"status\":{"
+		    "\"phase\":\"Deployed\",\"observedKubeVirtVersion\":\"1.6.6\","
+		    "\"targetKubeVirtVersion\":\"1.7.4\",\"conditions\":[{\"type\":"
+		    "\"Available\",\"status\":\"True\",\"reason\":\"UpdateInProgress\","
+		    "\"message\":\"Transitioning from previous version 1.6.6 with registry "
+		    "registry.suse.com to target version 1.7.4 using registry registry.suse.com\"},"
+		    "{\"type\":\"Progressing\",\"status\":\"True\",\"reason\":"
+		    "\"UpdateInProgress\"},{\"type\":\"Degraded\",\"status\":\"True\","
+		    "\"reason\":\"UpdateInProgress\"}]}}");
+	harness_run(&h, AVAIL);
+	const struct finding *f = harness_finding(&h, AVAIL, "CDI/cdi");
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "upgrad"));
+	assert_non_null(strstr(f->message, "v1.64.0"));
+	assert_string_equal(harness_ev(f, "phase"), "Upgrading");
+	assert_non_null(f->remediation);
+	f = harness_finding(&h, AVAIL, KV);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "update is in progress"));
+	assert_non_null(strstr(f->message, "1.7.4"));
+	harness_clear(&h);
+
+	/* Upgrading while no longer Available: FAIL */
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/kubevirt-harvester-1.8.2.json");
+	harness_add(&h, "{\"apiVersion\":\"cdi.kubevirt.io/v1beta1\",\"kind\":\"CDI\",\"metadata\":"
+			"{\"name\":\"cdi\"},\"status\":{\"phase\":\"Upgrading\",\"conditions\":[{"
+			"\"type\":\"Available\",\"status\":\"False\"}]}}");
+	harness_run(&h, AVAIL);
+	f = harness_finding(&h, AVAIL, "CDI/cdi");
+	assert_int_equal(f->status, STATUS_FAIL);
+	harness_clear(&h);
+
+	/* A second KubeVirt CR: virt-operator only sets Synchronized=False on it */
+	harness_init(&h);
+	installed(&h);
+	harness_load(&h, "kubevirt/cdi.json");
+	harness_add(&h, "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":"
+			"{\"name\":\"kubevirt\",\"namespace\":\"harvester-system\"},\"status\":{"
+			"\"operatorVersion\":\"v1.7.4\",\"conditions\":[{\"type\":\"Synchronized\","
+			"\"status\":\"False\",\"reason\":\"ExistingDeployment\",\"message\":"
+			"\"There is an active KubeVirt deployment\"}]}}");
+	harness_run(&h, AVAIL);
+	f = harness_finding(&h, AVAIL, KV);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "There is an active KubeVirt deployment"));
+	assert_string_equal(harness_ev(f, "Synchronized"),
+			    "False ExistingDeployment: There is an active KubeVirt deployment");
+	harness_clear(&h);
+}
+
 static void test_available_missing(void **state)
 {
 	/* before the install: SKIP */
@@ -515,6 +587,7 @@ int main(void)
 	    cmocka_unit_test(test_available_pass),
 	    cmocka_unit_test(test_available_fail_warn),
 	    cmocka_unit_test(test_available_missing),
+	    cmocka_unit_test(test_available_upgrading),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -187,6 +187,62 @@ static void test_restarts_other(void **state)
 	harness_clear(&h);
 }
 
+/* What the kubelet writes when it, not the application, ended a container: a
+ * vanished container is ContainerStatusUnknown with exit 137 (kubelet
+ * status_manager), a graceful node shutdown leaves the pod Failed with pod reason
+ * Terminated (Shutdown before 1.25), node-pressure eviction with reason Evicted.
+ * None of them is a crash to FAIL on, even within the hour. */
+static void test_restarts_kubelet_stopped(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	h.now_ns = T_CRASH_FRESH;
+	harness_add(
+	    &h, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+		"\"longhorn-csi-plugin-4xq7m\",\"namespace\":\"longhorn-system\"},\"spec\":{"
+		"\"nodeName\":\"node-2\"},\"status\":{\"phase\":\"Running\",\"containerStatuses\":"
+		"[{\"name\":\"longhorn-liveness-probe\",\"restartCount\":1,\"lastState\":{"
+		"\"terminated\":{\"exitCode\":137,\"reason\":\"ContainerStatusUnknown\","
+		"\"message\":\"The container could not be located when the pod was "
+		"terminated\",\"startedAt\":null,\"finishedAt\":null}},\"state\":{\"running\":"
+		"{\"startedAt\":\"2026-09-05T14:06:00Z\"}}}]}}");
+	harness_add(
+	    &h, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+		"\"harvester-webhook-6d9f7-abcde\",\"namespace\":\"harvester-system\"},\"spec\":{"
+		"\"nodeName\":\"node-1\"},\"status\":{\"phase\":\"Failed\",\"reason\":"
+		"\"Terminated\",\"message\":\"Pod was terminated in response to imminent node "
+		"shutdown.\",\"containerStatuses\":[{\"name\":\"harvester-webhook\","
+		"\"restartCount\":0,\"state\":{\"terminated\":{\"exitCode\":143,\"reason\":"
+		"\"Error\",\"startedAt\":\"2026-09-05T10:00:00Z\",\"finishedAt\":"
+		"\"2026-09-05T14:05:00Z\"}}}]}}");
+	harness_add(
+	    &h, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+		"\"instance-manager-3f1c\",\"namespace\":\"longhorn-system\"},\"status\":{"
+		"\"phase\":\"Failed\",\"reason\":\"Evicted\",\"message\":\"The node was low on "
+		"resource: ephemeral-storage. Threshold quantity: 5Gi, available: 4Gi.\","
+		"\"containerStatuses\":[{\"name\":\"instance-manager\",\"restartCount\":0,"
+		"\"state\":{\"terminated\":{\"exitCode\":137,\"reason\":\"Error\",\"finishedAt\":"
+		"\"2026-09-05T14:04:00Z\"}}}]}}");
+	harness_run(&h, PR);
+	const struct finding *f =
+	    harness_finding(&h, PR, "Pod/longhorn-system/longhorn-csi-plugin-4xq7m");
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "state lost"));
+	assert_string_equal(harness_ev(f, "reason"), "ContainerStatusUnknown");
+	f = harness_finding(&h, PR, "Pod/harvester-system/harvester-webhook-6d9f7-abcde");
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_string_equal(harness_ev(f, "pod_reason"), "Terminated");
+	assert_non_null(strstr(f->message, "node shutdown"));
+	assert_non_null(strstr(f->remediation, "kubectl -n harvester-system delete pod "
+					       "harvester-webhook-6d9f7-abcde"));
+	f = harness_finding(&h, PR, "Pod/longhorn-system/instance-manager-3f1c");
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_string_equal(harness_ev(f, "pod_reason"), "Evicted");
+	assert_non_null(strstr(harness_ev(f, "pod_message"), "ephemeral-storage"));
+	assert_non_null(strstr(f->message, "evicted"));
+	harness_clear(&h);
+}
+
 static void test_restarts_garbage(void **state)
 {
 	const char *weird[] = {
@@ -649,6 +705,7 @@ int main(void)
 	    cmocka_unit_test(test_restarts_case18),
 	    cmocka_unit_test(test_restarts_other),
 	    cmocka_unit_test(test_restarts_garbage),
+	    cmocka_unit_test(test_restarts_kubelet_stopped),
 	    cmocka_unit_test(test_apiservices),
 	    cmocka_unit_test(test_endpoint_expire_parse),
 	    cmocka_unit_test(test_endpoint_skips),

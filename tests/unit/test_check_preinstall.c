@@ -187,6 +187,47 @@ static void test_conflicts_longhorn(void **state)
 	harness_clear(&h);
 }
 
+/* Longhorn refuses a patch downgrade too (its upgrade-path table: x.y.* to
+ * x.y.(*-1) is not allowed): an existing 1.11.3 cannot be taken over by the
+ * chart's 1.11.2, and a Harvester whose Longhorn is an older patch of the same
+ * minor does not fit. */
+static void test_conflicts_longhorn_patch_downgrade(void **state)
+{
+	struct harness h;
+	rke2(&h);
+	harness_load(&h, "kubevirt/rke2-ingress-nginx.json");
+	harness_add(&h, "{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{\"name\":"
+			"\"longhorn-manager\",\"namespace\":\"longhorn-system\"},\"spec\":{"
+			"\"template\":{\"spec\":{\"containers\":[{\"name\":\"longhorn-manager\","
+			"\"image\":\"longhornio/longhorn-manager:v1.11.3\"}]}}}}");
+	harness_run(&h, CF);
+	const struct finding *f =
+	    harness_finding(&h, CF, "DaemonSet/longhorn-system/longhorn-manager");
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "cannot be downgraded"));
+	const struct value_list *fit = kv_get_list(&f->evidence, "harvester_releases_that_fit");
+	assert_non_null(fit);
+	assert_int_equal(fit->n, 0);
+	harness_clear(&h);
+
+	/* 1.10.3 (newer than Harvester v1.7.3's 1.10.2): only v1.8.2 fits, and the chart's
+	 * 1.11.2 is a one-minor upgrade: WARN */
+	rke2(&h);
+	harness_load(&h, "kubevirt/rke2-ingress-nginx.json");
+	harness_add(&h, "{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{\"name\":"
+			"\"longhorn-manager\",\"namespace\":\"longhorn-system\"},\"spec\":{"
+			"\"template\":{\"spec\":{\"containers\":[{\"name\":\"longhorn-manager\","
+			"\"image\":\"rancher/mirrored-longhornio-longhorn-manager:v1.10.3\"}]}}}}");
+	harness_run(&h, CF);
+	f = harness_finding(&h, CF, "DaemonSet/longhorn-system/longhorn-manager");
+	assert_int_equal(f->status, STATUS_WARN);
+	fit = kv_get_list(&f->evidence, "harvester_releases_that_fit");
+	assert_non_null(fit);
+	assert_int_equal(fit->n, 1);
+	assert_string_equal(fit->items[0].s, "Harvester v1.8.2 (Longhorn 1.11.2)");
+	harness_clear(&h);
+}
+
 static void test_conflicts_after_install_and_garbage(void **state)
 {
 	struct harness h;
@@ -282,6 +323,39 @@ static void test_cidrs_estimates(void **state)
 	harness_clear(&h);
 }
 
+/* The CoreDNS chart's metrics Service (prometheus.service.enabled) carries the same
+ * k8s-app=kube-dns label and a ClusterIP of its own, port 9153 only; it sorts before
+ * kube-dns. Its address is not the cluster DNS. */
+static void test_cidrs_dns_metrics_service(void **state)
+{
+	struct harness h;
+	bare(&h);
+	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"},"
+			"\"spec\":{\"podCIDR\":\"10.42.0.0/24\"}}");
+	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":"
+			"\"kubernetes\",\"namespace\":\"default\"},\"spec\":{\"clusterIP\":"
+			"\"10.43.0.1\",\"ports\":[{\"name\":\"https\",\"port\":443,\"protocol\":"
+			"\"TCP\",\"targetPort\":6443}]}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":"
+		    "\"coredns-metrics\",\"namespace\":\"kube-system\",\"labels\":{\"k8s-app\":"
+		    "\"kube-dns\",\"app.kubernetes.io/component\":\"metrics\"}},\"spec\":{"
+		    "\"clusterIP\":\"10.43.211.7\",\"ports\":[{\"name\":\"metrics\",\"port\":9153,"
+		    "\"protocol\":\"TCP\",\"targetPort\":9153}]}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":"
+		    "\"kube-dns\",\"namespace\":\"kube-system\",\"labels\":{\"k8s-app\":"
+		    "\"kube-dns\"}},\"spec\":{\"clusterIP\":\"10.43.0.10\",\"ports\":[{\"name\":"
+		    "\"dns\",\"port\":53,\"protocol\":\"UDP\",\"targetPort\":53},{\"name\":"
+		    "\"dns-tcp\",\"port\":53,\"protocol\":\"TCP\",\"targetPort\":53}]}}");
+	harness_run(&h, CI);
+	const struct finding *f = harness_finding(&h, CI, NULL);
+	assert_string_equal(pick(f, "clusterDNS", "value"), "10.43.0.10");
+	assert_string_equal(pick(f, "clusterDNS", "from"),
+			    "Service kube-system/kube-dns (k8s-app=kube-dns)");
+	harness_clear(&h);
+}
+
 static void test_cidrs_unknown(void **state)
 {
 	struct harness h;
@@ -342,6 +416,47 @@ static void test_cidrs_dual_stack(void **state)
 	assert_string_equal(pick(f, "clusterDNS", "value"), "fd00:43::a");
 	assert_string_equal(pick(f, "clusterPodCIDR", "value"), "fd00:42::/48");
 	assert_string_equal(pick(f, "clusterServiceCIDR", "value"), "fd00:43::/108");
+	harness_clear(&h);
+
+	/* RKE2's dual-stack form copied into the values (cluster-cidr: "v4,v6"): the
+	 * primary family's part is compared; the other part cannot be checked from the
+	 * API (no node carries a second family's cluster CIDR), so at best WARN. */
+	rke2(&h);
+	while (cs_count(&h.cs, RES_NODES) > 0)
+		cs_remove(&h.cs, RES_NODES, 0);
+	harness_load(&h, "kubevirt/nodes-dual-stack.json");
+	harness_add(&h,
+		    "{\"apiVersion\":\"helm.cattle.io/v1\",\"kind\":\"HelmChart\",\"metadata\":"
+		    "{\"name\":\"harvester\",\"namespace\":\"kube-system\"},\"spec\":{"
+		    "\"valuesContent\":\"promote:\\n  clusterDNS: 10.43.0.10\\n  clusterPodCIDR: "
+		    "10.42.0.0/16,2001:cafe:42::/56\\n  clusterServiceCIDR: "
+		    "10.43.0.0/16,2001:cafe:43::/112\\n\"}}");
+	harness_run(&h, CI);
+	f = harness_finding(&h, CI, NULL);
+	assert_int_equal(f->status, STATUS_WARN);
+	const struct value_list *cmp = kv_get_list(&f->evidence, "helm_values_compared");
+	assert_non_null(cmp);
+	bool matched = false, unverified = false;
+	for (size_t i = 0; i < cmp->n; i++) {
+		matched |=
+		    strstr(cmp->items[i].s, "promote.clusterPodCIDR: 10.42.0.0/16 matches") != NULL;
+		unverified |= strstr(cmp->items[i].s, "2001:cafe:42::/56") &&
+			      strstr(cmp->items[i].s, "not verified");
+	}
+	assert_true(matched);
+	assert_true(unverified);
+	assert_non_null(strstr(f->message, "could not be verified"));
+	harness_clear(&h);
+
+	/* the primary part wrong: FAIL as for a single value */
+	rke2(&h);
+	harness_add(&h,
+		    "{\"apiVersion\":\"helm.cattle.io/v1\",\"kind\":\"HelmChart\",\"metadata\":"
+		    "{\"name\":\"harvester\",\"namespace\":\"kube-system\"},\"spec\":{"
+		    "\"valuesContent\":\"promote:\\n  clusterDNS: 10.43.0.10\\n  clusterPodCIDR: "
+		    "10.42.6.0/24,2001:cafe:42::/56\\n  clusterServiceCIDR: 10.43.0.0/16\\n\"}}");
+	harness_run(&h, CI);
+	assert_int_equal(harness_finding(&h, CI, NULL)->status, STATUS_FAIL);
 	harness_clear(&h);
 }
 
@@ -431,9 +546,11 @@ int main(void)
 	    cmocka_unit_test(test_conflicts_pass),
 	    cmocka_unit_test(test_conflicts_kubevirt),
 	    cmocka_unit_test(test_conflicts_longhorn),
+	    cmocka_unit_test(test_conflicts_longhorn_patch_downgrade),
 	    cmocka_unit_test(test_conflicts_after_install_and_garbage),
 	    cmocka_unit_test(test_cidrs_rke2),
 	    cmocka_unit_test(test_cidrs_estimates),
+	    cmocka_unit_test(test_cidrs_dns_metrics_service),
 	    cmocka_unit_test(test_cidrs_unknown),
 	    cmocka_unit_test(test_cidrs_dual_stack),
 	    cmocka_unit_test(test_cidrs_helm_values),

@@ -460,6 +460,15 @@ static void test_cdi_hosts_and_garbage(void **state)
 	    {"{\"registry\":{\"url\":\"docker://kubevirt/cirros-container-disk-demo\"}}",
 	     "docker.io", false},
 	    {"{\"registry\":{\"url\":\"docker://cirros\"}}", "docker.io", false},
+	    /* the first component names a registry when it has a '.', a ':' (port) or is
+	     * localhost (distribution/reference): an in-cluster registry by short name */
+	    {"{\"registry\":{\"url\":\"docker://registry:5000/vm/ubuntu:22.04\"}}", "registry",
+	     true},
+	    {"{\"registry\":{\"url\":\"docker://[fd00::20]:5000/vm/ubuntu\"}}", "fd00::20", true},
+	    {"{\"registry\":{\"url\":\"docker://localhost:5000/img\"}}", "localhost", true},
+	    {"{\"registry\":{\"url\":\"docker://docker.io/library/ubuntu\"}}", "docker.io", false},
+	    {"{\"registry\":{\"url\":\"docker://harbor.lab.local/vm/rocky:9\"}}",
+	     "harbor.lab.local", true},
 	    {"{\"http\":{\"url\":\"http://user:pw@10.20.1.5:8080/x.img\"}}", "10.20.1.5", true},
 	    {"{\"http\":{\"url\":\"https://[fd00::5]:443/x.img\"}}", "fd00::5", true},
 	    {"{\"http\":{\"url\":\"http://minio.storage.svc:9000/x\"}}", "minio.storage.svc", true},
