@@ -637,26 +637,42 @@ static const char *test_default_override(struct run *r, char *buf, size_t len)
 /* ---- the image already on the node ---- */
 
 /* Ask the node's containerd (under the host root) whether it has the image. */
+/* The runtime kubelet uses: RKE2/k3s's own containerd unless their
+ * container-runtime-endpoint option names another ("unix:///path" or a path). */
+static const char *runtime_endpoint(const struct run *r)
+{
+	const char *ep = r->d ? rke2_config_string(&r->rc, "container-runtime-endpoint") : NULL;
+	if (!ep || !*ep)
+		return NULL;
+	if (startswith(ep, "unix://"))
+		ep += strlen("unix://");
+	return *ep == '/' ? ep : NULL;
+}
+
 static void ask_runtime(struct run *r, const char *image)
 {
-	static const char *const sockets[] = {K3S_CONTAINERD_SOCKET, CONTAINERD_SOCKET};
+	const char *sockets[] = {K3S_CONTAINERD_SOCKET, CONTAINERD_SOCKET};
 	struct kv_list *m = kv_add_map(&r->f->evidence, "on_node");
+	const char *configured = runtime_endpoint(r);
+	size_t n = ELEMENTSOF(sockets);
+	if (configured) {
+		sockets[0] = configured;
+		n = 1;
+	} else if (r->d) {
+		n = 1; /* plain containerd's socket is not the one RKE2/k3s's kubelet uses */
+	}
 	int fd = -ENOENT;
 	const char *sock = NULL;
-	for (size_t i = 0; i < ELEMENTSOF(sockets) && fd == -ENOENT; i++) {
-		/* Plain containerd's socket only where RKE2/k3s is not: theirs is the one
-		 * kubelet uses. */
-		if (i > 0 && r->d)
-			break;
+	for (size_t i = 0; i < n && fd == -ENOENT; i++) {
 		fd = hostroot_openat(&r->ctx->root, sockets[i], O_PATH);
 		sock = sockets[i];
 	}
 	if (fd < 0) {
 		r->local = fd;
 		if (fd == -ENOENT)
-			snprintf(r->local_why, sizeof(r->local_why), "no containerd socket at %s%s",
-				 r->d ? K3S_CONTAINERD_SOCKET : K3S_CONTAINERD_SOCKET " or ",
-				 r->d ? "" : CONTAINERD_SOCKET);
+			snprintf(r->local_why, sizeof(r->local_why),
+				 "no containerd socket at %s%s%s", sockets[0], n > 1 ? " or " : "",
+				 n > 1 ? sockets[1] : "");
 		else
 			snprintf(r->local_why, sizeof(r->local_why), "%s: %s", sock, strerror(-fd));
 		kv_add_str(m, "result", "not asked");

@@ -147,6 +147,16 @@ HVREADY_TEST_DEFAULT_ENDPOINT="docker.io=http://127.0.0.1:$REG_PORT" check
 expect PASS "ev['on_node']['result'] == 'present' and 'can be pulled from' in f['message']" \
 	"preloaded, registry reachable"
 
+# 5b. RKE2's container-runtime-endpoint names another containerd: that one is asked
+# (the same socket, hard-linked where the option points).
+OTHER_ROOT="$WORK/other"
+mkdir -p "$OTHER_ROOT/etc/rancher/rke2" "$OTHER_ROOT/run/other"
+printf 'container-runtime-endpoint: unix:///run/other/containerd.sock\n' >"$OTHER_ROOT/etc/rancher/rke2/config.yaml"
+ln "$SOCK" "$OTHER_ROOT/run/other/containerd.sock" || fail "cannot link the socket"
+CHECK_ROOT=$OTHER_ROOT check never
+expect PASS "ev['on_node']['socket'] == '/run/other/containerd.sock'" \
+	"RKE2 container-runtime-endpoint"
+
 # 6. Removed from the node, policy never: FAIL.
 ctr_ images rm "$FULL" >/dev/null || fail "ctr rm"
 check never
