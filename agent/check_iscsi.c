@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define INITIATORNAME_FILE "etc/iscsi/initiatorname.iscsi"
 
@@ -75,7 +76,31 @@ struct daemon {
 	struct procs_found procs;
 	int socket, service; /* unitfile state or -errno */
 	char *socket_where, *service_where;
+	char *init_unit; /* host path of open-iscsi's iscsi-init.service (not masked), or NULL */
 };
+
+#define ISCSI_INIT_UNIT "iscsi-init.service"
+
+/*
+ * open-iscsi's iscsi-init.service (RHEL/Rocky 9, Fedora, openSUSE, SLE) writes
+ * the initiator name when the file is missing (ConditionPathExists=!…), and
+ * iscsid.service Requires= it: so images ship without the file and every
+ * node gets its own name at iscsid's first start.
+ */
+static char *find_init_unit(const struct hostroot *hr)
+{
+	static const char *const dirs[] = {"etc/systemd/system", "run/systemd/system",
+					   "usr/lib/systemd/system", "lib/systemd/system"};
+	if (unitfiles_state(hr, ISCSI_INIT_UNIT, NULL) == UNITFILE_MASKED)
+		return NULL;
+	for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dirs[i], ISCSI_INIT_UNIT);
+		struct stat st;
+		if (hostroot_stat(hr, p, &st) == 0 && S_ISREG(st.st_mode))
+			return xasprintf("/%s", p);
+	}
+	return NULL;
+}
 
 static void judge_iscsiadm(const struct hostbin *b, const char *install, const char *dirs,
 			   struct kv_list *ev, struct judge *j)
@@ -110,7 +135,16 @@ static void judge_initiator(const struct hostroot *hr, const struct initiator *i
 	kv_add_str(ev, "initiatorname_file", "/" INITIATORNAME_FILE);
 	const char *gen = "echo \"InitiatorName=$(iscsi-iname)\" > /etc/iscsi/initiatorname.iscsi, "
 			  "then restart iscsid.";
-	if (in->err == -ENOENT) {
+	bool will_start = d->socket == UNITFILE_ENABLED || d->service == UNITFILE_ENABLED;
+	bool running = d->procs_err == 0 && d->procs.total > 0;
+	if (in->err == -ENOENT && d->init_unit && will_start && !running) {
+		kv_add_strf(ev, "initiator_name", "absent: %s writes it when iscsid first starts",
+			    ISCSI_INIT_UNIT);
+		kv_add_str(ev, "initiator_generator", d->init_unit);
+		judge_note(j, STATUS_PASS,
+			   "no initiator name yet: %s (%s) generates it when iscsid first starts",
+			   ISCSI_INIT_UNIT, d->init_unit);
+	} else if (in->err == -ENOENT) {
 		kv_add_str(ev, "initiator_name", "absent: no such file");
 		judge_note(j, STATUS_FAIL, "/etc/iscsi/initiatorname.iscsi does not exist");
 		judge_remedy(j, "Create an initiator name: %s", gen);
@@ -203,6 +237,7 @@ void check_iscsi(struct agent_ctx *ctx, const char *id)
 	d.procs_err = procs_find(hr, "iscsid", &d.procs);
 	d.socket = unitfiles_state(hr, "iscsid.socket", &d.socket_where);
 	d.service = unitfiles_state(hr, "iscsid.service", &d.service_where);
+	d.init_unit = find_init_unit(hr);
 
 	struct judge j = {0};
 	judge_iscsiadm(&adm, install, dirs, &f->evidence, &j);
@@ -219,6 +254,7 @@ void check_iscsi(struct agent_ctx *ctx, const char *id)
 	judge_clear(&j);
 	free(d.socket_where);
 	free(d.service_where);
+	free(d.init_unit);
 	free(in.name);
 	hostbin_clear(&adm);
 	osrelease_clear(&os);

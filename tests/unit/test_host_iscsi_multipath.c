@@ -121,6 +121,55 @@ static void test_iscsi_generate_name(void **state)
 	b_close(&b);
 }
 
+/* A fresh RHEL 9 / Fedora / openSUSE install: no initiatorname.iscsi yet;
+ * open-iscsi's iscsi-init.service (required by iscsid.service,
+ * ConditionPathExists=!/etc/iscsi/initiatorname.iscsi) writes it when iscsid
+ * first starts, here on demand through iscsid.socket. */
+static void rhel9_fresh_root(struct bctx *b)
+{
+	iscsi_root(b);
+	b_write(b, "etc/os-release",
+		"NAME=\"Rocky Linux\"\nVERSION_ID=\"9.4\"\nID=\"rocky\"\nID_LIKE=\"rhel centos "
+		"fedora\"\n");
+	b_remove(b, "etc/iscsi/initiatorname.iscsi");
+	b_write(b, "usr/lib/systemd/system/iscsi-init.service",
+		"[Unit]\nDescription=One time configuration for iscsi.service\n"
+		"ConditionPathExists=!/etc/iscsi/initiatorname.iscsi\nDefaultDependencies=no\n\n"
+		"[Service]\nType=oneshot\nRemainAfterExit=no\n"
+		"ExecStart=/usr/bin/sh -c 'echo \"InitiatorName=`/usr/sbin/iscsi-iname`\" > "
+		"/etc/iscsi/initiatorname.iscsi'\n");
+}
+
+static void test_iscsi_name_from_iscsi_init(void **state)
+{
+	struct bctx b;
+	rhel9_fresh_root(&b);
+	b_symlink(&b, "etc/systemd/system/sockets.target.wants/iscsid.socket",
+		  "/usr/lib/systemd/system/iscsid.socket");
+	const struct finding *f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "iscsi-init.service");
+	assert_contains(b_ev(f, "initiator_name"), "absent: iscsi-init.service");
+	b_close(&b);
+
+	/* The generator masked: nothing will write the name. */
+	rhel9_fresh_root(&b);
+	b_symlink(&b, "etc/systemd/system/sockets.target.wants/iscsid.socket",
+		  "/usr/lib/systemd/system/iscsid.socket");
+	b_symlink(&b, "etc/systemd/system/iscsi-init.service", "/dev/null");
+	f = iscsi(&b);
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "/etc/iscsi/initiatorname.iscsi does not exist");
+	b_close(&b);
+
+	/* iscsid never starts (neither socket nor service enabled): still FAIL. */
+	rhel9_fresh_root(&b);
+	f = iscsi(&b);
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "/etc/iscsi/initiatorname.iscsi does not exist");
+	b_close(&b);
+}
+
 static void test_iscsi_initiator_name_forms(void **state)
 {
 	struct bctx b;
@@ -586,6 +635,7 @@ int main(void)
 	    cmocka_unit_test(test_iscsi_pass_rhel_ubuntu),
 	    cmocka_unit_test(test_iscsi_nothing_installed),
 	    cmocka_unit_test(test_iscsi_generate_name),
+	    cmocka_unit_test(test_iscsi_name_from_iscsi_init),
 	    cmocka_unit_test(test_iscsi_initiator_name_forms),
 	    cmocka_unit_test(test_iscsi_masked_and_stopped),
 	    cmocka_unit_test(test_iscsi_unknown_inputs),
