@@ -411,10 +411,21 @@ static int cmp_cstr(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static bool cpu_flag_host_only(const char *flag)
+/* arm64 hwcaps that only say what the kernel offers its own userspace: cpuid
+ * (trapped ID-register reads, 4.11+) and evtstrm (a kernel timer option). */
+static const char *const cpu_host_only_flags_arm[] = {"cpuid", "evtstrm"};
+
+/* The names only mean the above on their architecture: "sme" is AMD's memory
+ * encryption on x86 but the Scalable Matrix Extension on arm64. */
+static bool cpu_flag_host_only(const char *arch, const char *flag)
 {
-	return bsearch(&flag, cpu_host_only_flags, ELEMENTSOF(cpu_host_only_flags),
-		       sizeof(cpu_host_only_flags[0]), cmp_cstr) != NULL;
+	if (arch && streq(arch, "x86"))
+		return bsearch(&flag, cpu_host_only_flags, ELEMENTSOF(cpu_host_only_flags),
+			       sizeof(cpu_host_only_flags[0]), cmp_cstr) != NULL;
+	if (arch && streq(arch, "arm"))
+		return bsearch(&flag, cpu_host_only_flags_arm, ELEMENTSOF(cpu_host_only_flags_arm),
+			       sizeof(cpu_host_only_flags_arm[0]), cmp_cstr) != NULL;
+	return false;
 }
 
 void check_cpu_compat(struct agg_ctx *ctx, const char *id)
@@ -469,13 +480,14 @@ void check_cpu_compat(struct agg_ctx *ctx, const char *id)
 			if (j == i)
 				continue;
 			const struct value_list *theirs = kv_get_list(cpu_facts(kvm[j]), "flags");
+			const char *arch = kv_get_str(cpu_facts(kvm[j]), "arch");
 			for (size_t k = 0; k < theirs->n; k++) {
 				const struct value *fl = &theirs->items[k];
 				if (fl->type != VALUE_STR || has_flag(mine, fl->s) ||
 				    strv_contains(&seen, fl->s))
 					continue;
 				strv_add(&seen, fl->s);
-				if (cpu_flag_host_only(fl->s)) {
+				if (cpu_flag_host_only(arch, fl->s)) {
 					if (!strv_contains(&ignored, fl->s))
 						strv_add(&ignored, fl->s);
 					continue;

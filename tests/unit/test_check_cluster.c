@@ -30,6 +30,7 @@ static struct node_report *mkreport(struct harness *h, const char *node, const c
 static void set_cpu(struct node_report *r, const char *vendor, const char *flags, bool kvm_ok)
 {
 	struct kv_list *cpu = kv_add_map(&r->facts, "cpu");
+	kv_add_str(cpu, "arch", streq(vendor, "ARM") ? "arm" : "x86");
 	kv_add_str(cpu, "vendor", vendor);
 	struct value_list *fl = kv_add_list(cpu, "flags");
 	struct strv v = {0};
@@ -264,12 +265,12 @@ static void test_cpu_compat(void **state)
 	"xsavec xgetbv1 xsaves arat pku ospke avx512_vnni flush_l1d arch_capabilities "
 #define XEON_6230_N1                                                                               \
 	XEON_6230_GUEST                                                                            \
-	    "md_clear dts acpi ht tm pbe constant_tsc art arch_perfmon pebs bts "                  \
-	    "rep_good nopl xtopology nonstop_tsc cpuid aperfmperf dtes64 monitor ds_cpl "          \
-	    "smx est tm2 xtpr dca x2apic tsc_deadline_timer cpuid_fault epb cat_l3 "               \
-	    "cdp_l3 invpcid_single intel_ppin mba tpr_shadow vnmi flexpriority ept vpid "          \
-	    "ept_ad cqm rdt_a cqm_llc cqm_occup_llc cqm_mbm_total cqm_mbm_local dtherm "           \
-	    "ida pln pts hwp hwp_act_window hwp_epp hwp_pkg_req"
+	"md_clear dts acpi ht tm pbe constant_tsc art arch_perfmon pebs bts "                      \
+	"rep_good nopl xtopology nonstop_tsc cpuid aperfmperf dtes64 monitor ds_cpl "              \
+	"smx est tm2 xtpr dca x2apic tsc_deadline_timer cpuid_fault epb cat_l3 "                   \
+	"cdp_l3 invpcid_single intel_ppin mba tpr_shadow vnmi flexpriority ept vpid "              \
+	"ept_ad cqm rdt_a cqm_llc cqm_occup_llc cqm_mbm_total cqm_mbm_local dtherm "               \
+	"ida pln pts hwp hwp_act_window hwp_epp hwp_pkg_req"
 #define XEON_6230_N2_NO_MD_CLEAR                                                                   \
 	XEON_6230_GUEST "dts acpi ht tm pbe constant_tsc arch_perfmon rep_good nopl xtopology "    \
 			"nonstop_tsc cpuid tsc_known_freq dtes64 ds_cpl est tm2 xtpr "             \
@@ -313,6 +314,24 @@ static void test_cpu_compat_host_only_flags(void **state)
 	assert_string_equal(lack->map.items[0].key, "n2");
 	assert_int_equal(lack->map.items[0].val.list.n, 1);
 	assert_string_equal(lack->map.items[0].val.list.items[0].s, "md_clear");
+	clear_reports(&h);
+
+	/* arm64 (Ampere Altra): "sme" is the Scalable Matrix Extension there and
+	 * counts; evtstrm (a kernel timer option) does not. */
+	harness_init(&h);
+	set_cpu(mkreport(&h, "a1", "a1", 0, true), "ARM",
+		"fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics cpuid sme", true);
+	set_cpu(mkreport(&h, "a2", "a2", 0, true), "ARM",
+		"fp asimd aes pmull sha1 sha2 crc32 atomics cpuid", true);
+	harness_run(&h, "cluster.cpu.compat");
+	assert_int_equal(harness_status(&h, "cluster.cpu.compat"), STATUS_WARN);
+	f = harness_finding(&h, "cluster.cpu.compat", NULL);
+	lack = kv_get(&f->evidence, "flags_lacking");
+	assert_int_equal(lack->map.items[0].val.list.n, 1);
+	assert_string_equal(lack->map.items[0].val.list.items[0].s, "sme");
+	ign = kv_get(&f->evidence, "differing_host_only_flags");
+	assert_int_equal(ign->list.n, 1);
+	assert_string_equal(ign->list.items[0].s, "evtstrm");
 	clear_reports(&h);
 }
 
