@@ -468,6 +468,91 @@ static void test_mpath_enabled_not_running(void **state)
 	b_close(&b);
 }
 
+/* Harvester up to v1.4: multipathd.service enabled, but the installer puts
+ * multipath=off on the kernel command line, and the unit (upstream's, as SLE
+ * Micro ships it) has ConditionKernelCommandLine=!multipath=off: it never
+ * starts, so no Longhorn blacklist is needed. */
+#define SLE_MULTIPATHD_SERVICE                                                                     \
+	"[Unit]\nDescription=Device-Mapper Multipath Device Controller\n"                          \
+	"Before=lvm2-activation-early.service\n"                                                   \
+	"Before=local-fs-pre.target blk-availability.service shutdown.target\n"                    \
+	"Wants=systemd-udevd-kernel.socket modprobe@dm_multipath.service\n"                        \
+	"After=multipathd.socket systemd-remount-fs.service\nDefaultDependencies=no\n"             \
+	"Conflicts=shutdown.target\nConditionKernelCommandLine=!nompath\n"                         \
+	"ConditionKernelCommandLine=!multipath=off\nConditionVirtualization=!container\n\n"        \
+	"[Service]\nType=notify\nNotifyAccess=main\nExecStart=/sbin/multipathd -d -s\n"            \
+	"ExecReload=/sbin/multipathd reconfigure\nTasksMax=infinity\n\n[Install]\n"                \
+	"WantedBy=sysinit.target\n"
+#define HARVESTER_CMDLINE                                                                          \
+	"BOOT_IMAGE=(loop0)/boot/vmlinuz console=tty1 root=LABEL=COS_STATE "                       \
+	"cos-img/filename=/cOS/active.img panic=5 net.ifnames=1 rd.cos.oemlabel=COS_OEM "          \
+	"rd.emergency=reboot rd.shell=0 systemd.journald.forward_to_console=1 multipath=off\n"
+
+static void harvester14_root(struct bctx *b)
+{
+	b_scratch_from(b, "b-slemicro55-harvester");
+	b_remove(b, "proc/602");
+	b_remove(b, "etc/multipath/conf.d/99-longhorn.conf");
+	b_write(b, "usr/lib/systemd/system/multipathd.service", SLE_MULTIPATHD_SERVICE);
+	b_write(b, "proc/cmdline", HARVESTER_CMDLINE);
+}
+
+static void test_mpath_kernel_cmdline_off(void **state)
+{
+	struct bctx b;
+	harvester14_root(&b);
+	const struct finding *f = mpath(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "multipath=off");
+	assert_string_equal(b_ev(f, "kernel_cmdline_blocks"),
+			    "multipath=off (ConditionKernelCommandLine=!multipath=off in "
+			    "/usr/lib/systemd/system/multipathd.service)");
+	b_close(&b);
+
+	/* nompath likewise. */
+	harvester14_root(&b);
+	b_write(&b, "proc/cmdline", "root=/dev/sda2 quiet nompath\n");
+	f = mpath(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "nompath");
+	b_close(&b);
+
+	/* Harvester v1.5 overrides the unit in /etc without the condition, so
+	 * that multipathd can be enabled for third-party CSI drivers: it starts. */
+	harvester14_root(&b);
+	b_write(&b, "etc/systemd/system/multipathd.service",
+		"[Unit]\nDescription=Device-Mapper Multipath Device Controller\n"
+		"DefaultDependencies=no\n\n[Service]\nType=notify\n"
+		"ExecStart=/sbin/multipathd -d -s\n\n[Install]\nWantedBy=sysinit.target\n");
+	f = mpath(&b);
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "enabled (it starts at boot)");
+	b_close(&b);
+
+	/* A drop-in that empties the conditions: it starts too. */
+	harvester14_root(&b);
+	b_write(&b, "etc/systemd/system/multipathd.service.d/10-start.conf",
+		"[Unit]\nConditionKernelCommandLine=\n");
+	f = mpath(&b);
+	assert_status(f, STATUS_WARN);
+	b_close(&b);
+
+	/* Running anyway (started by hand): the condition does not matter. */
+	harvester14_root(&b);
+	b_write(&b, "proc/602/comm", "multipathd\n");
+	f = mpath(&b);
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "multipathd is running");
+	b_close(&b);
+
+	/* Without the option on the command line: WARN as before. */
+	harvester14_root(&b);
+	b_write(&b, "proc/cmdline", "root=/dev/sda2 quiet multipath=on\n");
+	f = mpath(&b);
+	assert_status(f, STATUS_WARN);
+	b_close(&b);
+}
+
 /* ---- multipath.conf parser -------------------------------------------------------- */
 
 static void parse(struct multipath_conf *c, const char *text)
@@ -648,6 +733,7 @@ int main(void)
 	    cmocka_unit_test(test_mpath_other_covering_entries),
 	    cmocka_unit_test(test_mpath_invalid_regex_and_garbage),
 	    cmocka_unit_test(test_mpath_enabled_not_running),
+	    cmocka_unit_test(test_mpath_kernel_cmdline_off),
 	    cmocka_unit_test(test_parser_grammar),
 	    cmocka_unit_test(test_parser_nesting_like_multipathd),
 	    cmocka_unit_test(test_parser_cover),
