@@ -468,6 +468,45 @@ static void test_mpath_enabled_not_running(void **state)
 	b_close(&b);
 }
 
+/* What Harvester's installer writes from os.externalStorageConfig (v1.7 test
+ * plan of harvester/harvester#6975): negated device entries, wwid ".*" and
+ * exceptions for the SAN. Longhorn's IET disk matches both negations. */
+static void test_mpath_harvester_external_storage(void **state)
+{
+	struct bctx b;
+	const struct finding *f = mpath_with_conf(&b, "defaults {\n"
+						      "  user_friendly_names yes\n"
+						      "  find_multipaths yes\n"
+						      "}\n"
+						      "blacklist {\n"
+						      "  device {\n"
+						      "    vendor \"!QEMU\"\n"
+						      "    product \"!QEMU HARDDISK\"\n"
+						      "  }\n"
+						      "  wwid \".*\"\n"
+						      "}\n"
+						      "blacklist_exceptions {\n"
+						      "  device {\n"
+						      "    vendor \"DELL\"\n"
+						      "    product \"POWERVAULT\"\n"
+						      "  }\n"
+						      "  wwid \"^0QEMU_QEMU_HARDDISK_disk[0-9]+\"\n"
+						      "}\n");
+	assert_status(f, STATUS_PASS);
+	assert_contains(
+	    b_ev(f, "longhorn_blacklisted_by"),
+	    "device { vendor \"!QEMU\" product \"!QEMU HARDDISK\" } (/etc/multipath.conf:6)");
+	b_close(&b);
+
+	/* An exception for every iSCSI disk (a SAN reached over iSCSI) lets
+	 * Longhorn's through again. */
+	f = mpath_with_conf(&b, "blacklist {\n  wwid \".*\"\n}\n"
+				"blacklist_exceptions {\n  wwid \"^36\"\n}\n");
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "cancelled by blacklist_exceptions wwid \"^36\"");
+	b_close(&b);
+}
+
 /* Harvester up to v1.4: multipathd.service enabled, but the installer puts
  * multipath=off on the kernel command line, and the unit (upstream's, as SLE
  * Micro ships it) has ConditionKernelCommandLine=!multipath=off: it never
@@ -734,6 +773,7 @@ int main(void)
 	    cmocka_unit_test(test_mpath_invalid_regex_and_garbage),
 	    cmocka_unit_test(test_mpath_enabled_not_running),
 	    cmocka_unit_test(test_mpath_kernel_cmdline_off),
+	    cmocka_unit_test(test_mpath_harvester_external_storage),
 	    cmocka_unit_test(test_parser_grammar),
 	    cmocka_unit_test(test_parser_nesting_like_multipathd),
 	    cmocka_unit_test(test_parser_cover),
