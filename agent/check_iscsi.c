@@ -30,7 +30,28 @@ struct initiator {
 	bool generate; /* GenerateName=yes: Debian's iscsid writes the name at first start */
 };
 
-/* Lines "InitiatorName=iqn...." and "GenerateName=yes"; '#' starts a comment. */
+/*
+ * The name as iscsid reads it (open-iscsi's cfg_get_string_param()): the first
+ * line containing "InitiatorName" where no '#' comes before it, its value after
+ * the next '=' (blanks around the '=' allowed), stripped; lines with no '=' or
+ * an empty value are skipped. Later lines do not count, so a name appended to a
+ * cloned file is not the one iscsid uses. "GenerateName=yes" is Debian's
+ * marker (its startup script greps for it at the start of a line).
+ */
+static void parse_initiator_line(char *line, struct initiator *in)
+{
+	char *key = strstr(line, "InitiatorName");
+	char *hash = strchr(line, '#');
+	if (key && !in->name && !(hash && hash < key)) {
+		char *eq = strchr(key, '=');
+		char *v = eq ? strstrip(eq + 1) : NULL;
+		if (v && *v)
+			in->name = xstrdup(v);
+	}
+	if (startswith(line, "GenerateName="))
+		in->generate = streq(strstrip(line + strlen("GenerateName=")), "yes");
+}
+
 static int parse_initiatorname(const char *buf, size_t len, struct initiator *in)
 {
 	if (memchr(buf, '\0', len))
@@ -41,16 +62,7 @@ static int parse_initiatorname(const char *buf, size_t len, struct initiator *in
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		_cleanup_free_ char *line = xstrndup(p, l);
 		p += l + 1;
-		char *s = strstrip(line);
-		if (*s == '#')
-			continue;
-		if (startswith(s, "InitiatorName=")) {
-			char *v = strstrip(s + strlen("InitiatorName="));
-			free(in->name);
-			in->name = *v ? xstrdup(v) : NULL;
-		} else if (startswith(s, "GenerateName=")) {
-			in->generate = streq(strstrip(s + strlen("GenerateName=")), "yes");
-		}
+		parse_initiator_line(line, in);
 	}
 	return 0;
 }

@@ -198,6 +198,39 @@ static void test_iscsi_initiator_name_forms(void **state)
 	b_close(&b);
 }
 
+/* The name iscsid uses (open-iscsi cfg_get_string_param): the FIRST line with
+ * InitiatorName not after a '#', the value after the next '=' (blanks around
+ * it allowed), lines with an empty value skipped. */
+static void test_iscsi_name_as_iscsid_reads_it(void **state)
+{
+	struct bctx b;
+	/* A node cloned from an image: a script appended a fresh name, but
+	 * iscsid still logs in with the cloned one. */
+	iscsi_root(&b);
+	b_write(&b, "proc/88/comm", "iscsid\n");
+	b_write(&b, "etc/iscsi/initiatorname.iscsi",
+		"## DO NOT EDIT OR REMOVE THIS FILE!\n"
+		"## If you remove this file, the iSCSI daemon will not start.\n"
+		"InitiatorName=iqn.2004-10.com.ubuntu:01:3e4f8d2c1a9b\n"
+		"InitiatorName=iqn.2004-10.com.ubuntu:01:node2fresh\n");
+	const struct finding *f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "initiator_name"), "iqn.2004-10.com.ubuntu:01:3e4f8d2c1a9b");
+	b_close(&b);
+
+	/* Blanks around '=', a commented-out old name, an empty line value. */
+	iscsi_root(&b);
+	b_write(&b, "proc/88/comm", "iscsid\n");
+	b_write(&b, "etc/iscsi/initiatorname.iscsi",
+		"#InitiatorName=iqn.1994-05.com.redhat:old\n"
+		"InitiatorName=\n"
+		"\tInitiatorName = iqn.1994-05.com.redhat:7c2d1e9f30ab\n");
+	f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "initiator_name"), "iqn.1994-05.com.redhat:7c2d1e9f30ab");
+	b_close(&b);
+}
+
 static void test_iscsi_masked_and_stopped(void **state)
 {
 	struct bctx b;
@@ -760,6 +793,7 @@ int main(void)
 	    cmocka_unit_test(test_iscsi_nothing_installed),
 	    cmocka_unit_test(test_iscsi_generate_name),
 	    cmocka_unit_test(test_iscsi_name_from_iscsi_init),
+	    cmocka_unit_test(test_iscsi_name_as_iscsid_reads_it),
 	    cmocka_unit_test(test_iscsi_initiator_name_forms),
 	    cmocka_unit_test(test_iscsi_masked_and_stopped),
 	    cmocka_unit_test(test_iscsi_unknown_inputs),
