@@ -7,6 +7,7 @@
 #include "checks.h"
 #include "hostbin.h"
 #include "judge.h"
+#include "modules.h"
 #include "osrelease.h"
 #include "procs.h"
 #include "unitfiles.h"
@@ -233,6 +234,66 @@ static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, stru
 	}
 }
 
+/*
+ * The kernel's iSCSI-over-TCP transport. iscsid loads iscsi_tcp at the first
+ * login, so a loadable module is enough; a kernel without it (Ubuntu kernels
+ * whose linux-modules-extra is not installed) fails every login with
+ * "iscsiadm: Could not insert module tcp". Only a module known to be absent
+ * fails; when the module list cannot be read it is evidence only.
+ */
+static void judge_iscsi_tcp(const struct hostroot *hr, const struct osrelease *os,
+			    struct kv_list *ev, struct judge *j)
+{
+	const char *mod = "iscsi_tcp";
+	int loaded = modules_loaded(hr, mod);
+	if (loaded == 1) {
+		kv_add_str(ev, mod, "loaded");
+		return;
+	}
+	_cleanup_free_ char *rel = NULL, *cfg = NULL;
+	int rr = modules_kernel_release(hr, &rel);
+	if (rr < 0) {
+		kv_add_strf(ev, mod, "unknown: kernel release unreadable: %s", strerror(-rr));
+		return;
+	}
+	int builtin = modules_builtin(hr, rel, mod);
+	int kc = kconfig_value(hr, rel, "CONFIG_ISCSI_TCP", &cfg);
+	if (builtin == 1 || (kc == 1 && streq(cfg, "y"))) {
+		kv_add_strf(ev, mod, "built in (%s)",
+			    builtin == 1 ? "modules.builtin" : "CONFIG_ISCSI_TCP=y");
+		return;
+	}
+	int loadable = modules_loadable(hr, rel, mod);
+	if (loadable == 1) {
+		kv_add_str(ev, mod, "loadable (modules.dep): iscsid loads it at the first login");
+		return;
+	}
+	/* Absent only when the running kernel is known not to have it now and
+	 * not to be able to load it. */
+	if (loaded == 0 && ((builtin == 0 && loadable == 0) || kc == 0)) {
+		kv_add_strf(ev, mod, "absent: not loaded, not built in, not in modules.dep of %s",
+			    rel);
+		judge_note(
+		    j, STATUS_FAIL,
+		    "kernel %s has no iscsi_tcp (the iSCSI TCP transport): every iSCSI login "
+		    "fails",
+		    rel);
+		if (streq(os->id, "ubuntu"))
+			judge_remedy(j,
+				     "Install the kernel's extra modules: apt-get install -y "
+				     "linux-modules-extra-%s, then modprobe iscsi_tcp.",
+				     rel);
+		else
+			judge_remedy(j, "Boot a kernel with CONFIG_ISCSI_TCP (=m with its module "
+					"installed, or =y), then modprobe iscsi_tcp.");
+		return;
+	}
+	kv_add_strf(ev, mod, "unknown: %s",
+		    loaded < 0 ? "neither /proc/modules nor /sys/module is readable"
+			       : "the kernel's module lists (modules.builtin, modules.dep) and "
+				 "configuration are unreadable");
+}
+
 void check_iscsi(struct agent_ctx *ctx, const char *id)
 {
 	struct finding *f = agent_finding(ctx, id);
@@ -255,6 +316,7 @@ void check_iscsi(struct agent_ctx *ctx, const char *id)
 	judge_iscsiadm(&adm, install, dirs, &f->evidence, &j);
 	judge_initiator(hr, &in, &d, &f->evidence, &j);
 	judge_iscsid(hr, &d, &f->evidence, &j);
+	judge_iscsi_tcp(hr, &os, &f->evidence, &j);
 	kv_add_str(&f->evidence, "os", *os.pretty_name ? os.pretty_name : os.id);
 	const char *pkg = osrelease_package(&os, &iscsi_packages);
 	if (pkg)

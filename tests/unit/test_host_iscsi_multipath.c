@@ -231,6 +231,80 @@ static void test_iscsi_name_as_iscsid_reads_it(void **state)
 	b_close(&b);
 }
 
+/* Ubuntu 22.04 on a kernel whose linux-modules-extra is not installed: open-iscsi
+ * is complete, but the kernel has no iscsi_tcp, so no login can work
+ * ("iscsiadm: Could not insert module tcp"). */
+#define UBUNTU_REL "5.15.0-91-generic"
+static void ubuntu_no_extra_root(struct bctx *b)
+{
+	iscsi_root(b);
+	b_write(b, "etc/os-release",
+		"PRETTY_NAME=\"Ubuntu 22.04.4 LTS\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\n"
+		"ID=ubuntu\nID_LIKE=debian\n");
+	b_symlink(b, "etc/systemd/system/sockets.target.wants/iscsid.socket",
+		  "/usr/lib/systemd/system/iscsid.socket");
+	b_write(b, "proc/sys/kernel/osrelease", UBUNTU_REL "\n");
+	b_write(b, "proc/modules",
+		"dm_multipath 45056 0 - Live 0x0000000000000000\n"
+		"scsi_dh_rdac 20480 0 - Live 0x0000000000000000\n"
+		"virtio_scsi 24576 2 - Live 0x0000000000000000\n");
+	b_mkdir(b, "sys/module/dm_multipath");
+	b_write(b, "lib/modules/" UBUNTU_REL "/modules.dep",
+		"kernel/drivers/md/dm-multipath.ko: \n"
+		"kernel/drivers/scsi/virtio_scsi.ko: \n"
+		"kernel/drivers/scsi/device_handler/scsi_dh_rdac.ko: \n");
+	b_write(b, "lib/modules/" UBUNTU_REL "/modules.builtin",
+		"kernel/drivers/scsi/scsi_mod.ko\nkernel/drivers/scsi/sd_mod.ko\n");
+}
+
+static void test_iscsi_tcp_module(void **state)
+{
+	struct bctx b;
+	ubuntu_no_extra_root(&b);
+	const struct finding *f = iscsi(&b);
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "no iscsi_tcp");
+	assert_contains(f->remediation, "linux-modules-extra-" UBUNTU_REL);
+	assert_contains(b_ev(f, "iscsi_tcp"), "absent");
+	b_close(&b);
+
+	/* Installed but not loaded: iscsid loads it at the first login. */
+	ubuntu_no_extra_root(&b);
+	b_write(&b, "lib/modules/" UBUNTU_REL "/modules.dep",
+		"kernel/drivers/scsi/iscsi_tcp.ko.zst: kernel/drivers/scsi/libiscsi_tcp.ko.zst "
+		"kernel/drivers/scsi/libiscsi.ko.zst "
+		"kernel/drivers/scsi/scsi_transport_iscsi.ko.zst\n");
+	f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(b_ev(f, "iscsi_tcp"), "loadable");
+	b_close(&b);
+
+	/* Built into the kernel. */
+	ubuntu_no_extra_root(&b);
+	b_write(&b, "lib/modules/" UBUNTU_REL "/modules.builtin",
+		"kernel/drivers/scsi/iscsi_tcp.ko\n");
+	f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(b_ev(f, "iscsi_tcp"), "built in");
+	b_close(&b);
+
+	/* Loaded. */
+	ubuntu_no_extra_root(&b);
+	b_write(&b, "proc/modules", "iscsi_tcp 24576 0 - Live 0x0000000000000000\n");
+	f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "iscsi_tcp"), "loaded");
+	b_close(&b);
+
+	/* The module list cannot be read: no verdict on it, only evidence. */
+	ubuntu_no_extra_root(&b);
+	b_remove(&b, "lib/modules");
+	f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(b_ev(f, "iscsi_tcp"), "unknown");
+	b_close(&b);
+}
+
 static void test_iscsi_masked_and_stopped(void **state)
 {
 	struct bctx b;
@@ -794,6 +868,7 @@ int main(void)
 	    cmocka_unit_test(test_iscsi_generate_name),
 	    cmocka_unit_test(test_iscsi_name_from_iscsi_init),
 	    cmocka_unit_test(test_iscsi_name_as_iscsid_reads_it),
+	    cmocka_unit_test(test_iscsi_tcp_module),
 	    cmocka_unit_test(test_iscsi_initiator_name_forms),
 	    cmocka_unit_test(test_iscsi_masked_and_stopped),
 	    cmocka_unit_test(test_iscsi_unknown_inputs),
