@@ -319,9 +319,13 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 	/* RHEL's multipath-tools (mpathconf) blacklists every device while
 	 * /etc/multipath.conf does not exist, and its unit does not start without it. */
 	bool rhel_default = c.main_absent && !c.err && osrelease_family(&os) == OS_FAMILY_RHEL;
-	const char *state = running	? "running"
-			    : perr == 0 ? "enabled (it starts at boot)"
-					: "enabled";
+	/* Only the socket enabled: the first client (multipath(8), udev's
+	 * multipath -u) starts it. */
+	const char *state = running		      ? "running"
+			    : perr != 0		      ? "enabled"
+			    : svc == UNITFILE_ENABLED ? "enabled (it starts at boot)"
+						      : "socket-enabled (the first multipath "
+							"command starts it)";
 
 	if (c.err) {
 		kv_add_str(ev, "config_error", c.err);

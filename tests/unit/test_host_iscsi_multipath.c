@@ -556,6 +556,15 @@ static void test_mpath_enabled_not_running(void **state)
 	assert_contains(f->message, "enabled (it starts at boot)");
 	b_close(&b);
 
+	/* Only the socket enabled: it starts on demand. */
+	b_scratch_from(&b, "b-ubuntu2204-nonfs");
+	b_remove(&b, "proc/402");
+	b_remove(&b, "etc/systemd/system/sysinit.target.wants");
+	f = mpath(&b);
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "socket-enabled (the first multipath command starts it)");
+	b_close(&b);
+
 	/* Not running, not enabled: the configuration does not matter. */
 	b_scratch_from(&b, "b-ubuntu2204-nonfs");
 	b_remove(&b, "proc/402");
