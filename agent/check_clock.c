@@ -102,9 +102,9 @@ static void add_chrony(struct finding *f, const struct timesync_chrony *c)
 static bool chrony_without_rtcsync(const struct timesync_clock *c, const struct timesync_daemons *d,
 				   const struct timesync_chrony *cc)
 {
-	return !c->synced && strv_contains(&d->running, "chronyd") &&
-	       c->maxerror_us < UNSYNC_MAXERROR_US && c->maxerror_us >= 0 && cc->err == 0 &&
-	       !cc->rtcsync_where;
+	return (c->status & STA_UNSYNC) && !(c->status & STA_CLOCKERR) &&
+	       strv_contains(&d->running, "chronyd") && c->maxerror_us < UNSYNC_MAXERROR_US &&
+	       c->maxerror_us >= 0 && cc->err == 0 && !cc->rtcsync_where;
 }
 
 static void fmt_us(char *buf, size_t len, int64_t us)
