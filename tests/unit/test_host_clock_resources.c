@@ -265,6 +265,13 @@ static void test_clock_chrony_without_rtcsync(void **state)
 		       "not set in /etc/chrony/chrony.conf, /etc/chrony/conf.d/local.conf"));
 	a_fixture_close(&h);
 
+	/* A clock hardware fault (STA_CLOCKERR) is not chrony's flag handling. */
+	fake_tx.status |= STA_CLOCKERR;
+	f = run_clock(&h, root);
+	a_expect(f, STATUS_FAIL);
+	assert_false(a_contains(f->message, "rtcsync"));
+	a_fixture_close(&h);
+
 	/* chronyd not synchronised: it writes maxerror 16 s; its sources are the problem. */
 	clock_unsynced();
 	f = run_clock(&h, root);
