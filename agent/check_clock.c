@@ -76,6 +76,37 @@ static void remedy_unsynced(struct finding *f, const struct timesync_daemons *d)
 	}
 }
 
+/* The kernel's NTP_PHASE_LIMIT, and what chronyd writes to maxerror while it is
+ * not synchronised: below it, a daemon has set a real error bound. */
+#define UNSYNC_MAXERROR_US INT64_C(16000000)
+
+static void add_chrony(struct finding *f, const struct timesync_chrony *c)
+{
+	if (c->err == -ENOENT) {
+		kv_add_str(&f->evidence, "chrony_rtcsync",
+			   "unknown: no /etc/chrony/chrony.conf or /etc/chrony.conf");
+	} else if (c->err < 0) {
+		kv_add_strf(&f->evidence, "chrony_rtcsync", "unknown: %s: %s", c->err_file,
+			    c->err == -EINVAL ? "not a text file" : strerror(-c->err));
+	} else if (c->rtcsync_where) {
+		kv_add_strf(&f->evidence, "chrony_rtcsync", "set (%s)", c->rtcsync_where);
+	} else {
+		_cleanup_free_ char *files = strv_join(&c->files, ", ");
+		kv_add_strf(&f->evidence, "chrony_rtcsync", "not set in %s", files);
+	}
+}
+
+/* chronyd synchronised, but without rtcsync it never clears STA_UNSYNC: the
+ * kernel's flag says nothing about the clock then, so say that, not "check the
+ * sources". */
+static bool chrony_without_rtcsync(const struct timesync_clock *c, const struct timesync_daemons *d,
+				   const struct timesync_chrony *cc)
+{
+	return (c->status & STA_UNSYNC) && !(c->status & STA_CLOCKERR) &&
+	       strv_contains(&d->running, "chronyd") && c->maxerror_us < UNSYNC_MAXERROR_US &&
+	       c->maxerror_us >= 0 && cc->err == 0 && !cc->rtcsync_where;
+}
+
 static void fmt_us(char *buf, size_t len, int64_t us)
 {
 	if (us >= 1000000 || us <= -1000000)
@@ -109,8 +140,26 @@ void check_clock(struct agent_ctx *ctx, const char *id)
 	char maxerr[32], limit[32];
 	fmt_us(maxerr, sizeof(maxerr), c.maxerror_us);
 	fmt_us(limit, sizeof(limit), thr);
+	struct timesync_chrony cc = {.err = -ENOENT};
+	if (strv_contains(&d.running, "chronyd") || strv_contains(&d.installed, "chronyd")) {
+		timesync_chrony_read(&ctx->root, &cc);
+		add_chrony(f, &cc);
+	}
 	const char *via = d.running.n > 0 ? d.running.items[0] : NULL;
-	if (!c.synced) {
+	if (chrony_without_rtcsync(&c, &d, &cc)) {
+		finding_set(f, STATUS_FAIL,
+			    "the kernel clock is flagged unsynchronised (%s, STA_UNSYNC) although "
+			    "chronyd runs and bounds its error at %s: chronyd's configuration has "
+			    "no rtcsync, and without it chronyd on Linux never clears STA_UNSYNC, "
+			    "so the kernel cannot confirm the sync",
+			    timesync_state_name(c.state), maxerr);
+		finding_remedy(f,
+			       "Add the line `rtcsync` to %s (the distributions' default "
+			       "configuration has it; remove any `rtcfile` line), then "
+			       "`systemctl restart chronyd` and confirm with `chronyc tracking` "
+			       "(Leap status: Normal).",
+			       cc.files.items[0]);
+	} else if (!c.synced) {
 		finding_set(f, STATUS_FAIL, "the kernel clock is not synchronised (%s%s)",
 			    timesync_state_name(c.state),
 			    (c.status & STA_UNSYNC) ? ", STA_UNSYNC" : "");
@@ -129,5 +178,6 @@ void check_clock(struct agent_ctx *ctx, const char *id)
 			    timesync_state_name(c.state), maxerr, via ? ", by " : "",
 			    via ? via : "");
 	}
+	timesync_chrony_clear(&cc);
 	timesync_daemons_clear(&d);
 }

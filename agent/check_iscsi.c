@@ -7,12 +7,14 @@
 #include "checks.h"
 #include "hostbin.h"
 #include "judge.h"
+#include "modules.h"
 #include "osrelease.h"
 #include "procs.h"
 #include "unitfiles.h"
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define INITIATORNAME_FILE "etc/iscsi/initiatorname.iscsi"
 
@@ -29,7 +31,28 @@ struct initiator {
 	bool generate; /* GenerateName=yes: Debian's iscsid writes the name at first start */
 };
 
-/* Lines "InitiatorName=iqn...." and "GenerateName=yes"; '#' starts a comment. */
+/*
+ * The name as iscsid reads it (open-iscsi's cfg_get_string_param()): the first
+ * line containing "InitiatorName" where no '#' comes before it, its value after
+ * the next '=' (blanks around the '=' allowed), stripped; lines with no '=' or
+ * an empty value are skipped. Later lines do not count, so a name appended to a
+ * cloned file is not the one iscsid uses. "GenerateName=yes" is Debian's
+ * marker (its startup script greps for it at the start of a line).
+ */
+static void parse_initiator_line(char *line, struct initiator *in)
+{
+	char *key = strstr(line, "InitiatorName");
+	char *hash = strchr(line, '#');
+	if (key && !in->name && !(hash && hash < key)) {
+		char *eq = strchr(key, '=');
+		char *v = eq ? strstrip(eq + 1) : NULL;
+		if (v && *v)
+			in->name = xstrdup(v);
+	}
+	if (startswith(line, "GenerateName="))
+		in->generate = streq(strstrip(line + strlen("GenerateName=")), "yes");
+}
+
 static int parse_initiatorname(const char *buf, size_t len, struct initiator *in)
 {
 	if (memchr(buf, '\0', len))
@@ -40,16 +63,7 @@ static int parse_initiatorname(const char *buf, size_t len, struct initiator *in
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		_cleanup_free_ char *line = xstrndup(p, l);
 		p += l + 1;
-		char *s = strstrip(line);
-		if (*s == '#')
-			continue;
-		if (startswith(s, "InitiatorName=")) {
-			char *v = strstrip(s + strlen("InitiatorName="));
-			free(in->name);
-			in->name = *v ? xstrdup(v) : NULL;
-		} else if (startswith(s, "GenerateName=")) {
-			in->generate = streq(strstrip(s + strlen("GenerateName=")), "yes");
-		}
+		parse_initiator_line(line, in);
 	}
 	return 0;
 }
@@ -75,7 +89,31 @@ struct daemon {
 	struct procs_found procs;
 	int socket, service; /* unitfile state or -errno */
 	char *socket_where, *service_where;
+	char *init_unit; /* host path of open-iscsi's iscsi-init.service (not masked), or NULL */
 };
+
+#define ISCSI_INIT_UNIT "iscsi-init.service"
+
+/*
+ * open-iscsi's iscsi-init.service (RHEL/Rocky 9, Fedora, openSUSE, SLE) writes
+ * the initiator name when the file is missing (ConditionPathExists=!…), and
+ * iscsid.service Requires= it: so images ship without the file and every
+ * node gets its own name at iscsid's first start.
+ */
+static char *find_init_unit(const struct hostroot *hr)
+{
+	static const char *const dirs[] = {"etc/systemd/system", "run/systemd/system",
+					   "usr/lib/systemd/system", "lib/systemd/system"};
+	if (unitfiles_state(hr, ISCSI_INIT_UNIT, NULL) == UNITFILE_MASKED)
+		return NULL;
+	for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dirs[i], ISCSI_INIT_UNIT);
+		struct stat st;
+		if (hostroot_stat(hr, p, &st) == 0 && S_ISREG(st.st_mode))
+			return xasprintf("/%s", p);
+	}
+	return NULL;
+}
 
 static void judge_iscsiadm(const struct hostbin *b, const char *install, const char *dirs,
 			   struct kv_list *ev, struct judge *j)
@@ -110,7 +148,16 @@ static void judge_initiator(const struct hostroot *hr, const struct initiator *i
 	kv_add_str(ev, "initiatorname_file", "/" INITIATORNAME_FILE);
 	const char *gen = "echo \"InitiatorName=$(iscsi-iname)\" > /etc/iscsi/initiatorname.iscsi, "
 			  "then restart iscsid.";
-	if (in->err == -ENOENT) {
+	bool will_start = d->socket == UNITFILE_ENABLED || d->service == UNITFILE_ENABLED;
+	bool running = d->procs_err == 0 && d->procs.total > 0;
+	if (in->err == -ENOENT && d->init_unit && will_start && !running) {
+		kv_add_strf(ev, "initiator_name", "absent: %s writes it when iscsid first starts",
+			    ISCSI_INIT_UNIT);
+		kv_add_str(ev, "initiator_generator", d->init_unit);
+		judge_note(j, STATUS_PASS,
+			   "no initiator name yet: %s (%s) generates it when iscsid first starts",
+			   ISCSI_INIT_UNIT, d->init_unit);
+	} else if (in->err == -ENOENT) {
 		kv_add_str(ev, "initiator_name", "absent: no such file");
 		judge_note(j, STATUS_FAIL, "/etc/iscsi/initiatorname.iscsi does not exist");
 		judge_remedy(j, "Create an initiator name: %s", gen);
@@ -187,6 +234,66 @@ static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, stru
 	}
 }
 
+/*
+ * The kernel's iSCSI-over-TCP transport. iscsid loads iscsi_tcp at the first
+ * login, so a loadable module is enough; a kernel without it (Ubuntu kernels
+ * whose linux-modules-extra is not installed) fails every login with
+ * "iscsiadm: Could not insert module tcp". Only a module known to be absent
+ * fails; when the module list cannot be read it is evidence only.
+ */
+static void judge_iscsi_tcp(const struct hostroot *hr, const struct osrelease *os,
+			    struct kv_list *ev, struct judge *j)
+{
+	const char *mod = "iscsi_tcp";
+	int loaded = modules_loaded(hr, mod);
+	if (loaded == 1) {
+		kv_add_str(ev, mod, "loaded");
+		return;
+	}
+	_cleanup_free_ char *rel = NULL, *cfg = NULL;
+	int rr = modules_kernel_release(hr, &rel);
+	if (rr < 0) {
+		kv_add_strf(ev, mod, "unknown: kernel release unreadable: %s", strerror(-rr));
+		return;
+	}
+	int builtin = modules_builtin(hr, rel, mod);
+	int kc = kconfig_value(hr, rel, "CONFIG_ISCSI_TCP", &cfg);
+	if (builtin == 1 || (kc == 1 && streq(cfg, "y"))) {
+		kv_add_strf(ev, mod, "built in (%s)",
+			    builtin == 1 ? "modules.builtin" : "CONFIG_ISCSI_TCP=y");
+		return;
+	}
+	int loadable = modules_loadable(hr, rel, mod);
+	if (loadable == 1) {
+		kv_add_str(ev, mod, "loadable (modules.dep): iscsid loads it at the first login");
+		return;
+	}
+	/* Absent only when the running kernel is known not to have it now and
+	 * not to be able to load it. */
+	if (loaded == 0 && ((builtin == 0 && loadable == 0) || kc == 0)) {
+		kv_add_strf(ev, mod, "absent: not loaded, not built in, not in modules.dep of %s",
+			    rel);
+		judge_note(
+		    j, STATUS_FAIL,
+		    "kernel %s has no iscsi_tcp (the iSCSI TCP transport): every iSCSI login "
+		    "fails",
+		    rel);
+		if (streq(os->id, "ubuntu"))
+			judge_remedy(j,
+				     "Install the kernel's extra modules: apt-get install -y "
+				     "linux-modules-extra-%s, then modprobe iscsi_tcp.",
+				     rel);
+		else
+			judge_remedy(j, "Boot a kernel with CONFIG_ISCSI_TCP (=m with its module "
+					"installed, or =y), then modprobe iscsi_tcp.");
+		return;
+	}
+	kv_add_strf(ev, mod, "unknown: %s",
+		    loaded < 0 ? "neither /proc/modules nor /sys/module is readable"
+			       : "the kernel's module lists (modules.builtin, modules.dep) and "
+				 "configuration are unreadable");
+}
+
 void check_iscsi(struct agent_ctx *ctx, const char *id)
 {
 	struct finding *f = agent_finding(ctx, id);
@@ -203,11 +310,13 @@ void check_iscsi(struct agent_ctx *ctx, const char *id)
 	d.procs_err = procs_find(hr, "iscsid", &d.procs);
 	d.socket = unitfiles_state(hr, "iscsid.socket", &d.socket_where);
 	d.service = unitfiles_state(hr, "iscsid.service", &d.service_where);
+	d.init_unit = find_init_unit(hr);
 
 	struct judge j = {0};
 	judge_iscsiadm(&adm, install, dirs, &f->evidence, &j);
 	judge_initiator(hr, &in, &d, &f->evidence, &j);
 	judge_iscsid(hr, &d, &f->evidence, &j);
+	judge_iscsi_tcp(hr, &os, &f->evidence, &j);
 	kv_add_str(&f->evidence, "os", *os.pretty_name ? os.pretty_name : os.id);
 	const char *pkg = osrelease_package(&os, &iscsi_packages);
 	if (pkg)
@@ -219,6 +328,7 @@ void check_iscsi(struct agent_ctx *ctx, const char *id)
 	judge_clear(&j);
 	free(d.socket_where);
 	free(d.service_where);
+	free(d.init_unit);
 	free(in.name);
 	hostbin_clear(&adm);
 	osrelease_clear(&os);

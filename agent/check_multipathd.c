@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAIN_CONF	   "etc/multipath.conf"
 #define DEFAULT_CONFIG_DIR "/etc/multipath/conf.d"
@@ -81,6 +82,126 @@ static void read_config(const struct hostroot *hr, struct mp_config *c)
 		read_one(hr, p, c);
 	}
 	strv_clear(&names);
+}
+
+/*
+ * multipath-tools' own units (multipathd.service and .socket, upstream and as
+ * SUSE, Debian and Ubuntu ship them) carry ConditionKernelCommandLine=!nompath
+ * and !multipath=off: with either option on the kernel command line an enabled
+ * multipathd never starts. Harvester up to v1.4 boots with multipath=off.
+ */
+static const char *const off_options[] = {"multipath=off", "nompath"};
+static const char *const unit_dirs[] = {"etc/systemd/system", "run/systemd/system",
+					"usr/lib/systemd/system", "lib/systemd/system"};
+#define MULTIPATHD_UNIT "multipathd.service"
+
+/* systemd's match: an option with '=' equals a word; one without matches the
+ * word or the word followed by '='. */
+static bool cmdline_has(const char *cmdline, const char *opt)
+{
+	size_t ol = strlen(opt);
+	bool has_eq = strchr(opt, '=') != NULL;
+	for (const char *p = cmdline; *p;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		size_t wl = strcspn(p, " \t\n");
+		if (wl == ol && !memcmp(p, opt, ol))
+			return true;
+		if (!has_eq && wl > ol && !memcmp(p, opt, ol) && p[ol] == '=')
+			return true;
+		p += wl;
+	}
+	return false;
+}
+
+static int cmp_basename(const void *a, const void *b)
+{
+	const char *x = strrchr(*(char *const *)a, '/'), *y = strrchr(*(char *const *)b, '/');
+	return strcmp(x ? x + 1 : *(char *const *)a, y ? y + 1 : *(char *const *)b);
+}
+
+/* The ConditionKernelCommandLine= values of one unit file, in order; an empty
+ * value (a reset) is kept as "". */
+static void unit_conditions(const struct hostroot *hr, const char *path, struct strv *out)
+{
+	_cleanup_free_ char *buf = NULL;
+	if (hostroot_read(hr, path, 65536, &buf, NULL) < 0)
+		return;
+	char *save = NULL;
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *l = strstrip(line);
+		if (!startswith(l, "ConditionKernelCommandLine"))
+			continue;
+		char *v = strstrip(l + strlen("ConditionKernelCommandLine"));
+		if (*v != '=')
+			continue;
+		strv_add(out, strstrip(v + 1));
+	}
+}
+
+/* Does the effective multipathd.service refuse to start under opt: the first
+ * unit file found (/etc and /run override the vendor one), then its drop-ins,
+ * where an empty ConditionKernelCommandLine= drops the earlier ones? Returns
+ * the unit file's host path, or NULL. */
+static char *unit_refuses(const struct hostroot *hr, const char *opt)
+{
+	_cleanup_free_ char *want = xasprintf("!%s", opt);
+	struct strv conds = {0};
+	char *file = NULL;
+	for (size_t i = 0; i < ELEMENTSOF(unit_dirs) && !file; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", unit_dirs[i], MULTIPATHD_UNIT);
+		struct stat st;
+		if (hostroot_stat(hr, p, &st) == 0 && S_ISREG(st.st_mode)) {
+			unit_conditions(hr, p, &conds);
+			file = xasprintf("/%s", p);
+		}
+	}
+	struct strv dropins = {0};
+	for (size_t i = 0; i < ELEMENTSOF(unit_dirs) && file; i++) {
+		_cleanup_free_ char *dir = xasprintf("%s/%s.d", unit_dirs[i], MULTIPATHD_UNIT);
+		DIR *d = hostroot_opendir(hr, dir);
+		struct dirent *de;
+		while (d && (de = readdir(d)) && dropins.n < MAX_DROPINS)
+			if (endswith(de->d_name, ".conf") && de->d_name[0] != '.') {
+				_cleanup_free_ char *dp = xasprintf("%s/%s", dir, de->d_name);
+				strv_add(&dropins, dp);
+			}
+		if (d)
+			closedir(d);
+	}
+	/* systemd applies drop-ins of every directory in the order of their names. */
+	if (dropins.n > 1)
+		qsort(dropins.items, dropins.n, sizeof(char *), cmp_basename);
+	for (size_t i = 0; i < dropins.n; i++)
+		unit_conditions(hr, dropins.items[i], &conds);
+	bool refuses = false;
+	for (size_t i = 0; i < conds.n; i++)
+		refuses = !*conds.items[i] ? false : refuses || streq(conds.items[i], want);
+	strv_clear(&conds);
+	strv_clear(&dropins);
+	if (!refuses) {
+		free(file);
+		return NULL;
+	}
+	return file;
+}
+
+/* The option of the kernel command line that keeps the enabled multipathd
+ * from starting, and the unit file that says so (*ret_unit); NULL when none. */
+static const char *cmdline_blocks(const struct hostroot *hr, char **ret_unit)
+{
+	_cleanup_free_ char *cmdline = NULL;
+	*ret_unit = NULL;
+	if (hostroot_read(hr, "proc/cmdline", 65536, &cmdline, NULL) < 0)
+		return NULL;
+	for (size_t i = 0; i < ELEMENTSOF(off_options); i++) {
+		if (!cmdline_has(cmdline, off_options[i]))
+			continue;
+		*ret_unit = unit_refuses(hr, off_options[i]);
+		if (*ret_unit)
+			return off_options[i];
+	}
+	return NULL;
 }
 
 static void mp_config_clear(struct mp_config *c)
@@ -162,6 +283,19 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 		judge_clear(&j);
 		return;
 	}
+	_cleanup_free_ char *blocking_unit = NULL;
+	const char *off = perr == 0 && !running ? cmdline_blocks(hr, &blocking_unit) : NULL;
+	if (off) {
+		kv_add_strf(ev, "kernel_cmdline_blocks",
+			    "%s (ConditionKernelCommandLine=!%s in %s)", off, off, blocking_unit);
+		judge_note(&j, STATUS_PASS,
+			   "multipathd is enabled but does not start: the kernel command line has "
+			   "%s, and %s refuses to start with it",
+			   off, blocking_unit);
+		judge_apply(&j, f, "");
+		judge_clear(&j);
+		return;
+	}
 
 	struct mp_config c;
 	read_config(hr, &c);
@@ -185,9 +319,13 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 	/* RHEL's multipath-tools (mpathconf) blacklists every device while
 	 * /etc/multipath.conf does not exist, and its unit does not start without it. */
 	bool rhel_default = c.main_absent && !c.err && osrelease_family(&os) == OS_FAMILY_RHEL;
-	const char *state = running	? "running"
-			    : perr == 0 ? "enabled (it starts at boot)"
-					: "enabled";
+	/* Only the socket enabled: the first client (multipath(8), udev's
+	 * multipath -u) starts it. */
+	const char *state = running		      ? "running"
+			    : perr != 0		      ? "enabled"
+			    : svc == UNITFILE_ENABLED ? "enabled (it starts at boot)"
+						      : "socket-enabled (the first multipath "
+							"command starts it)";
 
 	if (c.err) {
 		kv_add_str(ev, "config_error", c.err);

@@ -2,8 +2,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sys_clock.h"
 
@@ -170,4 +173,149 @@ void timesync_daemons_clear(struct timesync_daemons *d)
 	strv_clear(&d->running);
 	strv_clear(&d->installed);
 	strv_clear(&d->enabled);
+}
+
+/* A chrony configuration is a handful of small files; stay bounded on any root. */
+#define CHRONY_MAX_FILES 64
+#define CHRONY_MAX_BYTES (1u << 20)
+
+/* The words of one line (chrony's CPS_NormalizeLine: blanks separate, a line
+ * whose first character is one of !;#% is a comment). */
+static size_t line_words(const char *p, const char *end, char **w, size_t max)
+{
+	size_t n = 0;
+	while (p < end && n < max) {
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		if (p >= end || (n == 0 && strchr("!;#%", *p)))
+			break;
+		const char *s = p;
+		while (p < end && !isspace((unsigned char)*p))
+			p++;
+		w[n++] = xstrndup(s, (size_t)(p - s));
+	}
+	return n;
+}
+
+int timesync_chrony_parse(const uint8_t *buf, size_t len, size_t *ret_rtcsync_line,
+			  struct strv *includes, struct strv *confdirs)
+{
+	const char *s = (const char *)buf, *end = s + len;
+	*ret_rtcsync_line = 0;
+	if (memchr(buf, '\0', len))
+		return -EINVAL;
+	for (size_t lineno = 1; s < end; lineno++) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *eol = nl ? nl : end;
+		char *w[8];
+		size_t n = line_words(s, eol, w, ELEMENTSOF(w));
+		s = eol + 1;
+		/* chronyd compares directive names case-insensitively. */
+		if (n >= 1 && !strcasecmp(w[0], "rtcsync") && !*ret_rtcsync_line)
+			*ret_rtcsync_line = lineno;
+		else if (n >= 2 && !strcasecmp(w[0], "include"))
+			strv_add(includes, w[1]);
+		else if (n >= 2 && !strcasecmp(w[0], "confdir"))
+			for (size_t i = 1; i < n; i++)
+				strv_add(confdirs, w[i]);
+		for (size_t i = 0; i < n; i++)
+			free(w[i]);
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Files of dir (host path) whose names match pattern, sorted, appended to queue. */
+static void add_matches(const struct hostroot *root, const char *dir, const char *pattern,
+			struct strv *queue)
+{
+	DIR *d = hostroot_opendir(root, dir);
+	if (!d)
+		return;
+	struct strv names = {0};
+	struct dirent *de;
+	while ((de = readdir(d)) && names.n < CHRONY_MAX_FILES)
+		if (fnmatch(pattern, de->d_name, FNM_PERIOD) == 0)
+			strv_add(&names, de->d_name);
+	closedir(d);
+	if (names.n > 1)
+		qsort(names.items, names.n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < names.n; i++) {
+		_cleanup_free_ char *p =
+		    xasprintf("%s/%s", streq(dir, "/") ? "" : dir, names.items[i]);
+		if (!strv_contains(queue, p))
+			strv_add(queue, p);
+	}
+	strv_clear(&names);
+}
+
+/* include PATTERN: a glob in the last path component (what chrony's
+ * configurations use: /etc/chrony.d/\*.conf). */
+static void add_include(const struct hostroot *root, const char *pattern, struct strv *queue)
+{
+	const char *slash = strrchr(pattern, '/');
+	if (!slash || pattern[0] != '/')
+		return;
+	_cleanup_free_ char *dir =
+	    slash == pattern ? xstrdup("/") : xstrndup(pattern, (size_t)(slash - pattern));
+	if (strpbrk(dir, "*?["))
+		return;
+	add_matches(root, dir, slash + 1, queue);
+}
+
+static int read_chrony_file(const struct hostroot *root, const char *path,
+			    struct timesync_chrony *c, struct strv *queue)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len, line;
+	struct strv includes = {0}, confdirs = {0};
+	int r = hostroot_read(root, path, CHRONY_MAX_BYTES, &buf, &len);
+	if (r == 0)
+		r = timesync_chrony_parse((const uint8_t *)buf, len, &line, &includes, &confdirs);
+	if (r == 0) {
+		strv_add(&c->files, path);
+		if (line && !c->rtcsync_where)
+			c->rtcsync_where = xasprintf("%s:%zu", path, line);
+		for (size_t i = 0; i < includes.n; i++)
+			add_include(root, includes.items[i], queue);
+		for (size_t i = 0; i < confdirs.n; i++)
+			if (confdirs.items[i][0] == '/')
+				add_matches(root, confdirs.items[i], "*.conf", queue);
+	}
+	strv_clear(&includes);
+	strv_clear(&confdirs);
+	return r;
+}
+
+void timesync_chrony_read(const struct hostroot *root, struct timesync_chrony *ret)
+{
+	static const char *const mains[] = {"/etc/chrony/chrony.conf", "/etc/chrony.conf"};
+	*ret = (struct timesync_chrony){.err = -ENOENT};
+	struct strv queue = {0};
+	for (size_t i = 0; i < ELEMENTSOF(mains) && !queue.n; i++)
+		if (hostroot_exists(root, mains[i]))
+			strv_add(&queue, mains[i]);
+	for (size_t i = 0; i < queue.n && i < CHRONY_MAX_FILES; i++) {
+		int r = read_chrony_file(root, queue.items[i], ret, &queue);
+		/* A listed file may go away between the listing and the read. */
+		if (r < 0 && ret->err == -ENOENT && (i == 0 || r != -ENOENT)) {
+			ret->err = r;
+			ret->err_file = xstrdup(queue.items[i]);
+		}
+	}
+	if (ret->files.n && !ret->err_file)
+		ret->err = 0;
+	strv_clear(&queue);
+}
+
+void timesync_chrony_clear(struct timesync_chrony *c)
+{
+	strv_clear(&c->files);
+	free(c->err_file);
+	free(c->rtcsync_where);
+	*c = (struct timesync_chrony){0};
 }

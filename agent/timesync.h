@@ -34,3 +34,27 @@ struct timesync_daemons {
 
 void timesync_find_daemons(const struct hostroot *root, struct timesync_daemons *ret);
 void timesync_daemons_clear(struct timesync_daemons *d);
+
+/*
+ * chronyd's `rtcsync` directive. chronyd on Linux clears the kernel's
+ * STA_UNSYNC only with rtcsync (sys_timex.c, set_sync_status(): the flag also
+ * turns on the kernel's 11-minute RTC mode); without it a synchronised chronyd
+ * leaves STA_UNSYNC set and only writes a small maxerror (16 s while it is not
+ * synchronised). Read from chrony.conf (/etc/chrony/chrony.conf on Debian and
+ * Ubuntu, /etc/chrony.conf elsewhere) and the files its `include` and
+ * `confdir` directives name.
+ */
+struct timesync_chrony {
+	int err;	     /* 0; -ENOENT: no chrony.conf; else why the first file failed */
+	char *err_file;	     /* with err other than -ENOENT: the host path that failed */
+	struct strv files;   /* host paths read, in order */
+	char *rtcsync_where; /* "FILE:LINE" of an rtcsync directive, NULL when none */
+};
+
+void timesync_chrony_read(const struct hostroot *root, struct timesync_chrony *ret);
+void timesync_chrony_clear(struct timesync_chrony *c);
+/* One chrony configuration file: sets *ret_rtcsync_line (1-based; 0 when none)
+ * and appends the arguments of `include` (glob patterns) and `confdir`
+ * (directories) to the lists. Returns 0, or -EINVAL for binary data. */
+int timesync_chrony_parse(const uint8_t *buf, size_t len, size_t *ret_rtcsync_line,
+			  struct strv *includes, struct strv *confdirs);

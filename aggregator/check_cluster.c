@@ -299,11 +299,140 @@ static bool has_flag(const struct value_list *flags, const char *flag)
 	return false;
 }
 
+/*
+ * x86 flags of /proc/cpuinfo that say nothing about what a VM's CPU can have:
+ * Linux's own synthetic flags (constant_tsc, pti, tsc_known_freq,
+ * split_lock_detect), power, thermal and monitoring features that KVM never
+ * passes to guests (hwp, ida, epb, cqm, rdt_a, mba), the host's VT-x
+ * capabilities (ept, vpid), memory encryption of the host (sme, sev), and
+ * features KVM emulates whatever the host has (x2apic, tsc_deadline_timer,
+ * hypervisor). They vary with the kernel version, firmware settings and boot
+ * options of otherwise identical nodes; libvirt's host-model CPU, which
+ * KubeVirt's node labeller publishes and matches migrations on, never
+ * contains them. Sorted (bsearch).
+ */
+static const char *const cpu_host_only_flags[] = {
+    "acc_power",
+    "acpi",
+    "amd_dcm",
+    "amd_lbr_v2",
+    "aperfmperf",
+    "arch_perfmon",
+    "art",
+    "bts",
+    "cat_l2",
+    "cat_l3",
+    "cdp_l2",
+    "cdp_l3",
+    "centaur_mcr",
+    "cid",
+    "constant_tsc",
+    "cpb",
+    "cpuid",
+    "cpuid_fault",
+    "cqm",
+    "cqm_llc",
+    "cqm_mbm_local",
+    "cqm_mbm_total",
+    "cqm_occup_llc",
+    "cxmmx",
+    "cyrix_arr",
+    "dca",
+    "ds_cpl",
+    "dtes64",
+    "dtherm",
+    "dts",
+    "epb",
+    "ept",
+    "ept_ad",
+    "est",
+    "extd_apicid",
+    "flexpriority",
+    "hfi",
+    "ht",
+    "hw_pstate",
+    "hwp",
+    "hwp_act_window",
+    "hwp_epp",
+    "hwp_highest_perf_change",
+    "hwp_notify",
+    "hwp_pkg_req",
+    "hypervisor",
+    "ida",
+    "intel_ppin",
+    "invpcid_single",
+    "k6_mtrr",
+    "mba",
+    "monitor",
+    "nonstop_tsc",
+    "nonstop_tsc_s3",
+    "nopl",
+    "overflow_recov",
+    "pbe",
+    "pebs",
+    "pln",
+    "proc_feedback",
+    "pti",
+    "pts",
+    "rapl",
+    "rdt_a",
+    "rep_good",
+    "ring3mwait",
+    "sdbg",
+    "sev",
+    "sev_es",
+    "sev_snp",
+    "smca",
+    "sme",
+    "sme_coherent",
+    "smx",
+    "split_lock_detect",
+    "succor",
+    "tm",
+    "tm2",
+    "tpr_shadow",
+    "tsc_deadline_timer",
+    "tsc_known_freq",
+    "tsc_reliable",
+    "up",
+    "user_shstk",
+    "vm_page_flush",
+    "vmmcall",
+    "vnmi",
+    "vpid",
+    "x2apic",
+    "xenpv",
+    "xtopology",
+    "xtpr",
+};
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* arm64 hwcaps that only say what the kernel offers its own userspace: cpuid
+ * (trapped ID-register reads, 4.11+) and evtstrm (a kernel timer option). */
+static const char *const cpu_host_only_flags_arm[] = {"cpuid", "evtstrm"};
+
+/* The names only mean the above on their architecture: "sme" is AMD's memory
+ * encryption on x86 but the Scalable Matrix Extension on arm64. */
+static bool cpu_flag_host_only(const char *arch, const char *flag)
+{
+	if (arch && streq(arch, "x86"))
+		return bsearch(&flag, cpu_host_only_flags, ELEMENTSOF(cpu_host_only_flags),
+			       sizeof(cpu_host_only_flags[0]), cmp_cstr) != NULL;
+	if (arch && streq(arch, "arm"))
+		return bsearch(&flag, cpu_host_only_flags_arm, ELEMENTSOF(cpu_host_only_flags_arm),
+			       sizeof(cpu_host_only_flags_arm[0]), cmp_cstr) != NULL;
+	return false;
+}
+
 void check_cpu_compat(struct agg_ctx *ctx, const char *id)
 {
 	const struct node_report *kvm[512];
 	size_t n = 0;
-	struct strv unknown = {0}, vendors = {0};
+	struct strv unknown = {0}, vendors = {0}, ignored = {0};
 	for (size_t i = 0; i < ctx->n_nodes && n < ELEMENTSOF(kvm); i++) {
 		const struct node_report *r = ctx->nodes[i].report;
 		if (!kvm_node(r))
@@ -351,12 +480,18 @@ void check_cpu_compat(struct agg_ctx *ctx, const char *id)
 			if (j == i)
 				continue;
 			const struct value_list *theirs = kv_get_list(cpu_facts(kvm[j]), "flags");
+			const char *arch = kv_get_str(cpu_facts(kvm[j]), "arch");
 			for (size_t k = 0; k < theirs->n; k++) {
 				const struct value *fl = &theirs->items[k];
 				if (fl->type != VALUE_STR || has_flag(mine, fl->s) ||
 				    strv_contains(&seen, fl->s))
 					continue;
 				strv_add(&seen, fl->s);
+				if (cpu_flag_host_only(arch, fl->s)) {
+					if (!strv_contains(&ignored, fl->s))
+						strv_add(&ignored, fl->s);
+					continue;
+				}
 				if (!lack)
 					lack = kv_add_map(&f->evidence, "flags_lacking");
 				if (!missing)
@@ -368,6 +503,12 @@ void check_cpu_compat(struct agg_ctx *ctx, const char *id)
 			lacking_nodes++;
 		strv_clear(&seen);
 	}
+	if (ignored.n) {
+		qsort(ignored.items, ignored.n, sizeof(char *), cmp_cstr);
+		struct value_list *il = kv_add_list(&f->evidence, "differing_host_only_flags");
+		for (size_t i = 0; i < ignored.n; i++)
+			vlist_add_str(il, ignored.items[i]);
+	}
 	if (lacking_nodes) {
 		finding_set(f, STATUS_WARN,
 			    "CPU flags differ: %zu node%s lack features other nodes have",
@@ -377,7 +518,8 @@ void check_cpu_compat(struct agg_ctx *ctx, const char *id)
 			       "listed; set a common CPU model in the KubeVirt CR "
 			       "(spec.configuration.cpuModel) or per VM");
 	} else if (n >= 2) {
-		finding_set(f, STATUS_PASS, "%zu KVM nodes with the same CPU vendor and flags", n);
+		finding_set(f, STATUS_PASS,
+			    "%zu KVM nodes with the same CPU vendor and guest-visible flags", n);
 	} else if (unknown.n) {
 		finding_set(f, STATUS_UNKNOWN, "no CPU facts from %zu KVM node%s", unknown.n,
 			    unknown.n == 1 ? "" : "s");
@@ -392,6 +534,7 @@ void check_cpu_compat(struct agg_ctx *ctx, const char *id)
 out:
 	strv_clear(&unknown);
 	strv_clear(&vendors);
+	strv_clear(&ignored);
 }
 
 /* Hostname of a Kubernetes node: the agent's report, else status.addresses. */

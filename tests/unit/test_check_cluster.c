@@ -30,6 +30,7 @@ static struct node_report *mkreport(struct harness *h, const char *node, const c
 static void set_cpu(struct node_report *r, const char *vendor, const char *flags, bool kvm_ok)
 {
 	struct kv_list *cpu = kv_add_map(&r->facts, "cpu");
+	kv_add_str(cpu, "arch", streq(vendor, "ARM") ? "arm" : "x86");
 	kv_add_str(cpu, "vendor", vendor);
 	struct value_list *fl = kv_add_list(cpu, "flags");
 	struct strv v = {0};
@@ -250,6 +251,90 @@ static void test_cpu_compat(void **state)
 	clear_reports(&h);
 }
 
+/* Two Xeon Gold 6230 nodes as /proc/cpuinfo shows them: n1 on Ubuntu 20.04's
+ * 5.4 kernel with the firmware's power management handed to the OS (hwp, ida),
+ * RDT on and nested in nothing; n2 on Harvester's 5.14 kernel with the
+ * firmware keeping power management, x2APIC disabled in the firmware and
+ * newer kernel-only flags (split_lock_detect, tsc_known_freq). */
+#define XEON_6230_GUEST                                                                            \
+	"fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx "     \
+	"fxsr sse sse2 ss syscall nx pdpe1gb rdtscp lm pni pclmulqdq vmx ssse3 fma cx16 pdcm "     \
+	"pcid sse4_1 sse4_2 movbe popcnt aes xsave avx f16c rdrand lahf_lm abm 3dnowprefetch "     \
+	"ssbd ibrs ibpb stibp ibrs_enhanced fsgsbase tsc_adjust bmi1 avx2 smep bmi2 erms invpcid " \
+	"avx512f avx512dq rdseed adx smap clflushopt clwb avx512cd avx512bw avx512vl xsaveopt "    \
+	"xsavec xgetbv1 xsaves arat pku ospke avx512_vnni flush_l1d arch_capabilities "
+#define XEON_6230_N1                                                                               \
+	XEON_6230_GUEST                                                                            \
+	"md_clear dts acpi ht tm pbe constant_tsc art arch_perfmon pebs bts "                      \
+	"rep_good nopl xtopology nonstop_tsc cpuid aperfmperf dtes64 monitor ds_cpl "              \
+	"smx est tm2 xtpr dca x2apic tsc_deadline_timer cpuid_fault epb cat_l3 "                   \
+	"cdp_l3 invpcid_single intel_ppin mba tpr_shadow vnmi flexpriority ept vpid "              \
+	"ept_ad cqm rdt_a cqm_llc cqm_occup_llc cqm_mbm_total cqm_mbm_local dtherm "               \
+	"ida pln pts hwp hwp_act_window hwp_epp hwp_pkg_req"
+#define XEON_6230_N2_NO_MD_CLEAR                                                                   \
+	XEON_6230_GUEST "dts acpi ht tm pbe constant_tsc arch_perfmon rep_good nopl xtopology "    \
+			"nonstop_tsc cpuid tsc_known_freq dtes64 ds_cpl est tm2 xtpr "             \
+			"split_lock_detect"
+
+static void test_cpu_compat_host_only_flags(void **state)
+{
+	/* Same CPU, different kernels and firmware settings: no WARN, and the
+	 * differences ignored are in the evidence. */
+	struct harness h;
+	harness_init(&h);
+	set_cpu(mkreport(&h, "n1", "n1", 0, true), "GenuineIntel", XEON_6230_N1, true);
+	set_cpu(mkreport(&h, "n2", "n2", 0, true), "GenuineIntel",
+		XEON_6230_N2_NO_MD_CLEAR " md_clear", true);
+	harness_run(&h, "cluster.cpu.compat");
+	assert_int_equal(harness_status(&h, "cluster.cpu.compat"), STATUS_PASS);
+	const struct finding *f = harness_finding(&h, "cluster.cpu.compat", NULL);
+	assert_null(kv_get(&f->evidence, "flags_lacking"));
+	const struct value *ign = kv_get(&f->evidence, "differing_host_only_flags");
+	assert_non_null(ign);
+	bool saw_hwp = false, saw_x2apic = false, saw_split = false;
+	for (size_t i = 0; i < ign->list.n; i++) {
+		saw_hwp |= streq(ign->list.items[i].s, "hwp");
+		saw_x2apic |= streq(ign->list.items[i].s, "x2apic");
+		saw_split |= streq(ign->list.items[i].s, "split_lock_detect");
+	}
+	assert_true(saw_hwp && saw_x2apic && saw_split);
+	clear_reports(&h);
+
+	/* n2's microcode predates MDS: md_clear is part of the host-model CPU, so
+	 * VMs started on n1 cannot move to n2. Only md_clear is named. */
+	harness_init(&h);
+	set_cpu(mkreport(&h, "n1", "n1", 0, true), "GenuineIntel", XEON_6230_N1, true);
+	set_cpu(mkreport(&h, "n2", "n2", 0, true), "GenuineIntel", XEON_6230_N2_NO_MD_CLEAR, true);
+	harness_run(&h, "cluster.cpu.compat");
+	assert_int_equal(harness_status(&h, "cluster.cpu.compat"), STATUS_WARN);
+	f = harness_finding(&h, "cluster.cpu.compat", NULL);
+	const struct value *lack = kv_get(&f->evidence, "flags_lacking");
+	assert_non_null(lack);
+	assert_int_equal(lack->map.n, 1);
+	assert_string_equal(lack->map.items[0].key, "n2");
+	assert_int_equal(lack->map.items[0].val.list.n, 1);
+	assert_string_equal(lack->map.items[0].val.list.items[0].s, "md_clear");
+	clear_reports(&h);
+
+	/* arm64 (Ampere Altra): "sme" is the Scalable Matrix Extension there and
+	 * counts; evtstrm (a kernel timer option) does not. */
+	harness_init(&h);
+	set_cpu(mkreport(&h, "a1", "a1", 0, true), "ARM",
+		"fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics cpuid sme", true);
+	set_cpu(mkreport(&h, "a2", "a2", 0, true), "ARM",
+		"fp asimd aes pmull sha1 sha2 crc32 atomics cpuid", true);
+	harness_run(&h, "cluster.cpu.compat");
+	assert_int_equal(harness_status(&h, "cluster.cpu.compat"), STATUS_WARN);
+	f = harness_finding(&h, "cluster.cpu.compat", NULL);
+	lack = kv_get(&f->evidence, "flags_lacking");
+	assert_int_equal(lack->map.items[0].val.list.n, 1);
+	assert_string_equal(lack->map.items[0].val.list.items[0].s, "sme");
+	ign = kv_get(&f->evidence, "differing_host_only_flags");
+	assert_int_equal(ign->list.n, 1);
+	assert_string_equal(ign->list.items[0].s, "evtstrm");
+	clear_reports(&h);
+}
+
 static void test_hostname_unique(void **state)
 {
 	struct harness h;
@@ -314,9 +399,13 @@ static void test_hostname_unique(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_reporting),	  cmocka_unit_test(test_count),
-	    cmocka_unit_test(test_count_tainted), cmocka_unit_test(test_skew),
-	    cmocka_unit_test(test_cpu_compat),	  cmocka_unit_test(test_hostname_unique),
+	    cmocka_unit_test(test_reporting),
+	    cmocka_unit_test(test_count),
+	    cmocka_unit_test(test_count_tainted),
+	    cmocka_unit_test(test_skew),
+	    cmocka_unit_test(test_cpu_compat),
+	    cmocka_unit_test(test_cpu_compat_host_only_flags),
+	    cmocka_unit_test(test_hostname_unique),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

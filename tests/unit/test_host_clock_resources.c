@@ -6,11 +6,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <string.h>
 #include <sys/timex.h>
 
 #include "a_fixture.h"
 #include "meminfo.h"
 #include "sys_clock.h"
+#include "timesync.h"
 
 int __wrap_sys_clock_adjtimex(struct timex *tx);
 
@@ -216,6 +218,122 @@ static void test_clock_installed_only(void **state)
 	a_tmp_clean(root);
 }
 
+/* Ubuntu 22.04 with its chrony.conf replaced by one for in-house NTP servers,
+ * without Ubuntu's `rtcsync`: chronyd on Linux then never clears STA_UNSYNC,
+ * though it is synchronised and keeps maxerror small (it writes 16 s when not). */
+#define CHRONY_CONF_NO_RTCSYNC                                                                     \
+	"# Welcome to the chrony configuration file. See chrony.conf(5) for more\n"                \
+	"confdir /etc/chrony/conf.d\n"                                                             \
+	"server ntp1.corp.example iburst\n"                                                        \
+	"server ntp2.corp.example iburst\n"                                                        \
+	"keyfile /etc/chrony/chrony.keys\n"                                                        \
+	"driftfile /var/lib/chrony/chrony.drift\n"                                                 \
+	"! rtcsync\n"                                                                              \
+	"logdir /var/log/chrony\n"                                                                 \
+	"maxupdateskew 100.0\n"                                                                    \
+	"makestep 1 3\n"                                                                           \
+	"leapsectz right/UTC\n"
+
+static char *chrony_root(const char *dropin)
+{
+	char *root = a_tmp_root();
+	a_tmp_write(root, "proc/1/comm", "systemd\n", 8);
+	a_tmp_write(root, "proc/812/comm", "chronyd\n", 8);
+	a_tmp_write(root, "usr/sbin/chronyd", "", 0);
+	a_tmp_write(root, "etc/chrony/chrony.conf", CHRONY_CONF_NO_RTCSYNC,
+		    strlen(CHRONY_CONF_NO_RTCSYNC));
+	a_tmp_write(root, "etc/chrony/conf.d/local.conf", dropin, strlen(dropin));
+	return root;
+}
+
+static void test_clock_chrony_without_rtcsync(void **state)
+{
+	struct a_fixture h;
+	char *root = chrony_root("# site settings\nminsources 2\n");
+	fake_tx = (struct timex){
+	    .status = STA_PLL | STA_UNSYNC, .offset = 41, .maxerror = 38000, .esterror = 900};
+	fake_ret = TIME_ERROR;
+	const struct finding *f = run_clock(&h, root);
+	a_expect(f, STATUS_FAIL);
+	assert_true(a_contains(f->message, "rtcsync"));
+	assert_true(a_contains(f->message, "38 ms"));
+	assert_false(a_contains(f->remediation, "chronyc sources"));
+	assert_true(a_contains(f->remediation, "rtcsync"));
+	assert_true(a_contains(f->remediation, "/etc/chrony/chrony.conf"));
+	assert_true(
+	    a_contains(a_ev_str(f, "chrony_rtcsync"),
+		       "not set in /etc/chrony/chrony.conf, /etc/chrony/conf.d/local.conf"));
+	a_fixture_close(&h);
+
+	/* A clock hardware fault (STA_CLOCKERR) is not chrony's flag handling. */
+	fake_tx.status |= STA_CLOCKERR;
+	f = run_clock(&h, root);
+	a_expect(f, STATUS_FAIL);
+	assert_false(a_contains(f->message, "rtcsync"));
+	a_fixture_close(&h);
+
+	/* chronyd not synchronised: it writes maxerror 16 s; its sources are the problem. */
+	clock_unsynced();
+	f = run_clock(&h, root);
+	a_expect(f, STATUS_FAIL);
+	assert_false(a_contains(f->message, "rtcsync"));
+	assert_true(a_contains(f->remediation, "chronyc sources"));
+	a_fixture_close(&h);
+	a_tmp_clean(root);
+
+	/* rtcsync in a drop-in (case-insensitive, like chronyd): the explanation
+	 * does not apply, and the evidence says where it is set. */
+	root = chrony_root("  RTCSync\n");
+	fake_tx = (struct timex){.status = STA_PLL | STA_UNSYNC, .maxerror = 38000};
+	fake_ret = TIME_ERROR;
+	f = run_clock(&h, root);
+	a_expect(f, STATUS_FAIL);
+	assert_false(a_contains(f->message, "rtcsync"));
+	assert_string_equal(a_ev_str(f, "chrony_rtcsync"), "set (/etc/chrony/conf.d/local.conf:1)");
+	a_fixture_close(&h);
+	a_tmp_clean(root);
+}
+
+/* openSUSE / SLES: /etc/chrony.conf pulls in /etc/chrony.d/\*.conf. */
+static void test_chrony_conf_include(void **state)
+{
+	char *root = a_tmp_root();
+	const char *main_conf = "! pool pool.ntp.org iburst\ninclude /etc/chrony.d/*.conf\n"
+				"driftfile /var/lib/chrony/drift\nmakestep 1.0 3\n";
+	a_tmp_write(root, "etc/chrony.conf", main_conf, strlen(main_conf));
+	a_tmp_write(root, "etc/chrony.d/pool.conf", "pool 2.opensuse.pool.ntp.org iburst\n", 36);
+	a_tmp_write(root, "etc/chrony.d/rtc.conf", "# keep the RTC\nrtcsync\n", 23);
+	a_tmp_write(root, "etc/chrony.d/README", "rtcsync\n", 8);
+	struct hostroot hr;
+	assert_int_equal(hostroot_open(&hr, root), 0);
+	struct timesync_chrony c;
+	timesync_chrony_read(&hr, &c);
+	assert_int_equal(c.err, 0);
+	_cleanup_free_ char *files = strv_join(&c.files, " ");
+	assert_string_equal(files,
+			    "/etc/chrony.conf /etc/chrony.d/pool.conf /etc/chrony.d/rtc.conf");
+	assert_string_equal(c.rtcsync_where, "/etc/chrony.d/rtc.conf:2");
+	timesync_chrony_clear(&c);
+
+	/* A binary main file: unknown, naming it. */
+	a_tmp_write(root, "etc/chrony.conf", "rtcsync\0\n", 9);
+	timesync_chrony_read(&hr, &c);
+	assert_int_equal(c.err, -EINVAL);
+	assert_string_equal(c.err_file, "/etc/chrony.conf");
+	timesync_chrony_clear(&c);
+
+	/* No chrony.conf at all. */
+	a_tmp_clean(root);
+	root = a_tmp_root();
+	hostroot_close(&hr);
+	assert_int_equal(hostroot_open(&hr, root), 0);
+	timesync_chrony_read(&hr, &c);
+	assert_int_equal(c.err, -ENOENT);
+	timesync_chrony_clear(&c);
+	hostroot_close(&hr);
+	a_tmp_clean(root);
+}
+
 static void test_clock_unknown(void **state)
 {
 	static const int errs[] = {EPERM, ENOSYS};
@@ -387,6 +505,8 @@ int main(void)
 	    cmocka_unit_test(test_clock_fail_unsynced_remedies),
 	    cmocka_unit_test(test_clock_fail_status_only),
 	    cmocka_unit_test(test_clock_installed_only),
+	    cmocka_unit_test(test_clock_chrony_without_rtcsync),
+	    cmocka_unit_test(test_chrony_conf_include),
 	    cmocka_unit_test(test_clock_unknown),
 	    cmocka_unit_test(test_clock_no_proc),
 	    cmocka_unit_test(test_resources_pass),

@@ -121,6 +121,55 @@ static void test_iscsi_generate_name(void **state)
 	b_close(&b);
 }
 
+/* A fresh RHEL 9 / Fedora / openSUSE install: no initiatorname.iscsi yet;
+ * open-iscsi's iscsi-init.service (required by iscsid.service,
+ * ConditionPathExists=!/etc/iscsi/initiatorname.iscsi) writes it when iscsid
+ * first starts, here on demand through iscsid.socket. */
+static void rhel9_fresh_root(struct bctx *b)
+{
+	iscsi_root(b);
+	b_write(b, "etc/os-release",
+		"NAME=\"Rocky Linux\"\nVERSION_ID=\"9.4\"\nID=\"rocky\"\nID_LIKE=\"rhel centos "
+		"fedora\"\n");
+	b_remove(b, "etc/iscsi/initiatorname.iscsi");
+	b_write(b, "usr/lib/systemd/system/iscsi-init.service",
+		"[Unit]\nDescription=One time configuration for iscsi.service\n"
+		"ConditionPathExists=!/etc/iscsi/initiatorname.iscsi\nDefaultDependencies=no\n\n"
+		"[Service]\nType=oneshot\nRemainAfterExit=no\n"
+		"ExecStart=/usr/bin/sh -c 'echo \"InitiatorName=`/usr/sbin/iscsi-iname`\" > "
+		"/etc/iscsi/initiatorname.iscsi'\n");
+}
+
+static void test_iscsi_name_from_iscsi_init(void **state)
+{
+	struct bctx b;
+	rhel9_fresh_root(&b);
+	b_symlink(&b, "etc/systemd/system/sockets.target.wants/iscsid.socket",
+		  "/usr/lib/systemd/system/iscsid.socket");
+	const struct finding *f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "iscsi-init.service");
+	assert_contains(b_ev(f, "initiator_name"), "absent: iscsi-init.service");
+	b_close(&b);
+
+	/* The generator masked: nothing will write the name. */
+	rhel9_fresh_root(&b);
+	b_symlink(&b, "etc/systemd/system/sockets.target.wants/iscsid.socket",
+		  "/usr/lib/systemd/system/iscsid.socket");
+	b_symlink(&b, "etc/systemd/system/iscsi-init.service", "/dev/null");
+	f = iscsi(&b);
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "/etc/iscsi/initiatorname.iscsi does not exist");
+	b_close(&b);
+
+	/* iscsid never starts (neither socket nor service enabled): still FAIL. */
+	rhel9_fresh_root(&b);
+	f = iscsi(&b);
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "/etc/iscsi/initiatorname.iscsi does not exist");
+	b_close(&b);
+}
+
 static void test_iscsi_initiator_name_forms(void **state)
 {
 	struct bctx b;
@@ -146,6 +195,113 @@ static void test_iscsi_initiator_name_forms(void **state)
 	f = iscsi(&b);
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "\"node1\" is not an iSCSI name");
+	b_close(&b);
+}
+
+/* The name iscsid uses (open-iscsi cfg_get_string_param): the FIRST line with
+ * InitiatorName not after a '#', the value after the next '=' (blanks around
+ * it allowed), lines with an empty value skipped. */
+static void test_iscsi_name_as_iscsid_reads_it(void **state)
+{
+	struct bctx b;
+	/* A node cloned from an image: a script appended a fresh name, but
+	 * iscsid still logs in with the cloned one. */
+	iscsi_root(&b);
+	b_write(&b, "proc/88/comm", "iscsid\n");
+	b_write(&b, "etc/iscsi/initiatorname.iscsi",
+		"## DO NOT EDIT OR REMOVE THIS FILE!\n"
+		"## If you remove this file, the iSCSI daemon will not start.\n"
+		"InitiatorName=iqn.2004-10.com.ubuntu:01:3e4f8d2c1a9b\n"
+		"InitiatorName=iqn.2004-10.com.ubuntu:01:node2fresh\n");
+	const struct finding *f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "initiator_name"), "iqn.2004-10.com.ubuntu:01:3e4f8d2c1a9b");
+	b_close(&b);
+
+	/* Blanks around '=', a commented-out old name, an empty line value. */
+	iscsi_root(&b);
+	b_write(&b, "proc/88/comm", "iscsid\n");
+	b_write(&b, "etc/iscsi/initiatorname.iscsi",
+		"#InitiatorName=iqn.1994-05.com.redhat:old\n"
+		"InitiatorName=\n"
+		"\tInitiatorName = iqn.1994-05.com.redhat:7c2d1e9f30ab\n");
+	f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "initiator_name"), "iqn.1994-05.com.redhat:7c2d1e9f30ab");
+	b_close(&b);
+}
+
+/* Ubuntu 22.04 on a kernel whose linux-modules-extra is not installed: open-iscsi
+ * is complete, but the kernel has no iscsi_tcp, so no login can work
+ * ("iscsiadm: Could not insert module tcp"). */
+#define UBUNTU_REL "5.15.0-91-generic"
+static void ubuntu_no_extra_root(struct bctx *b)
+{
+	iscsi_root(b);
+	b_write(b, "etc/os-release",
+		"PRETTY_NAME=\"Ubuntu 22.04.4 LTS\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\n"
+		"ID=ubuntu\nID_LIKE=debian\n");
+	b_symlink(b, "etc/systemd/system/sockets.target.wants/iscsid.socket",
+		  "/usr/lib/systemd/system/iscsid.socket");
+	b_write(b, "proc/sys/kernel/osrelease", UBUNTU_REL "\n");
+	b_write(b, "proc/modules",
+		"dm_multipath 45056 0 - Live 0x0000000000000000\n"
+		"scsi_dh_rdac 20480 0 - Live 0x0000000000000000\n"
+		"virtio_scsi 24576 2 - Live 0x0000000000000000\n");
+	b_mkdir(b, "sys/module/dm_multipath");
+	b_write(b, "lib/modules/" UBUNTU_REL "/modules.dep",
+		"kernel/drivers/md/dm-multipath.ko: \n"
+		"kernel/drivers/scsi/virtio_scsi.ko: \n"
+		"kernel/drivers/scsi/device_handler/scsi_dh_rdac.ko: \n");
+	b_write(b, "lib/modules/" UBUNTU_REL "/modules.builtin",
+		"kernel/drivers/scsi/scsi_mod.ko\nkernel/drivers/scsi/sd_mod.ko\n");
+}
+
+static void test_iscsi_tcp_module(void **state)
+{
+	struct bctx b;
+	ubuntu_no_extra_root(&b);
+	const struct finding *f = iscsi(&b);
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "no iscsi_tcp");
+	assert_contains(f->remediation, "linux-modules-extra-" UBUNTU_REL);
+	assert_contains(b_ev(f, "iscsi_tcp"), "absent");
+	b_close(&b);
+
+	/* Installed but not loaded: iscsid loads it at the first login. */
+	ubuntu_no_extra_root(&b);
+	b_write(&b, "lib/modules/" UBUNTU_REL "/modules.dep",
+		"kernel/drivers/scsi/iscsi_tcp.ko.zst: kernel/drivers/scsi/libiscsi_tcp.ko.zst "
+		"kernel/drivers/scsi/libiscsi.ko.zst "
+		"kernel/drivers/scsi/scsi_transport_iscsi.ko.zst\n");
+	f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(b_ev(f, "iscsi_tcp"), "loadable");
+	b_close(&b);
+
+	/* Built into the kernel. */
+	ubuntu_no_extra_root(&b);
+	b_write(&b, "lib/modules/" UBUNTU_REL "/modules.builtin",
+		"kernel/drivers/scsi/iscsi_tcp.ko\n");
+	f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(b_ev(f, "iscsi_tcp"), "built in");
+	b_close(&b);
+
+	/* Loaded. */
+	ubuntu_no_extra_root(&b);
+	b_write(&b, "proc/modules", "iscsi_tcp 24576 0 - Live 0x0000000000000000\n");
+	f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "iscsi_tcp"), "loaded");
+	b_close(&b);
+
+	/* The module list cannot be read: no verdict on it, only evidence. */
+	ubuntu_no_extra_root(&b);
+	b_remove(&b, "lib/modules");
+	f = iscsi(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(b_ev(f, "iscsi_tcp"), "unknown");
 	b_close(&b);
 }
 
@@ -400,6 +556,15 @@ static void test_mpath_enabled_not_running(void **state)
 	assert_contains(f->message, "enabled (it starts at boot)");
 	b_close(&b);
 
+	/* Only the socket enabled: it starts on demand. */
+	b_scratch_from(&b, "b-ubuntu2204-nonfs");
+	b_remove(&b, "proc/402");
+	b_remove(&b, "etc/systemd/system/sysinit.target.wants");
+	f = mpath(&b);
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "socket-enabled (the first multipath command starts it)");
+	b_close(&b);
+
 	/* Not running, not enabled: the configuration does not matter. */
 	b_scratch_from(&b, "b-ubuntu2204-nonfs");
 	b_remove(&b, "proc/402");
@@ -416,6 +581,130 @@ static void test_mpath_enabled_not_running(void **state)
 	b_remove(&b, "etc/systemd/system/sockets.target.wants/multipathd.socket");
 	f = mpath(&b);
 	assert_status(f, STATUS_UNKNOWN);
+	b_close(&b);
+}
+
+/* What Harvester's installer writes from os.externalStorageConfig (v1.7 test
+ * plan of harvester/harvester#6975): negated device entries, wwid ".*" and
+ * exceptions for the SAN. Longhorn's IET disk matches both negations. */
+static void test_mpath_harvester_external_storage(void **state)
+{
+	struct bctx b;
+	const struct finding *f = mpath_with_conf(&b, "defaults {\n"
+						      "  user_friendly_names yes\n"
+						      "  find_multipaths yes\n"
+						      "}\n"
+						      "blacklist {\n"
+						      "  device {\n"
+						      "    vendor \"!QEMU\"\n"
+						      "    product \"!QEMU HARDDISK\"\n"
+						      "  }\n"
+						      "  wwid \".*\"\n"
+						      "}\n"
+						      "blacklist_exceptions {\n"
+						      "  device {\n"
+						      "    vendor \"DELL\"\n"
+						      "    product \"POWERVAULT\"\n"
+						      "  }\n"
+						      "  wwid \"^0QEMU_QEMU_HARDDISK_disk[0-9]+\"\n"
+						      "}\n");
+	assert_status(f, STATUS_PASS);
+	assert_contains(
+	    b_ev(f, "longhorn_blacklisted_by"),
+	    "device { vendor \"!QEMU\" product \"!QEMU HARDDISK\" } (/etc/multipath.conf:6)");
+	b_close(&b);
+
+	/* An exception for every iSCSI disk (a SAN reached over iSCSI) lets
+	 * Longhorn's through again. */
+	f = mpath_with_conf(&b, "blacklist {\n  wwid \".*\"\n}\n"
+				"blacklist_exceptions {\n  wwid \"^36\"\n}\n");
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "cancelled by blacklist_exceptions wwid \"^36\"");
+	b_close(&b);
+}
+
+/* Harvester up to v1.4: multipathd.service enabled, but the installer puts
+ * multipath=off on the kernel command line, and the unit (upstream's, as SLE
+ * Micro ships it) has ConditionKernelCommandLine=!multipath=off: it never
+ * starts, so no Longhorn blacklist is needed. */
+#define SLE_MULTIPATHD_SERVICE                                                                     \
+	"[Unit]\nDescription=Device-Mapper Multipath Device Controller\n"                          \
+	"Before=lvm2-activation-early.service\n"                                                   \
+	"Before=local-fs-pre.target blk-availability.service shutdown.target\n"                    \
+	"Wants=systemd-udevd-kernel.socket modprobe@dm_multipath.service\n"                        \
+	"After=multipathd.socket systemd-remount-fs.service\nDefaultDependencies=no\n"             \
+	"Conflicts=shutdown.target\nConditionKernelCommandLine=!nompath\n"                         \
+	"ConditionKernelCommandLine=!multipath=off\nConditionVirtualization=!container\n\n"        \
+	"[Service]\nType=notify\nNotifyAccess=main\nExecStart=/sbin/multipathd -d -s\n"            \
+	"ExecReload=/sbin/multipathd reconfigure\nTasksMax=infinity\n\n[Install]\n"                \
+	"WantedBy=sysinit.target\n"
+#define HARVESTER_CMDLINE                                                                          \
+	"BOOT_IMAGE=(loop0)/boot/vmlinuz console=tty1 root=LABEL=COS_STATE "                       \
+	"cos-img/filename=/cOS/active.img panic=5 net.ifnames=1 rd.cos.oemlabel=COS_OEM "          \
+	"rd.emergency=reboot rd.shell=0 systemd.journald.forward_to_console=1 multipath=off\n"
+
+static void harvester14_root(struct bctx *b)
+{
+	b_scratch_from(b, "b-slemicro55-harvester");
+	b_remove(b, "proc/602");
+	b_remove(b, "etc/multipath/conf.d/99-longhorn.conf");
+	b_write(b, "usr/lib/systemd/system/multipathd.service", SLE_MULTIPATHD_SERVICE);
+	b_write(b, "proc/cmdline", HARVESTER_CMDLINE);
+}
+
+static void test_mpath_kernel_cmdline_off(void **state)
+{
+	struct bctx b;
+	harvester14_root(&b);
+	const struct finding *f = mpath(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "multipath=off");
+	assert_string_equal(b_ev(f, "kernel_cmdline_blocks"),
+			    "multipath=off (ConditionKernelCommandLine=!multipath=off in "
+			    "/usr/lib/systemd/system/multipathd.service)");
+	b_close(&b);
+
+	/* nompath likewise. */
+	harvester14_root(&b);
+	b_write(&b, "proc/cmdline", "root=/dev/sda2 quiet nompath\n");
+	f = mpath(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "nompath");
+	b_close(&b);
+
+	/* Harvester v1.5 overrides the unit in /etc without the condition, so
+	 * that multipathd can be enabled for third-party CSI drivers: it starts. */
+	harvester14_root(&b);
+	b_write(&b, "etc/systemd/system/multipathd.service",
+		"[Unit]\nDescription=Device-Mapper Multipath Device Controller\n"
+		"DefaultDependencies=no\n\n[Service]\nType=notify\n"
+		"ExecStart=/sbin/multipathd -d -s\n\n[Install]\nWantedBy=sysinit.target\n");
+	f = mpath(&b);
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "enabled (it starts at boot)");
+	b_close(&b);
+
+	/* A drop-in that empties the conditions: it starts too. */
+	harvester14_root(&b);
+	b_write(&b, "etc/systemd/system/multipathd.service.d/10-start.conf",
+		"[Unit]\nConditionKernelCommandLine=\n");
+	f = mpath(&b);
+	assert_status(f, STATUS_WARN);
+	b_close(&b);
+
+	/* Running anyway (started by hand): the condition does not matter. */
+	harvester14_root(&b);
+	b_write(&b, "proc/602/comm", "multipathd\n");
+	f = mpath(&b);
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "multipathd is running");
+	b_close(&b);
+
+	/* Without the option on the command line: WARN as before. */
+	harvester14_root(&b);
+	b_write(&b, "proc/cmdline", "root=/dev/sda2 quiet multipath=on\n");
+	f = mpath(&b);
+	assert_status(f, STATUS_WARN);
 	b_close(&b);
 }
 
@@ -586,6 +875,9 @@ int main(void)
 	    cmocka_unit_test(test_iscsi_pass_rhel_ubuntu),
 	    cmocka_unit_test(test_iscsi_nothing_installed),
 	    cmocka_unit_test(test_iscsi_generate_name),
+	    cmocka_unit_test(test_iscsi_name_from_iscsi_init),
+	    cmocka_unit_test(test_iscsi_name_as_iscsid_reads_it),
+	    cmocka_unit_test(test_iscsi_tcp_module),
 	    cmocka_unit_test(test_iscsi_initiator_name_forms),
 	    cmocka_unit_test(test_iscsi_masked_and_stopped),
 	    cmocka_unit_test(test_iscsi_unknown_inputs),
@@ -598,6 +890,8 @@ int main(void)
 	    cmocka_unit_test(test_mpath_other_covering_entries),
 	    cmocka_unit_test(test_mpath_invalid_regex_and_garbage),
 	    cmocka_unit_test(test_mpath_enabled_not_running),
+	    cmocka_unit_test(test_mpath_kernel_cmdline_off),
+	    cmocka_unit_test(test_mpath_harvester_external_storage),
 	    cmocka_unit_test(test_parser_grammar),
 	    cmocka_unit_test(test_parser_nesting_like_multipathd),
 	    cmocka_unit_test(test_parser_cover),
