@@ -147,12 +147,18 @@ void check_clock(struct agent_ctx *ctx, const char *id)
 	}
 	const char *via = d.running.n > 0 ? d.running.items[0] : NULL;
 	if (chrony_without_rtcsync(&c, &d, &cc)) {
-		finding_set(f, STATUS_FAIL,
-			    "the kernel clock is flagged unsynchronised (%s, STA_UNSYNC) although "
-			    "chronyd runs and bounds its error at %s: chronyd's configuration has "
-			    "no rtcsync, and without it chronyd on Linux never clears STA_UNSYNC, "
-			    "so the kernel cannot confirm the sync",
-			    timesync_state_name(c.state), maxerr);
+		/* chronyd writes its real error bound only while it is synchronised (16 s
+		 * otherwise), so the bound, not the flag, says whether it is: a healthy
+		 * node is not failed for a flag chronyd never clears. */
+		finding_set(
+		    f, STATUS_WARN,
+		    "chronyd runs synchronised (it bounds the error at %s%s%s) but leaves the "
+		    "kernel clock flagged unsynchronised (%s, STA_UNSYNC): its configuration "
+		    "has no rtcsync, and without it chronyd on Linux never clears the flag, "
+		    "so whatever reads the kernel's flag (timedatectl, time-sync.target) "
+		    "reports the clock unsynchronised",
+		    maxerr, c.maxerror_us > thr ? ", above " : "", c.maxerror_us > thr ? limit : "",
+		    timesync_state_name(c.state));
 		finding_remedy(f,
 			       "Add the line `rtcsync` to %s (the distributions' default "
 			       "configuration has it; remove any `rtcfile` line), then "
