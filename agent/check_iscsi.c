@@ -102,17 +102,9 @@ struct daemon {
  */
 static char *find_init_unit(const struct hostroot *hr)
 {
-	static const char *const dirs[] = {"etc/systemd/system", "run/systemd/system",
-					   "usr/lib/systemd/system", "lib/systemd/system"};
 	if (unitfiles_state(hr, ISCSI_INIT_UNIT, NULL) == UNITFILE_MASKED)
 		return NULL;
-	for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
-		_cleanup_free_ char *p = xasprintf("%s/%s", dirs[i], ISCSI_INIT_UNIT);
-		struct stat st;
-		if (hostroot_stat(hr, p, &st) == 0 && S_ISREG(st.st_mode))
-			return xasprintf("/%s", p);
-	}
-	return NULL;
+	return unitfiles_find(hr, ISCSI_INIT_UNIT);
 }
 
 static void judge_iscsiadm(const struct hostbin *b, const char *install, const char *dirs,

@@ -91,8 +91,6 @@ static void read_config(const struct hostroot *hr, struct mp_config *c)
  * multipathd never starts. Harvester up to v1.4 boots with multipath=off.
  */
 static const char *const off_options[] = {"multipath=off", "nompath"};
-static const char *const unit_dirs[] = {"etc/systemd/system", "run/systemd/system",
-					"usr/lib/systemd/system", "lib/systemd/system"};
 #define MULTIPATHD_UNIT "multipathd.service"
 
 /* systemd's match: an option with '=' equals a word; one without matches the
@@ -112,12 +110,6 @@ static bool cmdline_has(const char *cmdline, const char *opt)
 		p += wl;
 	}
 	return false;
-}
-
-static int cmp_basename(const void *a, const void *b)
-{
-	const char *x = strrchr(*(char *const *)a, '/'), *y = strrchr(*(char *const *)b, '/');
-	return strcmp(x ? x + 1 : *(char *const *)a, y ? y + 1 : *(char *const *)b);
 }
 
 /* The ConditionKernelCommandLine= values of one unit file, in order; an empty
@@ -146,32 +138,12 @@ static void unit_conditions(const struct hostroot *hr, const char *path, struct 
 static char *unit_refuses(const struct hostroot *hr, const char *opt)
 {
 	_cleanup_free_ char *want = xasprintf("!%s", opt);
-	struct strv conds = {0};
-	char *file = NULL;
-	for (size_t i = 0; i < ELEMENTSOF(unit_dirs) && !file; i++) {
-		_cleanup_free_ char *p = xasprintf("%s/%s", unit_dirs[i], MULTIPATHD_UNIT);
-		struct stat st;
-		if (hostroot_stat(hr, p, &st) == 0 && S_ISREG(st.st_mode)) {
-			unit_conditions(hr, p, &conds);
-			file = xasprintf("/%s", p);
-		}
-	}
-	struct strv dropins = {0};
-	for (size_t i = 0; i < ELEMENTSOF(unit_dirs) && file; i++) {
-		_cleanup_free_ char *dir = xasprintf("%s/%s.d", unit_dirs[i], MULTIPATHD_UNIT);
-		DIR *d = hostroot_opendir(hr, dir);
-		struct dirent *de;
-		while (d && (de = readdir(d)) && dropins.n < MAX_DROPINS)
-			if (endswith(de->d_name, ".conf") && de->d_name[0] != '.') {
-				_cleanup_free_ char *dp = xasprintf("%s/%s", dir, de->d_name);
-				strv_add(&dropins, dp);
-			}
-		if (d)
-			closedir(d);
-	}
-	/* systemd applies drop-ins of every directory in the order of their names. */
-	if (dropins.n > 1)
-		qsort(dropins.items, dropins.n, sizeof(char *), cmp_basename);
+	struct strv conds = {0}, dropins = {0};
+	char *file = unitfiles_find(hr, MULTIPATHD_UNIT);
+	if (!file)
+		return NULL;
+	unit_conditions(hr, file, &conds);
+	unitfiles_dropins(hr, MULTIPATHD_UNIT, MAX_DROPINS, &dropins);
 	for (size_t i = 0; i < dropins.n; i++)
 		unit_conditions(hr, dropins.items[i], &conds);
 	bool refuses = false;

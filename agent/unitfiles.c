@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const mask_dirs[] = {"etc/systemd/system", "run/systemd/system"};
@@ -97,4 +98,40 @@ void unitfiles_evidence(struct kv_list *ev, const char *key, int st, const char 
 		kv_add_strf(ev, key, "%s (%s)", unitfile_state_name(st), where);
 	else
 		kv_add_str(ev, key, unitfile_state_name(st));
+}
+
+char *unitfiles_find(const struct hostroot *hr, const char *unit)
+{
+	for (size_t i = 0; i < ELEMENTSOF(unit_dirs); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", unit_dirs[i], unit);
+		struct stat st;
+		if (hostroot_stat(hr, p, &st) == 0 && S_ISREG(st.st_mode))
+			return xasprintf("/%s", p);
+	}
+	return NULL;
+}
+
+static int cmp_basename(const void *a, const void *b)
+{
+	const char *x = strrchr(*(char *const *)a, '/'), *y = strrchr(*(char *const *)b, '/');
+	return strcmp(x ? x + 1 : *(char *const *)a, y ? y + 1 : *(char *const *)b);
+}
+
+void unitfiles_dropins(const struct hostroot *hr, const char *unit, size_t max, struct strv *ret)
+{
+	for (size_t i = 0; i < ELEMENTSOF(unit_dirs); i++) {
+		_cleanup_free_ char *dir = xasprintf("%s/%s.d", unit_dirs[i], unit);
+		DIR *d = hostroot_opendir(hr, dir);
+		struct dirent *de;
+		while (d && (de = readdir(d)) && ret->n < max)
+			if (endswith(de->d_name, ".conf") && de->d_name[0] != '.') {
+				_cleanup_free_ char *dp = xasprintf("%s/%s", dir, de->d_name);
+				strv_add(ret, dp);
+			}
+		if (d)
+			closedir(d);
+	}
+	/* systemd applies drop-ins of every directory in the order of their names. */
+	if (ret->n > 1)
+		qsort(ret->items, ret->n, sizeof(char *), cmp_basename);
 }

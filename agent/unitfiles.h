@@ -27,3 +27,11 @@ int unitfiles_state(const struct hostroot *hr, const char *unit, char **ret_wher
 const char *unitfile_state_name(enum unitfile_state s);
 /* Evidence key: the state unitfiles_state() returned (st) and the link that decided it. */
 void unitfiles_evidence(struct kv_list *ev, const char *key, int st, const char *where);
+/* The unit file systemd loads for unit: the first regular file named unit in
+ * /etc/systemd/system, /run/systemd/system, /usr/lib/systemd/system,
+ * /lib/systemd/system (earlier ones override later ones). Returns its host path
+ * ("/usr/lib/systemd/system/x.service"), or NULL. */
+char *unitfiles_find(const struct hostroot *hr, const char *unit);
+/* Its drop-ins (unit.d/\*.conf of every unit directory, at most max), in the order
+ * systemd applies them: by file name. */
+void unitfiles_dropins(const struct hostroot *hr, const char *unit, size_t max, struct strv *ret);
