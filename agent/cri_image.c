@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "http_header.h"
 #include "netguard.h"
 
 #define CRI_MAX_STRING	   4096
@@ -202,26 +203,19 @@ static size_t on_header(char *buf, size_t size, size_t nmemb, void *userdata)
 {
 	struct call *c = userdata;
 	size_t n = size * nmemb;
-	size_t k = 0;
-	while (k < n && buf[k] != ':')
-		k++;
-	if (k == n)
-		return n;
-	size_t v = k + 1, e = n;
-	while (v < e && (buf[v] == ' ' || buf[v] == '\t'))
-		v++;
-	while (e > v && (buf[e - 1] == '\r' || buf[e - 1] == '\n' || buf[e - 1] == ' '))
-		e--;
-	if (k == 11 && strncasecmp(buf, "grpc-status", 11) == 0) {
-		int st = 0;
-		bool ok = v < e && e - v <= 3;
-		for (size_t i = v; ok && i < e; i++) {
-			ok = buf[i] >= '0' && buf[i] <= '9';
-			st = st * 10 + (buf[i] - '0');
+	_cleanup_free_ char *st = http_header_value(buf, n, "grpc-status");
+	_cleanup_free_ char *msg = st ? NULL : http_header_value(buf, n, "grpc-message");
+	if (st) {
+		int code = 0;
+		size_t len = strlen(st);
+		bool ok = len > 0 && len <= 3;
+		for (size_t i = 0; ok && i < len; i++) {
+			ok = st[i] >= '0' && st[i] <= '9';
+			code = code * 10 + (st[i] - '0');
 		}
-		c->grpc_status = ok ? st : 2; /* unparsable: UNKNOWN, as gRPC clients do */
-	} else if (k == 12 && strncasecmp(buf, "grpc-message", 12) == 0) {
-		percent_decode(buf + v, e - v, c->grpc_message, sizeof(c->grpc_message));
+		c->grpc_status = ok ? code : 2; /* unparsable: UNKNOWN, as gRPC clients do */
+	} else if (msg) {
+		percent_decode(msg, strlen(msg), c->grpc_message, sizeof(c->grpc_message));
 	}
 	return n;
 }

@@ -7,7 +7,7 @@
  * containerd answers for its "k8s.io" namespace, the one kubelet's images are
  * in, and normalizes the name itself ("longhornio/x:v1" is
  * "docker.io/longhornio/x:v1"). runtime.v1 is asked first (containerd >= 1.5;
- * containerd 2 has only it), runtime.v1alpha2 when v1 is not implemented.
+ * containerd 2 has only it), runtime.v1alpha2 when the runtime answers UNIMPLEMENTED for v1.
  */
 #pragma once
 #include "util.h"

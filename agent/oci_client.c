@@ -1,4 +1,5 @@
 #include "oci_client.h"
+#include "http_header.h"
 #include "netguard.h"
 
 #include <curl/curl.h>
@@ -156,19 +157,6 @@ static void exchange_clear(struct exchange *x)
 	*x = (struct exchange){0};
 }
 
-static char *header_value(const char *line, size_t n, const char *name)
-{
-	size_t nl = strlen(name);
-	if (n <= nl || strncasecmp(line, name, nl) != 0 || line[nl] != ':')
-		return NULL;
-	const char *v = line + nl + 1, *e = line + n;
-	while (v < e && (*v == ' ' || *v == '\t'))
-		v++;
-	while (e > v && (e[-1] == '\r' || e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t'))
-		e--;
-	return xstrndup(v, (size_t)(e - v));
-}
-
 static size_t on_header(char *buf, size_t size, size_t nitems, void *userdata)
 {
 	struct exchange *x = userdata;
@@ -188,17 +176,17 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *userdata)
 		x->content_length = -1;
 		return n;
 	}
-	if ((v = header_value(buf, n, "WWW-Authenticate"))) {
+	if ((v = http_header_value(buf, n, "WWW-Authenticate"))) {
 		if (x->challenges.n < 8)
 			strv_add(&x->challenges, v);
 		free(v);
-	} else if ((v = header_value(buf, n, "Docker-Content-Digest"))) {
+	} else if ((v = http_header_value(buf, n, "Docker-Content-Digest"))) {
 		free(x->digest);
 		x->digest = v;
-	} else if ((v = header_value(buf, n, "Content-Type"))) {
+	} else if ((v = http_header_value(buf, n, "Content-Type"))) {
 		free(x->content_type);
 		x->content_type = v;
-	} else if ((v = header_value(buf, n, "Content-Length"))) {
+	} else if ((v = http_header_value(buf, n, "Content-Length"))) {
 		int64_t len;
 		if (util_parse_i64(v, &len) == 0)
 			x->content_length = len;
