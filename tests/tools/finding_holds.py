@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """finding_holds.py FILE CHECK EXPR: exit 0 when the first finding of CHECK
 anywhere in the JSON document FILE (a node report, /v1/nodes/NAME, a verdict)
-makes the Python expression EXPR true, with the finding as `f`; exit 1, with
+makes the Python expression EXPR true, with the finding as `f` (its evidence as `ev`); exit 1, with
 what was found on stderr, when there is none or it does not."""
 import json
 import re
@@ -27,7 +27,8 @@ def main():
         print("%s: %s" % (path, e), file=sys.stderr)
         return 1
     found = list(walk(doc, check))
-    if found and eval(expr, {"f": found[0], "json": json, "re": re}):
+    if found and eval(expr, {"f": found[0], "ev": found[0].get("evidence", {}), "json": json,
+                           "re": re}):
         return 0
     print("%s: %s" % (check, [(f["status"], f.get("message")) for f in found] or "no finding"),
           file=sys.stderr)
