@@ -273,14 +273,17 @@ void check_vsc_ambiguous(struct agg_ctx *ctx, const char *id)
 
 /* ---- api.vsc.backup-target ---- */
 
-/* BackupTarget `default` (Longhorn ≥ 1.8, and since 1.2 the mirror of the setting). */
-static void backup_target_judge(struct finding *f, const struct jv *bt, const char *classes)
+/* A BackupTarget's availability: `default` (Longhorn ≥ 1.8, and since 1.2 the
+ * mirror of the setting) or another one that volumes name. */
+static void backup_target_judge(struct finding *f, const struct jv *bt, const char *name,
+				const char *users)
 {
 	const struct jv *avail = JQ(bt, "status", "available");
 	const struct jv *cond = jq_condition(JQ(bt, "status", "conditions"), "Unavailable");
 	const char *url = JQS(bt, "spec", "backupTargetURL");
 	const char *cstatus = JQS(cond, "status"), *cmsg = JQS(cond, "message");
 	const char *creason = JQS(cond, "reason");
+	bool is_default = streq(name, "default");
 	bool available;
 	bool have_avail = avail && jv_is(avail, JV_BOOL);
 	available = have_avail && jv_bool(avail);
@@ -297,29 +300,161 @@ static void backup_target_judge(struct finding *f, const struct jv *bt, const ch
 	    cmsg && *cmsg ? cmsg : (url && !*url ? "backup target URL is empty" : NULL);
 	if (streq(cstatus, "True") || (have_avail && !available)) {
 		finding_set(f, STATUS_FAIL,
-			    "backup target default is not available (%s): snapshots with %s fail "
+			    "backup target %s is not available (%s): snapshots with %s fail "
 			    "as in case 4 and their deletion hangs (case 10)",
-			    why ? why : "status.available is false", classes);
-		finding_remedy(
-		    f,
-		    "configure a reachable backup target (Harvester UI Settings → "
-		    "backup-target, NFS or S3) and check kubectl -n longhorn-system get "
-		    "backuptargets.longhorn.io default -o jsonpath='{.status.available}'; "
-		    "or, without backups, switch to in-cluster snapshots: kubectl patch %s "
-		    "%s --type=merge -p '{\"parameters\":{\"type\":\"snap\"}}' (restores "
-		    "then depend on the source volume, cases 5, 17)",
-		    VSC_RESOURCE, classes);
+			    name, why ? why : "status.available is false", users);
+		if (is_default)
+			finding_remedy(
+			    f,
+			    "configure a reachable backup target (Harvester UI Settings → "
+			    "backup-target, NFS or S3) and check kubectl -n longhorn-system get "
+			    "backuptargets.longhorn.io default -o "
+			    "jsonpath='{.status.available}'; or, without backups, switch to "
+			    "in-cluster snapshots: kubectl patch %s %s --type=merge -p "
+			    "'{\"parameters\":{\"type\":\"snap\"}}' (restores then depend on the "
+			    "source volume, cases 5, 17)",
+			    VSC_RESOURCE, users);
+		else
+			finding_remedy(
+			    f,
+			    "make backup target %s reachable (Longhorn UI Setting → Backup "
+			    "Target: its URL and credential secret) and check kubectl -n "
+			    "longhorn-system get backuptargets.longhorn.io %s -o "
+			    "jsonpath='{.status.available}'; or move its volumes to a reachable "
+			    "target: kubectl -n longhorn-system patch volumes.longhorn.io VOLUME "
+			    "--type=merge -p '{\"spec\":{\"backupTargetName\":\"default\"}}'",
+			    name, name);
 	} else if (have_avail && available) {
-		finding_set(f, STATUS_PASS, "backup target default is available (%s)",
+		finding_set(f, STATUS_PASS, "backup target %s is available (%s)", name,
 			    url ? url : STORAGE_ABSENT);
 	} else {
 		finding_set(f, STATUS_UNKNOWN,
-			    "BackupTarget default reports no availability yet (status.available "
-			    "absent)");
+			    "BackupTarget %s reports no availability yet (status.available "
+			    "absent)",
+			    name);
 		finding_remedy(f,
-			       "kubectl -n longhorn-system get backuptargets.longhorn.io default "
-			       "-o yaml");
+			       "kubectl -n longhorn-system get backuptargets.longhorn.io %s -o "
+			       "yaml",
+			       name);
 	}
+}
+
+/* A backup target other than `default` and who names it. Since Longhorn 1.8 a
+ * volume's backups go to the target its spec.backupTargetName names (the Backup
+ * takes it from the volume), and a StorageClass's parameters.backupTargetName
+ * sets it on the volumes it provisions. */
+struct bt_user {
+	const char *name;
+	size_t n_volumes, n_classes;
+	char *volumes, *classes; /* the first few names, "a, b" */
+};
+
+#define BT_USER_NAMES 5
+
+static struct bt_user *bt_user_of(struct bt_user **users, size_t *n, const char *name)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (streq((*users)[i].name, name))
+			return &(*users)[i];
+	*users = xrealloc(*users, (*n + 1) * sizeof(**users));
+	(*users)[*n] = (struct bt_user){.name = name};
+	return &(*users)[(*n)++];
+}
+
+static void bt_user_add(char **list, size_t *count, const char *name)
+{
+	if (*count < BT_USER_NAMES)
+		storage_appendf(list, "%s%s", *count ? ", " : "", name ? name : "?");
+	else if (*count == BT_USER_NAMES)
+		storage_appendf(list, ", …");
+	(*count)++;
+}
+
+static int bt_user_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct bt_user *)a)->name, ((const struct bt_user *)b)->name);
+}
+
+/* The targets other than `default` that live volumes and Longhorn StorageClasses
+ * name, sorted by name. */
+static size_t backup_target_users(const struct cluster_state *cs, struct bt_user **ret)
+{
+	struct bt_user *u = NULL;
+	size_t n = 0;
+	const struct jv *vols = cs_items(cs, RES_LH_VOLUMES);
+	for (size_t i = 0; i < jq_len(vols); i++) {
+		const struct jv *v = jq_at(vols, i);
+		const char *t = JQS(v, "spec", "backupTargetName");
+		if (!t || !*t || streq(t, "default") || storage_deleting(v))
+			continue;
+		struct bt_user *e = bt_user_of(&u, &n, t);
+		bt_user_add(&e->volumes, &e->n_volumes, jq_name(v));
+	}
+	const struct jv *scs = cs_items(cs, RES_STORAGECLASSES);
+	for (size_t i = 0; i < jq_len(scs); i++) {
+		const struct jv *c = jq_at(scs, i);
+		const char *t = JQS(c, "parameters", "backupTargetName");
+		if (!streq(JQS(c, "provisioner"), LONGHORN_DRIVER) || !t || !*t ||
+		    streq(t, "default"))
+			continue;
+		struct bt_user *e = bt_user_of(&u, &n, t);
+		bt_user_add(&e->classes, &e->n_classes, jq_name(c));
+	}
+	if (n)
+		qsort(u, n, sizeof(*u), bt_user_cmp);
+	*ret = u;
+	return n;
+}
+
+/* One finding per other target in use: its volumes' backups fail with it. */
+static void backup_targets_in_use(struct agg_ctx *ctx, const char *id, const char *classes)
+{
+	const struct cluster_state *cs = ctx->cs;
+	struct bt_user *u;
+	size_t n = backup_target_users(cs, &u);
+	for (size_t i = 0; i < n; i++) {
+		struct finding *f = agg_finding(ctx, id);
+		finding_set_object(f, "BackupTarget/longhorn-system/%s", u[i].name);
+		kv_add_str(&f->evidence, "path",
+			   "BackupTarget named by volumes' spec.backupTargetName or Longhorn "
+			   "StorageClasses' parameters.backupTargetName (Longhorn >= 1.8)");
+		if (u[i].n_volumes) {
+			kv_add_int(&f->evidence, "volumes_naming_it", (int64_t)u[i].n_volumes);
+			kv_add_str(&f->evidence, "volumes", u[i].volumes);
+		}
+		if (u[i].n_classes)
+			kv_add_str(&f->evidence, "storage_classes", u[i].classes);
+		_cleanup_free_ char *users = NULL;
+		if (u[i].n_volumes)
+			storage_appendf(&users, "%zu volume%s (%s)", u[i].n_volumes,
+					u[i].n_volumes == 1 ? "" : "s", u[i].volumes);
+		if (u[i].n_classes)
+			storage_appendf(&users, "%sStorageClass%s %s", users ? " and " : "",
+					u[i].n_classes == 1 ? "" : "es", u[i].classes);
+		const struct jv *bt = cs_find(cs, RES_LH_BACKUPTARGETS, NULL, u[i].name);
+		if (!bt) {
+			finding_set(f, STATUS_FAIL,
+				    "BackupTarget %s does not exist, but %s name it: their backups "
+				    "(snapshots with %s) fail",
+				    u[i].name, users, classes);
+			finding_remedy(
+			    f,
+			    "create backup target %s (Longhorn UI Setting → Backup Target), or "
+			    "point the volumes at an existing one: kubectl -n longhorn-system "
+			    "patch volumes.longhorn.io VOLUME --type=merge -p "
+			    "'{\"spec\":{\"backupTargetName\":\"default\"}}' (and the "
+			    "StorageClass's parameters.backupTargetName for new volumes: "
+			    "StorageClass parameters are immutable, recreate it)",
+			    u[i].name);
+		} else {
+			_cleanup_free_ char *what = NULL;
+			storage_appendf(&what, "%s of %s", classes, users);
+			backup_target_judge(f, bt, u[i].name, what);
+		}
+		free(u[i].volumes);
+		free(u[i].classes);
+	}
+	free(u);
 }
 
 /* Longhorn < 1.8: the backup-target setting (no availability is reported there). */
@@ -397,7 +532,7 @@ void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 	if (bt) {
 		kv_add_str(&f->evidence, "path",
 			   "BackupTarget default: status.available and condition Unavailable");
-		backup_target_judge(f, bt, classes);
+		backup_target_judge(f, bt, "default", classes);
 	} else if (have_ver && longhorn_version_at_least(&ver, 1, 8)) {
 		kv_add_str(&f->evidence, "path", "BackupTarget default (Longhorn >= 1.8)");
 		finding_set(f, STATUS_FAIL,
@@ -410,6 +545,21 @@ void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 	} else {
 		backup_setting_judge(ctx, f, classes);
 	}
+	/* The targets other than default that volumes name (the targets
+	 * themselves are a need of the check: listed when it runs). Without the
+	 * volumes or StorageClasses that is not known: said beside the default's
+	 * verdict. */
+	static const enum resource_id users_from[] = {RES_LH_VOLUMES, RES_STORAGECLASSES};
+	for (size_t i = 0; i < ELEMENTSOF(users_from); i++) {
+		enum resource_status rs = cs->res[users_from[i]].status;
+		if (rs == RES_COLLECTED || rs == RES_NOT_INSTALLED)
+			continue;
+		_cleanup_free_ char *res = resource_display_name(&resource_defs[users_from[i]]);
+		kv_add_strf(&f->evidence, "other_targets_not_judged", "%s %s", res,
+			    resource_status_name(rs));
+		break;
+	}
+	backup_targets_in_use(ctx, id, classes);
 }
 
 /* ---- api.vsc.snap-restore-risk ---- */

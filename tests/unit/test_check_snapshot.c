@@ -220,6 +220,114 @@ static void test_backup_target_old_longhorn(void **state)
 	harness_clear(&h);
 }
 
+/* Longhorn >= 1.8: volumes and StorageClasses that name another BackupTarget. */
+static void add_lh_volume(struct harness *h, const char *name, const char *target, bool deleting)
+{
+	char spec[256];
+	snprintf(spec, sizeof(spec),
+		 "\"spec\":{\"size\":\"10737418240\",\"numberOfReplicas\":3%s%s%s},"
+		 "\"status\":{\"state\":\"attached\",\"robustness\":\"healthy\"}",
+		 target ? ",\"backupTargetName\":\"" : "", target ? target : "",
+		 target ? "\"" : "");
+	harness_add(h, lh_obj("Volume", name,
+			      deleting ? "\"deletionTimestamp\":\"2026-11-30T20:00:00Z\"" : NULL,
+			      spec));
+}
+
+static void test_backup_target_other_targets(void **state)
+{
+	struct harness h;
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-harvester.json");
+	harness_load(&h, "storage/settings-longhorn-1.11.json");
+	harness_load(&h, "storage/backuptargets-multi.json");
+	add_lh_volume(&h, "pvc-0b1c2d3e-aaaa-4bbb-8ccc-000000000001", "default", false);
+	add_lh_volume(&h, "pvc-0b1c2d3e-aaaa-4bbb-8ccc-000000000002", "s3-dr", false);
+	add_lh_volume(&h, "pvc-0b1c2d3e-aaaa-4bbb-8ccc-000000000003", "s3-dr", false);
+	add_lh_volume(&h, "pvc-0b1c2d3e-aaaa-4bbb-8ccc-000000000004", NULL, false);
+	/* Being deleted: its backups no longer matter. */
+	add_lh_volume(&h, "pvc-0b1c2d3e-aaaa-4bbb-8ccc-000000000005", "nfs-gone", true);
+	harness_add(&h, k8s_obj(K8S_STORAGE, "StorageClass", NULL, "longhorn-dr", NULL,
+				"\"provisioner\":\"driver.longhorn.io\",\"parameters\":"
+				"{\"numberOfReplicas\":\"3\",\"backupTargetName\":\"s3-dr\"}"));
+	/* Another driver's parameter of the same name is not Longhorn's. */
+	harness_add(&h, k8s_obj(K8S_STORAGE, "StorageClass", NULL, "other", NULL,
+				"\"provisioner\":\"example.com/csi\",\"parameters\":"
+				"{\"backupTargetName\":\"elsewhere\"}"));
+	harness_run(&h, VSC_BT);
+	assert_int_equal(h.out.n, 2);
+	assert_int_equal(harness_status(&h, VSC_BT), STATUS_FAIL);
+	const struct finding *f = harness_finding(&h, VSC_BT, NULL);
+	assert_null(f->object);
+	assert_int_equal(f->status, STATUS_PASS);
+	f = harness_finding(&h, VSC_BT, "BackupTarget/longhorn-system/s3-dr");
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "backup target s3-dr is not available (failed to "
+					   "list backup volumes in s3://harvester-dr@us-east-1/"));
+	assert_non_null(strstr(f->message, "2 volumes (pvc-0b1c2d3e-aaaa-4bbb-8ccc-000000000002, "
+					   "pvc-0b1c2d3e-aaaa-4bbb-8ccc-000000000003) and "
+					   "StorageClass longhorn-dr"));
+	int64_t n = 0;
+	assert_true(kv_get_int(&f->evidence, "volumes_naming_it", &n));
+	assert_int_equal(n, 2);
+	assert_string_equal(harness_ev(f, "storage_classes"), "longhorn-dr");
+	assert_string_equal(harness_ev(f, "backup_target_url"), "s3://harvester-dr@us-east-1/");
+	assert_non_null(strstr(f->remediation, "backuptargets.longhorn.io s3-dr"));
+	assert_null(strstr(f->remediation, "Harvester UI"));
+	harness_clear(&h);
+
+	/* A target the volumes name that does not exist; a StorageClass alone names
+	 * another one that is available. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-harvester.json");
+	harness_load(&h, "storage/settings-longhorn-1.11.json");
+	harness_load(&h, "storage/backuptargets-available.json");
+	add_lh_volume(&h, "pvc-1", "nfs-old", false);
+	harness_add(&h, k8s_obj(K8S_STORAGE, "StorageClass", NULL, "longhorn-default", NULL,
+				"\"provisioner\":\"driver.longhorn.io\",\"parameters\":"
+				"{\"backupTargetName\":\"default\"}"));
+	harness_run(&h, VSC_BT);
+	assert_int_equal(h.out.n, 2);
+	f = harness_finding(&h, VSC_BT, "BackupTarget/longhorn-system/nfs-old");
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "BackupTarget nfs-old does not exist, but 1 volume "
+					   "(pvc-1) name it"));
+	assert_non_null(strstr(f->remediation, "\"backupTargetName\":\"default\""));
+	harness_clear(&h);
+
+	/* Many volumes: the first five are named, all are counted. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-harvester.json");
+	harness_load(&h, "storage/settings-longhorn-1.11.json");
+	harness_load(&h, "storage/backuptargets-multi.json");
+	for (int i = 0; i < 7; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "pvc-%d", i);
+		add_lh_volume(&h, name, "s3-dr", false);
+	}
+	harness_run(&h, VSC_BT);
+	f = harness_finding(&h, VSC_BT, "BackupTarget/longhorn-system/s3-dr");
+	assert_string_equal(harness_ev(f, "volumes"), "pvc-0, pvc-1, pvc-2, pvc-3, pvc-4, …");
+	assert_true(kv_get_int(&f->evidence, "volumes_naming_it", &n));
+	assert_int_equal(n, 7);
+	harness_clear(&h);
+}
+
+/* Volumes not collected: the other targets are not judged, and the default's
+ * finding says so. */
+static void test_backup_target_users_not_collected(void **state)
+{
+	struct harness h;
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-harvester.json");
+	harness_load(&h, "storage/settings-longhorn-1.11.json");
+	harness_load(&h, "storage/backuptargets-available.json");
+	cs_set_status(&h.cs, RES_LH_VOLUMES, RES_FORBIDDEN, "403");
+	const struct finding *f = harness_expect(&h, VSC_BT, STATUS_PASS);
+	assert_non_null(strstr(harness_ev(f, "other_targets_not_judged"), "forbidden"));
+	harness_clear(&h);
+}
+
 static void test_backup_target_unknown_skip(void **state)
 {
 	static const struct {
@@ -656,6 +764,8 @@ int main(void)
 	    cmocka_unit_test(test_backup_target_available_pass),
 	    cmocka_unit_test(test_backup_target_old_longhorn),
 	    cmocka_unit_test(test_backup_target_unknown_skip),
+	    cmocka_unit_test(test_backup_target_other_targets),
+	    cmocka_unit_test(test_backup_target_users_not_collected),
 	    cmocka_unit_test(test_snap_restore_risk),
 	    cmocka_unit_test(test_restorable_case17_fail),
 	    cmocka_unit_test(test_restorable_pass),
