@@ -189,6 +189,75 @@ static const char *kubelet_stop(const struct jv *pod)
 	return NULL;
 }
 
+/* The Job controlling a pod (ownerReferences: kind Job, controller true): its
+ * uid (its name when the reference has none), and its name in *ret_name; NULL
+ * for a pod no Job controls. */
+static const char *pod_job(const struct jv *pod, const char **ret_name)
+{
+	const struct jv *owners = JQ(pod, "metadata", "ownerReferences");
+	for (size_t i = 0; i < jq_len(owners); i++) {
+		const struct jv *o = jq_at(owners, i), *ctl = JQ(o, "controller");
+		if (!streq(JQS(o, "kind"), "Job") || !ctl || !jv_is(ctl, JV_BOOL) || !jv_bool(ctl))
+			continue;
+		*ret_name = JQS(o, "name") ? JQS(o, "name") : "?";
+		return JQS(o, "uid") ? JQS(o, "uid") : JQS(o, "name");
+	}
+	return NULL;
+}
+
+/* Jobs with a pod that succeeded: their failed attempts are history. A Job
+ * retries a failed pod with a new one (backoffLimit) and keeps the failed ones
+ * (Harvester's promote and upgrade Jobs, Longhorn's pre-upgrade Job), so a
+ * failure within the hour followed by success is no ongoing crash. */
+struct job_done {
+	const char *ns, *job, *pod;
+	int64_t created;
+};
+
+struct jobs_done {
+	struct job_done *v;
+	size_t n;
+};
+
+static void jobs_done_collect(const struct jv *pods, struct jobs_done *d)
+{
+	*d = (struct jobs_done){0};
+	for (size_t i = 0; i < jq_len(pods); i++) {
+		const struct jv *p = jq_at(pods, i);
+		const char *name, *job;
+		int64_t created;
+		if (!watched_namespace(jq_namespace(p)) ||
+		    !streq(JQS(p, "status", "phase"), "Succeeded") || !(job = pod_job(p, &name)) ||
+		    !jq_time(JQ(p, "metadata", "creationTimestamp"), &created))
+			continue;
+		d->v = xrealloc(d->v, (d->n + 1) * sizeof(*d->v));
+		d->v[d->n++] =
+		    (struct job_done){jq_namespace(p), job, jq_name(p) ? jq_name(p) : "?", created};
+	}
+}
+
+/* The pod whose success made pod's crash history (pod itself when it
+ * succeeded; else a pod of the same Job created after it, a retry), and its
+ * Job's name in *ret_job; NULL when the crash may be ongoing. */
+static const char *job_done_by(const struct jobs_done *d, const struct jv *pod,
+			       const char **ret_job)
+{
+	const char *job = pod_job(pod, ret_job);
+	if (!job)
+		return NULL;
+	if (streq(JQS(pod, "status", "phase"), "Succeeded"))
+		return jq_name(pod) ? jq_name(pod) : "?";
+	int64_t created;
+	if (!streq(JQS(pod, "status", "phase"), "Failed") ||
+	    !jq_time(JQ(pod, "metadata", "creationTimestamp"), &created))
+		return NULL;
+	for (size_t i = 0; i < d->n; i++)
+		if (streq(d->v[i].ns, jq_namespace(pod)) && streq(d->v[i].job, job) &&
+		    d->v[i].created >= created)
+			return d->v[i].pod;
+	return NULL;
+}
+
 static void restart_remedy(struct finding *f, const struct jv *pod, const struct crash *c,
 			   int64_t code, const char *reason)
 {
@@ -230,14 +299,26 @@ static void restart_remedy(struct finding *f, const struct jv *pod, const struct
 }
 
 static void crash_finding(struct agg_ctx *ctx, const char *id, const struct jv *pod,
-			  const struct crash *c)
+			  const struct crash *c, const struct jobs_done *jobs)
 {
 	int64_t code;
 	bool benign;
 	const char *what = classify(c->term, &code, &benign);
 	const char *reason = JQS(c->term, "reason"), *stopped = kubelet_stop(pod);
+	const char *job = NULL, *done_by = c->waiting ? NULL : job_done_by(jobs, pod, &job);
+	_cleanup_free_ char *what_done = NULL;
 	if (stopped) {
 		what = stopped;
+		benign = true;
+	} else if (done_by) {
+		what_done = streq(done_by, jq_name(pod))
+				? xasprintf("%s; the pod then completed (Job %s): history, not "
+					    "an ongoing crash",
+					    what, job)
+				: xasprintf("%s; a later attempt of Job %s succeeded (pod %s): "
+					    "history, not an ongoing crash",
+					    what, job, done_by);
+		what = what_done;
 		benign = true;
 	}
 	bool recent = c->when_known && ctx->now_ns - c->when <= RECENT_NS;
@@ -263,6 +344,10 @@ static void crash_finding(struct agg_ctx *ctx, const char *id, const struct jv *
 	}
 	if (c->waiting)
 		kv_add_str(&f->evidence, "state", c->waiting);
+	if (done_by) {
+		kv_add_str(&f->evidence, "job", job);
+		kv_add_str(&f->evidence, "job_succeeded_pod", done_by);
+	}
 	if (stopped) {
 		kv_add_str(&f->evidence, "pod_reason", JQS(pod, "status", "reason"));
 		if (JQS(pod, "status", "message"))
@@ -288,10 +373,20 @@ static void crash_finding(struct agg_ctx *ctx, const char *id, const struct jv *
 			    "container %s restarted %lld times; when it last crashed is not "
 			    "recorded: %s",
 			    c->container ? c->container : "?", (long long)c->restarts, what);
-	restart_remedy(f, pod, c, code, reason);
+	if (done_by && !streq(done_by, jq_name(pod)))
+		finding_remedy(
+		    f,
+		    "Job %s completed; kubectl -n %s logs %s -c %s says why this "
+		    "attempt failed; delete the leftover pod: kubectl -n %s delete pod %s",
+		    job, kubevirt_util_str(jq_namespace(pod)), kubevirt_util_str(jq_name(pod)),
+		    c->container ? c->container : "?", kubevirt_util_str(jq_namespace(pod)),
+		    kubevirt_util_str(jq_name(pod)));
+	else
+		restart_remedy(f, pod, c, code, reason);
 }
 
-static void pod_restarts(struct agg_ctx *ctx, const char *id, const struct jv *pod, size_t *flagged)
+static void pod_restarts(struct agg_ctx *ctx, const char *id, const struct jv *pod,
+			 const struct jobs_done *jobs, size_t *flagged)
 {
 	static const char *const lists[] = {"initContainerStatuses", "containerStatuses"};
 	for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
@@ -300,7 +395,7 @@ static void pod_restarts(struct agg_ctx *ctx, const char *id, const struct jv *p
 			struct crash c;
 			if (!crash_of(pod, jq_at(arr, i), &c))
 				continue;
-			crash_finding(ctx, id, pod, &c);
+			crash_finding(ctx, id, pod, &c, jobs);
 			(*flagged)++;
 		}
 	}
@@ -310,13 +405,16 @@ void check_pods_restarts(struct agg_ctx *ctx, const char *id)
 {
 	const struct jv *pods = cs_items(ctx->cs, RES_PODS);
 	size_t n = 0, flagged = 0;
+	struct jobs_done jobs;
+	jobs_done_collect(pods, &jobs);
 	for (size_t i = 0; i < jq_len(pods); i++) {
 		const struct jv *p = jq_at(pods, i);
 		if (!watched_namespace(jq_namespace(p)))
 			continue;
 		n++;
-		pod_restarts(ctx, id, p, &flagged);
+		pod_restarts(ctx, id, p, &jobs, &flagged);
 	}
+	free(jobs.v);
 	if (n == 0) {
 		finding_set(agg_finding(ctx, id), STATUS_SKIP,
 			    "no pods in harvester-system, longhorn-system or cattle-system");

@@ -243,6 +243,103 @@ static void test_restarts_kubelet_stopped(void **state)
 	harness_clear(&h);
 }
 
+/* A Harvester promote Job's pod (harvester-system): phase, creation time, the
+ * Job's uid, and one container's status (JSON). */
+static void add_job_pod(struct harness *h, const char *name, const char *job, const char *uid,
+			const char *phase, const char *created, const char *cstatus)
+{
+	char buf[2048];
+	snprintf(buf, sizeof(buf),
+		 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\","
+		 "\"namespace\":\"harvester-system\",\"creationTimestamp\":\"%s\",\"labels\":{"
+		 "\"batch.kubernetes.io/job-name\":\"%s\",\"job-name\":\"%s\"},"
+		 "\"ownerReferences\":[{\"apiVersion\":\"batch/v1\",\"blockOwnerDeletion\":true,"
+		 "\"controller\":true,\"kind\":\"Job\",\"name\":\"%s\",\"uid\":\"%s\"}]},"
+		 "\"spec\":{\"nodeName\":\"node-2\",\"restartPolicy\":\"%s\"},\"status\":{"
+		 "\"phase\":\"%s\",\"containerStatuses\":[%s]}}",
+		 name, created, job, job, job, uid,
+		 strstr(cstatus, "\"restartCount\":0") ? "Never" : "OnFailure", phase, cstatus);
+	harness_add(h, buf);
+}
+
+#define PROMOTE_UID "0d6f1c2a-7b3e-4c59-9a81-2e4f6b8c0d13"
+#define PROMOTE_FAILED                                                                             \
+	"{\"name\":\"promote\",\"restartCount\":0,\"state\":{\"terminated\":{\"exitCode\":1,"      \
+	"\"reason\":\"Error\",\"startedAt\":\"2026-09-05T14:01:10Z\",\"finishedAt\":"              \
+	"\"2026-09-05T14:02:40Z\"}}}"
+#define PROMOTE_DONE                                                                               \
+	"{\"name\":\"promote\",\"restartCount\":0,\"state\":{\"terminated\":{\"exitCode\":0,"      \
+	"\"reason\":\"Completed\",\"startedAt\":\"2026-09-05T14:03:05Z\",\"finishedAt\":"          \
+	"\"2026-09-05T14:06:30Z\"}}}"
+
+/* A Job retries a failed pod with a new one and keeps the failed one: once a
+ * later attempt succeeded, the failure within the hour is history (WARN). */
+static void test_restarts_job_retried(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	h.now_ns = T_CRASH_FRESH;
+	add_job_pod(&h, "harvester-promote-node-2-7vq2k", "harvester-promote-node-2", PROMOTE_UID,
+		    "Failed", "2026-09-05T14:01:02Z", PROMOTE_FAILED);
+	add_job_pod(&h, "harvester-promote-node-2-x9b4m", "harvester-promote-node-2", PROMOTE_UID,
+		    "Succeeded", "2026-09-05T14:02:58Z", PROMOTE_DONE);
+	harness_run(&h, PR);
+	const struct finding *f =
+	    harness_finding(&h, PR, "Pod/harvester-system/harvester-promote-node-2-7vq2k");
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "a later attempt of Job harvester-promote-node-2 "
+					   "succeeded (pod harvester-promote-node-2-x9b4m)"));
+	assert_string_equal(harness_ev(f, "job"), "harvester-promote-node-2");
+	assert_string_equal(harness_ev(f, "job_succeeded_pod"), "harvester-promote-node-2-x9b4m");
+	assert_non_null(strstr(f->remediation, "kubectl -n harvester-system delete pod "
+					       "harvester-promote-node-2-7vq2k"));
+	assert_int_equal(harness_status(&h, PR), STATUS_WARN);
+	harness_clear(&h);
+
+	/* No attempt succeeded (yet): the failure within the hour is a FAIL. */
+	harness_init(&h);
+	h.now_ns = T_CRASH_FRESH;
+	add_job_pod(&h, "harvester-promote-node-2-7vq2k", "harvester-promote-node-2", PROMOTE_UID,
+		    "Failed", "2026-09-05T14:01:02Z", PROMOTE_FAILED);
+	/* Another Job's success says nothing about this one. */
+	add_job_pod(&h, "harvester-promote-node-3-a1b2c", "harvester-promote-node-3",
+		    "5e0c9b7a-1d2f-4a38-8e61-3c5d7f9a1b24", "Succeeded", "2026-09-05T14:02:58Z",
+		    PROMOTE_DONE);
+	harness_run(&h, PR);
+	f = harness_finding(&h, PR, "Pod/harvester-system/harvester-promote-node-2-7vq2k");
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_string_equal(harness_ev(f, "job"), "");
+	harness_clear(&h);
+
+	/* A pod of the Job that succeeded before this one failed (completions > 1):
+	 * the failure is not behind it. */
+	harness_init(&h);
+	h.now_ns = T_CRASH_FRESH;
+	add_job_pod(&h, "harvester-promote-node-2-x9b4m", "harvester-promote-node-2", PROMOTE_UID,
+		    "Succeeded", "2026-09-05T13:58:00Z", PROMOTE_DONE);
+	add_job_pod(&h, "harvester-promote-node-2-7vq2k", "harvester-promote-node-2", PROMOTE_UID,
+		    "Failed", "2026-09-05T14:01:02Z", PROMOTE_FAILED);
+	harness_run(&h, PR);
+	assert_int_equal(harness_status(&h, PR), STATUS_FAIL);
+	harness_clear(&h);
+
+	/* restartPolicy OnFailure: the container crashed twice, then the pod completed. */
+	harness_init(&h);
+	h.now_ns = T_CRASH_FRESH;
+	add_job_pod(&h, "harvester-promote-node-2-x9b4m", "harvester-promote-node-2", PROMOTE_UID,
+		    "Succeeded", "2026-09-05T14:00:00Z",
+		    "{\"name\":\"promote\",\"restartCount\":2,\"lastState\":{\"terminated\":{"
+		    "\"exitCode\":1,\"reason\":\"Error\",\"finishedAt\":\"2026-09-05T14:02:40Z\"}},"
+		    "\"state\":{\"terminated\":{\"exitCode\":0,\"reason\":\"Completed\","
+		    "\"finishedAt\":\"2026-09-05T14:06:30Z\"}}}");
+	harness_run(&h, PR);
+	f = harness_finding(&h, PR, "Pod/harvester-system/harvester-promote-node-2-x9b4m");
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(
+	    strstr(f->message, "the pod then completed (Job harvester-promote-node-2)"));
+	harness_clear(&h);
+}
+
 static void test_restarts_garbage(void **state)
 {
 	const char *weird[] = {
@@ -706,6 +803,7 @@ int main(void)
 	    cmocka_unit_test(test_restarts_other),
 	    cmocka_unit_test(test_restarts_garbage),
 	    cmocka_unit_test(test_restarts_kubelet_stopped),
+	    cmocka_unit_test(test_restarts_job_retried),
 	    cmocka_unit_test(test_apiservices),
 	    cmocka_unit_test(test_endpoint_expire_parse),
 	    cmocka_unit_test(test_endpoint_skips),
