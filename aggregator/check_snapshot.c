@@ -7,14 +7,27 @@
  *   api.snapshot.restorable      readyToUse=true but the data is gone (case 17)
  *   api.snapshot.stuck-deletion  deletion held by finalizers (case 10)
  *
- * Which class a VM snapshot uses (KubeVirt pkg/storage/snapshot getVolumeSnapshotClassName,
- * CDI pkg/controller/common GetVolumeSnapshotClass): KubeVirt ≥ 1.5 (and 1.3 backports)
- * takes the class named in the CDI StorageProfile of the PVC's StorageClass. CDI fills
- * StorageProfile status.snapshotClass with the first class of the driver annotated
- * snapshot.storage.kubernetes.io/is-default-class="true", else with the first by name —
- * which is why `longhorn` won over `longhorn-snapshot` in case 4. A StorageProfile
- * spec.snapshotClass overrides both (hvready does not read StorageProfiles).
+ * Which class a VM snapshot uses, per StorageClass of the disk's PVC (read in
+ * kubevirt/kubevirt pkg/storage/snapshot/snapshot.go getVolumeSnapshotClassName, and
+ * kubevirt/containerized-data-importer pkg/controller/storageprofile-controller.go and
+ * pkg/controller/common/util.go GetVolumeSnapshotClass):
+ *   1. KubeVirt takes the CDI StorageProfile's status.snapshotClass when it is set, and
+ *      only checks that the class exists — not its driver. A class that does not exist
+ *      gives "no class": the disk is left out of the VM snapshot.
+ *   2. CDI writes status.snapshotClass from spec.snapshotClass when that names a class of
+ *      the StorageClass's provisioner (a missing one fails its reconcile; another
+ *      driver's is ignored), else from the first class of the driver annotated
+ *      snapshot.storage.kubernetes.io/is-default-class="true", else the first by name —
+ *      which is why `longhorn` won over `longhorn-snapshot` in case 4. CDI never clears
+ *      status.snapshotClass, so it can outlive its class.
+ *   3. Without a status.snapshotClass (no CDI, or no profile yet) KubeVirt uses the
+ *      only class of the provisioner, else one carrying the default annotation (its key,
+ *      any value), else it errors "N matching VolumeSnapshotClasses" and the VM
+ *      snapshot fails.
+ * When StorageProfiles were not read (forbidden, failed, no file) hvready emulates
+ * rule 2 and says so in the evidence.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,24 +103,6 @@ static size_t longhorn_classes(const struct cluster_state *cs, struct vsc **ret)
 	return n;
 }
 
-/* The class a VM snapshot of a Longhorn PVC uses, and why (see the top comment). */
-static const struct vsc *vsc_pick(const struct vsc *v, size_t n, const char **why)
-{
-	if (n == 0)
-		return NULL;
-	if (n == 1) {
-		*why = "the only Longhorn class";
-		return &v[0];
-	}
-	for (size_t i = 0; i < n; i++)
-		if (v[i].is_default) {
-			*why = "annotated " ANN_VSC_DEFAULT "=true";
-			return &v[i];
-		}
-	*why = "first by name: CDI's StorageProfile picks it and KubeVirt follows";
-	return &v[0];
-}
-
 static void vsc_evidence(struct finding *f, const struct vsc *v, size_t n)
 {
 	struct value_list *l = kv_add_list(&f->evidence, "longhorn_classes");
@@ -129,6 +124,287 @@ static bool vsc_applies(struct agg_ctx *ctx, const char *id)
 		return false;
 	}
 	return true;
+}
+
+/* ---- which class VM snapshots use, per Longhorn StorageClass (see the top comment) ---- */
+
+#define SP_RESOURCE "storageprofiles.cdi.kubevirt.io"
+
+enum pick_from {
+	FROM_PROFILE,  /* StorageProfile status.snapshotClass: what KubeVirt reads */
+	FROM_KUBEVIRT, /* no value in a StorageProfile: KubeVirt's own rule */
+	FROM_EMULATED, /* StorageProfiles not read: CDI's rule, emulated */
+};
+
+enum pick_result {
+	PICK_OK,	/* a Longhorn class */
+	PICK_NONE,	/* no Longhorn class at all (api.vsc.longhorn) */
+	PICK_MISSING,	/* the profile names a class that does not exist */
+	PICK_FOREIGN,	/* the profile names a class of another driver */
+	PICK_UNDECIDED, /* KubeVirt's rule: several classes, none annotated */
+};
+
+struct sc_pick {
+	const char *sc;		  /* the StorageClass */
+	const struct jv *profile; /* its StorageProfile, when collected and present */
+	const char *name;	  /* the class named or chosen; NULL for NONE, UNDECIDED */
+	const struct vsc *vsc;	  /* that class, when PICK_OK */
+	const char *driver;	  /* the driver of a FOREIGN class */
+	const char *spec;	  /* the profile's spec.snapshotClass, NULL when unset */
+	const char *why;
+	enum pick_from from;
+	enum pick_result result;
+	bool spec_ignored; /* spec.snapshotClass names another class than status */
+};
+
+/* The Longhorn classes and what each Longhorn StorageClass's VM disks get. */
+struct vsc_view {
+	struct vsc *v;
+	size_t n;
+	struct sc_pick *p;
+	size_t np;
+	size_t n_broken; /* MISSING, FOREIGN, UNDECIDED */
+	size_t n_ok;
+	bool profiles_collected;
+};
+
+static const struct vsc *vsc_by_name(const struct vsc *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (streq(v[i].name, name))
+			return &v[i];
+	return NULL;
+}
+
+/* CDI GetVolumeSnapshotClass without a named class: the first (by name, the API's list
+ * order) annotated is-default-class="true", else the first by name. */
+static const struct vsc *cdi_pick(const struct vsc *v, size_t n, const char **why)
+{
+	if (n == 0)
+		return NULL;
+	if (n == 1) {
+		*why = "the only Longhorn class";
+		return &v[0];
+	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i].is_default) {
+			*why = "annotated " ANN_VSC_DEFAULT "=true";
+			return &v[i];
+		}
+	*why = "first by name";
+	return &v[0];
+}
+
+/* KubeVirt getVolumeSnapshotClassName when no StorageProfile gives a class: the only
+ * class of the provisioner, else one carrying the default annotation (any value: it
+ * tests the key), else an error that fails the VM snapshot. */
+static const struct vsc *kubevirt_pick(const struct vsc *v, size_t n, const char **why,
+				       enum pick_result *res)
+{
+	*res = PICK_OK;
+	if (n == 0) {
+		*res = PICK_NONE;
+		return NULL;
+	}
+	if (n == 1) {
+		*why = "the only Longhorn class";
+		return &v[0];
+	}
+	for (size_t i = 0; i < n; i++)
+		if (JQ(v[i].obj, "metadata", "annotations", ANN_VSC_DEFAULT)) {
+			*why = "annotated " ANN_VSC_DEFAULT;
+			return &v[i];
+		}
+	*res = PICK_UNDECIDED;
+	return NULL;
+}
+
+static void profile_pick(const struct cluster_state *cs, const struct vsc *v, size_t n,
+			 struct sc_pick *p, const char *status)
+{
+	p->from = FROM_PROFILE;
+	p->name = status;
+	p->spec_ignored = p->spec && !streq(p->spec, status);
+	p->why = p->spec && !p->spec_ignored ? "StorageProfile spec.snapshotClass"
+					     : "StorageProfile status.snapshotClass, CDI's choice";
+	const struct jv *c = cs_find(cs, RES_VS_CLASSES, NULL, status);
+	if (!c) {
+		p->result = PICK_MISSING;
+		return;
+	}
+	if (!streq(JQS(c, "driver"), LONGHORN_DRIVER)) {
+		p->result = PICK_FOREIGN;
+		p->driver = JQS(c, "driver") ? JQS(c, "driver") : STORAGE_ABSENT;
+		return;
+	}
+	p->vsc = vsc_by_name(v, n, status);
+	p->result = p->vsc ? PICK_OK : PICK_MISSING;
+}
+
+static void sc_pick_resolve(const struct cluster_state *cs, const struct vsc *v, size_t n,
+			    struct sc_pick *p)
+{
+	enum resource_status st = cs->res[RES_STORAGEPROFILES].status;
+	if (st == RES_COLLECTED) {
+		p->profile = cs_find(cs, RES_STORAGEPROFILES, NULL, p->sc);
+		const char *status = JQS(p->profile, "status", "snapshotClass");
+		p->spec = JQS(p->profile, "spec", "snapshotClass");
+		if (p->spec && !*p->spec)
+			p->spec = NULL;
+		if (status && *status) {
+			profile_pick(cs, v, n, p, status);
+			return;
+		}
+		/* CDI could not use it (a missing class, or another driver's). */
+		p->spec_ignored = p->spec != NULL;
+	}
+	if (st == RES_COLLECTED || st == RES_NOT_INSTALLED) {
+		p->from = FROM_KUBEVIRT;
+		p->vsc = kubevirt_pick(v, n, &p->why, &p->result);
+	} else {
+		p->from = FROM_EMULATED;
+		p->vsc = cdi_pick(v, n, &p->why);
+		p->result = p->vsc ? PICK_OK : PICK_NONE;
+	}
+	p->name = p->vsc ? p->vsc->name : NULL;
+}
+
+static int pick_cmp(const void *a, const void *b)
+{
+	const struct sc_pick *x = a, *y = b;
+	return strcmp(x->sc, y->sc);
+}
+
+static void vsc_view_build(const struct cluster_state *cs, struct vsc_view *w)
+{
+	*w = (struct vsc_view){0};
+	w->n = longhorn_classes(cs, &w->v);
+	w->profiles_collected = cs->res[RES_STORAGEPROFILES].status == RES_COLLECTED;
+	const struct jv *scs = cs_items(cs, RES_STORAGECLASSES);
+	w->p = xcalloc(jq_len(scs) + 1, sizeof(*w->p));
+	for (size_t i = 0; i < jq_len(scs); i++) {
+		const struct jv *sc = jq_at(scs, i);
+		if (streq(JQS(sc, "provisioner"), LONGHORN_DRIVER))
+			w->p[w->np++].sc = jq_name(sc) ? jq_name(sc) : "";
+	}
+	qsort(w->p, w->np, sizeof(*w->p), pick_cmp);
+	for (size_t i = 0; i < w->np; i++) {
+		sc_pick_resolve(cs, w->v, w->n, &w->p[i]);
+		w->n_ok += w->p[i].result == PICK_OK;
+		w->n_broken += w->p[i].result != PICK_OK && w->p[i].result != PICK_NONE;
+	}
+}
+
+static void vsc_view_free(struct vsc_view *w)
+{
+	free(w->v);
+	free(w->p);
+}
+
+static char *pick_describe(const struct sc_pick *p)
+{
+	char *s = NULL;
+	switch (p->result) {
+	case PICK_OK:
+		storage_appendf(&s, "%s: %s (type %s; %s)", p->sc, p->name, vsc_type_desc(p->vsc),
+				p->why);
+		break;
+	case PICK_NONE:
+		storage_appendf(&s, "%s: no Longhorn VolumeSnapshotClass", p->sc);
+		break;
+	case PICK_MISSING:
+		storage_appendf(&s, "%s: %s, which does not exist (%s)", p->sc, p->name, p->why);
+		break;
+	case PICK_FOREIGN:
+		storage_appendf(&s, "%s: %s of driver %s (%s)", p->sc, p->name, p->driver, p->why);
+		break;
+	case PICK_UNDECIDED:
+		storage_appendf(&s, "%s: none (several Longhorn classes, none annotated default)",
+				p->sc);
+		break;
+	}
+	if (p->spec_ignored)
+		storage_appendf(&s, "; spec.snapshotClass %s is not applied", p->spec);
+	return s;
+}
+
+/* How the class was found, and the answer for every Longhorn StorageClass. */
+static void vsc_view_evidence(struct finding *f, const struct cluster_state *cs,
+			      const struct vsc_view *w)
+{
+	const struct resource_data *r = &cs->res[RES_STORAGEPROFILES];
+	if (r->status == RES_COLLECTED)
+		kv_add_str(&f->evidence, "storage_profiles",
+			   "collected: status.snapshotClass is the class KubeVirt uses; without "
+			   "one KubeVirt applies its own rule");
+	else if (r->status == RES_NOT_INSTALLED)
+		kv_add_str(&f->evidence, "storage_profiles",
+			   "not installed (no CDI): KubeVirt applies its own rule (the only class, "
+			   "else the one annotated default, else none)");
+	else
+		kv_add_strf(
+		    &f->evidence, "storage_profiles",
+		    "%s%s%s: emulating CDI's choice (default-annotated, else first by name); "
+		    "a StorageProfile spec.snapshotClass would override it",
+		    resource_status_name(r->status), r->error ? ": " : "",
+		    r->error ? r->error : "");
+	struct value_list *l = kv_add_list(&f->evidence, "vm_disk_classes");
+	for (size_t i = 0; i < w->np; i++) {
+		_cleanup_free_ char *d = pick_describe(&w->p[i]);
+		vlist_add_str(l, d);
+	}
+}
+
+/* "disks on A, B use X (type bak, why); disks on C use Y (…)" over the PICK_OK
+ * StorageClasses (only_risky: those whose class is of type snap or invalid). */
+static char *picks_summary(const struct vsc_view *w, bool only_risky)
+{
+	char *s = NULL;
+	for (size_t i = 0; i < w->np; i++) {
+		const struct sc_pick *p = &w->p[i];
+		if (p->result != PICK_OK || (only_risky && streq(p->vsc->type, "bak")) ||
+		    (only_risky && streq(p->vsc->type, "bi")))
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = w->p[j].result == PICK_OK && streq(w->p[j].name, p->name) &&
+			       streq(w->p[j].why, p->why);
+		if (seen)
+			continue;
+		storage_appendf(&s, "%sdisks on %s", s ? "; " : "", p->sc);
+		for (size_t j = i + 1; j < w->np; j++)
+			if (w->p[j].result == PICK_OK && streq(w->p[j].name, p->name) &&
+			    streq(w->p[j].why, p->why))
+				storage_appendf(&s, ", %s", w->p[j].sc);
+		storage_appendf(&s, " use %s (type %s, %s)", p->name, vsc_type_desc(p->vsc),
+				p->why);
+	}
+	return s;
+}
+
+/* The distinct classes VM snapshots use, for the evidence. */
+static void picks_uses(struct finding *f, const struct vsc_view *w)
+{
+	_cleanup_free_ char *uses = NULL;
+	const char *why = NULL;
+	bool one_why = true;
+	for (size_t i = 0; i < w->np; i++) {
+		const struct sc_pick *p = &w->p[i];
+		if (p->result != PICK_OK)
+			continue;
+		if (!why)
+			why = p->why;
+		one_why = one_why && streq(why, p->why);
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = w->p[j].result == PICK_OK && streq(w->p[j].name, p->name);
+		if (!seen)
+			storage_appendf(&uses, "%s%s", uses ? ", " : "", p->name);
+	}
+	if (uses)
+		kv_add_str(&f->evidence, "kubevirt_uses", uses);
+	if (why && one_why)
+		kv_add_str(&f->evidence, "because", why);
 }
 
 /* ---- api.vsc.longhorn ---- */
@@ -215,60 +491,180 @@ void check_vsc_longhorn(struct agg_ctx *ctx, const char *id)
 
 /* ---- api.vsc.ambiguous ---- */
 
+static void ambiguous_broken_message(struct finding *f, const struct vsc_view *w,
+				     const struct sc_pick *p)
+{
+	char more[96] = "";
+	if (w->n_broken > 1)
+		snprintf(more, sizeof(more),
+			 " (and %zu more Longhorn StorageClasses, see evidence)", w->n_broken - 1);
+	if (p->result == PICK_MISSING)
+		finding_set(
+		    f, STATUS_FAIL,
+		    "VM snapshots leave out the disks on StorageClass %s: StorageProfile %s "
+		    "status.snapshotClass names VolumeSnapshotClass %s, which does not exist, "
+		    "so KubeVirt finds no class for them%s",
+		    p->sc, p->sc, p->name, more);
+	else if (p->result == PICK_FOREIGN)
+		finding_set(f, STATUS_FAIL,
+			    "VM snapshots of disks on StorageClass %s go to VolumeSnapshotClass %s "
+			    "of driver %s (StorageProfile %s status.snapshotClass), which cannot "
+			    "snapshot a Longhorn volume%s",
+			    p->sc, p->name, p->driver, p->sc, more);
+	else
+		finding_set(f, STATUS_FAIL,
+			    "VM snapshots of disks on StorageClass %s fail: %zu Longhorn "
+			    "VolumeSnapshotClasses, none annotated default and no StorageProfile "
+			    "class, so KubeVirt refuses (\"%zu matching VolumeSnapshotClasses for "
+			    "%s\")%s",
+			    p->sc, w->n, w->n, p->sc, more);
+}
+
+/* A Longhorn StorageClass whose VM disks get no usable class: what KubeVirt does, and
+ * how to give it one. */
+static void ambiguous_broken(struct finding *f, const struct vsc_view *w)
+{
+	const struct sc_pick *p = NULL;
+	for (size_t i = 0; i < w->np && !p; i++)
+		if (w->p[i].result != PICK_OK && w->p[i].result != PICK_NONE)
+			p = &w->p[i];
+	ambiguous_broken_message(f, w, p);
+	const char *why;
+	const struct vsc *suggest = cdi_pick(w->v, w->n, &why);
+	if (p->result == PICK_UNDECIDED)
+		finding_remedy(f,
+			       "mark the class VM snapshots should use: kubectl annotate %s %s "
+			       "%s=true (type bak needs a backup target; type snap restores need "
+			       "the source volume, cases 5, 17)%s%s%s",
+			       VSC_RESOURCE, suggest->name, ANN_VSC_DEFAULT,
+			       w->profiles_collected ? "; CDI has written no status.snapshotClass "
+						       "for it: check that cdi-deployment runs, or "
+						       "set one: kubectl patch " SP_RESOURCE " "
+						     : "",
+			       w->profiles_collected ? p->sc : "",
+			       w->profiles_collected
+				   ? " --type=merge -p '{\"spec\":{\"snapshotClass\":\"<class>\"}}'"
+				   : "");
+	else if (suggest)
+		finding_remedy(f,
+			       "point the StorageProfile at a Longhorn class: kubectl patch %s %s "
+			       "--type=merge -p '{\"spec\":{\"snapshotClass\":\"%s\"}}' (CDI then "
+			       "rewrites status.snapshotClass; %s is of type %s: see "
+			       "api.vsc.snap-restore-risk)",
+			       SP_RESOURCE, p->sc, suggest->name, suggest->name,
+			       vsc_type_desc(suggest));
+	else
+		finding_remedy(
+		    f,
+		    "create a Longhorn VolumeSnapshotClass: echo '%s' | kubectl apply -f "
+		    "-; then kubectl patch %s %s --type=merge -p "
+		    "'{\"spec\":{\"snapshotClass\":\"longhorn\"}}'",
+		    VSC_LONGHORN_JSON, SP_RESOURCE, p->sc);
+}
+
+/* A class chosen on purpose: named in spec.snapshotClass, or annotated
+ * is-default-class="true" (KubeVirt's own rule also takes a class annotated "false"). */
+static bool pick_explicit(const struct sc_pick *p)
+{
+	return p->result == PICK_OK && !p->spec_ignored &&
+	       ((p->from == FROM_PROFILE && p->spec) || p->vsc->is_default);
+}
+
+static const struct sc_pick *first_spec_ignored(const struct vsc_view *w)
+{
+	for (size_t i = 0; i < w->np; i++)
+		if (w->p[i].spec_ignored)
+			return &w->p[i];
+	return NULL;
+}
+
+/* Several Longhorn classes of different types: WARN unless every StorageClass's class
+ * was chosen on purpose. */
+static void ambiguous_types(struct finding *f, const struct vsc_view *w, size_t n_default)
+{
+	bool all_explicit = true;
+	for (size_t i = 0; i < w->np; i++)
+		all_explicit =
+		    all_explicit && (w->p[i].result != PICK_OK || pick_explicit(&w->p[i]));
+	_cleanup_free_ char *sum = picks_summary(w, false);
+	if (all_explicit) {
+		finding_set(f, STATUS_PASS,
+			    "%zu Longhorn VolumeSnapshotClasses with different types, each chosen "
+			    "on purpose: VM snapshots of %s",
+			    w->n, sum);
+		return;
+	}
+	finding_set(f, STATUS_WARN,
+		    "%zu Longhorn VolumeSnapshotClasses with different types: VM snapshots of %s%s "
+		    "(case 4)",
+		    w->n, sum, n_default > 1 ? "; several are marked default" : "");
+	finding_remedy(
+	    f,
+	    "decide what VM snapshots need (type bak: restorable without the source volume, "
+	    "needs a backup target; type snap: fast, restores need the source volume — cases "
+	    "4, 5, 17), then name that class for each Longhorn StorageClass: kubectl patch %s "
+	    "<storageclass> --type=merge -p '{\"spec\":{\"snapshotClass\":\"<class>\"}}' "
+	    "(without CDI: kubectl annotate %s <class> %s=true, and remove the annotation "
+	    "from the others), or give all Longhorn classes the same type with kubectl patch "
+	    "%s <class> --type=merge -p '{\"parameters\":{\"type\":\"bak\"}}'; do not delete "
+	    "longhorn-snapshot: Harvester's csi-driver-config setting names it for its own VM "
+	    "snapshots",
+	    SP_RESOURCE, VSC_RESOURCE, ANN_VSC_DEFAULT, VSC_RESOURCE);
+}
+
 void check_vsc_ambiguous(struct agg_ctx *ctx, const char *id)
 {
 	if (!vsc_applies(ctx, id))
 		return;
-	struct vsc *v;
-	size_t n = longhorn_classes(ctx->cs, &v);
+	struct vsc_view w;
+	vsc_view_build(ctx->cs, &w);
 	struct finding *f = agg_finding(ctx, id);
-	vsc_evidence(f, v, n);
-	const char *why = NULL;
-	const struct vsc *pick = vsc_pick(v, n, &why);
+	vsc_evidence(f, w.v, w.n);
+	vsc_view_evidence(f, ctx->cs, &w);
+	picks_uses(f, &w);
 	size_t n_default = 0;
 	bool differ = false;
-	for (size_t i = 0; i < n; i++) {
-		n_default += v[i].is_default;
-		if (!streq(vsc_type_desc(&v[i]), vsc_type_desc(&v[0])))
+	for (size_t i = 0; i < w.n; i++) {
+		n_default += w.v[i].is_default;
+		if (!streq(vsc_type_desc(&w.v[i]), vsc_type_desc(&w.v[0])))
 			differ = true;
 	}
-	if (n == 0) {
+	const struct sc_pick *ign = first_spec_ignored(&w);
+	if (w.np == 0) {
+		finding_set(f, STATUS_SKIP,
+			    "no StorageClass of provisioner driver.longhorn.io: no VM disk is a "
+			    "Longhorn volume, so no VM snapshot uses these classes");
+	} else if (w.n_broken) {
+		ambiguous_broken(f, &w);
+	} else if (w.n_ok == 0) {
 		finding_set(
 		    f, STATUS_SKIP,
 		    "no VolumeSnapshotClass for driver.longhorn.io (api.vsc.longhorn reports "
 		    "it)");
-	} else if (n == 1) {
+	} else if (differ) {
+		ambiguous_types(f, &w, n_default);
+	} else if (ign) {
+		finding_set(
+		    f, STATUS_WARN,
+		    "StorageProfile %s spec.snapshotClass %s is not applied: VM snapshots of "
+		    "its disks use %s (%s)",
+		    ign->sc, ign->spec, ign->name, ign->why);
+		finding_remedy(f,
+			       "spec.snapshotClass must name an existing class of driver "
+			       "driver.longhorn.io: kubectl patch %s %s --type=merge -p "
+			       "'{\"spec\":{\"snapshotClass\":\"%s\"}}', or remove it",
+			       SP_RESOURCE, ign->sc, ign->name);
+	} else if (w.n == 1) {
 		finding_set(f, STATUS_PASS, "one Longhorn VolumeSnapshotClass: %s (type %s)",
-			    v[0].name, vsc_type_desc(&v[0]));
-	} else if (!differ) {
+			    w.v[0].name, vsc_type_desc(&w.v[0]));
+	} else {
 		finding_set(
 		    f, STATUS_PASS,
 		    "%zu Longhorn VolumeSnapshotClasses, all of type %s: whichever is picked "
 		    "behaves the same",
-		    n, vsc_type_desc(&v[0]));
-	} else {
-		kv_add_str(&f->evidence, "kubevirt_uses", pick->name);
-		kv_add_str(&f->evidence, "because", why);
-		kv_add_str(&f->evidence, "note",
-			   "a CDI StorageProfile spec.snapshotClass overrides this choice");
-		finding_set(f, STATUS_WARN,
-			    "%zu Longhorn VolumeSnapshotClasses with different types: KubeVirt VM "
-			    "snapshots use %s (type %s, %s)%s (case 4)",
-			    n, pick->name, vsc_type_desc(pick), why,
-			    n_default > 1 ? "; several are marked default" : "");
-		finding_remedy(
-		    f,
-		    "decide what VM snapshots need (type bak: restorable without the "
-		    "source volume, needs a backup target; type snap: fast, restores "
-		    "need the source volume — cases 4, 5, 17), then mark that class: "
-		    "kubectl annotate %s <class> %s=true (and remove the annotation from "
-		    "the others), or give all Longhorn classes the same type with kubectl "
-		    "patch %s <class> --type=merge -p '{\"parameters\":{\"type\":\"bak\"}}'; "
-		    "do not delete longhorn-snapshot: Harvester's csi-driver-config setting "
-		    "names it for its own VM snapshots",
-		    VSC_RESOURCE, ANN_VSC_DEFAULT, VSC_RESOURCE);
+		    w.n, vsc_type_desc(&w.v[0]));
 	}
-	free(v);
+	vsc_view_free(&w);
 }
 
 /* ---- api.vsc.backup-target ---- */
@@ -564,53 +960,90 @@ void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 
 /* ---- api.vsc.snap-restore-risk ---- */
 
-void check_vsc_snap_restore_risk(struct agg_ctx *ctx, const char *id)
+/* The first class of type snap (or of a type Longhorn rejects) a StorageClass's VM
+ * disks get, or NULL. */
+static const struct sc_pick *first_risky(const struct vsc_view *w, bool invalid)
 {
-	if (!vsc_applies(ctx, id))
-		return;
-	struct vsc *v;
-	size_t n = longhorn_classes(ctx->cs, &v);
-	struct finding *f = agg_finding(ctx, id);
-	vsc_evidence(f, v, n);
-	const char *why = NULL;
-	const struct vsc *pick = vsc_pick(v, n, &why);
-	if (!pick) {
-		finding_set(f, STATUS_SKIP, "no VolumeSnapshotClass for driver.longhorn.io");
-		free(v);
-		return;
+	for (size_t i = 0; i < w->np; i++) {
+		const struct sc_pick *p = &w->p[i];
+		if (p->result == PICK_OK && (invalid ? !p->vsc->type : streq(p->vsc->type, "snap")))
+			return p;
 	}
-	kv_add_str(&f->evidence, "kubevirt_uses", pick->name);
-	kv_add_str(&f->evidence, "because", why);
-	if (streq(pick->type, "snap")) {
-		finding_set(f, STATUS_WARN,
-			    "VM snapshots use VolumeSnapshotClass %s of type snap (%s): a restore "
-			    "clones from the source volume, which the restore itself deletes — the "
-			    "restored disk may never converge (cases 5, 17)",
-			    pick->name, why);
+	return NULL;
+}
+
+static void snap_risk_warn(struct finding *f, const struct vsc_view *w, const struct sc_pick *p)
+{
+	_cleanup_free_ char *sum = picks_summary(w, true);
+	const struct vsc *bak = NULL;
+	for (size_t i = 0; i < w->n && !bak; i++)
+		if (streq(w->v[i].type, "bak"))
+			bak = &w->v[i];
+	finding_set(f, STATUS_WARN,
+		    "VM snapshots of %s: restoring a type snap snapshot clones from the source "
+		    "volume, which the restore itself deletes — the restored disk may never "
+		    "converge (cases 5, 17)",
+		    sum);
+	if (bak)
+		finding_remedy(
+		    f,
+		    "for restorable VM snapshots use backups: point the StorageProfile at a "
+		    "type bak class, kubectl patch %s %s --type=merge -p "
+		    "'{\"spec\":{\"snapshotClass\":\"%s\"}}', or change the class: kubectl "
+		    "patch %s %s --type=merge -p '{\"parameters\":{\"type\":\"bak\"}}'; "
+		    "configure a backup target (api.vsc.backup-target); keep type snap only for "
+		    "short-lived rollback points whose source VM stays",
+		    SP_RESOURCE, p->sc, bak->name, VSC_RESOURCE, p->name);
+	else
 		finding_remedy(
 		    f,
 		    "for restorable VM snapshots use backups: kubectl patch %s %s "
 		    "--type=merge -p '{\"parameters\":{\"type\":\"bak\"}}' and configure "
 		    "a backup target (api.vsc.backup-target); keep type snap only for "
 		    "short-lived rollback points whose source VM stays",
-		    VSC_RESOURCE, pick->name);
-	} else if (!pick->type) {
-		finding_set(
-		    f, STATUS_WARN,
-		    "VM snapshots use VolumeSnapshotClass %s whose parameters.type %s Longhorn "
-		    "rejects: every VM snapshot fails",
-		    pick->name, pick->raw ? pick->raw : "(not a string)");
+		    VSC_RESOURCE, p->name);
+}
+
+void check_vsc_snap_restore_risk(struct agg_ctx *ctx, const char *id)
+{
+	if (!vsc_applies(ctx, id))
+		return;
+	struct vsc_view w;
+	vsc_view_build(ctx->cs, &w);
+	struct finding *f = agg_finding(ctx, id);
+	vsc_evidence(f, w.v, w.n);
+	vsc_view_evidence(f, ctx->cs, &w);
+	picks_uses(f, &w);
+	const struct sc_pick *snap = first_risky(&w, false), *bad = first_risky(&w, true);
+	if (w.np == 0) {
+		finding_set(f, STATUS_SKIP,
+			    "no StorageClass of provisioner driver.longhorn.io: no VM disk is a "
+			    "Longhorn volume");
+	} else if (w.n_ok == 0) {
+		finding_set(f, STATUS_SKIP,
+			    "no Longhorn StorageClass gets a usable VolumeSnapshotClass for VM "
+			    "snapshots (%s)",
+			    w.n_broken ? "api.vsc.ambiguous says why"
+				       : "no VolumeSnapshotClass for driver.longhorn.io");
+	} else if (snap) {
+		snap_risk_warn(f, &w, snap);
+	} else if (bad) {
+		finding_set(f, STATUS_WARN,
+			    "VM snapshots of disks on %s use VolumeSnapshotClass %s whose "
+			    "parameters.type %s Longhorn rejects: every VM snapshot of them fails",
+			    bad->sc, bad->name, bad->vsc->raw ? bad->vsc->raw : "(not a string)");
 		finding_remedy(f,
 			       "kubectl patch %s %s --type=merge -p "
 			       "'{\"parameters\":{\"type\":\"bak\"}}'",
-			       VSC_RESOURCE, pick->name);
+			       VSC_RESOURCE, bad->name);
 	} else {
-		finding_set(f, STATUS_PASS,
-			    "VM snapshots use VolumeSnapshotClass %s of type %s: restores do not "
-			    "depend on the source volume",
-			    pick->name, pick->type);
+		_cleanup_free_ char *sum = picks_summary(&w, false);
+		finding_set(
+		    f, STATUS_PASS,
+		    "VM snapshots of %s: restores do not depend on the source volume%s", sum,
+		    w.n_broken ? " (other Longhorn StorageClasses: api.vsc.ambiguous)" : "");
 	}
-	free(v);
+	vsc_view_free(&w);
 }
 
 /* ---- api.snapshot.restorable ---- */

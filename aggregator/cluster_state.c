@@ -54,6 +54,8 @@ const struct resource_def resource_defs[_RES_MAX] = {
 	   "VirtualMachineRestore", true, true),
     GRP(RES_CDIS, "cdi.kubevirt.io", "v1beta1", "cdis", "CDI", false, true),
     GRP(RES_DATAVOLUMES, "cdi.kubevirt.io", "v1beta1", "datavolumes", "DataVolume", true, true),
+    GRP(RES_STORAGEPROFILES, "cdi.kubevirt.io", "v1beta1", "storageprofiles", "StorageProfile",
+	false, true),
     GRP(RES_LH_VOLUMES, "longhorn.io", "v1beta2", "volumes", "Volume", true, true),
     GRP(RES_LH_REPLICAS, "longhorn.io", "v1beta2", "replicas", "Replica", true, true),
     GRP(RES_LH_ENGINES, "longhorn.io", "v1beta2", "engines", "Engine", true, true),

@@ -507,7 +507,44 @@ def generate(nodes, vms):
                   "snapshots.longhorn.io.json", "persistentvolumes.json"]:
         c.res.setdefault(fname, [])
     c.res["persistentvolumes.json"] = pvs
+    add_storage_profiles(c)
     return c
+
+
+def add_storage_profiles(c):
+    """CDI's StorageProfile of every StorageClass, as its storageprofile-controller writes
+    it: claimPropertySets from pkg/storagecapabilities (Longhorn: migratable, nfs, fs),
+    snapshotClass by GetVolumeSnapshotClass (the first class of the provisioner annotated
+    default, else the first by name), cloneStrategy snapshot when there is one."""
+    vscs = c.res.get("volumesnapshotclasses.snapshot.storage.k8s.io.json", [])
+    for sc in c.res["storageclasses.storage.k8s.io.json"]:
+        prov, params = sc["provisioner"], sc.get("parameters") or {}
+        mine = sorted(v["metadata"]["name"] for v in vscs if v["driver"] == prov)
+        default = [v["metadata"]["name"] for v in vscs if v["driver"] == prov and
+                   (v["metadata"].get("annotations") or {}).get("snapshot.storage.kubernetes.io/is-default-class") == "true"]
+        snap = (sorted(default) or mine or [None])[0]
+        if params.get("migratable") == "true":
+            cps = [("ReadWriteMany", "Block"), ("ReadWriteOnce", "Block")]
+        elif params.get("nfsOptions"):
+            cps = [("ReadWriteMany", "Filesystem"), ("ReadWriteOnce", "Filesystem")]
+        elif params.get("fsType"):
+            cps = [("ReadWriteOnce", "Filesystem")]
+        else:
+            cps = [("ReadWriteOnce", "Block")]
+        status = {"claimPropertySets": [{"accessModes": [a], "volumeMode": m} for a, m in cps],
+                  "cloneStrategy": "snapshot" if snap else "copy", "dataImportCronSourceFormat": "pvc",
+                  "provisioner": prov, "storageClass": sc["metadata"]["name"]}
+        if snap:
+            status["snapshotClass"] = snap
+        name = sc["metadata"]["name"]
+        c.add("storageprofiles.cdi.kubevirt.io.json", {
+            "apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "StorageProfile",
+            "metadata": meta(name, generation=1, uid=uid("storageprofile", name),
+                             labels={"app": "containerized-data-importer", "app.kubernetes.io/component": "storage",
+                                     "app.kubernetes.io/managed-by": "cdi-controller", "cdi.kubevirt.io": ""},
+                             ownerReferences=[{"apiVersion": "cdi.kubevirt.io/v1beta1", "blockOwnerDeletion": True,
+                                               "controller": True, "kind": "CDI", "name": "cdi", "uid": uid("cdi", None)}]),
+            "spec": {}, "status": status})
 
 
 def add_pvc_volume(c, pvs, ns, claim, vol, sc, mode, migratable, attached, node, owner, workload=None, share=False):

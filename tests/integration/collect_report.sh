@@ -33,14 +33,14 @@ HVREADY_LIST_LIMIT=3 collect "$TMP/kc/config" "$TMP/dump"
 [ "$(stat -c %a "$TMP/dump")" = 700 ] || kt_fail "the dump directory is not 0700"
 kt_same_state "$FIXTURES/harvester" "$TMP/dump" "collect"
 n=$(ls "$TMP/dump"/*.json | wc -l)
-[ "$n" = 36 ] || kt_fail "expected 35 resource files and collect.json, found $n files"
+[ "$n" = 37 ] || kt_fail "expected 36 resource files and collect.json, found $n files"
 ls -a "$TMP/dump" | grep -q '\.tmp$' && kt_fail "temporary files left in the dump"
 "$PY" - "$TMP/dump/collect.json" <<'EOF' || kt_fail "collect.json"
 import json, sys
 c = json.load(open(sys.argv[1]))
 assert c["schema"] == "hvready.collect/v1", c["schema"]
 assert c["source"].startswith("https://127.0.0.1:"), c["source"]
-assert len(c["resources"]) == 35, len(c["resources"])
+assert len(c["resources"]) == 36, len(c["resources"])
 for e in c["resources"]:
     assert e["status"] == "served" and e["file"] and e["items"] >= 0, e
     assert set(e) >= {"resource", "group", "version", "plural", "kind", "duration_ms"}, e

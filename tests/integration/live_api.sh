@@ -132,6 +132,9 @@ for f in json.load(open(sys.argv[2]))["findings"]:
     elif f["check"] in ("api.kubevirt.available", "api.cdi.import-source"):
         # they read the CDI resources the fault made "not installed"
         assert f["status"] != "FAIL" or "CDI" in f["message"], f
+    elif f["check"] in ("api.vsc.ambiguous", "api.vsc.snap-restore-risk"):
+        # without StorageProfiles KubeVirt applies its own rule, and they say so
+        assert f["evidence"]["storage_profiles"].startswith("not installed"), f
     elif f["check"] != "api.harvester.endpoint" and key(f) not in base:
         sys.exit("a check not needing volumes.longhorn.io changed: %r" % (f,))
 assert "api.longhorn.volume-health" in forbidden, forbidden
@@ -144,7 +147,7 @@ for r in pods replicas.longhorn.io nodes.longhorn.io; do
 	[ "$(kt_collect_status "$TMP/faulted-dump" $r)" = served ] || kt_fail "$r not collected after 410/500"
 done
 [ ! -e "$TMP/faulted-dump/volumes.longhorn.io.json" ] || kt_fail "403: volumes.longhorn.io.json written"
-for r in cdis.cdi.kubevirt.io datavolumes.cdi.kubevirt.io; do
+for r in cdis.cdi.kubevirt.io datavolumes.cdi.kubevirt.io storageprofiles.cdi.kubevirt.io; do
 	[ "$(kt_collect_status "$TMP/faulted-dump" $r)" = not-served ] || kt_fail "404 CRD: $r not 'not-served'"
 	[ ! -e "$TMP/faulted-dump/$r.json" ] || kt_fail "404 CRD: $r.json written"
 done

@@ -81,6 +81,7 @@ RESOURCES = [
      True),
     ("cdi.kubevirt.io", "v1beta1", "cdis", "CDI", False, True),
     ("cdi.kubevirt.io", "v1beta1", "datavolumes", "DataVolume", True, True),
+    ("cdi.kubevirt.io", "v1beta1", "storageprofiles", "StorageProfile", False, True),
     ("longhorn.io", "v1beta2", "volumes", "Volume", True, True),
     ("longhorn.io", "v1beta2", "replicas", "Replica", True, True),
     ("longhorn.io", "v1beta2", "engines", "Engine", True, True),

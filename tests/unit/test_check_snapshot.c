@@ -97,26 +97,237 @@ static void test_vsc_longhorn_wrong_driver_or_type(void **state)
 
 /* ---- api.vsc.ambiguous ---- */
 
+#define SP_PATCH "kubectl patch storageprofiles.cdi.kubevirt.io "
+
+/* Harvester's four Longhorn StorageClasses; with profiles, CDI's StorageProfiles of
+ * them as on the case 4 cluster (spec {}, status.snapshotClass longhorn). */
+static void lh_cluster(struct harness *h, bool profiles)
+{
+	installed(h);
+	harness_load(h, "storage/storageclasses-harvester.json");
+	if (profiles)
+		harness_load(h, "storage/storageprofiles-case4.json");
+}
+
+/* Set (cls) or remove (NULL) spec.snapshotClass or status.snapshotClass of the
+ * StorageProfile of sc. */
+static void set_profile(struct harness *h, const char *sc, const char *part, const char *cls)
+{
+	size_t i = harness_index(h, RES_STORAGEPROFILES, sc);
+	json_object *o = harness_edit(h, RES_STORAGEPROFILES, i), *p;
+	assert_true(json_object_object_get_ex(o, part, &p));
+	if (cls)
+		json_object_object_add(p, "snapshotClass", json_object_new_string(cls));
+	else
+		json_object_object_del(p, "snapshotClass");
+	harness_commit(h, RES_STORAGEPROFILES, i, o);
+}
+
+static void add_ceph_vsc(struct harness *h)
+{
+	harness_add(h, k8s_obj(K8S_SNAPSHOT, "VolumeSnapshotClass", NULL, "ceph-block", NULL,
+			       "\"driver\":\"rook-ceph.rbd.csi.ceph.com\",\"deletionPolicy\":"
+			       "\"Delete\""));
+}
+
+static const char *ev_list_item(const struct finding *f, const char *key, size_t i)
+{
+	const struct value_list *l = kv_get_list(&f->evidence, key);
+	assert_non_null(l);
+	assert_true(i < l->n);
+	assert_int_equal(l->items[i].type, VALUE_STR);
+	return l->items[i].s;
+}
+
 static void test_vsc_ambiguous_case4_warn(void **state)
 {
 	struct harness h;
-	installed(&h);
+	lh_cluster(&h, true);
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
 	const struct finding *f = harness_expect(&h, VSC_AMB, STATUS_WARN);
-	assert_non_null(strstr(f->message, "use longhorn (type bak, first by name"));
+	assert_non_null(strstr(f->message,
+			       "disks on harvester-longhorn, longhorn, longhorn-rwx, "
+			       "vmstate-persistence use longhorn (type bak, StorageProfile "
+			       "status.snapshotClass"));
 	assert_string_equal(kv_get_str(&f->evidence, "kubevirt_uses"), "longhorn");
-	assert_non_null(strstr(f->remediation, "is-default-class=true"));
+	assert_non_null(strstr(harness_ev(f, "storage_profiles"), "collected"));
+	assert_non_null(
+	    strstr(ev_list_item(f, "vm_disk_classes", 0), "harvester-longhorn: longhorn"));
+	assert_non_null(strstr(f->remediation, SP_PATCH "<storageclass>"));
+	harness_clear(&h);
+
+	/* StorageProfiles unreadable: CDI's choice emulated, and said so. */
+	lh_cluster(&h, false);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	cs_set_status(&h.cs, RES_STORAGEPROFILES, RES_FORBIDDEN,
+		      "list cdi.kubevirt.io/storageprofiles");
+	f = harness_expect(&h, VSC_AMB, STATUS_WARN);
+	assert_non_null(strstr(f->message, "use longhorn (type bak, first by name)"));
+	assert_non_null(strstr(harness_ev(f, "storage_profiles"), "forbidden: list"));
+	assert_non_null(strstr(harness_ev(f, "storage_profiles"), "emulating"));
+	assert_string_equal(kv_get_str(&f->evidence, "because"), "first by name");
+	harness_clear(&h);
+}
+
+/* Different StorageClasses resolve to classes of different types: named per StorageClass. */
+static void test_vsc_ambiguous_per_storageclass(void **state)
+{
+	struct harness h;
+	lh_cluster(&h, true);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	set_profile(&h, "harvester-longhorn", "spec", "longhorn-snapshot");
+	set_profile(&h, "harvester-longhorn", "status", "longhorn-snapshot");
+	const struct finding *f = harness_expect(&h, VSC_AMB, STATUS_WARN);
+	assert_non_null(strstr(f->message,
+			       "disks on harvester-longhorn use longhorn-snapshot (type "
+			       "snap, StorageProfile spec.snapshotClass); disks on "
+			       "longhorn, longhorn-rwx, vmstate-persistence use longhorn "
+			       "(type bak"));
+	assert_string_equal(kv_get_str(&f->evidence, "kubevirt_uses"),
+			    "longhorn-snapshot, longhorn");
+	assert_null(kv_get_str(&f->evidence, "because"));
+	harness_clear(&h);
+
+	/* Every StorageClass's class named in spec.snapshotClass: a decision, not a default. */
+	lh_cluster(&h, true);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	set_profile(&h, "harvester-longhorn", "spec", "longhorn-snapshot");
+	set_profile(&h, "harvester-longhorn", "status", "longhorn-snapshot");
+	set_profile(&h, "longhorn", "spec", "longhorn");
+	set_profile(&h, "longhorn-rwx", "spec", "longhorn");
+	set_profile(&h, "vmstate-persistence", "spec", "longhorn");
+	f = harness_expect(&h, VSC_AMB, STATUS_PASS);
+	assert_non_null(strstr(f->message, "each chosen on purpose"));
+	harness_clear(&h);
+
+	/* A single Longhorn StorageClass. */
+	installed(&h);
+	harness_add(&h, k8s_obj("storage.k8s.io/v1", "StorageClass", NULL, "longhorn", NULL,
+				"\"provisioner\":\"driver.longhorn.io\""));
+	harness_add(&h, k8s_obj("storage.k8s.io/v1", "StorageClass", NULL, "local-path", NULL,
+				"\"provisioner\":\"rancher.io/local-path\""));
+	harness_load(&h, "storage/storageprofiles-case4.json");
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	f = harness_expect(&h, VSC_AMB, STATUS_WARN);
+	assert_non_null(
+	    strstr(f->message, "VM snapshots of disks on longhorn use longhorn (type bak"));
+	assert_int_equal(kv_get_list(&f->evidence, "vm_disk_classes")->n, 1);
+	harness_clear(&h);
+}
+
+static void test_vsc_ambiguous_profile_names_missing_or_foreign(void **state)
+{
+	struct harness h;
+	/* CDI never clears status.snapshotClass: it outlives a deleted class. */
+	lh_cluster(&h, true);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	set_profile(&h, "longhorn-rwx", "status", "longhorn-backup");
+	const struct finding *f = harness_expect(&h, VSC_AMB, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "leave out the disks on StorageClass longhorn-rwx"));
+	assert_non_null(strstr(f->message, "longhorn-backup, which does not exist"));
+	assert_null(strstr(f->message, "more Longhorn StorageClasses"));
+	assert_non_null(strstr(f->remediation,
+			       SP_PATCH "longhorn-rwx --type=merge -p "
+					"'{\"spec\":{\"snapshotClass\":\"longhorn\"}}'"));
+	harness_clear(&h);
+
+	/* Class longhorn deleted, none left: every profile still names it; create one first. */
+	lh_cluster(&h, true);
+	f = harness_expect(&h, VSC_AMB, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "StorageClass harvester-longhorn: StorageProfile "
+					   "harvester-longhorn status.snapshotClass names "
+					   "VolumeSnapshotClass longhorn, which does not exist"));
+	assert_non_null(strstr(f->message, "(and 3 more Longhorn StorageClasses, see evidence)"));
+	assert_non_null(strstr(f->remediation, "kubectl apply -f -"));
+	harness_clear(&h);
+
+	/* KubeVirt does not check the driver of the profile's class. */
+	lh_cluster(&h, true);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	add_ceph_vsc(&h);
+	set_profile(&h, "harvester-longhorn", "status", "ceph-block");
+	f = harness_expect(&h, VSC_AMB, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "VolumeSnapshotClass ceph-block of driver "
+					   "rook-ceph.rbd.csi.ceph.com"));
+	assert_non_null(strstr(ev_list_item(f, "vm_disk_classes", 0), "ceph-block of driver"));
+	harness_clear(&h);
+
+	/* spec.snapshotClass of another driver: CDI ignores it and keeps status. */
+	lh_cluster(&h, true);
+	add_vsc(&h, "longhorn", NULL, NULL);
+	add_ceph_vsc(&h);
+	set_profile(&h, "vmstate-persistence", "spec", "ceph-block");
+	f = harness_expect(&h, VSC_AMB, STATUS_WARN);
+	assert_non_null(strstr(f->message, "StorageProfile vmstate-persistence spec.snapshotClass "
+					   "ceph-block is not applied"));
+	assert_non_null(strstr(f->remediation, SP_PATCH "vmstate-persistence"));
+	harness_clear(&h);
+
+	/* spec.snapshotClass naming a missing class fails CDI's reconcile: no status is
+	 * written, KubeVirt's own rule takes the only class. */
+	lh_cluster(&h, true);
+	add_vsc(&h, "longhorn", NULL, NULL);
+	set_profile(&h, "longhorn-rwx", "spec", "longhorn-backup");
+	set_profile(&h, "longhorn-rwx", "status", NULL);
+	f = harness_expect(&h, VSC_AMB, STATUS_WARN);
+	assert_non_null(strstr(f->message,
+			       "StorageProfile longhorn-rwx spec.snapshotClass "
+			       "longhorn-backup is not applied: VM snapshots of its disks "
+			       "use longhorn (the only Longhorn class)"));
+	harness_clear(&h);
+}
+
+/* No status.snapshotClass: KubeVirt's own rule, which refuses several unannotated classes. */
+static void test_vsc_ambiguous_kubevirt_rule(void **state)
+{
+	struct harness h;
+	lh_cluster(&h, false);
+	cs_set_status(&h.cs, RES_STORAGEPROFILES, RES_NOT_INSTALLED, NULL);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	const struct finding *f = harness_expect(&h, VSC_AMB, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "disks on StorageClass harvester-longhorn fail"));
+	assert_non_null(strstr(f->message, "\"2 matching VolumeSnapshotClasses for "
+					   "harvester-longhorn\""));
+	assert_non_null(strstr(f->message, "(and 3 more"));
+	assert_non_null(strstr(harness_ev(f, "storage_profiles"), "not installed"));
+	assert_non_null(strstr(f->remediation,
+			       "annotate volumesnapshotclasses.snapshot.storage.k8s.io "
+			       "longhorn snapshot.storage.kubernetes.io/"
+			       "is-default-class=true"));
+	assert_null(strstr(f->remediation, "cdi-deployment"));
+	harness_clear(&h);
+
+	/* CDI installed but no status.snapshotClass written for one StorageClass yet. */
+	lh_cluster(&h, true);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	set_profile(&h, "longhorn-rwx", "status", NULL);
+	f = harness_expect(&h, VSC_AMB, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "StorageClass longhorn-rwx fail"));
+	assert_non_null(strstr(f->remediation, "cdi-deployment"));
+	assert_non_null(strstr(f->remediation, SP_PATCH "longhorn-rwx"));
+	harness_clear(&h);
+
+	/* KubeVirt tests the annotation's key: "false" counts, and is no decision. */
+	lh_cluster(&h, false);
+	cs_set_status(&h.cs, RES_STORAGEPROFILES, RES_NOT_INSTALLED, NULL);
+	add_vsc(&h, "longhorn", NULL, NULL);
+	add_vsc(&h, "longhorn-snapshot", "{\"type\":\"snap\"}",
+		"\"snapshot.storage.kubernetes.io/is-default-class\":\"false\"");
+	f = harness_expect(&h, VSC_AMB, STATUS_WARN);
+	assert_string_equal(kv_get_str(&f->evidence, "kubevirt_uses"), "longhorn-snapshot");
+	assert_non_null(strstr(kv_get_str(&f->evidence, "because"), "annotated"));
 	harness_clear(&h);
 }
 
 static void test_vsc_ambiguous_default_annotation_wins(void **state)
 {
 	struct harness h;
-	installed(&h);
+	lh_cluster(&h, false);
+	cs_set_status(&h.cs, RES_STORAGEPROFILES, RES_FAILED, "500");
 	add_vsc(&h, "longhorn", NULL, NULL);
 	add_vsc(&h, "longhorn-snapshot", "{\"type\":\"snap\"}",
 		"\"snapshot.storage.kubernetes.io/is-default-class\":\"true\"");
-	const struct finding *f = harness_expect(&h, VSC_AMB, STATUS_WARN);
+	const struct finding *f = harness_expect(&h, VSC_AMB, STATUS_PASS);
 	assert_string_equal(kv_get_str(&f->evidence, "kubevirt_uses"), "longhorn-snapshot");
 	assert_non_null(strstr(kv_get_str(&f->evidence, "because"), "annotated"));
 	harness_clear(&h);
@@ -125,13 +336,13 @@ static void test_vsc_ambiguous_default_annotation_wins(void **state)
 static void test_vsc_ambiguous_pass_skip(void **state)
 {
 	struct harness h;
-	installed(&h);
+	lh_cluster(&h, true);
 	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
 	harness_expect(&h, VSC_AMB, STATUS_PASS);
 	harness_clear(&h);
 
 	/* "" and "bs" are both backups: same behaviour, no ambiguity. */
-	installed(&h);
+	lh_cluster(&h, true);
 	add_vsc(&h, "longhorn", "{\"type\":\"\"}", NULL);
 	add_vsc(&h, "longhorn-old", "{\"type\":\"bs\"}", NULL);
 	harness_add(
@@ -141,20 +352,36 @@ static void test_vsc_ambiguous_pass_skip(void **state)
 	harness_expect(&h, VSC_AMB, STATUS_PASS);
 	harness_clear(&h);
 
-	installed(&h);
+	lh_cluster(&h, false);
 	harness_expect(&h, VSC_AMB, STATUS_SKIP);
+	harness_clear(&h);
+
+	/* No Longhorn StorageClass: no VM disk is a Longhorn volume. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	assert_non_null(strstr(harness_expect(&h, VSC_AMB, STATUS_SKIP)->message,
+			       "no StorageClass of provisioner driver.longhorn.io"));
 	harness_clear(&h);
 
 	/* Longhorn classes without Harvester (KubeVirt + Longhorn): judged all the same. */
 	harness_init(&h);
 	harness_preinstall(&h);
+	harness_load(&h, "storage/storageclasses-harvester.json");
+	harness_load(&h, "storage/storageprofiles-case4.json");
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
 	harness_expect(&h, VSC_AMB, STATUS_WARN);
 	harness_clear(&h);
 
-	installed(&h);
+	lh_cluster(&h, true);
 	cs_set_status(&h.cs, RES_VS_CLASSES, RES_NOT_INSTALLED, NULL);
 	harness_expect(&h, VSC_AMB, STATUS_SKIP);
+	harness_clear(&h);
+
+	/* StorageClasses are needed: which StorageClasses are Longhorn's decides it. */
+	lh_cluster(&h, true);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	cs_set_status(&h.cs, RES_STORAGECLASSES, RES_NOT_COLLECTED, NULL);
+	harness_expect(&h, VSC_AMB, STATUS_UNKNOWN);
 	harness_clear(&h);
 }
 
@@ -394,34 +621,79 @@ static void test_backup_target_unknown_skip(void **state)
 static void test_snap_restore_risk(void **state)
 {
 	struct harness h;
-	installed(&h);
+	lh_cluster(&h, true);
 	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
 	const struct finding *f = harness_expect(&h, VSC_RISK, STATUS_WARN);
-	assert_non_null(strstr(f->message, "longhorn of type snap"));
+	assert_non_null(strstr(f->message, "use longhorn (type snap"));
 	assert_non_null(strstr(f->remediation, "{\"parameters\":{\"type\":\"bak\"}}"));
 	harness_clear(&h);
 
-	installed(&h);
+	lh_cluster(&h, true);
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
-	harness_expect(&h, VSC_RISK, STATUS_PASS);
+	f = harness_expect(&h, VSC_RISK, STATUS_PASS);
+	assert_non_null(strstr(f->message, "use longhorn (type bak"));
 	harness_clear(&h);
 
-	/* Marking longhorn-snapshot default makes VM snapshots in-cluster snapshots. */
-	installed(&h);
+	/* Marking longhorn-snapshot default makes VM snapshots in-cluster snapshots (CDI's
+	 * choice, emulated here). */
+	lh_cluster(&h, false);
+	cs_set_status(&h.cs, RES_STORAGEPROFILES, RES_NOT_COLLECTED, "no file");
 	add_vsc(&h, "longhorn", NULL, NULL);
 	add_vsc(&h, "longhorn-snapshot", "{\"type\":\"snap\"}",
 		"\"snapshot.storage.kubernetes.io/is-default-class\":\"true\"");
-	harness_expect(&h, VSC_RISK, STATUS_WARN);
+	f = harness_expect(&h, VSC_RISK, STATUS_WARN);
+	assert_non_null(strstr(harness_ev(f, "storage_profiles"), "not collected: no file"));
 	harness_clear(&h);
 
-	installed(&h);
+	lh_cluster(&h, true);
 	add_vsc(&h, "longhorn", "{\"type\":\"snapshot\"}", NULL);
 	harness_expect(&h, VSC_RISK, STATUS_WARN);
 	assert_non_null(strstr(harness_only(&h, VSC_RISK)->message, "rejects"));
 	harness_clear(&h);
 
-	installed(&h);
+	lh_cluster(&h, true);
 	harness_expect(&h, VSC_RISK, STATUS_SKIP);
+	harness_clear(&h);
+}
+
+/* Only the VM disks of one StorageClass get type snap: named, and its profile repointed. */
+static void test_snap_restore_risk_per_storageclass(void **state)
+{
+	struct harness h;
+	lh_cluster(&h, true);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	set_profile(&h, "vmstate-persistence", "spec", "longhorn-snapshot");
+	set_profile(&h, "vmstate-persistence", "status", "longhorn-snapshot");
+	const struct finding *f = harness_expect(&h, VSC_RISK, STATUS_WARN);
+	assert_non_null(strstr(f->message, "VM snapshots of disks on vmstate-persistence use "
+					   "longhorn-snapshot (type snap, StorageProfile "
+					   "spec.snapshotClass):"));
+	assert_null(strstr(f->message, "harvester-longhorn"));
+	assert_non_null(strstr(f->remediation,
+			       SP_PATCH "vmstate-persistence --type=merge -p "
+					"'{\"spec\":{\"snapshotClass\":\"longhorn\"}}'"));
+	harness_clear(&h);
+
+	/* No StorageClass gets a usable class (KubeVirt refuses): api.vsc.ambiguous says why. */
+	lh_cluster(&h, false);
+	cs_set_status(&h.cs, RES_STORAGEPROFILES, RES_NOT_INSTALLED, NULL);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	f = harness_expect(&h, VSC_RISK, STATUS_SKIP);
+	assert_non_null(strstr(f->message, "api.vsc.ambiguous"));
+	harness_clear(&h);
+
+	/* Some do, some do not: the others are judged. */
+	lh_cluster(&h, true);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	set_profile(&h, "longhorn-rwx", "status", "gone");
+	f = harness_expect(&h, VSC_RISK, STATUS_PASS);
+	assert_non_null(strstr(f->message, "other Longhorn StorageClasses: api.vsc.ambiguous"));
+	harness_clear(&h);
+
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
+	f = harness_expect(&h, VSC_RISK, STATUS_SKIP);
+	assert_non_null(strstr(f->message, "no StorageClass of provisioner driver.longhorn.io"));
 	harness_clear(&h);
 }
 
@@ -758,6 +1030,9 @@ int main(void)
 	    cmocka_unit_test(test_vsc_longhorn_missing_fail),
 	    cmocka_unit_test(test_vsc_longhorn_wrong_driver_or_type),
 	    cmocka_unit_test(test_vsc_ambiguous_case4_warn),
+	    cmocka_unit_test(test_vsc_ambiguous_per_storageclass),
+	    cmocka_unit_test(test_vsc_ambiguous_profile_names_missing_or_foreign),
+	    cmocka_unit_test(test_vsc_ambiguous_kubevirt_rule),
 	    cmocka_unit_test(test_vsc_ambiguous_default_annotation_wins),
 	    cmocka_unit_test(test_vsc_ambiguous_pass_skip),
 	    cmocka_unit_test(test_backup_target_case4_fail),
@@ -767,6 +1042,7 @@ int main(void)
 	    cmocka_unit_test(test_backup_target_other_targets),
 	    cmocka_unit_test(test_backup_target_users_not_collected),
 	    cmocka_unit_test(test_snap_restore_risk),
+	    cmocka_unit_test(test_snap_restore_risk_per_storageclass),
 	    cmocka_unit_test(test_restorable_case17_fail),
 	    cmocka_unit_test(test_restorable_pass),
 	    cmocka_unit_test(test_restorable_warn_unknown),

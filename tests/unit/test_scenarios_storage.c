@@ -30,6 +30,14 @@ static void cluster(struct harness *h)
 	harness_load(h, "storage/lhnodes-case8.json");
 }
 
+/* The Longhorn StorageClasses and CDI's StorageProfiles of them (status.snapshotClass
+ * longhorn): which class VM snapshots use (api.vsc.ambiguous). */
+static void longhorn_profiles(struct harness *h)
+{
+	harness_load(h, "storage/storageclasses-harvester.json");
+	harness_load(h, "storage/storageprofiles-case4.json");
+}
+
 static void remove_object(struct harness *h, enum resource_id res, const char *name)
 {
 	const struct jv *items = cs_items(&h->cs, res);
@@ -71,6 +79,7 @@ static void test_case02_missing_longhorn_vsc(void **state)
 {
 	struct harness h;
 	cluster(&h);
+	harness_load(&h, "storage/storageclasses-harvester.json");
 	assert_int_equal(run(&h, "api.vsc.longhorn"), STATUS_FAIL);
 	assert_non_null(strstr(first(&h, "api.vsc.longhorn")->message,
 			       "VolumeSnapshotClass longhorn does not exist"));
@@ -91,6 +100,7 @@ static void test_case04_bak_class_without_target(void **state)
 {
 	struct harness h;
 	cluster(&h);
+	longhorn_profiles(&h);
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
 	harness_load(&h, "storage/backuptargets-unavailable.json");
 	assert_int_equal(run(&h, "api.vsc.ambiguous"), STATUS_WARN);
@@ -115,6 +125,7 @@ static void test_case04_bak_class_without_target(void **state)
 
 	/* Fix B: keep bak, configure the target. */
 	cluster(&h);
+	longhorn_profiles(&h);
 	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
 	harness_load(&h, "storage/backuptargets-available.json");
 	assert_int_equal(run(&h, "api.vsc.backup-target"), STATUS_PASS);
@@ -128,6 +139,7 @@ static void test_case05_restore_clone_failed(void **state)
 {
 	struct harness h;
 	cluster(&h);
+	longhorn_profiles(&h);
 	h.now_ns = harness_at("2026-09-06T00:10:00Z");
 	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
 	harness_load(&h, "storage/volumes-case5.json");
@@ -231,6 +243,7 @@ static void test_case17_snap_restore_never_converges(void **state)
 {
 	struct harness h;
 	cluster(&h);
+	longhorn_profiles(&h);
 	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
 	harness_load(&h, "storage/volumes-case17.json");
 	harness_load(&h, "storage/replicas-case17.json");
@@ -258,6 +271,7 @@ static void test_case17_snap_restore_never_converges(void **state)
 	/* Before the GC (snapshot time): everything is there and restorable. */
 	harness_clear(&h);
 	cluster(&h);
+	longhorn_profiles(&h);
 	h.now_ns = harness_at("2026-09-06T01:25:00Z");
 	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
 	harness_load(&h, "storage/volumes-case17-before-gc.json");
