@@ -1,0 +1,244 @@
+// wrap: sys_fs_statvfs sys_fs_access sys_clock_adjtimex sys_kvm_probe
+/* Every host check on host roots built from real Debian packages with
+ * mmdebstrap (tests/fixtures/hostroots/d-*-real, see their README.md): the
+ * files the checks read are the ones the packages installed, and /proc and
+ * /sys are synthesised as that kernel shows them on a booted node. The
+ * seams that ask the live kernel (free space, the clock, /dev/kvm) are
+ * replaced, so each finding is decided by the files alone. */
+#include "b_hostroot.h"
+#include "sys_clock.h"
+#include "sys_fs.h"
+#include "sys_kvm.h"
+
+#include <sys/timex.h>
+
+int __wrap_sys_fs_statvfs(const struct hostroot *hr, const char *path, struct statvfs *ret);
+int __wrap_sys_fs_access(const struct hostroot *hr, const char *path, int mode);
+int __wrap_sys_clock_adjtimex(struct timex *tx);
+int __wrap_sys_kvm_probe(const struct hostroot *root, const char *path, struct sys_kvm_probe *ret);
+
+/* A 250 GiB root filesystem, 40 % free, writable. */
+int __wrap_sys_fs_statvfs(const struct hostroot *hr, const char *path, struct statvfs *ret)
+{
+	(void)hr;
+	assert_string_equal(path, "/var/lib");
+	*ret = (struct statvfs){.f_bsize = 4096,
+				.f_frsize = 4096,
+				.f_blocks = 250u * 262144u,
+				.f_bavail = 100u * 262144u,
+				.f_bfree = 100u * 262144u};
+	return 0;
+}
+
+int __wrap_sys_fs_access(const struct hostroot *hr, const char *path, int mode)
+{
+	(void)hr;
+	(void)path;
+	(void)mode;
+	return 0;
+}
+
+/* As chronyd or systemd-timesyncd leave a synchronised clock. */
+int __wrap_sys_clock_adjtimex(struct timex *tx)
+{
+	*tx = (struct timex){.status = STA_PLL, .offset = -12, .maxerror = 3000, .esterror = 250};
+	return TIME_OK;
+}
+
+/* A working /dev/kvm (it cannot be in a fixture). */
+int __wrap_sys_kvm_probe(const struct hostroot *root, const char *path, struct sys_kvm_probe *ret)
+{
+	(void)root;
+	assert_string_equal(path, "dev/kvm");
+	*ret = (struct sys_kvm_probe){.step = SYS_KVM_STEP_DONE,
+				      .file_type = S_IFCHR,
+				      .is_char = true,
+				      .major = 10,
+				      .minor = 232,
+				      .api_version = 12};
+	return 0;
+}
+
+/* Run every host check that reads the host root, in the agent's order. */
+static void run_all(struct bctx *b)
+{
+	for (size_t i = 0; i < host_checks_len; i++) {
+		const char *id = host_checks[i].id;
+		if (streq(id, "host.image.share-manager") || streq(id, "host.nfs.probe"))
+			continue;
+		b_run(b, host_checks[i].run, id);
+	}
+}
+
+static const struct finding *get(const struct bctx *b, const char *id)
+{
+	for (size_t i = 0; i < b->rep.results.n; i++)
+		if (streq(b->rep.results.items[i].check, id))
+			return &b->rep.results.items[i];
+	fail_msg("no finding of %s", id);
+	return NULL;
+}
+
+static const char *list_item(const struct finding *f, const char *key, size_t i)
+{
+	const struct value_list *l = kv_get_list(&f->evidence, key);
+	if (!l)
+		fail_msg("%s: no list evidence \"%s\"", f->check, key);
+	if (i >= l->n)
+		fail_msg("%s: \"%s\" has %zu items, wanted item %zu", f->check, key, l->n, i);
+	assert_int_equal(l->items[i].type, VALUE_STR);
+	return l->items[i].s;
+}
+
+static size_t list_len(const struct finding *f, const char *key)
+{
+	const struct value_list *l = kv_get_list(&f->evidence, key);
+	if (!l)
+		fail_msg("%s: no list evidence \"%s\"", f->check, key);
+	return l->n;
+}
+
+static const char *map_str(const struct finding *f, const char *map, const char *key)
+{
+	const struct value *v = kv_get(&f->evidence, map);
+	if (!v || v->type != VALUE_MAP)
+		fail_msg("%s: no map evidence \"%s\"", f->check, map);
+	const char *s = kv_get_str(&v->map, key);
+	if (!s)
+		fail_msg("%s: no \"%s\" in \"%s\"", f->check, key, map);
+	return s;
+}
+
+/* What Debian 12 and 13 have in common: the same package set, the same
+ * enablement links (iscsid.socket, multipathd.service, chrony, containerd). */
+static void assert_debian_common(const struct bctx *b)
+{
+	const struct finding *f = get(b, "host.kvm");
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(list_item(f, "kvm_modules", 0), "kvm");
+	assert_string_equal(list_item(f, "kvm_modules", 1), "kvm_intel");
+
+	f = get(b, "host.cpu.virt");
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "virt_flag"), "vmx");
+
+	f = get(b, "host.resources");
+	assert_status(f, STATUS_PASS);
+
+	f = get(b, "host.nfs.client");
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(list_item(f, "helpers", 0), "/sbin/mount.nfs");
+	assert_string_equal(b_ev(f, "package"), "nfs-common");
+
+	/* Debian builds the NFS client as modules that load at the first mount. */
+	f = get(b, "host.nfs.kernel");
+	assert_status(f, STATUS_WARN);
+	assert_string_equal(b_ev(f, "proc_filesystems"), "neither nfs nor nfs4 registered");
+	assert_string_equal(map_str(f, "kernel_config", "CONFIG_NFS_V4"), "m");
+	assert_string_equal(map_str(f, "kernel_config", "CONFIG_NFS_V4_1"), "y");
+
+	/* open-iscsi's postinst writes a name; iscsid.socket is enabled. */
+	f = get(b, "host.iscsi");
+	assert_status(f, STATUS_PASS);
+	assert_contains(b_ev(f, "initiator_name"), "iqn.1993-08.org.debian:01:");
+	assert_string_equal(b_ev(f, "iscsid"), "not running");
+	assert_string_equal(b_ev(f, "iscsid_socket"),
+			    "enabled (/etc/systemd/system/sockets.target.wants/iscsid.socket)");
+	assert_string_equal(b_ev(f, "iscsi_tcp"),
+			    "loadable (modules.dep): iscsid loads it at the first login");
+	assert_string_equal(b_ev(f, "package"), "open-iscsi");
+
+	/* multipath-tools ships no multipath.conf: Longhorn's disks are not blacklisted. */
+	f = get(b, "host.multipathd");
+	assert_status(f, STATUS_WARN);
+	assert_string_equal(b_ev(f, "multipathd"), "running (pid 412)");
+	assert_string_equal(
+	    b_ev(f, "multipathd_service"),
+	    "enabled (/etc/systemd/system/sysinit.target.wants/multipathd.service)");
+	assert_int_equal(list_len(f, "config_files"), 0);
+	assert_contains(f->message, "there is no multipath.conf");
+
+	/* No separate disk: /var/lib/longhorn would be on the root filesystem. */
+	f = get(b, "host.longhorn.path");
+	assert_status(f, STATUS_WARN);
+	assert_string_equal(b_ev(f, "judged_path"), "/var/lib");
+	assert_string_equal(b_ev(f, "mount_point"), "/");
+	assert_string_equal(b_ev(f, "fs_type"), "ext4");
+
+	/* Debian's containerd ships a version 2 config.toml without the option. */
+	f = get(b, "host.containerd.device-ownership");
+	assert_status(f, STATUS_FAIL);
+	assert_string_equal(b_ev(f, "runtime"), "containerd");
+	assert_string_equal(b_ev(f, "containerd_config"), "/etc/containerd/config.toml");
+	assert_string_equal(b_ev(f, "cri_plugin_table"), "plugins.\"io.containerd.grpc.v1.cri\"");
+	assert_string_equal(b_ev(f, "device_ownership_from_security_context"), "not set");
+	assert_contains(f->remediation, "[plugins.\"io.containerd.grpc.v1.cri\"]");
+}
+
+static void test_debian12_real(void **state)
+{
+	(void)state;
+	struct bctx b;
+	b_fixture(&b, "d-debian12-real");
+	run_all(&b);
+	assert_debian_common(&b);
+
+	const struct finding *f = get(&b, "host.clock");
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "by chronyd");
+	assert_string_equal(b_ev(f, "chrony_rtcsync"), "set (/etc/chrony/chrony.conf:38)");
+
+	f = get(&b, "host.nfs.kernel");
+	assert_string_equal(b_ev(f, "kernel_release"), "6.1.0-50-amd64");
+	assert_string_equal(b_ev(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko");
+	assert_string_equal(map_str(f, "kernel_config", "file"), "/boot/config-6.1.0-50-amd64");
+
+	f = get(&b, "host.iscsi");
+	assert_string_equal(b_ev(f, "iscsiadm"), "/sbin/iscsiadm");
+	assert_string_equal(b_ev(f, "initiator_name"), "iqn.1993-08.org.debian:01:9e85462be362");
+
+	f = get(&b, "host.multipathd");
+	assert_string_equal(b_ev(f, "multipathd_socket"),
+			    "enabled (/etc/systemd/system/sockets.target.wants/multipathd.socket)");
+
+	f = get(&b, "host.containerd.device-ownership");
+	int64_t v;
+	assert_true(kv_get_int(&f->evidence, "containerd_config_version", &v));
+	assert_int_equal(v, 2);
+	b_close(&b);
+}
+
+static void test_debian13_real(void **state)
+{
+	(void)state;
+	struct bctx b;
+	b_fixture(&b, "d-debian13-real");
+	run_all(&b);
+	assert_debian_common(&b);
+
+	const struct finding *f = get(&b, "host.clock");
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "chrony_rtcsync"), "set (/etc/chrony/chrony.conf:35)");
+
+	/* Debian 13's kernel compresses its modules with xz. */
+	f = get(&b, "host.nfs.kernel");
+	assert_string_equal(b_ev(f, "kernel_release"), "6.12.117+deb13-amd64");
+	assert_string_equal(b_ev(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko.xz");
+
+	f = get(&b, "host.iscsi");
+	assert_string_equal(b_ev(f, "initiator_name"), "iqn.1993-08.org.debian:01:709b19ad4915");
+
+	/* Debian 13's multipath-tools no longer enables multipathd.socket. */
+	f = get(&b, "host.multipathd");
+	assert_string_equal(b_ev(f, "multipathd_socket"), "disabled");
+	b_close(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_debian12_real),
+	    cmocka_unit_test(test_debian13_real),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
