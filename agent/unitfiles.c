@@ -135,3 +135,43 @@ void unitfiles_dropins(const struct hostroot *hr, const char *unit, size_t max, 
 	if (ret->n > 1)
 		qsort(ret->items, ret->n, sizeof(char *), cmp_basename);
 }
+
+/* "Key=value" lines of one unit file (blanks around '=' allowed, as systemd's
+ * parser strips them); an empty value clears what came before. */
+static void file_values(const struct hostroot *hr, const char *path, const char *key, size_t max,
+			struct strv *out)
+{
+	_cleanup_free_ char *buf = NULL;
+	if (hostroot_read(hr, path, 65536, &buf, NULL) < 0)
+		return;
+	size_t kl = strlen(key);
+	char *save = NULL;
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *l = strstrip(line);
+		if (strncmp(l, key, kl) != 0)
+			continue;
+		char *v = strstrip(l + kl);
+		if (*v != '=')
+			continue;
+		v = strstrip(v + 1);
+		if (!*v)
+			strv_clear(out);
+		else if (out->n < max)
+			strv_add(out, v);
+	}
+}
+
+char *unitfiles_values(const struct hostroot *hr, const char *unit, const char *key, size_t max,
+		       struct strv *ret)
+{
+	char *file = unitfiles_find(hr, unit);
+	if (!file)
+		return NULL;
+	file_values(hr, file, key, max, ret);
+	struct strv dropins = {0};
+	unitfiles_dropins(hr, unit, 64, &dropins);
+	for (size_t i = 0; i < dropins.n; i++)
+		file_values(hr, dropins.items[i], key, max, ret);
+	strv_clear(&dropins);
+	return file;
+}

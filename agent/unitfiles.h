@@ -35,3 +35,9 @@ char *unitfiles_find(const struct hostroot *hr, const char *unit);
 /* Its drop-ins (unit.d/\*.conf of every unit directory, at most max), in the order
  * systemd applies them: by file name. */
 void unitfiles_dropins(const struct hostroot *hr, const char *unit, size_t max, struct strv *ret);
+/* The values of setting key (e.g. "ExecStartPre") in the unit file systemd loads
+ * for unit and then its drop-ins, in order; an empty assignment drops the values
+ * before it, as systemd does for list settings. Returns the unit file's host path
+ * (NULL when there is none, and ret stays empty). At most max values. */
+char *unitfiles_values(const struct hostroot *hr, const char *unit, const char *key, size_t max,
+		       struct strv *ret);

@@ -196,6 +196,10 @@ static void test_debian12_real(void **state)
 	f = get(&b, "host.iscsi");
 	assert_string_equal(b_ev(f, "iscsiadm"), "/sbin/iscsiadm");
 	assert_string_equal(b_ev(f, "initiator_name"), "iqn.1993-08.org.debian:01:9e85462be362");
+	assert_string_equal(b_ev(f, "iscsid_start_check"),
+			    "/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
+			    "/usr/lib/systemd/system/iscsid.service): a line matches "
+			    "^InitiatorName=[^ \\t\\n]");
 
 	f = get(&b, "host.multipathd");
 	assert_string_equal(b_ev(f, "multipathd_socket"),
@@ -227,10 +231,80 @@ static void test_debian13_real(void **state)
 
 	f = get(&b, "host.iscsi");
 	assert_string_equal(b_ev(f, "initiator_name"), "iqn.1993-08.org.debian:01:709b19ad4915");
+	assert_string_equal(b_ev(f, "iscsid_start_check"),
+			    "/usr/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
+			    "/usr/lib/systemd/system/iscsid.service): a line matches "
+			    "^InitiatorName=[^ \\t\\n]");
 
 	/* Debian 13's multipath-tools no longer enables multipathd.socket. */
 	f = get(&b, "host.multipathd");
 	assert_string_equal(b_ev(f, "multipathd_socket"), "disabled");
+	b_close(&b);
+}
+
+/* Debian's iscsid.service starts iscsid only after its ExecStartPre,
+ * /usr/lib/open-iscsi/startup-checks.sh, found a line matching the grep
+ * pattern ^InitiatorName=[^ \t\n] (inside brackets \t and \n are the letters
+ * t and n). iscsid itself would read "InitiatorName = iqn..." or a naa. name;
+ * on Debian the daemon then never starts, and every Longhorn attach fails. */
+static void test_iscsi_debian_startup_checks(void **state)
+{
+	(void)state;
+	static const char *const refused[] = {
+	    "InitiatorName = iqn.1993-08.org.debian:01:9e85462be362\n",
+	    "  InitiatorName=iqn.1993-08.org.debian:01:9e85462be362\n",
+	    "InitiatorName=naa.60014055f1c0b6e2\n",
+	};
+	/* Debian 12's unit names the script under /lib, Debian 13's under /usr/lib. */
+	const char *roots[] = {"d-debian12-real", "d-debian13-real"};
+	const char *scripts[] = {"/lib/open-iscsi/startup-checks.sh",
+				 "/usr/lib/open-iscsi/startup-checks.sh"};
+	for (size_t r = 0; r < ELEMENTSOF(roots); r++)
+		for (size_t i = 0; i < ELEMENTSOF(refused); i++) {
+			struct bctx b;
+			b_scratch_from(&b, roots[r]);
+			b_write(&b, "etc/iscsi/initiatorname.iscsi", refused[i]);
+			const struct finding *f = b_run(&b, check_iscsi, "host.iscsi");
+			assert_status(f, STATUS_FAIL);
+			assert_contains(f->message, "startup-checks.sh");
+			_cleanup_free_ char *want = xasprintf(
+			    "%s (ExecStartPre of /usr/lib/systemd/system/iscsid.service): no line "
+			    "matches ^InitiatorName=[^ \\t\\n]",
+			    scripts[r]);
+			assert_string_equal(b_ev(f, "iscsid_start_check"), want);
+			assert_contains(f->remediation, "InitiatorName=");
+			assert_contains(f->remediation, i == 2 ? "iscsi-iname" : "no blanks");
+			b_close(&b);
+		}
+
+	/* iscsid already running keeps its name; the next start fails. */
+	struct bctx b;
+	b_scratch_from(&b, "d-debian12-real");
+	b_write(&b, "etc/iscsi/initiatorname.iscsi",
+		"InitiatorName = iqn.1993-08.org.debian:01:9e85462be362\n");
+	b_write(&b, "proc/740/comm", "iscsid\n");
+	const struct finding *f = b_run(&b, check_iscsi, "host.iscsi");
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "iscsid runs, but");
+	b_close(&b);
+
+	/* The same file where iscsid.service has no such check: iscsid reads it. */
+	b_scratch_from(&b, "d-debian12-real");
+	b_write(&b, "etc/iscsi/initiatorname.iscsi",
+		"InitiatorName = iqn.1993-08.org.debian:01:9e85462be362\n");
+	b_remove(&b, "usr/lib/open-iscsi/startup-checks.sh");
+	f = b_run(&b, check_iscsi, "host.iscsi");
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "initiator_name"), "iqn.1993-08.org.debian:01:9e85462be362");
+	b_close(&b);
+
+	/* A tab after '=' passes Debian's pattern (it has no tab in it). */
+	b_scratch_from(&b, "d-debian13-real");
+	b_write(
+	    &b, "etc/iscsi/initiatorname.iscsi",
+	    "## DO NOT EDIT OR REMOVE THIS FILE!\nInitiatorName=\tiqn.2004-10.com.example:node1\n");
+	f = b_run(&b, check_iscsi, "host.iscsi");
+	assert_status(f, STATUS_PASS);
 	b_close(&b);
 }
 
@@ -239,6 +313,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_debian12_real),
 	    cmocka_unit_test(test_debian13_real),
+	    cmocka_unit_test(test_iscsi_debian_startup_checks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
