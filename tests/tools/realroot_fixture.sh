@@ -17,7 +17,9 @@ rm -rf "$dest"
 mkdir -p "$dest"
 
 # The merged-/usr symlinks (absent on a bullseye root, where /sbin and /lib are real).
-for l in bin sbin lib lib64; do [ -L "$root/$l" ] && cp -a "$root/$l" "$dest/$l"; done
+for l in bin sbin lib lib64; do
+	if [ -L "$root/$l" ]; then cp -a "$root/$l" "$dest/$l"; fi
+done
 
 copy() { # copy one path (file or symlink) as it is, creating its parents
 	local p=$1
@@ -26,13 +28,19 @@ copy() { # copy one path (file or symlink) as it is, creating its parents
 	cp -a "$root/$p" "$dest/$p"
 }
 placeholder() { # a binary: keep its mode, not its bytes
-	local p=$1 real
-	real=$(cd "$root" && readlink -f "/$p" 2>/dev/null || true)
-	# resolve inside the root: readlink ran on the host, so rebuild the path
+	local p=$1
 	[ -f "$root/$p" ] || return 0
 	mkdir -p "$dest/$(dirname "$p")"
 	if [ -L "$root/$p" ]; then cp -a "$root/$p" "$dest/$p"; return 0; fi
 	printf 'placeholder for /%s (binary not copied)\n' "$p" >"$dest/$p"
+	# host.containerd.device-ownership asks whether an ELF binary knows the
+	# option: keep those two facts of the real containerd (its ELF magic first).
+	if [ "${p##*/}" = containerd ]; then
+		{ head -c 4 "$root/$p"; printf '\n'; cat "$dest/$p"; } >"$dest/$p.tmp" && mv "$dest/$p.tmp" "$dest/$p"
+	fi
+	if grep -q -a device_ownership_from_security_context "$root/$p"; then
+		echo device_ownership_from_security_context >>"$dest/$p"
+	fi
 	chmod "$(stat -c %a "$root/$p")" "$dest/$p"
 }
 
@@ -41,7 +49,7 @@ copy usr/lib/os-release
 copy etc/hostname
 copy etc/iscsi/initiatorname.iscsi
 copy etc/multipath.conf
-[ -d "$root/etc/multipath/conf.d" ] && cp -a --parents -t "$dest" -- $(cd "$root" && find etc/multipath/conf.d -maxdepth 1 -name '*.conf')
+[ ! -d "$root/etc/multipath/conf.d" ] || cp -a --parents -t "$dest" -- $(cd "$root" && find etc/multipath/conf.d -maxdepth 1 -name '*.conf')
 copy etc/containerd/config.toml
 # The script that wrote the initiator name (and keeps /var/lib a real directory).
 copy var/lib/dpkg/info/open-iscsi.postinst
@@ -52,7 +60,7 @@ copy etc/chrony.conf
 for p in usr/sbin/iscsiadm sbin/iscsiadm usr/sbin/iscsid sbin/iscsid usr/sbin/mount.nfs sbin/mount.nfs \
 	usr/sbin/mount.nfs4 sbin/mount.nfs4 usr/sbin/multipathd sbin/multipathd usr/sbin/chronyd \
 	usr/lib/systemd/systemd-timesyncd lib/systemd/systemd-timesyncd usr/bin/containerd; do
-	[ -L "$dest/${p%%/*}" ] && continue # sbin -> usr/sbin: copied through usr/
+	if [ -L "$dest/${p%%/*}" ]; then continue; fi # sbin -> usr/sbin: copied through usr/
 	placeholder "$p"
 done
 for p in usr/lib/open-iscsi/startup-checks.sh lib/open-iscsi/startup-checks.sh; do
@@ -75,7 +83,7 @@ done
 # Symlinks in /etc pointing at /lib/... on a merged root resolve through lib -> usr/lib.
 (cd "$root" && find etc/systemd/system -type l) | while read -r l; do
 	t=$(readlink "$root/$l")
-	case $t in /lib/*) [ -L "$dest/lib" ] && copy "usr${t}" ;; esac
+	case $t in /lib/*) if [ -L "$dest/lib" ]; then copy "usr${t}"; fi ;; esac
 done
 
 # Kernel: config (the lines the checks read), modules.builtin, modules.dep (the lines they read).

@@ -65,5 +65,6 @@ ls "$wants"/*.wants/multipathd.service >/dev/null 2>&1 && proc 412 multipathd
 ls "$wants"/*.wants/chrony.service >/dev/null 2>&1 && proc 598 chronyd
 ls "$wants"/*.wants/systemd-timesyncd.service >/dev/null 2>&1 && proc 598 systemd-timesyn
 ls "$wants"/*.wants/containerd.service >/dev/null 2>&1 && proc 733 containerd
+ls "$wants"/*.wants/iscsid.service >/dev/null 2>&1 && proc 740 iscsid
 ls "$wants"/*.wants/rpcbind.service >/dev/null 2>&1 && proc 1022 rpcbind
 echo "synthesised /proc and /sys of $root for kernel $rel"

@@ -308,12 +308,90 @@ static void test_iscsi_debian_startup_checks(void **state)
 	b_close(&b);
 }
 
+/* Debian 11: /bin, /sbin and /lib are real directories (no merged /usr),
+ * iscsid.service itself is enabled, and containerd is 1.4. */
+static void test_debian11_real(void **state)
+{
+	(void)state;
+	struct bctx b;
+	b_fixture(&b, "d-debian11-real");
+	run_all(&b);
+
+	const struct finding *f = get(&b, "host.nfs.client");
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(list_item(f, "helpers", 0), "/sbin/mount.nfs");
+	assert_string_equal(list_item(f, "helpers", 1), "/sbin/mount.nfs4");
+
+	f = get(&b, "host.nfs.kernel");
+	assert_status(f, STATUS_WARN);
+	assert_string_equal(b_ev(f, "kernel_release"), "5.10.0-32-amd64");
+	assert_string_equal(b_ev(f, "modules_dir"), "/lib/modules/5.10.0-32-amd64");
+	assert_string_equal(b_ev(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko");
+
+	f = get(&b, "host.iscsi");
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "iscsid"), "running (pid 740)");
+	assert_string_equal(b_ev(f, "iscsid_service"),
+			    "enabled (/etc/systemd/system/sysinit.target.wants/iscsid.service)");
+	assert_string_equal(b_ev(f, "iscsid_start_check"),
+			    "/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
+			    "/lib/systemd/system/iscsid.service): a line matches "
+			    "^InitiatorName=[^ \\t\\n]");
+
+	f = get(&b, "host.multipathd");
+	assert_status(f, STATUS_WARN);
+
+	f = get(&b, "host.clock");
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "chrony_rtcsync"), "set (/etc/chrony/chrony.conf:38)");
+
+	/* containerd 1.4 predates the option: setting it would change nothing. */
+	f = get(&b, "host.containerd.device-ownership");
+	assert_status(f, STATUS_FAIL);
+	assert_string_equal(b_ev(f, "containerd_binary"), "/usr/bin/containerd: does not know "
+							  "device_ownership_from_security_context");
+	assert_contains(f->remediation, "Upgrade containerd");
+	b_close(&b);
+}
+
+/* Setting the option where containerd does not know it: containerd 1.x ignores
+ * unknown keys, so the file says true and devices stay root's. */
+static void test_containerd_option_unknown_to_binary(void **state)
+{
+	(void)state;
+	static const char *const conf =
+	    "version = 2\n\n[plugins]\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n"
+	    "    device_ownership_from_security_context = true\n";
+	struct bctx b;
+	b_scratch_from(&b, "d-debian11-real");
+	b_write(&b, "etc/containerd/config.toml", conf);
+	const struct finding *f =
+	    b_run(&b, check_containerd_device_ownership, "host.containerd.device-ownership");
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "ignores it");
+	bool v;
+	assert_true(kv_get_bool(&f->evidence, "device_ownership_from_security_context", &v));
+	assert_true(v);
+	b_close(&b);
+
+	/* Debian 12's containerd 1.6 reads it. */
+	b_scratch_from(&b, "d-debian12-real");
+	b_write(&b, "etc/containerd/config.toml", conf);
+	f = b_run(&b, check_containerd_device_ownership, "host.containerd.device-ownership");
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "containerd_binary"),
+			    "/usr/bin/containerd: knows device_ownership_from_security_context");
+	b_close(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_debian12_real),
 	    cmocka_unit_test(test_debian13_real),
 	    cmocka_unit_test(test_iscsi_debian_startup_checks),
+	    cmocka_unit_test(test_debian11_real),
+	    cmocka_unit_test(test_containerd_option_unknown_to_binary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
