@@ -384,6 +384,70 @@ static void test_containerd_option_unknown_to_binary(void **state)
 	b_close(&b);
 }
 
+/* Debian's multipathd.service (and .socket) carry ConditionKernelCommandLine=
+ * !nompath and !multipath=off: booted with either, the enabled daemon never
+ * starts, and Longhorn's disks are safe. */
+static void test_multipathd_kernel_cmdline(void **state)
+{
+	(void)state;
+	const char *roots[] = {"d-debian11-real", "d-debian12-real", "d-debian13-real"};
+	const char *units[] = {"/lib/systemd/system/multipathd.service",
+			       "/usr/lib/systemd/system/multipathd.service",
+			       "/usr/lib/systemd/system/multipathd.service"};
+	for (size_t i = 0; i < ELEMENTSOF(roots); i++) {
+		struct bctx b;
+		b_scratch_from(&b, roots[i]);
+		b_remove(&b, "proc/412");
+		b_write(&b, "proc/cmdline",
+			"BOOT_IMAGE=/boot/vmlinuz root=/dev/sda1 ro quiet multipath=off\n");
+		const struct finding *f = b_run(&b, check_multipathd, "host.multipathd");
+		assert_status(f, STATUS_PASS);
+		_cleanup_free_ char *want = xasprintf(
+		    "multipath=off (ConditionKernelCommandLine=!multipath=off in %s)", units[i]);
+		assert_string_equal(b_ev(f, "kernel_cmdline_blocks"), want);
+		b_close(&b);
+
+		/* Without the option, enabled but not (yet) running still warns. */
+		b_scratch_from(&b, roots[i]);
+		b_remove(&b, "proc/412");
+		f = b_run(&b, check_multipathd, "host.multipathd");
+		assert_status(f, STATUS_WARN);
+		assert_string_equal(b_ev(f, "multipathd"), "not running");
+		b_close(&b);
+	}
+}
+
+/* Debian 12 as minimal images are: systemd-timesyncd, no nfs-common. */
+static void test_debian12_timesyncd_nonfs(void **state)
+{
+	(void)state;
+	struct bctx b;
+	b_fixture(&b, "d-debian12-real-timesyncd-nonfs");
+	run_all(&b);
+
+	const struct finding *f = get(&b, "host.clock");
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "by systemd-timesyncd");
+	assert_string_equal(list_item(f, "sync_daemons_enabled", 0), "systemd-timesyncd");
+	assert_string_equal(list_item(f, "sync_daemons_installed", 0), "systemd-timesyncd");
+	assert_null(kv_get(&f->evidence, "chrony_rtcsync"));
+
+	f = get(&b, "host.nfs.client");
+	assert_status(f, STATUS_FAIL);
+	assert_int_equal(list_len(f, "helpers"), 0);
+	assert_contains(f->remediation, "nfs-common");
+
+	/* The kernel half is there all the same. */
+	f = get(&b, "host.nfs.kernel");
+	assert_status(f, STATUS_WARN);
+	assert_string_equal(b_ev(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko");
+
+	assert_status(get(&b, "host.iscsi"), STATUS_PASS);
+	assert_status(get(&b, "host.multipathd"), STATUS_WARN);
+	assert_status(get(&b, "host.containerd.device-ownership"), STATUS_FAIL);
+	b_close(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +456,8 @@ int main(void)
 	    cmocka_unit_test(test_iscsi_debian_startup_checks),
 	    cmocka_unit_test(test_debian11_real),
 	    cmocka_unit_test(test_containerd_option_unknown_to_binary),
+	    cmocka_unit_test(test_multipathd_kernel_cmdline),
+	    cmocka_unit_test(test_debian12_timesyncd_nonfs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
