@@ -107,7 +107,8 @@ struct daemon {
  * ExecStartPre; it exits 1, so iscsid never starts (socket-activated or not),
  * unless a line of the name file matches DEBIAN_NAME_PATTERN. iscsid itself
  * is laxer (blanks around '=', any name), so the script is what decides
- * there. Only a script that exists and greps for the name counts.
+ * there. Only a script that exists and greps for the name counts, and not
+ * one whose failure the unit ignores ("ExecStartPre=-...").
  */
 static void find_start_check(const struct hostroot *hr, struct daemon *d)
 {
@@ -115,8 +116,12 @@ static void find_start_check(const struct hostroot *hr, struct daemon *d)
 	char *unit = unitfiles_values(hr, "iscsid.service", "ExecStartPre", 16, &pre);
 	for (size_t i = 0; i < pre.n && !d->start_check; i++) {
 		const char *cmd = pre.items[i];
-		while (*cmd && strchr("-@:+!", *cmd))
-			cmd++;
+		/* systemd's prefixes; with '-' a failing command does not stop the start. */
+		bool ignored = false;
+		for (; *cmd && strchr("-@:+!|", *cmd); cmd++)
+			ignored |= *cmd == '-';
+		if (ignored)
+			continue;
 		_cleanup_free_ char *path = xstrndup(cmd, strcspn(cmd, " \t"));
 		const char *base = strrchr(path, '/');
 		if (path[0] != '/' || !streq(base + 1, "startup-checks.sh"))

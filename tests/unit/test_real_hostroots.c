@@ -298,6 +298,17 @@ static void test_iscsi_debian_startup_checks(void **state)
 	assert_string_equal(b_ev(f, "initiator_name"), "iqn.1993-08.org.debian:01:9e85462be362");
 	b_close(&b);
 
+	/* A drop-in that ignores the script's failure (ExecStartPre=-...): iscsid starts. */
+	b_scratch_from(&b, "d-debian13-real");
+	b_write(&b, "etc/iscsi/initiatorname.iscsi",
+		"InitiatorName = iqn.1993-08.org.debian:01:709b19ad4915\n");
+	b_write(&b, "etc/systemd/system/iscsid.service.d/10-lax.conf",
+		"[Service]\nExecStartPre=\nExecStartPre=-/usr/lib/open-iscsi/startup-checks.sh\n");
+	f = b_run(&b, check_iscsi, "host.iscsi");
+	assert_status(f, STATUS_PASS);
+	assert_null(kv_get(&f->evidence, "iscsid_start_check"));
+	b_close(&b);
+
 	/* A tab after '=' passes Debian's pattern (it has no tab in it). */
 	b_scratch_from(&b, "d-debian13-real");
 	b_write(
