@@ -13,8 +13,9 @@ root=$1 dest=$2
 rel=$(ls "$root/usr/lib/modules" 2>/dev/null || ls "$root/lib/modules")
 moddir=usr/lib/modules/$rel
 [ -L "$root/lib" ] || moddir=lib/modules/$rel
-rm -rf "$dest"
 mkdir -p "$dest"
+# Start over, keeping the fixture's README.md.
+find "$dest" -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +
 
 # The merged-/usr symlinks (absent on a bullseye root, where /sbin and /lib are real).
 for l in bin sbin lib lib64; do
@@ -49,7 +50,9 @@ copy usr/lib/os-release
 copy etc/hostname
 copy etc/iscsi/initiatorname.iscsi
 copy etc/multipath.conf
-[ ! -d "$root/etc/multipath/conf.d" ] || cp -a --parents -t "$dest" -- $(cd "$root" && find etc/multipath/conf.d -maxdepth 1 -name '*.conf')
+for f in "$root"/etc/multipath/conf.d/*.conf; do
+	if [ -f "$f" ]; then copy "etc/multipath/conf.d/${f##*/}"; fi
+done
 copy etc/containerd/config.toml
 # The script that wrote the initiator name (and keeps /var/lib a real directory).
 copy var/lib/dpkg/info/open-iscsi.postinst
@@ -69,8 +72,6 @@ done
 
 # systemd: every enablement link, the unit files they point to, and the units
 # the checks read.
-unitdir=usr/lib/systemd/system
-[ -L "$root/lib" ] || unitdir=lib/systemd/system
 (cd "$root" && find etc/systemd/system -type l) | while read -r l; do
 	copy "$l"
 	t=$(readlink "$root/$l")
