@@ -281,8 +281,9 @@ static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, stru
 						     "namespace)"
 						   : strerror(-d->procs_err));
 	}
-	unitfiles_evidence(ev, "iscsid_socket", d->socket, d->socket_where);
-	unitfiles_evidence(ev, "iscsid_service", d->service, d->service_where);
+	unitfiles_evidence(hr, ev, "iscsid_socket", "iscsid.socket", d->socket, d->socket_where);
+	unitfiles_evidence(hr, ev, "iscsid_service", "iscsid.service", d->service,
+			   d->service_where);
 
 	const char *enable = "systemctl enable --now iscsid.socket iscsid.service";
 	if (running) {

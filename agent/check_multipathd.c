@@ -245,8 +245,8 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 	else
 		kv_add_strf(ev, "multipathd", "unknown: %s",
 			    perr == -ESRCH ? "PID 1 not visible under /proc" : strerror(-perr));
-	unitfiles_evidence(ev, "multipathd_service", svc, svc_where);
-	unitfiles_evidence(ev, "multipathd_socket", sock, sock_where);
+	unitfiles_evidence(hr, ev, "multipathd_service", "multipathd.service", svc, svc_where);
+	unitfiles_evidence(hr, ev, "multipathd_socket", "multipathd.socket", sock, sock_where);
 
 	struct judge j = {0};
 	if (perr == 0 && !running && !enabled) {

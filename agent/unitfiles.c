@@ -90,10 +90,14 @@ const char *unitfile_state_name(enum unitfile_state s)
 	return "disabled";
 }
 
-void unitfiles_evidence(struct kv_list *ev, const char *key, int st, const char *where)
+void unitfiles_evidence(const struct hostroot *hr, struct kv_list *ev, const char *key,
+			const char *unit, int st, const char *where)
 {
+	_cleanup_free_ char *file = st == UNITFILE_DISABLED ? unitfiles_find(hr, unit) : NULL;
 	if (st < 0)
 		kv_add_str(ev, key, "unknown: no systemd unit directories");
+	else if (st == UNITFILE_DISABLED && !file)
+		kv_add_strf(ev, key, "not installed: no %s unit file", unit);
 	else if (where)
 		kv_add_strf(ev, key, "%s (%s)", unitfile_state_name(st), where);
 	else

@@ -459,6 +459,39 @@ static void test_debian12_timesyncd_nonfs(void **state)
 	b_close(&b);
 }
 
+/* Debian 13 without multipath-tools, with systemd-timesyncd. */
+static void test_debian13_timesyncd_nompath(void **state)
+{
+	(void)state;
+	struct bctx b;
+	b_fixture(&b, "d-debian13-real-timesyncd-nompath");
+	run_all(&b);
+
+	const struct finding *f = get(&b, "host.multipathd");
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "multipathd"), "not running");
+	assert_string_equal(b_ev(f, "multipathd_service"),
+			    "not installed: no multipathd.service unit file");
+	assert_string_equal(b_ev(f, "multipathd_socket"),
+			    "not installed: no multipathd.socket unit file");
+
+	f = get(&b, "host.clock");
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "by systemd-timesyncd");
+
+	/* open-iscsi installed and enabled its socket; iscsid.service stays disabled. */
+	f = get(&b, "host.iscsi");
+	assert_status(f, STATUS_PASS);
+	assert_string_equal(b_ev(f, "iscsid_service"), "disabled");
+
+	assert_status(get(&b, "host.nfs.client"), STATUS_PASS);
+	f = get(&b, "host.nfs.kernel");
+	assert_status(f, STATUS_WARN);
+	assert_string_equal(b_ev(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko.xz");
+	assert_status(get(&b, "host.containerd.device-ownership"), STATUS_FAIL);
+	b_close(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +502,7 @@ int main(void)
 	    cmocka_unit_test(test_containerd_option_unknown_to_binary),
 	    cmocka_unit_test(test_multipathd_kernel_cmdline),
 	    cmocka_unit_test(test_debian12_timesyncd_nonfs),
+	    cmocka_unit_test(test_debian13_timesyncd_nompath),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
