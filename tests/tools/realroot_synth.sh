@@ -18,6 +18,7 @@ m() { mkdir -p "$(dirname "$1")"; cat >"$1"; }
 
 m "$root/proc/sys/kernel/osrelease" <<<"$rel"
 m "$root/proc/sys/kernel/hostname" <<<"node1"
+m "$root/proc/sys/kernel/random/boot_id" <<<"3f2b8c1e-7d4a-4b6e-9c0f-1a2b3c4d5e6f"
 m "$root/proc/cmdline" <<<"BOOT_IMAGE=/boot/vmlinuz-$rel root=UUID=6b3c1f0e-2a4d-4e5f-9a8b-7c6d5e4f3a21 ro quiet"
 cp "$cpuinfo" "$root/proc/cpuinfo"
 cp "$meminfo" "$root/proc/meminfo"
