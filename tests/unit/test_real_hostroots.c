@@ -492,6 +492,47 @@ static void test_debian13_timesyncd_nompath(void **state)
 	b_close(&b);
 }
 
+/* multipath-tools 0.9 and later (Debian 12's 0.9.4, 13's 0.11.1) ignore
+ * defaults { config_dir } ("ignoring deprecated option", multipath -t) and
+ * read /etc/multipath/conf.d; 0.8 (Debian 11, RHEL 9, Ubuntu 22.04) reads the
+ * configured directory. A blacklist that only one reading sees is no promise. */
+static void test_multipathd_config_dir(void **state)
+{
+	(void)state;
+	static const char *const lh = "blacklist {\n\tdevice {\n\t\tvendor \"IET\"\n"
+				      "\t\tproduct \"VIRTUAL-DISK\"\n\t}\n}\n";
+	/* Only in the configured directory: only multipath-tools 0.8 reads it. */
+	struct bctx b;
+	b_scratch_from(&b, "d-debian12-real");
+	b_write(&b, "etc/multipath.conf", "defaults {\n\tconfig_dir \"/etc/mpx\"\n}\n");
+	b_write(&b, "etc/mpx/longhorn.conf", lh);
+	const struct finding *f = b_run(&b, check_multipathd, "host.multipathd");
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "multipath-tools 0.9 and later ignore config_dir");
+	assert_string_equal(b_ev(f, "config_dir"),
+			    "/etc/mpx (/etc/multipath.conf:2; multipath-tools 0.9 and later ignore "
+			    "it and read /etc/multipath/conf.d)");
+	b_close(&b);
+
+	/* Only in /etc/multipath/conf.d: only 0.9 and later read it. */
+	b_scratch_from(&b, "d-debian13-real");
+	b_write(&b, "etc/multipath.conf", "defaults {\n\tconfig_dir \"/etc/mpx\"\n}\n");
+	b_write(&b, "etc/multipath/conf.d/longhorn.conf", lh);
+	f = b_run(&b, check_multipathd, "host.multipathd");
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "only for multipath-tools 0.9 and later");
+	b_close(&b);
+
+	/* In both: every release keeps Longhorn's disks out. */
+	b_scratch_from(&b, "d-debian13-real");
+	b_write(&b, "etc/multipath.conf", "defaults {\n\tconfig_dir \"/etc/mpx\"\n}\n");
+	b_write(&b, "etc/multipath/conf.d/longhorn.conf", lh);
+	b_write(&b, "etc/mpx/longhorn.conf", lh);
+	f = b_run(&b, check_multipathd, "host.multipathd");
+	assert_status(f, STATUS_PASS);
+	b_close(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -503,6 +544,7 @@ int main(void)
 	    cmocka_unit_test(test_multipathd_kernel_cmdline),
 	    cmocka_unit_test(test_debian12_timesyncd_nonfs),
 	    cmocka_unit_test(test_debian13_timesyncd_nompath),
+	    cmocka_unit_test(test_multipathd_config_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
