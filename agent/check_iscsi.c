@@ -93,9 +93,8 @@ struct daemon {
 	struct procs_found procs;
 	int socket, service; /* unitfile state or -errno */
 	char *socket_where, *service_where;
-	char *init_unit; /* host path of open-iscsi's iscsi-init.service (not masked), or NULL */
-	char
-	    *start_check; /* Debian's startup-checks.sh as iscsid.service's ExecStartPre names it */
+	char *init_unit;   /* host path of open-iscsi's iscsi-init.service (not masked), or NULL */
+	char *start_check; /* Debian's startup-checks.sh, as ExecStartPre names it */
 	char *start_check_unit; /* the iscsid.service that runs it */
 };
 

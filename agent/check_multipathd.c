@@ -328,6 +328,9 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 			    "%s (%s; multipath-tools 0.9 and later ignore it and read %s)",
 			    c.conf.config_dir, c.conf.config_dir_where, DEFAULT_CONFIG_DIR);
 		read_config(hr, &alt, false);
+		struct value_list *l = kv_add_list(ev, "config_files_ignoring_config_dir");
+		for (size_t i = 0; i < alt.files.n; i++)
+			vlist_add_str(l, alt.files.items[i]);
 		if (!alt.err) {
 			multipath_conf_covers_longhorn(&alt.conf, &alt_cov);
 			split = !cov.by != !alt_cov.by;

@@ -512,6 +512,10 @@ static void test_multipathd_config_dir(void **state)
 	assert_string_equal(b_ev(f, "config_dir"),
 			    "/etc/mpx (/etc/multipath.conf:2; multipath-tools 0.9 and later ignore "
 			    "it and read /etc/multipath/conf.d)");
+	assert_string_equal(list_item(f, "config_files", 1), "/etc/mpx/longhorn.conf");
+	assert_int_equal(list_len(f, "config_files_ignoring_config_dir"), 1);
+	assert_string_equal(list_item(f, "config_files_ignoring_config_dir", 0),
+			    "/etc/multipath.conf");
 	b_close(&b);
 
 	/* Only in /etc/multipath/conf.d: only 0.9 and later read it. */
