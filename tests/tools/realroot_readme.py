@@ -38,7 +38,7 @@ Installed versions (`dpkg-query -W` in the root):
 Copied byte for byte from the packages' files (or written by their maintainer
 scripts during the install), with symlinks kept as symlinks:
 
-- `/etc/os-release` (-> `../usr/lib/os-release`), `/etc/hostname`
+- `/etc/os-release` (-> `../usr/lib/os-release`); `/etc/hostname` is the build machine's (mmdebstrap copies it)
 - `/etc/iscsi/initiatorname.iscsi` as open-iscsi's postinst wrote it (the
   postinst is in `var/lib/dpkg/info/open-iscsi.postinst`), and
   `open-iscsi/startup-checks.sh`, iscsid.service's ExecStartPre
