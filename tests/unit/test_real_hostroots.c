@@ -109,9 +109,9 @@ static const char *map_str(const struct finding *f, const char *map, const char 
 	return s;
 }
 
-/* What Debian 12 and 13 have in common: the same package set, the same
- * enablement links (iscsid.socket, multipathd.service, chrony, containerd). */
-static void assert_debian_common(const struct bctx *b)
+/* What the synthesised kernel files decide, the same on every root: KVM on a
+ * VT-x CPU, 16 CPUs and 32 GiB, and the root filesystem as Longhorn's disk. */
+static void assert_platform(const struct bctx *b)
 {
 	const struct finding *f = get(b, "host.kvm");
 	assert_status(f, STATUS_PASS);
@@ -124,8 +124,24 @@ static void assert_debian_common(const struct bctx *b)
 
 	f = get(b, "host.resources");
 	assert_status(f, STATUS_PASS);
+	int64_t cpus;
+	assert_true(kv_get_int(&f->evidence, "cpus", &cpus));
+	assert_int_equal(cpus, 16);
 
-	f = get(b, "host.nfs.client");
+	/* No separate disk: /var/lib/longhorn would be on the root filesystem. */
+	f = get(b, "host.longhorn.path");
+	assert_status(f, STATUS_WARN);
+	assert_string_equal(b_ev(f, "judged_path"), "/var/lib");
+	assert_string_equal(b_ev(f, "mount_point"), "/");
+	assert_string_equal(b_ev(f, "fs_type"), "ext4");
+}
+
+/* What Debian 12 and 13 have in common: the same package set, the same
+ * enablement links (iscsid.socket, multipathd.service, chrony, containerd). */
+static void assert_debian_common(const struct bctx *b)
+{
+	assert_platform(b);
+	const struct finding *f = get(b, "host.nfs.client");
 	assert_status(f, STATUS_PASS);
 	assert_string_equal(list_item(f, "helpers", 0), "/sbin/mount.nfs");
 	assert_string_equal(b_ev(f, "package"), "nfs-common");
@@ -157,13 +173,6 @@ static void assert_debian_common(const struct bctx *b)
 	    "enabled (/etc/systemd/system/sysinit.target.wants/multipathd.service)");
 	assert_int_equal(list_len(f, "config_files"), 0);
 	assert_contains(f->message, "there is no multipath.conf");
-
-	/* No separate disk: /var/lib/longhorn would be on the root filesystem. */
-	f = get(b, "host.longhorn.path");
-	assert_status(f, STATUS_WARN);
-	assert_string_equal(b_ev(f, "judged_path"), "/var/lib");
-	assert_string_equal(b_ev(f, "mount_point"), "/");
-	assert_string_equal(b_ev(f, "fs_type"), "ext4");
 
 	/* Debian's containerd ships a version 2 config.toml without the option. */
 	f = get(b, "host.containerd.device-ownership");
@@ -327,6 +336,7 @@ static void test_debian11_real(void **state)
 	struct bctx b;
 	b_fixture(&b, "d-debian11-real");
 	run_all(&b);
+	assert_platform(&b);
 
 	const struct finding *f = get(&b, "host.nfs.client");
 	assert_status(f, STATUS_PASS);
@@ -435,6 +445,7 @@ static void test_debian12_timesyncd_nonfs(void **state)
 	struct bctx b;
 	b_fixture(&b, "d-debian12-real-timesyncd-nonfs");
 	run_all(&b);
+	assert_platform(&b);
 
 	const struct finding *f = get(&b, "host.clock");
 	assert_status(f, STATUS_PASS);
@@ -466,6 +477,7 @@ static void test_debian13_timesyncd_nompath(void **state)
 	struct bctx b;
 	b_fixture(&b, "d-debian13-real-timesyncd-nompath");
 	run_all(&b);
+	assert_platform(&b);
 
 	const struct finding *f = get(&b, "host.multipathd");
 	assert_status(f, STATUS_PASS);
