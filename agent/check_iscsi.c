@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #define INITIATORNAME_FILE "etc/iscsi/initiatorname.iscsi"
+#define ISCSID_CONF	   "etc/iscsi/iscsid.conf"
 
 static const struct os_packages iscsi_packages = {
     .debian = "open-iscsi",
@@ -95,7 +96,8 @@ struct daemon {
 	char *socket_where, *service_where;
 	char *init_unit;   /* host path of open-iscsi's iscsi-init.service (not masked), or NULL */
 	char *start_check; /* Debian's startup-checks.sh, as ExecStartPre names it */
-	char *start_check_unit; /* the iscsid.service that runs it */
+	char *start_check_unit;	  /* the iscsid.service that runs it */
+	bool start_check_no_conf; /* it requires /etc/iscsi/iscsid.conf, which is missing */
 };
 
 /* The pattern Debian's startup-checks.sh greps the name file for. */
@@ -130,6 +132,9 @@ static void find_start_check(const struct hostroot *hr, struct daemon *d)
 		    strstr(text, "^InitiatorName=")) {
 			d->start_check = xstrdup(path);
 			d->start_check_unit = xstrdup(unit);
+			/* The script also exits 1 when iscsid.conf is missing. */
+			d->start_check_no_conf =
+			    strstr(text, "/" ISCSID_CONF) && !hostroot_exists(hr, ISCSID_CONF);
 		}
 	}
 	strv_clear(&pre);
@@ -284,6 +289,18 @@ static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, stru
 	unitfiles_evidence(hr, ev, "iscsid_service", "iscsid.service", d->service,
 			   d->service_where);
 
+	if (d->start_check_no_conf) {
+		kv_add_str(ev, "iscsid_conf", "absent: /" ISCSID_CONF);
+		judge_note(j, running ? STATUS_WARN : STATUS_FAIL,
+			   "%s/" ISCSID_CONF " does not exist: %s (ExecStartPre of iscsid.service) "
+			   "refuses to start iscsid without it",
+			   running ? "iscsid runs, but it will not start again: " : "",
+			   d->start_check);
+		judge_remedy(j,
+			     "Restore Debian's configuration file: apt-get install --reinstall -o "
+			     "Dpkg::Options::=--force-confmiss open-iscsi, then systemctl restart "
+			     "iscsid.");
+	}
 	const char *enable = "systemctl enable --now iscsid.socket iscsid.service";
 	if (running) {
 		judge_note(j, STATUS_PASS, "iscsid running");

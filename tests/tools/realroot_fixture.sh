@@ -49,6 +49,7 @@ copy etc/os-release
 copy usr/lib/os-release
 copy etc/hostname
 copy etc/iscsi/initiatorname.iscsi
+copy etc/iscsi/iscsid.conf
 copy etc/multipath.conf
 for f in "$root"/etc/multipath/conf.d/*.conf; do
 	if [ -f "$f" ]; then copy "etc/multipath/conf.d/${f##*/}"; fi

@@ -39,7 +39,7 @@ Copied byte for byte from the packages' files (or written by their maintainer
 scripts during the install), with symlinks kept as symlinks:
 
 - `/etc/os-release` (-> `../usr/lib/os-release`); `/etc/hostname` is the build machine's (mmdebstrap copies it)
-- `/etc/iscsi/initiatorname.iscsi` as open-iscsi's postinst wrote it (the
+- `/etc/iscsi/iscsid.conf`; `/etc/iscsi/initiatorname.iscsi` as open-iscsi's postinst wrote it (the
   postinst is in `var/lib/dpkg/info/open-iscsi.postinst`), and
   `open-iscsi/startup-checks.sh`, iscsid.service's ExecStartPre
 - `/etc/containerd/config.toml` (Debian's conffile), `/etc/chrony/chrony.conf`

@@ -318,6 +318,16 @@ static void test_iscsi_debian_startup_checks(void **state)
 	assert_null(kv_get(&f->evidence, "iscsid_start_check"));
 	b_close(&b);
 
+	/* The script also refuses to start iscsid without its configuration file. */
+	b_scratch_from(&b, "d-debian12-real");
+	b_remove(&b, "etc/iscsi/iscsid.conf");
+	f = b_run(&b, check_iscsi, "host.iscsi");
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "/etc/iscsi/iscsid.conf does not exist");
+	assert_contains(f->remediation, "--force-confmiss open-iscsi");
+	assert_string_equal(b_ev(f, "iscsid_conf"), "absent: /etc/iscsi/iscsid.conf");
+	b_close(&b);
+
 	/* A tab after '=' passes Debian's pattern (it has no tab in it). */
 	b_scratch_from(&b, "d-debian13-real");
 	b_write(
