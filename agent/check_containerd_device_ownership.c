@@ -16,6 +16,7 @@
  * is configured but not yet rendered is a FAIL, because imports fail until then.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <regex.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,6 +57,9 @@ static const struct distro distros[] = {
 #define CONTAINERD_CONFIG "/etc/containerd/config.toml"
 static const char *const containerd_bins[] = {"/usr/bin/containerd", "/usr/local/bin/containerd",
 					      "/usr/sbin/containerd"};
+/* containerd binaries are 30-60 MiB; far beyond that is not containerd. */
+#define BINARY_MAX   (512ull << 20)
+#define BINARY_CHUNK (1u << 20)
 
 /* How a user template (config-v3.toml.tmpl / config.toml.tmpl) treats the option. */
 enum tmpl_effect {
@@ -90,6 +94,8 @@ struct eval {
 	struct containerd_setting set;
 	enum rendered rendered;
 	struct strv misplaced;
+	int bin_knows;	      /* plain containerd: binary_knows() of its binary, -ENOENT: none */
+	const char *bin_path; /* that binary */
 };
 
 static void eval_clear(struct eval *e)
@@ -314,6 +320,77 @@ static int load_containerd(struct eval *e, char *err, size_t errlen)
 	return 0;
 }
 
+/* ---- the containerd binary ---- */
+
+/*
+ * Does the binary at path know the option? containerd 1.x decodes its plugin
+ * configs leniently: a key it does not know is dropped without a word, so a
+ * config that sets the option proves nothing on a containerd that predates it
+ * (Debian 11's containerd 1.4.13). Every containerd that reads the option has
+ * its TOML name in the binary (the struct tag). Returns 1, 0, or -errno;
+ * -ENOEXEC for a file that is not an ELF binary (a wrapper script, a stub),
+ * whose contents say nothing about the containerd it starts.
+ */
+static int binary_knows(const struct hostroot *root, const char *path)
+{
+	_cleanup_close_ int fd = hostroot_openat(root, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return fd;
+	const size_t keep = sizeof(KEY) - 2;
+	_cleanup_free_ char *buf = xmalloc(BINARY_CHUNK + keep);
+	size_t have = 0;
+	uint64_t total = 0;
+	bool elf = false;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, BINARY_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return elf ? 0 : -ENOEXEC;
+		if (total == 0)
+			elf = n >= 4 && !memcmp(buf,
+						"\x7f"
+						"ELF",
+						4);
+		have += (size_t)n;
+		total += (uint64_t)n;
+		if (memmem(buf, have, KEY, sizeof(KEY) - 1))
+			return 1;
+		if (total > BINARY_MAX)
+			return -EFBIG;
+		size_t tail = have < keep ? have : keep;
+		memmove(buf, buf + have - tail, tail);
+		have = tail;
+	}
+}
+
+static void find_binary(struct eval *e)
+{
+	e->bin_knows = -ENOENT;
+	for (size_t i = 0; i < ELEMENTSOF(containerd_bins); i++) {
+		struct stat st;
+		if (hostroot_stat(&e->ctx->root, containerd_bins[i], &st) < 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		e->bin_knows = binary_knows(&e->ctx->root, containerd_bins[i]);
+		if (e->bin_knows >= 0)
+			kv_add_strf(&e->f->evidence, "containerd_binary", "%s: %s " KEY,
+				    containerd_bins[i], e->bin_knows ? "knows" : "does not know");
+		else if (e->bin_knows == -ENOEXEC)
+			kv_add_strf(&e->f->evidence, "containerd_binary",
+				    "%s: not an ELF binary, whether it knows " KEY
+				    " cannot be told",
+				    containerd_bins[i]);
+		else
+			kv_add_strf(&e->f->evidence, "containerd_binary", "%s: unreadable: %s",
+				    containerd_bins[i], strerror(-e->bin_knows));
+		e->bin_path = containerd_bins[i];
+		return;
+	}
+}
+
 /* ---- decisions ---- */
 
 static const char *cdi_failure(void)
@@ -507,6 +584,19 @@ static void decide_plain(struct eval *e)
 	const char *plugin = e->plugin;
 	switch (e->rendered) {
 	case R_TRUE:
+		if (e->bin_knows == 0) {
+			finding_set(
+			    e->f, STATUS_FAIL,
+			    "containerd's CRI config has %s = true (%s:%u), but %s predates "
+			    "the option and ignores it: %s",
+			    KEY, e->set.file, e->set.line, e->bin_path, cdi_failure());
+			finding_remedy(e->f,
+				       "Upgrade containerd to a release that has %s (containerd "
+				       "1.6 and later; Debian 12's 1.6.20 has it), then systemctl "
+				       "restart containerd.",
+				       KEY);
+			return;
+		}
 		finding_set(e->f, STATUS_PASS, "containerd's CRI config has %s = true (%s:%u)", KEY,
 			    e->set.file, e->set.line);
 		return;
@@ -531,19 +621,25 @@ static void decide_plain(struct eval *e)
 			    e->config_path, hint, cdi_failure());
 		break;
 	}
+	const char *upgrade = e->bin_knows == 0
+				  ? "Upgrade containerd first: this one predates the option, so "
+				    "setting it changes nothing (containerd 1.6 and later have it; "
+				    "Debian 12's 1.6.20 does). Then: "
+				  : "";
 	if (e->plugin)
-		finding_remedy(e->f,
-			       "Set %s = true under [plugins.\"%s\"] in %s (config version %lld), "
-			       "then systemctl restart containerd.",
-			       KEY, plugin, CONTAINERD_CONFIG, (long long)e->cc.version);
+		finding_remedy(
+		    e->f,
+		    "%sSet %s = true under [plugins.\"%s\"] in %s (config version %lld), "
+		    "then systemctl restart containerd.",
+		    upgrade, KEY, plugin, CONTAINERD_CONFIG, (long long)e->cc.version);
 	else
 		finding_remedy(
 		    e->f,
-		    "Create %s with `version = 2` and %s = true under "
+		    "%sCreate %s with `version = 2` and %s = true under "
 		    "[plugins.\"io.containerd.grpc.v1.cri\"] (containerd 1.x), or `version = "
 		    "3` and the option under [plugins.\"io.containerd.cri.v1.runtime\"] "
 		    "(containerd 2.x), then systemctl restart containerd.",
-		    CONTAINERD_CONFIG, KEY);
+		    upgrade, CONTAINERD_CONFIG, KEY);
 }
 
 static void run_distro(struct eval *e)
@@ -574,6 +670,7 @@ static void run_plain(struct eval *e)
 	char err[512];
 	kv_add_str(&e->f->evidence, "runtime", "containerd");
 	e->config_path = xstrdup(CONTAINERD_CONFIG);
+	find_binary(e);
 	if (load_containerd(e, err, sizeof(err)) < 0) {
 		finding_set(e->f, STATUS_UNKNOWN, "cannot read containerd's config: %s", err);
 		finding_remedy(e->f,

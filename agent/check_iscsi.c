@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #define INITIATORNAME_FILE "etc/iscsi/initiatorname.iscsi"
+#define ISCSID_CONF	   "etc/iscsi/iscsid.conf"
 
 static const struct os_packages iscsi_packages = {
     .debian = "open-iscsi",
@@ -27,8 +28,9 @@ static const struct os_packages iscsi_packages = {
 
 struct initiator {
 	int err;
-	char *name;    /* InitiatorName=..., NULL when absent */
-	bool generate; /* GenerateName=yes: Debian's iscsid writes the name at first start */
+	char *name;	/* InitiatorName=..., NULL when absent */
+	bool generate;	/* GenerateName=yes: Debian's iscsid writes the name at first start */
+	bool debian_ok; /* a line matches Debian's ^InitiatorName=[^ \t\n] */
 };
 
 /*
@@ -51,6 +53,9 @@ static void parse_initiator_line(char *line, struct initiator *in)
 	}
 	if (startswith(line, "GenerateName="))
 		in->generate = streq(strstrip(line + strlen("GenerateName=")), "yes");
+	/* grep's bracket expression takes "\t" and "\n" as the letters t and n. */
+	if (startswith(line, "InitiatorName=") && line[14] && !strchr(" \\tn", line[14]))
+		in->debian_ok = true;
 }
 
 static int parse_initiatorname(const char *buf, size_t len, struct initiator *in)
@@ -89,8 +94,91 @@ struct daemon {
 	struct procs_found procs;
 	int socket, service; /* unitfile state or -errno */
 	char *socket_where, *service_where;
-	char *init_unit; /* host path of open-iscsi's iscsi-init.service (not masked), or NULL */
+	char *init_unit;   /* host path of open-iscsi's iscsi-init.service (not masked), or NULL */
+	char *start_check; /* Debian's startup-checks.sh, as ExecStartPre names it */
+	char *start_check_unit;	  /* the iscsid.service that runs it */
+	bool start_check_no_conf; /* it requires /etc/iscsi/iscsid.conf, which is missing */
 };
+
+/* The pattern Debian's startup-checks.sh greps the name file for. */
+#define DEBIAN_NAME_PATTERN "^InitiatorName=[^ \\t\\n]"
+
+/*
+ * Debian's and Ubuntu's iscsid.service run open-iscsi/startup-checks.sh as
+ * ExecStartPre; it exits 1, so iscsid never starts (socket-activated or not),
+ * unless a line of the name file matches DEBIAN_NAME_PATTERN. iscsid itself
+ * is laxer (blanks around '=', any name), so the script is what decides
+ * there. Only a script that exists and greps for the name counts, and not
+ * one whose failure the unit ignores ("ExecStartPre=-...").
+ */
+static void find_start_check(const struct hostroot *hr, struct daemon *d)
+{
+	struct strv pre = {0};
+	char *unit = unitfiles_values(hr, "iscsid.service", "ExecStartPre", 16, &pre);
+	for (size_t i = 0; i < pre.n && !d->start_check; i++) {
+		const char *cmd = pre.items[i];
+		/* systemd's prefixes; with '-' a failing command does not stop the start. */
+		bool ignored = false;
+		for (; *cmd && strchr("-@:+!|", *cmd); cmd++)
+			ignored |= *cmd == '-';
+		if (ignored)
+			continue;
+		_cleanup_free_ char *path = xstrndup(cmd, strcspn(cmd, " \t"));
+		const char *base = strrchr(path, '/');
+		if (path[0] != '/' || !streq(base + 1, "startup-checks.sh"))
+			continue;
+		_cleanup_free_ char *text = NULL;
+		if (hostroot_read(hr, path, 65536, &text, NULL) == 0 &&
+		    strstr(text, "^InitiatorName=")) {
+			d->start_check = xstrdup(path);
+			d->start_check_unit = xstrdup(unit);
+			/* The script also exits 1 when iscsid.conf is missing. */
+			d->start_check_no_conf =
+			    strstr(text, "/" ISCSID_CONF) && !hostroot_exists(hr, ISCSID_CONF);
+		}
+	}
+	strv_clear(&pre);
+	free(unit);
+}
+
+/* The name file as Debian's startup check sees it; false when it refuses to start iscsid. */
+static bool start_check_passes(const struct initiator *in, const struct daemon *d,
+			       struct kv_list *ev)
+{
+	if (!d->start_check || in->generate || in->err < 0)
+		return true;
+	kv_add_strf(ev, "iscsid_start_check", "%s (ExecStartPre of %s): %s", d->start_check,
+		    d->start_check_unit,
+		    in->debian_ok ? "a line matches " DEBIAN_NAME_PATTERN
+				  : "no line matches " DEBIAN_NAME_PATTERN);
+	return in->debian_ok;
+}
+
+static void judge_start_check(const struct initiator *in, const struct daemon *d, struct judge *j)
+{
+	bool running = d->procs_err == 0 && d->procs.total > 0;
+	/* The pattern's class holds the letters t and n: a naa. name never passes. */
+	bool letter = in->name && (in->name[0] == 'n' || in->name[0] == 't');
+	judge_note(j, running ? STATUS_WARN : STATUS_FAIL,
+		   "%s%s (ExecStartPre of iscsid.service) refuses to start iscsid: no line of "
+		   "/etc/iscsi/initiatorname.iscsi matches %s%s",
+		   running ? "iscsid runs, but it will not start again: " : "", d->start_check,
+		   DEBIAN_NAME_PATTERN,
+		   letter ? " (a name starting with n or t never does: the pattern excludes "
+			    "those letters)"
+			  : " (the name must follow \"InitiatorName=\" at the start of a line, "
+			    "without blanks)");
+	if (letter)
+		judge_remedy(j,
+			     "Use an iqn. name: echo \"InitiatorName=$(iscsi-iname -p "
+			     "iqn.1993-08.org.debian:01)\" > /etc/iscsi/initiatorname.iscsi, then "
+			     "systemctl restart iscsid.");
+	else
+		judge_remedy(j,
+			     "Write the line as InitiatorName=%s (at the start of the line, no "
+			     "blanks around '='), then systemctl restart iscsid.",
+			     in->name);
+}
 
 #define ISCSI_INIT_UNIT "iscsi-init.service"
 
@@ -160,7 +248,9 @@ static void judge_initiator(const struct hostroot *hr, const struct initiator *i
 			   in->err == -EINVAL ? "not a text file" : strerror(-in->err));
 	} else if (in->name) {
 		kv_add_str(ev, "initiator_name", in->name);
-		if (iscsi_name_ok(in->name)) {
+		if (!start_check_passes(in, d, ev)) {
+			judge_start_check(in, d, j);
+		} else if (iscsi_name_ok(in->name)) {
 			judge_note(j, STATUS_PASS, "initiator %s", in->name);
 		} else {
 			judge_note(j, STATUS_WARN,
@@ -195,9 +285,22 @@ static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, stru
 						     "namespace)"
 						   : strerror(-d->procs_err));
 	}
-	unitfiles_evidence(ev, "iscsid_socket", d->socket, d->socket_where);
-	unitfiles_evidence(ev, "iscsid_service", d->service, d->service_where);
+	unitfiles_evidence(hr, ev, "iscsid_socket", "iscsid.socket", d->socket, d->socket_where);
+	unitfiles_evidence(hr, ev, "iscsid_service", "iscsid.service", d->service,
+			   d->service_where);
 
+	if (d->start_check_no_conf) {
+		kv_add_str(ev, "iscsid_conf", "absent: /" ISCSID_CONF);
+		judge_note(j, running ? STATUS_WARN : STATUS_FAIL,
+			   "%s/" ISCSID_CONF " does not exist: %s (ExecStartPre of iscsid.service) "
+			   "refuses to start iscsid without it",
+			   running ? "iscsid runs, but it will not start again: " : "",
+			   d->start_check);
+		judge_remedy(j,
+			     "Restore Debian's configuration file: apt-get install --reinstall -o "
+			     "Dpkg::Options::=--force-confmiss open-iscsi, then systemctl restart "
+			     "iscsid.");
+	}
 	const char *enable = "systemctl enable --now iscsid.socket iscsid.service";
 	if (running) {
 		judge_note(j, STATUS_PASS, "iscsid running");
@@ -303,6 +406,7 @@ void check_iscsi(struct agent_ctx *ctx, const char *id)
 	d.socket = unitfiles_state(hr, "iscsid.socket", &d.socket_where);
 	d.service = unitfiles_state(hr, "iscsid.service", &d.service_where);
 	d.init_unit = find_init_unit(hr);
+	find_start_check(hr, &d);
 
 	struct judge j = {0};
 	judge_iscsiadm(&adm, install, dirs, &f->evidence, &j);
@@ -321,6 +425,8 @@ void check_iscsi(struct agent_ctx *ctx, const char *id)
 	free(d.socket_where);
 	free(d.service_where);
 	free(d.init_unit);
+	free(d.start_check);
+	free(d.start_check_unit);
 	free(in.name);
 	hostbin_clear(&adm);
 	osrelease_clear(&os);

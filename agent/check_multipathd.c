@@ -57,12 +57,15 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* multipath.conf, then config_dir's *.conf in alphabetical order, as multipathd reads them. */
-static void read_config(const struct hostroot *hr, struct mp_config *c)
+/* multipath.conf, then config_dir's *.conf in alphabetical order, as multipathd reads them.
+ * multipath-tools 0.9 and later ignore `config_dir` ("ignoring deprecated option") and
+ * always read DEFAULT_CONFIG_DIR: honour_config_dir picks the reading. */
+static void read_config(const struct hostroot *hr, struct mp_config *c, bool honour_config_dir)
 {
 	*c = (struct mp_config){0};
 	c->main_absent = read_one(hr, MAIN_CONF, c) == -ENOENT;
-	const char *dir = c->conf.config_dir ? c->conf.config_dir : DEFAULT_CONFIG_DIR;
+	const char *dir =
+	    c->conf.config_dir && honour_config_dir ? c->conf.config_dir : DEFAULT_CONFIG_DIR;
 	DIR *d = hostroot_opendir(hr, dir);
 	if (!d) {
 		if (errno != ENOENT && errno != ENOTDIR && !c->err)
@@ -197,6 +200,42 @@ static void add_entries(struct kv_list *ev, const char *key, const struct multip
 	}
 }
 
+/* A config_dir other than the built-in one: releases before 0.9 read it, later ones do not. */
+static bool own_config_dir(const struct multipath_conf *conf)
+{
+	if (!conf->config_dir)
+		return false;
+	size_t n = strlen(conf->config_dir);
+	while (n > 1 && conf->config_dir[n - 1] == '/')
+		n--;
+	return n != strlen(DEFAULT_CONFIG_DIR) || strncmp(conf->config_dir, DEFAULT_CONFIG_DIR, n);
+}
+
+/* The two readings disagree: one covers Longhorn's disks (by), the other does not. */
+static void judge_split(struct judge *j, const char *state, const struct multipath_conf *conf,
+			const struct multipath_conf_entry *by, bool old_reading_covers)
+{
+	_cleanup_free_ char *e = multipath_conf_entry_str(by);
+	if (old_reading_covers)
+		judge_note(j, STATUS_WARN,
+			   "multipathd is %s; blacklist %s (%s) keeps Longhorn's disks out only "
+			   "for multipath-tools before 0.9: multipath-tools 0.9 and later ignore "
+			   "config_dir %s (%s) and read %s, which does not cover them",
+			   state, e, by->where, conf->config_dir, conf->config_dir_where,
+			   DEFAULT_CONFIG_DIR);
+	else
+		judge_note(j, STATUS_WARN,
+			   "multipathd is %s; blacklist %s (%s) keeps Longhorn's disks out only "
+			   "for multipath-tools 0.9 and later, which ignore config_dir %s (%s): "
+			   "older releases read that directory instead, which does not cover them",
+			   state, e, by->where, conf->config_dir, conf->config_dir_where);
+	judge_remedy(j,
+		     "Put the blacklist in /etc/multipath.conf itself (every release reads it), "
+		     "or drop config_dir from it and keep the blacklist in %s; then run: "
+		     "systemctl restart multipathd.",
+		     DEFAULT_CONFIG_DIR);
+}
+
 /* Why the configuration does not cover Longhorn's devices, for the message. */
 static char *not_covered_why(const struct mp_config *c, const struct multipath_conf_cover *cov)
 {
@@ -245,8 +284,8 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 	else
 		kv_add_strf(ev, "multipathd", "unknown: %s",
 			    perr == -ESRCH ? "PID 1 not visible under /proc" : strerror(-perr));
-	unitfiles_evidence(ev, "multipathd_service", svc, svc_where);
-	unitfiles_evidence(ev, "multipathd_socket", sock, sock_where);
+	unitfiles_evidence(hr, ev, "multipathd_service", "multipathd.service", svc, svc_where);
+	unitfiles_evidence(hr, ev, "multipathd_socket", "multipathd.socket", sock, sock_where);
 
 	struct judge j = {0};
 	if (perr == 0 && !running && !enabled) {
@@ -269,8 +308,8 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 		return;
 	}
 
-	struct mp_config c;
-	read_config(hr, &c);
+	struct mp_config c, alt = {0};
+	read_config(hr, &c, true);
 	struct osrelease os;
 	osrelease_read(hr, &os);
 	struct value_list *files = kv_add_list(ev, "config_files");
@@ -281,8 +320,22 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 	if (c.conf.find_multipaths)
 		kv_add_str(ev, "find_multipaths", c.conf.find_multipaths);
 
-	struct multipath_conf_cover cov;
+	struct multipath_conf_cover cov, alt_cov = {0};
 	multipath_conf_covers_longhorn(&c.conf, &cov);
+	bool split = false;
+	if (!c.err && own_config_dir(&c.conf)) {
+		kv_add_strf(ev, "config_dir",
+			    "%s (%s; multipath-tools 0.9 and later ignore it and read %s)",
+			    c.conf.config_dir, c.conf.config_dir_where, DEFAULT_CONFIG_DIR);
+		read_config(hr, &alt, false);
+		struct value_list *l = kv_add_list(ev, "config_files_ignoring_config_dir");
+		for (size_t i = 0; i < alt.files.n; i++)
+			vlist_add_str(l, alt.files.items[i]);
+		if (!alt.err) {
+			multipath_conf_covers_longhorn(&alt.conf, &alt_cov);
+			split = !cov.by != !alt_cov.by;
+		}
+	}
 	if (cov.bad_regex.n) {
 		struct value_list *bad = kv_add_list(ev, "invalid_regex");
 		for (size_t i = 0; i < cov.bad_regex.n; i++)
@@ -305,6 +358,8 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 			   "multipathd is %s, and its configuration could not be "
 			   "read: %s",
 			   state, c.err);
+	} else if (split) {
+		judge_split(&j, state, &c.conf, cov.by ? cov.by : alt_cov.by, cov.by != NULL);
 	} else if (cov.by) {
 		_cleanup_free_ char *e = multipath_conf_entry_str(cov.by);
 		kv_add_strf(ev, "longhorn_blacklisted_by", "%s (%s)", e, cov.by->where);
@@ -339,6 +394,8 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 	judge_apply(&j, f, "");
 	judge_clear(&j);
 	multipath_conf_cover_clear(&cov);
+	multipath_conf_cover_clear(&alt_cov);
 	osrelease_clear(&os);
 	mp_config_clear(&c);
+	mp_config_clear(&alt);
 }

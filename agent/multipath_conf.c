@@ -168,6 +168,8 @@ int multipath_conf_parse(const uint8_t *buf, size_t len, const char *file,
 			}
 		} else if (v && cur == S_DEFAULTS && streq(t[0].s, "config_dir")) {
 			set_str(&conf->config_dir, v);
+			free(conf->config_dir_where);
+			conf->config_dir_where = xasprintf("%s:%zu", file, lineno);
 		} else if (v && cur == S_DEFAULTS && streq(t[0].s, "find_multipaths")) {
 			set_str(&conf->find_multipaths, v);
 		} else if (v && cur == S_BL_DEVICE && dev < conf->n && streq(t[0].s, "vendor")) {
@@ -200,6 +202,7 @@ void multipath_conf_clear(struct multipath_conf *conf)
 	}
 	free(conf->items);
 	free(conf->config_dir);
+	free(conf->config_dir_where);
 	free(conf->find_multipaths);
 	*conf = (struct multipath_conf){0};
 }

@@ -32,8 +32,9 @@ struct multipath_conf_entry {
 struct multipath_conf {
 	struct multipath_conf_entry *items;
 	size_t n, cap;
-	char *config_dir;      /* defaults { config_dir }, NULL when not set */
-	char *find_multipaths; /* defaults { find_multipaths }, NULL when not set */
+	char *config_dir;	/* defaults { config_dir }, NULL when not set */
+	char *config_dir_where; /* its "FILE:LINE" */
+	char *find_multipaths;	/* defaults { find_multipaths }, NULL when not set */
 };
 
 /* Parse one file and append its entries to conf (files accumulate like

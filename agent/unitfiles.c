@@ -90,10 +90,14 @@ const char *unitfile_state_name(enum unitfile_state s)
 	return "disabled";
 }
 
-void unitfiles_evidence(struct kv_list *ev, const char *key, int st, const char *where)
+void unitfiles_evidence(const struct hostroot *hr, struct kv_list *ev, const char *key,
+			const char *unit, int st, const char *where)
 {
+	_cleanup_free_ char *file = st == UNITFILE_DISABLED ? unitfiles_find(hr, unit) : NULL;
 	if (st < 0)
 		kv_add_str(ev, key, "unknown: no systemd unit directories");
+	else if (st == UNITFILE_DISABLED && !file)
+		kv_add_strf(ev, key, "not installed: no %s unit file", unit);
 	else if (where)
 		kv_add_strf(ev, key, "%s (%s)", unitfile_state_name(st), where);
 	else
@@ -134,4 +138,44 @@ void unitfiles_dropins(const struct hostroot *hr, const char *unit, size_t max, 
 	/* systemd applies drop-ins of every directory in the order of their names. */
 	if (ret->n > 1)
 		qsort(ret->items, ret->n, sizeof(char *), cmp_basename);
+}
+
+/* "Key=value" lines of one unit file (blanks around '=' allowed, as systemd's
+ * parser strips them); an empty value clears what came before. */
+static void file_values(const struct hostroot *hr, const char *path, const char *key, size_t max,
+			struct strv *out)
+{
+	_cleanup_free_ char *buf = NULL;
+	if (hostroot_read(hr, path, 65536, &buf, NULL) < 0)
+		return;
+	size_t kl = strlen(key);
+	char *save = NULL;
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *l = strstrip(line);
+		if (strncmp(l, key, kl) != 0)
+			continue;
+		char *v = strstrip(l + kl);
+		if (*v != '=')
+			continue;
+		v = strstrip(v + 1);
+		if (!*v)
+			strv_clear(out);
+		else if (out->n < max)
+			strv_add(out, v);
+	}
+}
+
+char *unitfiles_values(const struct hostroot *hr, const char *unit, const char *key, size_t max,
+		       struct strv *ret)
+{
+	char *file = unitfiles_find(hr, unit);
+	if (!file)
+		return NULL;
+	file_values(hr, file, key, max, ret);
+	struct strv dropins = {0};
+	unitfiles_dropins(hr, unit, 64, &dropins);
+	for (size_t i = 0; i < dropins.n; i++)
+		file_values(hr, dropins.items[i], key, max, ret);
+	strv_clear(&dropins);
+	return file;
 }

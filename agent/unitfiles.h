@@ -25,8 +25,10 @@ enum unitfile_state {
  */
 int unitfiles_state(const struct hostroot *hr, const char *unit, char **ret_where);
 const char *unitfile_state_name(enum unitfile_state s);
-/* Evidence key: the state unitfiles_state() returned (st) and the link that decided it. */
-void unitfiles_evidence(struct kv_list *ev, const char *key, int st, const char *where);
+/* Evidence key: the state unitfiles_state() returned (st) for unit and the link that
+ * decided it; a disabled unit without any unit file is "not installed". */
+void unitfiles_evidence(const struct hostroot *hr, struct kv_list *ev, const char *key,
+			const char *unit, int st, const char *where);
 /* The unit file systemd loads for unit: the first regular file named unit in
  * /etc/systemd/system, /run/systemd/system, /usr/lib/systemd/system,
  * /lib/systemd/system (earlier ones override later ones). Returns its host path
@@ -35,3 +37,9 @@ char *unitfiles_find(const struct hostroot *hr, const char *unit);
 /* Its drop-ins (unit.d/\*.conf of every unit directory, at most max), in the order
  * systemd applies them: by file name. */
 void unitfiles_dropins(const struct hostroot *hr, const char *unit, size_t max, struct strv *ret);
+/* The values of setting key (e.g. "ExecStartPre") in the unit file systemd loads
+ * for unit and then its drop-ins, in order; an empty assignment drops the values
+ * before it, as systemd does for list settings. Returns the unit file's host path
+ * (NULL when there is none, and ret stays empty). At most max values. */
+char *unitfiles_values(const struct hostroot *hr, const char *unit, const char *key, size_t max,
+		       struct strv *ret);
