@@ -407,6 +407,21 @@ static void picks_uses(struct finding *f, const struct vsc_view *w)
 		kv_add_str(&f->evidence, "because", why);
 }
 
+/* The finding of a check that judges which class VM snapshots use, with the
+ * view and its evidence; NULL when the snapshot API is not served (a finding
+ * says so, and w is untouched). */
+static struct finding *vsc_view_finding(struct agg_ctx *ctx, const char *id, struct vsc_view *w)
+{
+	if (!vsc_applies(ctx, id))
+		return NULL;
+	vsc_view_build(ctx->cs, w);
+	struct finding *f = agg_finding(ctx, id);
+	vsc_evidence(f, w->v, w->n);
+	vsc_view_evidence(f, ctx->cs, w);
+	picks_uses(f, w);
+	return f;
+}
+
 /* ---- api.vsc.longhorn ---- */
 
 void check_vsc_longhorn(struct agg_ctx *ctx, const char *id)
@@ -614,14 +629,10 @@ static void ambiguous_types(struct finding *f, const struct vsc_view *w, size_t 
 
 void check_vsc_ambiguous(struct agg_ctx *ctx, const char *id)
 {
-	if (!vsc_applies(ctx, id))
-		return;
 	struct vsc_view w;
-	vsc_view_build(ctx->cs, &w);
-	struct finding *f = agg_finding(ctx, id);
-	vsc_evidence(f, w.v, w.n);
-	vsc_view_evidence(f, ctx->cs, &w);
-	picks_uses(f, &w);
+	struct finding *f = vsc_view_finding(ctx, id, &w);
+	if (!f)
+		return;
 	size_t n_default = 0;
 	bool differ = false;
 	for (size_t i = 0; i < w.n; i++) {
@@ -1006,14 +1017,10 @@ static void snap_risk_warn(struct finding *f, const struct vsc_view *w, const st
 
 void check_vsc_snap_restore_risk(struct agg_ctx *ctx, const char *id)
 {
-	if (!vsc_applies(ctx, id))
-		return;
 	struct vsc_view w;
-	vsc_view_build(ctx->cs, &w);
-	struct finding *f = agg_finding(ctx, id);
-	vsc_evidence(f, w.v, w.n);
-	vsc_view_evidence(f, ctx->cs, &w);
-	picks_uses(f, &w);
+	struct finding *f = vsc_view_finding(ctx, id, &w);
+	if (!f)
+		return;
 	const struct sc_pick *snap = first_risky(&w, false), *bad = first_risky(&w, true);
 	if (w.np == 0) {
 		finding_set(f, STATUS_SKIP,
