@@ -329,7 +329,7 @@ static int load_containerd(struct eval *e, char *err, size_t errlen)
  * config that sets the option proves nothing on a containerd that predates it
  * (Debian 11's containerd 1.4.13). Every containerd that reads the option has
  * its TOML name in the binary (the struct tag). Returns 1, 0, or -errno;
- * -ENOEXEC for a file that is not an ELF binary (a wrapper script, a stub),
+ * -ENOEXEC for a file that is not an ELF binary (a wrapper script, say),
  * whose contents say nothing about the containerd it starts.
  */
 static int binary_knows(const struct hostroot *root, const char *path)

@@ -18,7 +18,8 @@
 
 #define MAIN_CONF	   "etc/multipath.conf"
 #define DEFAULT_CONFIG_DIR "/etc/multipath/conf.d"
-#define MAX_DROPINS	   256
+#define MAX_DROPINS	   256 /* of multipath.conf.d */
+#define MAX_CONDITIONS	   64  /* ConditionKernelCommandLine= values of the unit */
 #define CONF_MAX_BYTES	   (1u << 20)
 #define LONGHORN_BLACKLIST                                                                         \
 	"blacklist {\n    device {\n        vendor \"IET\"\n        product \"VIRTUAL-DISK\"\n   " \
@@ -115,25 +116,6 @@ static bool cmdline_has(const char *cmdline, const char *opt)
 	return false;
 }
 
-/* The ConditionKernelCommandLine= values of one unit file, in order; an empty
- * value (a reset) is kept as "". */
-static void unit_conditions(const struct hostroot *hr, const char *path, struct strv *out)
-{
-	_cleanup_free_ char *buf = NULL;
-	if (hostroot_read(hr, path, 65536, &buf, NULL) < 0)
-		return;
-	char *save = NULL;
-	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *l = strstrip(line);
-		if (!startswith(l, "ConditionKernelCommandLine"))
-			continue;
-		char *v = strstrip(l + strlen("ConditionKernelCommandLine"));
-		if (*v != '=')
-			continue;
-		strv_add(out, strstrip(v + 1));
-	}
-}
-
 /* Does the effective multipathd.service refuse to start under opt: the first
  * unit file found (/etc and /run override the vendor one), then its drop-ins,
  * where an empty ConditionKernelCommandLine= drops the earlier ones? Returns
@@ -141,19 +123,13 @@ static void unit_conditions(const struct hostroot *hr, const char *path, struct 
 static char *unit_refuses(const struct hostroot *hr, const char *opt)
 {
 	_cleanup_free_ char *want = xasprintf("!%s", opt);
-	struct strv conds = {0}, dropins = {0};
-	char *file = unitfiles_find(hr, MULTIPATHD_UNIT);
-	if (!file)
-		return NULL;
-	unit_conditions(hr, file, &conds);
-	unitfiles_dropins(hr, MULTIPATHD_UNIT, MAX_DROPINS, &dropins);
-	for (size_t i = 0; i < dropins.n; i++)
-		unit_conditions(hr, dropins.items[i], &conds);
+	struct strv conds = {0};
+	char *file = unitfiles_values(hr, MULTIPATHD_UNIT, "ConditionKernelCommandLine",
+				      MAX_CONDITIONS, &conds);
 	bool refuses = false;
 	for (size_t i = 0; i < conds.n; i++)
-		refuses = !*conds.items[i] ? false : refuses || streq(conds.items[i], want);
+		refuses = refuses || streq(conds.items[i], want);
 	strv_clear(&conds);
-	strv_clear(&dropins);
 	if (!refuses) {
 		free(file);
 		return NULL;
