@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define INITIATORNAME_FILE "etc/iscsi/initiatorname.iscsi"
 #define ISCSID_CONF	   "etc/iscsi/iscsid.conf"
@@ -100,6 +99,13 @@ struct daemon {
 	bool start_check_no_conf; /* it requires /etc/iscsi/iscsid.conf, which is missing */
 };
 
+/* An iscsid process was seen (a start check that now refuses it is then a WARN:
+ * it bites at the next start, not now). */
+static bool iscsid_running(const struct daemon *d)
+{
+	return d->procs_err == 0 && d->procs.total > 0;
+}
+
 /* The pattern Debian's startup-checks.sh greps the name file for. */
 #define DEBIAN_NAME_PATTERN "^InitiatorName=[^ \\t\\n]"
 
@@ -156,7 +162,7 @@ static bool start_check_passes(const struct initiator *in, const struct daemon *
 
 static void judge_start_check(const struct initiator *in, const struct daemon *d, struct judge *j)
 {
-	bool running = d->procs_err == 0 && d->procs.total > 0;
+	bool running = iscsid_running(d);
 	/* The pattern's class holds the letters t and n: a naa. name never passes. */
 	bool letter = in->name && (in->name[0] == 'n' || in->name[0] == 't');
 	judge_note(j, running ? STATUS_WARN : STATUS_FAIL,
@@ -229,7 +235,7 @@ static void judge_initiator(const struct hostroot *hr, const struct initiator *i
 	const char *gen = "echo \"InitiatorName=$(iscsi-iname)\" > /etc/iscsi/initiatorname.iscsi, "
 			  "then restart iscsid.";
 	bool will_start = d->socket == UNITFILE_ENABLED || d->service == UNITFILE_ENABLED;
-	bool running = d->procs_err == 0 && d->procs.total > 0;
+	bool running = iscsid_running(d);
 	if (in->err == -ENOENT && d->init_unit && will_start && !running) {
 		kv_add_strf(ev, "initiator_name", "absent: %s writes it when iscsid first starts",
 			    ISCSI_INIT_UNIT);
@@ -273,8 +279,8 @@ static void judge_initiator(const struct hostroot *hr, const struct initiator *i
 static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, struct kv_list *ev,
 			 struct judge *j)
 {
-	bool running = d->procs_err == 0 && d->procs.total > 0;
-	if (d->procs_err == 0 && running)
+	bool running = iscsid_running(d);
+	if (running)
 		kv_add_strf(ev, "iscsid", "running (pid %d)", d->procs.pids[0]);
 	else if (d->procs_err == 0)
 		kv_add_str(ev, "iscsid", "not running");

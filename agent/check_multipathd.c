@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define MAIN_CONF	   "etc/multipath.conf"
 #define DEFAULT_CONFIG_DIR "/etc/multipath/conf.d"
