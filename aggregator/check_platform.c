@@ -194,15 +194,11 @@ static const char *kubelet_stop(const struct jv *pod)
  * for a pod no Job controls. */
 static const char *pod_job(const struct jv *pod, const char **ret_name)
 {
-	const struct jv *owners = JQ(pod, "metadata", "ownerReferences");
-	for (size_t i = 0; i < jq_len(owners); i++) {
-		const struct jv *o = jq_at(owners, i), *ctl = JQ(o, "controller");
-		if (!streq(JQS(o, "kind"), "Job") || !ctl || !jv_is(ctl, JV_BOOL) || !jv_bool(ctl))
-			continue;
-		*ret_name = JQS(o, "name") ? JQS(o, "name") : "?";
-		return JQS(o, "uid") ? JQS(o, "uid") : JQS(o, "name");
-	}
-	return NULL;
+	const struct jv *o = jq_owner(pod, "Job", true);
+	if (!o)
+		return NULL;
+	*ret_name = JQS(o, "name") ? JQS(o, "name") : "?";
+	return JQS(o, "uid") ? JQS(o, "uid") : JQS(o, "name");
 }
 
 /* Jobs with a pod that succeeded: their failed attempts are history. A Job

@@ -1076,11 +1076,7 @@ static void restorable_evidence(struct finding *f, const struct jv *vs, const st
 /* The VirtualMachineSnapshotContent that owns vs (KubeVirt VM snapshots), or NULL. */
 static const char *vm_snapshot_content(const struct jv *vs)
 {
-	const struct jv *owners = JQ(vs, "metadata", "ownerReferences");
-	for (size_t i = 0; i < jq_len(owners); i++)
-		if (streq(JQS(jq_at(owners, i), "kind"), "VirtualMachineSnapshotContent"))
-			return JQS(jq_at(owners, i), "name");
-	return NULL;
+	return JQS(jq_owner(vs, "VirtualMachineSnapshotContent", false), "name");
 }
 
 static void restorable_fail(struct finding *f, const struct jv *vs, const char *why)

@@ -114,6 +114,19 @@ const struct jv *jq_condition(const struct jv *conditions, const char *type)
 	return NULL;
 }
 
+const struct jv *jq_owner(const struct jv *o, const char *kind, bool controller)
+{
+	const struct jv *owners = JQ(o, "metadata", "ownerReferences");
+	for (size_t i = 0; i < jq_len(owners); i++) {
+		const struct jv *r = jq_at(owners, i);
+		bool ctl = false;
+		if (streq(JQS(r, "kind"), kind) &&
+		    (!controller || (jq_bool(JQ(r, "controller"), &ctl) && ctl)))
+			return r;
+	}
+	return NULL;
+}
+
 bool jq_node_ready(const struct jv *node)
 {
 	const struct jv *c = jq_condition(JQ(node, "status", "conditions"), "Ready");

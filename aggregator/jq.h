@@ -34,5 +34,8 @@ bool jq_time(const struct jv *v, int64_t *ret_ns);
 
 /* The entry of a conditions array with "type" == type, or NULL. */
 const struct jv *jq_condition(const struct jv *conditions, const char *type);
+/* The first metadata.ownerReferences entry of o of kind (with controller:
+ * true, when controller is set), or NULL. */
+const struct jv *jq_owner(const struct jv *o, const char *kind, bool controller);
 /* A Node whose Ready condition is "True". */
 bool jq_node_ready(const struct jv *node);
