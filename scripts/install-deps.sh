@@ -22,6 +22,9 @@ PKGS=(
 	podman runc mmdebstrap
 	# tests/integration/share_manager_on_node.sh: a real containerd (CRI) with images
 	containerd
+	# tests/integration/deploy_overlays.sh: promtool checks the shipped PrometheusRule
+	# (its npm schema checker comes from the npm registry, pinned in tests/tools/k8s-schema)
+	prometheus
 )
 
 missing=()
@@ -32,6 +35,10 @@ done
 # would conflict with it (TESTING-NOTES.md), so install it only where none exists.
 if ! command -v kubectl >/dev/null 2>&1; then
 	missing+=(kubernetes-client)
+fi
+# node and npm: likewise, the machine's own Node.js (with its npm) is kept if present.
+if ! command -v npm >/dev/null 2>&1; then
+	missing+=(nodejs npm)
 fi
 
 if [ "${#missing[@]}" -eq 0 ]; then

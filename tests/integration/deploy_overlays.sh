@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# deploy/overlays/monitoring and deploy/overlays/cert-manager: they render with
+# `kubectl kustomize`, their custom resources pass the upstream CRDs' schemas
+# (tests/tools/k8s-schema: types, enums, required fields and unknown fields), the
+# PrometheusRule passes `promtool check rules`, the ServiceMonitor scrapes the port
+# and Service the base defines, the NetworkPolicy admits the monitoring namespace,
+# and the Certificate issues the Secret the aggregator and the agents mount.
+# The schema checker is first shown to refuse a typo and a bad enum, so a checker
+# that accepts everything cannot pass this test.
+set -euo pipefail
+: "${HVREADY_SRC:?}" "${HVREADY_BUILD:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# The checker's npm packages (pinned by package-lock.json) live in the build tree.
+schema="$HVREADY_BUILD/k8s-schema"
+mkdir -p "$schema"
+for f in package.json package-lock.json check.mjs; do
+	cp "$HVREADY_SRC/tests/tools/k8s-schema/$f" "$schema/$f"
+done
+if ! cmp -s "$schema/package-lock.json" "$schema/node_modules/.hvready-lock" 2>/dev/null; then
+	(cd "$schema" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+		fail "npm ci of tests/tools/k8s-schema failed (the npm registry must be reachable)"
+	cp "$schema/package-lock.json" "$schema/node_modules/.hvready-lock"
+fi
+
+to_json() { # YAML stream -> JSON array
+	python3 -c 'import json,sys,yaml; json.dump([d for d in yaml.safe_load_all(open(sys.argv[1])) if d], open(sys.argv[2],"w"))' "$1" "$2"
+}
+
+# 1. The checker refuses what the API server would refuse or silently prune.
+cat >"$tmp/bad.yaml" <<'EOF'
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: typo}
+spec:
+  selector: {}
+  endpoints: [{port: https, schem: https}]
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: enum}
+spec:
+  selector: {}
+  endpoints: [{port: https, scheme: htps}]
+---
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata: {name: required}
+spec: {dnsNames: [a]}
+EOF
+to_json "$tmp/bad.yaml" "$tmp/bad.json"
+if node "$schema/check.mjs" "$tmp/bad.json" >"$tmp/bad.out"; then
+	cat "$tmp/bad.out"
+	fail "the schema checker accepted invalid objects"
+fi
+grep -q "schem" "$tmp/bad.out" || fail "unknown field not reported: $(cat "$tmp/bad.out")"
+grep -q "allowed values" "$tmp/bad.out" || fail "bad enum not reported: $(cat "$tmp/bad.out")"
+grep -q "secretName\|issuerRef" "$tmp/bad.out" || fail "missing required field not reported: $(cat "$tmp/bad.out")"
+
+# 2. Every overlay renders; the CRD objects of the new ones pass the schemas.
+for o in "$HVREADY_SRC"/deploy/overlays/*/; do
+	o=$(basename "$o")
+	kubectl kustomize "$HVREADY_SRC/deploy/overlays/$o" >"$tmp/$o.yaml" || fail "kustomize $o"
+	to_json "$tmp/$o.yaml" "$tmp/$o.json"
+	node "$schema/check.mjs" "$tmp/$o.json" >"$tmp/$o.schema" || {
+		cat "$tmp/$o.schema"
+		fail "overlay $o: schema problems"
+	}
+done
+grep -q "ServiceMonitor/hvready-aggregator" "$tmp/monitoring.schema" || fail "monitoring: no ServiceMonitor checked"
+grep -q "PrometheusRule/hvready" "$tmp/monitoring.schema" || fail "monitoring: no PrometheusRule checked"
+grep -q "Certificate/hvready-aggregator" "$tmp/cert-manager.schema" || fail "cert-manager: no Certificate checked"
+
+# 3. promtool on the rules, and the references between objects.
+python3 - "$tmp" <<'PY'
+import json, os, sys, yaml
+tmp = sys.argv[1]
+def load(o):
+    return json.load(open(os.path.join(tmp, o + ".json")))
+def find(docs, kind, name):
+    for d in docs:
+        if d["kind"] == kind and d["metadata"]["name"] == name:
+            return d
+    raise AssertionError("missing %s/%s" % (kind, name))
+mon = load("monitoring")
+rule = find(mon, "PrometheusRule", "hvready")
+yaml.safe_dump({"groups": rule["spec"]["groups"]}, open(os.path.join(tmp, "rules.yaml"), "w"))
+alerts = {r["alert"] for g in rule["spec"]["groups"] for r in g["rules"] if "alert" in r}
+# The alerts docs/outputs.md describes are the ones shipped.
+doc = open(os.path.join(os.environ["HVREADY_SRC"], "docs", "outputs.md")).read()
+for a in ("HvreadyLiveMigrationNotReady", "HvreadyGateFailing", "HvreadyUndecided",
+          "HvreadyVMCannotLiveMigrate", "HvreadyHostCheckFailing", "HvreadyNodeNotReporting",
+          "HvreadyReportsRejected", "HvreadyClusterStateStale", "HvreadyResourceForbidden"):
+    assert a in alerts, "alert %s missing from the PrometheusRule" % a
+    assert a in doc, "alert %s not in docs/outputs.md" % a
+sm = find(mon, "ServiceMonitor", "hvready-aggregator")
+svc = find(mon, "Service", "hvready-aggregator")
+ports = {p["name"] for p in svc["spec"]["ports"]}
+for ep in sm["spec"]["endpoints"]:
+    assert ep["port"] in ports, "ServiceMonitor port %s not on the Service (%s)" % (ep["port"], ports)
+    assert ep["scheme"] == "https" and ep["path"] == "/metrics", ep
+    assert ep["tlsConfig"]["ca"]["secret"]["name"] == "hvready-aggregator-tls", ep
+sel = sm["spec"]["selector"]["matchLabels"]
+assert all(svc["metadata"]["labels"].get(k) == v for k, v in sel.items()), (sel, svc["metadata"]["labels"])
+pols = [d for d in mon if d["kind"] == "NetworkPolicy"]
+admitted = [f for p in pols for r in p["spec"]["ingress"] for f in r["from"]
+            if f.get("namespaceSelector", {}).get("matchLabels", {}).get("kubernetes.io/metadata.name") == "cattle-monitoring-system"]
+assert admitted, "no NetworkPolicy admits cattle-monitoring-system"
+cm = load("cert-manager")
+cert = find(cm, "Certificate", "hvready-aggregator")
+dep = find(cm, "Deployment", "hvready-aggregator")["spec"]["template"]["spec"]
+ds = find(cm, "DaemonSet", "hvready-agent")["spec"]["template"]["spec"]
+mounted = {v["secret"]["secretName"] for v in dep["volumes"] + ds["volumes"] if "secret" in v}
+assert cert["spec"]["secretName"] in mounted, (cert["spec"]["secretName"], mounted)
+assert "hvready-aggregator.hvready-system.svc" in cert["spec"]["dnsNames"], cert["spec"]["dnsNames"]
+issuer = find(cm, "Issuer", cert["spec"]["issuerRef"]["name"])
+assert "ca" in issuer["spec"], issuer
+find(cm, "Certificate", "hvready-ca")
+print("deploy_overlays: references OK")
+PY
+promtool check rules "$tmp/rules.yaml" || fail "promtool check rules"
+echo "deploy_overlays: OK"
