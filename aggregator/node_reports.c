@@ -3,14 +3,33 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "node_report_json.h"
 #include "wire.h"
 
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The agent writes msgpack (`--format msgpack`) or JSON (`--format json`):
+ * both go through the one decoder. */
+static int decode_file(const char *buf, size_t len, struct node_report *nr, char *err,
+		       size_t errlen)
+{
+	if (!node_report_is_json(buf, len))
+		return wire_decode_node_report((const uint8_t *)buf, len, nr, err, errlen);
+	char *mp;
+	size_t mplen;
+	int r = node_report_json_to_msgpack(buf, len, &mp, &mplen, err, errlen);
+	if (r < 0)
+		return r;
+	r = wire_decode_node_report((const uint8_t *)mp, mplen, nr, err, errlen);
+	free(mp);
+	return r;
 }
 
 int node_reports_load_dir(const char *dir, struct node_entries *ret, char *err, size_t errlen)
@@ -43,7 +62,7 @@ int node_reports_load_dir(const char *dir, struct node_entries *ret, char *err, 
 		}
 		struct node_report *nr = xcalloc(1, sizeof(*nr));
 		char derr[WIRE_ERR_LEN];
-		r = wire_decode_node_report((const uint8_t *)buf, len, nr, derr, sizeof(derr));
+		r = decode_file(buf, len, nr, derr, sizeof(derr));
 		free(buf);
 		if (r < 0) {
 			snprintf(err, errlen, "%s: not a node report: %s", path, derr);

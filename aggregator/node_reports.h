@@ -1,5 +1,5 @@
 /* Node report files for offline `report --node-reports DIR` (agent
- * `check --format msgpack --output FILE`). */
+ * `check --format msgpack --output FILE`, or `--format json`). */
 #pragma once
 #include "engine.h"
 
