@@ -585,8 +585,38 @@ static int probe(struct kube_client *kc, char **ret_version, char *err, size_t e
 			*ret_version = xstrndup(json_object_get_string(v), 64);
 		json_object_put(o);
 	}
+	int version_status = resp.status;
 	kube_response_clear(&resp);
-	return 0;
+	if (*ret_version)
+		return 0;
+	/* No Kubernetes /version (a proxy may hide it, or RBAC may take it from
+	 * system:public-info-viewer): the core group's discovery document still
+	 * tells a kube-apiserver, {"kind":"APIVersions","versions":["v1"]}. A host
+	 * that has neither is not one, and reading on would give a whole report
+	 * of "not installed" (every list a 404) about a cluster never seen. */
+	r = kube_client_call(kc, "GET", "/api", NULL, NULL, 0, 1 << 20, &resp, why, sizeof(why));
+	if (r < 0) {
+		snprintf(err, errlen, "cannot reach the Kubernetes API (%s): %s",
+			 kube_client_origin(kc), why);
+		return r;
+	}
+	bool core = false;
+	if (resp.status == 200) {
+		json_object *o = json_tokener_parse(resp.body), *v;
+		core = json_object_object_get_ex(o, "kind", &v) &&
+		       json_object_is_type(v, json_type_string) &&
+		       streq(json_object_get_string(v), "APIVersions");
+		json_object_put(o);
+	}
+	int api_status = resp.status;
+	kube_response_clear(&resp);
+	if (core)
+		return 0;
+	snprintf(err, errlen,
+		 "%s (from %s) is not a Kubernetes API server: GET /version answered %d without "
+		 "a gitVersion, GET /api answered %d without an APIVersions document",
+		 kube_client_server(kc), kube_client_origin(kc), version_status, api_status);
+	return -EPROTO;
 }
 
 int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err, size_t errlen)
