@@ -1,10 +1,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <yaml.h>
 
+#include "log.h"
+#include "suggest.h"
 #include "yamldoc.h"
 
 #define CONFIG_MAX_BYTES (256u << 10)
@@ -63,6 +66,30 @@ static int set_ids(yaml_document_t *doc, const char *name, const char *key, yaml
 	return 0;
 }
 
+static const char *const top_keys[] = {
+    "node",	     "host_root",   "aggregator", "ca_file",  "token_file",
+    "probe_targets", "probe_netns", "timeout",	  "interval", "skip",
+    "only",	     "thresholds",  NULL,
+};
+static const char *const threshold_keys[] = {
+    "clock_maxerror_warn_ms",
+    "min_cpu_cores",
+    "min_memory_gib",
+    "longhorn_min_available_percent",
+    NULL,
+};
+
+/* An unknown key still loads (a newer config on an older agent), but a typo
+ * must not pass unnoticed: say so, with the nearest known key. */
+static void warn_unknown(const char *name, const char *prefix, const char *key,
+			 const char *const *known)
+{
+	char hint[160], shown[65];
+	log_warnx("%s: unknown key \"%s%s\" ignored%s", name, prefix,
+		  suggest_quote(key, shown, sizeof(shown)),
+		  suggest_hint(key, known, SIZE_MAX, hint, sizeof(hint)));
+}
+
 static int load_thresholds(yaml_document_t *doc, const char *name, yaml_node_t *n,
 			   struct agent_thresholds *t, char *err, size_t errlen)
 {
@@ -89,8 +116,8 @@ static int load_thresholds(yaml_document_t *doc, const char *name, yaml_node_t *
 		} else if (streq(k, "longhorn_min_available_percent")) {
 			r = set_int(name, k, v, 0, 100, &t->longhorn_min_available_pct, err,
 				    errlen);
-		}
-		/* Unknown keys are ignored: a newer config on an older agent still loads. */
+		} else
+			warn_unknown(name, "thresholds.", k, threshold_keys);
 		if (r < 0)
 			return r;
 	}
@@ -146,6 +173,8 @@ int config_parse(const uint8_t *buf, size_t len, const char *name, struct agent_
 			r = set_ids(&doc, name, k, vn, &o->only, err, errlen);
 		else if (streq(k, "thresholds"))
 			r = load_thresholds(&doc, name, vn, &o->thr, err, errlen);
+		else
+			warn_unknown(name, "", k, top_keys);
 		if (r < 0)
 			break;
 	}

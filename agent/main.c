@@ -1,6 +1,7 @@
 /* hvready-agent: host checks on one node, once (`check`) or as a daemon (`run`). */
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "daemon.h"
 #include "helper.h"
 #include "log.h"
+#include "suggest.h"
 #include "output.h"
 
 static _Noreturn void usage(FILE *f, int code)
@@ -162,10 +164,20 @@ static void parse(int argc, char **argv, bool run, struct agent_opts *o, struct 
 		int r = util_read_file(o->probe_targets_file, PROBE_TARGETS_MAX_BYTES, &buf, &len);
 		if (r < 0)
 			fatalx("%s: %s", o->probe_targets_file, util_read_strerror(r));
-		r = probe_targets_parse((const uint8_t *)buf, len, &o->targets, err, sizeof(err));
+		struct strv unknown = {0};
+		r = probe_targets_parse_keys((const uint8_t *)buf, len, &o->targets, &unknown, err,
+					     sizeof(err));
 		free(buf);
 		if (r < 0)
 			fatalx("%s: %s", o->probe_targets_file, err);
+		for (size_t i = 0; i < unknown.n; i++) {
+			char hint[160], shown[65];
+			log_warnx("%s: unknown key \"%s\" ignored%s", o->probe_targets_file,
+				  suggest_quote(unknown.items[i], shown, sizeof(shown)),
+				  suggest_hint(unknown.items[i], probe_targets_known_keys, SIZE_MAX,
+					       hint, sizeof(hint)));
+		}
+		strv_clear(&unknown);
 	}
 }
 

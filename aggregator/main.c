@@ -12,6 +12,7 @@
 #include "render_text.h"
 #include "server.h"
 #include "source.h"
+#include "suggest.h"
 #include "verdict.h"
 #include "verdict_stream.h"
 
@@ -139,10 +140,18 @@ static int cmd_report(int argc, char **argv)
 		case OPT_GATE:
 			if (streq(optarg, "all"))
 				gate = -1;
-			else if ((gate = gate_from_name(optarg)) < 0)
-				fatalx("--gate: \"%s\" is not one of preinstall, platform, rwx, "
-				       "live-migration, all",
-				       optarg);
+			else if ((gate = gate_from_name(optarg)) < 0) {
+				const char *names[_GATE_MAX + 1];
+				for (int g = 0; g < _GATE_MAX; g++)
+					names[g] = gate_name((enum gate)g);
+				names[_GATE_MAX] = "all";
+				char hint[128];
+				fatalx(
+				    "--gate: \"%s\" is not one of preinstall, platform, rwx, "
+				    "live-migration, all%s",
+				    optarg,
+				    suggest_hint(optarg, names, _GATE_MAX + 1, hint, sizeof(hint)));
+			}
 			break;
 		case OPT_FORMAT:
 			format = cli_choice("--format", optarg, formats);

@@ -45,6 +45,27 @@ static int get_strings(json_object *o, const char *key, struct strv *ret, char *
 	return 0;
 }
 
+const char *const probe_targets_known_keys[] = {
+    "share_manager_image", "share_manager_pull_policy",
+    "nfs_endpoints",	   "longhorn_data_paths",
+    "canary_export",	   NULL,
+};
+
+void probe_targets_unknown_keys(json_object *o, struct strv *ret)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return;
+	json_object_object_foreach(o, key, val)
+	{
+		(void)val;
+		bool known = false;
+		for (const char *const *k = probe_targets_known_keys; *k && !known; k++)
+			known = streq(key, *k);
+		if (!known)
+			strv_add(ret, key);
+	}
+}
+
 int probe_targets_from_json(json_object *o, struct probe_targets *ret, char *err, size_t errlen)
 {
 	struct probe_targets t = {0};
@@ -68,6 +89,12 @@ int probe_targets_from_json(json_object *o, struct probe_targets *ret, char *err
 
 int probe_targets_parse(const uint8_t *buf, size_t len, struct probe_targets *ret, char *err,
 			size_t errlen)
+{
+	return probe_targets_parse_keys(buf, len, ret, NULL, err, errlen);
+}
+
+int probe_targets_parse_keys(const uint8_t *buf, size_t len, struct probe_targets *ret,
+			     struct strv *unknown, char *err, size_t errlen)
 {
 	if (len > PROBE_TARGETS_MAX_BYTES) {
 		snprintf(err, errlen, "probe targets larger than %u bytes",
@@ -93,6 +120,8 @@ int probe_targets_parse(const uint8_t *buf, size_t len, struct probe_targets *re
 			return -EINVAL;
 		}
 	int r = probe_targets_from_json(o, ret, err, errlen);
+	if (r == 0 && unknown)
+		probe_targets_unknown_keys(o, unknown);
 	json_object_put(o);
 	return r;
 }
