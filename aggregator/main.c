@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "json_pretty.h"
@@ -12,6 +13,7 @@
 #include "render_text.h"
 #include "server.h"
 #include "source.h"
+#include "source_progress.h"
 #include "suggest.h"
 #include "verdict.h"
 #include "verdict_stream.h"
@@ -25,14 +27,15 @@ static _Noreturn void usage(FILE *f, int code)
 	      "preinstall|platform|rwx|live-migration|all]\n"
 	      "                            [--format text|json|markdown|html] [--skip ID,...] "
 	      "[--only "
-	      "ID,...]\n"
+	      "ID,...] [--quiet]\n"
 	      "  hvready-aggregator serve [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE]\n"
 	      "                           [--kubeconfig FILE | --in-cluster | --cluster-state PATH "
 	      "...]\n"
 	      "                           (--token-file FILE | --tokenreview | --insecure-no-auth) "
 	      "[--interval SEC]\n"
 	      "                           [--node-conditions]\n"
-	      "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR\n"
+	      "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR "
+	      "[--quiet]\n"
 	      "  hvready-aggregator --version\n"
 	      "\n"
 	      "Exit status: 0 ready (PASS/WARN), 1 not ready (FAIL), 2 usage or input error,\n"
@@ -45,16 +48,18 @@ static _Noreturn void usage(FILE *f, int code)
 struct source_args {
 	const char *kubeconfig;
 	bool in_cluster;
+	bool quiet; /* --quiet: no progress on the terminal */
 	struct strv states;
 };
 
 /* Option values of the source options; each command numbers its own after them. */
-enum { OPT_KUBECONFIG = 256, OPT_IN_CLUSTER, OPT_STATE, OPT_COMMAND };
+enum { OPT_KUBECONFIG = 256, OPT_IN_CLUSTER, OPT_STATE, OPT_QUIET, OPT_COMMAND };
 
 /* clang-format off */
 #define LIVE_SOURCE_OPTIONS \
 	{"kubeconfig", required_argument, NULL, OPT_KUBECONFIG}, \
-	{"in-cluster", no_argument, NULL, OPT_IN_CLUSTER}
+	{"in-cluster", no_argument, NULL, OPT_IN_CLUSTER}, \
+	{"quiet", no_argument, NULL, OPT_QUIET}
 #define SOURCE_OPTIONS LIVE_SOURCE_OPTIONS, {"cluster-state", required_argument, NULL, OPT_STATE}
 /* clang-format on */
 
@@ -71,8 +76,19 @@ static bool source_option(struct source_args *s, int c)
 	case OPT_STATE:
 		strv_add(&s->states, optarg);
 		return true;
+	case OPT_QUIET:
+		s->quiet = true;
+		return true;
 	}
 	return false;
+}
+
+/* Progress of a live read on the terminal (collect, report): only where a
+ * person watches, so never into a pipe, a file or a CI log. */
+static void source_progress_start(const struct source_args *s)
+{
+	if (!s->quiet && isatty(STDERR_FILENO))
+		source_progress_enable(stderr, true);
 }
 
 static int source_count(const struct source_args *s)
@@ -184,6 +200,7 @@ static int cmd_report(int argc, char **argv)
 				fatalx("%s", err);
 	} else {
 		kc = open_client(&src);
+		source_progress_start(&src);
 		if (source_api_load(&cs, kc, err, sizeof(err)) < 0)
 			fatalx("%s", err);
 	}
@@ -266,6 +283,7 @@ static int cmd_collect(int argc, char **argv)
 	struct cluster_state cs;
 	cluster_state_init(&cs);
 	struct kube_client *kc = open_client(&src);
+	source_progress_start(&src);
 	if (source_api_load(&cs, kc, err, sizeof(err)) < 0)
 		fatalx("%s", err);
 	if (collect_write(&cs, out, err, sizeof(err)) < 0)

@@ -20,6 +20,7 @@
 #include "jq.h"
 #include "kube_client.h"
 #include "source.h"
+#include "source_progress.h"
 
 #define MAX_INFLIGHT	4
 #define MAX_ATTEMPTS	3 /* per page, for 429/5xx/timeouts/dropped connections */
@@ -364,6 +365,19 @@ static void transport_error(struct lister *l, struct job *j, CURLcode cr)
 	}
 }
 
+/* A list ended (for good, not a retry): what the terminal shows of it. */
+static void progress_done(const struct lister *l, const struct job *j)
+{
+	if (!source_progress_enabled())
+		return;
+	int done = 0;
+	for (int i = 0; i < _RES_MAX; i++)
+		done += l->jobs[i].done;
+	_cleanup_free_ char *name = rbac_name(j->def);
+	source_progress_resource(name, j->status, j->status == RES_COLLECTED ? j->n_items : 0,
+				 j->error, done, _RES_MAX);
+}
+
 static void job_complete(struct lister *l, struct job *j, CURLcode cr)
 {
 	_cleanup_free_ char *name = rbac_name(j->def);
@@ -387,8 +401,10 @@ static void job_complete(struct lister *l, struct job *j, CURLcode cr)
 	curl_multi_remove_handle(l->multi, j->req.curl);
 	request_reset(j);
 	l->active--;
-	if (j->done)
+	if (j->done) {
 		l->remaining--;
+		progress_done(l, j);
+	}
 }
 
 static void start_ready(struct lister *l, int64_t now)
@@ -397,8 +413,10 @@ static void start_ready(struct lister *l, int64_t now)
 		struct job *j = &l->jobs[i];
 		if (j->done || j->req.curl || j->not_before_ns > now)
 			continue;
-		if (job_start(l, j) < 0)
+		if (job_start(l, j) < 0) {
 			l->remaining--;
+			progress_done(l, j);
+		}
 	}
 }
 
@@ -622,7 +640,7 @@ static int probe(struct kube_client *kc, char **ret_version, char *err, size_t e
 int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err, size_t errlen)
 {
 	_cleanup_free_ char *version = NULL;
-	int64_t now = util_now_realtime_ns();
+	int64_t now = util_now_realtime_ns(), started = util_now_mono_ns();
 	int r = probe(kc, &version, err, errlen);
 	if (r < 0)
 		return r;
@@ -670,6 +688,15 @@ int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err,
 	curl_multi_cleanup(l.multi);
 	if (lost)
 		return -ECONNREFUSED;
+	if (source_progress_enabled()) {
+		size_t counts[RES_FAILED + 1] = {0}, objects = 0;
+		for (int i = 0; i < _RES_MAX; i++) {
+			counts[cs->res[i].status]++;
+			objects += cs->res[i].status == RES_COLLECTED ? cs->res[i].n : 0;
+		}
+		source_progress_summary(kube_client_server(kc), counts, objects,
+					util_now_mono_ns() - started);
+	}
 	check_crd_versions(cs);
 	cs->live = true;
 	cs->read_at_ns = now;
