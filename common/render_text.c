@@ -1,4 +1,5 @@
 #include "render_text.h"
+#include "gates.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -423,4 +424,53 @@ void render_node_report_text(FILE *f, const struct node_report *r, bool color)
 		render_text_finding(f, &r->results.items[i], w, color, false);
 	fprintf(f, "\n%d PASS, %d WARN, %d FAIL, %d UNKNOWN, %d SKIP\n", count[STATUS_PASS],
 		count[STATUS_WARN], count[STATUS_FAIL], count[STATUS_UNKNOWN], count[STATUS_SKIP]);
+	render_node_overall_text(f, r, color);
+}
+
+/* The last line: what the exit status says, in words, and the host checks'
+ * share of each gate (the cluster's verdict also needs the aggregator's checks). */
+void render_node_overall_text(FILE *f, const struct node_report *r, bool color)
+{
+	enum status worst = STATUS_SKIP;
+	for (size_t i = 0; i < r->results.n; i++)
+		worst = status_worst(worst, r->results.items[i].status);
+	const char *word = worst == STATUS_FAIL	     ? "NOT READY"
+			   : worst == STATUS_UNKNOWN ? "UNDECIDED (not enough evidence)"
+			   : worst == STATUS_WARN    ? "READY, with warnings"
+			   : worst == STATUS_PASS    ? "READY"
+						     : "NO CHECK DECIDED";
+	if (color)
+		fprintf(f, "node: %s%s\033[0m", status_color(worst), word);
+	else
+		fprintf(f, "node: %s", word);
+	fputs("\n", f);
+	struct gate_result g[_GATE_MAX];
+	gates_compute(&r->results, g);
+	_cleanup_free_ char *line = xstrdup("gates, from this node's checks alone:");
+	bool first = true;
+	for (int i = 0; i < _GATE_MAX; i++) {
+		/* a gate none of this node's findings speaks to is not shown: its
+		 * UNKNOWN would only say that host checks do not decide it */
+		bool spoken = false;
+		for (size_t k = 0; k < r->results.n && !spoken; k++) {
+			const struct check_info *ci = catalog_find(r->results.items[k].check);
+			spoken = ci && (ci->gates & (1u << i)) &&
+				 r->results.items[k].status != STATUS_SKIP;
+		}
+		if (!spoken)
+			continue;
+		char *l = xasprintf("%s%s %s %s", line, first ? "" : ",", gate_name((enum gate)i),
+				    status_name(g[i].status));
+		free(line);
+		line = l;
+		first = false;
+	}
+	if (first) {
+		free(line);
+		line = xstrdup("gates: no check of this node decided anything");
+	}
+	gates_clear(g);
+	int col = 0;
+	render_text_wrap(f, line, &col, 2, RENDER_TEXT_WIDTH, false);
+	fputs("\n", f);
 }

@@ -23,6 +23,9 @@ void render_text_value(FILE *f, const struct value *v);
 void render_text_finding(FILE *f, const struct finding *fd, int id_width, bool color, bool verbose);
 /* A node report: header line, one line per check, summary. */
 void render_node_report_text(FILE *f, const struct node_report *r, bool color);
+/* The agent summary's last line: NOT READY / UNDECIDED / READY and the host
+ * checks' status per gate. */
+void render_node_overall_text(FILE *f, const struct node_report *r, bool color);
 
 /* How render_text_finding_ex lays a finding out. */
 struct text_finding_opts {

@@ -540,7 +540,9 @@ static void test_agent_text(void **state)
 	    "    fix: Set `nonroot-devices: true` in /etc/rancher/rke2/config.yaml and\n"
 	    "         restart rke2-server.\n"
 	    "host.nfs.probe                   : SKIP    no NFS endpoints to probe\n"
-	    "\n1 PASS, 0 WARN, 1 FAIL, 0 UNKNOWN, 1 SKIP\n");
+	    "\n1 PASS, 0 WARN, 1 FAIL, 0 UNKNOWN, 1 SKIP\n"
+	    "node: NOT READY\n"
+	    "gates, from this node's checks alone: preinstall FAIL, live-migration FAIL\n");
 	free(text);
 	/* Colour only when asked, and only on the status. */
 	RENDER(text, render_node_report_text(f, &r, true));
