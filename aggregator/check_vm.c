@@ -303,6 +303,7 @@ static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
 		return;
 	}
 	row->can_migrate = false;
+	row->status = e.level;
 	for (size_t i = 0; i < e.reasons.n; i++)
 		strv_add(&row->reasons, e.reasons.items[i]);
 

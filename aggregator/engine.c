@@ -5,6 +5,13 @@
 #include "catalog.h"
 #include "jq.h"
 
+enum status vm_row_status(const struct vm_row *r)
+{
+	if (r->can_migrate)
+		return STATUS_PASS;
+	return r->status == STATUS_PASS ? STATUS_FAIL : r->status;
+}
+
 struct vm_row *vm_table_add(struct vm_table *t, const char *ns, const char *name, const char *node)
 {
 	util_grow((void **)&t->items, &t->cap, t->n + 1, sizeof(struct vm_row));
@@ -14,6 +21,7 @@ struct vm_row *vm_table_add(struct vm_table *t, const char *ns, const char *name
 	    .name = xstrdup(name),
 	    .node = xstrdup(node ? node : ""),
 	    .can_migrate = true,
+	    .status = STATUS_PASS,
 	};
 	return r;
 }

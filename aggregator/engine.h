@@ -16,6 +16,9 @@
 struct vm_row {
 	char *namespace, *name, *node;
 	bool can_migrate;
+	/* PASS: it can; FAIL: it cannot; UNKNOWN: the evidence does not tell;
+	 * WARN: it may, with a warning. can_migrate is true only for PASS. */
+	enum status status;
 	struct strv reasons; /* every reason why not; empty when it can */
 };
 
@@ -26,6 +29,8 @@ struct vm_table {
 
 struct vm_row *vm_table_add(struct vm_table *t, const char *ns, const char *name, const char *node);
 void vm_table_clear(struct vm_table *t);
+/* A row's status: its own, or FAIL for a row marked only can_migrate = false. */
+enum status vm_row_status(const struct vm_row *r);
 
 /* A node report as the aggregator holds it. */
 struct node_entry {

@@ -326,9 +326,14 @@ static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 		"nodes reporting",
 		v->findings.n, c[STATUS_FAIL], c[STATUS_UNKNOWN], c[STATUS_WARN], c[STATUS_PASS],
 		c[STATUS_SKIP], render_verdict_nodes_reporting(v), v->n_nodes);
-	if (v->vms.n)
-		fprintf(f, " · %zu of %zu running VMs cannot live-migrate",
-			render_verdict_vms_blocked(v), v->vms.n);
+	if (v->vms.n) {
+		size_t vc[_STATUS_MAX];
+		render_verdict_vm_counts(v, vc);
+		fprintf(f, " · %zu of %zu running VMs cannot live-migrate", vc[STATUS_FAIL],
+			v->vms.n);
+		if (vc[STATUS_UNKNOWN])
+			fprintf(f, ", %zu undecided", vc[STATUS_UNKNOWN]);
+	}
 	fputs("</div>\n<nav><a href=\"#gates\">Gates</a><a href=\"#blockers\">Blockers</a>"
 	      "<a href=\"#vms\">Live migration</a><a href=\"#matrix\">Nodes × checks</a>"
 	      "<a href=\"#findings\">All findings</a></nav></header>\n",
@@ -407,28 +412,34 @@ static void vm_table(FILE *f, const struct verdict *v)
 		fputs("<p>No running VMs.</p></section>\n", f);
 		return;
 	}
-	fprintf(f, "<p class=\"meta\">%zu running VM%s; %zu cannot live-migrate now.</p>\n",
-		v->vms.n, v->vms.n == 1 ? "" : "s", render_verdict_vms_blocked(v));
+	_cleanup_free_ char *summary = render_verdict_vm_summary(v);
+	fprintf(f, "<p class=\"meta\">");
+	esc(f, summary);
+	fputs(".</p>\n", f);
 	fputs("<div class=\"scroll\"><table class=\"vms\"><thead><tr><th>VM</th><th>node</th>"
 	      "<th>can live-migrate</th><th>why not</th></tr></thead><tbody>\n",
 	      f);
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 4; pass++)
 		for (size_t i = 0; i < v->vms.n; i++) {
 			const struct vm_row *r = &v->vms.items[i];
-			if (r->can_migrate != (pass == 1))
+			if (render_verdict_vm_rank(r) != pass)
 				continue;
+			const char *ans = render_verdict_vm_answer(r);
 			_cleanup_free_ char *vm = xasprintf("%s/%s", r->namespace, r->name);
-			fprintf(f, "<tr class=\"vm %s\" data-vm=\"", r->can_migrate ? "yes" : "no");
+			fprintf(f, "<tr class=\"vm %s\" data-vm=\"", ans);
 			esc(f, vm);
 			fputs("\" data-node=\"", f);
 			esc(f, r->node);
-			fprintf(f, "\" data-can-migrate=\"%s\"><td>",
-				r->can_migrate ? "yes" : "no");
+			fprintf(f, "\" data-can-migrate=\"%s\"><td>", ans);
 			esc(f, vm);
 			fputs("</td><td>", f);
 			esc(f, r->node);
 			fprintf(f, "</td><td><span class=\"st %s\">%s</span></td><td>",
-				r->can_migrate ? "pass" : "fail", r->can_migrate ? "yes" : "no");
+				vm_row_status(r) == STATUS_FAIL	     ? "fail"
+				: vm_row_status(r) == STATUS_UNKNOWN ? "unknown"
+				: vm_row_status(r) == STATUS_WARN    ? "warn"
+								     : "pass",
+				ans);
 			if (r->reasons.n) {
 				fputs("<ul class=\"why\">", f);
 				for (size_t j = 0; j < r->reasons.n; j++) {

@@ -85,8 +85,63 @@ size_t render_verdict_vms_blocked(const struct verdict *v)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < v->vms.n; i++)
-		n += !v->vms.items[i].can_migrate;
+		n += vm_row_status(&v->vms.items[i]) == STATUS_FAIL;
 	return n;
+}
+
+void render_verdict_vm_counts(const struct verdict *v, size_t ret[_STATUS_MAX])
+{
+	memset(ret, 0, _STATUS_MAX * sizeof(*ret));
+	for (size_t i = 0; i < v->vms.n; i++)
+		ret[vm_row_status(&v->vms.items[i])]++;
+}
+
+char *render_verdict_vm_summary(const struct verdict *v)
+{
+	size_t c[_STATUS_MAX];
+	render_verdict_vm_counts(v, c);
+	char *s = xasprintf("%zu running VM%s: %zu cannot live-migrate now", v->vms.n,
+			    v->vms.n == 1 ? "" : "s", c[STATUS_FAIL]);
+	if (c[STATUS_UNKNOWN]) {
+		char *t =
+		    xasprintf("%s, %zu undecided (not enough evidence)", s, c[STATUS_UNKNOWN]);
+		free(s);
+		s = t;
+	}
+	if (c[STATUS_WARN]) {
+		char *t = xasprintf("%s, %zu with a warning", s, c[STATUS_WARN]);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+const char *render_verdict_vm_answer(const struct vm_row *r)
+{
+	switch (vm_row_status(r)) {
+	case STATUS_FAIL:
+		return "no";
+	case STATUS_UNKNOWN:
+		return "unknown";
+	case STATUS_WARN:
+		return "warn";
+	default:
+		return "yes";
+	}
+}
+
+int render_verdict_vm_rank(const struct vm_row *r)
+{
+	switch (vm_row_status(r)) {
+	case STATUS_FAIL:
+		return 0;
+	case STATUS_UNKNOWN:
+		return 1;
+	case STATUS_WARN:
+		return 2;
+	default:
+		return 3;
+	}
 }
 
 size_t render_verdict_nodes_reporting(const struct verdict *v)
@@ -183,9 +238,9 @@ static void text_vms(FILE *f, const struct verdict *v, bool color)
 {
 	if (!v->vms.n)
 		return;
-	size_t blocked = render_verdict_vms_blocked(v);
-	_cleanup_free_ char *extra = xasprintf("%zu running VM%s, %zu cannot live-migrate now",
-					       v->vms.n, v->vms.n == 1 ? "" : "s", blocked);
+	size_t c[_STATUS_MAX];
+	render_verdict_vm_counts(v, c);
+	_cleanup_free_ char *extra = render_verdict_vm_summary(v);
 	text_heading(f, "LIVE MIGRATION", extra, color);
 	int nw = 0;
 	for (size_t i = 0; i < v->vms.n; i++) {
@@ -195,17 +250,23 @@ static void text_vms(FILE *f, const struct verdict *v, bool color)
 	}
 	if (nw > 40)
 		nw = 40;
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 4; pass++)
 		for (size_t i = 0; i < v->vms.n; i++) {
 			const struct vm_row *r = &v->vms.items[i];
-			/* The VMs that cannot migrate first; the others only in small clusters. */
-			if (r->can_migrate != (pass == 1) || (pass == 1 && v->vms.n > LIST_ALL_MAX))
+			/* Those that cannot migrate first, then the undecided and the
+			 * warned; those that can only in small clusters. */
+			if (render_verdict_vm_rank(r) != pass ||
+			    (pass == 3 && v->vms.n > LIST_ALL_MAX))
 				continue;
 			_cleanup_free_ char *vm = xasprintf("%s/%s", r->namespace, r->name);
 			_cleanup_free_ char *svm = render_text_sanitize(vm);
 			_cleanup_free_ char *snode =
 			    render_text_sanitize(r->node && *r->node ? r->node : "(no node)");
-			fprintf(f, "  %-*s  %-3s  on %s\n", nw, svm, r->can_migrate ? "yes" : "NO",
+			const char *ans = render_verdict_vm_answer(r);
+			fprintf(f, "  %-*s  %-7s  on %s\n", nw, svm,
+				vm_row_status(r) == STATUS_FAIL	     ? "NO"
+				: vm_row_status(r) == STATUS_UNKNOWN ? "UNKNOWN"
+								     : ans,
 				snode);
 			for (size_t j = 0; j < r->reasons.n; j++) {
 				_cleanup_free_ char *reason =
@@ -213,9 +274,9 @@ static void text_vms(FILE *f, const struct verdict *v, bool color)
 				text_line(f, reason, 6, 8);
 			}
 		}
-	if (v->vms.n > LIST_ALL_MAX && blocked < v->vms.n)
-		fprintf(f, "  (%zu VMs that can live-migrate are not listed)\n",
-			v->vms.n - blocked);
+	if (v->vms.n > LIST_ALL_MAX && c[STATUS_PASS])
+		fprintf(f, "  (%zu VM%s that can live-migrate %s not listed)\n", c[STATUS_PASS],
+			c[STATUS_PASS] == 1 ? "" : "s", c[STATUS_PASS] == 1 ? "is" : "are");
 }
 
 static void text_nodes(FILE *f, const struct verdict *v, bool color)
@@ -543,13 +604,13 @@ static void md_vms(FILE *f, const struct verdict *v)
 {
 	if (!v->vms.n)
 		return;
-	fprintf(f, "\n## Live migration\n\n%zu running VM%s, %zu cannot live-migrate now.\n\n",
-		v->vms.n, v->vms.n == 1 ? "" : "s", render_verdict_vms_blocked(v));
+	_cleanup_free_ char *summary = render_verdict_vm_summary(v);
+	fprintf(f, "\n## Live migration\n\n%s.\n\n", summary);
 	fputs("| VM | Node | Can live-migrate | Why not |\n|---|---|---|---|\n", f);
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 4; pass++)
 		for (size_t i = 0; i < v->vms.n; i++) {
 			const struct vm_row *r = &v->vms.items[i];
-			if (r->can_migrate != (pass == 1))
+			if (render_verdict_vm_rank(r) != pass)
 				continue;
 			fputs("| ", f);
 			md_text(f, r->namespace);
@@ -557,7 +618,10 @@ static void md_vms(FILE *f, const struct verdict *v)
 			md_text(f, r->name);
 			fputs(" | ", f);
 			md_text(f, r->node);
-			fprintf(f, " | %s | ", r->can_migrate ? "yes" : "**no**");
+			fprintf(f, " | %s | ",
+				vm_row_status(r) == STATUS_FAIL	     ? "**no**"
+				: vm_row_status(r) == STATUS_UNKNOWN ? "**unknown**"
+								     : render_verdict_vm_answer(r));
 			for (size_t j = 0; j < r->reasons.n; j++) {
 				if (j)
 					fputs("<br>", f);

@@ -20,7 +20,16 @@ char *render_verdict_gate_list(unsigned mask);
 size_t *render_verdict_by_node(const struct verdict *v);
 /* Findings per status. */
 void render_verdict_counts(const struct verdict *v, size_t ret[_STATUS_MAX]);
-/* Running VMs that cannot live-migrate now. */
+/* Running VMs that cannot live-migrate now (status FAIL; an undecided VM is
+ * not counted here). */
 size_t render_verdict_vms_blocked(const struct verdict *v);
+/* Running VMs per status: PASS can, FAIL cannot, UNKNOWN undecided, WARN may. */
+void render_verdict_vm_counts(const struct verdict *v, size_t ret[_STATUS_MAX]);
+/* "3 running VMs: 1 cannot live-migrate now, 1 undecided" — for every format. Malloc'd. */
+char *render_verdict_vm_summary(const struct verdict *v);
+/* The answer of the VM table's column: "yes", "no", "unknown" or "warn". */
+const char *render_verdict_vm_answer(const struct vm_row *r);
+/* The order VMs are listed in: cannot, undecided, with a warning, can (0-3). */
+int render_verdict_vm_rank(const struct vm_row *r);
 /* Nodes with a report. */
 size_t render_verdict_nodes_reporting(const struct verdict *v);

@@ -170,6 +170,7 @@ json_object *verdict_vm_json(const struct vm_row *r)
 	json_object_object_add(vo, "name", json_object_new_string(r->name));
 	json_object_object_add(vo, "node", json_object_new_string(r->node));
 	json_object_object_add(vo, "can_live_migrate", json_object_new_boolean(r->can_migrate));
+	json_object_object_add(vo, "status", json_object_new_string(status_name(vm_row_status(r))));
 	json_object *rs = json_object_new_array();
 	for (size_t j = 0; j < r->reasons.n; j++)
 		json_object_array_add(rs, json_object_new_string(r->reasons.items[j]));

@@ -319,7 +319,9 @@ def main(argv):
         v = want_vms.get(name)
         if not v:
             continue
-        if r.get("data-can-migrate") != ("yes" if v["can_live_migrate"] else "no"):
+        want = {"PASS": "yes", "FAIL": "no", "UNKNOWN": "unknown", "WARN": "warn"}.get(
+            v.get("status"), "yes" if v["can_live_migrate"] else "no")
+        if r.get("data-can-migrate") != want:
             bad("VM %s: can-migrate %s" % (name, r.get("data-can-migrate")))
         if r.get("data-node") != v["node"]:
             bad("VM %s: node %s" % (name, r.get("data-node")))

@@ -444,7 +444,7 @@ static void test_text_report_layout(void **state)
 				     "harvester-node-1,\n"));
 	/* A node without a report is named; a VM that cannot migrate, with why. */
 	assert_non_null(strstr(text, "harvester-node-4         NotReady  NO REPORT"));
-	assert_non_null(strstr(text, "default/vm-002        NO   on harvester-node-2"));
+	assert_non_null(strstr(text, "default/vm-002        NO       on harvester-node-2"));
 	assert_non_null(
 	    strstr(text, "      - DisksNotLiveMigratable: PVC default/vm-002-rootdisk"));
 	/* Nothing reaches the terminal raw. */
@@ -617,6 +617,51 @@ static void test_example_cluster(void **state)
 	harness_clear(&h);
 }
 
+/* A VM the evidence cannot decide is UNKNOWN in every format, listed after
+ * those that cannot migrate and counted apart from them; a warned one is
+ * neither. */
+static void test_vm_unknown_apart(void **state)
+{
+	struct verdict v;
+	fixture_verdict(&v);
+	struct vm_row *r = vm_table_add(&v.vms, "default", "vm-unk", "harvester-node-1");
+	r->can_migrate = false;
+	r->status = STATUS_UNKNOWN;
+	strv_add(&r->reasons, "PVC default/vm-unk-disk not found: cannot tell its access mode");
+	r = vm_table_add(&v.vms, "default", "vm-warn", "harvester-node-2");
+	r->can_migrate = false;
+	r->status = STATUS_WARN;
+	strv_add(&r->reasons, "volume pvc-1 is degraded");
+	char *text = NULL;
+	RENDER(text, verdict_render_text(f, &v, -1, false));
+	dump("vm-unknown.txt", text);
+	assert_non_null(strstr(text, "5 running VMs: 1 cannot live-migrate now, 1 undecided (not\n"
+				     "  enough evidence), 1 with a warning\n"));
+	const char *no = strstr(text, "default/vm-002        NO       on harvester-node-2");
+	const char *unk = strstr(text, "default/vm-unk        UNKNOWN  on harvester-node-1");
+	const char *warn = strstr(text, "default/vm-warn       warn     on harvester-node-2");
+	assert_non_null(no);
+	assert_non_null(unk);
+	assert_non_null(warn);
+	assert_true(no < unk && unk < warn);
+	free(text);
+	RENDER(text, verdict_render_markdown(f, &v, -1));
+	dump("vm-unknown.md", text);
+	assert_non_null(strstr(text, "| default/vm-unk | harvester-node-1 | **unknown** |"));
+	assert_non_null(strstr(text, "| default/vm-002 | harvester-node-2 | **no** |"));
+	free(text);
+	RENDER(text, verdict_render_html(f, &v, -1, 0));
+	assert_non_null(strstr(text, "data-vm=\"default/vm-unk\" data-node=\"harvester-node-1\" "
+				     "data-can-migrate=\"unknown\""));
+	assert_non_null(strstr(text, "1 cannot live-migrate now, 1 undecided"));
+	free(text);
+	json_object *vo = verdict_vm_json(&v.vms.items[3]);
+	assert_string_equal(json_object_get_string(json_object_object_get(vo, "status")),
+			    "UNKNOWN");
+	json_object_put(vo);
+	verdict_clear(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -627,6 +672,7 @@ int main(void)
 	    cmocka_unit_test(test_html_refresh_and_gate),
 	    cmocka_unit_test(test_html_empty_verdict),
 	    cmocka_unit_test(test_text_report_layout),
+	    cmocka_unit_test(test_vm_unknown_apart),
 	    cmocka_unit_test(test_text_wrap),
 	    cmocka_unit_test(test_agent_text),
 	    cmocka_unit_test(test_example_cluster),
