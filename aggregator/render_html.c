@@ -312,6 +312,13 @@ static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 	if (refresh_s > 0)
 		fprintf(f, "<span class=\"reload\"> · reloads every %d s</span>", refresh_s);
 	fputs("</p>\n", f);
+	if (gate >= 0 && gate < _GATE_MAX) {
+		_cleanup_free_ char *go = render_verdict_go_line(v, gate);
+		fprintf(f, "<p class=\"go %s\" id=\"go\" data-gate=\"%s\"><b>", cls(overall),
+			gate_name(gate));
+		esc(f, go);
+		fputs("</b></p>\n", f);
+	}
 
 	size_t c[_STATUS_MAX];
 	render_verdict_counts(v, c);
@@ -358,8 +365,8 @@ static void gate_cards(FILE *f, const struct verdict *v, int gate)
 				  : "<p class=\"none\">No blockers.</p>",
 			      f);
 		else
-			fprintf(f, "<p class=\"none\">%zu blocker%s:</p><ul>", gr->n_blockers,
-				gr->n_blockers == 1 ? "" : "s");
+			fprintf(f, "<p class=\"none\">%zu %s:</p><ul>", gr->n_blockers,
+				render_verdict_blocker_word(v, g, gr->n_blockers));
 		for (size_t i = 0; i < gr->n_blockers && i < GATE_CARD_LIST; i++) {
 			size_t idx = gr->blockers[i];
 			const struct finding *fd = &v->findings.items[idx];

@@ -81,6 +81,48 @@ void render_verdict_counts(const struct verdict *v, size_t ret[_STATUS_MAX])
 			ret[v->findings.items[i].status]++;
 }
 
+const char *render_verdict_blocker_word(const struct verdict *v, int g, size_t n)
+{
+	if (g >= 0 && g < _GATE_MAX && v->gates[g].status == STATUS_WARN)
+		return n == 1 ? "finding" : "findings";
+	return n == 1 ? "blocker" : "blockers";
+}
+
+void render_verdict_blocks_for_gate(const struct verdict *v, unsigned *blocks, int gate)
+{
+	if (gate < 0 || gate >= _GATE_MAX)
+		return;
+	for (size_t i = 0; i < v->findings.n; i++)
+		blocks[i] &= 1u << gate;
+}
+
+bool render_verdict_in_gate(const struct finding *fd, int gate)
+{
+	if (gate < 0 || gate >= _GATE_MAX)
+		return true;
+	const struct check_info *ci = catalog_find(fd->check);
+	return ci && (ci->gates & (1u << gate));
+}
+
+char *render_verdict_go_line(const struct verdict *v, int gate)
+{
+	const struct gate_result *gr = &v->gates[gate];
+	size_t n = gr->n_blockers;
+	switch (gr->status) {
+	case STATUS_FAIL:
+		return xasprintf("%s: NO-GO (%zu %s)", gate_name(gate), n,
+				 render_verdict_blocker_word(v, gate, n));
+	case STATUS_UNKNOWN:
+		return n ? xasprintf("%s: NO EVIDENCE (%zu undecided)", gate_name(gate), n)
+			 : xasprintf("%s: NO EVIDENCE (nothing was checked)", gate_name(gate));
+	case STATUS_WARN:
+		return xasprintf("%s: GO, %zu %s to review", gate_name(gate), n,
+				 render_verdict_blocker_word(v, gate, n));
+	default:
+		return xasprintf("%s: GO", gate_name(gate));
+	}
+}
+
 size_t render_verdict_vms_blocked(const struct verdict *v)
 {
 	size_t n = 0;
@@ -204,8 +246,8 @@ static void text_gates(FILE *f, const struct verdict *v, int gate, bool color)
 		fprintf(f, "  %-16s", gate_name(g));
 		render_text_status(f, gr->status, color);
 		if (gr->n_blockers)
-			fprintf(f, "  %zu blocker%s", gr->n_blockers,
-				gr->n_blockers == 1 ? "" : "s");
+			fprintf(f, "  %zu %s", gr->n_blockers,
+				render_verdict_blocker_word(v, g, gr->n_blockers));
 		else if (gr->status == STATUS_UNKNOWN)
 			fputs("  no findings: nothing was checked", f);
 		if (g == gate)
@@ -357,7 +399,8 @@ static void text_grouped(FILE *f, const struct verdict *v, const unsigned *block
 	strv_clear(&subjects);
 }
 
-static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, int w, bool color)
+static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, int gate, int w,
+		      bool color)
 {
 	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN, STATUS_PASS,
 					    STATUS_SKIP};
@@ -372,7 +415,8 @@ static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, 
 		bool any = false;
 		for (size_t i = 0; i < v->findings.n; i++) {
 			const struct finding *fd = &v->findings.items[i];
-			if (blocks[i] || fd->status != order[k])
+			if (blocks[i] || fd->status != order[k] ||
+			    !render_verdict_in_gate(fd, gate))
 				continue;
 			if (!any)
 				text_heading(f, titles[k], extras[k], color);
@@ -409,18 +453,25 @@ void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color)
 	text_line(f, meta, 0, 2);
 
 	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
+	/* --gate: that gate's blockers and findings only, and its VMs */
+	render_verdict_blocks_for_gate(v, blocks, gate);
 	int w = id_width(v);
 	text_gates(f, v, gate, color);
 	text_blockers(f, v, blocks, w, color);
-	text_vms(f, v, color);
+	if (gate < 0 || gate == GATE_LIVE_MIGRATION)
+		text_vms(f, v, color);
 	text_nodes(f, v, color);
-	text_rest(f, v, blocks, w, color);
+	text_rest(f, v, blocks, gate, w, color);
 	size_t c[_STATUS_MAX];
 	render_verdict_counts(v, c);
 	fprintf(f, "\n%zu findings: %zu FAIL, %zu UNKNOWN, %zu WARN, %zu PASS, %zu SKIP\n",
 		v->findings.n, c[STATUS_FAIL], c[STATUS_UNKNOWN], c[STATUS_WARN], c[STATUS_PASS],
 		c[STATUS_SKIP]);
-	fprintf(f, "Overall: %s\n", status_name(overall));
+	if (gate >= 0 && gate < _GATE_MAX) {
+		_cleanup_free_ char *go = render_verdict_go_line(v, gate);
+		fprintf(f, "%s\n", go);
+	} else
+		fprintf(f, "Overall: %s\n", status_name(overall));
 }
 
 /* ---------- Markdown ---------- */
@@ -668,10 +719,14 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 
 	fputs("## Gates\n\n| Gate | Status | Blockers |\n|---|---|---|\n", f);
 	for (int g = 0; g < _GATE_MAX; g++)
-		fprintf(f, "| %s%s | **%s** | %zu |\n", gate_name(g), g == gate ? " (asked)" : "",
-			status_name(v->gates[g].status), v->gates[g].n_blockers);
+		fprintf(f, "| %s%s | **%s** | %zu%s |\n", gate_name(g), g == gate ? " (asked)" : "",
+			status_name(v->gates[g].status), v->gates[g].n_blockers,
+			v->gates[g].status == STATUS_WARN && v->gates[g].n_blockers
+			    ? " (findings to review, none blocks)"
+			    : "");
 
 	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
+	render_verdict_blocks_for_gate(v, blocks, gate);
 	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
 	bool any = false;
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
@@ -686,14 +741,16 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	any = false;
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
 		for (size_t i = 0; i < v->findings.n; i++) {
-			if (blocks[i] || v->findings.items[i].status != order[k])
+			if (blocks[i] || v->findings.items[i].status != order[k] ||
+			    !render_verdict_in_gate(&v->findings.items[i], gate))
 				continue;
 			if (!any)
 				fputs("\n## Other problems\n", f);
 			any = true;
 			md_blocker(f, &v->findings.items[i], 0);
 		}
-	md_vms(f, v);
+	if (gate < 0 || gate == GATE_LIVE_MIGRATION)
+		md_vms(f, v);
 	md_nodes(f, v);
 
 	size_t c[_STATUS_MAX];
@@ -715,5 +772,9 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 		fputs(" | ", f);
 		md_text(f, fd->message);
 		fputs(" |\n", f);
+	}
+	if (gate >= 0 && gate < _GATE_MAX) {
+		_cleanup_free_ char *go = render_verdict_go_line(v, gate);
+		fprintf(f, "\n**%s**\n", go);
 	}
 }

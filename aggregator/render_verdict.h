@@ -20,6 +20,18 @@ char *render_verdict_gate_list(unsigned mask);
 size_t *render_verdict_by_node(const struct verdict *v);
 /* Findings per status. */
 void render_verdict_counts(const struct verdict *v, size_t ret[_STATUS_MAX]);
+/* The findings that decide a gate are its "blockers" when it FAILs or is
+ * UNKNOWN, and only "findings" to review when it WARNs. "blocker"/"blockers"
+ * or "finding"/"findings" for n of gate g. */
+const char *render_verdict_blocker_word(const struct verdict *v, int g, size_t n);
+/* With --gate: only that gate's share of blocks (render_verdict_blocks), in
+ * place; gate < 0 leaves it. */
+void render_verdict_blocks_for_gate(const struct verdict *v, unsigned *blocks, int gate);
+/* Whether the finding's check feeds the gate (always true for gate < 0). */
+bool render_verdict_in_gate(const struct finding *fd, int gate);
+/* The decision line of a gate: "live-migration: NO-GO (3 blockers)", "GO",
+ * "GO, 2 findings to review", "NO EVIDENCE (1 undecided)". Malloc'd. */
+char *render_verdict_go_line(const struct verdict *v, int gate);
 /* Running VMs that cannot live-migrate now (status FAIL; an undecided VM is
  * not counted here). */
 size_t render_verdict_vms_blocked(const struct verdict *v);

@@ -458,9 +458,12 @@ static void test_text_report_layout(void **state)
 	RENDER(text, verdict_render_text(f, &v, GATE_PLATFORM, true));
 	const char *head = "hvready verdict for platform: \033[1mFAIL\033[0m\n";
 	assert_true(strncmp(text, head, strlen(head)) == 0);
+	/* --gate platform: its blockers only (host.clock feeds every gate; host.kvm,
+	 * preinstall and live-migration only, is not shown). */
 	assert_non_null(strstr(text,
-			       "  host.kvm                         : \033[1;31mFAIL   \033[0m "
-			       "harvester-node-3\n"));
+			       "  host.clock                       : \033[1;31mFAIL   \033[0m "
+			       "harvester-node-2\n"));
+	assert_null(strstr(text, "host.kvm "));
 	assert_non_null(strstr(text, "(asked)"));
 	free(text);
 	verdict_clear(&v);
@@ -662,6 +665,59 @@ static void test_vm_unknown_apart(void **state)
 	verdict_clear(&v);
 }
 
+/* --gate narrows the human report to that gate and ends with its decision;
+ * a gate that only WARNs has findings to review, not blockers. */
+static void test_gate_go_no_go(void **state)
+{
+	struct verdict v;
+	fixture_verdict(&v);
+	char *text = NULL;
+	RENDER(text, verdict_render_text(f, &v, GATE_LIVE_MIGRATION, false));
+	assert_fits(text, RENDER_TEXT_WIDTH);
+	const char *last = strrchr(text, '\n');
+	assert_non_null(last);
+	while (last > text && last[-1] != '\n')
+		last--;
+	assert_string_equal(last, "live-migration: NO-GO (4 blockers)\n");
+	/* host.clock FAILs platform too, but its lm share is what is shown; a
+	 * check that feeds no lm gate (api.vsc.backup-target) is left out. */
+	assert_null(strstr(text, "api.vsc.backup-target"));
+	assert_non_null(strstr(text, "blocks: live-migration\n"));
+	assert_null(strstr(text, "blocks: preinstall"));
+	assert_non_null(strstr(text, "LIVE MIGRATION"));
+	free(text);
+	RENDER(text, verdict_render_text(f, &v, GATE_PLATFORM, false));
+	assert_null(strstr(text, "LIVE MIGRATION")); /* the VMs are live-migration's */
+	assert_null(strstr(text, "Overall:"));
+	free(text);
+	RENDER(text, verdict_render_markdown(f, &v, GATE_LIVE_MIGRATION));
+	assert_non_null(strstr(text, "\n**live-migration: NO-GO (4 blockers)**\n"));
+	free(text);
+	RENDER(text, verdict_render_html(f, &v, GATE_LIVE_MIGRATION, 0));
+	assert_non_null(strstr(text, "id=\"go\" data-gate=\"live-migration\"><b>live-migration: "
+				     "NO-GO (4 blockers)</b>"));
+	free(text);
+	verdict_clear(&v);
+
+	/* Only a WARN in a gate: GO, with findings to review. */
+	struct verdict w;
+	memset(&w, 0, sizeof(w));
+	w.source = xstrdup("test");
+	fx_add(&w, "api.dns.replicas", STATUS_WARN, NULL, "Deployment/kube-system/coredns",
+	       "CoreDNS runs 1 replica", NULL);
+	fx_add(&w, "api.longhorn.rwx-share", STATUS_PASS, NULL, NULL, "ok", NULL);
+	gates_compute(&w.findings, w.gates);
+	RENDER(text, verdict_render_text(f, &w, GATE_RWX, false));
+	assert_non_null(strstr(text, "  rwx             WARN     1 finding  (asked)\n"));
+	assert_non_null(strstr(text, "rwx: GO, 1 finding to review\n"));
+	assert_null(strstr(text, "blocker"));
+	free(text);
+	RENDER(text, verdict_render_html(f, &w, GATE_RWX, 0));
+	assert_non_null(strstr(text, "1 finding:"));
+	free(text);
+	verdict_clear(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -673,6 +729,7 @@ int main(void)
 	    cmocka_unit_test(test_html_empty_verdict),
 	    cmocka_unit_test(test_text_report_layout),
 	    cmocka_unit_test(test_vm_unknown_apart),
+	    cmocka_unit_test(test_gate_go_no_go),
 	    cmocka_unit_test(test_text_wrap),
 	    cmocka_unit_test(test_agent_text),
 	    cmocka_unit_test(test_example_cluster),
