@@ -30,7 +30,8 @@ static _Noreturn void usage(FILE *f, int code)
 	      "...]\n"
 	      "                           (--token-file FILE | --tokenreview | --insecure-no-auth) "
 	      "[--interval SEC]\n"
-	      "                           [--node-conditions]\n"
+	      "                           [--node-conditions] [--agent-serviceaccount "
+	      "system:serviceaccount:NS:NAME]\n"
 	      "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR\n"
 	      "  hvready-aggregator --version\n"
 	      "\n"
@@ -266,6 +267,29 @@ static int cmd_collect(int argc, char **argv)
 	return 0;
 }
 
+/* The agent's ServiceAccount, in the aggregator's own namespace when it runs
+ * in the cluster (the manifests put both in one), else in hvready-system. */
+static char *default_agent_sa(bool in_cluster)
+{
+	char *ns = NULL;
+	if (in_cluster && util_read_file("/var/run/secrets/kubernetes.io/serviceaccount/namespace",
+					 256, &ns, NULL) >= 0)
+		strstrip(ns);
+	char *sa =
+	    xasprintf("system:serviceaccount:%s:hvready-agent", ns && *ns ? ns : "hvready-system");
+	free(ns);
+	return sa;
+}
+
+/* system:serviceaccount:NAMESPACE:NAME, both parts non-empty, no more colons. */
+static bool valid_sa_username(const char *u)
+{
+	if (!startswith(u, "system:serviceaccount:"))
+		return false;
+	const char *ns = u + strlen("system:serviceaccount:"), *colon = strchr(ns, ':');
+	return colon && colon > ns && colon[1] && !strchr(colon + 1, ':');
+}
+
 static int cmd_serve(int argc, char **argv)
 {
 	enum {
@@ -276,7 +300,8 @@ static int cmd_serve(int argc, char **argv)
 		OPT_TOKENREVIEW,
 		OPT_NO_AUTH,
 		OPT_INTERVAL,
-		OPT_NODE_CONDITIONS
+		OPT_NODE_CONDITIONS,
+		OPT_AGENT_SA
 	};
 	static const struct option longopts[] = {
 	    {"listen", required_argument, NULL, OPT_LISTEN},
@@ -288,6 +313,7 @@ static int cmd_serve(int argc, char **argv)
 	    {"insecure-no-auth", no_argument, NULL, OPT_NO_AUTH},
 	    {"interval", required_argument, NULL, OPT_INTERVAL},
 	    {"node-conditions", no_argument, NULL, OPT_NODE_CONDITIONS},
+	    {"agent-serviceaccount", required_argument, NULL, OPT_AGENT_SA},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -327,6 +353,10 @@ static int cmd_serve(int argc, char **argv)
 		case OPT_NODE_CONDITIONS:
 			o.node_conditions = true;
 			break;
+		case OPT_AGENT_SA:
+			free(o.agent_sa);
+			o.agent_sa = xstrdup(optarg);
+			break;
 		case 'h':
 			usage(stdout, 0);
 		default:
@@ -342,6 +372,14 @@ static int cmd_serve(int argc, char **argv)
 		       "--insecure-no-auth");
 	if (o.auth == AUTH_TOKENREVIEW && o.states.n)
 		fatalx("serve: --tokenreview needs the API (--kubeconfig or --in-cluster)");
+	if (o.agent_sa && o.auth != AUTH_TOKENREVIEW)
+		fatalx("serve: --agent-serviceaccount goes with --tokenreview");
+	if (o.auth == AUTH_TOKENREVIEW && !o.agent_sa)
+		o.agent_sa = default_agent_sa(o.in_cluster);
+	if (o.agent_sa && !valid_sa_username(o.agent_sa))
+		fatalx("serve: --agent-serviceaccount %s: expected "
+		       "system:serviceaccount:NAMESPACE:NAME",
+		       o.agent_sa);
 	if (o.node_conditions && o.states.n)
 		fatalx("serve: --node-conditions needs the API (--kubeconfig or --in-cluster)");
 	if (source_count(&src) != 1)
@@ -354,6 +392,7 @@ static int cmd_serve(int argc, char **argv)
 	free(o.tls_key);
 	free(o.kubeconfig);
 	free(o.token_file);
+	free(o.agent_sa);
 	strv_clear(&o.states);
 	return code;
 }

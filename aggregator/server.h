@@ -14,6 +14,8 @@ struct server_opts {
 	char *tls_cert, *tls_key;
 	enum auth_mode auth;
 	char *token_file;
+	char *
+	    agent_sa; /* --tokenreview: the only username accepted, system:serviceaccount:NS:NAME */
 	int interval_s; /* cluster state re-read, and the agents' expected interval */
 	char *kubeconfig;
 	bool in_cluster;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <event2/event.h>
 #include <event2/http.h>
@@ -17,9 +18,18 @@
 #include "tokenreview.h"
 
 #define REVIEW_MAX_PENDING 1024
-#define REVIEW_CACHE_SLOTS 16384
-#define REVIEW_TTL_OK_NS   (60 * NSEC_PER_SEC)
+/* Reviews in flight from one client address: an agent has one at a time. */
+#define REVIEW_MAX_PER_CLIENT 4
+/* The share of REVIEW_MAX_PENDING that only reports for a node whose report
+ * is held may take: a flood of new names cannot crowd out known agents. */
+#define REVIEW_RESERVED_KNOWN (REVIEW_MAX_PENDING / 4)
+#define REVIEW_CACHE_SLOTS    16384
+/* An accepted token is cached until its exp, at most this long (kubelet
+ * renews projected tokens at 80 % of their life, an hour by default): so a
+ * known agent is reviewed every few minutes, not every minute. */
+#define REVIEW_TTL_OK_NS   (300 * NSEC_PER_SEC)
 #define REVIEW_TTL_BAD_NS  (10 * NSEC_PER_SEC)
+#define REFUSAL_LOG_GAP_NS NSEC_PER_SEC
 
 /* ---------- auth ---------- */
 
@@ -80,14 +90,56 @@ static const char *pod_node(const struct state *st, const char *ns, const char *
 	return p ? p->node : NULL;
 }
 
-/* The node a reviewed token may speak for: the review's node-name, or the
- * node of the pod it names (looked up in the cluster state). */
+/* One line for a refused report, at most one a second (a flood of refusals
+ * must not fill the journal): the node it claimed and why, never the token. */
+static void log_refusal(const char *node, int code, const char *why)
+{
+	static int64_t last_ns;
+	static unsigned long suppressed;
+	int64_t now = util_now_mono_ns();
+	if (last_ns && now - last_ns < REFUSAL_LOG_GAP_NS) {
+		suppressed++;
+		return;
+	}
+	last_ns = now;
+	if (suppressed)
+		log_warnx(
+		    "refused a report for node %s (%d): %s (and %lu more refusals not logged)",
+		    node && *node ? node : "?", code, why, suppressed);
+	else
+		log_warnx("refused a report for node %s (%d): %s", node && *node ? node : "?", code,
+			  why);
+	suppressed = 0;
+}
+
+static int bind_identity(struct server *s, const struct token_identity *id, const char *node,
+			 char *why, size_t whylen);
+
 int server_auth_bind_identity(struct server *s, const struct token_identity *id, const char *node,
 			      char *why, size_t whylen)
+{
+	int code = bind_identity(s, id, node, why, whylen);
+	if (code)
+		log_refusal(node, code, why);
+	return code;
+}
+
+/* The node a reviewed token may speak for: the review's node-name, or the
+ * node of the pod it names (looked up in the cluster state). */
+static int bind_identity(struct server *s, const struct token_identity *id, const char *node,
+			 char *why, size_t whylen)
 {
 	if (!id->authenticated) {
 		snprintf(why, whylen, "%s", id->error ? id->error : "token not authenticated");
 		return 401;
+	}
+	/* Another application's ServiceAccount (Longhorn's, anyone's) or a plain
+	 * user may be bound to the node too: only the agent's own speaks for it. */
+	if (!id->username || !streq(id->username, s->o->agent_sa)) {
+		snprintf(why, whylen, "token of %s, not of the agent's ServiceAccount %s",
+			 id->username && *id->username ? id->username : "an unnamed user",
+			 s->o->agent_sa);
+		return 403;
 	}
 	const char *bound = id->node;
 	if (!bound && id->pod) {
@@ -144,7 +196,8 @@ struct token_cache_entry *server_auth_cache_slot(struct server *s, const char *k
 	return &s->cache[first_free != SIZE_MAX ? first_free : (key_hash(key) & mask)];
 }
 
-static void cache_put(struct server *s, const char *key, const struct token_identity *id)
+static void cache_put(struct server *s, const char *key, const struct token_identity *id,
+		      int64_t exp_s)
 {
 	struct token_cache_entry *e = server_auth_cache_slot(s, key, true);
 	token_identity_clear(&e->id);
@@ -157,22 +210,77 @@ static void cache_put(struct server *s, const char *key, const struct token_iden
 	    .pod = id->pod ? xstrdup(id->pod) : NULL,
 	    .error = id->error ? xstrdup(id->error) : NULL,
 	};
-	e->expires_ns =
-	    util_now_mono_ns() + (id->authenticated ? REVIEW_TTL_OK_NS : REVIEW_TTL_BAD_NS);
+	int64_t ttl = id->authenticated ? REVIEW_TTL_OK_NS : REVIEW_TTL_BAD_NS;
+	/* Not past the token's own exp (the wall clock's, as the API judges it). */
+	int64_t left = (exp_s - (int64_t)time(NULL)) * NSEC_PER_SEC;
+	if (id->authenticated && left < ttl)
+		ttl = left > 0 ? left : 0;
+	e->expires_ns = util_now_mono_ns() + ttl;
+}
+
+struct client_count {
+	const char *addr;
+	size_t n;
+};
+
+static void count_client(struct worker_job *wj, void *arg)
+{
+	struct client_count *c = arg;
+	const struct review_job *j = worker_job_of(wj, struct review_job, rq.wj);
+	if (streq(j->client, c->addr))
+		c->n++;
+}
+
+/* Whether a review may be queued now for a report from client about node:
+ * 0, or a why for a 503 (401 for a token that cannot pass the review). */
+static int review_admit(struct server *s, const char *client, const char *node, const char *token,
+			int64_t *exp_s, char *why, size_t whylen)
+{
+	if (tokenreview_precheck(token, (int64_t)time(NULL), exp_s, why, whylen) < 0)
+		return 401;
+	bool known = node && store_get(&s->store, node);
+	size_t cap = known ? REVIEW_MAX_PENDING : REVIEW_MAX_PENDING - REVIEW_RESERVED_KNOWN;
+	if (s->reviewer.pending >= cap) {
+		snprintf(why, whylen, "too many token reviews in flight; retry later");
+		return 503;
+	}
+	struct client_count c = {.addr = client};
+	worker_each(&s->reviewer, count_client, &c);
+	if (c.n >= REVIEW_MAX_PER_CLIENT) {
+		snprintf(why, whylen,
+			 "%zu token reviews in flight for this client address already; retry "
+			 "later",
+			 c.n);
+		return 503;
+	}
+	return 0;
 }
 
 void server_auth_queue_review(struct server *s, struct evhttp_request *req, struct store_rec *rec,
 			      const char *key, const char *token)
 {
-	if (s->reviewer.pending >= REVIEW_MAX_PENDING) {
-		server_reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
-				   "too many token reviews in flight; retry later");
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	const char *client = NULL;
+	uint16_t port = 0;
+	if (evcon)
+		evhttp_connection_get_peer(evcon, (char **)&client, &port);
+	char why[256];
+	int64_t exp_s = 0;
+	int code = review_admit(s, client ? client : "", rec->report.node, token, &exp_s, why,
+				sizeof(why));
+	if (code) {
+		if (code == 401)
+			log_refusal(rec->report.node, code, why);
+		server_reply_error(s, req, code,
+				   code == 401 ? "Unauthorized" : "Service Unavailable", "%s", why);
 		store_rec_unref(&s->store, rec);
 		return;
 	}
 	struct review_job *j = xcalloc(1, sizeof(*j));
 	j->rq.req = req;
-	j->rq.evcon = evhttp_request_get_connection(req);
+	j->rq.evcon = evcon;
+	snprintf(j->client, sizeof(j->client), "%s", client ? client : "");
+	j->exp_s = exp_s;
 	j->rec = rec;
 	memcpy(j->key, key, sizeof(j->key));
 	j->token = xstrdup(token);
@@ -214,7 +322,7 @@ static void on_reviewed(struct worker_job *wj, void *arg)
 	struct server *s = arg;
 	struct review_job *j = review_job_of(wj);
 	if (j->rc == 0)
-		cache_put(s, j->key, &j->id);
+		cache_put(s, j->key, &j->id, j->exp_s);
 	if (j->rq.req) {
 		evhttp_connection_set_closecb(j->rq.evcon, NULL, NULL);
 		char why[256];

@@ -157,6 +157,8 @@ struct review_job {
 	struct store_rec *rec;
 	char key[65];
 	char *token;
+	char client[64]; /* the peer's address: reviews in flight per client are bounded */
+	int64_t exp_s;	 /* the token's exp, bounds how long its review is cached */
 	int64_t received_ns, rtt_ns;
 	struct token_identity id;
 	int rc;
