@@ -27,9 +27,10 @@
 /* An accepted token is cached until its exp, at most this long (kubelet
  * renews projected tokens at 80 % of their life, an hour by default): so a
  * known agent is reviewed every few minutes, not every minute. */
-#define REVIEW_TTL_OK_NS   (300 * NSEC_PER_SEC)
-#define REVIEW_TTL_BAD_NS  (10 * NSEC_PER_SEC)
-#define REFUSAL_LOG_GAP_NS NSEC_PER_SEC
+#define REVIEW_TTL_OK_NS      (300 * NSEC_PER_SEC)
+#define REVIEW_TTL_BAD_NS     (10 * NSEC_PER_SEC)
+#define REFUSAL_LOG_WINDOW_NS NSEC_PER_SEC
+#define REFUSAL_LOG_BURST     20
 
 /* ---------- auth ---------- */
 
@@ -90,18 +91,24 @@ static const char *pod_node(const struct state *st, const char *ns, const char *
 	return p ? p->node : NULL;
 }
 
-/* One line for a refused report, at most one a second (a flood of refusals
- * must not fill the journal): the node it claimed and why, never the token. */
+/* One line for a refused report, at most REFUSAL_LOG_BURST a second (a flood
+ * of refusals must not fill the journal): the node it claimed and why, never
+ * the token. Loop thread only. */
 static void log_refusal(const char *node, int code, const char *why)
 {
-	static int64_t last_ns;
+	static int64_t window_ns;
+	static unsigned logged;
 	static unsigned long suppressed;
 	int64_t now = util_now_mono_ns();
-	if (last_ns && now - last_ns < REFUSAL_LOG_GAP_NS) {
+	if (!window_ns || now - window_ns >= REFUSAL_LOG_WINDOW_NS) {
+		window_ns = now;
+		logged = 0;
+	}
+	if (logged >= REFUSAL_LOG_BURST) {
 		suppressed++;
 		return;
 	}
-	last_ns = now;
+	logged++;
 	if (suppressed)
 		log_warnx(
 		    "refused a report for node %s (%d): %s (and %lu more refusals not logged)",
