@@ -225,39 +225,48 @@ static void cache_put(struct server *s, const char *key, const struct token_iden
 	e->expires_ns = util_now_mono_ns() + ttl;
 }
 
-struct client_count {
-	const char *addr;
-	size_t n;
+/* What is in flight already: reviews from one client address, and urgent
+ * reviews for one node. */
+struct in_flight {
+	const char *addr, *node;
+	size_t of_client, urgent_of_node;
 };
 
-static void count_client(struct worker_job *wj, void *arg)
+static void count_in_flight(struct worker_job *wj, void *arg)
 {
-	struct client_count *c = arg;
+	struct in_flight *c = arg;
 	const struct review_job *j = worker_job_of(wj, struct review_job, rq.wj);
 	if (streq(j->client, c->addr))
-		c->n++;
+		c->of_client++;
+	if (j->urgent && c->node && j->rec && streq(j->rec->report.node, c->node))
+		c->urgent_of_node++;
 }
 
 /* Whether a review may be queued now for a report from client about node:
- * 0, or a why for a 503 (401 for a token that cannot pass the review). */
+ * 0 (and *urgent: ahead of the others), or an HTTP status and why: 401 for a
+ * token that cannot pass the review, 503 when too many are in flight. */
 static int review_admit(struct server *s, const char *client, const char *node, const char *token,
-			int64_t *exp_s, char *why, size_t whylen)
+			int64_t *exp_s, bool *urgent, char *why, size_t whylen)
 {
 	if (tokenreview_precheck(token, (int64_t)time(NULL), exp_s, why, whylen) < 0)
 		return 401;
 	bool known = node && store_get(&s->store, node);
-	size_t cap = known ? REVIEW_MAX_PENDING : REVIEW_MAX_PENDING - REVIEW_RESERVED_KNOWN;
-	if (s->reviewer.pending >= cap) {
-		snprintf(why, whylen, "too many token reviews in flight; retry later");
-		return 503;
-	}
-	struct client_count c = {.addr = client};
-	worker_each(&s->reviewer, count_client, &c);
-	if (c.n >= REVIEW_MAX_PER_CLIENT) {
+	struct in_flight c = {.addr = client, .node = known ? node : NULL};
+	worker_each(&s->reviewer, count_in_flight, &c);
+	if (c.of_client >= REVIEW_MAX_PER_CLIENT) {
 		snprintf(why, whylen,
 			 "%zu token reviews in flight for this client address already; retry "
 			 "later",
-			 c.n);
+			 c.of_client);
+		return 503;
+	}
+	/* An agent has one token, so a known node has at most one urgent
+	 * review: the urgent lane is never longer than the nodes held, however
+	 * many clients claim a known name. */
+	*urgent = known && c.urgent_of_node == 0;
+	size_t cap = *urgent ? REVIEW_MAX_PENDING : REVIEW_MAX_PENDING - REVIEW_RESERVED_KNOWN;
+	if (s->reviewer.pending >= cap) {
+		snprintf(why, whylen, "too many token reviews in flight; retry later");
 		return 503;
 	}
 	return 0;
@@ -273,8 +282,9 @@ void server_auth_queue_review(struct server *s, struct evhttp_request *req, stru
 		evhttp_connection_get_peer(evcon, (char **)&client, &port);
 	char why[256];
 	int64_t exp_s = 0;
-	int code = review_admit(s, client ? client : "", rec->report.node, token, &exp_s, why,
-				sizeof(why));
+	bool urgent = false;
+	int code = review_admit(s, client ? client : "", rec->report.node, token, &exp_s, &urgent,
+				why, sizeof(why));
 	if (code) {
 		if (code == 401)
 			log_refusal(rec->report.node, code, why);
@@ -288,11 +298,17 @@ void server_auth_queue_review(struct server *s, struct evhttp_request *req, stru
 	j->rq.evcon = evcon;
 	snprintf(j->client, sizeof(j->client), "%s", client ? client : "");
 	j->exp_s = exp_s;
+	j->urgent = urgent;
 	j->rec = rec;
 	memcpy(j->key, key, sizeof(j->key));
 	j->token = xstrdup(token);
 	evhttp_connection_set_closecb(j->rq.evcon, server_on_conn_close, s);
-	worker_submit(&s->reviewer, &j->rq.wj);
+	/* A node whose report is held goes first: its agent (whose token was
+	 * renewed) must not wait behind a flood of reviews for invented nodes. */
+	if (urgent)
+		worker_submit_urgent(&s->reviewer, &j->rq.wj);
+	else
+		worker_submit(&s->reviewer, &j->rq.wj);
 }
 
 static struct review_job *review_job_of(struct worker_job *wj)

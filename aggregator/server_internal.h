@@ -159,6 +159,7 @@ struct review_job {
 	char *token;
 	char client[64]; /* the peer's address: reviews in flight per client are bounded */
 	int64_t exp_s;	 /* the token's exp, bounds how long its review is cached */
+	bool urgent;	 /* for a node whose report is held: queued ahead */
 	int64_t received_ns, rtt_ns;
 	struct token_identity id;
 	int rc;
