@@ -1064,6 +1064,7 @@ int server_run(const struct server_opts *o)
 	for (size_t i = 0; i < s.cache_slots; i++)
 		token_identity_clear(&s.cache[i].id);
 	free(s.cache);
+	free(s.agent_addrs);
 	kube_client_free(s.review_kc);
 	/* Connections go first: their close callbacks end streams and parked
 	 * requests, their buffers release verdicts. */

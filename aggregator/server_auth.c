@@ -20,10 +20,14 @@
 #define REVIEW_MAX_PENDING 1024
 /* Reviews in flight from one client address: an agent has one at a time. */
 #define REVIEW_MAX_PER_CLIENT 4
-/* The share of REVIEW_MAX_PENDING that only reports for a node whose report
- * is held may take: a flood of new names cannot crowd out known agents. */
+/* The share of REVIEW_MAX_PENDING that only known agents' reviews (urgent,
+ * below) may take: a flood from elsewhere cannot fill the queue for them. */
 #define REVIEW_RESERVED_KNOWN (REVIEW_MAX_PENDING / 4)
 #define REVIEW_CACHE_SLOTS    16384
+/* Client addresses that sent a report whose token a review accepted: their
+ * next reviews go first. Agents' pod IPs (or node IPs) are few and stable. */
+#define AGENT_ADDR_SLOTS  16384
+#define AGENT_ADDR_TTL_NS (24 * 3600 * NSEC_PER_SEC)
 /* An accepted token is cached until its exp, at most this long (kubelet
  * renews projected tokens at 80 % of their life, an hour by default): so a
  * known agent is reviewed every few minutes, not every minute. */
@@ -57,7 +61,6 @@ const char *server_auth_bearer_of(const char *a)
  * node it claims; the credential must be allowed to speak for it. */
 int server_auth_authorize(struct server *s, const char *tok, const char *node, const char **why)
 {
-	(void)node;
 	if (s->o->auth == AUTH_NONE)
 		return 0;
 	if (!tok) {
@@ -225,33 +228,71 @@ static void cache_put(struct server *s, const char *key, const struct token_iden
 	e->expires_ns = util_now_mono_ns() + ttl;
 }
 
-/* What is in flight already: reviews from one client address, and urgent
- * reviews for one node. */
+static uint64_t addr_hash(const char *a)
+{
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+	for (; *a; a++)
+		h = (h ^ (unsigned char)*a) * 1099511628211u;
+	return h;
+}
+
+/* The slot of addr in the table of agents' addresses: its live entry, or
+ * (for_insert) one to fill. */
+static struct agent_addr *agent_addr_slot(struct server *s, const char *addr, bool for_insert)
+{
+	if (!s->agent_addrs) {
+		if (!for_insert)
+			return NULL;
+		s->agent_addrs = xcalloc(AGENT_ADDR_SLOTS, sizeof(*s->agent_addrs));
+	}
+	int64_t now = util_now_mono_ns();
+	size_t mask = AGENT_ADDR_SLOTS - 1, home = addr_hash(addr) & mask, oldest = home;
+	for (size_t n = 0, i = home; n < 64; n++, i = (i + 1) & mask) {
+		struct agent_addr *e = &s->agent_addrs[i];
+		bool live = e->seen_ns && now - e->seen_ns < AGENT_ADDR_TTL_NS;
+		if (live && streq(e->addr, addr))
+			return e;
+		if (e->seen_ns < s->agent_addrs[oldest].seen_ns)
+			oldest = i;
+	}
+	return for_insert ? &s->agent_addrs[oldest] : NULL;
+}
+
+static void agent_addr_seen(struct server *s, const char *addr)
+{
+	if (!*addr)
+		return;
+	struct agent_addr *e = agent_addr_slot(s, addr, true);
+	snprintf(e->addr, sizeof(e->addr), "%s", addr);
+	e->seen_ns = util_now_mono_ns();
+}
+
+/* What is in flight already: reviews from one client address, urgent ones
+ * among them. */
 struct in_flight {
-	const char *addr, *node;
-	size_t of_client, urgent_of_node;
+	const char *addr;
+	size_t of_client, urgent_of_client;
 };
 
 static void count_in_flight(struct worker_job *wj, void *arg)
 {
 	struct in_flight *c = arg;
 	const struct review_job *j = worker_job_of(wj, struct review_job, rq.wj);
-	if (streq(j->client, c->addr))
+	if (streq(j->client, c->addr)) {
 		c->of_client++;
-	if (j->urgent && c->node && j->rec && streq(j->rec->report.node, c->node))
-		c->urgent_of_node++;
+		c->urgent_of_client += j->urgent;
+	}
 }
 
-/* Whether a review may be queued now for a report from client about node:
+/* Whether a review may be queued now for a report from client:
  * 0 (and *urgent: ahead of the others), or an HTTP status and why: 401 for a
  * token that cannot pass the review, 503 when too many are in flight. */
-static int review_admit(struct server *s, const char *client, const char *node, const char *token,
-			int64_t *exp_s, bool *urgent, char *why, size_t whylen)
+static int review_admit(struct server *s, const char *client, const char *token, int64_t *exp_s,
+			bool *urgent, char *why, size_t whylen)
 {
 	if (tokenreview_precheck(token, (int64_t)time(NULL), exp_s, why, whylen) < 0)
 		return 401;
-	bool known = node && store_get(&s->store, node);
-	struct in_flight c = {.addr = client, .node = known ? node : NULL};
+	struct in_flight c = {.addr = client};
 	worker_each(&s->reviewer, count_in_flight, &c);
 	if (c.of_client >= REVIEW_MAX_PER_CLIENT) {
 		snprintf(why, whylen,
@@ -260,10 +301,10 @@ static int review_admit(struct server *s, const char *client, const char *node, 
 			 c.of_client);
 		return 503;
 	}
-	/* An agent has one token, so a known node has at most one urgent
-	 * review: the urgent lane is never longer than the nodes held, however
-	 * many clients claim a known name. */
-	*urgent = known && c.urgent_of_node == 0;
+	/* From an address whose report a review accepted before (an agent whose
+	 * token was renewed): ahead of the rest, one at a time. A claimed node
+	 * name would not do: anyone can claim a known node's name. */
+	*urgent = c.urgent_of_client == 0 && agent_addr_slot(s, client, false);
 	size_t cap = *urgent ? REVIEW_MAX_PENDING : REVIEW_MAX_PENDING - REVIEW_RESERVED_KNOWN;
 	if (s->reviewer.pending >= cap) {
 		snprintf(why, whylen, "too many token reviews in flight; retry later");
@@ -283,8 +324,7 @@ void server_auth_queue_review(struct server *s, struct evhttp_request *req, stru
 	char why[256];
 	int64_t exp_s = 0;
 	bool urgent = false;
-	int code = review_admit(s, client ? client : "", rec->report.node, token, &exp_s, &urgent,
-				why, sizeof(why));
+	int code = review_admit(s, client ? client : "", token, &exp_s, &urgent, why, sizeof(why));
 	if (code) {
 		if (code == 401)
 			log_refusal(rec->report.node, code, why);
@@ -303,8 +343,8 @@ void server_auth_queue_review(struct server *s, struct evhttp_request *req, stru
 	memcpy(j->key, key, sizeof(j->key));
 	j->token = xstrdup(token);
 	evhttp_connection_set_closecb(j->rq.evcon, server_on_conn_close, s);
-	/* A node whose report is held goes first: its agent (whose token was
-	 * renewed) must not wait behind a flood of reviews for invented nodes. */
+	/* A known agent's review goes first: it must not wait behind a flood
+	 * of reviews of tokens from unauthenticated clients. */
 	if (urgent)
 		worker_submit_urgent(&s->reviewer, &j->rq.wj);
 	else
@@ -360,6 +400,7 @@ static void on_reviewed(struct worker_job *wj, void *arg)
 			server_reply_error(s, j->rq.req, code,
 					   code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
 		} else {
+			agent_addr_seen(s, j->client);
 			server_accept_report(s, j->rq.req, j->rec);
 			j->rec = NULL;
 		}

@@ -148,7 +148,8 @@ struct server {
 	struct worker reviewer; /* review_job */
 	struct token_cache_entry *cache;
 	size_t cache_slots;
-	struct node_conditions *nc; /* --node-conditions: its own thread and client */
+	struct agent_addr *agent_addrs; /* server_auth.c: reviews from these go first */
+	struct node_conditions *nc;	/* --node-conditions: its own thread and client */
 };
 
 /* A report waiting for its token to be reviewed. */
@@ -159,11 +160,16 @@ struct review_job {
 	char *token;
 	char client[64]; /* the peer's address: reviews in flight per client are bounded */
 	int64_t exp_s;	 /* the token's exp, bounds how long its review is cached */
-	bool urgent;	 /* for a node whose report is held: queued ahead */
+	bool urgent;	 /* from an address of a known agent: queued ahead */
 	int64_t received_ns, rtt_ns;
 	struct token_identity id;
 	int rc;
 	char err[256];
+};
+
+struct agent_addr {
+	char addr[64];
+	int64_t seen_ns; /* monotonic; 0 = empty */
 };
 
 struct token_cache_entry {
