@@ -28,10 +28,13 @@ static _Noreturn void usage(FILE *f, int code)
 	      "  hvready-aggregator serve [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE]\n"
 	      "                           [--kubeconfig FILE | --in-cluster | --cluster-state PATH "
 	      "...]\n"
-	      "                           (--token-file FILE | --tokenreview | --insecure-no-auth) "
+	      "                           (--tokenreview | --node-token-file FILE | --token-file "
+	      "FILE\n"
+	      "                            | --insecure-no-auth) "
 	      "[--interval SEC]\n"
 	      "                           [--node-conditions] [--agent-serviceaccount "
 	      "system:serviceaccount:NS:NAME]\n"
+	      "                           [--max-report-bytes BYTES]\n"
 	      "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR\n"
 	      "  hvready-aggregator --version\n"
 	      "\n"
@@ -301,7 +304,9 @@ static int cmd_serve(int argc, char **argv)
 		OPT_NO_AUTH,
 		OPT_INTERVAL,
 		OPT_NODE_CONDITIONS,
-		OPT_AGENT_SA
+		OPT_AGENT_SA,
+		OPT_NODE_TOKEN_FILE,
+		OPT_MAX_REPORT_BYTES
 	};
 	static const struct option longopts[] = {
 	    {"listen", required_argument, NULL, OPT_LISTEN},
@@ -314,10 +319,14 @@ static int cmd_serve(int argc, char **argv)
 	    {"interval", required_argument, NULL, OPT_INTERVAL},
 	    {"node-conditions", no_argument, NULL, OPT_NODE_CONDITIONS},
 	    {"agent-serviceaccount", required_argument, NULL, OPT_AGENT_SA},
+	    {"node-token-file", required_argument, NULL, OPT_NODE_TOKEN_FILE},
+	    {"max-report-bytes", required_argument, NULL, OPT_MAX_REPORT_BYTES},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	struct server_opts o = {.listen = xstrdup("0.0.0.0:9443"), .interval_s = 30};
+	/* 256 MiB of stored reports: half the shipped memory limit (deploy/). */
+	struct server_opts o = {
+	    .listen = xstrdup("0.0.0.0:9443"), .interval_s = 30, .max_report_bytes = 256u << 20};
 	struct source_args src = {0};
 	int auth_modes = 0, c;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -339,6 +348,21 @@ static int cmd_serve(int argc, char **argv)
 			o.auth = AUTH_TOKEN_FILE;
 			auth_modes++;
 			break;
+		case OPT_MAX_REPORT_BYTES: {
+			int64_t n;
+			if (util_parse_i64(optarg, &n) < 0 || n < 1)
+				fatalx("serve: --max-report-bytes %s: not a whole number of bytes "
+				       "above 0",
+				       optarg);
+			o.max_report_bytes = (size_t)n;
+			break;
+		}
+		case OPT_NODE_TOKEN_FILE:
+			free(o.node_token_file);
+			o.node_token_file = xstrdup(optarg);
+			o.auth = AUTH_NODE_TOKENS;
+			auth_modes++;
+			break;
 		case OPT_TOKENREVIEW:
 			o.auth = AUTH_TOKENREVIEW;
 			auth_modes++;
@@ -355,6 +379,7 @@ static int cmd_serve(int argc, char **argv)
 			break;
 		case OPT_AGENT_SA:
 			free(o.agent_sa);
+			free(o.node_token_file);
 			o.agent_sa = xstrdup(optarg);
 			break;
 		case 'h':
@@ -368,8 +393,8 @@ static int cmd_serve(int argc, char **argv)
 	o.in_cluster = src.in_cluster;
 	o.states = src.states;
 	if (auth_modes != 1)
-		fatalx("serve: give exactly one of --token-file FILE, --tokenreview, "
-		       "--insecure-no-auth");
+		fatalx("serve: give exactly one of --node-token-file FILE, --token-file FILE, "
+		       "--tokenreview, --insecure-no-auth");
 	if (o.auth == AUTH_TOKENREVIEW && o.states.n)
 		fatalx("serve: --tokenreview needs the API (--kubeconfig or --in-cluster)");
 	if (o.agent_sa && o.auth != AUTH_TOKENREVIEW)
@@ -393,6 +418,7 @@ static int cmd_serve(int argc, char **argv)
 	free(o.kubeconfig);
 	free(o.token_file);
 	free(o.agent_sa);
+	free(o.node_token_file);
 	strv_clear(&o.states);
 	return code;
 }

@@ -319,6 +319,25 @@ void server_accept_report(struct server *s, struct evhttp_request *req, struct s
 		store_rec_unref(&s->store, rec);
 		return;
 	}
+	/* A byte budget too: a credential that may name new nodes (the shared
+	 * token) must not grow memory past the limit with large invented reports.
+	 * The record and its pieces are counted already (store_rec_new). */
+	size_t stored = s->store.piece_bytes + s->store.rec_bytes;
+	if (stored > s->o->max_report_bytes && !store_get(&s->store, rec->report.node)) {
+		int64_t now = util_now_mono_ns();
+		if (!s->budget_logged_ns || now - s->budget_logged_ns > 60 * NSEC_PER_SEC) {
+			s->budget_logged_ns = now;
+			log_warnx("stored reports take %zu bytes, over --max-report-bytes %zu: "
+				  "refusing reports from new nodes (node %s)",
+				  stored, s->o->max_report_bytes, rec->report.node);
+		}
+		server_reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
+				   "stored reports are over --max-report-bytes (%zu bytes): none "
+				   "taken from a new node",
+				   s->o->max_report_bytes);
+		store_rec_unref(&s->store, rec);
+		return;
+	}
 	size_t len;
 	const char *targets = targets_reply(s, rec->report.node, &len);
 	/* The one reply sent 20,000 times a second: no Cache-Control (an answer
@@ -929,6 +948,7 @@ int server_run(const struct server_opts *o)
 
 	if (o->auth == AUTH_TOKEN_FILE)
 		s.token = read_token(o->token_file);
+	server_auth_start(&s);
 	if (o->auth == AUTH_NONE)
 		log_warnx("WARNING: --insecure-no-auth: anyone who can reach this port can submit "
 			  "node reports");
@@ -1064,7 +1084,7 @@ int server_run(const struct server_opts *o)
 	for (size_t i = 0; i < s.cache_slots; i++)
 		token_identity_clear(&s.cache[i].id);
 	free(s.cache);
-	free(s.agent_addrs);
+	server_auth_end(&s);
 	kube_client_free(s.review_kc);
 	/* Connections go first: their close callbacks end streams and parked
 	 * requests, their buffers release verdicts. */

@@ -14,6 +14,7 @@
 #include <event2/http.h>
 
 #include "log.h"
+#include "node_tokens.h"
 #include "store.h"
 #include "tokenreview.h"
 
@@ -57,43 +58,6 @@ const char *server_auth_bearer_of(const char *a)
 	return *a ? a : NULL;
 }
 
-/* 0 = allowed; else an HTTP status to answer with. For a report, node is the
- * node it claims; the credential must be allowed to speak for it. */
-int server_auth_authorize(struct server *s, const char *tok, const char *node, const char **why)
-{
-	if (s->o->auth == AUTH_NONE)
-		return 0;
-	if (!tok) {
-		*why = "missing bearer token";
-		return 401;
-	}
-	if (s->o->auth == AUTH_TOKEN_FILE) {
-		if (!const_time_eq(tok, strlen(tok), s->token, strlen(s->token))) {
-			*why = "invalid bearer token";
-			return 401;
-		}
-		return 0;
-	}
-	return 0; /* AUTH_TOKENREVIEW is decided by server_auth_bind_identity() once reviewed */
-}
-
-int server_auth_pod_node_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct pod_node *)a)->key, ((const struct pod_node *)b)->key);
-}
-
-/* The node a pod runs on, from the state's table; NULL if unknown. */
-static const char *pod_node(const struct state *st, const char *ns, const char *name)
-{
-	if (!st || !st->n_pods)
-		return NULL;
-	_cleanup_free_ char *key = xasprintf("%s/%s", ns ? ns : "", name);
-	struct pod_node k = {.key = key};
-	const struct pod_node *p =
-	    bsearch(&k, st->pods, st->n_pods, sizeof(k), server_auth_pod_node_cmp);
-	return p ? p->node : NULL;
-}
-
 /* One line for a refused report, at most REFUSAL_LOG_BURST a second (a flood
  * of refusals must not fill the journal): the node it claimed and why, never
  * the token. Loop thread only. */
@@ -120,6 +84,69 @@ static void log_refusal(const char *node, int code, const char *why)
 		log_warnx("refused a report for node %s (%d): %s", node && *node ? node : "?", code,
 			  why);
 	suppressed = 0;
+}
+
+/* 0 = allowed; else an HTTP status to answer with. For a report, node is the
+ * node it claims; the credential must be allowed to speak for it. */
+int server_auth_authorize(struct server *s, const char *tok, const char *node, const char **why)
+{
+	if (s->o->auth == AUTH_NONE)
+		return 0;
+	if (!tok) {
+		*why = "missing bearer token";
+		return 401;
+	}
+	if (s->o->auth == AUTH_TOKEN_FILE) {
+		if (!const_time_eq(tok, strlen(tok), s->token, strlen(s->token))) {
+			*why = "invalid bearer token";
+			return 401;
+		}
+		return 0;
+	}
+	if (s->o->auth == AUTH_NODE_TOKENS) {
+		node_tokens_reload(&s->node_tokens, s->o->node_token_file, util_now_mono_ns());
+		int code = node_tokens_check(s->node_tokens, tok, node, why);
+		if (code)
+			log_refusal(node, code, *why);
+		return code;
+	}
+	return 0; /* AUTH_TOKENREVIEW is decided by server_auth_bind_identity() once reviewed */
+}
+
+void server_auth_start(struct server *s)
+{
+	if (s->o->auth != AUTH_NODE_TOKENS)
+		return;
+	char err[256];
+	if (node_tokens_load(s->o->node_token_file, &s->node_tokens, err, sizeof(err)) < 0)
+		fatalx("--node-token-file %s: %s", s->o->node_token_file, err);
+	log_info("--node-token-file %s: %zu node tokens", s->o->node_token_file,
+		 node_tokens_count(s->node_tokens));
+}
+
+void server_auth_end(struct server *s)
+{
+	node_tokens_free(s->node_tokens);
+	s->node_tokens = NULL;
+	free(s->agent_addrs);
+	s->agent_addrs = NULL;
+}
+
+int server_auth_pod_node_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct pod_node *)a)->key, ((const struct pod_node *)b)->key);
+}
+
+/* The node a pod runs on, from the state's table; NULL if unknown. */
+static const char *pod_node(const struct state *st, const char *ns, const char *name)
+{
+	if (!st || !st->n_pods)
+		return NULL;
+	_cleanup_free_ char *key = xasprintf("%s/%s", ns ? ns : "", name);
+	struct pod_node k = {.key = key};
+	const struct pod_node *p =
+	    bsearch(&k, st->pods, st->n_pods, sizeof(k), server_auth_pod_node_cmp);
+	return p ? p->node : NULL;
 }
 
 static int bind_identity(struct server *s, const struct token_identity *id, const char *node,

@@ -119,8 +119,10 @@ struct server {
 	char *no_targets; /* the POST reply before any state */
 	struct store store;
 	size_t max_nodes;
+	int64_t budget_logged_ns; /* --max-report-bytes refusals, logged once a minute */
 	struct wirescan_report scan;
-	char *token; /* AUTH_TOKEN_FILE */
+	char *token;			 /* AUTH_TOKEN_FILE */
+	struct node_tokens *node_tokens; /* AUTH_NODE_TOKENS */
 	/* verdicts */
 	bool dirty, evaluating;
 	int64_t last_eval_mono_ns, eval_cpu_ns; /* start and cost of the last evaluation */
@@ -197,6 +199,9 @@ void server_on_conn_close(struct evhttp_connection *evcon, void *arg);
 const char *server_auth_bearer_of(const char *a);
 /* 0 = allowed; else an HTTP status (the shared token; TokenReview is bound later). */
 int server_auth_authorize(struct server *s, const char *tok, const char *node, const char **why);
+/* Read --node-token-file (AUTH_NODE_TOKENS), or exit with why; and free it. */
+void server_auth_start(struct server *s);
+void server_auth_end(struct server *s);
 /* Order of struct pod_node by key, for the state's pod table. */
 int server_auth_pod_node_cmp(const void *a, const void *b);
 /* 0 if a reviewed token may speak for node; else an HTTP status and why. */
