@@ -35,6 +35,8 @@ static _Noreturn void usage(FILE *f, int code)
 	      "                           [--node-conditions] [--agent-serviceaccount "
 	      "system:serviceaccount:NS:NAME]\n"
 	      "                           [--max-report-bytes BYTES]\n"
+	      "                           [--read-auth token:FILE|tokenreview:GROUP "
+	      "[--metrics-auth]]\n"
 	      "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR\n"
 	      "  hvready-aggregator --version\n"
 	      "\n"
@@ -306,7 +308,9 @@ static int cmd_serve(int argc, char **argv)
 		OPT_NODE_CONDITIONS,
 		OPT_AGENT_SA,
 		OPT_NODE_TOKEN_FILE,
-		OPT_MAX_REPORT_BYTES
+		OPT_MAX_REPORT_BYTES,
+		OPT_READ_AUTH,
+		OPT_METRICS_AUTH
 	};
 	static const struct option longopts[] = {
 	    {"listen", required_argument, NULL, OPT_LISTEN},
@@ -321,6 +325,8 @@ static int cmd_serve(int argc, char **argv)
 	    {"agent-serviceaccount", required_argument, NULL, OPT_AGENT_SA},
 	    {"node-token-file", required_argument, NULL, OPT_NODE_TOKEN_FILE},
 	    {"max-report-bytes", required_argument, NULL, OPT_MAX_REPORT_BYTES},
+	    {"read-auth", required_argument, NULL, OPT_READ_AUTH},
+	    {"metrics-auth", no_argument, NULL, OPT_METRICS_AUTH},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -348,6 +354,23 @@ static int cmd_serve(int argc, char **argv)
 			o.auth = AUTH_TOKEN_FILE;
 			auth_modes++;
 			break;
+		case OPT_READ_AUTH:
+			free(o.read_auth_arg);
+			if (startswith(optarg, "token:") && optarg[6]) {
+				o.read_auth = READ_AUTH_TOKEN;
+				o.read_auth_arg = xstrdup(optarg + 6);
+			} else if (startswith(optarg, "tokenreview:") && optarg[12]) {
+				o.read_auth = READ_AUTH_TOKENREVIEW;
+				o.read_auth_arg = xstrdup(optarg + 12);
+			} else {
+				fatalx("serve: --read-auth %s: expected token:FILE or "
+				       "tokenreview:GROUP",
+				       optarg);
+			}
+			break;
+		case OPT_METRICS_AUTH:
+			o.metrics_auth = true;
+			break;
 		case OPT_MAX_REPORT_BYTES: {
 			int64_t n;
 			if (util_parse_i64(optarg, &n) < 0 || n < 1)
@@ -359,6 +382,7 @@ static int cmd_serve(int argc, char **argv)
 		}
 		case OPT_NODE_TOKEN_FILE:
 			free(o.node_token_file);
+			free(o.read_auth_arg);
 			o.node_token_file = xstrdup(optarg);
 			o.auth = AUTH_NODE_TOKENS;
 			auth_modes++;
@@ -380,6 +404,7 @@ static int cmd_serve(int argc, char **argv)
 		case OPT_AGENT_SA:
 			free(o.agent_sa);
 			free(o.node_token_file);
+			free(o.read_auth_arg);
 			o.agent_sa = xstrdup(optarg);
 			break;
 		case 'h':
@@ -397,6 +422,11 @@ static int cmd_serve(int argc, char **argv)
 		       "--tokenreview, --insecure-no-auth");
 	if (o.auth == AUTH_TOKENREVIEW && o.states.n)
 		fatalx("serve: --tokenreview needs the API (--kubeconfig or --in-cluster)");
+	if (o.read_auth == READ_AUTH_TOKENREVIEW && o.states.n)
+		fatalx(
+		    "serve: --read-auth tokenreview: needs the API (--kubeconfig or --in-cluster)");
+	if (o.metrics_auth && o.read_auth == READ_AUTH_NONE)
+		fatalx("serve: --metrics-auth goes with --read-auth");
 	if (o.agent_sa && o.auth != AUTH_TOKENREVIEW)
 		fatalx("serve: --agent-serviceaccount goes with --tokenreview");
 	if (o.auth == AUTH_TOKENREVIEW && !o.agent_sa)
@@ -419,6 +449,7 @@ static int cmd_serve(int argc, char **argv)
 	free(o.token_file);
 	free(o.agent_sa);
 	free(o.node_token_file);
+	free(o.read_auth_arg);
 	strv_clear(&o.states);
 	return code;
 }

@@ -213,6 +213,9 @@ static void dispatch(struct evhttp_request *req, void *arg)
 					   "body of %zu bytes (at most %zu)", body, r->max_body);
 			return;
 		}
+		/* --read-auth: answered or queued for a review when it says no. */
+		if (!r->auth && !server_auth_read(s, req, path, r->handler, rest))
+			return;
 		r->handler(s, req, rest);
 		return;
 	}
@@ -893,16 +896,16 @@ static SSL_CTX *tls_setup(const struct server_opts *o)
 	return ctx;
 }
 
-static char *read_token(const char *path)
+char *server_read_secret(const char *what, const char *path)
 {
-	check_secret_file("--token-file", path);
+	check_secret_file(what, path);
 	char *buf;
 	int r = util_read_file(path, TOKEN_MAX, &buf, NULL);
 	if (r < 0)
-		fatalx("--token-file %s: %s", path, strerror(-r));
+		fatalx("%s %s: %s", what, path, strerror(-r));
 	strstrip(buf);
 	if (!*buf)
-		fatalx("--token-file %s is empty", path);
+		fatalx("%s %s is empty", what, path);
 	return buf;
 }
 
@@ -947,7 +950,7 @@ int server_run(const struct server_opts *o)
 	s.no_targets = targets_json(&none, NULL);
 
 	if (o->auth == AUTH_TOKEN_FILE)
-		s.token = read_token(o->token_file);
+		s.token = server_read_secret("--token-file", o->token_file);
 	server_auth_start(&s);
 	if (o->auth == AUTH_NONE)
 		log_warnx("WARNING: --insecure-no-auth: anyone who can reach this port can submit "
@@ -1040,7 +1043,7 @@ int server_run(const struct server_opts *o)
 		fatalx("cannot start the evaluator thread");
 	if (worker_start(&s.renderer, &server_eval_renderer, &s, &s.lock, s.base, PRIO_NORMAL) < 0)
 		fatalx("cannot start the renderer thread");
-	if (o->auth == AUTH_TOKENREVIEW) {
+	if (o->auth == AUTH_TOKENREVIEW || o->read_auth == READ_AUTH_TOKENREVIEW) {
 		/* Its own client: the refresher's is busy listing for seconds at a time. */
 		int r = o->in_cluster ? kube_client_new_in_cluster(&s.review_kc, err, sizeof(err))
 				      : kube_client_new_kubeconfig(o->kubeconfig, &s.review_kc, err,

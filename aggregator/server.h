@@ -10,21 +10,31 @@ enum auth_mode {
 	AUTH_NODE_TOKENS, /* --node-token-file: a token per node (systemd), node_tokens.h */
 };
 
+/* --read-auth: what GET routes other than /healthz and /readyz need. */
+enum read_auth_mode {
+	READ_AUTH_NONE,	       /* open (the default outside the manifests) */
+	READ_AUTH_TOKEN,       /* token:FILE, a bearer token */
+	READ_AUTH_TOKENREVIEW, /* tokenreview:GROUP, a reviewed token of a member of GROUP */
+};
+
 struct server_opts {
 	char *listen; /* "ADDR:PORT", default "0.0.0.0:9443" */
 	char *tls_cert, *tls_key;
 	enum auth_mode auth;
 	char *token_file;
 	char *node_token_file; /* AUTH_NODE_TOKENS */
-	char *
-	    agent_sa; /* --tokenreview: the only username accepted, system:serviceaccount:NS:NAME */
-	int interval_s; /* cluster state re-read, and the agents' expected interval */
+	/* --tokenreview: the only username accepted, system:serviceaccount:NS:NAME */
+	char *agent_sa;
+	enum read_auth_mode read_auth;
+	char *read_auth_arg; /* the token file, or the group */
+	bool metrics_auth;   /* --metrics-auth: /metrics needs --read-auth's credential too */
+	int interval_s;	     /* cluster state re-read, and the agents' expected interval */
 	char *kubeconfig;
 	bool in_cluster;
 	struct strv states;   /* --cluster-state paths */
 	bool node_conditions; /* write Node conditions and Events (node_conditions.h) */
-	size_t
-	    max_report_bytes; /* --max-report-bytes: stored report bytes before new nodes are refused */
+	/* --max-report-bytes: stored report bytes before new nodes are refused */
+	size_t max_report_bytes;
 };
 
 /* Run until SIGTERM/SIGINT. Returns the process exit code. */

@@ -115,6 +115,9 @@ int server_auth_authorize(struct server *s, const char *tok, const char *node, c
 
 void server_auth_start(struct server *s)
 {
+	if (s->o->read_auth == READ_AUTH_TOKEN) {
+		s->read_token = server_read_secret("--read-auth token:", s->o->read_auth_arg);
+	}
 	if (s->o->auth != AUTH_NODE_TOKENS)
 		return;
 	char err[256];
@@ -128,6 +131,11 @@ void server_auth_end(struct server *s)
 {
 	node_tokens_free(s->node_tokens);
 	s->node_tokens = NULL;
+	if (s->read_token) {
+		explicit_bzero(s->read_token, strlen(s->read_token));
+		free(s->read_token);
+		s->read_token = NULL;
+	}
 	free(s->agent_addrs);
 	s->agent_addrs = NULL;
 }
@@ -247,6 +255,8 @@ static void cache_put(struct server *s, const char *key, const struct token_iden
 	    .pod = id->pod ? xstrdup(id->pod) : NULL,
 	    .error = id->error ? xstrdup(id->error) : NULL,
 	};
+	for (size_t i = 0; i < id->groups.n; i++)
+		strv_add(&e->id.groups, id->groups.items[i]);
 	int64_t ttl = id->authenticated ? REVIEW_TTL_OK_NS : REVIEW_TTL_BAD_NS;
 	/* Not past the token's own exp (the wall clock's, as the API judges it). */
 	int64_t left = (exp_s - (int64_t)time(NULL)) * NSEC_PER_SEC;
@@ -340,8 +350,11 @@ static int review_admit(struct server *s, const char *client, const char *token,
 	return 0;
 }
 
-void server_auth_queue_review(struct server *s, struct evhttp_request *req, struct store_rec *rec,
-			      const char *key, const char *token)
+/* Queue a review for a report (rec) or a read (then, arg); answered here
+ * when it cannot be queued. */
+static void queue_job(struct server *s, struct evhttp_request *req, struct store_rec *rec,
+		      void (*then)(struct server *, struct evhttp_request *, const char *),
+		      const char *arg, const char *key, const char *token)
 {
 	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 	const char *client = NULL;
@@ -353,7 +366,7 @@ void server_auth_queue_review(struct server *s, struct evhttp_request *req, stru
 	bool urgent = false;
 	int code = review_admit(s, client ? client : "", token, &exp_s, &urgent, why, sizeof(why));
 	if (code) {
-		if (code == 401)
+		if (code == 401 && rec)
 			log_refusal(rec->report.node, code, why);
 		server_reply_error(s, req, code,
 				   code == 401 ? "Unauthorized" : "Service Unavailable", "%s", why);
@@ -367,6 +380,8 @@ void server_auth_queue_review(struct server *s, struct evhttp_request *req, stru
 	j->exp_s = exp_s;
 	j->urgent = urgent;
 	j->rec = rec;
+	j->then = then;
+	j->arg = arg ? xstrdup(arg) : NULL;
 	memcpy(j->key, key, sizeof(j->key));
 	j->token = xstrdup(token);
 	evhttp_connection_set_closecb(j->rq.evcon, server_on_conn_close, s);
@@ -376,6 +391,71 @@ void server_auth_queue_review(struct server *s, struct evhttp_request *req, stru
 		worker_submit_urgent(&s->reviewer, &j->rq.wj);
 	else
 		worker_submit(&s->reviewer, &j->rq.wj);
+}
+
+void server_auth_queue_review(struct server *s, struct evhttp_request *req, struct store_rec *rec,
+			      const char *key, const char *token)
+{
+	queue_job(s, req, rec, NULL, NULL, key, token);
+}
+
+/* --read-auth tokenreview:GROUP: 0 if a reviewed identity may read. */
+static int read_identity(const struct server *s, const struct token_identity *id, char *why,
+			 size_t whylen)
+{
+	if (!id->authenticated) {
+		snprintf(why, whylen, "%s", id->error ? id->error : "token not authenticated");
+		return 401;
+	}
+	if (!strv_contains(&id->groups, s->o->read_auth_arg)) {
+		snprintf(why, whylen, "%s is not in group %s (--read-auth)",
+			 id->username && *id->username ? id->username : "the token's user",
+			 s->o->read_auth_arg);
+		return 403;
+	}
+	return 0;
+}
+
+/* Routes open whatever --read-auth says: the probes kubelet and load
+ * balancers use, and /metrics unless --metrics-auth. */
+static bool read_open(const struct server *s, const char *path)
+{
+	return streq(path, "/healthz") || streq(path, "/readyz") ||
+	       (streq(path, "/metrics") && !s->o->metrics_auth);
+}
+
+bool server_auth_read(struct server *s, struct evhttp_request *req, const char *path,
+		      void (*handler)(struct server *s, struct evhttp_request *req,
+				      const char *arg),
+		      const char *arg)
+{
+	if (s->o->read_auth == READ_AUTH_NONE || read_open(s, path))
+		return true;
+	const char *tok = server_auth_bearer_of(
+	    evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization"));
+	if (!tok) {
+		server_reply_error(s, req, 401, "Unauthorized",
+				   "missing bearer token (--read-auth)");
+		return false;
+	}
+	if (s->o->read_auth == READ_AUTH_TOKEN) {
+		if (const_time_eq(tok, strlen(tok), s->read_token, strlen(s->read_token)))
+			return true;
+		server_reply_error(s, req, 401, "Unauthorized", "invalid bearer token");
+		return false;
+	}
+	char key[65], why[256];
+	tokenreview_key(tok, key);
+	const struct token_cache_entry *e = server_auth_cache_slot(s, key, false);
+	if (!e) {
+		queue_job(s, req, NULL, handler, arg, key, tok);
+		return false;
+	}
+	int code = read_identity(s, &e->id, why, sizeof(why));
+	if (!code)
+		return true;
+	server_reply_error(s, req, code, code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
+	return false;
 }
 
 static struct review_job *review_job_of(struct worker_job *wj)
@@ -389,6 +469,7 @@ static void free_job(struct worker_job *wj, void *arg)
 	struct server *s = arg;
 	struct review_job *j = review_job_of(wj);
 	store_rec_unref(&s->store, j->rec);
+	free(j->arg);
 	if (j->token) {
 		explicit_bzero(j->token, strlen(j->token));
 		free(j->token);
@@ -417,6 +498,7 @@ static void on_reviewed(struct worker_job *wj, void *arg)
 		evhttp_connection_set_closecb(j->rq.evcon, NULL, NULL);
 		char why[256];
 		int code = j->rc < 0 ? 503
+			   : j->then ? read_identity(s, &j->id, why, sizeof(why))
 				     : server_auth_bind_identity(s, &j->id, j->rec->report.node,
 								 why, sizeof(why));
 		if (j->rc < 0) {
@@ -426,6 +508,8 @@ static void on_reviewed(struct worker_job *wj, void *arg)
 		} else if (code) {
 			server_reply_error(s, j->rq.req, code,
 					   code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
+		} else if (j->then) {
+			j->then(s, j->rq.req, j->arg ? j->arg : "");
 		} else {
 			agent_addr_seen(s, j->client);
 			server_accept_report(s, j->rq.req, j->rec);

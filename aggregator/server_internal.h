@@ -123,6 +123,7 @@ struct server {
 	struct wirescan_report scan;
 	char *token;			 /* AUTH_TOKEN_FILE */
 	struct node_tokens *node_tokens; /* AUTH_NODE_TOKENS */
+	char *read_token;		 /* READ_AUTH_TOKEN */
 	/* verdicts */
 	bool dirty, evaluating;
 	int64_t last_eval_mono_ns, eval_cpu_ns; /* start and cost of the last evaluation */
@@ -163,6 +164,9 @@ struct review_job {
 	char client[64]; /* the peer's address: reviews in flight per client are bounded */
 	int64_t exp_s;	 /* the token's exp, bounds how long its review is cached */
 	bool urgent;	 /* from an address of a known agent: queued ahead */
+	/* a read (--read-auth tokenreview:GROUP) instead of a report (rec NULL) */
+	void (*then)(struct server *s, struct evhttp_request *req, const char *arg);
+	char *arg;
 	int64_t received_ns, rtt_ns;
 	struct token_identity id;
 	int rc;
@@ -190,6 +194,8 @@ void server_reply_error(struct server *s, struct evhttp_request *req, int code, 
 			const char *fmt, ...) _printf_(5, 6);
 /* Store an authorised report and answer with the node's probe targets. */
 void server_accept_report(struct server *s, struct evhttp_request *req, struct store_rec *rec);
+/* Read a secret file (one token), refusing one others can read; exits on error. */
+char *server_read_secret(const char *what, const char *path);
 /* evhttp close callback: forget the requests of a connection going away. */
 void server_on_conn_close(struct evhttp_connection *evcon, void *arg);
 
@@ -202,6 +208,13 @@ int server_auth_authorize(struct server *s, const char *tok, const char *node, c
 /* Read --node-token-file (AUTH_NODE_TOKENS), or exit with why; and free it. */
 void server_auth_start(struct server *s);
 void server_auth_end(struct server *s);
+/* --read-auth: true if the GET of path may be answered now (by the caller,
+ * with handler); false if it was answered (401/403/503) or queued for a
+ * review (then handler answers it once reviewed). */
+bool server_auth_read(struct server *s, struct evhttp_request *req, const char *path,
+		      void (*handler)(struct server *s, struct evhttp_request *req,
+				      const char *arg),
+		      const char *arg);
 /* Order of struct pod_node by key, for the state's pod table. */
 int server_auth_pod_node_cmp(const void *a, const void *b);
 /* 0 if a reviewed token may speak for node; else an HTTP status and why. */

@@ -19,6 +19,7 @@ void token_identity_clear(struct token_identity *id)
 	free(id->pod_namespace);
 	free(id->pod);
 	free(id->error);
+	strv_clear(&id->groups);
 	*id = (struct token_identity){0};
 }
 
@@ -60,6 +61,12 @@ int tokenreview_parse(const char *body, size_t len, struct token_identity *ret, 
 		ret->authenticated = true;
 	}
 	ret->username = xstrdup(user ? user : "");
+	const struct jv *groups = JQ(st, "user", "groups");
+	for (size_t i = 0; i < jq_len(groups) && i < 256; i++) {
+		const char *g = jv_str(jq_at(groups, i));
+		if (g && *g)
+			strv_add(&ret->groups, g);
+	}
 	const struct jv *extra = JQ(st, "user", "extra");
 	const char *node = first_extra(extra, "authentication.kubernetes.io/node-name");
 	const char *pod = first_extra(extra, "authentication.kubernetes.io/pod-name");

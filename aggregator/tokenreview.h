@@ -27,6 +27,7 @@ struct token_identity {
 	char *pod_namespace; /* from the username, when a pod-name extra is there */
 	char *pod;	     /* from the pod-name extra, or NULL */
 	char *error;	     /* why not authenticated (for the 401 message) */
+	struct strv groups;  /* status.user.groups (for --read-auth tokenreview:GROUP) */
 };
 
 void token_identity_clear(struct token_identity *id);
