@@ -330,9 +330,7 @@ static int cmd_serve(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	/* 256 MiB of stored reports: half the shipped memory limit (deploy/). */
-	struct server_opts o = {
-	    .listen = xstrdup("0.0.0.0:9443"), .interval_s = 30, .max_report_bytes = 256u << 20};
+	struct server_opts o = {.listen = xstrdup("0.0.0.0:9443"), .interval_s = 30};
 	struct source_args src = {0};
 	int auth_modes = 0, c;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {

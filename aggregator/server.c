@@ -326,18 +326,19 @@ void server_accept_report(struct server *s, struct evhttp_request *req, struct s
 	 * token) must not grow memory past the limit with large invented reports.
 	 * The record and its pieces are counted already (store_rec_new). */
 	size_t stored = s->store.piece_bytes + s->store.rec_bytes;
-	if (stored > s->o->max_report_bytes && !store_get(&s->store, rec->report.node)) {
+	size_t budget = s->o->max_report_bytes ? s->o->max_report_bytes : SERVER_MAX_REPORT_BYTES;
+	if (stored > budget && !store_get(&s->store, rec->report.node)) {
 		int64_t now = util_now_mono_ns();
 		if (!s->budget_logged_ns || now - s->budget_logged_ns > 60 * NSEC_PER_SEC) {
 			s->budget_logged_ns = now;
 			log_warnx("stored reports take %zu bytes, over --max-report-bytes %zu: "
 				  "refusing reports from new nodes (node %s)",
-				  stored, s->o->max_report_bytes, rec->report.node);
+				  stored, budget, rec->report.node);
 		}
 		server_reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
 				   "stored reports are over --max-report-bytes (%zu bytes): none "
 				   "taken from a new node",
-				   s->o->max_report_bytes);
+				   budget);
 		store_rec_unref(&s->store, rec);
 		return;
 	}

@@ -33,9 +33,17 @@ struct server_opts {
 	bool in_cluster;
 	struct strv states;   /* --cluster-state paths */
 	bool node_conditions; /* write Node conditions and Events (node_conditions.h) */
-	/* --max-report-bytes: stored report bytes before new nodes are refused */
+	/* --max-report-bytes: stored report bytes before new nodes are refused;
+	 * 0 = SERVER_MAX_REPORT_BYTES */
 	size_t max_report_bytes;
 };
+
+/* The agent's ServiceAccount outside a cluster's pod (main.c finds the
+ * namespace in one). */
+#define SERVER_AGENT_SA_DEFAULT "system:serviceaccount:hvready-system:hvready-agent"
+
+/* 256 MiB of stored reports: half the memory limit of the shipped manifests. */
+#define SERVER_MAX_REPORT_BYTES ((size_t)256 << 20)
 
 /* Run until SIGTERM/SIGINT. Returns the process exit code. */
 int server_run(const struct server_opts *o);

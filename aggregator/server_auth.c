@@ -180,10 +180,10 @@ static int bind_identity(struct server *s, const struct token_identity *id, cons
 	}
 	/* Another application's ServiceAccount (Longhorn's, anyone's) or a plain
 	 * user may be bound to the node too: only the agent's own speaks for it. */
-	if (!id->username || !streq(id->username, s->o->agent_sa)) {
+	const char *agent = s->o->agent_sa ? s->o->agent_sa : SERVER_AGENT_SA_DEFAULT;
+	if (!id->username || !streq(id->username, agent)) {
 		snprintf(why, whylen, "token of %s, not of the agent's ServiceAccount %s",
-			 id->username && *id->username ? id->username : "an unnamed user",
-			 s->o->agent_sa);
+			 id->username && *id->username ? id->username : "an unnamed user", agent);
 		return 403;
 	}
 	const char *bound = id->node;
