@@ -31,9 +31,15 @@ static _Noreturn void usage(FILE *f, int code)
 	      "  hvready-aggregator serve [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE]\n"
 	      "                           [--kubeconfig FILE | --in-cluster | --cluster-state PATH "
 	      "...]\n"
-	      "                           (--token-file FILE | --tokenreview | --insecure-no-auth) "
+	      "                           (--tokenreview | --node-token-file FILE | --token-file "
+	      "FILE\n"
+	      "                            | --insecure-no-auth) "
 	      "[--interval SEC]\n"
-	      "                           [--node-conditions]\n"
+	      "                           [--node-conditions] [--agent-serviceaccount "
+	      "system:serviceaccount:NS:NAME]\n"
+	      "                           [--max-report-bytes BYTES]\n"
+	      "                           [--read-auth token:FILE|tokenreview:GROUP "
+	      "[--metrics-auth]]\n"
 	      "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR "
 	      "[--quiet]\n"
 	      "  hvready-aggregator --version\n"
@@ -293,6 +299,29 @@ static int cmd_collect(int argc, char **argv)
 	return 0;
 }
 
+/* The agent's ServiceAccount, in the aggregator's own namespace when it runs
+ * in the cluster (the manifests put both in one), else in hvready-system. */
+static char *default_agent_sa(bool in_cluster)
+{
+	char *ns = NULL;
+	if (in_cluster && util_read_file("/var/run/secrets/kubernetes.io/serviceaccount/namespace",
+					 256, &ns, NULL) >= 0)
+		strstrip(ns);
+	char *sa =
+	    xasprintf("system:serviceaccount:%s:hvready-agent", ns && *ns ? ns : "hvready-system");
+	free(ns);
+	return sa;
+}
+
+/* system:serviceaccount:NAMESPACE:NAME, both parts non-empty, no more colons. */
+static bool valid_sa_username(const char *u)
+{
+	if (!startswith(u, "system:serviceaccount:"))
+		return false;
+	const char *ns = u + strlen("system:serviceaccount:"), *colon = strchr(ns, ':');
+	return colon && colon > ns && colon[1] && !strchr(colon + 1, ':');
+}
+
 static int cmd_serve(int argc, char **argv)
 {
 	enum {
@@ -303,7 +332,12 @@ static int cmd_serve(int argc, char **argv)
 		OPT_TOKENREVIEW,
 		OPT_NO_AUTH,
 		OPT_INTERVAL,
-		OPT_NODE_CONDITIONS
+		OPT_NODE_CONDITIONS,
+		OPT_AGENT_SA,
+		OPT_NODE_TOKEN_FILE,
+		OPT_MAX_REPORT_BYTES,
+		OPT_READ_AUTH,
+		OPT_METRICS_AUTH
 	};
 	static const struct option longopts[] = {
 	    {"listen", required_argument, NULL, OPT_LISTEN},
@@ -315,6 +349,11 @@ static int cmd_serve(int argc, char **argv)
 	    {"insecure-no-auth", no_argument, NULL, OPT_NO_AUTH},
 	    {"interval", required_argument, NULL, OPT_INTERVAL},
 	    {"node-conditions", no_argument, NULL, OPT_NODE_CONDITIONS},
+	    {"agent-serviceaccount", required_argument, NULL, OPT_AGENT_SA},
+	    {"node-token-file", required_argument, NULL, OPT_NODE_TOKEN_FILE},
+	    {"max-report-bytes", required_argument, NULL, OPT_MAX_REPORT_BYTES},
+	    {"read-auth", required_argument, NULL, OPT_READ_AUTH},
+	    {"metrics-auth", no_argument, NULL, OPT_METRICS_AUTH},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -340,6 +379,39 @@ static int cmd_serve(int argc, char **argv)
 			o.auth = AUTH_TOKEN_FILE;
 			auth_modes++;
 			break;
+		case OPT_READ_AUTH:
+			free(o.read_auth_arg);
+			if (startswith(optarg, "token:") && optarg[6]) {
+				o.read_auth = READ_AUTH_TOKEN;
+				o.read_auth_arg = xstrdup(optarg + 6);
+			} else if (startswith(optarg, "tokenreview:") && optarg[12]) {
+				o.read_auth = READ_AUTH_TOKENREVIEW;
+				o.read_auth_arg = xstrdup(optarg + 12);
+			} else {
+				fatalx("serve: --read-auth %s: expected token:FILE or "
+				       "tokenreview:GROUP",
+				       optarg);
+			}
+			break;
+		case OPT_METRICS_AUTH:
+			o.metrics_auth = true;
+			break;
+		case OPT_MAX_REPORT_BYTES: {
+			int64_t n;
+			if (util_parse_i64(optarg, &n) < 0 || n < 1)
+				fatalx("serve: --max-report-bytes %s: not a whole number of bytes "
+				       "above 0",
+				       optarg);
+			o.max_report_bytes = (size_t)n;
+			break;
+		}
+		case OPT_NODE_TOKEN_FILE:
+			free(o.node_token_file);
+			free(o.read_auth_arg);
+			o.node_token_file = xstrdup(optarg);
+			o.auth = AUTH_NODE_TOKENS;
+			auth_modes++;
+			break;
 		case OPT_TOKENREVIEW:
 			o.auth = AUTH_TOKENREVIEW;
 			auth_modes++;
@@ -354,6 +426,12 @@ static int cmd_serve(int argc, char **argv)
 		case OPT_NODE_CONDITIONS:
 			o.node_conditions = true;
 			break;
+		case OPT_AGENT_SA:
+			free(o.agent_sa);
+			free(o.node_token_file);
+			free(o.read_auth_arg);
+			o.agent_sa = xstrdup(optarg);
+			break;
 		case 'h':
 			usage(stdout, 0);
 		default:
@@ -365,10 +443,23 @@ static int cmd_serve(int argc, char **argv)
 	o.in_cluster = src.in_cluster;
 	o.states = src.states;
 	if (auth_modes != 1)
-		fatalx("serve: give exactly one of --token-file FILE, --tokenreview, "
-		       "--insecure-no-auth");
+		fatalx("serve: give exactly one of --node-token-file FILE, --token-file FILE, "
+		       "--tokenreview, --insecure-no-auth");
 	if (o.auth == AUTH_TOKENREVIEW && o.states.n)
 		fatalx("serve: --tokenreview needs the API (--kubeconfig or --in-cluster)");
+	if (o.read_auth == READ_AUTH_TOKENREVIEW && o.states.n)
+		fatalx(
+		    "serve: --read-auth tokenreview: needs the API (--kubeconfig or --in-cluster)");
+	if (o.metrics_auth && o.read_auth == READ_AUTH_NONE)
+		fatalx("serve: --metrics-auth goes with --read-auth");
+	if (o.agent_sa && o.auth != AUTH_TOKENREVIEW)
+		fatalx("serve: --agent-serviceaccount goes with --tokenreview");
+	if (o.auth == AUTH_TOKENREVIEW && !o.agent_sa)
+		o.agent_sa = default_agent_sa(o.in_cluster);
+	if (o.agent_sa && !valid_sa_username(o.agent_sa))
+		fatalx("serve: --agent-serviceaccount %s: expected "
+		       "system:serviceaccount:NAMESPACE:NAME",
+		       o.agent_sa);
 	if (o.node_conditions && o.states.n)
 		fatalx("serve: --node-conditions needs the API (--kubeconfig or --in-cluster)");
 	if (source_count(&src) != 1)
@@ -381,6 +472,9 @@ static int cmd_serve(int argc, char **argv)
 	free(o.tls_key);
 	free(o.kubeconfig);
 	free(o.token_file);
+	free(o.agent_sa);
+	free(o.node_token_file);
+	free(o.read_auth_arg);
 	strv_clear(&o.states);
 	return code;
 }

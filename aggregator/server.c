@@ -213,6 +213,9 @@ static void dispatch(struct evhttp_request *req, void *arg)
 					   "body of %zu bytes (at most %zu)", body, r->max_body);
 			return;
 		}
+		/* --read-auth: answered or queued for a review when it says no. */
+		if (!r->auth && !server_auth_read(s, req, path, r->handler, rest))
+			return;
 		r->handler(s, req, rest);
 		return;
 	}
@@ -316,6 +319,26 @@ void server_accept_report(struct server *s, struct evhttp_request *req, struct s
 		    "already holding the reports of %zu nodes (HVREADY_MAX_NODES): none "
 		    "taken from a new node",
 		    s->max_nodes);
+		store_rec_unref(&s->store, rec);
+		return;
+	}
+	/* A byte budget too: a credential that may name new nodes (the shared
+	 * token) must not grow memory past the limit with large invented reports.
+	 * The record and its pieces are counted already (store_rec_new). */
+	size_t stored = s->store.piece_bytes + s->store.rec_bytes;
+	size_t budget = s->o->max_report_bytes ? s->o->max_report_bytes : SERVER_MAX_REPORT_BYTES;
+	if (stored > budget && !store_get(&s->store, rec->report.node)) {
+		int64_t now = util_now_mono_ns();
+		if (!s->budget_logged_ns || now - s->budget_logged_ns > 60 * NSEC_PER_SEC) {
+			s->budget_logged_ns = now;
+			log_warnx("stored reports take %zu bytes, over --max-report-bytes %zu: "
+				  "refusing reports from new nodes (node %s)",
+				  stored, budget, rec->report.node);
+		}
+		server_reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
+				   "stored reports are over --max-report-bytes (%zu bytes): none "
+				   "taken from a new node",
+				   budget);
 		store_rec_unref(&s->store, rec);
 		return;
 	}
@@ -874,16 +897,16 @@ static SSL_CTX *tls_setup(const struct server_opts *o)
 	return ctx;
 }
 
-static char *read_token(const char *path)
+char *server_read_secret(const char *what, const char *path)
 {
-	check_secret_file("--token-file", path);
+	check_secret_file(what, path);
 	char *buf;
 	int r = util_read_file(path, TOKEN_MAX, &buf, NULL);
 	if (r < 0)
-		fatalx("--token-file %s: %s", path, strerror(-r));
+		fatalx("%s %s: %s", what, path, strerror(-r));
 	strstrip(buf);
 	if (!*buf)
-		fatalx("--token-file %s is empty", path);
+		fatalx("%s %s is empty", what, path);
 	return buf;
 }
 
@@ -928,7 +951,8 @@ int server_run(const struct server_opts *o)
 	s.no_targets = targets_json(&none, NULL);
 
 	if (o->auth == AUTH_TOKEN_FILE)
-		s.token = read_token(o->token_file);
+		s.token = server_read_secret("--token-file", o->token_file);
+	server_auth_start(&s);
 	if (o->auth == AUTH_NONE)
 		log_warnx("WARNING: --insecure-no-auth: anyone who can reach this port can submit "
 			  "node reports");
@@ -1020,7 +1044,7 @@ int server_run(const struct server_opts *o)
 		fatalx("cannot start the evaluator thread");
 	if (worker_start(&s.renderer, &server_eval_renderer, &s, &s.lock, s.base, PRIO_NORMAL) < 0)
 		fatalx("cannot start the renderer thread");
-	if (o->auth == AUTH_TOKENREVIEW) {
+	if (o->auth == AUTH_TOKENREVIEW || o->read_auth == READ_AUTH_TOKENREVIEW) {
 		/* Its own client: the refresher's is busy listing for seconds at a time. */
 		int r = o->in_cluster ? kube_client_new_in_cluster(&s.review_kc, err, sizeof(err))
 				      : kube_client_new_kubeconfig(o->kubeconfig, &s.review_kc, err,
@@ -1064,6 +1088,7 @@ int server_run(const struct server_opts *o)
 	for (size_t i = 0; i < s.cache_slots; i++)
 		token_identity_clear(&s.cache[i].id);
 	free(s.cache);
+	server_auth_end(&s);
 	kube_client_free(s.review_kc);
 	/* Connections go first: their close callbacks end streams and parked
 	 * requests, their buffers release verdicts. */

@@ -7,6 +7,14 @@ enum auth_mode {
 	AUTH_NONE,	  /* --insecure-no-auth: warned at every start */
 	AUTH_TOKEN_FILE,  /* one shared bearer token (systemd / pre-install) */
 	AUTH_TOKENREVIEW, /* Kubernetes service-account tokens, bound to a node */
+	AUTH_NODE_TOKENS, /* --node-token-file: a token per node (systemd), node_tokens.h */
+};
+
+/* --read-auth: what GET routes other than /healthz and /readyz need. */
+enum read_auth_mode {
+	READ_AUTH_NONE,	       /* open (the default outside the manifests) */
+	READ_AUTH_TOKEN,       /* token:FILE, a bearer token */
+	READ_AUTH_TOKENREVIEW, /* tokenreview:GROUP, a reviewed token of a member of GROUP */
 };
 
 struct server_opts {
@@ -14,12 +22,28 @@ struct server_opts {
 	char *tls_cert, *tls_key;
 	enum auth_mode auth;
 	char *token_file;
-	int interval_s; /* cluster state re-read, and the agents' expected interval */
+	char *node_token_file; /* AUTH_NODE_TOKENS */
+	/* --tokenreview: the only username accepted, system:serviceaccount:NS:NAME */
+	char *agent_sa;
+	enum read_auth_mode read_auth;
+	char *read_auth_arg; /* the token file, or the group */
+	bool metrics_auth;   /* --metrics-auth: /metrics needs --read-auth's credential too */
+	int interval_s;	     /* cluster state re-read, and the agents' expected interval */
 	char *kubeconfig;
 	bool in_cluster;
 	struct strv states;   /* --cluster-state paths */
 	bool node_conditions; /* write Node conditions and Events (node_conditions.h) */
+	/* --max-report-bytes: stored report bytes before new nodes are refused;
+	 * 0 = SERVER_MAX_REPORT_BYTES */
+	size_t max_report_bytes;
 };
+
+/* The agent's ServiceAccount outside a cluster's pod (main.c finds the
+ * namespace in one). */
+#define SERVER_AGENT_SA_DEFAULT "system:serviceaccount:hvready-system:hvready-agent"
+
+/* 256 MiB of stored reports: half the memory limit of the shipped manifests. */
+#define SERVER_MAX_REPORT_BYTES ((size_t)256 << 20)
 
 /* Run until SIGTERM/SIGINT. Returns the process exit code. */
 int server_run(const struct server_opts *o);

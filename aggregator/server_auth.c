@@ -8,18 +8,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <event2/event.h>
 #include <event2/http.h>
 
 #include "log.h"
+#include "node_tokens.h"
 #include "store.h"
 #include "tokenreview.h"
 
 #define REVIEW_MAX_PENDING 1024
-#define REVIEW_CACHE_SLOTS 16384
-#define REVIEW_TTL_OK_NS   (60 * NSEC_PER_SEC)
-#define REVIEW_TTL_BAD_NS  (10 * NSEC_PER_SEC)
+/* Reviews in flight from one client address: an agent has one at a time. */
+#define REVIEW_MAX_PER_CLIENT 4
+/* The share of REVIEW_MAX_PENDING that only known agents' reviews (urgent,
+ * below) may take: a flood from elsewhere cannot fill the queue for them. */
+#define REVIEW_RESERVED_KNOWN (REVIEW_MAX_PENDING / 4)
+#define REVIEW_CACHE_SLOTS    16384
+/* Client addresses that sent a report whose token a review accepted: their
+ * next reviews go first. Agents' pod IPs (or node IPs) are few and stable. */
+#define AGENT_ADDR_SLOTS  16384
+#define AGENT_ADDR_TTL_NS (24 * 3600 * NSEC_PER_SEC)
+/* An accepted token is cached until its exp, at most this long (kubelet
+ * renews projected tokens at 80 % of their life, an hour by default): so a
+ * known agent is reviewed every few minutes, not every minute. */
+#define REVIEW_TTL_OK_NS      (300 * NSEC_PER_SEC)
+#define REVIEW_TTL_BAD_NS     (10 * NSEC_PER_SEC)
+#define REFUSAL_LOG_WINDOW_NS NSEC_PER_SEC
+#define REFUSAL_LOG_BURST     20
 
 /* ---------- auth ---------- */
 
@@ -42,11 +58,38 @@ const char *server_auth_bearer_of(const char *a)
 	return *a ? a : NULL;
 }
 
+/* One line for a refused report, at most REFUSAL_LOG_BURST a second (a flood
+ * of refusals must not fill the journal): the node it claimed and why, never
+ * the token. Loop thread only. */
+static void log_refusal(const char *node, int code, const char *why)
+{
+	static int64_t window_ns;
+	static unsigned logged;
+	static unsigned long suppressed;
+	int64_t now = util_now_mono_ns();
+	if (!window_ns || now - window_ns >= REFUSAL_LOG_WINDOW_NS) {
+		window_ns = now;
+		logged = 0;
+	}
+	if (logged >= REFUSAL_LOG_BURST) {
+		suppressed++;
+		return;
+	}
+	logged++;
+	if (suppressed)
+		log_warnx(
+		    "refused a report for node %s (%d): %s (and %lu more refusals not logged)",
+		    node && *node ? node : "?", code, why, suppressed);
+	else
+		log_warnx("refused a report for node %s (%d): %s", node && *node ? node : "?", code,
+			  why);
+	suppressed = 0;
+}
+
 /* 0 = allowed; else an HTTP status to answer with. For a report, node is the
  * node it claims; the credential must be allowed to speak for it. */
 int server_auth_authorize(struct server *s, const char *tok, const char *node, const char **why)
 {
-	(void)node;
 	if (s->o->auth == AUTH_NONE)
 		return 0;
 	if (!tok) {
@@ -60,7 +103,41 @@ int server_auth_authorize(struct server *s, const char *tok, const char *node, c
 		}
 		return 0;
 	}
+	if (s->o->auth == AUTH_NODE_TOKENS) {
+		node_tokens_reload(&s->node_tokens, s->o->node_token_file, util_now_mono_ns());
+		int code = node_tokens_check(s->node_tokens, tok, node, why);
+		if (code)
+			log_refusal(node, code, *why);
+		return code;
+	}
 	return 0; /* AUTH_TOKENREVIEW is decided by server_auth_bind_identity() once reviewed */
+}
+
+void server_auth_start(struct server *s)
+{
+	if (s->o->read_auth == READ_AUTH_TOKEN) {
+		s->read_token = server_read_secret("--read-auth token:", s->o->read_auth_arg);
+	}
+	if (s->o->auth != AUTH_NODE_TOKENS)
+		return;
+	char err[256];
+	if (node_tokens_load(s->o->node_token_file, &s->node_tokens, err, sizeof(err)) < 0)
+		fatalx("--node-token-file %s: %s", s->o->node_token_file, err);
+	log_info("--node-token-file %s: %zu node tokens", s->o->node_token_file,
+		 node_tokens_count(s->node_tokens));
+}
+
+void server_auth_end(struct server *s)
+{
+	node_tokens_free(s->node_tokens);
+	s->node_tokens = NULL;
+	if (s->read_token) {
+		explicit_bzero(s->read_token, strlen(s->read_token));
+		free(s->read_token);
+		s->read_token = NULL;
+	}
+	free(s->agent_addrs);
+	s->agent_addrs = NULL;
 }
 
 int server_auth_pod_node_cmp(const void *a, const void *b)
@@ -80,14 +157,34 @@ static const char *pod_node(const struct state *st, const char *ns, const char *
 	return p ? p->node : NULL;
 }
 
-/* The node a reviewed token may speak for: the review's node-name, or the
- * node of the pod it names (looked up in the cluster state). */
+static int bind_identity(struct server *s, const struct token_identity *id, const char *node,
+			 char *why, size_t whylen);
+
 int server_auth_bind_identity(struct server *s, const struct token_identity *id, const char *node,
 			      char *why, size_t whylen)
+{
+	int code = bind_identity(s, id, node, why, whylen);
+	if (code)
+		log_refusal(node, code, why);
+	return code;
+}
+
+/* The node a reviewed token may speak for: the review's node-name, or the
+ * node of the pod it names (looked up in the cluster state). */
+static int bind_identity(struct server *s, const struct token_identity *id, const char *node,
+			 char *why, size_t whylen)
 {
 	if (!id->authenticated) {
 		snprintf(why, whylen, "%s", id->error ? id->error : "token not authenticated");
 		return 401;
+	}
+	/* Another application's ServiceAccount (Longhorn's, anyone's) or a plain
+	 * user may be bound to the node too: only the agent's own speaks for it. */
+	const char *agent = s->o->agent_sa ? s->o->agent_sa : SERVER_AGENT_SA_DEFAULT;
+	if (!id->username || !streq(id->username, agent)) {
+		snprintf(why, whylen, "token of %s, not of the agent's ServiceAccount %s",
+			 id->username && *id->username ? id->username : "an unnamed user", agent);
+		return 403;
 	}
 	const char *bound = id->node;
 	if (!bound && id->pod) {
@@ -144,7 +241,8 @@ struct token_cache_entry *server_auth_cache_slot(struct server *s, const char *k
 	return &s->cache[first_free != SIZE_MAX ? first_free : (key_hash(key) & mask)];
 }
 
-static void cache_put(struct server *s, const char *key, const struct token_identity *id)
+static void cache_put(struct server *s, const char *key, const struct token_identity *id,
+		      int64_t exp_s)
 {
 	struct token_cache_entry *e = server_auth_cache_slot(s, key, true);
 	token_identity_clear(&e->id);
@@ -157,27 +255,207 @@ static void cache_put(struct server *s, const char *key, const struct token_iden
 	    .pod = id->pod ? xstrdup(id->pod) : NULL,
 	    .error = id->error ? xstrdup(id->error) : NULL,
 	};
-	e->expires_ns =
-	    util_now_mono_ns() + (id->authenticated ? REVIEW_TTL_OK_NS : REVIEW_TTL_BAD_NS);
+	for (size_t i = 0; i < id->groups.n; i++)
+		strv_add(&e->id.groups, id->groups.items[i]);
+	int64_t ttl = id->authenticated ? REVIEW_TTL_OK_NS : REVIEW_TTL_BAD_NS;
+	/* Not past the token's own exp (the wall clock's, as the API judges it). */
+	int64_t left = (exp_s - (int64_t)time(NULL)) * NSEC_PER_SEC;
+	if (id->authenticated && left < ttl)
+		ttl = left > 0 ? left : 0;
+	e->expires_ns = util_now_mono_ns() + ttl;
 }
 
-void server_auth_queue_review(struct server *s, struct evhttp_request *req, struct store_rec *rec,
-			      const char *key, const char *token)
+static uint64_t addr_hash(const char *a)
 {
-	if (s->reviewer.pending >= REVIEW_MAX_PENDING) {
-		server_reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
-				   "too many token reviews in flight; retry later");
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+	for (; *a; a++)
+		h = (h ^ (unsigned char)*a) * 1099511628211u;
+	return h;
+}
+
+/* The slot of addr in the table of agents' addresses: its live entry, or
+ * (for_insert) one to fill. */
+static struct agent_addr *agent_addr_slot(struct server *s, const char *addr, bool for_insert)
+{
+	if (!s->agent_addrs) {
+		if (!for_insert)
+			return NULL;
+		s->agent_addrs = xcalloc(AGENT_ADDR_SLOTS, sizeof(*s->agent_addrs));
+	}
+	int64_t now = util_now_mono_ns();
+	size_t mask = AGENT_ADDR_SLOTS - 1, home = addr_hash(addr) & mask, oldest = home;
+	for (size_t n = 0, i = home; n < 64; n++, i = (i + 1) & mask) {
+		struct agent_addr *e = &s->agent_addrs[i];
+		bool live = e->seen_ns && now - e->seen_ns < AGENT_ADDR_TTL_NS;
+		if (live && streq(e->addr, addr))
+			return e;
+		if (e->seen_ns < s->agent_addrs[oldest].seen_ns)
+			oldest = i;
+	}
+	return for_insert ? &s->agent_addrs[oldest] : NULL;
+}
+
+static void agent_addr_seen(struct server *s, const char *addr)
+{
+	if (!*addr)
+		return;
+	struct agent_addr *e = agent_addr_slot(s, addr, true);
+	snprintf(e->addr, sizeof(e->addr), "%s", addr);
+	e->seen_ns = util_now_mono_ns();
+}
+
+/* What is in flight already: reviews from one client address, urgent ones
+ * among them. */
+struct in_flight {
+	const char *addr;
+	size_t of_client, urgent_of_client;
+};
+
+static void count_in_flight(struct worker_job *wj, void *arg)
+{
+	struct in_flight *c = arg;
+	const struct review_job *j = worker_job_of(wj, struct review_job, rq.wj);
+	if (streq(j->client, c->addr)) {
+		c->of_client++;
+		c->urgent_of_client += j->urgent;
+	}
+}
+
+/* Whether a review may be queued now for a report from client:
+ * 0 (and *urgent: ahead of the others), or an HTTP status and why: 401 for a
+ * token that cannot pass the review, 503 when too many are in flight. */
+static int review_admit(struct server *s, const char *client, const char *token, int64_t *exp_s,
+			bool *urgent, char *why, size_t whylen)
+{
+	if (tokenreview_precheck(token, (int64_t)time(NULL), exp_s, why, whylen) < 0)
+		return 401;
+	struct in_flight c = {.addr = client};
+	worker_each(&s->reviewer, count_in_flight, &c);
+	if (c.of_client >= REVIEW_MAX_PER_CLIENT) {
+		snprintf(why, whylen,
+			 "%zu token reviews in flight for this client address already; retry "
+			 "later",
+			 c.of_client);
+		return 503;
+	}
+	/* From an address whose report a review accepted before (an agent whose
+	 * token was renewed): ahead of the rest, one at a time. A claimed node
+	 * name would not do: anyone can claim a known node's name. */
+	*urgent = c.urgent_of_client == 0 && agent_addr_slot(s, client, false);
+	size_t cap = *urgent ? REVIEW_MAX_PENDING : REVIEW_MAX_PENDING - REVIEW_RESERVED_KNOWN;
+	if (s->reviewer.pending >= cap) {
+		snprintf(why, whylen, "too many token reviews in flight; retry later");
+		return 503;
+	}
+	return 0;
+}
+
+/* Queue a review for a report (rec) or a read (then, arg); answered here
+ * when it cannot be queued. */
+static void queue_job(struct server *s, struct evhttp_request *req, struct store_rec *rec,
+		      void (*then)(struct server *, struct evhttp_request *, const char *),
+		      const char *arg, const char *key, const char *token)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	const char *client = NULL;
+	uint16_t port = 0;
+	if (evcon)
+		evhttp_connection_get_peer(evcon, (char **)&client, &port);
+	char why[256];
+	int64_t exp_s = 0;
+	bool urgent = false;
+	int code = review_admit(s, client ? client : "", token, &exp_s, &urgent, why, sizeof(why));
+	if (code) {
+		if (code == 401 && rec)
+			log_refusal(rec->report.node, code, why);
+		server_reply_error(s, req, code,
+				   code == 401 ? "Unauthorized" : "Service Unavailable", "%s", why);
 		store_rec_unref(&s->store, rec);
 		return;
 	}
 	struct review_job *j = xcalloc(1, sizeof(*j));
 	j->rq.req = req;
-	j->rq.evcon = evhttp_request_get_connection(req);
+	j->rq.evcon = evcon;
+	snprintf(j->client, sizeof(j->client), "%s", client ? client : "");
+	j->exp_s = exp_s;
+	j->urgent = urgent;
 	j->rec = rec;
+	j->then = then;
+	j->arg = arg ? xstrdup(arg) : NULL;
 	memcpy(j->key, key, sizeof(j->key));
 	j->token = xstrdup(token);
 	evhttp_connection_set_closecb(j->rq.evcon, server_on_conn_close, s);
-	worker_submit(&s->reviewer, &j->rq.wj);
+	/* A known agent's review goes first: it must not wait behind a flood
+	 * of reviews of tokens from unauthenticated clients. */
+	if (urgent)
+		worker_submit_urgent(&s->reviewer, &j->rq.wj);
+	else
+		worker_submit(&s->reviewer, &j->rq.wj);
+}
+
+void server_auth_queue_review(struct server *s, struct evhttp_request *req, struct store_rec *rec,
+			      const char *key, const char *token)
+{
+	queue_job(s, req, rec, NULL, NULL, key, token);
+}
+
+/* --read-auth tokenreview:GROUP: 0 if a reviewed identity may read. */
+static int read_identity(const struct server *s, const struct token_identity *id, char *why,
+			 size_t whylen)
+{
+	if (!id->authenticated) {
+		snprintf(why, whylen, "%s", id->error ? id->error : "token not authenticated");
+		return 401;
+	}
+	if (!strv_contains(&id->groups, s->o->read_auth_arg)) {
+		snprintf(why, whylen, "%s is not in group %s (--read-auth)",
+			 id->username && *id->username ? id->username : "the token's user",
+			 s->o->read_auth_arg);
+		return 403;
+	}
+	return 0;
+}
+
+/* Routes open whatever --read-auth says: the probes kubelet and load
+ * balancers use, and /metrics unless --metrics-auth. */
+static bool read_open(const struct server *s, const char *path)
+{
+	return streq(path, "/healthz") || streq(path, "/readyz") ||
+	       (streq(path, "/metrics") && !s->o->metrics_auth);
+}
+
+bool server_auth_read(struct server *s, struct evhttp_request *req, const char *path,
+		      void (*handler)(struct server *s, struct evhttp_request *req,
+				      const char *arg),
+		      const char *arg)
+{
+	if (s->o->read_auth == READ_AUTH_NONE || read_open(s, path))
+		return true;
+	const char *tok = server_auth_bearer_of(
+	    evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization"));
+	if (!tok) {
+		server_reply_error(s, req, 401, "Unauthorized",
+				   "missing bearer token (--read-auth)");
+		return false;
+	}
+	if (s->o->read_auth == READ_AUTH_TOKEN) {
+		if (const_time_eq(tok, strlen(tok), s->read_token, strlen(s->read_token)))
+			return true;
+		server_reply_error(s, req, 401, "Unauthorized", "invalid bearer token");
+		return false;
+	}
+	char key[65], why[256];
+	tokenreview_key(tok, key);
+	const struct token_cache_entry *e = server_auth_cache_slot(s, key, false);
+	if (!e) {
+		queue_job(s, req, NULL, handler, arg, key, tok);
+		return false;
+	}
+	int code = read_identity(s, &e->id, why, sizeof(why));
+	if (!code)
+		return true;
+	server_reply_error(s, req, code, code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
+	return false;
 }
 
 static struct review_job *review_job_of(struct worker_job *wj)
@@ -191,6 +469,7 @@ static void free_job(struct worker_job *wj, void *arg)
 	struct server *s = arg;
 	struct review_job *j = review_job_of(wj);
 	store_rec_unref(&s->store, j->rec);
+	free(j->arg);
 	if (j->token) {
 		explicit_bzero(j->token, strlen(j->token));
 		free(j->token);
@@ -214,11 +493,12 @@ static void on_reviewed(struct worker_job *wj, void *arg)
 	struct server *s = arg;
 	struct review_job *j = review_job_of(wj);
 	if (j->rc == 0)
-		cache_put(s, j->key, &j->id);
+		cache_put(s, j->key, &j->id, j->exp_s);
 	if (j->rq.req) {
 		evhttp_connection_set_closecb(j->rq.evcon, NULL, NULL);
 		char why[256];
 		int code = j->rc < 0 ? 503
+			   : j->then ? read_identity(s, &j->id, why, sizeof(why))
 				     : server_auth_bind_identity(s, &j->id, j->rec->report.node,
 								 why, sizeof(why));
 		if (j->rc < 0) {
@@ -228,7 +508,10 @@ static void on_reviewed(struct worker_job *wj, void *arg)
 		} else if (code) {
 			server_reply_error(s, j->rq.req, code,
 					   code == 403 ? "Forbidden" : "Unauthorized", "%s", why);
+		} else if (j->then) {
+			j->then(s, j->rq.req, j->arg ? j->arg : "");
 		} else {
+			agent_addr_seen(s, j->client);
 			server_accept_report(s, j->rq.req, j->rec);
 			j->rec = NULL;
 		}

@@ -119,8 +119,11 @@ struct server {
 	char *no_targets; /* the POST reply before any state */
 	struct store store;
 	size_t max_nodes;
+	int64_t budget_logged_ns; /* --max-report-bytes refusals, logged once a minute */
 	struct wirescan_report scan;
-	char *token; /* AUTH_TOKEN_FILE */
+	char *token;			 /* AUTH_TOKEN_FILE */
+	struct node_tokens *node_tokens; /* AUTH_NODE_TOKENS */
+	char *read_token;		 /* READ_AUTH_TOKEN */
 	/* verdicts */
 	bool dirty, evaluating;
 	int64_t last_eval_mono_ns, eval_cpu_ns; /* start and cost of the last evaluation */
@@ -148,7 +151,8 @@ struct server {
 	struct worker reviewer; /* review_job */
 	struct token_cache_entry *cache;
 	size_t cache_slots;
-	struct node_conditions *nc; /* --node-conditions: its own thread and client */
+	struct agent_addr *agent_addrs; /* server_auth.c: reviews from these go first */
+	struct node_conditions *nc;	/* --node-conditions: its own thread and client */
 };
 
 /* A report waiting for its token to be reviewed. */
@@ -157,10 +161,21 @@ struct review_job {
 	struct store_rec *rec;
 	char key[65];
 	char *token;
+	char client[64]; /* the peer's address: reviews in flight per client are bounded */
+	int64_t exp_s;	 /* the token's exp, bounds how long its review is cached */
+	bool urgent;	 /* from an address of a known agent: queued ahead */
+	/* a read (--read-auth tokenreview:GROUP) instead of a report (rec NULL) */
+	void (*then)(struct server *s, struct evhttp_request *req, const char *arg);
+	char *arg;
 	int64_t received_ns, rtt_ns;
 	struct token_identity id;
 	int rc;
 	char err[256];
+};
+
+struct agent_addr {
+	char addr[64];
+	int64_t seen_ns; /* monotonic; 0 = empty */
 };
 
 struct token_cache_entry {
@@ -179,6 +194,8 @@ void server_reply_error(struct server *s, struct evhttp_request *req, int code, 
 			const char *fmt, ...) _printf_(5, 6);
 /* Store an authorised report and answer with the node's probe targets. */
 void server_accept_report(struct server *s, struct evhttp_request *req, struct store_rec *rec);
+/* Read a secret file (one token), refusing one others can read; exits on error. */
+char *server_read_secret(const char *what, const char *path);
 /* evhttp close callback: forget the requests of a connection going away. */
 void server_on_conn_close(struct evhttp_connection *evcon, void *arg);
 
@@ -188,6 +205,16 @@ void server_on_conn_close(struct evhttp_connection *evcon, void *arg);
 const char *server_auth_bearer_of(const char *a);
 /* 0 = allowed; else an HTTP status (the shared token; TokenReview is bound later). */
 int server_auth_authorize(struct server *s, const char *tok, const char *node, const char **why);
+/* Read --node-token-file (AUTH_NODE_TOKENS), or exit with why; and free it. */
+void server_auth_start(struct server *s);
+void server_auth_end(struct server *s);
+/* --read-auth: true if the GET of path may be answered now (by the caller,
+ * with handler); false if it was answered (401/403/503) or queued for a
+ * review (then handler answers it once reviewed). */
+bool server_auth_read(struct server *s, struct evhttp_request *req, const char *path,
+		      void (*handler)(struct server *s, struct evhttp_request *req,
+				      const char *arg),
+		      const char *arg);
 /* Order of struct pod_node by key, for the state's pod table. */
 int server_auth_pod_node_cmp(const void *a, const void *b);
 /* 0 if a reviewed token may speak for node; else an HTTP status and why. */

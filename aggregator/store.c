@@ -161,6 +161,17 @@ static void piece_unref(struct store *s, struct store_piece *p)
 
 /* ---- records ---- */
 
+/* The bytes of a record's allocation (store.rec_bytes). */
+static size_t rec_size(const struct store_rec *r)
+{
+	size_t n = sizeof(*r) + (r->n_results + r->n_facts) * sizeof(r->pieces[0]);
+	const char *str[4] = {r->report.node, r->report.hostname, r->report.agent_version,
+			      r->report.boot_id};
+	for (int i = 0; i < 4; i++)
+		n += str[i] ? strlen(str[i]) + 1 : 0;
+	return n;
+}
+
 struct store_rec *store_rec_new(struct store *s, const uint8_t *buf,
 				const struct wirescan_report *w, int64_t received_ns,
 				int64_t rtt_ns)
@@ -206,6 +217,7 @@ struct store_rec *store_rec_new(struct store *s, const uint8_t *buf,
 		r->pieces[w->n_results + i] =
 		    piece_intern(s, buf + f->bytes.off, f->bytes.len, true, f->known, STATUS_PASS);
 	}
+	s->rec_bytes += rec_size(r);
 	return r;
 }
 
@@ -219,6 +231,7 @@ void store_rec_unref(struct store *s, struct store_rec *r)
 {
 	if (!r || --r->refs > 0)
 		return;
+	s->rec_bytes -= rec_size(r);
 	for (size_t i = 0; i < r->n_results + r->n_facts; i++)
 		piece_unref(s, r->pieces[i]);
 	store_rec_unview(r);

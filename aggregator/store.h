@@ -71,6 +71,7 @@ struct store {
 	size_t nslots;
 	struct store_piece **pieces; /* chained hash table of every piece */
 	size_t npslots, npieces, piece_bytes;
+	size_t rec_bytes;	  /* of every record alive (held, or in an evaluation's hands) */
 	uint64_t accepted, stale; /* counters */
 	/* for wirescan_report(): bytes already stored were scanned before */
 	struct wirescan_known known;

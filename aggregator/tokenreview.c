@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include <openssl/evp.h>
 
@@ -18,6 +19,7 @@ void token_identity_clear(struct token_identity *id)
 	free(id->pod_namespace);
 	free(id->pod);
 	free(id->error);
+	strv_clear(&id->groups);
 	*id = (struct token_identity){0};
 }
 
@@ -59,6 +61,12 @@ int tokenreview_parse(const char *body, size_t len, struct token_identity *ret, 
 		ret->authenticated = true;
 	}
 	ret->username = xstrdup(user ? user : "");
+	const struct jv *groups = JQ(st, "user", "groups");
+	for (size_t i = 0; i < jq_len(groups) && i < 256; i++) {
+		const char *g = jv_str(jq_at(groups, i));
+		if (g && *g)
+			strv_add(&ret->groups, g);
+	}
 	const struct jv *extra = JQ(st, "user", "extra");
 	const char *node = first_extra(extra, "authentication.kubernetes.io/node-name");
 	const char *pod = first_extra(extra, "authentication.kubernetes.io/pod-name");
@@ -121,4 +129,142 @@ void tokenreview_key(const char *token, char ret[65])
 	for (unsigned i = 0; i < n && i < 32; i++)
 		snprintf(ret + 2 * i, 3, "%02x", md[i]);
 	ret[64] = '\0';
+}
+
+/* ---------- the shape of a ServiceAccount token ---------- */
+
+#define JWT_PART_MAX 8192 /* decoded header or payload; real ones are < 2 KiB */
+
+static int b64url_val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '-' ? 62 : c == '_' ? 63 : -1;
+}
+
+/* Decode n characters of unpadded base64url into a NUL-terminated buffer of
+ * JWT_PART_MAX + 1 bytes; -1 if they are not base64url or too long. */
+static ssize_t b64url_decode(const char *in, size_t n, char *out)
+{
+	if (n == 0 || n % 4 == 1 || n / 4 * 3 + 2 > JWT_PART_MAX)
+		return -1;
+	uint32_t acc = 0;
+	size_t len = 0;
+	int bits = 0;
+	for (size_t i = 0; i < n; i++) {
+		int v = b64url_val((unsigned char)in[i]);
+		if (v < 0)
+			return -1;
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[len++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	out[len] = '\0';
+	return (ssize_t)len;
+}
+
+static json_object *jwt_part(const char *in, size_t n)
+{
+	char buf[JWT_PART_MAX + 1];
+	ssize_t len = b64url_decode(in, n, buf);
+	if (len <= 0 || memchr(buf, '\0', (size_t)len))
+		return NULL;
+	json_tokener *tok = json_tokener_new();
+	json_object *o = tok ? json_tokener_parse_ex(tok, buf, (int)len) : NULL;
+	bool whole = tok && json_tokener_get_error(tok) == json_tokener_success &&
+		     json_tokener_get_parse_end(tok) == (size_t)len;
+	json_tokener_free(tok);
+	if (!whole || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* kube-apiserver signs ServiceAccount tokens with its RSA or ECDSA key
+ * (k8s.io/kubernetes pkg/serviceaccount/jwt.go, signerFromRSAPrivateKey and
+ * signerFromECDSAPrivateKey: RS256, ES256/384/512); "none" or an HMAC
+ * algorithm is never a ServiceAccount token. */
+static bool alg_plausible(const char *alg)
+{
+	static const char *const ok[] = {"RS256", "RS384", "RS512", "PS256", "PS384",
+					 "PS512", "ES256", "ES384", "ES512"};
+	for (size_t i = 0; alg && i < ELEMENTSOF(ok); i++)
+		if (streq(alg, ok[i]))
+			return true;
+	return false;
+}
+
+static bool aud_has_ours(json_object *aud)
+{
+	if (json_object_is_type(aud, json_type_string))
+		return streq(json_object_get_string(aud), TOKENREVIEW_AUDIENCE);
+	if (!json_object_is_type(aud, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(aud); i++) {
+		json_object *a = json_object_array_get_idx(aud, i);
+		if (json_object_is_type(a, json_type_string) &&
+		    streq(json_object_get_string(a), TOKENREVIEW_AUDIENCE))
+			return true;
+	}
+	return false;
+}
+
+static int refuse(char *why, size_t whylen, const char *what)
+{
+	snprintf(why, whylen,
+		 "not a ServiceAccount token for audience " TOKENREVIEW_AUDIENCE ": %s", what);
+	return -EINVAL;
+}
+
+int tokenreview_precheck(const char *token, int64_t now_s, int64_t *ret_exp, char *why,
+			 size_t whylen)
+{
+	const char *d1 = strchr(token, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+	if (!d1 || !d2 || strchr(d2 + 1, '.'))
+		return refuse(why, whylen, "not three dot-separated parts");
+	const char *sig = d2 + 1;
+	if (!*sig ||
+	    strspn(sig, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") !=
+		strlen(sig))
+		return refuse(why, whylen, "the signature is not base64url");
+	json_object *hdr = jwt_part(token, (size_t)(d1 - token));
+	if (!hdr)
+		return refuse(why, whylen, "the header is not base64url JSON");
+	json_object *v;
+	bool alg_ok = json_object_object_get_ex(hdr, "alg", &v) &&
+		      json_object_is_type(v, json_type_string) &&
+		      alg_plausible(json_object_get_string(v));
+	json_object_put(hdr);
+	if (!alg_ok)
+		return refuse(why, whylen, "the header's alg is not RSA or ECDSA");
+	json_object *pl = jwt_part(d1 + 1, (size_t)(d2 - d1 - 1));
+	if (!pl)
+		return refuse(why, whylen, "the payload is not base64url JSON");
+	const char *what = NULL;
+	int64_t exp = 0;
+	if (!json_object_object_get_ex(pl, "aud", &v) || !aud_has_ours(v))
+		what = "its aud does not include " TOKENREVIEW_AUDIENCE;
+	else if (!json_object_object_get_ex(pl, "exp", &v) ||
+		 !(json_object_is_type(v, json_type_int) ||
+		   json_object_is_type(v, json_type_double)))
+		what = "it has no exp";
+	else if ((exp = json_object_get_int64(v)) <= now_s)
+		what = "it has expired";
+	else if (!json_object_object_get_ex(pl, "iss", &v) ||
+		 !json_object_is_type(v, json_type_string) || !*json_object_get_string(v))
+		what = "it has no iss";
+	json_object_put(pl);
+	if (what)
+		return refuse(why, whylen, what);
+	if (ret_exp)
+		*ret_exp = exp;
+	return 0;
 }

@@ -54,6 +54,8 @@ static void *thread_main(void *arg)
 		w->queue.head = j->next;
 		if (!w->queue.head)
 			w->queue.last = NULL;
+		if (w->urgent_last == j)
+			w->urgent_last = NULL;
 		/* Still the loop's to see (worker_each): its client may leave
 		 * meanwhile. */
 		w->busy = j;
@@ -110,6 +112,23 @@ void worker_submit(struct worker *w, struct worker_job *j)
 	w->pending++;
 	pthread_mutex_lock(w->lock);
 	list_push(&w->queue, j);
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(w->lock);
+}
+
+void worker_submit_urgent(struct worker *w, struct worker_job *j)
+{
+	w->pending++;
+	pthread_mutex_lock(w->lock);
+	struct worker_job *after = w->urgent_last;
+	j->next = after ? after->next : w->queue.head;
+	if (after)
+		after->next = j;
+	else
+		w->queue.head = j;
+	if (!j->next)
+		w->queue.last = j;
+	w->urgent_last = j;
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(w->lock);
 }

@@ -51,6 +51,7 @@ struct worker {
 	bool stopping;			/* under lock */
 	struct worker_list queue, done; /* under lock */
 	struct worker_job *busy;	/* under lock: the job in the thread's hands */
+	struct worker_job *urgent_last; /* under lock: the last urgent job queued, or NULL */
 	struct event *wake;		/* runs on_done on the loop */
 };
 
@@ -60,6 +61,9 @@ int worker_start(struct worker *w, const struct worker_ops *ops, void *arg, pthr
 		 struct event_base *base, int priority);
 /* Loop: queue j for the thread. */
 void worker_submit(struct worker *w, struct worker_job *j);
+/* Loop: queue j ahead of every job not submitted urgent (after the urgent
+ * ones, oldest first): the token reviews of known nodes pass a flood. */
+void worker_submit_urgent(struct worker *w, struct worker_job *j);
 /* Loop: call fn on every job submitted and not yet taken back to be finished,
  * with the lock held (fn must not call into the worker). */
 void worker_each(struct worker *w, void (*fn)(struct worker_job *j, void *arg), void *arg);

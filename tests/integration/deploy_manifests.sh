@@ -58,6 +58,10 @@ for overlay in ("standard", "node-conditions"):
     assert c["securityContext"]["allowPrivilegeEscalation"] is False
     assert c["readinessProbe"]["httpGet"]["path"] == "/readyz"
     assert c["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    # Reads need a credential; agents are only their own ServiceAccount.
+    assert "--read-auth=tokenreview:system:serviceaccounts:hvready-system" in c["args"], c["args"]
+    assert "--tokenreview" in c["args"], c["args"]
+    assert find(docs, "ServiceAccount", "hvready-reader")["automountServiceAccountToken"] is False
     ds = find(docs, "DaemonSet", "hvready-agent")["spec"]["template"]["spec"]
     assert {"operator": "Exists"} in ds["tolerations"], "agent must tolerate every taint"
     for spec in (agg, ds):

@@ -40,14 +40,19 @@ mkcert aggregator "IP:127.0.0.1,IP:10.231.1.1,IP:10.231.2.1,IP:10.231.3.1"
 
 # --- the fake kube-apiserver with the example cluster and token reviews --------
 cat >"$tmp/reviews.json" <<JSON
-{"tok-node-1": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-1", "pod": "hvready-agent-n1"},
- "tok-node-2": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-2", "pod": "hvready-agent-n2"},
- "tok-node-3": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-3", "pod": "hvready-agent-n3"},
- "tok-other-audience": {"user": "system:serviceaccount:default:x", "node": "harvester-node-1", "audiences": ["vault"]}}
+{"$(sa_token tok-node-1)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-1", "pod": "hvready-agent-n1"},
+ "$(sa_token tok-node-2)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-2", "pod": "hvready-agent-n2"},
+ "$(sa_token tok-node-3)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-3", "pod": "hvready-agent-n3"},
+ "$(sa_token tok-other-audience)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-2", "audiences": ["vault"]},
+ "$(sa_token tok-other-app)": {"user": "system:serviceaccount:default:other-app", "node": "harvester-node-2", "pod": "other-app-x"},
+ "$(sa_token tok-longhorn)": {"user": "system:serviceaccount:longhorn-system:longhorn-service-account", "node": "harvester-node-2", "pod": "longhorn-manager-x"},
+ "$(sa_token tok-plain-user)": {"user": "alice", "groups": ["system:authenticated"], "node": "harvester-node-2"},
+ "$(sa_token tok-no-pod)": {"user": "system:serviceaccount:hvready-system:hvready-agent"},
+ "$(sa_token tok-gone-pod)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "pod": "hvready-agent-gone"}}
 JSON
 python3 "$HVREADY_SRC/tests/tools/fake_apiserver.py" --fixtures "$HVREADY_SRC/examples/cluster" \
 	--cert "$tmp/apiserver.crt" --key "$tmp/apiserver.key" --bind 127.0.0.1 --token admin-token \
-	--require-auth --tokenreview "$tmp/reviews.json" >"$tmp/fake.port" 2>"$tmp/fake.log" &
+	--require-auth --tokenreview "$tmp/reviews.json" --log "$tmp/api.log" >"$tmp/fake.port" 2>"$tmp/fake.log" &
 pids+=($!)
 for _ in $(seq 1 100); do [ -s "$tmp/fake.port" ] && break; sleep 0.1; done
 api_port=$(head -n1 "$tmp/fake.port" | tr -dc 0-9)
@@ -89,7 +94,7 @@ roots=(a-debian-intel b-rhel9 b-slemicro55-harvester)
 declare -A agent_pid
 start_agent() { # i
 	local i=$1 ns="${tag}n$1"
-	printf 'tok-node-%s' "$i" >"$tmp/token-$i"
+	sa_token "tok-node-$i" >"$tmp/token-$i"
 	ip netns exec "$ns" "$AGENT" run --aggregator "https://10.231.$i.1:$agg_port" \
 		--ca-file "$tmp/ca.crt" --token-file "$tmp/token-$i" --node "harvester-node-$i" \
 		--host-root "$HVREADY_SRC/tests/fixtures/hostroots/${roots[$((i - 1))]}" \
@@ -145,15 +150,37 @@ post() { # token content-type file -> prints HTTP status and body
 expect() { # code what output
 	case "$3" in "$1 "*) echo "  $2: $1" ;; *) fail "$2: expected $1, got: $3" ;; esac
 }
-expect 403 "token of node 1 reporting for node 2" "$(post tok-node-1 application/msgpack "$tmp/node2.msgpack")"
+expect 403 "token of node 1 reporting for node 2" "$(post $(sa_token tok-node-1) application/msgpack "$tmp/node2.msgpack")"
 grep -q "cannot report for node harvester-node-2" "$tmp/body" || fail "403 without the reason: $(cat "$tmp/body")"
-expect 200 "token of node 2 for node 2" "$(post tok-node-2 application/msgpack "$tmp/node2.msgpack")"
+expect 200 "token of node 2 for node 2" "$(post $(sa_token tok-node-2) application/msgpack "$tmp/node2.msgpack")"
 expect 401 "no token" "$(post "" application/msgpack "$tmp/node2.msgpack")"
-expect 401 "unknown token" "$(post tok-nobody application/msgpack "$tmp/node2.msgpack")"
-expect 401 "token for another audience" "$(post tok-other-audience application/msgpack "$tmp/node2.msgpack")"
-expect 415 "wrong content type" "$(post tok-node-2 application/json "$tmp/node2.msgpack")"
+expect 401 "unknown token" "$(post $(sa_token tok-nobody) application/msgpack "$tmp/node2.msgpack")"
+expect 401 "token for another audience" "$(post $(sa_token tok-other-audience) application/msgpack "$tmp/node2.msgpack")"
+# Identities bound to node 2 that are not its agent (issue: any identity bound
+# to a node could report for it), each refused with its reason in the log.
+expect 403 "another application's ServiceAccount on node 2" "$(post $(sa_token tok-other-app) application/msgpack "$tmp/node2.msgpack")"
+grep -q "not of the agent's ServiceAccount" "$tmp/body" || fail "403 without the reason: $(cat "$tmp/body")"
+expect 403 "Longhorn's ServiceAccount on node 2" "$(post $(sa_token tok-longhorn) application/msgpack "$tmp/node2.msgpack")"
+expect 403 "a plain user with a node-name extra" "$(post $(sa_token tok-plain-user) application/msgpack "$tmp/node2.msgpack")"
+expect 403 "the agent's ServiceAccount bound to no pod" "$(post $(sa_token tok-no-pod) application/msgpack "$tmp/node2.msgpack")"
+# A server before node-name extras (Kubernetes < 1.30): the pod decides, and
+# one not in the cluster state is refused, not guessed.
+expect 403 "a pod the cluster state does not hold" "$(post $(sa_token tok-gone-pod) application/msgpack "$tmp/node2.msgpack")"
+grep -q "hvready-system/hvready-agent-gone" "$tmp/body" || fail "403 without the pod: $(cat "$tmp/body")"
+reviews_before=$(grep -c tokenreviews "$tmp/api.log" || true)
+expect 401 "not a ServiceAccount JWT" "$(post tok-node-2 application/msgpack "$tmp/node2.msgpack")"
+grep -q "not a ServiceAccount token for audience hvready" "$tmp/body" || fail "401 without the reason: $(cat "$tmp/body")"
+expect 401 "a JWT for another audience" "$(post eyJhbGciOiJSUzI1NiIsImtpZCI6InQifQ.eyJhdWQiOlsidmF1bHQiXSwiZXhwIjo0MTAyNDQ0ODAwLCJpc3MiOiJodHRwczovL2t1YmVybmV0ZXMuZGVmYXVsdC5zdmMuY2x1c3Rlci5sb2NhbCJ9.sig application/msgpack "$tmp/node2.msgpack")"
+[ "$(grep -c tokenreviews "$tmp/api.log" || true)" = "$reviews_before" ] ||
+	fail "the API was asked about tokens that cannot pass"
+for why in "not of the agent's ServiceAccount" "cannot report for node harvester-node-2" "not a ServiceAccount token"; do
+	grep -q "refused a report for node harvester-node-2 (.*$why" "$tmp/aggregator.log" ||
+		fail "no log line saying: $why"
+done
+grep -q "eyJhbGci" "$tmp/aggregator.log" && fail "a token in the aggregator's log"
+expect 415 "wrong content type" "$(post $(sa_token tok-node-2) application/json "$tmp/node2.msgpack")"
 printf '\x93\x01\x02' >"$tmp/garbage"
-expect 400 "not a report" "$(post tok-node-2 application/msgpack "$tmp/garbage")"
+expect 400 "not a report" "$(post $(sa_token tok-node-2) application/msgpack "$tmp/garbage")"
 python3 - "$tmp/v2.msgpack" <<'PY'
 import sys
 def s(x):
@@ -162,11 +189,11 @@ def s(x):
 # {"schema": "hvready.node/v2", "node": "harvester-node-2"}
 open(sys.argv[1], "wb").write(bytes([0x82]) + s("schema") + s("hvready.node/v2") + s("node") + s("harvester-node-2"))
 PY
-out=$(post tok-node-2 application/msgpack "$tmp/v2.msgpack")
+out=$(post $(sa_token tok-node-2) application/msgpack "$tmp/v2.msgpack")
 expect 400 "unknown major version" "$out"
 grep -q "hvready.node/v2" "$tmp/body" || fail "no version in the 400: $(cat "$tmp/body")"
 head -c $((1024 * 1024 + 10)) /dev/zero >"$tmp/big"
-code=$(api -o /dev/null -w '%{http_code}' -H "Authorization: Bearer tok-node-2" \
+code=$(api -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(sa_token tok-node-2)" \
 	-H "Content-Type: application/msgpack" --data-binary "@$tmp/big" "https://127.0.0.1:$agg_port/v1/reports" || true)
 [ "$code" = 413 ] || fail "over 1 MiB: expected 413, got $code"
 echo "  body over 1 MiB: 413"

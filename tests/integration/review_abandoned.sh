@@ -21,11 +21,11 @@ DELAY=3 # seconds per TokenReview; the clients give up after 1
 
 node_reports "$TMP/reports"
 kt_pki "$TMP/pki"
-cat >"$TMP/reviews.json" <<'EOF'
-{"node-1-token": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-1"},
- "node-2-token": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-2"},
- "node-1-late": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-1"},
- "node-2-late": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-2"}}
+cat >"$TMP/reviews.json" <<EOF
+{"$(sa_token node-1-token)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-1"},
+ "$(sa_token node-2-token)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-2"},
+ "$(sa_token node-1-late)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-1"},
+ "$(sa_token node-2-late)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-2"}}
 EOF
 # The fake API server, its TokenReview answered after DELAY seconds.
 cat >"$TMP/slow_review.py" <<'EOF'
@@ -61,7 +61,7 @@ posting=()
 post_both() { # suffix max-time
 	local n
 	for n in 1 2; do
-		post "harvester-node-$n" "node-$n-$1" "$2" >"$TMP/code-$n" &
+		post "harvester-node-$n" "$(sa_token "node-$n-$1")" "$2" >"$TMP/code-$n" &
 		posting+=($!)
 		sleep 0.2
 	done
@@ -80,7 +80,7 @@ sleep 0.5
 kill -0 "$AGG_PID" 2>/dev/null || fail "the aggregator died once the abandoned reviews were done"
 # Their results were cached: the retries need no review.
 for n in 1 2; do
-	code=$(post "harvester-node-$n" "node-$n-token" 2)
+	code=$(post "harvester-node-$n" "$(sa_token "node-$n-token")" 2)
 	[ "$code" = 200 ] || fail "node-$n's retry after the abandoned review: HTTP $code"
 done
 [ "$(reviews)" -eq 2 ] || fail "the retries were reviewed again: $(reviews) reviews"

@@ -145,7 +145,9 @@ echo "  $n requests without a valid credential: no write accepted, node list and
 echo "== 4. no secret in any log or answer"
 # A --tokenreview aggregator asked about tokens the API does not know.
 kt_pki "$TMP/pki"
-echo "{\"$SECRET-node\": {\"user\": \"system:serviceaccount:hvready-system:hvready-agent\", \"node\": \"harvester-node-1\"}}" \
+# JWT-shaped, so that it is reviewed (tokenreview_precheck); it carries $SECRET.
+SA_SECRET=$(sa_token "$SECRET-node")
+echo "{\"$SA_SECRET\": {\"user\": \"system:serviceaccount:hvready-system:hvready-agent\", \"node\": \"harvester-node-1\"}}" \
 	>"$TMP/reviews.json"
 kt_fake api --fixtures "$FIXTURES/harvester" --token admin-token --require-auth --tokenreview "$TMP/reviews.json"
 mkdir -p "$TMP/kc"
@@ -155,7 +157,7 @@ start_aggregator "$TMP/aggregator-tr.log" --kubeconfig "$TMP/kc/config" --tokenr
 	fail "the --tokenreview aggregator did not start"
 TR_URL=$AGG_URL
 TR_PID=$AGG_PID
-for tok in "$WRONG" "$SECRET" "$SECRET-node"; do
+for tok in "$WRONG" "$SECRET" "$SA_SECRET" "$(sa_token "$WRONG")"; do
 	curl -s --max-time 10 -o "$TMP/tr-body" -H "Content-Type: application/msgpack" \
 		-H "Authorization: Bearer $tok" --data-binary "@$TMP/report.msgpack" \
 		"$TR_URL/v1/reports" >/dev/null || true

@@ -143,3 +143,14 @@ node_reports() {
 			fail "agent check for $node (exit $rc): $(cat "$tmp/agent.log")"
 	done
 }
+
+# A bearer token shaped as a ServiceAccount JWT for audience "hvready" (RS256
+# header; payload {"aud":["hvready"],"exp":4102444800,"iss":
+# "https://kubernetes.default.svc.cluster.local"}) whose signature part is $1
+# (base64url characters): the aggregator asks the API only about tokens of this
+# shape (tokenreview_precheck), and the fake API server knows them by name.
+sa_token() {
+	printf 'eyJhbGciOiJSUzI1NiIsImtpZCI6InQifQ.%s.%s' \
+		eyJhdWQiOlsiaHZyZWFkeSJdLCJleHAiOjQxMDI0NDQ4MDAsImlzcyI6Imh0dHBzOi8va3ViZXJuZXRlcy5kZWZhdWx0LnN2Yy5jbHVzdGVyLmxvY2FsIn0 \
+		"$1"
+}
