@@ -40,7 +40,7 @@ static const struct {
     [VC_KUBERNETES] = {"Kubernetes",
 		       "kubernetes",
 		       true,
-		       {{1, 29, 0}, {1, 34, 999}, "v1.29–v1.34", "v1.29", "v1.34"}},
+		       {{1, 29, 0}, {1, 35, 999}, "v1.29–v1.35", "v1.29", "v1.35"}},
     [VC_CONTAINERD] = {"containerd",
 		       "containerd",
 		       true,
