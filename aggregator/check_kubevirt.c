@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cluster_versions.h"
 #include "helm_values.h"
 #include "kubevirt_util.h"
 #include "semver.h"
@@ -253,6 +254,7 @@ static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, const struct 
 	kv_add_str(&f->evidence, "kubevirt_version", vs ? vs : "unknown");
 	if (vfield)
 		kv_add_strf(&f->evidence, "version_from", "status.%s", vfield);
+	versions_note(&f->evidence, ctx->cs, VC_KUBEVIRT);
 	evidence_list(&f->evidence, "featureGates", gates);
 	evidence_list(&f->evidence, "disabledFeatureGates", disabled);
 	kv_add_str(&f->evidence, "snapshot_gate", g.decided ? (g.on ? "on" : "off") : "unknown");
@@ -652,6 +654,7 @@ static void missing_operator_cr(struct agg_ctx *ctx, const char *id, enum resour
 			    what);
 	} else if (rid == RES_CDIS && !harvester_ships_cdi(ctx->cs, &hv_version)) {
 		kv_add_str(&f->evidence, "harvester_image", hv_version);
+		versions_note(&f->evidence, ctx->cs, VC_HARVESTER);
 		finding_set(f, STATUS_SKIP, "no CDI: this Harvester release (%s) ships none",
 			    hv_version);
 	} else {

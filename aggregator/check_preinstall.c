@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cidr.h"
+#include "cluster_versions.h"
 #include "helm_values.h"
 #include "kubevirt_util.h"
 #include "semver.h"
@@ -181,6 +182,7 @@ static void conflict_longhorn(struct agg_ctx *ctx, const char *id, size_t *n)
 	kv_add_str(&f->evidence, "longhorn_version", ver ? ver : "unknown");
 	if (from)
 		kv_add_str(&f->evidence, "version_from", from);
+	versions_note(&f->evidence, ctx->cs, VC_LONGHORN);
 	kv_add_strf(&f->evidence, "harvester_ships", "Longhorn %s (Harvester %s)", TARGET_LONGHORN,
 		    TARGET_HARVESTER);
 	const char *path = JQS(cs_find(ctx->cs, RES_LH_SETTINGS, ns, "default-data-path"), "value");

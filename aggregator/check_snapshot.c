@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "checks_api.h"
+#include "cluster_versions.h"
 #include "longhorn.h"
 #include "storage.h"
 
@@ -935,6 +936,7 @@ void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 	else
 		kv_add_str(&f->evidence, "longhorn_version",
 			   "unknown (no current-longhorn-version)");
+	versions_note(&f->evidence, cs, VC_LONGHORN);
 	const struct jv *bt = cs_find(cs, RES_LH_BACKUPTARGETS, NULL, "default");
 	if (bt) {
 		kv_add_str(&f->evidence, "path",

@@ -294,6 +294,21 @@ static void finding_detail(FILE *f, const struct finding *fd, size_t idx, const 
 	fputs("</div></details>\n", f);
 }
 
+/* The versions read from the cluster, and each outside the support matrix. */
+static void html_versions(FILE *f, const struct cluster_versions *cv)
+{
+	_cleanup_free_ char *line = cluster_versions_line(cv);
+	fputs("<p class=\"meta\" id=\"versions\">Versions: ", f);
+	esc(f, line ? line : "none found in the cluster state");
+	fputs("</p>\n", f);
+	for (int c = 0; c < _VC_MAX; c++)
+		if (cv->c[c].note) {
+			fputs("<p class=\"meta version-note\">Note: ", f);
+			esc(f, cv->c[c].note);
+			fputs("</p>\n", f);
+		}
+}
+
 static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 {
 	char ts[64];
@@ -312,6 +327,7 @@ static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 	if (refresh_s > 0)
 		fprintf(f, "<span class=\"reload\"> · reloads every %d s</span>", refresh_s);
 	fputs("</p>\n", f);
+	html_versions(f, &v->versions);
 	if (gate >= 0 && gate < _GATE_MAX) {
 		_cleanup_free_ char *go = render_verdict_go_line(v, gate);
 		fprintf(f, "<p class=\"go %s\" id=\"go\" data-gate=\"%s\"><b>", cls(overall),

@@ -432,6 +432,21 @@ static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, 
 	}
 }
 
+/* The versions read from the cluster, and each one outside the support
+ * matrix (docs/support-matrix.md). */
+static void text_versions(FILE *f, const struct cluster_versions *cv)
+{
+	_cleanup_free_ char *line = cluster_versions_line(cv);
+	_cleanup_free_ char *text =
+	    xasprintf("Versions: %s.", line ? line : "none found in the cluster state");
+	text_line(f, text, 0, 2);
+	for (int c = 0; c < _VC_MAX; c++)
+		if (cv->c[c].note) {
+			_cleanup_free_ char *n = xasprintf("Note: %s.", cv->c[c].note);
+			text_line(f, n, 0, 2);
+		}
+}
+
 void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color)
 {
 	char ts[64];
@@ -451,6 +466,7 @@ void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color)
 	    "Generated %s, %s, from %s. Harvester installed: %s.", ts, v->live ? "live" : "offline",
 	    *v->source ? v->source : "(unknown source)", v->harvester_installed ? "yes" : "no");
 	text_line(f, meta, 0, 2);
+	text_versions(f, &v->versions);
 
 	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
 	/* --gate: that gate's blockers and findings only, and its VMs */
@@ -704,6 +720,20 @@ static void md_nodes(FILE *f, const struct verdict *v)
 	}
 }
 
+static void md_versions(FILE *f, const struct cluster_versions *cv)
+{
+	_cleanup_free_ char *line = cluster_versions_line(cv);
+	fputs("Versions: ", f);
+	md_text(f, line ? line : "none found in the cluster state");
+	fputs(".\n\n", f);
+	for (int c = 0; c < _VC_MAX; c++)
+		if (cv->c[c].note) {
+			fputs("> **Note:** ", f);
+			md_text(f, cv->c[c].note);
+			fputs(".\n\n", f);
+		}
+}
+
 void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 {
 	char ts[64];
@@ -716,6 +746,7 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	fprintf(f, "Generated %s (%s, ", ts, v->live ? "live" : "offline");
 	md_text(f, *v->source ? v->source : "unknown source");
 	fprintf(f, "). Harvester installed: %s.\n\n", v->harvester_installed ? "yes" : "no");
+	md_versions(f, &v->versions);
 
 	fputs("## Gates\n\n| Gate | Status | Blockers |\n|---|---|---|\n", f);
 	for (int g = 0; g < _GATE_MAX; g++)

@@ -72,6 +72,7 @@ void verdict_evaluate(struct verdict *v, struct agg_ctx *ctx, const struct engin
 	v->source = xstrdup(ctx->cs->source ? ctx->cs->source : "");
 	v->state_read_ns = ctx->cs->read_at_ns;
 	v->live = ctx->live;
+	cluster_versions_detect(ctx->cs, &v->versions);
 	ctx->out = &v->findings;
 	ctx->vms = &v->vms;
 	engine_run(ctx, opts);
@@ -101,6 +102,7 @@ void verdict_clear(struct verdict *v)
 	free(v->nodes);
 	free(v->source);
 	free(v->state_error);
+	cluster_versions_clear(&v->versions);
 	*v = (struct verdict){0};
 }
 
@@ -141,6 +143,7 @@ json_object *verdict_head_json(const struct verdict *v)
 	json_object_object_add(o, "cluster_state", cs);
 	json_object_object_add(o, "harvester_installed",
 			       json_object_new_boolean(v->harvester_installed));
+	json_object_object_add(o, "versions", cluster_versions_json(&v->versions));
 	json_object_object_add(o, "status",
 			       json_object_new_string(status_name(verdict_status(v, -1))));
 	return o;

@@ -6,6 +6,7 @@
 #pragma once
 #include <stdio.h>
 #include <json-c/json.h>
+#include "cluster_versions.h"
 #include "engine.h"
 
 #define REPORT_SCHEMA "hvready.report/v1"
@@ -31,6 +32,7 @@ struct verdict {
 	char *state_error;
 	bool live;
 	bool harvester_installed;
+	struct cluster_versions versions; /* read from the cluster state */
 	struct finding_list findings;
 	struct gate_result gates[_GATE_MAX];
 	struct vm_table vms;

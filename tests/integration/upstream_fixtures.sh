@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The cluster states built from upstream releases (tests/fixtures/upstream/):
+# each report names the versions it read from the objects, in every format,
+# and on a version outside the support matrix (docs/support-matrix.md) the
+# header says so and every finding whose rule depends on that version carries
+# the note: never a silent PASS on rules hvready did not read for it.
+set -euo pipefail
+: "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+up="$HVREADY_SRC/tests/fixtures/upstream"
+agg="$HVREADY_BIN/hvready-aggregator"
+
+# The generator is deterministic and the directories are what it writes.
+cp -r "$up" "$tmp/regen"
+python3 "$tmp/regen/gen_upstream.py"
+diff -r "$up" "$tmp/regen" >/dev/null || {
+	echo "FAIL: tests/fixtures/upstream differs from what gen_upstream.py writes"
+	diff -r "$up" "$tmp/regen" | head -20
+	exit 1
+}
+
+n=0
+for d in "$up"/*/; do
+	name=$(basename "$d")
+	n=$((n + 1))
+	grep -q "$name" "$up/README.md" || { echo "FAIL: $name is not indexed in README.md"; exit 1; }
+	[ -s "$d/README.md" ] || { echo "FAIL: $name has no README.md naming its sources"; exit 1; }
+	rc=0
+	"$agg" report --cluster-state "$d" --format json >"$tmp/$name.json" || rc=$?
+	case "$rc" in 0 | 1 | 3) ;; *) echo "FAIL: $name: report exit $rc"; exit 1 ;; esac
+	for fmt in text markdown html; do
+		"$agg" report --cluster-state "$d" --format "$fmt" >"$tmp/$name.$fmt" || true
+	done
+	python3 - "$name" "$tmp" <<'PY'
+import html, json, re, sys
+name, tmp = sys.argv[1], sys.argv[2]
+# What each fixture runs, from its README's sources.
+expected = {
+    "harvester-1.4.3": dict(harvester="v1.4.3", kubevirt="1.3.1-150600.5.9.1", cdi=None,
+                            longhorn="v1.7.3", kubernetes="v1.31.7+rke2r1"),
+    "harvester-1.6.1": dict(harvester="v1.6.1", kubevirt="1.5.2-150700.3.5.2",
+                            cdi="1.62.0-150700.9.3.1", longhorn="v1.9.2",
+                            kubernetes="v1.33.5+rke2r1"),
+    "k3s-kubevirt-1.9-longhorn-1.11": dict(harvester=None, kubevirt="v1.9.0", cdi="v1.64.0",
+                                           longhorn="v1.11.2", kubernetes="v1.34.1+k3s1"),
+    "k3s-kubevirt-1.10-out-of-matrix": dict(harvester=None, kubevirt="v1.10.0", cdi="v1.65.0",
+                                            longhorn="v1.12.0", kubernetes="v1.36.0+k3s1"),
+}
+out_of_matrix = {"k3s-kubevirt-1.10-out-of-matrix": {"kubevirt", "longhorn", "kubernetes"}}
+# The checks whose rules depend on a component's version (docs/support-matrix.md,
+# "Rules that depend on a version"), and the evidence key of a finding that
+# applied such a rule (api.preinstall.conflicts judges other components too).
+dependent = {
+    "kubevirt": ({"api.kubevirt.snapshot-gate"}, "kubevirt_version"),
+    "longhorn": ({"api.vsc.backup-target", "api.preinstall.conflicts"}, "longhorn_version"),
+}
+assert name in expected, name + ": add its expected versions to this test"
+v = json.load(open(f"{tmp}/{name}.json"))
+vers = v.get("versions")
+assert isinstance(vers, dict), name + ": no versions object in the JSON report"
+for comp, want in expected[name].items():
+    got = vers[comp]["version"]
+    assert got == want, f"{name}: {comp} version {got!r}, expected {want!r}"
+    if want:
+        assert vers[comp]["from"], f"{name}: {comp} without its source"
+nodes = vers["nodes"]
+assert nodes and all(n["kubelet"] and n["os_image"] for n in nodes), name + ": node versions"
+dist = "k3s" if "k3s" in expected[name]["kubernetes"] else "rke2"
+assert all(n["distribution"] == dist for n in nodes), f"{name}: distribution {nodes}"
+oom = out_of_matrix.get(name, set())
+for comp, c in vers.items():
+    if comp == "nodes" or not c["version"] or c["in_matrix"] is None:
+        continue
+    assert c["in_matrix"] == (comp not in oom), f"{name}: {comp} in_matrix {c['in_matrix']}"
+    assert ("note" in c) == (comp in oom), f"{name}: {comp} note {c.get('note')}"
+headers = {fmt: open(f"{tmp}/{name}.{fmt}").read() for fmt in ("text", "markdown", "html")}
+flat = {fmt: re.sub(r"\s+", " ", h) for fmt, h in headers.items()}
+flat["html"] = html.unescape(flat["html"])
+for fmt, h in flat.items():
+    assert "Versions: " in h, f"{name}: {fmt} report has no Versions line"
+    for comp in ("kubevirt", "longhorn"):
+        want = expected[name][comp]
+        assert want in h, f"{name}: {fmt} header does not name {comp} {want}"
+    for comp in oom:
+        assert vers[comp]["note"] in h, f"{name}: {fmt} header lacks {vers[comp]['note']!r}"
+checked = 0
+for f in v["findings"]:
+    note = (f.get("evidence") or {}).get("version_note")
+    for comp, (checks, key) in dependent.items():
+        if f["check"] not in checks or key not in (f.get("evidence") or {}):
+            continue
+        if comp in oom:
+            checked += 1
+            assert note and note == vers[comp]["note"], \
+                f"{name}: {f['check']} {f['status']} without the out-of-matrix note"
+    if not oom:
+        assert note is None, f"{name}: {f['check']} has a version_note inside the matrix"
+if oom:
+    assert checked >= 2, f"{name}: only {checked} version-dependent findings seen"
+print(f"ok {name}: " + ", ".join(f"{k} {c['version']}" for k, c in vers.items()
+                                  if k != "nodes" and c["version"]))
+PY
+done
+[ "$n" -ge 4 ] || { echo "FAIL: only $n upstream fixtures"; exit 1; }
+echo "PASS: $n upstream cluster states"
