@@ -87,7 +87,7 @@ static void add_chrony(struct finding *f, const struct timesync_chrony *c)
 			   "unknown: no /etc/chrony/chrony.conf or /etc/chrony.conf");
 	} else if (c->err < 0) {
 		kv_add_strf(&f->evidence, "chrony_rtcsync", "unknown: %s: %s", c->err_file,
-			    c->err == -EINVAL ? "not a text file" : strerror(-c->err));
+			    c->err == -EINVAL ? "not a text file" : util_read_strerror(c->err));
 	} else if (c->rtcsync_where) {
 		kv_add_strf(&f->evidence, "chrony_rtcsync", "set (%s)", c->rtcsync_where);
 	} else {

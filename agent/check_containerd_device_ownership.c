@@ -334,7 +334,7 @@ static int load_containerd(struct eval *e, char *err, size_t errlen)
  */
 static int binary_knows(const struct hostroot *root, const char *path)
 {
-	_cleanup_close_ int fd = hostroot_openat(root, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_close_ int fd = hostroot_open_file(root, path);
 	if (fd < 0)
 		return fd;
 	const size_t keep = sizeof(KEY) - 2;

@@ -249,9 +249,9 @@ static void judge_initiator(const struct hostroot *hr, const struct initiator *i
 		judge_remedy(j, "Create an initiator name: %s", gen);
 	} else if (in->err < 0) {
 		kv_add_strf(ev, "initiator_name", "unreadable: %s",
-			    in->err == -EINVAL ? "not a text file" : strerror(-in->err));
+			    in->err == -EINVAL ? "not a text file" : util_read_strerror(in->err));
 		judge_note(j, STATUS_UNKNOWN, "could not read %s: %s", file,
-			   in->err == -EINVAL ? "not a text file" : strerror(-in->err));
+			   in->err == -EINVAL ? "not a text file" : util_read_strerror(in->err));
 	} else if (in->name) {
 		kv_add_str(ev, "initiator_name", in->name);
 		if (!start_check_passes(in, d, ev)) {

@@ -120,7 +120,7 @@ static void judge_mount(const struct mounts *m, const char *path, const char *re
 	if (m->err) {
 		_cleanup_free_ char *why = m->err == -EINVAL
 					       ? xasprintf("line %zu is malformed", m->bad_line)
-					       : xstrdup(strerror(-m->err));
+					       : xstrdup(util_read_strerror(m->err));
 		kv_add_strf(ev, "mount_point", "unknown: %s: %s", m->file ? m->file : "mountinfo",
 			    why);
 		judge_note(j, STATUS_UNKNOWN, "could not read the host's mount table (%s: %s)",

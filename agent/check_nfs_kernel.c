@@ -382,7 +382,7 @@ static char *err_str(const struct hostroot *hr, const char *path, int err)
 {
 	_cleanup_free_ char *d = hostroot_display(hr, path);
 	return xasprintf("unreadable: %s: %s", d,
-			 err == -EINVAL ? "not in the expected format" : strerror(-err));
+			 err == -EINVAL ? "not in the expected format" : util_read_strerror(err));
 }
 
 static const char *names(bool nfs, bool nfsv4)
