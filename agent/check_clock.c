@@ -14,6 +14,7 @@
 #include "checks.h"
 #include "facts.h"
 #include "timesync.h"
+#include "unitfiles.h"
 
 static void add_list(struct finding *f, const char *key, const struct strv *v)
 {
@@ -49,8 +50,17 @@ static void add_clock(struct finding *f, const struct timesync_clock *c, int64_t
 	kv_add_int(&f->evidence, "maxerror_warn_us", threshold_us);
 }
 
-static void remedy_unsynced(struct finding *f, const struct timesync_daemons *d)
+/* How to start or enable a daemon: systemctl only where PID 1 is systemd
+ * (unitfiles_pid1_systemd()); elsewhere the init system's own words. */
+struct init_sys {
+	int systemd; /* 1, 0, or -errno: not known */
+	char *comm;  /* PID 1's name, when read */
+};
+
+static void remedy_unsynced(struct finding *f, const struct timesync_daemons *d,
+			    const struct init_sys *in)
 {
+	const char *other = in->comm && *in->comm ? in->comm : "not known";
 	if (d->running.n > 0) {
 		const char *name = d->running.items[0];
 		finding_remedy(
@@ -61,14 +71,24 @@ static void remedy_unsynced(struct finding *f, const struct timesync_daemons *d)
 		    streq(name, "chronyd") ? "`chronyc tracking`, `chronyc sources`"
 		    : streq(name, "ntpd")  ? "`ntpq -p`"
 					   : "`timedatectl timesync-status`");
-	} else if (d->enabled.n > 0) {
+	} else if (d->enabled.n > 0 && in->systemd == 1) {
 		finding_remedy(f,
 			       "%s is enabled but not running: `systemctl restart %s`, then "
 			       "check its log.",
 			       d->enabled.items[0], d->enabled.items[0]);
-	} else if (d->installed.n > 0) {
+	} else if (d->enabled.n > 0) {
+		finding_remedy(f,
+			       "%s is enabled but not running: start it with the host's init "
+			       "system (PID 1 is %s, not systemd), then check its log.",
+			       d->enabled.items[0], other);
+	} else if (d->installed.n > 0 && in->systemd == 1) {
 		finding_remedy(f, "%s is installed but not enabled: `systemctl enable --now %s`.",
 			       d->installed.items[0], d->installed.items[0]);
+	} else if (d->installed.n > 0) {
+		finding_remedy(f,
+			       "%s is installed but not started: start it at boot with the host's "
+			       "init system (PID 1 is %s, not systemd).",
+			       d->installed.items[0], other);
 	} else {
 		finding_remedy(f, "Install and enable a time sync daemon (chrony: `chronyd`), "
 				  "pointed at the same NTP servers on every node; Longhorn, etcd "
@@ -87,7 +107,7 @@ static void add_chrony(struct finding *f, const struct timesync_chrony *c)
 			   "unknown: no /etc/chrony/chrony.conf or /etc/chrony.conf");
 	} else if (c->err < 0) {
 		kv_add_strf(&f->evidence, "chrony_rtcsync", "unknown: %s: %s", c->err_file,
-			    c->err == -EINVAL ? "not a text file" : strerror(-c->err));
+			    c->err == -EINVAL ? "not a text file" : util_read_strerror(c->err));
 	} else if (c->rtcsync_where) {
 		kv_add_strf(&f->evidence, "chrony_rtcsync", "set (%s)", c->rtcsync_where);
 	} else {
@@ -146,6 +166,12 @@ void check_clock(struct agent_ctx *ctx, const char *id)
 		add_chrony(f, &cc);
 	}
 	const char *via = d.running.n > 0 ? d.running.items[0] : NULL;
+	struct init_sys in = {0};
+	in.systemd = unitfiles_pid1_systemd(&ctx->root, &in.comm);
+	kv_add_str(&f->evidence, "init",
+		   in.systemd == 1   ? "systemd"
+		   : in.systemd == 0 ? in.comm
+				     : "unknown: /proc/1/comm unreadable, no /run/systemd/system");
 	if (chrony_without_rtcsync(&c, &d, &cc)) {
 		/* chronyd writes its real error bound only while it is synchronised (16 s
 		 * otherwise), so the bound, not the flag, says whether it is: a healthy
@@ -162,14 +188,15 @@ void check_clock(struct agent_ctx *ctx, const char *id)
 		finding_remedy(f,
 			       "Add the line `rtcsync` to %s (the distributions' default "
 			       "configuration has it; remove any `rtcfile` line), then "
-			       "`systemctl restart chronyd` and confirm with `chronyc tracking` "
+			       "restart chronyd%s and confirm with `chronyc tracking` "
 			       "(Leap status: Normal).",
-			       cc.files.items[0]);
+			       cc.files.items[0],
+			       in.systemd == 1 ? " (`systemctl restart chronyd`)" : "");
 	} else if (!c.synced) {
 		finding_set(f, STATUS_FAIL, "the kernel clock is not synchronised (%s%s)",
 			    timesync_state_name(c.state),
 			    (c.status & STA_UNSYNC) ? ", STA_UNSYNC" : "");
-		remedy_unsynced(f, &d);
+		remedy_unsynced(f, &d, &in);
 	} else if (c.maxerror_us > thr) {
 		finding_set(f, STATUS_WARN,
 			    "the kernel clock's maximum error is %s, above %s: its sync daemon has "
@@ -186,4 +213,5 @@ void check_clock(struct agent_ctx *ctx, const char *id)
 	}
 	timesync_chrony_clear(&cc);
 	timesync_daemons_clear(&d);
+	free(in.comm);
 }

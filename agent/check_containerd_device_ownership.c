@@ -23,6 +23,7 @@
 
 #include "checks.h"
 #include "containerd_config.h"
+#include "unit_cmdline.h"
 #include "rke2_config.h"
 
 #define KEY "device_ownership_from_security_context"
@@ -138,6 +139,33 @@ static void add_source(struct kv_list *ev, const char *key, const char *file, un
 		kv_add_strf(ev, key, "%s:%u", file, line);
 }
 
+/* --nonroot-devices on the unit's command line (unit_cmdline.h) counts like
+ * config.yaml, and wins over it (the command line comes last): merged into the
+ * config as the last value, with the unit file as its source. */
+static void cmdline_nonroot(struct eval *e)
+{
+	const char *units[] = {e->d->unit_server, e->d->unit_agent};
+	for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+		_cleanup_free_ char *unit = xasprintf("%s.service", units[i]);
+		_cleanup_free_ char *value = NULL, *where = NULL;
+		if (unit_cmdline_flag(&e->ctx->root, unit, "nonroot-devices", &value, &where) != 1)
+			continue;
+		bool plain = *value != '\0';
+		for (const char *c = value; *c; c++)
+			if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			      (*c >= '0' && *c <= '9')))
+				plain = false;
+		_cleanup_free_ char *doc =
+		    plain ? xasprintf("nonroot-devices: %s\n", value)
+			  : xasprintf("nonroot-devices: \"%s\"\n", "(not a boolean)");
+		_cleanup_free_ char *name = xasprintf("%s (ExecStart)", where);
+		char err[256];
+		if (rke2_config_parse(&e->rc, (const uint8_t *)doc, strlen(doc), name, err,
+				      sizeof(err)) == 0)
+			return;
+	}
+}
+
 static int load_distro_config(struct eval *e, char *err, size_t errlen)
 {
 	struct kv_list *ev = &e->f->evidence;
@@ -151,6 +179,7 @@ static int load_distro_config(struct eval *e, char *err, size_t errlen)
 	e->data_dir = xstrdup(dd && *dd ? dd : e->d->data_dir);
 	if (dd && *dd)
 		kv_add_str(ev, "data_dir", e->data_dir);
+	cmdline_nonroot(e);
 	e->nonroot = rke2_config_bool(&e->rc, "nonroot-devices");
 	const struct rke2_value *v = rke2_config_get(&e->rc, "nonroot-devices");
 	if (e->nonroot == -ENOENT)
@@ -334,7 +363,7 @@ static int load_containerd(struct eval *e, char *err, size_t errlen)
  */
 static int binary_knows(const struct hostroot *root, const char *path)
 {
-	_cleanup_close_ int fd = hostroot_openat(root, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_close_ int fd = hostroot_open_file(root, path);
 	if (fd < 0)
 		return fd;
 	const size_t keep = sizeof(KEY) - 2;

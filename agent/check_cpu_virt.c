@@ -162,7 +162,8 @@ void check_cpu_virt(struct agent_ctx *ctx, const char *id)
 			finding_set(f, STATUS_UNKNOWN, "%s has no processor entries: not cpuinfo",
 				    path);
 		else
-			finding_set(f, STATUS_UNKNOWN, "cannot read %s: %s", path, strerror(-r));
+			finding_set(f, STATUS_UNKNOWN, "cannot read %s: %s", path,
+				    util_read_strerror(r));
 		finding_remedy(f, "Give the agent the host's /proc (the host root must contain "
 				  "proc/cpuinfo).");
 		cpuinfo_clear(&ci);

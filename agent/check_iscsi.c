@@ -249,9 +249,9 @@ static void judge_initiator(const struct hostroot *hr, const struct initiator *i
 		judge_remedy(j, "Create an initiator name: %s", gen);
 	} else if (in->err < 0) {
 		kv_add_strf(ev, "initiator_name", "unreadable: %s",
-			    in->err == -EINVAL ? "not a text file" : strerror(-in->err));
+			    in->err == -EINVAL ? "not a text file" : util_read_strerror(in->err));
 		judge_note(j, STATUS_UNKNOWN, "could not read %s: %s", file,
-			   in->err == -EINVAL ? "not a text file" : strerror(-in->err));
+			   in->err == -EINVAL ? "not a text file" : util_read_strerror(in->err));
 	} else if (in->name) {
 		kv_add_str(ev, "initiator_name", in->name);
 		if (!start_check_passes(in, d, ev)) {
@@ -340,7 +340,7 @@ static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, stru
  * login, so a loadable module is enough; a kernel without it (Ubuntu kernels
  * whose linux-modules-extra is not installed) fails every login with
  * "iscsiadm: Could not insert module tcp". Only a module known to be absent
- * fails; when the module list cannot be read it is evidence only.
+ * fails; when what would prove it absent cannot be read, UNKNOWN with the reason.
  */
 static void judge_iscsi_tcp(const struct hostroot *hr, const struct osrelease *os,
 			    struct kv_list *ev, struct judge *j)
@@ -354,7 +354,11 @@ static void judge_iscsi_tcp(const struct hostroot *hr, const struct osrelease *o
 	_cleanup_free_ char *rel = NULL, *cfg = NULL;
 	int rr = modules_kernel_release(hr, &rel);
 	if (rr < 0) {
-		kv_add_strf(ev, mod, "unknown: kernel release unreadable: %s", strerror(-rr));
+		kv_add_strf(ev, mod, "unknown: kernel release unreadable: %s",
+			    util_read_strerror(rr));
+		judge_note(j, STATUS_UNKNOWN,
+			   "iscsi_tcp is not loaded, and the kernel release "
+			   "(/proc/sys/kernel/osrelease) to look it up for cannot be read");
 		return;
 	}
 	int builtin = modules_builtin(hr, rel, mod);
@@ -369,9 +373,12 @@ static void judge_iscsi_tcp(const struct hostroot *hr, const struct osrelease *o
 		kv_add_str(ev, mod, "loadable (modules.dep): iscsid loads it at the first login");
 		return;
 	}
-	/* Absent only when the running kernel is known not to have it now and
-	 * not to be able to load it. */
-	if (loaded == 0 && ((builtin == 0 && loadable == 0) || kc == 0)) {
+	/* Absent only when the running kernel is known not to have it now (not
+	 * loaded), not to have it built in (modules.builtin, or the config), and not
+	 * to be able to load it: modules.dep read and without it. The config alone
+	 * does not say a module is not installed (an out-of-tree build, a DKMS
+	 * package), and an unreadable modules.dep says nothing at all. */
+	if (loaded == 0 && (builtin == 0 || kc == 0) && loadable == 0) {
 		kv_add_strf(ev, mod, "absent: not loaded, not built in, not in modules.dep of %s",
 			    rel);
 		judge_note(
@@ -389,10 +396,21 @@ static void judge_iscsi_tcp(const struct hostroot *hr, const struct osrelease *o
 					"installed, or =y), then modprobe iscsi_tcp.");
 		return;
 	}
-	kv_add_strf(ev, mod, "unknown: %s",
-		    loaded < 0 ? "neither /proc/modules nor /sys/module is readable"
-			       : "the kernel's module lists (modules.builtin, modules.dep) and "
-				 "configuration are unreadable");
+	/* Not seen, and not proven absent: what could not be read decides nothing,
+	 * and a PASS would be a guess (host.nfs.kernel says UNKNOWN the same way). */
+	const char *why = loaded < 0 ? "neither /proc/modules nor /sys/module is readable"
+			  : loadable < 0
+			      ? "modules.dep of the running kernel could not be read"
+			      : "modules.builtin and the kernel configuration could not be read";
+	_cleanup_free_ char *dep = NULL;
+	if (loadable < 0 && loaded >= 0)
+		dep = xasprintf(" (%s)", util_read_strerror(loadable));
+	kv_add_strf(ev, mod, "unknown: %s%s", why, dep ? dep : "");
+	judge_note(j, STATUS_UNKNOWN,
+		   "whether kernel %s has iscsi_tcp (the iSCSI TCP transport) cannot be told: %s",
+		   rel, why);
+	judge_remedy(j, "Run the agent with the host's / (with its /proc, /sys and /lib/modules) "
+			"as the host root.");
 }
 
 void check_iscsi(struct agent_ctx *ctx, const char *id)

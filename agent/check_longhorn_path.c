@@ -120,7 +120,7 @@ static void judge_mount(const struct mounts *m, const char *path, const char *re
 	if (m->err) {
 		_cleanup_free_ char *why = m->err == -EINVAL
 					       ? xasprintf("line %zu is malformed", m->bad_line)
-					       : xstrdup(strerror(-m->err));
+					       : xstrdup(util_read_strerror(m->err));
 		kv_add_strf(ev, "mount_point", "unknown: %s: %s", m->file ? m->file : "mountinfo",
 			    why);
 		judge_note(j, STATUS_UNKNOWN, "could not read the host's mount table (%s: %s)",
@@ -150,20 +150,69 @@ static void judge_mount(const struct mounts *m, const char *path, const char *re
 			     "entry.",
 			     e->mount_point, e->mount_point);
 	}
-	if (streq(e->mount_point, "/")) {
-		judge_note(j, STATUS_WARN,
-			   "%s is on the root filesystem (%s %s): Longhorn's replicas compete with "
-			   "the OS, etcd and container images for its space",
-			   path, e->fstype, e->source);
+	/* A bind mount has a mount point of its own but not a filesystem: the
+	 * device (major:minor) says which filesystem it is, the mountinfo root
+	 * which directory of it. A directory of / bound to the path, or (Harvester,
+	 * whose persistent paths are bind mounts of the COS_PERSISTENT partition
+	 * also mounted at /usr/local: harvester-installer
+	 * package/harvester-os/files/system/oem/00_ros-rootfs.yaml) a directory of
+	 * the partition that holds /usr/local, /var/lib/rancher and
+	 * /var/lib/kubelet, is that filesystem's space, shared. */
+	const struct mountinfo_entry *rootfs = mountinfo_find(&m->mi, "/");
+	bool on_root = streq(e->mount_point, "/") ||
+		       (rootfs && rootfs->major == e->major && rootfs->minor == e->minor);
+	bool bind = !streq(e->root, "/");
+	if (bind)
+		kv_add_strf(ev, "mount_root", "%s (a bind mount of that directory of %s)", e->root,
+			    e->source);
+	static const char *const state_paths[] = {"/usr/local", "/var/lib/rancher",
+						  "/var/lib/kubelet"};
+	struct strv shared = {0};
+	if (!on_root)
+		for (size_t i = 0; i < ELEMENTSOF(state_paths); i++) {
+			const struct mountinfo_entry *s = mountinfo_find(&m->mi, state_paths[i]);
+			if (s && s->major == e->major && s->minor == e->minor &&
+			    !startswith(real, state_paths[i]))
+				strv_add(&shared, state_paths[i]);
+		}
+	if (on_root) {
+		_cleanup_free_ char *how =
+		    streq(e->mount_point, "/")
+			? xstrdup("")
+			: xasprintf(", through the bind mount %s of its directory %s, device %u:%u",
+				    e->mount_point, e->root, e->major, e->minor);
+		judge_note(
+		    j, STATUS_WARN,
+		    "%s is on the root filesystem (%s %s%s): Longhorn's replicas compete with "
+		    "the OS, etcd and container images for its space",
+		    path, e->fstype, rootfs ? rootfs->source : e->source, how);
 		judge_remedy(j,
 			     "Give Longhorn its own disk or partition (ext4 or XFS) mounted at "
 			     "%s, in /etc/fstab%s.",
 			     path,
 			     exists ? ", moving the existing data first" : ", before installing");
+	} else if (shared.n > 0) {
+		_cleanup_free_ char *list = strv_join(&shared, ", ");
+		kv_add_str(ev, "shares_filesystem_with", list);
+		judge_note(j, STATUS_WARN,
+			   "%s is on %s %s (%u:%u%s%s), the filesystem that also holds %s: "
+			   "Longhorn's replicas compete with container images, etcd and the "
+			   "kubelet for its space",
+			   path, e->fstype, e->source, e->major, e->minor,
+			   bind ? ", bind mount of " : "", bind ? e->root : "", list);
+		judge_remedy(j,
+			     "Give Longhorn a disk or partition of its own (ext4 or XFS) at %s "
+			     "(on Harvester: the data disk chosen at install, mounted at "
+			     "/var/lib/harvester/defaultdisk), or add such a disk to the Longhorn "
+			     "node.",
+			     path);
 	} else {
 		judge_note(j, STATUS_PASS, "%s %s on %s%s", e->fstype, e->source, e->mount_point,
-			   streq(e->mount_point, real) ? " (its own mount point)" : "");
+			   !streq(e->mount_point, real) ? ""
+			   : bind ? " (a bind mount of a filesystem of its own)"
+				  : " (its own mount point)");
 	}
+	strv_clear(&shared);
 	if (!streq(e->fstype, "ext4") && !streq(e->fstype, "xfs")) {
 		judge_note(j, STATUS_WARN,
 			   "%s is on %s; Longhorn supports ext4 and XFS for its data path%s", path,

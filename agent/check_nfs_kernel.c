@@ -17,6 +17,7 @@
  */
 #include "checks.h"
 #include "judge.h"
+#include "modprobe_conf.h"
 #include "osrelease.h"
 
 #include <errno.h>
@@ -51,6 +52,7 @@ struct kernel_facts {
 	int cfg_err;	 /* -ENOENT: none of the candidates exists */
 	char *cfg_bad;	 /* with another error: the candidate that failed */
 	struct kconfig cfg;
+	struct modprobe_block blk; /* can nfsv4 be loaded at the first mount? */
 };
 
 static void facts_clear(struct kernel_facts *k)
@@ -61,6 +63,7 @@ static void facts_clear(struct kernel_facts *k)
 	free(k->dep_entry);
 	free(k->cfg_file);
 	free(k->cfg_bad);
+	modprobe_block_clear(&k->blk);
 }
 
 /* Iterate over the lines of [*p, end): sets line and len, false at the end. */
@@ -382,7 +385,7 @@ static char *err_str(const struct hostroot *hr, const char *path, int err)
 {
 	_cleanup_free_ char *d = hostroot_display(hr, path);
 	return xasprintf("unreadable: %s: %s", d,
-			 err == -EINVAL ? "not in the expected format" : strerror(-err));
+			 err == -EINVAL ? "not in the expected format" : util_read_strerror(err));
 }
 
 static const char *names(bool nfs, bool nfsv4)
@@ -479,6 +482,17 @@ static void add_evidence(const struct hostroot *hr, const struct kernel_facts *k
 			    k->cfg_err == -EINVAL ? "not a kernel configuration"
 						  : strerror(-k->cfg_err));
 	}
+	/* Whether a module that is not loaded yet can be (modprobe_conf.h). */
+	if (k->blk.disabled)
+		kv_add_str(ev, "module_loading", "disabled: /proc/sys/kernel/modules_disabled = 1");
+	else if (k->blk.refused)
+		kv_add_strf(ev, "module_loading", "refused: %s", k->blk.refused);
+	else if (k->blk.blacklist)
+		kv_add_strf(ev, "module_loading", "by name only: %s", k->blk.blacklist);
+	else
+		kv_add_str(ev, "module_loading",
+			   "allowed (no modules_disabled, no modprobe.d "
+			   "blacklist or install rule for nfs, nfsv4)");
 }
 
 /* Kernels whose NFS client cannot mount Longhorn's shares ("Protocol not
@@ -573,14 +587,41 @@ static void decide(const struct kernel_facts *k, const struct osrelease *os, str
 	if (present || loadable) {
 		if (present) {
 			judge_present(k, j, rel);
-		} else {
+		} else if (k->blk.disabled || k->blk.refused) {
+			/* Installed, but nothing will load it: the first mount fails. */
+			judge_note(
+			    j, STATUS_FAIL,
+			    "NFSv4 client is a module of kernel %s that is not loaded (%s in "
+			    "modules.dep), and it cannot be loaded: %s; every RWX mount "
+			    "fails",
+			    rel, k->dep_entry,
+			    k->blk.disabled ? "module loading is disabled "
+					      "(/proc/sys/kernel/modules_disabled = 1)"
+					    : k->blk.refused);
+			judge_remedy(
+			    j, k->blk.disabled
+				   ? "modules_disabled stays on until reboot: load nfsv4 "
+				     "before it is set (/etc/modules-load.d/nfsv4.conf) "
+				     "and reboot."
+				   : "Remove that line, then modprobe nfsv4; and at boot: echo "
+				     "nfsv4 > /etc/modules-load.d/nfsv4.conf.");
+		} else if (k->blk.blacklist) {
 			judge_note(
 			    j, STATUS_WARN,
 			    "NFSv4 client is a module of kernel %s that is not loaded (%s in "
-			    "modules.dep); the first NFS mount loads it",
-			    rel, k->dep_entry);
-			judge_remedy(j, "Load it now to be sure it loads: modprobe nfsv4; and at "
-					"boot: echo nfsv4 > /etc/modules-load.d/nfsv4.conf.");
+			    "modules.dep) and is blacklisted (%s): the mount's request by "
+			    "alias (fs-nfs4) loads nothing",
+			    rel, k->dep_entry, k->blk.blacklist);
+			judge_remedy(j,
+				     "Remove the blacklist line, or load it by name at boot: echo "
+				     "nfsv4 > /etc/modules-load.d/nfsv4.conf; modprobe nfsv4.");
+		} else {
+			/* The normal state of a fresh RHEL/Debian/Ubuntu node: the kernel's
+			 * request_module("fs-nfs4") at the first mount loads it. */
+			judge_note(j, STATUS_PASS,
+				   "NFSv4 client is a module of kernel %s, not loaded yet (%s in "
+				   "modules.dep): the first NFS mount loads it",
+				   rel, k->dep_entry);
 		}
 		const char *bad = k->release ? known_broken(k->release) : NULL;
 		if (bad) {
@@ -634,6 +675,8 @@ void check_nfs_kernel(struct agent_ctx *ctx, const char *id)
 	read_loaded(&ctx->root, &k);
 	read_modules_dir(&ctx->root, &k);
 	read_config(&ctx->root, &k);
+	static const char *const nfs_mods[] = {"nfs", "nfsv4", NULL};
+	modprobe_block_read(&ctx->root, nfs_mods, &k.blk);
 	struct osrelease os;
 	osrelease_read(&ctx->root, &os);
 

@@ -44,7 +44,7 @@ void check_resources(struct agent_ctx *ctx, const char *id)
 		_cleanup_free_ char *p =
 		    hostroot_display(&ctx->root, "sys/devices/system/cpu/online");
 		cpu_err = xasprintf("%s: %s, and proc/cpuinfo lists no processor", p,
-				    rc == -EBADMSG ? "not a CPU list" : strerror(-rc));
+				    rc == -EBADMSG ? "not a CPU list" : util_read_strerror(rc));
 		kv_add_strf(&f->evidence, "cpus", "unknown: %s", cpu_err);
 	}
 	kv_add_int(&f->evidence, "min_cpus", thr->min_cpu_cores);
@@ -58,7 +58,7 @@ void check_resources(struct agent_ctx *ctx, const char *id)
 		mem_err = xasprintf("%s: %s", p,
 				    rm == -ENODATA   ? "no MemTotal line"
 				    : rm == -EBADMSG ? "MemTotal is not \"N kB\""
-						     : strerror(-rm));
+						     : util_read_strerror(rm));
 		kv_add_strf(&f->evidence, "memory", "unknown: %s", mem_err);
 	}
 	fmt_gib(need, sizeof(need), thr->min_memory_bytes);

@@ -26,7 +26,7 @@ struct lines {
 static int lines_open(struct lines *l, const struct hostroot *root, const char *path, bool gz)
 {
 	*l = (struct lines){.max = KCONFIG_MAX_BYTES};
-	int fd = hostroot_openat(root, path, O_RDONLY | O_NOCTTY);
+	int fd = hostroot_open_file(root, path);
 	if (fd < 0)
 		return fd;
 	if (gz) {

@@ -179,3 +179,17 @@ char *unitfiles_values(const struct hostroot *hr, const char *unit, const char *
 	strv_clear(&dropins);
 	return file;
 }
+
+int unitfiles_pid1_systemd(const struct hostroot *hr, char **ret_init)
+{
+	char *comm = NULL;
+	int r = hostroot_read_line(hr, "proc/1/comm", &comm);
+	struct stat st;
+	bool run = hostroot_stat(hr, "run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode);
+	int ret = (r == 0 && streq(comm, "systemd")) || run ? 1 : r == 0 ? 0 : r;
+	if (ret_init)
+		*ret_init = comm;
+	else
+		free(comm);
+	return ret;
+}

@@ -43,3 +43,10 @@ void unitfiles_dropins(const struct hostroot *hr, const char *unit, size_t max, 
  * (NULL when there is none, and ret stays empty). At most max values. */
 char *unitfiles_values(const struct hostroot *hr, const char *unit, const char *key, size_t max,
 		       struct strv *ret);
+
+/* Is PID 1 of the host systemd? 1 when /proc/1/comm says "systemd" or
+ * /run/systemd/system is a directory (sd_booted(3)'s test); 0 when /proc/1/comm
+ * names another init and /run/systemd/system is not there; -errno when neither
+ * can be read. *ret_init (may be NULL) gets PID 1's comm when it was read. A
+ * remedy proposes systemctl only on 1: on a container's init or OpenRC it fails. */
+int unitfiles_pid1_systemd(const struct hostroot *hr, char **ret_init);

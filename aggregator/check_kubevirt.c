@@ -477,12 +477,11 @@ static void gate_stale_one(struct agg_ctx *ctx, const char *id, const struct jv 
 			       "api.kubevirt.available",
 			       ns);
 	} else if (!ch.known) {
-		finding_set(
-		    f, STATUS_UNKNOWN,
-		    "cannot tell when the feature gates last changed: the KubeVirt CR has "
-		    "no managedFields (kubectl get -o json strips them) and generation %lld "
-		    "> 1",
-		    (long long)gen);
+		finding_set(f, STATUS_UNKNOWN,
+			    "cannot tell when the feature gates last changed: the KubeVirt CR has "
+			    "no managedFields (kubectl get -o json leaves them out unless given "
+			    "--show-managed-fields) and generation %lld > 1",
+			    (long long)gen);
 		finding_remedy(
 		    f,
 		    "collect with hvready-aggregator collect (or kubectl get kubevirt -n "

@@ -9,6 +9,14 @@
  * empty List, or when objects of its kind appear in any file. A directory's
  * collect.json (written by `collect`) tells "not installed", "forbidden" and
  * "failed" apart for the resources without data.
+ *
+ * An empty file (0 bytes, or white space only) is what `kubectl get X -o json
+ * > X.json` leaves when X's resource type is not installed (kubectl prints the
+ * error on stderr, nothing on stdout): the resource is not collected, with
+ * that reason (or what collect.json says), never an error for the report. An
+ * empty generic List (kind "List", no items) carries no kind: in a file named
+ * for no resource it marks nothing, and the not-collected reasons say so
+ * (docs/collect.md).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,7 +42,11 @@ struct loader {
 	int64_t newest_ns;
 	char *err;
 	size_t errlen;
+	size_t empty_lists; /* generic Lists without items: they name no resource */
 };
+
+/* scan_all() / load_file(): the file holds no JSON value at all. */
+#define SCAN_EMPTY 1
 
 /* One file (or buffer) being read: a stream of JSON values. The outer
  * object of each value, a List's items and each item's metadata are walked
@@ -270,6 +282,8 @@ static int add_list(struct scan *s, const struct jv *list, const char *where, in
 	if (items && !jv_is(items, JV_ARRAY))
 		return fail(ld, "%s: %s: items is %s, not an array", s->name, where,
 			    type_phrase(items));
+	if (streq(kind, "List") && jq_len(items) == 0)
+		ld->empty_lists++;
 	/* Items of a typed list (PodList, as the API answers) may leave out
 	 * apiVersion and kind; those of kubectl's generic List may not. */
 	_cleanup_free_ char *item_kind = NULL;
@@ -813,8 +827,7 @@ static int scan_all(struct scan *s)
 	}
 	json_tokener_free(s->tok);
 	if (r == 0 && s->values == 0)
-		r = fail(s->ld, "%s: empty: no JSON object (expected kubectl get -o json output)",
-			 s->name);
+		r = SCAN_EMPTY;
 	return r;
 }
 
@@ -839,7 +852,7 @@ int source_files_parse(struct cluster_state *cs, const uint8_t *buf, size_t len,
 	struct loader ld = {.cs = cs, .stats = stats, .err = err, .errlen = errlen};
 	int r = parse_buf(&ld, buf, len, name);
 	loader_done(&ld);
-	return r;
+	return r == SCAN_EMPTY ? 0 : r; /* nothing in it: nothing collected */
 }
 
 static int load_file(struct loader *ld, int dirfd, const char *file, const char *display)
@@ -862,9 +875,33 @@ static int load_file(struct loader *ld, int dirfd, const char *file, const char 
 	_cleanup_free_ char *window = xmalloc(WINDOW);
 	struct scan s = {.ld = ld, .name = display, .buf = window, .cap = WINDOW, .fd = fd};
 	int r = scan_all(&s);
-	if (r == 0 && ld->stats)
+	if (r >= 0 && ld->stats)
 		ld->stats->files++;
 	return r;
+}
+
+/* Does file (a base name) name a resource (PLURAL.GROUP.json)? */
+static bool names_resource(const char *file)
+{
+	for (int i = 0; i < _RES_MAX; i++) {
+		_cleanup_free_ char *fn = resource_file_name(&resource_defs[i]);
+		if (streq(fn, file))
+			return true;
+	}
+	return false;
+}
+
+/* file (a base name) is empty: its resource, if it names one, is not collected. */
+static void mark_file_empty(struct loader *ld, const char *file, const char *display)
+{
+	for (int i = 0; i < _RES_MAX; i++) {
+		_cleanup_free_ char *fn = resource_file_name(&resource_defs[i]);
+		if (streq(fn, file) && ld->cs->res[i].status != RES_COLLECTED)
+			cs_set_status(ld->cs, i, RES_NOT_COLLECTED,
+				      "%s is empty (what kubectl get -o json > FILE leaves when "
+				      "the resource type is not installed)",
+				      display);
+	}
 }
 
 static void mark_file_collected(struct loader *ld, const char *file)
@@ -955,6 +992,7 @@ struct file_part {
 	struct cluster_state cs;
 	struct source_files_stats stats;
 	int64_t newest_ns;
+	size_t empty_lists;
 	int r;
 	char err[512];
 };
@@ -980,13 +1018,14 @@ static void *dir_worker(void *arg)
 		_cleanup_free_ char *display = xasprintf("%s/%s", dl->path, dl->files->items[i]);
 		p->r = load_file(&fl, dl->dirfd, dl->files->items[i], display);
 		p->newest_ns = fl.newest_ns;
+		p->empty_lists = fl.empty_lists;
 		loader_done(&fl);
 	}
 }
 
 /* Hand a parsed file's objects to the loader, in the file's order; objects
  * already held (an earlier file) are counted as duplicates, as in one pass. */
-static void merge_part(struct loader *ld, struct file_part *p, const char *file)
+static void merge_part(struct loader *ld, struct file_part *p, const char *path, const char *file)
 {
 	for (int id = 0; id < _RES_MAX; id++) {
 		const struct jv *items = cs_items(&p->cs, id);
@@ -1007,7 +1046,15 @@ static void merge_part(struct loader *ld, struct file_part *p, const char *file)
 	/* The objects now held by ld live in p's arena: it becomes ld's. */
 	if (p->cs.arena)
 		jv_arena_take(cs_arena(ld->cs), p->cs.arena);
-	mark_file_collected(ld, file);
+	/* An empty List in PLURAL.GROUP.json says "none exist" through the name. */
+	if (!names_resource(file))
+		ld->empty_lists += p->empty_lists;
+	if (p->r == SCAN_EMPTY) {
+		_cleanup_free_ char *display = xasprintf("%s/%s", path, file);
+		mark_file_empty(ld, file, display);
+	} else {
+		mark_file_collected(ld, file);
+	}
 	if (p->newest_ns > ld->newest_ns)
 		ld->newest_ns = p->newest_ns;
 	if (ld->stats) {
@@ -1052,7 +1099,7 @@ static int load_dir_files(struct loader *ld, int dirfd, const char *path, const 
 			snprintf(ld->err, ld->errlen, "%s", p->err);
 		}
 		if (r == 0)
-			merge_part(ld, p, files->items[i]);
+			merge_part(ld, p, path, files->items[i]);
 		cluster_state_clear(&p->cs);
 	}
 	free(dl.parts);
@@ -1071,15 +1118,23 @@ static int load_dir(struct loader *ld, int dirfd, const char *path)
 	return r;
 }
 
-static void note_not_collected(struct cluster_state *cs)
+static void note_not_collected(struct cluster_state *cs, size_t empty_lists)
 {
 	for (int i = 0; i < _RES_MAX; i++) {
 		const struct resource_def *d = &resource_defs[i];
 		if (cs->res[i].status != RES_NOT_COLLECTED || cs->res[i].error)
 			continue;
 		_cleanup_free_ char *fn = resource_file_name(d);
-		cs_set_status(cs, i, RES_NOT_COLLECTED,
-			      "no %s and no %s objects in --cluster-state", fn, d->kind);
+		if (empty_lists)
+			cs_set_status(
+			    cs, i, RES_NOT_COLLECTED,
+			    "no %s and no %s objects in --cluster-state (%zu empty List%s "
+			    "read: an empty List carries no kind, so \"none exist\" "
+			    "reads as not collected; write each resource to its own %s)",
+			    fn, d->kind, empty_lists, empty_lists == 1 ? " was" : "s were", fn);
+		else
+			cs_set_status(cs, i, RES_NOT_COLLECTED,
+				      "no %s and no %s objects in --cluster-state", fn, d->kind);
 	}
 }
 
@@ -1100,15 +1155,21 @@ int source_files_load_ex(struct cluster_state *cs, const char *path,
 	} else if (S_ISREG(st.st_mode)) {
 		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 		r = load_file(&ld, AT_FDCWD, path, path);
-		if (r == 0)
+		if (names_resource(base))
+			ld.empty_lists = 0;
+		if (r == SCAN_EMPTY) {
+			mark_file_empty(&ld, base, path);
+			r = 0;
+		} else if (r == 0) {
 			mark_file_collected(&ld, base);
+		}
 	} else {
 		r = fail(&ld, "%s: not a file or a directory", path);
 	}
 	loader_done(&ld);
 	if (r < 0)
 		return r;
-	note_not_collected(cs);
+	note_not_collected(cs, ld.empty_lists);
 	if (!cs->read_at_ns)
 		cs->read_at_ns = ld.newest_ns;
 	char *src =
@@ -1148,11 +1209,17 @@ static int apply_collect_entry(struct cluster_state *cs, const struct jv *e, siz
 		cs->res[d->id].duration_ns = ms * NSEC_PER_MSEC;
 	if (status == RES_COLLECTED || status == RES_NOT_COLLECTED) {
 		_cleanup_free_ char *fn = resource_file_name(d);
-		cs_set_status(cs, d->id, RES_NOT_COLLECTED,
-			      status == RES_COLLECTED
-				  ? "%s says it was collected, but %s is missing"
-				  : "%s says it was not collected (%s)",
-			      name, status == RES_COLLECTED ? fn : (error ? error : "no reason"));
+		/* mark_file_empty() was here: the file is there, with nothing in it. */
+		const char *prev = cs->res[d->id].error;
+		bool empty = prev && strstr(prev, " is empty (");
+		if (status == RES_COLLECTED)
+			cs_set_status(cs, d->id, RES_NOT_COLLECTED,
+				      "%s says it was collected, but %s is %s", name, fn,
+				      empty ? "empty" : "missing");
+		else
+			cs_set_status(cs, d->id, RES_NOT_COLLECTED,
+				      "%s says it was not collected (%s)", name,
+				      error ? error : "no reason");
 		return 0;
 	}
 	if (error)

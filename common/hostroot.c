@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 
 int hostroot_open(struct hostroot *hr, const char *dir)
@@ -54,10 +56,31 @@ int hostroot_openat(const struct hostroot *hr, const char *path, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
+int hostroot_open_file(const struct hostroot *hr, const char *path)
+{
+	int fd = hostroot_openat(hr, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	if (S_ISREG(st.st_mode))
+		return fd;
+	struct statfs sf;
+	if (!S_ISDIR(st.st_mode) && fstatfs(fd, &sf) == 0 &&
+	    (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC))
+		return fd;
+	close(fd);
+	return S_ISDIR(st.st_mode) ? -EISDIR : -ESPIPE;
+}
+
 int hostroot_read_prefix(const struct hostroot *hr, const char *path, size_t max, char **ret_buf,
 			 size_t *ret_len, bool *ret_truncated)
 {
-	int fd = hostroot_openat(hr, path, O_RDONLY | O_NOCTTY);
+	int fd = hostroot_open_file(hr, path);
 	if (fd < 0)
 		return fd;
 	int r = util_read_fd(fd, max ? max : HOSTROOT_MAX_FILE, ret_buf, ret_len, ret_truncated);

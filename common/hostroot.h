@@ -23,6 +23,13 @@ void hostroot_close(struct hostroot *hr);
 
 /* Open path (absolute or relative, interpreted under the root). Returns fd or -errno. */
 int hostroot_openat(const struct hostroot *hr, const char *path, int flags);
+/* Open a host file for reading, never waiting: O_NONBLOCK (a FIFO opens at once
+ * instead of waiting for a writer), then a regular-file test on the open fd, so a
+ * FIFO, socket or device where a file is expected is -ESPIPE (util_read_strerror():
+ * "not a regular file") rather than a read that blocks forever. Files on procfs and
+ * sysfs pass as they are. Every reader of host file contents opens with this.
+ * Returns fd or -errno. */
+int hostroot_open_file(const struct hostroot *hr, const char *path);
 /* Read a whole file, NUL-terminated; at most max bytes (0: HOSTROOT_MAX_FILE), -EFBIG beyond.
  * Files in /proc and /sys report size 0, so this reads until EOF. Returns 0 or -errno. */
 int hostroot_read(const struct hostroot *hr, const char *path, size_t max, char **ret_buf,

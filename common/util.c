@@ -342,6 +342,8 @@ int util_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len, bool *ret_
 
 int util_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
 {
+	/* Not a host file: the agent's own config, token and targets, where a pipe
+	 * (`--token-file <(...)`) is legitimate. Host files: hostroot_open_file(). */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
@@ -352,5 +354,10 @@ int util_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len
 
 const char *util_read_strerror(int r)
 {
-	return r == -EFBIG ? "file too large" : strerror(-r);
+	if (r == -EFBIG)
+		return "file too large";
+	/* hostroot_open_file(): a FIFO, socket or device where a file was expected. */
+	if (r == -ESPIPE)
+		return "not a regular file";
+	return strerror(-r);
 }

@@ -52,7 +52,7 @@ expect b-rhel9 0 "host.nfs.client=PASS host.nfs.kernel=PASS host.iscsi=PASS host
 expect b-slemicro55-harvester 0 \
 	"host.nfs.client=PASS host.nfs.kernel=PASS host.iscsi=PASS host.multipathd=PASS"
 expect b-ubuntu2204-nonfs 1 \
-	"host.nfs.client=FAIL host.nfs.kernel=WARN host.iscsi=PASS host.multipathd=WARN"
+	"host.nfs.client=FAIL host.nfs.kernel=PASS host.iscsi=PASS host.multipathd=WARN"
 expect b-nomod-nfs 1 "host.nfs.client=FAIL host.nfs.kernel=PASS host.iscsi=FAIL host.multipathd=PASS"
 expect b-nomod-nonfs 1 "host.nfs.client=FAIL host.nfs.kernel=FAIL host.iscsi=FAIL host.multipathd=PASS"
 

@@ -328,6 +328,8 @@ static void test_stale_unknown(void **state)
 	const struct finding *f = harness_finding(&h, STALE, KV);
 	assert_int_equal(f->status, STATUS_UNKNOWN);
 	assert_non_null(strstr(f->message, "no managedFields"));
+	/* The message names what to add to the kubectl recipe. */
+	assert_non_null(strstr(f->message, "--show-managed-fields"));
 	assert_non_null(strstr(f->remediation, "--show-managed-fields"));
 	harness_clear(&h);
 

@@ -8,7 +8,11 @@
 #include <fcntl.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "catalog.h"
+#include "hostroot.h"
 #include "gates.h"
 #include "probe_targets.h"
 #include "render_json.h"
@@ -254,6 +258,51 @@ static void test_read_file(void **state)
 	assert_string_equal(util_read_strerror(-ENOENT), strerror(ENOENT));
 }
 
+/* A FIFO where a host file is expected: read at once as "not a regular file"
+ * (before hostroot_open_file(), the open waited for a writer forever). */
+static void test_hostroot_fifo(void **state)
+{
+	char tmpl[] = "/tmp/hvready-fifo-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	assert_non_null(dir);
+	*state = xstrdup(dir);
+	_cleanup_free_ char *fifo = xasprintf("%s/fifo", dir);
+	_cleanup_free_ char *reg = xasprintf("%s/f", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	FILE *f = fopen(reg, "we");
+	assert_non_null(f);
+	fputs("x\n", f);
+	assert_int_equal(fclose(f), 0);
+	struct hostroot hr;
+	assert_int_equal(hostroot_open(&hr, dir), 0);
+	char *buf;
+	size_t len;
+	alarm(10); /* the old open blocked: fail, do not hang the suite */
+	assert_int_equal(hostroot_read(&hr, "/fifo", 0, &buf, &len), -ESPIPE);
+	assert_int_equal(hostroot_read(&hr, "/", 0, &buf, &len), -EISDIR);
+	assert_int_equal(hostroot_open_file(&hr, "fifo"), -ESPIPE);
+	alarm(0);
+	assert_string_equal(util_read_strerror(-ESPIPE), "not a regular file");
+	assert_int_equal(hostroot_read(&hr, "/f", 0, &buf, &len), 0);
+	assert_string_equal(buf, "x\n");
+	free(buf);
+	hostroot_close(&hr);
+}
+
+static int fifo_dir_remove(void **state)
+{
+	char *dir = *state;
+	if (!dir)
+		return 0;
+	_cleanup_free_ char *fifo = xasprintf("%s/fifo", dir);
+	_cleanup_free_ char *reg = xasprintf("%s/f", dir);
+	unlink(fifo);
+	unlink(reg);
+	rmdir(dir);
+	free(dir);
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +315,7 @@ int main(void)
 	    cmocka_unit_test(test_finding_json),
 	    cmocka_unit_test(test_strv_split_join),
 	    cmocka_unit_test_teardown(test_read_file, read_dir_remove),
+	    cmocka_unit_test_teardown(test_hostroot_fifo, fifo_dir_remove),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -468,6 +468,22 @@ static void test_check_warn(void **state)
 	       "Add `nonroot-devices: true` to /etc/rancher/rke2/config.yaml");
 }
 
+/* `curl -sfL https://get.k3s.io | sh -s - server --nonroot-devices` (or
+ * INSTALL_K3S_EXEC="--nonroot-devices") writes the flag into k3s.service's
+ * ExecStart, one quoted argument per continued line (k3s install.sh
+ * create_systemd_service_file), not into config.yaml: it counts the same. It
+ * was a false WARN "the setting will be lost at the next restart". */
+static void test_check_execstart_flag(void **state)
+{
+	expect("c-k3s-execstart-nonroot", STATUS_PASS, "survives restarts: nonroot-devices: true",
+	       "");
+	struct run run;
+	run_fixture(&run, "c-k3s-execstart-nonroot");
+	assert_non_null(strstr(kv_get_str(&run.f->evidence, "nonroot-devices_source"),
+			       "/etc/systemd/system/k3s.service (ExecStart)"));
+	run_clear(&run);
+}
+
 static void test_check_fail(void **state)
 {
 	expect("c-rke2-v133-default", STATUS_FAIL,
@@ -571,6 +587,7 @@ int main(void)
 	    cmocka_unit_test(test_rke2_load_order),
 	    cmocka_unit_test(test_check_pass),
 	    cmocka_unit_test(test_check_warn),
+	    cmocka_unit_test(test_check_execstart_flag),
 	    cmocka_unit_test(test_check_fail),
 	    cmocka_unit_test(test_check_unknown),
 	    cmocka_unit_test(test_check_evidence),

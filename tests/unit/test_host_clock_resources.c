@@ -214,6 +214,30 @@ static void test_clock_installed_only(void **state)
 	const struct finding *f = run_clock(&h, root);
 	a_expect(f, STATUS_FAIL);
 	assert_true(a_contains(f->remediation, "systemctl enable --now chronyd"));
+	assert_string_equal(a_ev_str(f, "init"), "systemd");
+	a_fixture_close(&h);
+	a_tmp_clean(root);
+}
+
+/* PID 1 is not systemd (an Alpine/OpenRC node, a container's own init):
+ * systemctl would fail there, so the remedy does not propose it. */
+static void test_clock_remedy_without_systemd(void **state)
+{
+	struct a_fixture h;
+	char *root = a_tmp_root();
+	a_tmp_write(root, "usr/sbin/chronyd", "", 0);
+	a_tmp_write(root, "proc/1/comm", "openrc-init\n", 12);
+	clock_unsynced();
+	const struct finding *f = run_clock(&h, root);
+	a_expect(f, STATUS_FAIL);
+	assert_false(a_contains(f->remediation, "systemctl"));
+	assert_true(a_contains(f->remediation, "PID 1 is openrc-init"));
+	assert_string_equal(a_ev_str(f, "init"), "openrc-init");
+	a_fixture_close(&h);
+	/* /run/systemd/system decides as sd_booted() does, whatever comm says. */
+	a_tmp_write(root, "run/systemd/system/.keep", "", 0);
+	f = run_clock(&h, root);
+	assert_true(a_contains(f->remediation, "systemctl enable --now chronyd"));
 	a_fixture_close(&h);
 	a_tmp_clean(root);
 }
@@ -508,6 +532,7 @@ int main(void)
 	    cmocka_unit_test(test_clock_fail_unsynced_remedies),
 	    cmocka_unit_test(test_clock_fail_status_only),
 	    cmocka_unit_test(test_clock_installed_only),
+	    cmocka_unit_test(test_clock_remedy_without_systemd),
 	    cmocka_unit_test(test_clock_chrony_without_rtcsync),
 	    cmocka_unit_test(test_chrony_conf_include),
 	    cmocka_unit_test(test_clock_unknown),

@@ -33,6 +33,8 @@ static void iscsi_root(struct bctx *b)
 	b_write(b, "usr/lib/systemd/system/iscsid.service", "[Service]\n");
 	b_mkdir(b, "etc/systemd/system");
 	b_write(b, "proc/1/comm", "systemd\n");
+	/* The transport, so that these cases judge the initiator and iscsid alone. */
+	b_write(b, "proc/modules", "iscsi_tcp 24576 0 - Live 0x0000000000000000\n");
 }
 
 /* ---- host.iscsi ------------------------------------------------------------------ */
@@ -296,12 +298,34 @@ static void test_iscsi_tcp_module(void **state)
 	assert_string_equal(b_ev(f, "iscsi_tcp"), "loaded");
 	b_close(&b);
 
-	/* The module list cannot be read: no verdict on it, only evidence. */
+	/* The module list cannot be read: no verdict is a guess, UNKNOWN with why. */
 	ubuntu_no_extra_root(&b);
 	b_remove(&b, "lib/modules");
 	f = iscsi(&b);
-	assert_status(f, STATUS_PASS);
+	assert_status(f, STATUS_UNKNOWN);
+	assert_contains(f->message, "modules.dep");
 	assert_contains(b_ev(f, "iscsi_tcp"), "unknown");
+	b_close(&b);
+
+	/* modules.dep unreadable (here a directory where the file should be) while the
+	 * kernel config does not mention CONFIG_ISCSI_TCP: absence is not proven (it
+	 * was a FAIL "no iscsi_tcp" before). */
+	ubuntu_no_extra_root(&b);
+	b_remove(&b, "lib/modules/" UBUNTU_REL "/modules.dep");
+	b_mkdir(&b, "lib/modules/" UBUNTU_REL "/modules.dep");
+	b_write(&b, "boot/config-" UBUNTU_REL, "CONFIG_MODULES=y\nCONFIG_SCSI=y\n");
+	f = iscsi(&b);
+	assert_status(f, STATUS_UNKNOWN);
+	assert_contains(f->message, "cannot be told");
+	assert_contains(b_ev(f, "iscsi_tcp"), "modules.dep");
+	b_close(&b);
+
+	/* The same with "# CONFIG_ISCSI_TCP is not set" and a readable modules.dep
+	 * without it: proven absent. */
+	ubuntu_no_extra_root(&b);
+	b_write(&b, "boot/config-" UBUNTU_REL, "CONFIG_MODULES=y\n# CONFIG_ISCSI_TCP is not set\n");
+	f = iscsi(&b);
+	assert_status(f, STATUS_FAIL);
 	b_close(&b);
 }
 

@@ -151,6 +151,80 @@ static void test_threshold_from_options(void **state)
 	b_close(&b);
 }
 
+/* A bind mount is not a filesystem of its own: /var/lib/longhorn bound from a
+ * directory of / ("mount --bind /srv/longhorn /var/lib/longhorn", or an fstab
+ * "bind" line) has its own mount point, but the device (8:1) and the mountinfo
+ * root (/srv/longhorn) say it is the root filesystem. It passed as "its own
+ * mount point" before. */
+static void test_bind_mount_of_root_dir(void **state)
+{
+	struct bctx b;
+	lh_root(&b, MI_ROOT "40 28 8:1 /srv/longhorn /var/lib/longhorn rw,relatime shared:1 - ext4 "
+			    "/dev/sda1 rw,errors=remount-ro\n");
+	b_mkdir(&b, "var/lib/longhorn");
+	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(80));
+	const struct finding *f = run(&b);
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "on the root filesystem (ext4 /dev/sda1, through the bind "
+				    "mount /var/lib/longhorn of its directory /srv/longhorn");
+	assert_null(strstr(f->message, "its own mount point"));
+	assert_contains(b_ev(f, "mount_root"), "/srv/longhorn");
+	b_close(&b);
+}
+
+/* Harvester's layout (harvester-installer
+ * package/harvester-os/files/system/oem/00_ros-rootfs.yaml and the installed
+ * system's persistent state): / is the read-only OS image, COS_PERSISTENT is
+ * mounted at /usr/local and its .state directories are bound to the persistent
+ * paths, /var/lib/rancher, /var/lib/kubelet and /var/lib/longhorn among them;
+ * Longhorn's data disk, when one was chosen, is its own partition at
+ * /var/lib/harvester/defaultdisk. /var/lib/longhorn bound from COS_PERSISTENT
+ * shares that partition with RKE2's images and etcd and the kubelet. */
+#define MI_HARVESTER                                                                               \
+	"26 1 7:0 / / ro,relatime shared:1 - ext2 /dev/loop0 ro\n"                                 \
+	"45 26 8:2 /cOS /run/initramfs/cos-state ro,relatime shared:23 - ext4 /dev/sda2 ro\n"      \
+	"50 26 8:5 / /usr/local rw,relatime shared:28 - ext4 /dev/sda5 rw\n"                       \
+	"53 26 8:5 /.state/var-lib-rancher.bind /var/lib/rancher rw,relatime shared:28 - ext4 "    \
+	"/dev/sda5 rw\n"                                                                           \
+	"54 26 8:5 /.state/var-lib-kubelet.bind /var/lib/kubelet rw,relatime shared:28 - ext4 "    \
+	"/dev/sda5 rw\n"                                                                           \
+	"55 26 8:5 /.state/var-lib-longhorn.bind /var/lib/longhorn rw,relatime shared:28 - ext4 "  \
+	"/dev/sda5 rw\n"                                                                           \
+	"56 26 8:6 / /var/lib/harvester/defaultdisk rw,relatime shared:30 - ext4 /dev/sda6 rw\n"
+
+static void test_bind_mount_harvester_persistent(void **state)
+{
+	struct bctx b;
+	lh_root(&b, MI_HARVESTER);
+	b_mkdir(&b, "var/lib/longhorn");
+	fake("/var/lib/longhorn", GiB_BLOCKS(150), GiB_BLOCKS(120));
+	const struct finding *f = run(&b);
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message, "ext4 /dev/sda5 (8:5, bind mount of "
+				    "/.state/var-lib-longhorn.bind)");
+	assert_contains(f->message, "also holds /usr/local, /var/lib/rancher, /var/lib/kubelet");
+	assert_string_equal(b_ev(f, "shares_filesystem_with"),
+			    "/usr/local, /var/lib/rancher, /var/lib/kubelet");
+	assert_contains(f->remediation, "/var/lib/harvester/defaultdisk");
+	b_close(&b);
+}
+
+/* A bind mount of a directory of a disk of its own: PASS. */
+static void test_bind_mount_own_disk_passes(void **state)
+{
+	struct bctx b;
+	lh_root(&b, MI_ROOT "41 28 8:17 / /mnt/data rw,relatime shared:2 - xfs /dev/sdb1 rw\n"
+			    "42 28 8:17 /longhorn /var/lib/longhorn rw,relatime shared:2 - xfs "
+			    "/dev/sdb1 rw\n");
+	b_mkdir(&b, "var/lib/longhorn");
+	fake("/var/lib/longhorn", GiB_BLOCKS(500), GiB_BLOCKS(400));
+	const struct finding *f = run(&b);
+	assert_status(f, STATUS_PASS);
+	assert_contains(f->message, "xfs /dev/sdb1 on /var/lib/longhorn (a bind mount of a "
+				    "filesystem of its own)");
+	b_close(&b);
+}
+
 static void test_ubuntu_missing_on_root(void **state)
 {
 	struct bctx b;
@@ -445,6 +519,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup(test_debian12_own_mount, reset),
+	    cmocka_unit_test_setup(test_bind_mount_of_root_dir, reset),
+	    cmocka_unit_test_setup(test_bind_mount_harvester_persistent, reset),
+	    cmocka_unit_test_setup(test_bind_mount_own_disk_passes, reset),
 	    cmocka_unit_test_setup(test_rke2_node_with_pod_netns, reset),
 	    cmocka_unit_test_setup(test_rhel9_below_threshold_fails, reset),
 	    cmocka_unit_test_setup(test_threshold_from_options, reset),

@@ -180,16 +180,55 @@ static void test_kernel_evidence_sources(void **state)
 	b_close(&b);
 }
 
-static void test_kernel_loadable_not_loaded_warns(void **state)
+/* Installed, not loaded: the normal state of a fresh Debian/Ubuntu/RHEL node,
+ * where the first mount loads it (request_module("fs-nfs4")). A PASS with the
+ * fact in the evidence (it was a WARN on every such node), unless module
+ * loading is off: modules_disabled (FAIL), an install rule that runs
+ * /bin/false or /bin/true instead (FAIL), a blacklist of the alias (WARN). */
+static void test_kernel_loadable_not_loaded(void **state)
 {
 	struct bctx b;
 	b_fixture(&b, "b-ubuntu2204-nonfs");
 	const struct finding *f = kernel(&b);
-	assert_status(f, STATUS_WARN);
+	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "kernel/fs/nfs/nfsv4.ko in modules.dep");
-	assert_contains(f->message, "not loaded");
-	assert_contains(f->remediation, "modprobe nfsv4");
+	assert_contains(f->message, "not loaded yet");
+	assert_contains(f->message, "the first NFS mount loads it");
 	assert_string_equal(b_ev(f, "proc_modules"), "neither nfs nor nfsv4 loaded");
+	assert_contains(b_ev(f, "module_loading"), "allowed");
+	b_close(&b);
+
+	b_scratch_from(&b, "b-ubuntu2204-nonfs");
+	b_write(&b, "proc/sys/kernel/modules_disabled", "1\n");
+	f = kernel(&b);
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "modules_disabled = 1");
+	assert_contains(b_ev(f, "module_loading"), "disabled");
+	b_close(&b);
+
+	b_scratch_from(&b, "b-ubuntu2204-nonfs");
+	b_write(&b, "etc/modprobe.d/cis.conf",
+		"# CIS 1.1.1\ninstall cramfs /bin/true\ninstall nfsv4 /bin/false\n");
+	f = kernel(&b);
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "install nfsv4 /bin/false (/etc/modprobe.d/cis.conf:3)");
+	assert_contains(f->remediation, "Remove that line");
+	b_close(&b);
+
+	b_scratch_from(&b, "b-ubuntu2204-nonfs");
+	b_write(&b, "usr/lib/modprobe.d/nfs.conf", "blacklist nfsv4\n");
+	f = kernel(&b);
+	assert_status(f, STATUS_WARN);
+	assert_contains(f->message,
+			"blacklisted (blacklist nfsv4 (/usr/lib/modprobe.d/nfs.conf:1))");
+	assert_contains(f->remediation, "modules-load.d");
+	b_close(&b);
+
+	b_scratch_from(&b, "b-ubuntu2204-nonfs");
+	b_write(&b, "proc/cmdline", "BOOT_IMAGE=/vmlinuz ro module_blacklist=floppy,nfs\n");
+	f = kernel(&b);
+	assert_status(f, STATUS_FAIL);
+	assert_contains(f->message, "module_blacklist=floppy,nfs (/proc/cmdline)");
 	b_close(&b);
 }
 
@@ -274,7 +313,7 @@ static void test_kernel_module_name_suffixes(void **state)
 		b_write(&b, "lib/modules/5.14.21-150500.55.83-default/modules.builtin", "");
 		b_write(&b, "lib/modules/5.14.21-150500.55.83-default/modules.dep", deps[i]);
 		const struct finding *f = kernel(&b);
-		assert_status(f, STATUS_WARN);
+		assert_status(f, STATUS_PASS);
 		b_close(&b);
 	}
 }
@@ -414,7 +453,7 @@ int main(void)
 	    cmocka_unit_test(test_client_unknown_on_symlink_loop),
 	    cmocka_unit_test(test_kernel_loaded_on_real_distros),
 	    cmocka_unit_test(test_kernel_evidence_sources),
-	    cmocka_unit_test(test_kernel_loadable_not_loaded_warns),
+	    cmocka_unit_test(test_kernel_loadable_not_loaded),
 	    cmocka_unit_test(test_kernel_without_modules_builtin_nfs),
 	    cmocka_unit_test(test_kernel_without_modules_or_nfs_fails),
 	    cmocka_unit_test(test_kernel_exact_names),

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# A named pipe where a host file is expected (a FIFO left by a broken tool, a
+# test harness, an attacker) must not stall the agent: every host read opens
+# with O_NONBLOCK and reads regular files only (common/hostroot.c,
+# hostroot_open_file). `check` ends promptly with UNKNOWN + the reason for the
+# checks that needed the file; `run` still reports, and stops on SIGTERM.
+set -euo pipefail
+: "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
+tmp=$(mktemp -d)
+pid=""
+rpid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+root="$tmp/root"
+cp -a "$HVREADY_SRC/tests/fixtures/hostroots/b-debian12" "$root"
+# The files behind host.cpu.virt, host.resources, host.longhorn.path, host.iscsi, host.nfs.kernel.
+fifos="proc/cpuinfo proc/meminfo proc/1/mountinfo etc/iscsi/initiatorname.iscsi proc/filesystems etc/os-release"
+for p in $fifos; do
+	mkdir -p "$(dirname "$root/$p")"
+	rm -f "$root/$p"
+	mkfifo "$root/$p"
+done
+
+echo "== check"
+rc=0
+timeout 20 "$HVREADY_BIN/hvready-agent" check --host-root "$root" --format json --timeout 2 \
+	--skip host.nfs.probe,host.image.share-manager >"$tmp/check.json" 2>"$tmp/check.err" || rc=$?
+[ "$rc" != 124 ] || fail "check hung on a FIFO"
+python3 - "$tmp/check.json" <<'PY' || fail "check verdicts"
+import json, sys
+v = json.load(open(sys.argv[1]))
+by = {c["check"]: c for c in v["results"]}
+for cid in ("host.cpu.virt", "host.resources", "host.longhorn.path"):
+    c = by[cid]
+    assert c["status"] == "UNKNOWN", (cid, c["status"], c["message"])
+    assert "not a regular file" in json.dumps(c), (cid, c)
+print("check: " + ", ".join("%s %s" % (k, by[k]["status"]) for k in sorted(by)))
+PY
+
+echo "== run"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+python3 - "$port" "$tmp/posts" <<'PY' &
+import http.server, sys
+port, out = int(sys.argv[1]), sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", "0"))
+        self.rfile.read(n)
+        with open(out, "a") as f:
+            f.write("%d\n" % n)
+        body = b"{}"
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+PY
+rpid=$!
+"$HVREADY_BIN/hvready-agent" run --aggregator "http://127.0.0.1:$port" --host-root "$root" \
+	--interval 1 --timeout 2 --skip host.nfs.probe,host.image.share-manager 2>"$tmp/run.log" &
+pid=$!
+for _ in $(seq 1 100); do
+	[ -s "$tmp/posts" ] && break
+	sleep 0.2
+done
+[ -s "$tmp/posts" ] || { cat "$tmp/run.log"; fail "run never reported with FIFOs in the host root"; }
+kill -TERM "$pid"
+for _ in $(seq 1 50); do
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.2
+done
+if kill -0 "$pid" 2>/dev/null; then
+	fail "run ignored SIGTERM"
+fi
+wait "$pid" || true
+pid=""
+echo "run: reported ($(wc -l <"$tmp/posts") POSTs), stopped on SIGTERM"
