@@ -220,9 +220,62 @@ static const struct route routes[] = {
     {EVHTTP_REQ_GET, "/", 0, false, handle_page},
 };
 
+/* RFC 9110 §5.6.2 tchar */
+static bool is_token(const char *k)
+{
+	if (!*k)
+		return false;
+	for (; *k; k++)
+		if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
+		      (*k >= '0' && *k <= '9') || strchr("!#$%&'*+-.^_`|~", *k)))
+			return false;
+	return true;
+}
+
+/* Headers that two parsers can read differently (request smuggling behind
+ * a proxy, RFC 9112 §6.1, §6.3, §11.2): evhttp takes the first
+ * Content-Length, keeps "Transfer-Encoding " (a space before the colon) as
+ * another header, and ignores a Transfer-Encoding other than exactly
+ * "chunked", where a proxy may do otherwise. NULL if none; else why. */
+static const char *ambiguous_framing(struct evhttp_request *req)
+{
+	unsigned n_cl = 0, n_te = 0;
+	const char *te = NULL;
+	struct evkeyval *kv;
+	TAILQ_FOREACH(kv, evhttp_request_get_input_headers(req), next)
+	{
+		if (!is_token(kv->key))
+			return "a header name that is not a token (whitespace before the colon?)";
+		if (strcasecmp(kv->key, "Content-Length") == 0)
+			n_cl++;
+		else if (strcasecmp(kv->key, "Transfer-Encoding") == 0) {
+			n_te++;
+			te = kv->value;
+		}
+	}
+	if (n_cl > 1)
+		return "more than one Content-Length";
+	if (n_te > 1)
+		return "more than one Transfer-Encoding";
+	if (n_te && n_cl)
+		return "both Content-Length and Transfer-Encoding";
+	if (te && strcasecmp(te, "chunked") != 0)
+		return "a Transfer-Encoding other than chunked";
+	return NULL;
+}
+
 static void dispatch(struct evhttp_request *req, void *arg)
 {
 	struct server *s = arg;
+	const char *ambiguous = ambiguous_framing(req);
+	if (ambiguous) {
+		/* Closed after the answer: whatever follows the body as evhttp
+		 * framed it is not read as another request. */
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Connection", "close");
+		server_reply_error(s, req, HTTP_BADREQUEST, "Bad Request", "ambiguous framing: %s",
+				   ambiguous);
+		return;
+	}
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 	enum evhttp_cmd_type method = evhttp_request_get_command(req);

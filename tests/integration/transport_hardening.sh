@@ -3,6 +3,11 @@
 # 1. TLS 1.2 offers forward-secret AEAD suites only: a client limited to
 #    static RSA (AES128-SHA) or to ECDHE with CBC-SHA1 is refused; one
 #    offering ECDHE-RSA-AES128-GCM-SHA256 is served; TLS 1.3 is served.
+# 3. Ambiguous framing (request smuggling): two Content-Length headers,
+#    "Transfer-Encoding :" (space before the colon), Content-Length with
+#    Transfer-Encoding, an obs-folded Transfer-Encoding: one 400 and the
+#    connection closed; the request hidden after the body is never answered.
+#    Control: two honest requests on one connection get two answers.
 # 2. Every answer says X-Content-Type-Options: nosniff; HTML answers (the
 #    dashboard, ?format=html) also carry a Content-Security-Policy that allows
 #    their one <style> element by its hash (the hash is recomputed here from
@@ -86,5 +91,47 @@ curl -sS --max-time 5 --cacert "$TMP/agg.crt" -D "$TMP/p.h" -o /dev/null -X POST
 	"$AGG_URL/v1/reports"
 [ "$(header X-Content-Type-Options "$TMP/p.h")" = nosniff ] || fail "POST: no nosniff: $(cat "$TMP/p.h")"
 echo "  POST /v1/reports (refused): nosniff"
+echo "== 3. ambiguous framing"
+python3 - "$port" "$TMP/agg.crt" "$(cat "$TMP/token")" <<'PY' || fail "ambiguous framing was answered"
+import socket, ssl, sys
+port, ca, tok = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+ctx = ssl.create_default_context(cafile=ca)
+hidden = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+def send(raw):
+    s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=5),
+                        server_hostname="127.0.0.1")
+    s.sendall(raw)
+    out = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            out += b
+    except (socket.timeout, ssl.SSLError, ConnectionError):
+        out += b"<no close>"
+    s.close()
+    return out
+head = b"POST /v1/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + tok.encode() + \
+    b"\r\nContent-Type: application/msgpack\r\n"
+cases = {
+    "two Content-Length": head + b"Content-Length: 5\r\nContent-Length: 44\r\n\r\nhello" + hidden,
+    "Transfer-Encoding space colon": head + b"Transfer-Encoding : chunked\r\nContent-Length: 5\r\n\r\nhello" + hidden,
+    "Content-Length and Transfer-Encoding": head + b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + hidden,
+    "obs-fold Transfer-Encoding": head + b"Transfer-Encoding: x\r\n chunked\r\nContent-Length: 5\r\n\r\nhello" + hidden,
+    "obs-fold alone": head + b"Transfer-Encoding: x\r\n chunked\r\n\r\n0\r\n\r\n" + hidden,
+}
+ok = True
+for name, raw in cases.items():
+    out = send(raw)
+    n = out.count(b"HTTP/1.1 ")
+    good = n == 1 and out.startswith(b"HTTP/1.1 400") and not out.endswith(b"<no close>")
+    print("  %s: %s" % (name, "one 400, closed" if good else "WRONG: %r" % out[:300]))
+    ok &= good
+out = send(hidden.replace(b"\r\n\r\n", b"\r\n\r\n", 1) + hidden.replace(b"Host: x", b"Host: x\r\nConnection: close"))
+good = out.count(b"HTTP/1.1 200") == 2
+print("  control, two honest requests: %s" % ("two answers" if good else "WRONG: %r" % out[:300]))
+sys.exit(0 if ok and good else 1)
+PY
 stop_aggregator || fail "the aggregator did not exit cleanly"
 echo "PASS"
