@@ -235,7 +235,8 @@ void check_clock_skew(struct agg_ctx *ctx, const char *id)
 			continue;
 		/* The report left the agent at sent_ns and arrived here half a round
 		 * trip later: what remains is the difference of the two clocks. */
-		int64_t skew = e->received_ns - e->report->sent_ns - e->rtt_ns / 2;
+		int64_t skew = util_sub_sat_i64(
+		    util_sub_sat_i64(e->received_ns, e->report->sent_ns), e->rtt_ns / 2);
 		int64_t mag = skew < 0 ? -skew : skew;
 		measured++;
 		enum status st = mag > SKEW_FAIL_NS   ? STATUS_FAIL

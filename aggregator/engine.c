@@ -185,7 +185,8 @@ void engine_run(struct agg_ctx *ctx, const struct engine_opts *opts)
 
 int64_t engine_report_age_ns(const struct node_entry *e, int64_t now_ns, int64_t now_mono_ns)
 {
-	int64_t age = e->generated_mono_ns && now_mono_ns ? now_mono_ns - e->generated_mono_ns
-							  : now_ns - e->report->sent_ns;
+	int64_t age = e->generated_mono_ns && now_mono_ns
+			  ? util_sub_sat_i64(now_mono_ns, e->generated_mono_ns)
+			  : util_sub_sat_i64(now_ns, e->report->sent_ns);
 	return age < 0 ? 0 : age;
 }

@@ -11,6 +11,7 @@
  */
 #include "metrics.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "catalog.h"
@@ -28,13 +29,35 @@ const char *metrics_reject_name(enum reject_reason r)
 	return (unsigned)r < _REJECT_MAX ? reject_names[r] : "other";
 }
 
+/* FNV-1a, 64 bits: tells apart two long values cut to the same prefix. */
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
 void metrics_label(FILE *f, const char *s)
 {
 	/* Label values are UTF-8: invalid bytes and control characters become
 	 * visible escapes first, then the format's own three escapes. */
 	_cleanup_free_ char *safe = render_text_is_plain(s) ? NULL : render_text_sanitize(s);
+	const char *v = safe ? safe : s ? s : "";
+	size_t n = strlen(v);
+	uint64_t hash = 0;
+	/* Names come from agents' reports as well as from the API: a value
+	 * longer than any Kubernetes name (253) is cut at a character boundary
+	 * and ends in "~" and the whole value's hash, so that every series of a
+	 * scrape stays short and distinct (docs/robustness.md). */
+	if (n > METRICS_LABEL_MAX) {
+		hash = fnv1a(v);
+		n = METRICS_LABEL_MAX - 17;
+		while (n > 0 && ((unsigned char)v[n] & 0xc0) == 0x80)
+			n--;
+	}
 	fputc('"', f);
-	for (const char *p = safe ? safe : s ? s : ""; *p; p++) {
+	for (const char *p = v; p < v + n; p++) {
 		if (*p == '\\' || *p == '"')
 			fprintf(f, "\\%c", *p);
 		else if (*p == '\n')
@@ -44,6 +67,8 @@ void metrics_label(FILE *f, const char *s)
 		else
 			fputc(*p, f);
 	}
+	if (hash)
+		fprintf(f, "~%016llx", (unsigned long long)hash);
 	fputc('"', f);
 }
 

@@ -25,5 +25,9 @@ const char *metrics_reject_name(enum reject_reason r);
 void metrics_render(FILE *f, const struct verdict *v, const struct store *s,
 		    const struct cluster_state *cs, const struct metrics_counters *c,
 		    int64_t now_ns);
-/* Write s as a label value: backslash, double quote and newline escaped. */
+/* Bytes of a label value at most (before escaping): longer ones are cut and
+ * end in "~" and 16 hex digits of the whole value's hash. */
+#define METRICS_LABEL_MAX 256
+/* Write s as a label value: backslash, double quote and newline escaped;
+ * at most METRICS_LABEL_MAX bytes of it. */
 void metrics_label(FILE *f, const char *s);

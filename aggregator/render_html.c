@@ -655,6 +655,11 @@ static void all_findings(FILE *f, const struct verdict *v, const unsigned *block
 	fputs("</section>\n", f);
 }
 
+const char *verdict_html_css(void)
+{
+	return css;
+}
+
 void verdict_render_html(FILE *f, const struct verdict *v, int gate, int refresh_s)
 {
 	enum status overall = verdict_status(v, gate);

@@ -6,3 +6,7 @@
 
 /* refresh_s > 0: the page reloads itself (served by the aggregator). */
 void verdict_render_html(FILE *f, const struct verdict *v, int gate, int refresh_s);
+
+/* The page's one <style> element's text, exactly: a server's
+ * Content-Security-Policy allows it by its hash (no inline style otherwise). */
+const char *verdict_html_css(void);

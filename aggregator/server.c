@@ -54,6 +54,8 @@
 #include <event2/listener.h>
 #include <event2/thread.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/sha.h>
 #include <openssl/ssl.h>
 #include <systemd/sd-daemon.h>
 
@@ -61,6 +63,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "node_conditions.h"
+#include "render_html.h"
 #include "render_json.h"
 #include "source.h"
 #include "store.h"
@@ -81,6 +84,9 @@
 #define CONN_MAX	  8192
 #define CONN_FD_RESERVE	  64 /* files the server opens besides connections */
 #define REPORT_AGE_MAX_NS (2 * 3600 * NSEC_PER_SEC)
+#define TLS12_CIPHERS                                                                              \
+	"ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:" \
+	"ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
 /* Event priorities: operators' requests, timers and hand-overs before the
  * agents' reports. A new connection starts at PRIO_NORMAL. */
@@ -106,11 +112,42 @@ struct conn {
 
 /* ---------- responses ---------- */
 
+static char *html_csp;
+static pthread_once_t html_csp_once = PTHREAD_ONCE_INIT;
+
+/* The dashboard needs no script, no image, no font, no form: nothing but its
+ * one <style> element, allowed by its SHA-256 (render_html.c keeps all style
+ * there, none in attributes), so that an injected element or attribute is
+ * inert even if escaping ever failed. <meta http-equiv="refresh"> is not
+ * governed by CSP; in-page links (#id) are navigation, not fetches. */
+static void make_html_csp(void)
+{
+	const char *css = verdict_html_css();
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	char b64[4 * ((SHA256_DIGEST_LENGTH + 2) / 3) + 1];
+	SHA256((const unsigned char *)css, strlen(css), md);
+	EVP_EncodeBlock((unsigned char *)b64, md, sizeof(md));
+	html_csp = xasprintf("default-src 'none'; style-src 'sha256-%s'; base-uri 'none'; "
+			     "form-action 'none'; frame-ancestors 'none'",
+			     b64);
+}
+
+void server_content_headers(struct evkeyvalq *h, const char *type)
+{
+	evhttp_add_header(h, "Content-Type", type);
+	evhttp_add_header(h, "X-Content-Type-Options", "nosniff");
+	if (strncmp(type, "text/html", 9) == 0) {
+		pthread_once(&html_csp_once, make_html_csp);
+		evhttp_add_header(h, "Content-Security-Policy", html_csp);
+		evhttp_add_header(h, "X-Frame-Options", "DENY");
+	}
+}
+
 void server_reply(struct evhttp_request *req, int code, const char *reason, const char *type,
 		  const char *body, size_t len)
 {
 	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-	evhttp_add_header(h, "Content-Type", type);
+	server_content_headers(h, type);
 	evhttp_add_header(h, "Cache-Control", "no-store");
 	struct evbuffer *b = evbuffer_new();
 	if (body)
@@ -183,9 +220,62 @@ static const struct route routes[] = {
     {EVHTTP_REQ_GET, "/", 0, false, handle_page},
 };
 
+/* RFC 9110 §5.6.2 tchar */
+static bool is_token(const char *k)
+{
+	if (!*k)
+		return false;
+	for (; *k; k++)
+		if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
+		      (*k >= '0' && *k <= '9') || strchr("!#$%&'*+-.^_`|~", *k)))
+			return false;
+	return true;
+}
+
+/* Headers that two parsers can read differently (request smuggling behind
+ * a proxy, RFC 9112 §6.1, §6.3, §11.2): evhttp takes the first
+ * Content-Length, keeps "Transfer-Encoding " (a space before the colon) as
+ * another header, and ignores a Transfer-Encoding other than exactly
+ * "chunked", where a proxy may do otherwise. NULL if none; else why. */
+static const char *ambiguous_framing(struct evhttp_request *req)
+{
+	unsigned n_cl = 0, n_te = 0;
+	const char *te = NULL;
+	struct evkeyval *kv;
+	TAILQ_FOREACH(kv, evhttp_request_get_input_headers(req), next)
+	{
+		if (!is_token(kv->key))
+			return "a header name that is not a token (whitespace before the colon?)";
+		if (strcasecmp(kv->key, "Content-Length") == 0)
+			n_cl++;
+		else if (strcasecmp(kv->key, "Transfer-Encoding") == 0) {
+			n_te++;
+			te = kv->value;
+		}
+	}
+	if (n_cl > 1)
+		return "more than one Content-Length";
+	if (n_te > 1)
+		return "more than one Transfer-Encoding";
+	if (n_te && n_cl)
+		return "both Content-Length and Transfer-Encoding";
+	if (te && strcasecmp(te, "chunked") != 0)
+		return "a Transfer-Encoding other than chunked";
+	return NULL;
+}
+
 static void dispatch(struct evhttp_request *req, void *arg)
 {
 	struct server *s = arg;
+	const char *ambiguous = ambiguous_framing(req);
+	if (ambiguous) {
+		/* Closed after the answer: whatever follows the body as evhttp
+		 * framed it is not read as another request. */
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Connection", "close");
+		server_reply_error(s, req, HTTP_BADREQUEST, "Bad Request", "ambiguous framing: %s",
+				   ambiguous);
+		return;
+	}
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 	enum evhttp_cmd_type method = evhttp_request_get_command(req);
@@ -347,8 +437,7 @@ void server_accept_report(struct server *s, struct evhttp_request *req, struct s
 	/* The one reply sent 20,000 times a second: no Cache-Control (an answer
 	 * to a POST is not stored by caches unless it says so), and the body
 	 * written straight into the request's own buffer. */
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-			  "application/json");
+	server_content_headers(evhttp_request_get_output_headers(req), "application/json");
 	evbuffer_add(evhttp_request_get_output_buffer(req), targets, len);
 	if (store_put_rec(&s->store, rec))
 		s->dirty = true;
@@ -750,20 +839,58 @@ static void pause_listener(struct server *s, bool pause)
 		log_info("accepting connections again (%zu open)", s->n_conns);
 }
 
+/* A connection's bufferevent cannot be made (out of memory): pause accepting
+ * until the sweep, as on_accept_error does, and return NULL. evhttp then makes
+ * a plain bufferevent of its own for this one socket (http.c,
+ * evhttp_connection_base_bufferevent_new): on a TLS port the ClientHello
+ * parses as a bad request and is answered 400 and closed. */
+static struct bufferevent *accept_failed(struct server *s, const char *what)
+{
+	ERR_clear_error();
+	int64_t now = util_now_mono_ns();
+	if (now - s->accept_failed_logged_ns > 60 * NSEC_PER_SEC) {
+		log_warnx("accept: %s failed (out of memory?) with %zu connections open: "
+			  "pausing, ignoring",
+			  what, s->n_conns);
+		s->accept_failed_logged_ns = now;
+	}
+	if (!s->paused && s->listener && evconnlistener_disable(s->listener) == 0)
+		s->paused = true;
+	return NULL;
+}
+
 /* evhttp asks for each accepted connection's bufferevent here: the only hook
  * evhttp 2.1 has at accept. A reference of ours keeps it valid until the sweep
  * sees that evhttp has freed it. */
 static struct bufferevent *on_connection(struct event_base *base, void *arg)
 {
 	struct server *s = arg;
-	struct bufferevent *bev = s->ssl ? bufferevent_openssl_socket_new(base, -1, SSL_new(s->ssl),
-									  BUFFEREVENT_SSL_ACCEPTING,
-									  BEV_OPT_CLOSE_ON_FREE)
-					 : bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
-	if (!bev)
-		return NULL;
+	struct bufferevent *bev;
+	/* Every allocation here may fail under memory pressure (an address-space
+	 * limit, a cgroup): NULL makes evhttp close the accepted socket. SSL_new's
+	 * NULL must not reach bufferevent_openssl_socket_new, which dereferences
+	 * it; on its own failure that frees the SSL (BEV_OPT_CLOSE_ON_FREE) only
+	 * once the bufferevent exists, so free it here otherwise. */
+	if (s->ssl) {
+		SSL *ssl = SSL_new(s->ssl);
+		if (!ssl)
+			return accept_failed(s, "SSL_new");
+		bev = bufferevent_openssl_socket_new(base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING,
+						     BEV_OPT_CLOSE_ON_FREE);
+		if (!bev) {
+			SSL_free(ssl);
+			return accept_failed(s, "bufferevent_openssl_socket_new");
+		}
+	} else {
+		bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+		if (!bev)
+			return accept_failed(s, "bufferevent_socket_new");
+	}
+	if (s->n_conns >= s->cap_conns) { /* allocated whole at start; paused before */
+		bufferevent_free(bev);
+		return accept_failed(s, "the connection table is full");
+	}
 	bufferevent_incref(bev);
-	util_grow((void **)&s->conns, &s->cap_conns, s->n_conns + 1, sizeof(*s->conns));
 	s->conns[s->n_conns++] = (struct conn){.bev = bev, .accepted_ns = util_now_mono_ns()};
 	if (s->n_conns >= s->max_conns)
 		pause_listener(s, true);
@@ -888,6 +1015,12 @@ static SSL_CTX *tls_setup(const struct server_opts *o)
 	if (!ctx)
 		fatalx("TLS: cannot create a context");
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	/* TLS 1.2: forward-secret key exchange (ECDHE) and AEAD ciphers only;
+	 * OpenSSL's default list also offers static RSA and CBC with SHA-1
+	 * (docs/robustness.md). The TLS 1.3 suites (SSL_CTX_set_ciphersuites)
+	 * are all AEAD and stay at OpenSSL's default. */
+	if (SSL_CTX_set_cipher_list(ctx, TLS12_CIPHERS) != 1)
+		fatalx("TLS: cannot set the cipher list");
 	if (SSL_CTX_use_certificate_chain_file(ctx, o->tls_cert) != 1)
 		fatalx("--tls-cert %s: %s", o->tls_cert, ERR_reason_error_string(ERR_get_error()));
 	if (SSL_CTX_use_PrivateKey_file(ctx, o->tls_key, SSL_FILETYPE_PEM) != 1)
@@ -999,6 +1132,9 @@ int server_run(const struct server_opts *o)
 	evhttp_set_gencb(s.http, dispatch, &s);
 	evhttp_set_bevcb(s.http, on_connection, &s);
 	s.max_conns = max_connections();
+	/* The whole table now: no allocation for it on the accept path. */
+	s.cap_conns = s.max_conns;
+	s.conns = xcalloc(s.cap_conns, sizeof(*s.conns));
 	s.max_nodes = max_nodes();
 
 	_cleanup_free_ char *host = NULL;

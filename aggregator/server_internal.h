@@ -111,7 +111,7 @@ struct server {
 	struct evconnlistener *listener;
 	bool paused;
 	struct event *sweep;
-	int64_t evicted_logged_ns;
+	int64_t evicted_logged_ns, accept_failed_logged_ns;
 	uint64_t evicted;
 	SSL_CTX *ssl;
 	struct event *sig_term, *sig_int, *verdict_timer, *state_ev, *watchdog;
@@ -186,6 +186,9 @@ struct token_cache_entry {
 
 /* ---------- server.c ---------- */
 
+/* The headers every answer of Content-Type type carries (docs/robustness.md):
+ * nosniff always; for HTML a Content-Security-Policy and no framing. */
+void server_content_headers(struct evkeyvalq *h, const char *type);
 /* Send a complete response with a body (no-store). */
 void server_reply(struct evhttp_request *req, int code, const char *reason, const char *type,
 		  const char *body, size_t len);

@@ -102,7 +102,7 @@ static void verdict_headers(struct evhttp_request *req, bool gzip, size_t len)
 	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
 	char lenbuf[32];
 	snprintf(lenbuf, sizeof(lenbuf), "%zu", len);
-	evhttp_add_header(h, "Content-Type", "application/json");
+	server_content_headers(h, "application/json");
 	evhttp_add_header(h, "Cache-Control", "no-store");
 	evhttp_add_header(h, "Vary", "Accept-Encoding");
 	if (gzip)

@@ -57,6 +57,17 @@ void util_format_rfc3339(int64_t ns, char *buf, size_t len);
 /* Parse a decimal integer with full validation (no trailing garbage, no overflow). */
 int util_parse_i64(const char *s, int64_t *ret);
 
+/* a - b, clamped to [-INT64_MAX, INT64_MAX]: times from a peer (a report's
+ * sent_ns) may be anything, and signed overflow is undefined. -INT64_MAX, not
+ * INT64_MIN, so that the result's magnitude is representable too. */
+static inline int64_t util_sub_sat_i64(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_sub_overflow(a, b, &r))
+		return b < 0 ? INT64_MAX : -INT64_MAX;
+	return r == INT64_MIN ? -INT64_MAX : r;
+}
+
 /* A growable array of owned strings. */
 struct strv {
 	char **items;

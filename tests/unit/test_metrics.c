@@ -169,6 +169,40 @@ static void test_label_escaping(void **state)
 	RENDER(text, metrics_label(f, NULL));
 	assert_string_equal(text, "\"\"");
 	free(text);
+	/* A name from an agent's report is as long as it likes: the value is
+	 * cut, and two names with one long prefix stay two series. */
+	char long_a[5000], long_b[5000];
+	memset(long_a, 'a', sizeof(long_a) - 1);
+	long_a[sizeof(long_a) - 1] = 0;
+	memcpy(long_b, long_a, sizeof(long_b));
+	long_b[sizeof(long_b) - 2] = 'b';
+	char *ta = NULL, *tb = NULL;
+	RENDER(ta, metrics_label(f, long_a));
+	RENDER(tb, metrics_label(f, long_b));
+	assert_int_equal(strlen(ta), METRICS_LABEL_MAX + 2);
+	assert_int_equal(strlen(tb), METRICS_LABEL_MAX + 2);
+	assert_string_not_equal(ta, tb);
+	assert_int_equal(strncmp(ta, tb, METRICS_LABEL_MAX - 16), 0);
+	assert_int_equal(ta[METRICS_LABEL_MAX - 16], '~');
+	free(ta);
+	free(tb);
+	/* Cut at a character boundary: 300 "é" (2 bytes each) stay valid UTF-8. */
+	char eacute[601];
+	for (int i = 0; i < 300; i++)
+		memcpy(eacute + 2 * i, "\xc3\xa9", 2);
+	eacute[600] = 0;
+	RENDER(text, metrics_label(f, eacute));
+	assert_true(strlen(text) <= METRICS_LABEL_MAX + 2);
+	char *tilde = strchr(text, '~');
+	assert_non_null(tilde);
+	assert_int_equal((tilde - text - 1) % 2, 0);
+	free(text);
+	/* At the limit: as it is. */
+	long_a[METRICS_LABEL_MAX] = 0;
+	RENDER(text, metrics_label(f, long_a));
+	assert_int_equal(strlen(text), METRICS_LABEL_MAX + 2);
+	assert_null(strchr(text, '~'));
+	free(text);
 	assert_string_equal(metrics_reject_name(REJECT_MEDIA_TYPE), "unsupported_media_type");
 	assert_string_equal(metrics_reject_name((enum reject_reason)99), "other");
 }

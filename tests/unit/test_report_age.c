@@ -91,12 +91,57 @@ static void test_stale_despite_future_clock(void **state)
 	harness_clear(&h);
 }
 
+/* sent_ns is whatever the agent wrote: at the int64 limits neither the age
+ * nor the clock skew may overflow (signed overflow is undefined; the
+ * sanitizer build traps on it). */
+static void test_sent_ns_limits(void **state)
+{
+	const int64_t now = 1788614444 * SEC;
+	struct node_report r = {.node = "n1", .sent_ns = INT64_MIN};
+	struct node_entry e = {.report = &r};
+	assert_int_equal(engine_report_age_ns(&e, now, 0), INT64_MAX);
+	r.sent_ns = INT64_MAX;
+	assert_int_equal(engine_report_age_ns(&e, now, 0), 0);
+	assert_int_equal(util_sub_sat_i64(INT64_MIN, 1), -INT64_MAX);
+	assert_int_equal(util_sub_sat_i64(0, INT64_MIN), INT64_MAX);
+	assert_int_equal(util_sub_sat_i64(-1, INT64_MAX), -INT64_MAX);
+	assert_int_equal(util_sub_sat_i64(5, 7), -2);
+
+	const int64_t sents[] = {INT64_MIN, INT64_MIN + 1, INT64_MAX, INT64_MAX - 1};
+	for (size_t i = 0; i < sizeof(sents) / sizeof(sents[0]); i++) {
+		struct harness h;
+		harness_init(&h);
+		struct node_report *nr = mk("n1", sents[i], 1);
+		h.nodes[h.n_nodes++] =
+		    (struct node_entry){.report = nr, .received_ns = h.now_ns, .rtt_ns = 3 * SEC};
+		struct engine_opts eo = {0};
+		for (size_t c = 0; c < catalog_len; c++)
+			if (strcmp(catalog[c].id, "cluster.clock.skew") != 0)
+				strv_add(&eo.skip, catalog[c].id);
+		struct agg_ctx ctx = harness_ctx(&h);
+		engine_run(&ctx, &eo);
+		strv_clear(&eo.skip);
+		const struct finding *f = NULL;
+		for (size_t k = 0; k < h.out.n && !f; k++)
+			if (strcmp(h.out.items[k].check, "cluster.clock.skew") == 0 &&
+			    h.out.items[k].node && strcmp(h.out.items[k].node, "n1") == 0)
+				f = &h.out.items[k];
+		assert_non_null(f);
+		assert_int_equal(f->status, STATUS_FAIL);
+		assert_non_null(strstr(f->message, sents[i] < 0 ? "by +" : "by -"));
+		node_report_clear(nr);
+		free(nr);
+		harness_clear(&h);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_age),
 	    cmocka_unit_test(test_order),
 	    cmocka_unit_test(test_stale_despite_future_clock),
+	    cmocka_unit_test(test_sent_ns_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
