@@ -57,7 +57,7 @@ static void procs_scan_run(struct procs_scan *scan, const struct hostroot *hr)
 	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		if (!all_digits(de->d_name) || strlen(de->d_name) >= sizeof(scan->p->pid_s))
+		if (!all_digits(de->d_name))
 			continue;
 		_cleanup_free_ char *path = xasprintf("proc/%s/comm", de->d_name);
 		_cleanup_free_ char *c = NULL;
@@ -71,7 +71,6 @@ static void procs_scan_run(struct procs_scan *scan, const struct hostroot *hr)
 		}
 		struct procs_entry *e = &scan->p[scan->n++];
 		e->pid = atoi(de->d_name);
-		snprintf(e->pid_s, sizeof(e->pid_s), "%s", de->d_name);
 		snprintf(e->comm, sizeof(e->comm), "%s", c);
 	}
 	closedir(d);
@@ -87,7 +86,9 @@ int procs_scan_find(struct procs_scan *scan, const struct hostroot *hr, const ch
 		return scan->err;
 	for (size_t i = 0; i < scan->n; i++) {
 		const struct procs_entry *e = &scan->p[i];
-		if (!streq(e->comm, comm) || is_zombie(hr, e->pid_s))
+		char pid[24];
+		snprintf(pid, sizeof(pid), "%d", e->pid);
+		if (!streq(e->comm, comm) || is_zombie(hr, pid))
 			continue;
 		insert_sorted(ret, e->pid);
 		ret->total++;

@@ -35,7 +35,6 @@ struct procs_scan {
 	int err; /* as procs_find's */
 	struct procs_entry {
 		int pid;
-		char pid_s[12];
 		char comm[16];
 	} * p;
 	size_t n, cap;
