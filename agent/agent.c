@@ -142,6 +142,8 @@ void agent_run_checks(struct agent_ctx *ctx)
 			: xstrdup("");
 	}
 	r->schema_minor = NODE_SCHEMA_MINOR;
+	struct procs_scan scan = {0};
+	ctx->procs = &scan;
 	for (size_t i = 0; i < host_checks_len; i++) {
 		const char *why;
 		if (left_out(ctx->opts, host_checks[i].id, &why)) {
@@ -151,8 +153,16 @@ void agent_run_checks(struct agent_ctx *ctx)
 		}
 		agent_run_check(ctx, i);
 	}
+	ctx->procs = NULL;
+	procs_scan_clear(&scan);
 	facts_collect(ctx);
 	r->sent_ns = util_now_realtime_ns();
+}
+
+int agent_procs_find(struct agent_ctx *ctx, const char *comm, struct procs_found *ret)
+{
+	return ctx->procs ? procs_scan_find(ctx->procs, &ctx->root, comm, ret)
+			  : procs_find(&ctx->root, comm, ret);
 }
 
 /* systemd's is_localhost(): such a static hostname counts as unset, and the kernel's

@@ -9,6 +9,7 @@
 #include "hostroot.h"
 #include "probe_targets.h"
 #include "report.h"
+#include "procs.h"
 
 /* Thresholds with their defaults; all can be set in the config file. */
 struct agent_thresholds {
@@ -39,6 +40,7 @@ struct agent_ctx {
 	struct hostroot root;
 	const struct agent_opts *opts;
 	struct node_report *report; /* results so far and facts */
+	struct procs_scan *procs;   /* proc/ read once for all checks of a run, or NULL */
 };
 
 typedef void (*host_check_fn)(struct agent_ctx *ctx, const char *id);
@@ -55,6 +57,8 @@ extern const size_t host_checks_len;
 struct finding *agent_finding(struct agent_ctx *ctx, const char *id);
 /* The worst status a check earlier in the table produced (false if it has not run). */
 bool agent_result(const struct agent_ctx *ctx, const char *id, enum status *ret);
+/* procs_find through the run's shared scan of proc/ (procs.h), when there is one. */
+int agent_procs_find(struct agent_ctx *ctx, const char *comm, struct procs_found *ret);
 
 void agent_opts_init(struct agent_opts *o);
 void agent_opts_clear(struct agent_opts *o);

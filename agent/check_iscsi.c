@@ -426,7 +426,7 @@ void check_iscsi(struct agent_ctx *ctx, const char *id)
 	struct initiator in;
 	read_initiator(hr, &in);
 	struct daemon d = {0};
-	d.procs_err = procs_find(hr, "iscsid", &d.procs);
+	d.procs_err = agent_procs_find(ctx, "iscsid", &d.procs);
 	d.socket = unitfiles_state(hr, "iscsid.socket", &d.socket_where);
 	d.service = unitfiles_state(hr, "iscsid.service", &d.service_where);
 	d.init_unit = find_init_unit(hr);

@@ -245,7 +245,7 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 	const struct hostroot *hr = &ctx->root;
 	struct kv_list *ev = &f->evidence;
 	struct procs_found procs;
-	int perr = procs_find(hr, "multipathd", &procs);
+	int perr = agent_procs_find(ctx, "multipathd", &procs);
 	_cleanup_free_ char *svc_where = NULL, *sock_where = NULL;
 	int svc = unitfiles_state(hr, "multipathd.service", &svc_where);
 	int sock = unitfiles_state(hr, "multipathd.socket", &sock_where);

@@ -27,16 +27,6 @@ static bool is_zombie(const struct hostroot *hr, const char *pid)
 	return p[2] == 'Z' || p[2] == 'X';
 }
 
-static bool comm_is(const struct hostroot *hr, const char *pid, const char *comm)
-{
-	_cleanup_free_ char *path = xasprintf("proc/%s/comm", pid);
-	_cleanup_free_ char *c = NULL;
-	/* A process may exit between readdir and this read: then it simply does not match. */
-	if (hostroot_read_line(hr, path, &c) < 0)
-		return false;
-	return streq(c, comm);
-}
-
 /* Keep the lowest PIDs (readdir order is arbitrary; the lowest is usually the main one). */
 static void insert_sorted(struct procs_found *ret, int pid)
 {
@@ -52,24 +42,70 @@ static void insert_sorted(struct procs_found *ret, int pid)
 		ret->n++;
 }
 
-int procs_find(const struct hostroot *hr, const char *comm, struct procs_found *ret)
+static void procs_scan_run(struct procs_scan *scan, const struct hostroot *hr)
 {
-	*ret = (struct procs_found){0};
+	scan->done = true;
 	DIR *d = hostroot_opendir(hr, "proc");
-	if (!d)
-		return -errno;
+	if (!d) {
+		scan->err = -errno;
+		return;
+	}
 	if (!hostroot_exists(hr, "proc/1")) {
 		closedir(d);
-		return -ESRCH;
+		scan->err = -ESRCH;
+		return;
 	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		if (!all_digits(de->d_name) || !comm_is(hr, de->d_name, comm) ||
-		    is_zombie(hr, de->d_name))
+		if (!all_digits(de->d_name))
 			continue;
-		insert_sorted(ret, atoi(de->d_name));
-		ret->total++;
+		_cleanup_free_ char *path = xasprintf("proc/%s/comm", de->d_name);
+		_cleanup_free_ char *c = NULL;
+		/* A process may exit between readdir and this read: then it simply
+		 * does not match. */
+		if (hostroot_read_line(hr, path, &c) < 0 || strlen(c) >= sizeof(scan->p->comm))
+			continue;
+		if (scan->n == scan->cap) {
+			scan->cap = scan->cap ? 2 * scan->cap : 256;
+			scan->p = xrealloc(scan->p, scan->cap * sizeof(*scan->p));
+		}
+		struct procs_entry *e = &scan->p[scan->n++];
+		e->pid = atoi(de->d_name);
+		snprintf(e->comm, sizeof(e->comm), "%s", c);
 	}
 	closedir(d);
+}
+
+int procs_scan_find(struct procs_scan *scan, const struct hostroot *hr, const char *comm,
+		    struct procs_found *ret)
+{
+	*ret = (struct procs_found){0};
+	if (!scan->done)
+		procs_scan_run(scan, hr);
+	if (scan->err)
+		return scan->err;
+	for (size_t i = 0; i < scan->n; i++) {
+		const struct procs_entry *e = &scan->p[i];
+		char pid[24];
+		snprintf(pid, sizeof(pid), "%d", e->pid);
+		if (!streq(e->comm, comm) || is_zombie(hr, pid))
+			continue;
+		insert_sorted(ret, e->pid);
+		ret->total++;
+	}
 	return 0;
+}
+
+void procs_scan_clear(struct procs_scan *scan)
+{
+	free(scan->p);
+	*scan = (struct procs_scan){0};
+}
+
+int procs_find(const struct hostroot *hr, const char *comm, struct procs_found *ret)
+{
+	struct procs_scan scan = {0};
+	int r = procs_scan_find(&scan, hr, comm, ret);
+	procs_scan_clear(&scan);
+	return r;
 }

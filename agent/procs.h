@@ -22,3 +22,25 @@ struct procs_found {
  * Zombies do not count as running.
  */
 int procs_find(const struct hostroot *hr, const char *comm, struct procs_found *ret);
+
+/*
+ * One scan of proc/ for several questions: reading every process's comm is
+ * the cost (an open per process), so the checks that look for daemons in one
+ * run of the agent (host.iscsi, host.multipathd) share it. A scan reads the
+ * comm of every process once, on the first question; whether a match is a
+ * zombie is read when asked. Zero-initialised; procs_scan_clear frees it.
+ */
+struct procs_scan {
+	bool done;
+	int err; /* as procs_find's */
+	struct procs_entry {
+		int pid;
+		char comm[16];
+	} * p;
+	size_t n, cap;
+};
+
+/* procs_find, answered from scan (filled on first use). */
+int procs_scan_find(struct procs_scan *scan, const struct hostroot *hr, const char *comm,
+		    struct procs_found *ret);
+void procs_scan_clear(struct procs_scan *scan);

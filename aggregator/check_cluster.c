@@ -2,10 +2,12 @@
  * and from the Kubernetes Node objects. */
 #include "checks_api.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "catalog.h"
+#include "str_index.h"
 
 #define SKEW_WARN_NS (500 * NSEC_PER_MSEC)
 #define SKEW_FAIL_NS (2 * NSEC_PER_SEC)
@@ -292,14 +294,6 @@ static const struct kv_list *cpu_facts(const struct node_report *r)
 	return v && v->type == VALUE_MAP ? &v->map : NULL;
 }
 
-static bool has_flag(const struct value_list *flags, const char *flag)
-{
-	for (size_t i = 0; flags && i < flags->n; i++)
-		if (flags->items[i].type == VALUE_STR && streq(flags->items[i].s, flag))
-			return true;
-	return false;
-}
-
 /*
  * x86 flags of /proc/cpuinfo that say nothing about what a VM's CPU can have:
  * Linux's own synthetic flags (constant_tsc, pti, tsc_known_freq,
@@ -429,12 +423,65 @@ static bool cpu_flag_host_only(const char *arch, const char *flag)
 	return false;
 }
 
+/*
+ * The guest-visible flags some KVM node has and another lacks, in O(nodes ×
+ * flags): every distinct flag gets an id in the order of its first occurrence
+ * (node by node, flag by flag), then each node's flags are a bitset and what
+ * it lacks is the ids whose bit is clear. A flag a node lacks is held first by
+ * another node, whose architecture decides whether it is host-only. The
+ * order is that of the pairwise scan this replaced (docs/benchmarks.md).
+ */
+struct cpu_flag_ids {
+	struct str_index ix;
+	const char **name; /* by id */
+	const char **arch; /* of the first node holding the flag */
+	size_t n, cap;
+};
+
+static void cpu_flag_ids_add(struct cpu_flag_ids *ids, const struct node_report *r)
+{
+	const struct kv_list *cpu = cpu_facts(r);
+	const struct value_list *fl = kv_get_list(cpu, "flags");
+	const char *arch = kv_get_str(cpu, "arch");
+	for (size_t k = 0; k < fl->n; k++) {
+		bool added;
+		if (fl->items[k].type != VALUE_STR)
+			continue;
+		str_index_put(&ids->ix, fl->items[k].s, ids->n, &added);
+		if (!added)
+			continue;
+		if (ids->n == ids->cap) {
+			ids->cap = ids->cap ? 2 * ids->cap : 256;
+			ids->name = xrealloc(ids->name, ids->cap * sizeof(*ids->name));
+			ids->arch = xrealloc(ids->arch, ids->cap * sizeof(*ids->arch));
+		}
+		ids->name[ids->n] = fl->items[k].s;
+		ids->arch[ids->n++] = arch;
+	}
+}
+
+/* The node's flags as a bitset of ids (words of 64). */
+static void cpu_flag_bits(const struct cpu_flag_ids *ids, const struct node_report *r,
+			  uint64_t *bits, size_t words)
+{
+	const struct value_list *fl = kv_get_list(cpu_facts(r), "flags");
+	memset(bits, 0, words * sizeof(*bits));
+	for (size_t k = 0; k < fl->n; k++) {
+		size_t fid;
+		if (fl->items[k].type == VALUE_STR && str_index_get(&ids->ix, fl->items[k].s, &fid))
+			bits[fid / 64] |= UINT64_C(1) << (fid % 64);
+	}
+}
+
 void check_cpu_compat(struct agg_ctx *ctx, const char *id)
 {
-	const struct node_report *kvm[512];
+	const struct node_report **kvm = xcalloc(ctx->n_nodes ? ctx->n_nodes : 1, sizeof(*kvm));
 	size_t n = 0;
 	struct strv unknown = {0}, vendors = {0}, ignored = {0};
-	for (size_t i = 0; i < ctx->n_nodes && n < ELEMENTSOF(kvm); i++) {
+	struct cpu_flag_ids ids = {0};
+	uint64_t *bits = NULL;
+	bool *ignored_id = NULL;
+	for (size_t i = 0; i < ctx->n_nodes; i++) {
 		const struct node_report *r = ctx->nodes[i].report;
 		if (!kvm_node(r))
 			continue;
@@ -471,39 +518,35 @@ void check_cpu_compat(struct agg_ctx *ctx, const char *id)
 	}
 	/* For each node, the flags some other KVM node has and it lacks: a VM
 	 * started with host-model elsewhere cannot move to it. */
+	for (size_t i = 0; i < n; i++)
+		cpu_flag_ids_add(&ids, kvm[i]);
+	size_t words = (ids.n + 63) / 64;
+	bits = xcalloc(words ? words : 1, sizeof(*bits));
+	ignored_id = xcalloc(ids.n ? ids.n : 1, sizeof(*ignored_id));
 	size_t lacking_nodes = 0;
 	struct kv_list *lack = NULL;
 	for (size_t i = 0; i < n; i++) {
-		const struct value_list *mine = kv_get_list(cpu_facts(kvm[i]), "flags");
 		struct value_list *missing = NULL;
-		struct strv seen = {0};
-		for (size_t j = 0; j < n; j++) {
-			if (j == i)
+		cpu_flag_bits(&ids, kvm[i], bits, words);
+		for (size_t fid = 0; fid < ids.n; fid++) {
+			if (bits[fid / 64] & (UINT64_C(1) << (fid % 64)))
 				continue;
-			const struct value_list *theirs = kv_get_list(cpu_facts(kvm[j]), "flags");
-			const char *arch = kv_get_str(cpu_facts(kvm[j]), "arch");
-			for (size_t k = 0; k < theirs->n; k++) {
-				const struct value *fl = &theirs->items[k];
-				if (fl->type != VALUE_STR || has_flag(mine, fl->s) ||
-				    strv_contains(&seen, fl->s))
-					continue;
-				strv_add(&seen, fl->s);
-				if (cpu_flag_host_only(arch, fl->s)) {
-					if (!strv_contains(&ignored, fl->s))
-						strv_add(&ignored, fl->s);
-					continue;
-				}
-				if (!lack)
-					lack = kv_add_map(&f->evidence, "flags_lacking");
-				if (!missing)
-					missing = kv_add_list(lack, kvm[i]->node);
-				vlist_add_str(missing, fl->s);
+			if (cpu_flag_host_only(ids.arch[fid], ids.name[fid])) {
+				ignored_id[fid] = true;
+				continue;
 			}
+			if (!lack)
+				lack = kv_add_map(&f->evidence, "flags_lacking");
+			if (!missing)
+				missing = kv_add_list(lack, kvm[i]->node);
+			vlist_add_str(missing, ids.name[fid]);
 		}
 		if (missing)
 			lacking_nodes++;
-		strv_clear(&seen);
 	}
+	for (size_t fid = 0; fid < ids.n; fid++)
+		if (ignored_id[fid])
+			strv_add(&ignored, ids.name[fid]);
 	if (ignored.n) {
 		qsort(ignored.items, ignored.n, sizeof(char *), cmp_cstr);
 		struct value_list *il = kv_add_list(&f->evidence, "differing_host_only_flags");
@@ -536,6 +579,12 @@ out:
 	strv_clear(&unknown);
 	strv_clear(&vendors);
 	strv_clear(&ignored);
+	str_index_clear(&ids.ix);
+	free(ids.name);
+	free(ids.arch);
+	free(bits);
+	free(ignored_id);
+	free(kvm);
 }
 
 /* Hostname of a Kubernetes node: the agent's report, else status.addresses. */

@@ -891,9 +891,42 @@ static void test_helpers(void **state)
 	b_close(&b);
 }
 
+/* One read of proc/ answers every question of a run: after the first answer
+ * a process that appears is not seen (the comm files are not read again),
+ * while a zombie is still judged when asked. */
+static void test_procs_one_scan(void **state)
+{
+	(void)state;
+	struct bctx b;
+	b_scratch(&b);
+	b_write(&b, "proc/1/comm", "systemd\n");
+	b_write(&b, "proc/1/stat", "1 (systemd) S 0\n");
+	b_write(&b, "proc/700/comm", "iscsid\n");
+	b_write(&b, "proc/700/stat", "700 (iscsid) S 1\n");
+	b_write(&b, "proc/800/comm", "multipathd\n");
+	b_write(&b, "proc/800/stat", "800 (multipathd) S 1\n");
+	struct procs_scan scan = {0};
+	struct procs_found p;
+	assert_int_equal(procs_scan_find(&scan, &b.ctx.root, "iscsid", &p), 0);
+	assert_int_equal(p.total, 1);
+	assert_int_equal(p.pids[0], 700);
+	b_write(&b, "proc/900/comm", "multipathd\n");
+	b_write(&b, "proc/900/stat", "900 (multipathd) S 1\n");
+	b_write(&b, "proc/800/stat", "800 (multipathd) Z 1\n");
+	assert_int_equal(procs_scan_find(&scan, &b.ctx.root, "multipathd", &p), 0);
+	assert_int_equal(p.total, 0); /* 800 is a zombie now; 900 came after the scan */
+	procs_scan_clear(&scan);
+	/* A fresh scan (procs_find) sees 900. */
+	assert_int_equal(procs_find(&b.ctx.root, "multipathd", &p), 0);
+	assert_int_equal(p.total, 1);
+	assert_int_equal(p.pids[0], 900);
+	b_close(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_procs_one_scan),
 	    cmocka_unit_test(test_iscsi_running_debian),
 	    cmocka_unit_test(test_iscsi_socket_activated_harvester),
 	    cmocka_unit_test(test_iscsi_pass_rhel_ubuntu),
