@@ -1388,6 +1388,79 @@ static void stuck_snapshot_held(struct agg_ctx *ctx, struct finding *f, const st
 		       cname, name, ns, name);
 }
 
+/* The finalizer that holds vs: the one the operator must act on. Names and
+ * when the snapshot controller removes each: kubernetes-csi/external-snapshotter
+ * pkg/utils/util.go and pkg/common-controller/snapshot_controller.go
+ * (as-source: once no PVC is Pending with the snapshot as dataSource,
+ * isVolumeBeingCreatedFromSnapshot; bound: once its content is deleted or,
+ * deletionPolicy Retain, released). */
+#define FIN_AS_SOURCE "snapshot.storage.kubernetes.io/volumesnapshot-as-source-protection"
+#define FIN_BOUND     "snapshot.storage.kubernetes.io/volumesnapshot-bound-protection"
+#define FIN_IN_GROUP  "snapshot.storage.kubernetes.io/volumesnapshot-in-group-protection"
+
+static bool has_finalizer(const struct jv *o, const char *name)
+{
+	const struct jv *l = JQ(o, "metadata", "finalizers");
+	for (size_t i = 0; i < jq_len(l); i++) {
+		const struct jv *e = jq_at(l, i);
+		if (jv_is(e, JV_STRING) && streq(jv_str(e), name))
+			return true;
+	}
+	return false;
+}
+
+static const char *holding_finalizer(const struct jv *vs)
+{
+	static const char *const order[] = {FIN_AS_SOURCE, FIN_IN_GROUP, FIN_BOUND};
+	for (size_t i = 0; i < ELEMENTSOF(order); i++)
+		if (has_finalizer(vs, order[i]))
+			return order[i];
+	const struct jv *l = JQ(vs, "metadata", "finalizers");
+	for (size_t i = 0; i < jq_len(l); i++) {
+		const struct jv *e = jq_at(l, i);
+		if (jv_is(e, JV_STRING))
+			return jv_str(e);
+	}
+	return NULL;
+}
+
+/* Name the holding finalizer in the message and say what removes it. */
+/* restoring: 1 a Pending PVC restores from vs, 0 none, -1 PVCs not collected. */
+static void name_finalizer(struct finding *f, const struct jv *vs, bool content, int restoring)
+{
+	const char *fin = holding_finalizer(vs);
+	if (!fin || !f->message)
+		return;
+	const char *ns = jq_namespace(vs) ? jq_namespace(vs) : "?";
+	const char *name = jq_name(vs) ? jq_name(vs) : "?";
+	kv_add_str(&f->evidence, "holding_finalizer", fin);
+	const char *what;
+	if (streq(fin, FIN_AS_SOURCE))
+		what = restoring
+			   ? "removed by the snapshot-controller once that restore PVC is "
+			     "Bound or deleted"
+			   : "orphaned: no Pending PVC restores from the snapshot any more (a "
+			     "deleted restore PVC), so the snapshot-controller should drop it on "
+			     "its next sync; if it stays, remove it by hand";
+	else if (streq(fin, FIN_BOUND))
+		what = content ? "removed by the snapshot-controller after the content is "
+				 "deleted (deletionPolicy Delete) or released (Retain)"
+			       : "its content is gone, so nothing is left to protect: remove it "
+				 "by hand";
+	else if (streq(fin, FIN_IN_GROUP))
+		what = "removed when its VolumeGroupSnapshot is deleted";
+	else
+		what = "not the snapshot-controller's: the controller that set it must remove it";
+	_cleanup_free_ char *msg = xstrdup(f->message);
+	finding_set(f, f->status, "%s; held by finalizer %s", msg, fin);
+	_cleanup_free_ char *rem = f->remediation ? xstrdup(f->remediation) : NULL;
+	finding_remedy(f,
+		       "%s%sfinalizer %s is %s (by hand: kubectl patch "
+		       "volumesnapshots.snapshot.storage.k8s.io -n %s %s --type=json -p "
+		       "'[{\"op\":\"remove\",\"path\":\"/metadata/finalizers/<index of %s>\"}]')",
+		       rem ? rem : "", rem ? ". " : "", fin, what, ns, name, fin);
+}
+
 static void stuck_snapshot(struct agg_ctx *ctx, const char *id, const struct jv *vs, int64_t age,
 			   const struct jv *content)
 {
@@ -1405,6 +1478,10 @@ static void stuck_snapshot(struct agg_ctx *ctx, const char *id, const struct jv 
 		storage_ev_str(&f->evidence, "content_deletion_policy",
 			       JQS(content, "spec", "deletionPolicy"));
 		stuck_snapshot_held(ctx, f, vs, d, cname);
+		name_finalizer(f, vs, true,
+			       ctx->cs->res[RES_PVCS].status != RES_COLLECTED ? -1
+			       : restoring_pvc(ctx->cs, vs)		      ? 1
+									      : 0);
 		return;
 	}
 	finding_set(f, STATUS_WARN,
@@ -1416,6 +1493,7 @@ static void stuck_snapshot(struct agg_ctx *ctx, const char *id, const struct jv 
 		       "volumesnapshots.snapshot.storage.k8s.io -n %s %s --type=merge -p "
 		       "'{\"metadata\":{\"finalizers\":null}}'",
 		       ns, name);
+	name_finalizer(f, vs, false, 0);
 }
 
 void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)

@@ -923,6 +923,11 @@ static void test_stuck_snapshot_alone(void **state)
 	assert_non_null(
 	    strstr(f->remediation, "volumesnapshots.snapshot.storage.k8s.io -n default"));
 	assert_string_equal(kv_get_str(&f->evidence, "content_state"), "does not exist");
+	assert_string_equal(kv_get_str(&f->evidence, "holding_finalizer"),
+			    "snapshot.storage.kubernetes.io/volumesnapshot-bound-protection");
+	assert_non_null(strstr(f->message, "held by finalizer snapshot.storage.kubernetes.io/"
+					   "volumesnapshot-bound-protection"));
+	assert_non_null(strstr(f->remediation, "its content is gone"));
 	harness_clear(&h);
 }
 
@@ -980,15 +985,24 @@ static void test_stuck_snapshot_held(void **state)
 	assert_null(strstr(f->message, "restore-2"));
 	assert_non_null(strstr(f->remediation, "kubectl delete pvc -n default restore-1"));
 	assert_string_equal(kv_get_str(&f->evidence, "content_deletion_policy"), "Delete");
+	/* the finalizer that holds it, named (as-source before bound: it goes first) */
+	assert_string_equal(kv_get_str(&f->evidence, "holding_finalizer"),
+			    "snapshot.storage.kubernetes.io/volumesnapshot-as-source-protection");
+	assert_non_null(strstr(f->message, "held by finalizer snapshot.storage.kubernetes.io/"
+					   "volumesnapshot-as-source-protection"));
+	assert_non_null(strstr(f->remediation, "once that restore PVC is Bound or deleted"));
 	harness_clear(&h);
 
-	/* Nothing restores from it: the snapshot controller is not doing its part. */
+	/* Nothing restores from it: the snapshot controller is not doing its part; the
+	 * as-source finalizer is orphaned (its restore PVC was deleted). */
 	installed(&h);
 	h.now_ns = harness_at("2026-09-06T00:00:00Z");
 	add_held_snapshot(&h);
 	f = harness_expect(&h, STUCK, STATUS_WARN);
 	assert_non_null(strstr(f->message, "no PVC is being restored from it"));
 	assert_non_null(strstr(f->remediation, "snapshot-controller"));
+	assert_non_null(strstr(f->message, "volumesnapshot-as-source-protection"));
+	assert_non_null(strstr(f->remediation, "orphaned"));
 	harness_clear(&h);
 
 	/* PVCs not collected: which one holds it is unknown, and said so. */
