@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "checks_api.h"
+#include "kubevirt_gates.h"
 #include "longhorn.h"
 #include "storage.h"
 
@@ -627,6 +628,38 @@ static void ambiguous_types(struct finding *f, const struct vsc_view *w, size_t 
 	    SP_RESOURCE, VSC_RESOURCE, ANN_VSC_DEFAULT, VSC_RESOURCE);
 }
 
+/* Is KubeVirt's own snapshot API (snapshot.kubevirt.io) in use, the only path on
+ * which KubeVirt refuses several unannotated classes? VirtualMachineSnapshots
+ * exist, or the Snapshot gate is on (kubevirt_gates.c). Harvester's VM backups
+ * and snapshots name their class in the csi-driver-config setting instead
+ * (harvester pkg/settings, pkg/controller/master/backup). 1 yes, 0 no, -1 unknown. */
+static int kubevirt_snapshot_api_in_use(const struct cluster_state *cs)
+{
+	if (cs->res[RES_VM_SNAPSHOTS].status == RES_COLLECTED && cs_count(cs, RES_VM_SNAPSHOTS) > 0)
+		return 1;
+	const struct jv *kvs = cs_items(cs, RES_KUBEVIRTS);
+	if (cs->res[RES_KUBEVIRTS].status != RES_COLLECTED || jq_len(kvs) == 0)
+		return -1;
+	int in_use = 0;
+	for (size_t i = 0; i < jq_len(kvs); i++) {
+		int on = kv_gate_on_cr(jq_at(kvs, i), "Snapshot");
+		if (on != 0)
+			in_use = on > 0 ? 1 : (in_use == 1 ? 1 : -1);
+	}
+	if (in_use == 0 && cs->res[RES_VM_SNAPSHOTS].status != RES_COLLECTED)
+		return -1;
+	return in_use;
+}
+
+static bool harvester_csi_driver_config(const struct cluster_state *cs)
+{
+	const struct jv *st = cs_items(cs, RES_HV_SETTINGS);
+	for (size_t i = 0; i < jq_len(st); i++)
+		if (streq(jq_name(jq_at(st, i)), "csi-driver-config"))
+			return true;
+	return false;
+}
+
 void check_vsc_ambiguous(struct agg_ctx *ctx, const char *id)
 {
 	struct vsc_view w;
@@ -647,6 +680,18 @@ void check_vsc_ambiguous(struct agg_ctx *ctx, const char *id)
 			    "Longhorn volume, so no VM snapshot uses these classes");
 	} else if (w.n_broken) {
 		ambiguous_broken(f, &w);
+		/* KubeVirt's refusal bites only where its snapshot API is used; Harvester's
+		 * own VM backups pick the class from csi-driver-config: at most WARN there. */
+		if (f->status == STATUS_FAIL && harvester_csi_driver_config(ctx->cs) &&
+		    kubevirt_snapshot_api_in_use(ctx->cs) == 0) {
+			_cleanup_free_ char *msg = xstrdup(f->message);
+			finding_set(f, STATUS_WARN,
+				    "%s; not used now: the KubeVirt Snapshot gate is off and no "
+				    "VirtualMachineSnapshot exists, and Harvester's VM backups and "
+				    "snapshots take the class from its csi-driver-config setting",
+				    msg);
+			kv_add_str(&f->evidence, "kubevirt_snapshot_api", "not in use");
+		}
 	} else if (w.n_ok == 0) {
 		finding_set(
 		    f, STATUS_SKIP,

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jq.h"
 #include "util.h"
 
 enum stage { ST_NONE = 0, ST_ALPHA, ST_BETA, ST_GA };
@@ -140,4 +141,31 @@ void kv_gate_eval(const char *gate, const struct semver *v, bool listed, bool di
 	snprintf(ret->assumed, sizeof(ret->assumed),
 		 "the KubeVirt version is unknown: every release 1.%d-1.%d gives the same answer",
 		 KV_FIRST_MINOR, KV_LAST_MINOR);
+}
+
+static bool str_in(const struct jv *arr, const char *s)
+{
+	for (size_t i = 0; i < jq_len(arr); i++) {
+		const struct jv *e = jq_at(arr, i);
+		if (jv_is(e, JV_STRING) && streq(jv_str(e), s))
+			return true;
+	}
+	return false;
+}
+
+int kv_gate_on_cr(const struct jv *kv, const char *gate)
+{
+	static const char *const fields[] = {"observedKubeVirtVersion", "targetKubeVirtVersion",
+					     "operatorVersion"};
+	struct semver v;
+	bool known = false;
+	for (size_t i = 0; i < ELEMENTSOF(fields) && !known; i++) {
+		const char *s = JQS(kv, "status", fields[i]);
+		known = s && semver_parse(s, &v) == 0;
+	}
+	const struct jv *dev = JQ(kv, "spec", "configuration", "developerConfiguration");
+	struct kv_gate_eval g;
+	kv_gate_eval(gate, known ? &v : NULL, str_in(JQ(dev, "featureGates"), gate),
+		     str_in(JQ(dev, "disabledFeatureGates"), gate), &g);
+	return g.decided ? g.on : -1;
 }

@@ -22,3 +22,9 @@ struct kv_gate_eval {
  * listed in developerConfiguration.featureGates and disabledFeatureGates? */
 void kv_gate_eval(const char *gate, const struct semver *v, bool listed, bool disabled,
 		  struct kv_gate_eval *ret);
+
+struct jv;
+/* The gate on a KubeVirt CR (its developerConfiguration lists, its
+ * status.observedKubeVirtVersion, else targetKubeVirtVersion, else
+ * operatorVersion): 1 on, 0 off, -1 cannot be told. */
+int kv_gate_on_cr(const struct jv *kv, const char *gate);

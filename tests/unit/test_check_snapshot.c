@@ -319,6 +319,53 @@ static void test_vsc_ambiguous_kubevirt_rule(void **state)
 	harness_clear(&h);
 }
 
+/* Stock Harvester v1.4: its chart's longhorn-snapshot (type snap) and the longhorn
+ * class, none annotated; its csi-driver-config setting (harvester pkg/settings) names
+ * the classes its own VM backups and snapshots use. KubeVirt's refusal of several
+ * unannotated classes matters only where snapshot.kubevirt.io is used. */
+static void harvester14(struct harness *h, const char *gates)
+{
+	lh_cluster(h, false);
+	cs_set_status(&h->cs, RES_STORAGEPROFILES, RES_NOT_INSTALLED, NULL);
+	harness_load(h, "storage/volumesnapshotclasses-case4.json");
+	harness_add(h, "{\"apiVersion\":\"harvesterhci.io/v1beta1\",\"kind\":\"Setting\","
+		       "\"metadata\":{\"name\":\"csi-driver-config\"},\"default\":"
+		       "\"{\\\"driver.longhorn.io\\\":{\\\"volumeSnapshotClassName\\\":"
+		       "\\\"longhorn-snapshot\\\",\\\"backupVolumeSnapshotClassName\\\":"
+		       "\\\"longhorn\\\"}}\"}");
+	char kv[640];
+	snprintf(kv, sizeof(kv),
+		 "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":{\"name\":"
+		 "\"kubevirt\",\"namespace\":\"harvester-system\"},\"spec\":{\"configuration\":{"
+		 "\"developerConfiguration\":{\"featureGates\":[%s]}}},\"status\":{\"phase\":"
+		 "\"Deployed\",\"observedKubeVirtVersion\":\"v1.3.1\"}}",
+		 gates);
+	harness_add(h, kv);
+	cs_set_status(&h->cs, RES_VM_SNAPSHOTS, RES_COLLECTED, NULL);
+}
+
+static void test_vsc_ambiguous_stock_harvester(void **state)
+{
+	struct harness h;
+	/* gate off, no VirtualMachineSnapshot: KubeVirt's path is unused → WARN (was FAIL) */
+	harvester14(&h, "\"LiveMigration\",\"HotplugVolumes\"");
+	const struct finding *f = harness_expect(&h, VSC_AMB, STATUS_WARN);
+	assert_non_null(strstr(f->message, "csi-driver-config"));
+	assert_string_equal(kv_get_str(&f->evidence, "kubevirt_snapshot_api"), "not in use");
+	harness_clear(&h);
+
+	/* the gate listed: KubeVirt's snapshot API is in use → FAIL stays */
+	harvester14(&h, "\"Snapshot\"");
+	harness_expect(&h, VSC_AMB, STATUS_FAIL);
+	harness_clear(&h);
+
+	/* VirtualMachineSnapshots not collected: cannot tell → FAIL stays */
+	harvester14(&h, "");
+	cs_set_status(&h.cs, RES_VM_SNAPSHOTS, RES_FORBIDDEN, "403");
+	harness_expect(&h, VSC_AMB, STATUS_FAIL);
+	harness_clear(&h);
+}
+
 static void test_vsc_ambiguous_default_annotation_wins(void **state)
 {
 	struct harness h;
@@ -1047,6 +1094,7 @@ int main(void)
 	    cmocka_unit_test(test_vsc_ambiguous_per_storageclass),
 	    cmocka_unit_test(test_vsc_ambiguous_profile_names_missing_or_foreign),
 	    cmocka_unit_test(test_vsc_ambiguous_kubevirt_rule),
+	    cmocka_unit_test(test_vsc_ambiguous_stock_harvester),
 	    cmocka_unit_test(test_vsc_ambiguous_default_annotation_wins),
 	    cmocka_unit_test(test_vsc_ambiguous_pass_skip),
 	    cmocka_unit_test(test_backup_target_case4_fail),
