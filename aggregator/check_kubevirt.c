@@ -10,6 +10,7 @@
 
 #include "cluster_versions.h"
 #include "helm_values.h"
+#include "kubevirt_gates.h"
 #include "kubevirt_util.h"
 #include "semver.h"
 
@@ -163,15 +164,18 @@ static char *gate_list(const struct jv *gates, const char *sep, const char *quot
 	return n;
 }
 
+/* default_on: the gate is on when listed nowhere (Beta from KubeVirt 1.9): only
+ * then does taking it out of disabledFeatureGates switch it on. */
 static void remedy_gate_off(struct finding *f, const struct jv *kv, const struct jv *gates,
-			    const struct jv *disabled, const struct helm_values *hv)
+			    const struct jv *disabled, const struct helm_values *hv,
+			    bool default_on)
 {
 	const char *ns = jq_namespace(kv) ? jq_namespace(kv) : "harvester-system";
 	const char *name = jq_name(kv) ? jq_name(kv) : "kubevirt";
 	_cleanup_free_ char *set = gate_list(gates, ",", "");
 	_cleanup_free_ char *json = gate_list(gates, ",", "\"");
 	_cleanup_free_ char *how = NULL;
-	if (list_has(disabled, SNAPSHOT_GATE))
+	if (default_on && list_has(disabled, SNAPSHOT_GATE))
 		how = xasprintf("remove \"Snapshot\" from "
 				"spec.configuration.developerConfiguration.disabledFeatureGates "
 				"(kubectl -n %s edit kubevirt %s, or the same key under "
@@ -203,30 +207,6 @@ static void remedy_gate_off(struct finding *f, const struct jv *kv, const struct
 	    how, ns, ns, ns);
 }
 
-struct gate_eval {
-	bool on, decided;
-	const char *why;
-};
-
-static struct gate_eval gate_effective(bool listed, bool disabled, bool ver_known,
-				       const struct semver *v)
-{
-	static const struct semver v18 = {1, 8, 0};
-	if (listed)
-		return (struct gate_eval){true, true, "listed in featureGates"};
-	if (!ver_known)
-		return (struct gate_eval){false, false,
-					  "not listed, and the KubeVirt version is unknown "
-					  "(the default is off before 1.8, on from 1.8)"};
-	if (semver_cmp(v, &v18) < 0)
-		return (struct gate_eval){false, true,
-					  "not listed in featureGates (KubeVirt < 1.8: Beta gates "
-					  "are off unless listed)"};
-	if (disabled)
-		return (struct gate_eval){false, true, "listed in disabledFeatureGates"};
-	return (struct gate_eval){true, true, "on by default since KubeVirt 1.8 (Beta)"};
-}
-
 static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, const struct jv *kv,
 			      const struct helm_values *hv)
 {
@@ -236,7 +216,10 @@ static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, const struct 
 	struct semver v;
 	const char *vfield = NULL, *vs = kv_version(kv, &v, &vfield);
 	bool listed = list_has(gates, SNAPSHOT_GATE);
-	struct gate_eval g = gate_effective(listed, list_has(disabled, SNAPSHOT_GATE), vs, &v);
+	struct kv_gate_eval g;
+	kv_gate_eval(SNAPSHOT_GATE, vs ? &v : NULL, listed, list_has(disabled, SNAPSHOT_GATE), &g);
+	struct kv_gate_eval dflt;
+	kv_gate_eval(SNAPSHOT_GATE, vs ? &v : NULL, false, false, &dflt);
 	size_t n_snap = cs_count(ctx->cs, RES_VM_SNAPSHOTS),
 	       n_rest = cs_count(ctx->cs, RES_VM_RESTORES);
 
@@ -259,6 +242,8 @@ static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, const struct 
 	evidence_list(&f->evidence, "disabledFeatureGates", disabled);
 	kv_add_str(&f->evidence, "snapshot_gate", g.decided ? (g.on ? "on" : "off") : "unknown");
 	kv_add_str(&f->evidence, "decided_by", g.why);
+	if (g.assumed[0])
+		kv_add_str(&f->evidence, "version_rule", g.assumed);
 	kv_add_int(&f->evidence, "virtualmachinesnapshots", (int64_t)n_snap);
 	kv_add_int(&f->evidence, "virtualmachinerestores", (int64_t)n_rest);
 	kv_add_str(&f->evidence, "helm_values",
@@ -290,27 +275,32 @@ static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, const struct 
 			    "Snapshot gate is on now, but the Helm values do not list it at "
 			    "%s: the next helm upgrade renders the CR without it",
 			    VALUES_GATE_PATH);
-			remedy_gate_off(f, kv, gates, disabled, hv);
+			remedy_gate_off(f, kv, gates, disabled, hv, dflt.on);
 		} else {
 			finding_set(f, STATUS_PASS, "Snapshot gate is on (%s)", g.why);
 		}
 	} else if (near.n > 0) {
 		finding_set(f, STATUS_FAIL, "Snapshot gate is off: %s%s", near.items[0],
 			    near.n > 1 ? " (and more, see near_misses)" : "");
-		remedy_gate_off(f, kv, gates, disabled, hv);
+		remedy_gate_off(f, kv, gates, disabled, hv, dflt.on);
 	} else if (n_snap + n_rest > 0) {
 		finding_set(f, STATUS_FAIL,
 			    "Snapshot gate is off (%s) while %zu VirtualMachineSnapshot and %zu "
 			    "VirtualMachineRestore objects exist: new ones are denied with "
 			    "\"snapshot feature gate not enabled\"",
 			    g.why, n_snap, n_rest);
-		remedy_gate_off(f, kv, gates, disabled, hv);
+		remedy_gate_off(f, kv, gates, disabled, hv, dflt.on);
 	} else {
 		finding_set(f, STATUS_WARN,
 			    "Snapshot gate is off (%s): VM snapshots through snapshot.kubevirt.io "
 			    "are denied; Harvester's own VM backups do not need it",
 			    g.why);
-		remedy_gate_off(f, kv, gates, disabled, hv);
+		remedy_gate_off(f, kv, gates, disabled, hv, dflt.on);
+	}
+	/* A rule taken from another release than the one running is said, never implied. */
+	if (g.assumed[0] && f->message) {
+		_cleanup_free_ char *msg = xstrdup(f->message);
+		finding_set(f, f->status, "%s; %s", msg, g.assumed);
 	}
 	strv_clear(&near);
 }

@@ -33,6 +33,7 @@
 
 #include "checks_api.h"
 #include "cluster_versions.h"
+#include "kubevirt_gates.h"
 #include "longhorn.h"
 #include "storage.h"
 
@@ -628,6 +629,38 @@ static void ambiguous_types(struct finding *f, const struct vsc_view *w, size_t 
 	    SP_RESOURCE, VSC_RESOURCE, ANN_VSC_DEFAULT, VSC_RESOURCE);
 }
 
+/* Is KubeVirt's own snapshot API (snapshot.kubevirt.io) in use, the only path on
+ * which KubeVirt refuses several unannotated classes? VirtualMachineSnapshots
+ * exist, or the Snapshot gate is on (kubevirt_gates.c). Harvester's VM backups
+ * and snapshots name their class in the csi-driver-config setting instead
+ * (harvester pkg/settings, pkg/controller/master/backup). 1 yes, 0 no, -1 unknown. */
+static int kubevirt_snapshot_api_in_use(const struct cluster_state *cs)
+{
+	if (cs->res[RES_VM_SNAPSHOTS].status == RES_COLLECTED && cs_count(cs, RES_VM_SNAPSHOTS) > 0)
+		return 1;
+	const struct jv *kvs = cs_items(cs, RES_KUBEVIRTS);
+	if (cs->res[RES_KUBEVIRTS].status != RES_COLLECTED || jq_len(kvs) == 0)
+		return -1;
+	int in_use = 0;
+	for (size_t i = 0; i < jq_len(kvs); i++) {
+		int on = kv_gate_on_cr(jq_at(kvs, i), "Snapshot");
+		if (on != 0)
+			in_use = on > 0 ? 1 : (in_use == 1 ? 1 : -1);
+	}
+	if (in_use == 0 && cs->res[RES_VM_SNAPSHOTS].status != RES_COLLECTED)
+		return -1;
+	return in_use;
+}
+
+static bool harvester_csi_driver_config(const struct cluster_state *cs)
+{
+	const struct jv *st = cs_items(cs, RES_HV_SETTINGS);
+	for (size_t i = 0; i < jq_len(st); i++)
+		if (streq(jq_name(jq_at(st, i)), "csi-driver-config"))
+			return true;
+	return false;
+}
+
 void check_vsc_ambiguous(struct agg_ctx *ctx, const char *id)
 {
 	struct vsc_view w;
@@ -648,6 +681,18 @@ void check_vsc_ambiguous(struct agg_ctx *ctx, const char *id)
 			    "Longhorn volume, so no VM snapshot uses these classes");
 	} else if (w.n_broken) {
 		ambiguous_broken(f, &w);
+		/* KubeVirt's refusal bites only where its snapshot API is used; Harvester's
+		 * own VM backups pick the class from csi-driver-config: at most WARN there. */
+		if (f->status == STATUS_FAIL && harvester_csi_driver_config(ctx->cs) &&
+		    kubevirt_snapshot_api_in_use(ctx->cs) == 0) {
+			_cleanup_free_ char *msg = xstrdup(f->message);
+			finding_set(f, STATUS_WARN,
+				    "%s; not used now: the KubeVirt Snapshot gate is off and no "
+				    "VirtualMachineSnapshot exists, and Harvester's VM backups and "
+				    "snapshots take the class from its csi-driver-config setting",
+				    msg);
+			kv_add_str(&f->evidence, "kubevirt_snapshot_api", "not in use");
+		}
 	} else if (w.n_ok == 0) {
 		finding_set(
 		    f, STATUS_SKIP,
@@ -1390,6 +1435,79 @@ static void stuck_snapshot_held(struct agg_ctx *ctx, struct finding *f, const st
 		       cname, name, ns, name);
 }
 
+/* The finalizer that holds vs: the one the operator must act on. Names and
+ * when the snapshot controller removes each: kubernetes-csi/external-snapshotter
+ * pkg/utils/util.go and pkg/common-controller/snapshot_controller.go
+ * (as-source: once no PVC is Pending with the snapshot as dataSource,
+ * isVolumeBeingCreatedFromSnapshot; bound: once its content is deleted or,
+ * deletionPolicy Retain, released). */
+#define FIN_AS_SOURCE "snapshot.storage.kubernetes.io/volumesnapshot-as-source-protection"
+#define FIN_BOUND     "snapshot.storage.kubernetes.io/volumesnapshot-bound-protection"
+#define FIN_IN_GROUP  "snapshot.storage.kubernetes.io/volumesnapshot-in-group-protection"
+
+static bool has_finalizer(const struct jv *o, const char *name)
+{
+	const struct jv *l = JQ(o, "metadata", "finalizers");
+	for (size_t i = 0; i < jq_len(l); i++) {
+		const struct jv *e = jq_at(l, i);
+		if (jv_is(e, JV_STRING) && streq(jv_str(e), name))
+			return true;
+	}
+	return false;
+}
+
+static const char *holding_finalizer(const struct jv *vs)
+{
+	static const char *const order[] = {FIN_AS_SOURCE, FIN_IN_GROUP, FIN_BOUND};
+	for (size_t i = 0; i < ELEMENTSOF(order); i++)
+		if (has_finalizer(vs, order[i]))
+			return order[i];
+	const struct jv *l = JQ(vs, "metadata", "finalizers");
+	for (size_t i = 0; i < jq_len(l); i++) {
+		const struct jv *e = jq_at(l, i);
+		if (jv_is(e, JV_STRING))
+			return jv_str(e);
+	}
+	return NULL;
+}
+
+/* Name the holding finalizer in the message and say what removes it. */
+/* restoring: 1 a Pending PVC restores from vs, 0 none, -1 PVCs not collected. */
+static void name_finalizer(struct finding *f, const struct jv *vs, bool content, int restoring)
+{
+	const char *fin = holding_finalizer(vs);
+	if (!fin || !f->message)
+		return;
+	const char *ns = jq_namespace(vs) ? jq_namespace(vs) : "?";
+	const char *name = jq_name(vs) ? jq_name(vs) : "?";
+	kv_add_str(&f->evidence, "holding_finalizer", fin);
+	const char *what;
+	if (streq(fin, FIN_AS_SOURCE))
+		what = restoring
+			   ? "removed by the snapshot-controller once that restore PVC is "
+			     "Bound or deleted"
+			   : "orphaned: no Pending PVC restores from the snapshot any more (a "
+			     "deleted restore PVC), so the snapshot-controller should drop it on "
+			     "its next sync; if it stays, remove it by hand";
+	else if (streq(fin, FIN_BOUND))
+		what = content ? "removed by the snapshot-controller after the content is "
+				 "deleted (deletionPolicy Delete) or released (Retain)"
+			       : "its content is gone, so nothing is left to protect: remove it "
+				 "by hand";
+	else if (streq(fin, FIN_IN_GROUP))
+		what = "removed when its VolumeGroupSnapshot is deleted";
+	else
+		what = "not the snapshot-controller's: the controller that set it must remove it";
+	_cleanup_free_ char *msg = xstrdup(f->message);
+	finding_set(f, f->status, "%s; held by finalizer %s", msg, fin);
+	_cleanup_free_ char *rem = f->remediation ? xstrdup(f->remediation) : NULL;
+	finding_remedy(f,
+		       "%s%sfinalizer %s is %s (by hand: kubectl patch "
+		       "volumesnapshots.snapshot.storage.k8s.io -n %s %s --type=json -p "
+		       "'[{\"op\":\"remove\",\"path\":\"/metadata/finalizers/<index of %s>\"}]')",
+		       rem ? rem : "", rem ? ". " : "", fin, what, ns, name, fin);
+}
+
 static void stuck_snapshot(struct agg_ctx *ctx, const char *id, const struct jv *vs, int64_t age,
 			   const struct jv *content)
 {
@@ -1407,6 +1525,10 @@ static void stuck_snapshot(struct agg_ctx *ctx, const char *id, const struct jv 
 		storage_ev_str(&f->evidence, "content_deletion_policy",
 			       JQS(content, "spec", "deletionPolicy"));
 		stuck_snapshot_held(ctx, f, vs, d, cname);
+		name_finalizer(f, vs, true,
+			       ctx->cs->res[RES_PVCS].status != RES_COLLECTED ? -1
+			       : restoring_pvc(ctx->cs, vs)		      ? 1
+									      : 0);
 		return;
 	}
 	finding_set(f, STATUS_WARN,
@@ -1418,6 +1540,7 @@ static void stuck_snapshot(struct agg_ctx *ctx, const char *id, const struct jv 
 		       "volumesnapshots.snapshot.storage.k8s.io -n %s %s --type=merge -p "
 		       "'{\"metadata\":{\"finalizers\":null}}'",
 		       ns, name);
+	name_finalizer(f, vs, false, 0);
 }
 
 void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)

@@ -188,36 +188,101 @@ static void test_gate_comma_joined_from_spec_set(void **state)
 	harness_clear(&h);
 }
 
-static const char *kv18(const char *extra)
+/* A KubeVirt CR as virt-operator leaves it (status.observedKubeVirtVersion),
+ * with the given developerConfiguration members. */
+static const char *kv_at(const char *version, const char *dev)
 {
 	static char buf[1024];
 	snprintf(buf, sizeof(buf),
 		 "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":{\"name\":"
 		 "\"kubevirt\",\"namespace\":\"kubevirt\"},\"spec\":{\"configuration\":{"
-		 "\"developerConfiguration\":{\"featureGates\":[]%s}}},\"status\":{"
-		 "\"observedKubeVirtVersion\":\"v1.8.1\",\"operatorVersion\":\"v1.8.1\"}}",
-		 extra);
+		 "\"developerConfiguration\":{%s}}},\"status\":{\"phase\":\"Deployed\","
+		 "\"observedKubeVirtVersion\":\"%s\",\"operatorVersion\":\"%s\"}}",
+		 dev, version, version);
 	return buf;
 }
 
-static void test_gate_v18_semantics(void **state)
+static const char *const vm_snapshot =
+    "{\"apiVersion\":\"snapshot.kubevirt.io/v1beta1\",\"kind\":\"VirtualMachineSnapshot\","
+    "\"metadata\":{\"name\":\"snap1\",\"namespace\":\"default\"},\"spec\":{\"source\":{"
+    "\"apiGroup\":\"kubevirt.io\",\"kind\":\"VirtualMachine\",\"name\":\"vm1\"}},"
+    "\"status\":{\"phase\":\"Succeeded\",\"readyToUse\":true}}";
+
+static const struct finding *gate_at(struct harness *h, const char *version, const char *dev,
+				     bool with_snapshot)
+{
+	harness_init(h);
+	harness_add(h, kv_at(version, dev));
+	if (with_snapshot)
+		harness_add(h, vm_snapshot);
+	harness_run(h, GATE);
+	return harness_finding(h, GATE, "KubeVirt/kubevirt/kubevirt");
+}
+
+/* Beta gates are on by default only from v1.9 (featuregate.IsEnabled, VEP 229);
+ * on v1.8 disabledFeatureGates exists but Beta is still off unless listed. */
+static void test_gate_per_release(void **state)
 {
 	struct harness h;
-	harness_init(&h);
-	harness_add(&h, kv18(""));
-	harness_run(&h, GATE);
-	const struct finding *f = harness_finding(&h, GATE, "KubeVirt/kubevirt/kubevirt");
-	assert_int_equal(f->status, STATUS_PASS);
-	assert_non_null(strstr(f->message, "on by default since KubeVirt 1.8"));
+	/* 1.8, not listed, VM snapshots exist: off → FAIL (was a PASS "on by default since 1.8") */
+	const struct finding *f = gate_at(&h, "v1.8.1", "\"featureGates\":[]", true);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_string_equal(harness_ev(f, "snapshot_gate"), "off");
+	assert_non_null(strstr(harness_ev(f, "decided_by"), "before 1.9"));
+	assert_null(strstr(f->message, "hvready knows"));
 	harness_clear(&h);
 
-	harness_init(&h);
-	harness_add(&h, kv18(",\"disabledFeatureGates\":[\"Snapshot\"]"));
-	harness_run(&h, GATE);
-	f = harness_finding(&h, GATE, "KubeVirt/kubevirt/kubevirt");
-	assert_int_equal(f->status, STATUS_WARN);
+	/* 1.7 likewise */
+	f = gate_at(&h, "v1.7.4", "\"featureGates\":[\"LiveMigration\"]", true);
+	assert_int_equal(f->status, STATUS_FAIL);
+	harness_clear(&h);
+
+	/* 1.7, listed: on */
+	f = gate_at(&h, "v1.7.4", "\"featureGates\":[\"Snapshot\"]", true);
+	assert_int_equal(f->status, STATUS_PASS);
+	harness_clear(&h);
+
+	/* 1.9, not listed: Beta on by default */
+	f = gate_at(&h, "v1.9.0", "\"featureGates\":[]", true);
+	assert_int_equal(f->status, STATUS_PASS);
+	assert_non_null(strstr(f->message, "on by default"));
+	harness_clear(&h);
+
+	/* 1.9, in disabledFeatureGates: off */
+	f = gate_at(&h, "v1.9.0", "\"disabledFeatureGates\":[\"Snapshot\"]", true);
+	assert_int_equal(f->status, STATUS_FAIL);
 	assert_string_equal(harness_ev(f, "decided_by"), "listed in disabledFeatureGates");
 	assert_non_null(strstr(f->remediation, "remove \"Snapshot\" from"));
+	harness_clear(&h);
+
+	/* 1.8, disabledFeatureGates only: off, without snapshots a WARN */
+	f = gate_at(&h, "v1.8.0", "\"disabledFeatureGates\":[\"Snapshot\"]", false);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_string_equal(harness_ev(f, "decided_by"), "listed in disabledFeatureGates");
+	/* taking it out of disabledFeatureGates would leave it off on 1.8: list it */
+	assert_null(strstr(f->remediation, "remove \"Snapshot\" from"));
+	assert_non_null(strstr(f->remediation, "featureGates"));
+	harness_clear(&h);
+
+	/* 1.8, listed in both: isFeatureGateEnabled checks featureGates first → on */
+	f = gate_at(&h, "v1.8.0",
+		    "\"featureGates\":[\"Snapshot\"],\"disabledFeatureGates\":[\"Snapshot\"]",
+		    true);
+	assert_int_equal(f->status, STATUS_PASS);
+	assert_string_equal(harness_ev(f, "decided_by"), "listed in featureGates");
+	harness_clear(&h);
+
+	/* 1.10: newer than the table, 1.9's rules applied and said in the message */
+	f = gate_at(&h, "v1.10.0", "\"featureGates\":[]", true);
+	assert_int_equal(f->status, STATUS_PASS);
+	assert_non_null(strstr(f->message, "newer than the releases hvready knows"));
+	assert_non_null(strstr(harness_ev(f, "version_rule"), "rules of 1.9"));
+	harness_clear(&h);
+
+	/* 1.1: older, 1.2's rules */
+	f = gate_at(&h, "v1.1.1", "\"featureGates\":[]", true);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "older than the releases hvready knows"));
 	harness_clear(&h);
 
 	/* on < 1.8, disabledFeatureGates does not exist: not listed means off */
@@ -229,6 +294,20 @@ static void test_gate_v18_semantics(void **state)
 	f = harness_finding(&h, GATE, "KubeVirt/kubevirt/kubevirt");
 	assert_int_equal(f->status, STATUS_WARN);
 	assert_string_equal(harness_ev(f, "version_from"), "status.targetKubeVirtVersion");
+	harness_clear(&h);
+
+	/* unknown version: listed or disabled is the same on every release (decided,
+	 * and said); not listed depends on it → UNKNOWN */
+	harness_init(&h);
+	harness_add(
+	    &h, "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":"
+		"{\"name\":\"kubevirt\",\"namespace\":\"kubevirt\"},\"spec\":{\"configuration\":"
+		"{\"developerConfiguration\":{\"disabledFeatureGates\":[\"Snapshot\"]}}}}");
+	harness_add(&h, vm_snapshot);
+	harness_run(&h, GATE);
+	f = harness_finding(&h, GATE, "KubeVirt/kubevirt/kubevirt");
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "version is unknown"));
 	harness_clear(&h);
 }
 
@@ -580,7 +659,7 @@ int main(void)
 	    cmocka_unit_test(test_gate_values_path),
 	    cmocka_unit_test(test_gate_on),
 	    cmocka_unit_test(test_gate_comma_joined_from_spec_set),
-	    cmocka_unit_test(test_gate_v18_semantics),
+	    cmocka_unit_test(test_gate_per_release),
 	    cmocka_unit_test(test_gate_unknown_version_and_garbage),
 	    cmocka_unit_test(test_stale_fail_case3),
 	    cmocka_unit_test(test_stale_pass),

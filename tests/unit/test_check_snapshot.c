@@ -319,6 +319,53 @@ static void test_vsc_ambiguous_kubevirt_rule(void **state)
 	harness_clear(&h);
 }
 
+/* Stock Harvester v1.4: its chart's longhorn-snapshot (type snap) and the longhorn
+ * class, none annotated; its csi-driver-config setting (harvester pkg/settings) names
+ * the classes its own VM backups and snapshots use. KubeVirt's refusal of several
+ * unannotated classes matters only where snapshot.kubevirt.io is used. */
+static void harvester14(struct harness *h, const char *gates)
+{
+	lh_cluster(h, false);
+	cs_set_status(&h->cs, RES_STORAGEPROFILES, RES_NOT_INSTALLED, NULL);
+	harness_load(h, "storage/volumesnapshotclasses-case4.json");
+	harness_add(h, "{\"apiVersion\":\"harvesterhci.io/v1beta1\",\"kind\":\"Setting\","
+		       "\"metadata\":{\"name\":\"csi-driver-config\"},\"default\":"
+		       "\"{\\\"driver.longhorn.io\\\":{\\\"volumeSnapshotClassName\\\":"
+		       "\\\"longhorn-snapshot\\\",\\\"backupVolumeSnapshotClassName\\\":"
+		       "\\\"longhorn\\\"}}\"}");
+	char kv[640];
+	snprintf(kv, sizeof(kv),
+		 "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":{\"name\":"
+		 "\"kubevirt\",\"namespace\":\"harvester-system\"},\"spec\":{\"configuration\":{"
+		 "\"developerConfiguration\":{\"featureGates\":[%s]}}},\"status\":{\"phase\":"
+		 "\"Deployed\",\"observedKubeVirtVersion\":\"v1.3.1\"}}",
+		 gates);
+	harness_add(h, kv);
+	cs_set_status(&h->cs, RES_VM_SNAPSHOTS, RES_COLLECTED, NULL);
+}
+
+static void test_vsc_ambiguous_stock_harvester(void **state)
+{
+	struct harness h;
+	/* gate off, no VirtualMachineSnapshot: KubeVirt's path is unused → WARN (was FAIL) */
+	harvester14(&h, "\"LiveMigration\",\"HotplugVolumes\"");
+	const struct finding *f = harness_expect(&h, VSC_AMB, STATUS_WARN);
+	assert_non_null(strstr(f->message, "csi-driver-config"));
+	assert_string_equal(kv_get_str(&f->evidence, "kubevirt_snapshot_api"), "not in use");
+	harness_clear(&h);
+
+	/* the gate listed: KubeVirt's snapshot API is in use → FAIL stays */
+	harvester14(&h, "\"Snapshot\"");
+	harness_expect(&h, VSC_AMB, STATUS_FAIL);
+	harness_clear(&h);
+
+	/* VirtualMachineSnapshots not collected: cannot tell → FAIL stays */
+	harvester14(&h, "");
+	cs_set_status(&h.cs, RES_VM_SNAPSHOTS, RES_FORBIDDEN, "403");
+	harness_expect(&h, VSC_AMB, STATUS_FAIL);
+	harness_clear(&h);
+}
+
 static void test_vsc_ambiguous_default_annotation_wins(void **state)
 {
 	struct harness h;
@@ -923,6 +970,11 @@ static void test_stuck_snapshot_alone(void **state)
 	assert_non_null(
 	    strstr(f->remediation, "volumesnapshots.snapshot.storage.k8s.io -n default"));
 	assert_string_equal(kv_get_str(&f->evidence, "content_state"), "does not exist");
+	assert_string_equal(kv_get_str(&f->evidence, "holding_finalizer"),
+			    "snapshot.storage.kubernetes.io/volumesnapshot-bound-protection");
+	assert_non_null(strstr(f->message, "held by finalizer snapshot.storage.kubernetes.io/"
+					   "volumesnapshot-bound-protection"));
+	assert_non_null(strstr(f->remediation, "its content is gone"));
 	harness_clear(&h);
 }
 
@@ -980,15 +1032,24 @@ static void test_stuck_snapshot_held(void **state)
 	assert_null(strstr(f->message, "restore-2"));
 	assert_non_null(strstr(f->remediation, "kubectl delete pvc -n default restore-1"));
 	assert_string_equal(kv_get_str(&f->evidence, "content_deletion_policy"), "Delete");
+	/* the finalizer that holds it, named (as-source before bound: it goes first) */
+	assert_string_equal(kv_get_str(&f->evidence, "holding_finalizer"),
+			    "snapshot.storage.kubernetes.io/volumesnapshot-as-source-protection");
+	assert_non_null(strstr(f->message, "held by finalizer snapshot.storage.kubernetes.io/"
+					   "volumesnapshot-as-source-protection"));
+	assert_non_null(strstr(f->remediation, "once that restore PVC is Bound or deleted"));
 	harness_clear(&h);
 
-	/* Nothing restores from it: the snapshot controller is not doing its part. */
+	/* Nothing restores from it: the snapshot controller is not doing its part; the
+	 * as-source finalizer is orphaned (its restore PVC was deleted). */
 	installed(&h);
 	h.now_ns = harness_at("2026-09-06T00:00:00Z");
 	add_held_snapshot(&h);
 	f = harness_expect(&h, STUCK, STATUS_WARN);
 	assert_non_null(strstr(f->message, "no PVC is being restored from it"));
 	assert_non_null(strstr(f->remediation, "snapshot-controller"));
+	assert_non_null(strstr(f->message, "volumesnapshot-as-source-protection"));
+	assert_non_null(strstr(f->remediation, "orphaned"));
 	harness_clear(&h);
 
 	/* PVCs not collected: which one holds it is unknown, and said so. */
@@ -1033,6 +1094,7 @@ int main(void)
 	    cmocka_unit_test(test_vsc_ambiguous_per_storageclass),
 	    cmocka_unit_test(test_vsc_ambiguous_profile_names_missing_or_foreign),
 	    cmocka_unit_test(test_vsc_ambiguous_kubevirt_rule),
+	    cmocka_unit_test(test_vsc_ambiguous_stock_harvester),
 	    cmocka_unit_test(test_vsc_ambiguous_default_annotation_wins),
 	    cmocka_unit_test(test_vsc_ambiguous_pass_skip),
 	    cmocka_unit_test(test_backup_target_case4_fail),
