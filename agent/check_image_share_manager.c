@@ -27,6 +27,7 @@
 #include "cri_image.h"
 #include "image_ref.h"
 #include "oci_client.h"
+#include "redact.h"
 #include "registries.h"
 #include "rke2_config.h"
 
@@ -260,10 +261,14 @@ static void load_env(struct run *r)
 	if (r->env.source) {
 		struct kv_list *m = kv_add_map(&r->f->evidence, "proxy");
 		kv_add_str(m, "source", r->env.source);
-		if (r->env.https_proxy)
-			kv_add_str(m, "https", r->env.https_proxy);
-		if (r->env.http_proxy)
-			kv_add_str(m, "http", r->env.http_proxy);
+		/* A proxy's user:pass is the node's secret, not evidence (common/redact.h);
+		 * the unredacted value stays in r->env for the requests themselves. */
+		_cleanup_free_ char *https = redact_url(r->env.https_proxy);
+		_cleanup_free_ char *http = redact_url(r->env.http_proxy);
+		if (https)
+			kv_add_str(m, "https", https);
+		if (http)
+			kv_add_str(m, "http", http);
 		if (r->env.no_proxy)
 			kv_add_str(m, "no_proxy", r->env.no_proxy);
 	}
