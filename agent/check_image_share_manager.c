@@ -289,6 +289,8 @@ static void load_host_trust(struct run *r)
 
 /* ---- one endpoint ---- */
 
+#define REGISTRY_PLAN_MAX_HOSTS 32
+
 static char *base64(const char *s)
 {
 	static const char tbl[] =
@@ -396,7 +398,13 @@ static void try_endpoint(struct run *r, const struct registry_endpoint *ep, stru
 		    xasprintf("%s:%s", c->username, c->password ? c->password : "");
 		basic = base64(up);
 	}
+	/* A registry may redirect to its own host or to another endpoint of the
+	 * same plan (its mirrors), nowhere else (oci_redirect_allowed). */
+	const char *hosts[REGISTRY_PLAN_MAX_HOSTS + 1] = {0};
+	for (size_t i = 0, k = 0; i < r->plan.n && k < REGISTRY_PLAN_MAX_HOSTS; i++)
+		hosts[k++] = r->plan.eps[i].host;
 	struct oci_target t = {
+	    .redirect_hosts = hosts,
 	    .base_url = ep->url,
 	    .repository = a->repository,
 	    .reference = image_ref_reference(&r->ref),

@@ -39,6 +39,9 @@ struct oci_target {
 	const char *identity_token; /* an OAuth2 refresh token, NULL: none */
 	const char *proxy;	    /* NULL: direct */
 	const char *no_proxy;
+	/* Where a redirect may go besides the host asked and base_url's host:
+	 * host[:port] of the registry's other endpoints; NULL-terminated, may be NULL. */
+	const char *const *redirect_hosts;
 };
 
 enum oci_outcome {
@@ -68,6 +71,10 @@ struct oci_result {
 /* Never fails for a bad answer (see ret->outcome); -ENOMEM-like failures abort. */
 void oci_probe(const struct oci_target *t, struct oci_result *ret);
 void oci_result_clear(struct oci_result *r);
+/* Whether a redirect from `from` to `to` is followed: not from https to http,
+ * and only to the host[:port] asked, base_url's or one of redirect_hosts. */
+bool oci_redirect_allowed(const struct oci_target *t, const char *from, const char *to,
+			  const char **why);
 const char *oci_outcome_name(enum oci_outcome o);
 
 /* One WWW-Authenticate challenge (RFC 7235): the first Bearer or Basic one. */
