@@ -424,6 +424,8 @@ static void try_endpoint(struct run *r, const struct registry_endpoint *ep, stru
 	    .no_proxy = r->env.no_proxy,
 	};
 	oci_probe(&t, &a->res);
+	if (a->res.redirect_refused)
+		a->unknown = true;
 }
 
 /* ---- evidence and verdict ---- */
@@ -458,7 +460,9 @@ static void add_attempt_evidence(struct value_list *l, const struct attempt *a)
 		return;
 	}
 	const struct oci_result *res = &a->res;
-	kv_add_str(m, "result", oci_outcome_name(res->outcome));
+	kv_add_str(m, "result",
+		   res->redirect_refused ? "redirect not followed"
+					 : oci_outcome_name(res->outcome));
 	if (res->ping_status)
 		kv_add_int(m, "api_status", res->ping_status);
 	kv_add_str(m, "auth", res->auth);
@@ -608,6 +612,22 @@ static void decide(struct run *r, const char *image)
 		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s (%s)", i ? ", " : "",
 				      r->att[i].ep->url,
 				      short_outcome(r, &r->att[i], buf, sizeof(buf)));
+	bool redirected = false;
+	for (size_t i = 0; i < r->n_att; i++)
+		redirected |= r->att[i].res.redirect_refused;
+	if (unknown && redirected) {
+		finding_set(r->f, STATUS_UNKNOWN,
+			    "cannot tell whether %s can be pulled: a registry redirected the agent "
+			    "to another host (or from https to http), which it does not follow; "
+			    "tried %s",
+			    image, list);
+		finding_remedy(r->f,
+			       "The agent follows redirects only within the registry and its "
+			       "mirrors (docs/robustness.md); check the pull on the node with "
+			       "crictl pull %s.",
+			       image);
+		return;
+	}
 	if (unknown) {
 		finding_set(
 		    r->f, STATUS_UNKNOWN,

@@ -458,6 +458,7 @@ static void transport_failure(const char *what, const char *url, const struct ex
 		return;
 	}
 	if (x->redirect_refused) {
+		r->redirect_refused = true;
 		r->outcome = OCI_PROTOCOL;
 		r->reason = xstrdup(msg);
 		r->detail = xasprintf("%s %s: %s", what, url, msg);

@@ -66,6 +66,9 @@ struct oci_result {
 	int64_t size;	  /* Content-Length, -1 when unknown */
 	char *detail;	  /* one line: what happened, with the request, for evidence */
 	char *reason;	  /* the same without the request, for messages */
+	/* The registry redirected where the agent does not follow (oci_redirect_allowed):
+	 * containerd would, so whether the image can be pulled is open. */
+	bool redirect_refused;
 };
 
 /* Never fails for a bad answer (see ret->outcome); -ENOMEM-like failures abort. */
