@@ -1,4 +1,5 @@
 #include "agent.h"
+#include "netguard.h"
 #include "checks.h"
 #include "helper.h"
 #include "probe_netns.h"
@@ -115,6 +116,8 @@ void agent_run_check(struct agent_ctx *ctx, size_t i)
 	}
 	struct finding_list *l = &ctx->report->results;
 	size_t before = l->n;
+	/* Probe targets come from cluster objects: no metadata service unless allowed. */
+	netguard_set_probe_link_local(ctx->opts->allow_link_local_probes);
 	host_checks[i].run(ctx, id);
 	if (l->n == before) {
 		/* A check that added nothing has decided nothing. */

@@ -29,6 +29,9 @@ struct agent_opts {
 	char *probe_netns; /* the network checks probe from this namespace (probe_netns.h) */
 	struct probe_targets targets;
 	struct agent_thresholds thr;
+	/* Let probes reach link-local and cloud metadata addresses (netguard.h);
+	 * config allow_link_local_probes, default false. */
+	bool allow_link_local_probes;
 	/* `run` only */
 	char *aggregator_url;
 	char *ca_file;

@@ -27,6 +27,7 @@
 #include "cri_image.h"
 #include "image_ref.h"
 #include "oci_client.h"
+#include "redact.h"
 #include "registries.h"
 #include "rke2_config.h"
 
@@ -260,10 +261,14 @@ static void load_env(struct run *r)
 	if (r->env.source) {
 		struct kv_list *m = kv_add_map(&r->f->evidence, "proxy");
 		kv_add_str(m, "source", r->env.source);
-		if (r->env.https_proxy)
-			kv_add_str(m, "https", r->env.https_proxy);
-		if (r->env.http_proxy)
-			kv_add_str(m, "http", r->env.http_proxy);
+		/* A proxy's user:pass is the node's secret, not evidence (common/redact.h);
+		 * the unredacted value stays in r->env for the requests themselves. */
+		_cleanup_free_ char *https = redact_url(r->env.https_proxy);
+		_cleanup_free_ char *http = redact_url(r->env.http_proxy);
+		if (https)
+			kv_add_str(m, "https", https);
+		if (http)
+			kv_add_str(m, "http", http);
 		if (r->env.no_proxy)
 			kv_add_str(m, "no_proxy", r->env.no_proxy);
 	}
@@ -283,6 +288,8 @@ static void load_host_trust(struct run *r)
 }
 
 /* ---- one endpoint ---- */
+
+#define REGISTRY_PLAN_MAX_HOSTS 32
 
 static char *base64(const char *s)
 {
@@ -391,7 +398,13 @@ static void try_endpoint(struct run *r, const struct registry_endpoint *ep, stru
 		    xasprintf("%s:%s", c->username, c->password ? c->password : "");
 		basic = base64(up);
 	}
+	/* A registry may redirect to its own host or to another endpoint of the
+	 * same plan (its mirrors), nowhere else (oci_redirect_allowed). */
+	const char *hosts[REGISTRY_PLAN_MAX_HOSTS + 1] = {0};
+	for (size_t i = 0, k = 0; i < r->plan.n && k < REGISTRY_PLAN_MAX_HOSTS; i++)
+		hosts[k++] = r->plan.eps[i].host;
 	struct oci_target t = {
+	    .redirect_hosts = hosts,
 	    .base_url = ep->url,
 	    .repository = a->repository,
 	    .reference = image_ref_reference(&r->ref),
@@ -411,6 +424,8 @@ static void try_endpoint(struct run *r, const struct registry_endpoint *ep, stru
 	    .no_proxy = r->env.no_proxy,
 	};
 	oci_probe(&t, &a->res);
+	if (a->res.redirect_refused)
+		a->unknown = true;
 }
 
 /* ---- evidence and verdict ---- */
@@ -445,7 +460,9 @@ static void add_attempt_evidence(struct value_list *l, const struct attempt *a)
 		return;
 	}
 	const struct oci_result *res = &a->res;
-	kv_add_str(m, "result", oci_outcome_name(res->outcome));
+	kv_add_str(m, "result",
+		   res->redirect_refused ? "redirect not followed"
+					 : oci_outcome_name(res->outcome));
 	if (res->ping_status)
 		kv_add_int(m, "api_status", res->ping_status);
 	kv_add_str(m, "auth", res->auth);
@@ -595,6 +612,22 @@ static void decide(struct run *r, const char *image)
 		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s (%s)", i ? ", " : "",
 				      r->att[i].ep->url,
 				      short_outcome(r, &r->att[i], buf, sizeof(buf)));
+	bool redirected = false;
+	for (size_t i = 0; i < r->n_att; i++)
+		redirected |= r->att[i].res.redirect_refused;
+	if (unknown && redirected) {
+		finding_set(r->f, STATUS_UNKNOWN,
+			    "cannot tell whether %s can be pulled: a registry redirected the agent "
+			    "to another host (or from https to http), which it does not follow; "
+			    "tried %s",
+			    image, list);
+		finding_remedy(r->f,
+			       "The agent follows redirects only within the registry and its "
+			       "mirrors (docs/robustness.md); check the pull on the node with "
+			       "crictl pull %s.",
+			       image);
+		return;
+	}
 	if (unknown) {
 		finding_set(
 		    r->f, STATUS_UNKNOWN,

@@ -167,6 +167,13 @@ int config_parse(const uint8_t *buf, size_t len, const char *name, struct agent_
 		} else if (streq(k, "interval")) {
 			if ((r = set_int(name, k, v, 1, 86400, &i, err, errlen)) == 0)
 				o->interval_s = (int)i;
+		} else if (streq(k, "allow_link_local_probes")) {
+			if (streq(v, "true") || streq(v, "false"))
+				o->allow_link_local_probes = streq(v, "true");
+			else {
+				snprintf(err, errlen, "%s: %s must be true or false", name, k);
+				r = -EINVAL;
+			}
 		} else if (streq(k, "skip"))
 			r = set_ids(&doc, name, k, vn, &o->skip, err, errlen);
 		else if (streq(k, "only"))

@@ -32,6 +32,7 @@
 
 #include "config.h"
 #include "helper.h"
+#include "http_post.h"
 #include "log.h"
 #include "wire.h"
 
@@ -523,6 +524,10 @@ int daemon_run(struct agent_opts *o, const char *config_path)
 	/* The first cycle right away, the next ones every interval. */
 	submit(&d, JOB_CYCLE);
 	schedule_cycle(&d);
+	if (o->token_file && http_post_url_exposes_token(o->aggregator_url))
+		log_warnx("WARNING: %s is plain http:// to a non-loopback host: the token from %s "
+			  "crosses the network unencrypted (use https://)",
+			  o->aggregator_url, o->token_file);
 	log_info("reporting every %ds to %s", o->interval_s,
 		 o->aggregator_url ? o->aggregator_url : "(nowhere)");
 	sd_notify(0, "READY=1\nSTATUS=first check cycle running");

@@ -469,3 +469,27 @@ void http_post_reply_clear(struct http_post_reply *r)
 	free(r->body);
 	*r = (struct http_post_reply){0};
 }
+
+bool http_post_url_exposes_token(const char *url)
+{
+	struct evhttp_uri *u = url ? evhttp_uri_parse_with_flags(url, 0) : NULL;
+	const char *scheme = u ? evhttp_uri_get_scheme(u) : NULL;
+	const char *host = u ? evhttp_uri_get_host(u) : NULL;
+	bool exposed = false;
+	if (scheme && strcaseeq(scheme, "http") && host) {
+		char h[256];
+		size_t hl = strlen(host);
+		bool br = hl >= 2 && host[0] == '[' && host[hl - 1] == ']';
+		snprintf(h, sizeof(h), "%.*s", (int)(br ? hl - 2 : hl), br ? host + 1 : host);
+		struct in_addr a4;
+		struct in6_addr a6;
+		bool loopback =
+		    strcaseeq(h, "localhost") || endswith(h, ".localhost") ||
+		    (inet_pton(AF_INET, h, &a4) == 1 && (ntohl(a4.s_addr) >> 24) == 127) ||
+		    (inet_pton(AF_INET6, h, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6));
+		exposed = !loopback;
+	}
+	if (u)
+		evhttp_uri_free(u);
+	return exposed;
+}

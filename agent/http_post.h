@@ -58,3 +58,8 @@ struct http_post_reply {
 int http_post_run(const struct http_post_request *rq, struct http_post_reply *ret, char *err,
 		  size_t errlen);
 void http_post_reply_clear(struct http_post_reply *r);
+
+/* Whether a bearer token sent to url crosses the network in clear text: a
+ * plain http:// URL whose host is not loopback (localhost, 127.0.0.0/8, ::1).
+ * Anyone on the path can take the token and report as this node. */
+bool http_post_url_exposes_token(const char *url);

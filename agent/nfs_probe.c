@@ -333,8 +333,24 @@ struct lookup {
 	char name[NFS_PROBE_HOST_MAX + 1];
 };
 
+static int resolve_addr(const struct nfs_probe_url *u, int64_t deadline, struct target *t,
+			struct nfs_probe_result *res);
+
+/* The endpoint comes from a cluster object: not a metadata service (netguard.h),
+ * whatever name leads there. */
 static int resolve(const struct nfs_probe_url *u, int64_t deadline, struct target *t,
 		   struct nfs_probe_result *res)
+{
+	int r = resolve_addr(u, deadline, t, res);
+	if (r == 0 && !netguard_probe_addr_allowed((const struct sockaddr *)&t->ss)) {
+		snprintf(res->nfs_error, sizeof(res->nfs_error), "%s", NETGUARD_METADATA_WHY);
+		return -EPERM;
+	}
+	return r;
+}
+
+static int resolve_addr(const struct nfs_probe_url *u, int64_t deadline, struct target *t,
+			struct nfs_probe_result *res)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST};
 	struct addrinfo *ai = NULL;

@@ -2,6 +2,7 @@
 #include "http_header.h"
 #include "netguard.h"
 
+#include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <json-c/json.h>
@@ -146,6 +147,8 @@ struct exchange {
 	size_t body_len;
 	char errbuf[CURL_ERROR_SIZE];
 	CURLcode code;
+	bool metadata_refused; /* a link-local or metadata address (netguard.h) */
+	bool redirect_refused; /* a redirect perform() did not follow */
 };
 
 static void exchange_clear(struct exchange *x)
@@ -241,15 +244,25 @@ static void setup_tls(CURL *h, const struct oci_target *t)
 	}
 }
 
-static void perform(CURL *h, const struct oci_target *t, const struct request *rq,
-		    struct exchange *x)
+static char *url_authority(const char *url, bool *ret_https);
+static const char *host_of(const char *authority);
+
+static void perform_once(CURL *h, const struct oci_target *t, const struct request *rq,
+			 struct exchange *x)
 {
 	struct curl_slist *hdrs = NULL;
 	char *auth = NULL, *accept = NULL;
 	*x = (struct exchange){.content_length = -1, .max_body = rq->max_body};
 	curl_easy_reset(h);
 	curl_easy_setopt(h, CURLOPT_URL, rq->url);
-	if (!netguard_curl(h, rq->url, true, x->errbuf, sizeof(x->errbuf))) {
+	_cleanup_free_ char *host = url_authority(rq->url, NULL);
+	if (!netguard_probe_host_allowed(host_of(host))) {
+		/* Through a proxy the socket check sees only the proxy. */
+		x->metadata_refused = true;
+		x->code = CURLE_COULDNT_CONNECT;
+		return;
+	}
+	if (!netguard_curl_probe(h, rq->url, &x->metadata_refused, x->errbuf, sizeof(x->errbuf))) {
 		x->code = CURLE_COULDNT_CONNECT;
 		return;
 	}
@@ -257,9 +270,8 @@ static void perform(CURL *h, const struct oci_target *t, const struct request *r
 	curl_easy_setopt(h, CURLOPT_TIMEOUT, t->timeout_s);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, t->timeout_s);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+	/* Redirects are followed by perform(), which checks each one first. */
+	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, USER_AGENT);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
@@ -293,11 +305,165 @@ static void perform(CURL *h, const struct oci_target *t, const struct request *r
 	free(accept);
 }
 
+/* "host[:port]" of an http(s) URL, lower case, the default port spelled out
+ * (so that "h" and "h:443" compare equal); *ret_https tells the scheme. NULL
+ * when url is not http(s). Malloc'd. */
+static char *url_authority(const char *url, bool *ret_https)
+{
+	const char *p = url ? strstr(url, "://") : NULL;
+	if (!p)
+		return NULL;
+	bool https = (size_t)(p - url) == 5 && strncasecmp(url, "https", 5) == 0;
+	if (!https && !((size_t)(p - url) == 4 && strncasecmp(url, "http", 4) == 0))
+		return NULL;
+	p += 3;
+	size_t n = strcspn(p, "/?#");
+	const char *at = memchr(p, '@', n);
+	if (at) {
+		n -= (size_t)(at + 1 - p);
+		p = at + 1;
+	}
+	char *a = xstrndup(p, n);
+	for (char *c = a; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	const char *close = a[0] == '[' ? strchr(a, ']') : NULL;
+	const char *colon = close ? (close[1] == ':' ? close + 1 : NULL) : strrchr(a, ':');
+	if (ret_https)
+		*ret_https = https;
+	if (!colon) {
+		char *full = xasprintf("%s:%s", a, https ? "443" : "80");
+		free(a);
+		return full;
+	}
+	return a;
+}
+
+/* The host of an authority from url_authority(), without port and brackets,
+ * in a static buffer (for netguard_is_metadata_host). */
+static const char *host_of(const char *authority)
+{
+	static _Thread_local char buf[256];
+	if (!authority)
+		return "";
+	const char *p = authority;
+	size_t n;
+	if (*p == '[') {
+		p++;
+		n = strcspn(p, "]");
+	} else {
+		n = strcspn(p, ":");
+	}
+	snprintf(buf, sizeof(buf), "%.*s", (int)n, p);
+	return buf;
+}
+
+/*
+ * Whether a redirect from `from` to `to` may be followed: never from https to
+ * http (it would send the request, and the token, in clear text), and only to
+ * the host[:port] asked or to one of the registry's endpoints (its mirrors,
+ * t->redirect_hosts). Anything else would let a registry answer make the
+ * agent connect, from the node's network, to an address nobody configured,
+ * and report what it found there. why says which rule refused it.
+ */
+bool oci_redirect_allowed(const struct oci_target *t, const char *from, const char *to,
+			  const char **why)
+{
+	bool from_https = false, to_https = false;
+	_cleanup_free_ char *fa = url_authority(from, &from_https);
+	_cleanup_free_ char *ta = url_authority(to, &to_https);
+	if (!ta) {
+		*why = "not an http(s) URL";
+		return false;
+	}
+	if (from_https && !to_https) {
+		*why = "from https to http";
+		return false;
+	}
+	if (fa && streq(fa, ta))
+		return true;
+	_cleanup_free_ char *base = url_authority(t->base_url, NULL);
+	if (base && streq(base, ta))
+		return true;
+	for (size_t i = 0; t->redirect_hosts && t->redirect_hosts[i]; i++) {
+		_cleanup_free_ char *u =
+		    xasprintf("%s://%s", to_https ? "https" : "http", t->redirect_hosts[i]);
+		_cleanup_free_ char *m = url_authority(u, NULL);
+		if (m && streq(m, ta))
+			return true;
+	}
+	*why = "to a host that is neither the registry nor one of its mirrors";
+	return false;
+}
+
+#define OCI_MAX_REDIRECTS 5
+
+/* One request, its redirects followed by hand (oci_redirect_allowed). */
+static void perform(CURL *h, const struct oci_target *t, const struct request *rq,
+		    struct exchange *x)
+{
+	struct request cur = *rq;
+	_cleanup_free_ char *url = xstrdup(rq->url);
+	_cleanup_free_ char *first = url_authority(rq->url, NULL);
+	for (int hop = 0;; hop++) {
+		cur.url = url;
+		perform_once(h, t, &cur, x);
+		if (x->code != CURLE_OK || x->status < 300 || x->status > 399 || x->status == 304 ||
+		    x->status == 305 || x->status == 306)
+			return;
+		char *loc = NULL;
+		if (curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &loc) != CURLE_OK || !loc)
+			return;
+		if (hop == OCI_MAX_REDIRECTS) {
+			x->code = CURLE_TOO_MANY_REDIRECTS;
+			snprintf(x->errbuf, sizeof(x->errbuf), "more than %d redirects",
+				 OCI_MAX_REDIRECTS);
+			return;
+		}
+		const char *why = NULL;
+		if (!oci_redirect_allowed(t, url, loc, &why)) {
+			/* Neither the target's address nor whether it answers: only that
+			 * it was not followed (no port-scan oracle). */
+			_cleanup_free_ char *to = url_authority(loc, NULL);
+			x->redirect_refused = true;
+			x->code = CURLE_TOO_MANY_REDIRECTS;
+			snprintf(x->errbuf, sizeof(x->errbuf), "redirect %s (%s) not followed", why,
+				 to ? to : "?");
+			return;
+		}
+		char *next = xstrdup(loc);
+		/* As libcurl: 303 (and 301/302 after a POST) becomes a GET; the
+		 * Authorization header goes to the same host only. */
+		if (cur.method == M_POST && x->status != 307 && x->status != 308) {
+			cur.method = M_GET;
+			cur.post_fields = NULL;
+		}
+		_cleanup_free_ char *na = url_authority(next, NULL);
+		if (!first || !na || !streq(first, na))
+			cur.authorization = NULL;
+		free(url);
+		url = next;
+		exchange_clear(x);
+	}
+}
+
 /* Transport failures: outcome and a one-line detail. */
 static void transport_failure(const char *what, const char *url, const struct exchange *x,
 			      long timeout_s, struct oci_result *r)
 {
 	const char *msg = x->errbuf[0] ? x->errbuf : curl_easy_strerror(x->code);
+	if (x->metadata_refused) {
+		r->outcome = OCI_UNREACHABLE;
+		r->reason = xstrdup(NETGUARD_METADATA_WHY);
+		r->detail = xasprintf("%s %s: %s", what, url, NETGUARD_METADATA_WHY);
+		return;
+	}
+	if (x->redirect_refused) {
+		r->redirect_refused = true;
+		r->outcome = OCI_PROTOCOL;
+		r->reason = xstrdup(msg);
+		r->detail = xasprintf("%s %s: %s", what, url, msg);
+		return;
+	}
 	switch (x->code) {
 	case CURLE_OPERATION_TIMEDOUT:
 		r->outcome = OCI_TIMEOUT;

@@ -39,6 +39,9 @@ struct oci_target {
 	const char *identity_token; /* an OAuth2 refresh token, NULL: none */
 	const char *proxy;	    /* NULL: direct */
 	const char *no_proxy;
+	/* Where a redirect may go besides the host asked and base_url's host:
+	 * host[:port] of the registry's other endpoints; NULL-terminated, may be NULL. */
+	const char *const *redirect_hosts;
 };
 
 enum oci_outcome {
@@ -63,11 +66,18 @@ struct oci_result {
 	int64_t size;	  /* Content-Length, -1 when unknown */
 	char *detail;	  /* one line: what happened, with the request, for evidence */
 	char *reason;	  /* the same without the request, for messages */
+	/* The registry redirected where the agent does not follow (oci_redirect_allowed):
+	 * containerd would, so whether the image can be pulled is open. */
+	bool redirect_refused;
 };
 
 /* Never fails for a bad answer (see ret->outcome); -ENOMEM-like failures abort. */
 void oci_probe(const struct oci_target *t, struct oci_result *ret);
 void oci_result_clear(struct oci_result *r);
+/* Whether a redirect from `from` to `to` is followed: not from https to http,
+ * and only to the host[:port] asked, base_url's or one of redirect_hosts. */
+bool oci_redirect_allowed(const struct oci_target *t, const char *from, const char *to,
+			  const char **why);
 const char *oci_outcome_name(enum oci_outcome o);
 
 /* One WWW-Authenticate challenge (RFC 7235): the first Bearer or Basic one. */

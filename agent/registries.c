@@ -7,6 +7,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "redact.h"
 #include "yamldoc.h"
 
 /* ---- parsing ---- */
@@ -562,8 +563,10 @@ static void build_hostcfg(const struct registries *r, const char *key, const cha
 		bool override;
 		const char *why = NULL;
 		if (normalize_endpoint(raw, &u, &registry, &override, &why) < 0) {
+			/* The refused endpoint may carry a password ("https://u:p@host"). */
+			_cleanup_free_ char *shown = redact_url(raw);
 			note(notes, xasprintf("mirrors.\"%s\".endpoint[%zu] \"%s\" ignored: %s",
-					      key, i, raw, why));
+					      key, i, shown, why));
 			continue;
 		}
 		char *url = url_string(&u);
@@ -571,9 +574,10 @@ static void build_hostcfg(const struct registries *r, const char *key, const cha
 		for (size_t j = 0; j < h->n && !dup; j++)
 			dup = streq(h->eps[j].url, url);
 		if (dup) {
+			_cleanup_free_ char *shown = redact_url(raw);
 			note(notes, xasprintf("mirrors.\"%s\".endpoint[%zu] \"%s\" ignored: listed "
 					      "twice",
-					      key, i, raw));
+					      key, i, shown));
 		} else if (i + 1 == m->endpoints.n && h->has_default && !streq(key, "*") &&
 			   streq(url, default_url)) {
 			/* The last endpoint equal to the default one becomes the default: tried

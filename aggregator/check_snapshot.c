@@ -35,6 +35,7 @@
 #include "cluster_versions.h"
 #include "kubevirt_gates.h"
 #include "longhorn.h"
+#include "redact.h"
 #include "storage.h"
 
 #define ANN_VSC_DEFAULT	 "snapshot.storage.kubernetes.io/is-default-class"
@@ -733,8 +734,11 @@ static void backup_target_judge(struct finding *f, const struct jv *bt, const ch
 {
 	const struct jv *avail = JQ(bt, "status", "available");
 	const struct jv *cond = jq_condition(JQ(bt, "status", "conditions"), "Unavailable");
-	const char *url = JQS(bt, "spec", "backupTargetURL");
-	const char *cstatus = JQS(cond, "status"), *cmsg = JQS(cond, "message");
+	/* A backup target URL may carry credentials ("cifs://user:pass@host/share", an s3
+	 * URL's query); Longhorn's condition message may quote it (common/redact.h). */
+	_cleanup_free_ char *url = redact_url(JQS(bt, "spec", "backupTargetURL"));
+	const char *cstatus = JQS(cond, "status");
+	_cleanup_free_ char *cmsg = redact_text(JQS(cond, "message"));
 	const char *creason = JQS(cond, "reason");
 	bool is_default = streq(name, "default");
 	bool available;
@@ -914,7 +918,7 @@ static void backup_targets_in_use(struct agg_ctx *ctx, const char *id, const cha
 static void backup_setting_judge(struct agg_ctx *ctx, struct finding *f, const char *classes)
 {
 	const struct jv *s = longhorn_setting(ctx->cs, "backup-target");
-	const char *value = JQS(s, "value");
+	_cleanup_free_ char *value = redact_url(JQS(s, "value"));
 	kv_add_str(&f->evidence, "path", "Longhorn setting backup-target");
 	storage_ev_str(&f->evidence, "backup_target", s ? value : NULL);
 	if (!s || !value || !*value) {

@@ -11,6 +11,7 @@
 
 #include "cidr.h"
 #include "kubevirt_util.h"
+#include "redact.h"
 #include "storage.h"
 
 #define LONGHORN_DRIVER "driver.longhorn.io"
@@ -645,7 +646,8 @@ static bool import_one(struct agg_ctx *ctx, const char *id, const struct jv *dv,
 
 	struct finding *f = agg_object_finding(ctx, id, dv);
 	kv_add_str(&f->evidence, "source", src.kind);
-	kv_add_str(&f->evidence, "url", src.url);
+	_cleanup_free_ char *shown = redact_url(src.url); /* presigned URLs, user:pass@ */
+	kv_add_str(&f->evidence, "url", shown);
 	kv_add_str(&f->evidence, "host", src.host);
 	kv_add_bool(&f->evidence, "in_cluster", src.internal);
 	kv_add_str(&f->evidence, "phase", phase ? phase : "");

@@ -1,4 +1,5 @@
 #include "kube_client.h"
+#include "log.h"
 #include "netguard.h"
 
 #include <errno.h>
@@ -275,6 +276,12 @@ int kube_client_new_kubeconfig(const char *path, struct kube_client **ret, char 
 	int r = kubeconfig_load(path, NULL, &cfg, err, errlen);
 	if (r < 0)
 		return r;
+	/* Honoured as kubectl does, but said: anyone on the path to the API server
+	 * can impersonate it and take the credentials this kubeconfig sends. */
+	if (cfg.insecure)
+		log_warnx("WARNING: %s sets insecure-skip-tls-verify: true: the API server %s is "
+			  "not authenticated and the credentials are sent to whoever answers",
+			  path, cfg.server ? cfg.server : "");
 	r = kube_client_new(&cfg, ret, err, errlen);
 	kubeconfig_clear(&cfg);
 	return r;

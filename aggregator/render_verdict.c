@@ -301,9 +301,9 @@ static void text_vms(FILE *f, const struct verdict *v, bool color)
 			    (pass == 3 && v->vms.n > LIST_ALL_MAX))
 				continue;
 			_cleanup_free_ char *vm = xasprintf("%s/%s", r->namespace, r->name);
-			_cleanup_free_ char *svm = render_text_sanitize(vm);
+			_cleanup_free_ char *svm = render_text_sanitize_line(vm);
 			_cleanup_free_ char *snode =
-			    render_text_sanitize(r->node && *r->node ? r->node : "(no node)");
+			    render_text_sanitize_line(r->node && *r->node ? r->node : "(no node)");
 			const char *ans = render_verdict_vm_answer(r);
 			fprintf(f, "  %-*s  %-7s  on %s\n", nw, svm,
 				vm_row_status(r) == STATUS_FAIL	     ? "NO"
@@ -340,7 +340,7 @@ static void text_nodes(FILE *f, const struct verdict *v, bool color)
 		    n->reporting ? xasprintf("report %llds old",
 					     (long long)(n->report_age_ns / NSEC_PER_SEC))
 				 : xstrdup("NO REPORT");
-		_cleanup_free_ char *name = render_text_sanitize(n->name);
+		_cleanup_free_ char *name = render_text_sanitize_line(n->name);
 		fprintf(f, "  %-24s %-9s %s\n", name,
 			!n->in_cluster ? "no Node"
 			: n->k8s_ready ? "Ready"

@@ -2,7 +2,10 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "redact.h"
 
 static enum log_level level = LOG_LEVEL_INFO;
 static const char *prefix = "hvready";
@@ -23,10 +26,13 @@ static void vlog(enum log_level lvl, int err, const char *fmt, va_list ap)
 		return;
 	char msg[2048];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* A URL in a log line (a server, a proxy, a target) loses its credentials. */
+	char *shown = redact_text(msg);
 	if (err)
-		fprintf(stderr, "%s: %s: %s\n", prefix, msg, strerror(err));
+		fprintf(stderr, "%s: %s: %s\n", prefix, shown, strerror(err));
 	else
-		fprintf(stderr, "%s: %s\n", prefix, msg);
+		fprintf(stderr, "%s: %s\n", prefix, shown);
+	free(shown);
 }
 
 #define DEFINE_LOG(name, lvl, with_errno)                                                          \

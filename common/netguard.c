@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,4 +92,62 @@ bool netguard_url_allowed(const char *url)
 	}
 	_cleanup_free_ char *host = xstrndup(p, n);
 	return netguard_host_allowed(host);
+}
+
+static bool probe_link_local_allowed;
+
+void netguard_set_probe_link_local(bool allow)
+{
+	probe_link_local_allowed = allow;
+}
+
+static bool v4_metadata(const unsigned char *a)
+{
+	return (a[0] == 169 && a[1] == 254) ||
+	       (a[0] == 100 && a[1] == 100 && a[2] == 100 && a[3] == 200);
+}
+
+static bool v6_metadata(const struct in6_addr *a)
+{
+	static const unsigned char ec2[16] = {0xfd, 0x00, 0x0e, 0xc2, 0, 0, 0,	  0,
+					      0,    0,	  0,	0,    0, 0, 0x02, 0x54};
+	if (IN6_IS_ADDR_V4MAPPED(a) || IN6_IS_ADDR_V4COMPAT(a))
+		return v4_metadata(a->s6_addr + 12);
+	return IN6_IS_ADDR_LINKLOCAL(a) || memcmp(a->s6_addr, ec2, 16) == 0;
+}
+
+bool netguard_is_metadata_addr(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return v4_metadata(
+		    (const unsigned char *)&((const struct sockaddr_in *)sa)->sin_addr);
+	if (sa->sa_family == AF_INET6)
+		return v6_metadata(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+	return false;
+}
+
+bool netguard_is_metadata_host(const char *host)
+{
+	unsigned char a[16];
+	if (!host)
+		return false;
+	if (inet_pton(AF_INET, host, a) == 1)
+		return v4_metadata(a);
+	struct in6_addr a6;
+	char buf[64];
+	/* fe80::1%eth0: the zone is not part of the address. */
+	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(host, "%"), host);
+	return inet_pton(AF_INET6, buf, &a6) == 1 && v6_metadata(&a6);
+}
+
+bool netguard_probe_addr_allowed(const struct sockaddr *sa)
+{
+	if (!probe_link_local_allowed && netguard_is_metadata_addr(sa))
+		return false;
+	return netguard_addr_allowed(sa);
+}
+
+bool netguard_probe_host_allowed(const char *host)
+{
+	return probe_link_local_allowed || !netguard_is_metadata_host(host);
 }

@@ -238,6 +238,23 @@ char *render_text_sanitize(const char *s)
 	return buf;
 }
 
+char *render_text_sanitize_line(const char *s)
+{
+	_cleanup_free_ char *safe = render_text_sanitize(s);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return xstrdup("");
+	for (const char *p = safe; *p; p++)
+		if (*p == '\n' || *p == '\t')
+			fprintf(m, "\\x%02x", (unsigned)*p);
+		else
+			fputc(*p, m);
+	fclose(m);
+	return buf;
+}
+
 /* The end of the word starting at s and its width. A wide character is a
  * word of its own (CJK text has no spaces to break at). */
 static const char *word_end(const char *s, int *ret_width)
@@ -345,7 +362,10 @@ void render_text_finding_ex(FILE *f, const struct finding *fd, const struct text
 {
 	int col = o->indent + o->id_width + 3;
 	fprintf(f, "%*s%-*s : ", o->indent, "", o->id_width, fd->check);
-	const char *subject = o->subject ? o->subject : fd->object;
+	/* A name is one line: a newline in it must not start a forged line. */
+	_cleanup_free_ char *subject_line =
+	    render_text_sanitize_line(o->subject ? o->subject : fd->object);
+	const char *subject = o->subject || fd->object ? subject_line : NULL;
 	const char *msg = fd->message ? fd->message : "";
 	bool has_subject = subject && *subject;
 	const char *head = has_subject ? subject : msg;
@@ -414,9 +434,11 @@ void render_node_report_text(FILE *f, const struct node_report *r, bool color)
 			w = n;
 		count[r->results.items[i].status]++;
 	}
-	_cleanup_free_ char *head = xasprintf(
-	    "hvready-agent %s on node %s (host %s)", r->agent_version ? r->agent_version : "",
-	    r->node ? r->node : "", r->hostname ? r->hostname : "");
+	_cleanup_free_ char *node = render_text_sanitize_line(r->node);
+	_cleanup_free_ char *host = render_text_sanitize_line(r->hostname);
+	_cleanup_free_ char *version = render_text_sanitize_line(r->agent_version);
+	_cleanup_free_ char *head =
+	    xasprintf("hvready-agent %s on node %s (host %s)", version, node, host);
 	int col = 0;
 	render_text_wrap(f, head, &col, 2, RENDER_TEXT_WIDTH, false);
 	fputs("\n\n", f);

@@ -49,6 +49,10 @@ void render_text_wrap(FILE *f, const char *s, int *col, int indent, int width, b
  * C1 controls, bidi controls and invalid UTF-8 replaced by visible escapes
  * ("\x1b", "\u202e"); everything else, unicode included, kept. Malloc'd. */
 char *render_text_sanitize(const char *s);
+/* render_text_sanitize() for a name shown on one line (a node, an object, a
+ * VM): newline and tab escaped too ("\x0a"), so that a name cannot start a
+ * line of its own in the text or Markdown output. NULL: "". Malloc'd. */
+char *render_text_sanitize_line(const char *s);
 /* True when render_text_sanitize(s) would be s itself because s is printable
  * ASCII (newlines and tabs allowed): callers skip the copy. */
 bool render_text_is_plain(const char *s);

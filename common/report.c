@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "redact.h"
+
 static const char *const status_names[_STATUS_MAX] = {
     [STATUS_PASS] = "PASS",	  [STATUS_WARN] = "WARN", [STATUS_FAIL] = "FAIL",
     [STATUS_UNKNOWN] = "UNKNOWN", [STATUS_SKIP] = "SKIP",
@@ -64,7 +66,8 @@ void finding_set(struct finding *f, enum status st, const char *fmt, ...)
 	char *m = xvasprintf(fmt, ap);
 	va_end(ap);
 	free(f->message);
-	f->message = m;
+	f->message = redact_text(m);
+	free(m);
 	f->status = st;
 }
 
@@ -75,7 +78,8 @@ void finding_remedy(struct finding *f, const char *fmt, ...)
 	char *m = xvasprintf(fmt, ap);
 	va_end(ap);
 	free(f->remediation);
-	f->remediation = m;
+	f->remediation = redact_text(m);
+	free(m);
 }
 
 void finding_set_node(struct finding *f, const char *node)
