@@ -220,3 +220,44 @@ const struct jv *longhorn_snapshot(const struct cluster_state *cs, const char *n
 {
 	return cs_find(cs, RES_LH_SNAPSHOTS, NULL, name);
 }
+
+int longhorn_volume_rebuilding(const struct cluster_state *cs, const struct jv *vol,
+			       const char **ret_replica)
+{
+	if (cs->res[RES_LH_ENGINES].status != RES_COLLECTED)
+		return -ENODATA;
+	const struct jv *engine = NULL;
+	const struct cs_entry *es;
+	size_t n = cs_lookup(cs, RES_LH_ENGINES, longhorn_volume_of, jq_name(vol), &es);
+	for (size_t i = 0; i < n && !engine; i++) {
+		bool active = false;
+		if (jq_bool(JQ(es[i].obj, "spec", "active"), &active) && active)
+			engine = es[i].obj;
+	}
+	if (!engine && n == 1)
+		engine = es[0].obj;
+	if (!engine)
+		return -ENODATA;
+	const struct jv *modes = JQ(engine, "status", "replicaModeMap");
+	const struct jv *addrs = JQ(engine, "spec", "replicaAddressMap");
+	if (!modes || !jv_is(modes, JV_OBJECT))
+		return -ENODATA;
+	jv_foreach(modes, name, mode)
+	{
+		if (jv_is(mode, JV_STRING) && streq(jv_str(mode), "WO")) {
+			*ret_replica = name;
+			return 1;
+		}
+	}
+	if (!addrs || !jv_is(addrs, JV_OBJECT))
+		return 0;
+	jv_foreach(addrs, rname, addr)
+	{
+		(void)addr;
+		if (!JQ(modes, rname)) {
+			*ret_replica = rname;
+			return 1;
+		}
+	}
+	return 0;
+}

@@ -82,3 +82,13 @@ const char *longhorn_volume_of(const struct jv *obj);
 /* The Longhorn Volume / Snapshot called name (any namespace), or NULL. */
 const struct jv *longhorn_volume(const struct cluster_state *cs, const char *name);
 const struct jv *longhorn_snapshot(const struct cluster_state *cs, const char *name);
+
+/* Whether a replica of vol is being rebuilt: its active Engine reports a replica
+ * in mode WO, or lists one in spec.replicaAddressMap that has no mode yet. Those
+ * are the two states in which longhorn-manager reverts a live migration instead
+ * of starting it (controller/volume_controller.go
+ * prepareReplicasAndEngineForMigration, v1.6.0–v1.11.3). Returns 1 (*ret_replica
+ * names it), 0, or -ENODATA when the engines were not collected or the engine
+ * reports no modes. */
+int longhorn_volume_rebuilding(const struct cluster_state *cs, const struct jv *vol,
+			       const char **ret_replica);
