@@ -3,11 +3,13 @@
 #include "checks_api.h"
 
 #include <stdint.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "catalog.h"
 #include "str_index.h"
+#include "longhorn.h"
 
 #define SKEW_WARN_NS (500 * NSEC_PER_MSEC)
 #define SKEW_FAIL_NS (2 * NSEC_PER_SEC)
@@ -182,7 +184,7 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 	const struct jv *nodes = cs_items(ctx->cs, RES_NODES);
 	const char *tolerated =
 	    JQS(cs_find(ctx->cs, RES_LH_SETTINGS, NULL, "taint-toleration"), "value");
-	size_t total = jq_len(nodes), ready = 0, replica = 0;
+	size_t total = jq_len(nodes), ready = 0, replica = 0, witnesses = 0;
 	struct finding *f = agg_finding(ctx, id);
 	struct value_list *excluded = NULL;
 	for (size_t i = 0; i < total; i++) {
@@ -191,37 +193,74 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 			continue;
 		ready++;
 		const struct jv *t = replica_taint(n, tolerated);
-		if (!t) {
+		/* A Harvester witness node (label set by Harvester >= 1.3, harvester
+		 * enhancements/20231113-witness-node-support.md) runs etcd only: no
+		 * replica and no VM, whatever its taints say. */
+		bool witness = streq(
+		    JQS(n, "metadata", "labels", "node-role.harvesterhci.io/witness"), "true");
+		if (!t && !witness) {
 			replica++;
 			continue;
 		}
 		if (!excluded)
 			excluded = kv_add_list(&f->evidence, "excluded_nodes");
+		if (witness)
+			witnesses++;
 		const char *v = JQS(t, "value");
-		vlist_add_strf(
-		    excluded, "%s: taint %s%s%s:%s%s", jq_name(n) ? jq_name(n) : "?", JQS(t, "key"),
-		    v && *v ? "=" : "", v && *v ? v : "", JQS(t, "effect"),
-		    streq(JQS(n, "metadata", "labels", "node-role.harvesterhci.io/witness"), "true")
-			? " (Harvester witness node: etcd only)"
-			: "");
+		if (t)
+			vlist_add_strf(excluded, "%s: taint %s%s%s:%s%s",
+				       jq_name(n) ? jq_name(n) : "?", JQS(t, "key"),
+				       v && *v ? "=" : "", v && *v ? v : "", JQS(t, "effect"),
+				       witness ? " (Harvester witness node: etcd only)" : "");
+		else
+			vlist_add_strf(
+			    excluded,
+			    "%s: label node-role.harvesterhci.io/witness=true (Harvester "
+			    "witness node: etcd only)",
+			    jq_name(n) ? jq_name(n) : "?");
 	}
 	kv_add_int(&f->evidence, "nodes", (int64_t)total);
 	kv_add_int(&f->evidence, "ready_nodes", (int64_t)ready);
 	kv_add_int(&f->evidence, "replica_nodes", (int64_t)replica);
 	if (tolerated)
 		kv_add_str(&f->evidence, "longhorn_taint_toleration", tolerated);
-	if (replica >= 3) {
+	if (witnesses)
+		kv_add_int(&f->evidence, "witness_nodes", (int64_t)witnesses);
+	/* The replicas Longhorn places apart: its default-replica-count (the v1
+	 * engine's, the one harvester-longhorn uses), read as api.longhorn.node-disk
+	 * reads it. Longhorn's default 3 when the setting is absent or not collected. */
+	int64_t want;
+	const char *raw;
+	enum resource_status rs = ctx->cs->res[RES_LH_SETTINGS].status;
+	int r = longhorn_replica_count(ctx->cs, "v1", &want, &raw);
+	if (r == -EINVAL) {
+		finding_set(f, STATUS_UNKNOWN,
+			    "Longhorn setting default-replica-count has an unreadable value: the "
+			    "replica count to place apart is not known");
+		kv_add_str(&f->evidence, "default_replica_count", raw ? raw : "(absent)");
+		return;
+	}
+	if (r == 0)
+		kv_add_strf(&f->evidence, "default_replica_count", "%lld (setting value %s)",
+			    (long long)want, raw);
+	else
+		kv_add_strf(&f->evidence, "default_replica_count", "%lld (Longhorn's default: %s)",
+			    (long long)want,
+			    rs == RES_COLLECTED	      ? "setting absent"
+			    : rs == RES_NOT_INSTALLED ? "Longhorn not installed"
+						      : "settings not collected");
+	if (replica >= (size_t)want) {
 		finding_set(f, STATUS_PASS,
-			    "%zu Ready nodes can hold Longhorn replicas: 3 replicas can be placed "
-			    "apart",
-			    replica);
+			    "%zu Ready nodes can hold Longhorn replicas: %lld replicas can be "
+			    "placed apart",
+			    replica, (long long)want);
 		return;
 	}
 	finding_set(f, STATUS_WARN,
-		    "%zu node%s can hold Longhorn replicas (%zu Ready, %zu tainted against "
-		    "longhorn-manager): Longhorn's default 3 replicas cannot be placed on separate "
-		    "nodes",
-		    replica, replica == 1 ? "" : "s", ready, ready - replica);
+		    "%zu node%s can hold Longhorn replicas (%zu Ready, %zu excluded: tainted "
+		    "against longhorn-manager or witness): Longhorn's default-replica-count %lld "
+		    "cannot be placed on separate nodes",
+		    replica, replica == 1 ? "" : "s", ready, ready - replica, (long long)want);
 	finding_remedy(f, "add nodes before relying on replica redundancy, or lower Longhorn's "
 			  "default-replica-count (and numberOfReplicas of the harvester-longhorn "
 			  "StorageClass) to the node count");

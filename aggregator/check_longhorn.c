@@ -10,6 +10,7 @@
  * keyed by Replica name; the Replica object has no mode (REFERENCE §2 — case 17's
  * `.spec.mode` and `.status.replicas` columns were always empty for that reason).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -836,10 +837,17 @@ static bool disk_limits(struct agg_ctx *ctx, const char *id, struct disk_limits 
 {
 	if (!read_int_setting(ctx, id, "storage-minimal-available-percentage", 25,
 			      &dl->min_avail_pct) ||
-	    !read_int_setting(ctx, id, "storage-over-provisioning-percentage", 100,
-			      &dl->over_pct) ||
-	    !read_int_setting(ctx, id, "default-replica-count", 3, &dl->replicas))
+	    !read_int_setting(ctx, id, "storage-over-provisioning-percentage", 100, &dl->over_pct))
 		return false;
+	/* The v1 engine's count: the disks judged here are v1 filesystem disks. */
+	const char *raw;
+	if (longhorn_replica_count(ctx->cs, "v1", &dl->replicas, &raw) == -EINVAL) {
+		struct finding *f = agg_finding(ctx, id);
+		finding_set(f, STATUS_UNKNOWN,
+			    "Longhorn setting default-replica-count has an unreadable value");
+		storage_ev_str(&f->evidence, "default-replica-count", raw);
+		return false;
+	}
 	dl->soft_anti_affinity = false;
 	const char *soft = longhorn_setting_value(ctx->cs, "replica-soft-anti-affinity");
 	dl->soft_anti_affinity = streq(soft, "true");

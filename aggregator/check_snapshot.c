@@ -753,9 +753,12 @@ static void backup_target_judge(struct finding *f, const struct jv *bt, const ch
 		kv_add_strf(&f->evidence, "unavailable_condition", "%s: %s",
 			    cstatus ? cstatus : "?",
 			    cmsg && *cmsg ? cmsg : (creason ? creason : ""));
-	const char *why =
-	    cmsg && *cmsg ? cmsg : (url && !*url ? "backup target URL is empty" : NULL);
-	if (streq(cstatus, "True") || (have_avail && !available)) {
+	/* An empty spec.backupTargetURL (absent is Go's "" too) means no target,
+	 * whatever status.available says: longhorn-manager can leave a stale
+	 * available=true after the URL is reset to "" (longhorn/longhorn#13195). */
+	bool no_url = !url || !*url;
+	const char *why = cmsg && *cmsg ? cmsg : (no_url ? "spec.backupTargetURL is empty" : NULL);
+	if (no_url || streq(cstatus, "True") || (have_avail && !available)) {
 		finding_set(f, STATUS_FAIL,
 			    "backup target %s is not available (%s): snapshots with %s fail "
 			    "as in case 4 and their deletion hangs (case 10)",
@@ -941,6 +944,33 @@ static void backup_setting_judge(struct agg_ctx *ctx, struct finding *f, const c
 	finding_remedy(f, "test a backup from the Longhorn UI, or upgrade Longhorn");
 }
 
+/* Harvester's backup-target setting, when collected: a JSON value such as
+ * {"type":"nfs","endpoint":"nfs://…"} (harvester pkg/settings/settings.go,
+ * BackupTarget; type "" means none) that Harvester's setting controller copies
+ * into Longhorn's BackupTarget default. Shown beside Longhorn's view so that a
+ * mismatch (one set, the other empty) is visible; Longhorn's object decides,
+ * as its controller is what takes the backups. */
+static void harvester_backup_target_evidence(struct agg_ctx *ctx, struct finding *f)
+{
+	const struct jv *s = cs_find(ctx->cs, RES_HV_SETTINGS, NULL, "backup-target");
+	if (!s)
+		return;
+	const char *value = JQS(s, "value");
+	if (!value || !*value) {
+		kv_add_str(&f->evidence, "harvester_backup_target", "(empty: none configured)");
+		return;
+	}
+	_cleanup_(jv_arena_freep) struct jv_arena *ar = jv_arena_new();
+	const struct jv *o = jv_parse(ar, value);
+	const char *type = JQS(o, "type"), *endpoint = JQS(o, "endpoint");
+	if (!o || !jv_is(o, JV_OBJECT)) {
+		kv_add_str(&f->evidence, "harvester_backup_target", "(not a JSON object)");
+		return;
+	}
+	kv_add_strf(&f->evidence, "harvester_backup_target", "type %s, endpoint %s",
+		    type && *type ? type : "(empty)", endpoint && *endpoint ? endpoint : "(empty)");
+}
+
 void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 {
 	if (!vsc_applies(ctx, id))
@@ -986,6 +1016,7 @@ void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 		kv_add_str(&f->evidence, "longhorn_version",
 			   "unknown (no current-longhorn-version)");
 	versions_note(&f->evidence, cs, VC_LONGHORN);
+	harvester_backup_target_evidence(ctx, f);
 	const struct jv *bt = cs_find(cs, RES_LH_BACKUPTARGETS, NULL, "default");
 	if (bt) {
 		kv_add_str(&f->evidence, "path",

@@ -61,11 +61,22 @@ static void sc_default_several(struct agg_ctx *ctx, struct finding *f, const str
 	_cleanup_free_ char *names = NULL;
 	for (size_t i = 0; i < defaults->n; i++)
 		storage_appendf(&names, "%s%s", i ? ", " : "", defaults->items[i]);
-	finding_set(f, STATUS_FAIL,
-		    "%zu default StorageClasses (%s): a PVC or DataVolume without "
-		    "storageClassName gets whichever Kubernetes picks, not necessarily "
-		    "harvester-longhorn (case 1)",
-		    defaults->n, names);
+	if (!ctx->harvester_installed) {
+		/* Before the install nothing is lost yet, but what the chart's
+		 * lookup of the existing default then makes of it cannot be told. */
+		finding_set(f, STATUS_WARN,
+			    "%zu default StorageClasses (%s) before Harvester's install: which "
+			    "one the chart's lookup of the default class finds is unpredictable, "
+			    "and PVCs without storageClassName may not land on "
+			    "harvester-longhorn (case 1)",
+			    defaults->n, names);
+	} else {
+		finding_set(f, STATUS_FAIL,
+			    "%zu default StorageClasses (%s): a PVC or DataVolume without "
+			    "storageClassName gets whichever Kubernetes picks, not necessarily "
+			    "harvester-longhorn (case 1)",
+			    defaults->n, names);
+	}
 	if (ctx->harvester_installed) {
 		_cleanup_free_ char *unset = unset_defaults_cmd(items, HARVESTER_SC);
 		finding_remedy(
@@ -127,6 +138,37 @@ static void sc_default_one(struct agg_ctx *ctx, struct finding *f, const struct 
 		       unset);
 }
 
+/* Before Harvester's install no default is the normal state of a plain RKE2
+ * cluster (RKE2 ships no StorageClass; k3s's local-path is a default), and
+ * Harvester's chart creates harvester-longhorn as the default class
+ * (harvester/harvester deploy/charts/harvester/templates/harvester-storageclass.yaml:
+ * is-default-class "true" when .Values.storageClass.defaultStorageClass). Where Longhorn already
+ * runs without Harvester (KubeVirt + Longhorn), PVCs without a class wait for a
+ * default that only Harvester's install would bring: WARN. */
+static void sc_default_none_preinstall(struct finding *f, const struct jv *items)
+{
+	const char *lh = NULL;
+	for (size_t i = 0; i < jq_len(items) && !lh; i++)
+		if (streq(JQS(jq_at(items, i), "provisioner"), LONGHORN_DRIVER))
+			lh = jq_name(jq_at(items, i));
+	if (!lh) {
+		finding_set(f, STATUS_PASS,
+			    "no default StorageClass among %zu, as expected before Harvester's "
+			    "install: its chart creates harvester-longhorn as the default",
+			    jq_len(items));
+		return;
+	}
+	finding_set(f, STATUS_WARN,
+		    "no default StorageClass among %zu, and Longhorn's class %s exists without "
+		    "Harvester: PVCs and DataVolumes without storageClassName stay Pending "
+		    "until Harvester's install makes harvester-longhorn the default",
+		    jq_len(items), lh);
+	finding_remedy(f,
+		       "if Harvester will not be installed here: kubectl annotate sc %s %s=true "
+		       "--overwrite",
+		       lh, ANN_SC_DEFAULT);
+}
+
 void check_storageclass_default(struct agg_ctx *ctx, const char *id)
 {
 	const struct jv *items = cs_items(ctx->cs, RES_STORAGECLASSES);
@@ -147,7 +189,9 @@ void check_storageclass_default(struct agg_ctx *ctx, const char *id)
 	kv_add_int(&f->evidence, "storage_classes", (int64_t)jq_len(items));
 	kv_add_bool(&f->evidence, "harvester_installed", ctx->harvester_installed);
 
-	if (defaults.n == 0) {
+	if (defaults.n == 0 && !ctx->harvester_installed) {
+		sc_default_none_preinstall(f, items);
+	} else if (defaults.n == 0) {
 		finding_set(f, STATUS_FAIL,
 			    "no default StorageClass among %zu: PVCs and DataVolumes without "
 			    "storageClassName stay Pending",

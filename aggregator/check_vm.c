@@ -12,6 +12,7 @@
 #include "cidr.h"
 #include "kubevirt_util.h"
 #include "redact.h"
+#include "longhorn.h"
 #include "storage.h"
 
 #define LONGHORN_DRIVER "driver.longhorn.io"
@@ -90,6 +91,37 @@ static const char *const REM_HEALTH =
     "api.longhorn.volume-health";
 
 /* Judge one PVC-backed volume of a VMI. */
+/* A degraded volume: longhorn-manager's processMigration goes on for a healthy
+ * or degraded volume (skips only other robustness), and
+ * prepareReplicasAndEngineForMigration starts the migration with the RW
+ * replicas unless one is being rebuilt, when it reverts instead
+ * (controller/volume_controller.go, v1.6.0–v1.11.3). So: rebuilding → cannot
+ * migrate until the rebuild ends (WARN: it passes); not rebuilding → it can
+ * (api.longhorn.volume-health warns about the redundancy); not known → UNKNOWN. */
+static void lm_degraded(struct agg_ctx *ctx, struct lm_eval *e, const struct jv *lhv,
+			const char *handle, const char *claim)
+{
+	const char *replica = NULL;
+	int r = longhorn_volume_rebuilding(ctx->cs, lhv, &replica);
+	if (r > 0)
+		lm_reason(e, STATUS_WARN, REM_HEALTH,
+			  "Longhorn volume %s of PVC %s is degraded and rebuilding replica %s: "
+			  "Longhorn reverts a live migration until the rebuild finishes",
+			  handle, claim, replica);
+	else if (r < 0)
+		lm_reason(e, STATUS_UNKNOWN, REM_HEALTH,
+			  "Longhorn volume %s of PVC %s is degraded, and whether a replica is "
+			  "being rebuilt (Longhorn then reverts a migration) is not known: its "
+			  "Engine's replica modes were not collected",
+			  handle, claim);
+	else
+		vlist_add_strf(e->volumes,
+			       "%s: Longhorn volume %s degraded, no rebuild in progress: a live "
+			       "migration starts with its RW replicas (see "
+			       "api.longhorn.volume-health)",
+			       claim, handle);
+}
+
 static void lm_claim(struct agg_ctx *ctx, struct lm_eval *e, const struct jv *vmi, const char *ns,
 		     const char *claim)
 {
@@ -163,10 +195,7 @@ static void lm_claim(struct agg_ctx *ctx, struct lm_eval *e, const struct jv *vm
 			  "Longhorn volume %s of PVC %s is faulted: no healthy replica", handle,
 			  claim);
 	else if (streq(robust, "degraded"))
-		lm_reason(e, STATUS_WARN, REM_HEALTH,
-			  "Longhorn volume %s of PVC %s is degraded: migration will block or slow "
-			  "until the replicas are rebuilt",
-			  handle, claim);
+		lm_degraded(ctx, e, lhv, handle, claim);
 }
 
 static void lm_volumes(struct agg_ctx *ctx, struct lm_eval *e, const struct jv *vmi, const char *ns)

@@ -136,6 +136,13 @@ static int parse_plain_int(const char *s, int64_t *ret)
 
 int longhorn_int_value_parse(const uint8_t *buf, size_t len, int64_t *ret)
 {
+	int r = longhorn_engine_int_value_parse(buf, len, "v1", ret);
+	return r == -ENOENT ? -EINVAL : r;
+}
+
+int longhorn_engine_int_value_parse(const uint8_t *buf, size_t len, const char *engine,
+				    int64_t *ret)
+{
 	if (!buf || len == 0 || len > 4096)
 		return -EINVAL;
 	_cleanup_free_ char *s = xstrndup((const char *)buf, len);
@@ -156,13 +163,40 @@ int longhorn_int_value_parse(const uint8_t *buf, size_t len, int64_t *ret)
 	int r = -EINVAL;
 	if (complete && jv_is(o, JV_OBJECT)) {
 		int64_t v;
-		/* v1 first: it is the engine Harvester runs; jq_int takes "3" and 3. */
-		if (jq_int(JQ(o, "v1"), &v)) {
+		const struct jv *e = JQ(o, engine);
+		/* jq_int takes "3" and 3; a JSON value without this engine's key
+		 * leaves the engine at the setting's default (longhorn/website#1172:
+		 * {"v2":"…"} configures only the v2 engine). */
+		if (!e)
+			r = -ENOENT;
+		else if (jq_int(e, &v)) {
 			*ret = v;
 			r = 0;
 		}
 	}
 	return r;
+}
+
+int longhorn_replica_count(const struct cluster_state *cs, const char *engine, int64_t *ret,
+			   const char **ret_value)
+{
+	const struct jv *s = longhorn_setting(cs, "default-replica-count");
+	const char *v = JQS(s, "value");
+	*ret = LONGHORN_DEFAULT_REPLICAS;
+	if (ret_value)
+		*ret_value = v;
+	if (!s)
+		return -ENOENT;
+	if (!v)
+		return -EINVAL;
+	int64_t n;
+	int r = longhorn_engine_int_value_parse((const uint8_t *)v, strlen(v), engine, &n);
+	if (r == -ENOENT)
+		return -ENOENT;
+	if (r < 0 || n < 1)
+		return -EINVAL;
+	*ret = n;
+	return 0;
 }
 
 bool longhorn_version_get(const struct cluster_state *cs, struct longhorn_version *ret)
@@ -185,4 +219,45 @@ const struct jv *longhorn_volume(const struct cluster_state *cs, const char *nam
 const struct jv *longhorn_snapshot(const struct cluster_state *cs, const char *name)
 {
 	return cs_find(cs, RES_LH_SNAPSHOTS, NULL, name);
+}
+
+int longhorn_volume_rebuilding(const struct cluster_state *cs, const struct jv *vol,
+			       const char **ret_replica)
+{
+	if (cs->res[RES_LH_ENGINES].status != RES_COLLECTED)
+		return -ENODATA;
+	const struct jv *engine = NULL;
+	const struct cs_entry *es;
+	size_t n = cs_lookup(cs, RES_LH_ENGINES, longhorn_volume_of, jq_name(vol), &es);
+	for (size_t i = 0; i < n && !engine; i++) {
+		bool active = false;
+		if (jq_bool(JQ(es[i].obj, "spec", "active"), &active) && active)
+			engine = es[i].obj;
+	}
+	if (!engine && n == 1)
+		engine = es[0].obj;
+	if (!engine)
+		return -ENODATA;
+	const struct jv *modes = JQ(engine, "status", "replicaModeMap");
+	const struct jv *addrs = JQ(engine, "spec", "replicaAddressMap");
+	if (!modes || !jv_is(modes, JV_OBJECT))
+		return -ENODATA;
+	jv_foreach(modes, name, mode)
+	{
+		if (jv_is(mode, JV_STRING) && streq(jv_str(mode), "WO")) {
+			*ret_replica = name;
+			return 1;
+		}
+	}
+	if (!addrs || !jv_is(addrs, JV_OBJECT))
+		return 0;
+	jv_foreach(addrs, rname, addr)
+	{
+		(void)addr;
+		if (!JQ(modes, rname)) {
+			*ret_replica = rname;
+			return 1;
+		}
+	}
+	return 0;
 }

@@ -51,8 +51,26 @@ const struct jv *longhorn_setting(const struct cluster_state *cs, const char *na
 const char *longhorn_setting_value(const struct cluster_state *cs, const char *name);
 
 /* An integer setting value: "25", or data-engine specific JSON {"v1":"3","v2":"3"}
- * (Longhorn 1.10+; the v1 engine's value is used). Returns 0 or -EINVAL. */
+ * (Longhorn 1.10+, longhorn/longhorn-manager#3936; the v1 engine's value is
+ * used). Returns 0 or -EINVAL (also when the JSON has no v1 key). */
 int longhorn_int_value_parse(const uint8_t *buf, size_t len, int64_t *ret);
+
+/* The same for one data engine ("v1", "v2"): -ENOENT when the JSON form has no
+ * key for it (the engine keeps the setting's default). */
+int longhorn_engine_int_value_parse(const uint8_t *buf, size_t len, const char *engine,
+				    int64_t *ret);
+
+/* Longhorn's built-in default-replica-count (types/setting.go SettingDefinitionDefaultReplicaCount). */
+#define LONGHORN_DEFAULT_REPLICAS 3
+
+/* default-replica-count for a data engine ("v1", "v2"): a plain "3" applies to
+ * every engine; from Longhorn 1.10 the value may be JSON {"v1":"3","v2":"2"}
+ * (longhorn/longhorn-manager#3936). The one reader for cluster.nodes.count and
+ * api.longhorn.node-disk. *ret is the value, or LONGHORN_DEFAULT_REPLICAS when
+ * the setting (or this engine's key) is absent (-ENOENT); -EINVAL when it is
+ * unreadable or below 1. *ret_value (may be NULL) gets the raw value. */
+int longhorn_replica_count(const struct cluster_state *cs, const char *engine, int64_t *ret,
+			   const char **ret_value);
 
 /* The running version from the current-longhorn-version setting; false if unknown. */
 bool longhorn_version_get(const struct cluster_state *cs, struct longhorn_version *ret);
@@ -64,3 +82,13 @@ const char *longhorn_volume_of(const struct jv *obj);
 /* The Longhorn Volume / Snapshot called name (any namespace), or NULL. */
 const struct jv *longhorn_volume(const struct cluster_state *cs, const char *name);
 const struct jv *longhorn_snapshot(const struct cluster_state *cs, const char *name);
+
+/* Whether a replica of vol is being rebuilt: its active Engine reports a replica
+ * in mode WO, or lists one in spec.replicaAddressMap that has no mode yet. Those
+ * are the two states in which longhorn-manager reverts a live migration instead
+ * of starting it (controller/volume_controller.go
+ * prepareReplicasAndEngineForMigration, v1.6.0–v1.11.3). Returns 1 (*ret_replica
+ * names it), 0, or -ENODATA when the engines were not collected or the engine
+ * reports no modes. */
+int longhorn_volume_rebuilding(const struct cluster_state *cs, const struct jv *vol,
+			       const char **ret_replica);

@@ -82,8 +82,9 @@ cp -r "$HVREADY_SRC/examples/cluster" "$state"
 rm "$state/backuptargets.longhorn.io.json"
 cp "$HVREADY_SRC/tests/fixtures/cluster/operator-views/"*.json "$state/"
 python3 - "$state" <<'PY' || fail "cannot build the fixture cluster state"
-# The Longhorn volume of default/vm-002 loses a replica: robustness degraded,
-# one replica ERR in its engine's replicaModeMap.
+# The Longhorn volume of default/vm-002 loses a replica and rebuilds it:
+# robustness degraded, one replica WO in its engine's replicaModeMap (Longhorn
+# reverts a live migration while a replica rebuilds, so vm-002 cannot migrate).
 import json, os, sys
 d = sys.argv[1]
 def load(n):
@@ -102,7 +103,7 @@ engines = load("engines.longhorn.io.json")
 for e in engines["items"]:
     if e["spec"].get("volumeName") == vol and e["status"].get("replicaModeMap"):
         first = sorted(e["status"]["replicaModeMap"])[0]
-        e["status"]["replicaModeMap"][first] = "ERR"
+        e["status"]["replicaModeMap"][first] = "WO"
 save("engines.longhorn.io.json", engines)
 PY
 

@@ -1,5 +1,6 @@
 /* Cross-node checks (SPEC §4.2). */
 #include "agg_harness.h"
+#include "fixtures_k8s.h"
 
 #define NODE_JSON(name, ready, host)                                                               \
 	"{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" name "\"},"           \
@@ -164,6 +165,65 @@ static void test_count_tainted(void **state)
 		    "\"kubevirt.io/drain:NoSchedule; dedicated=storage:NoSchedule\"}");
 	harness_run(&h, "cluster.nodes.count");
 	assert_int_equal(harness_status(&h, "cluster.nodes.count"), STATUS_PASS);
+	harness_clear(&h);
+}
+
+/* A 2-node cluster whose Longhorn places 2 replicas: PASS (the old code
+ * warned about 3 replicas while api.longhorn.node-disk judged 2). The count is
+ * read per data engine: Longhorn 1.10's JSON form {"v1":"2","v2":"3"} gives
+ * the v1 engine 2 (longhorn/longhorn-manager#3936). */
+static void test_count_replica_setting(void **state)
+{
+	static const char *const two[] = {"\"2\"",
+					  "\"{\\\"v1\\\":\\\"2\\\",\\\"v2\\\":\\\"3\\\"}\""};
+	for (size_t i = 0; i < 2; i++) {
+		struct harness h;
+		harness_init(&h);
+		harness_add(&h, NODE_JSON("n1", "True", "n1"));
+		harness_add(&h, NODE_JSON("n2", "True", "n2"));
+		harness_add(&h, lh_setting("default-replica-count", two[i]));
+		harness_run(&h, "cluster.nodes.count");
+		const struct finding *f = harness_finding(&h, "cluster.nodes.count", NULL);
+		assert_int_equal(f->status, STATUS_PASS);
+		assert_non_null(strstr(f->message, "2 replicas can be placed apart"));
+		assert_non_null(
+		    strstr(kv_get_str(&f->evidence, "default_replica_count"), "2 (setting value"));
+		harness_clear(&h);
+	}
+
+	/* 3 replicas asked of 2 nodes: WARN naming the setting's value. */
+	struct harness h;
+	harness_init(&h);
+	harness_add(&h, NODE_JSON("n1", "True", "n1"));
+	harness_add(&h, NODE_JSON("n2", "True", "n2"));
+	harness_add(&h, lh_setting("default-replica-count", "\"{\\\"v1\\\":\\\"3\\\"}\""));
+	harness_run(&h, "cluster.nodes.count");
+	const struct finding *f = harness_finding(&h, "cluster.nodes.count", NULL);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "default-replica-count 3 cannot be placed"));
+	harness_clear(&h);
+
+	/* Unreadable: UNKNOWN, not a guess. */
+	harness_init(&h);
+	harness_add(&h, NODE_JSON("n1", "True", "n1"));
+	harness_add(&h, lh_setting("default-replica-count", "\"three\""));
+	harness_run(&h, "cluster.nodes.count");
+	assert_int_equal(harness_status(&h, "cluster.nodes.count"), STATUS_UNKNOWN);
+	harness_clear(&h);
+
+	/* A witness labelled but not (yet) tainted holds no replica: 3 Ready nodes,
+	 * 2 usable, 3 replicas wanted → WARN. */
+	harness_init(&h);
+	harness_add(&h, NODE_JSON("n1", "True", "n1"));
+	harness_add(&h, NODE_JSON("n2", "True", "n2"));
+	harness_add(&h, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"w\","
+			"\"labels\":{\"node-role.harvesterhci.io/witness\":\"true\"}},\"status\":{"
+			"\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+	harness_run(&h, "cluster.nodes.count");
+	f = harness_finding(&h, "cluster.nodes.count", NULL);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_true(harness_list_has(f, "excluded_nodes",
+				     "w: label node-role.harvesterhci.io/witness=true"));
 	harness_clear(&h);
 }
 
@@ -402,6 +462,7 @@ int main(void)
 	    cmocka_unit_test(test_reporting),
 	    cmocka_unit_test(test_count),
 	    cmocka_unit_test(test_count_tainted),
+	    cmocka_unit_test(test_count_replica_setting),
 	    cmocka_unit_test(test_skew),
 	    cmocka_unit_test(test_cpu_compat),
 	    cmocka_unit_test(test_cpu_compat_host_only_flags),

@@ -713,6 +713,24 @@ static void test_disk_case8_pass(void **state)
 	harness_clear(&h);
 }
 
+/* Longhorn 1.10's data-engine JSON may configure the v2 engine only
+ * ({"v2":"2"}, longhorn/website#1172): the v1 disks keep the default 3. The old
+ * reader called that unreadable (UNKNOWN). */
+static void test_disk_replica_count_v2_only(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_load(&h, "storage/lhnodes-case8.json");
+	harness_add(&h, lh_setting("default-replica-count", "\"{\\\"v2\\\":\\\"2\\\"}\""));
+	harness_run(&h, DISK);
+	const struct finding *f = harness_finding(&h, DISK, NULL);
+	assert_int_not_equal(f->status, STATUS_UNKNOWN);
+	int64_t n;
+	assert_true(kv_get_int(&f->evidence, "default_replica_count", &n));
+	assert_int_equal(n, 3);
+	harness_clear(&h);
+}
+
 static void test_disk_pressure_fail(void **state)
 {
 	struct harness h;
@@ -884,6 +902,7 @@ int main(void)
 	    cmocka_unit_test(test_share_unknown_skip),
 	    cmocka_unit_test(test_disk_case8_pass),
 	    cmocka_unit_test(test_disk_pressure_fail),
+	    cmocka_unit_test(test_disk_replica_count_v2_only),
 	    cmocka_unit_test(test_disk_node_down_and_cordoned),
 	    cmocka_unit_test(test_disk_low_and_over_warn),
 	    cmocka_unit_test(test_disk_config_unknown),

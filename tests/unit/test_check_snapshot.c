@@ -466,6 +466,45 @@ static void test_backup_target_available_pass(void **state)
 	harness_clear(&h);
 }
 
+/* longhorn/longhorn#13195: after the URL is reset to "", BackupTarget default
+ * keeps status.available true and condition Unavailable False. No target is
+ * configured: a FAIL, not the PASS the stale status would give. */
+static void test_backup_target_empty_url_stale_available(void **state)
+{
+	struct harness h;
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/settings-longhorn-1.11.json");
+	harness_add(&h, lh_obj("BackupTarget", "default", "\"finalizers\":[\"longhorn.io\"]",
+			       "\"spec\":{\"backupTargetURL\":\"\",\"credentialSecret\":\"\","
+			       "\"pollInterval\":\"5m0s\",\"syncRequestedAt\":null},"
+			       "\"status\":{\"available\":true,\"conditions\":[{\"type\":"
+			       "\"Unavailable\",\"status\":\"False\",\"reason\":\"\",\"message\":"
+			       "\"\"}],\"lastSyncedAt\":\"2026-05-25T05:49:54Z\"}"));
+	harness_add(&h, k8s_obj("harvesterhci.io/v1beta1", "Setting", NULL, "backup-target", NULL,
+				"\"value\":\"{\\\"type\\\":\\\"\\\",\\\"endpoint\\\":\\\"\\\"}\""));
+	const struct finding *f = harness_expect(&h, VSC_BT, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "backup target default is not available "
+					   "(spec.backupTargetURL is empty)"));
+	assert_string_equal(kv_get_str(&f->evidence, "backup_target_url"), "");
+	assert_string_equal(kv_get_str(&f->evidence, "harvester_backup_target"),
+			    "type (empty), endpoint (empty)");
+	harness_clear(&h);
+
+	/* A URL and available: PASS, with Harvester's view beside it. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/settings-longhorn-1.11.json");
+	harness_load(&h, "storage/backuptargets-available.json");
+	harness_add(&h, k8s_obj("harvesterhci.io/v1beta1", "Setting", NULL, "backup-target", NULL,
+				"\"value\":\"{\\\"type\\\":\\\"nfs\\\",\\\"endpoint\\\":"
+				"\\\"nfs://192.168.10.5:/exports/backup\\\"}\""));
+	f = harness_expect(&h, VSC_BT, STATUS_PASS);
+	assert_string_equal(kv_get_str(&f->evidence, "harvester_backup_target"),
+			    "type nfs, endpoint nfs://192.168.10.5:/exports/backup");
+	harness_clear(&h);
+}
+
 static void test_backup_target_old_longhorn(void **state)
 {
 	struct harness h;
@@ -1100,6 +1139,7 @@ int main(void)
 	    cmocka_unit_test(test_backup_target_case4_fail),
 	    cmocka_unit_test(test_backup_target_available_pass),
 	    cmocka_unit_test(test_backup_target_old_longhorn),
+	    cmocka_unit_test(test_backup_target_empty_url_stale_available),
 	    cmocka_unit_test(test_backup_target_unknown_skip),
 	    cmocka_unit_test(test_backup_target_other_targets),
 	    cmocka_unit_test(test_backup_target_users_not_collected),

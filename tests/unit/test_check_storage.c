@@ -56,11 +56,53 @@ static void test_sc_default_none_fail(void **state)
 	assert_non_null(strstr(f->remediation, "kubectl annotate sc harvester-longhorn"));
 	harness_clear(&h);
 
-	/* Pre-install, no class at all: SPEC §3 says FAIL at any time. */
+	/* Pre-install on plain RKE2, no class at all: the normal state, Harvester's
+	 * chart creates harvester-longhorn as the default. */
 	harness_init(&h);
 	harness_preinstall(&h);
-	f = harness_expect(&h, SC_DEFAULT, STATUS_FAIL);
-	assert_non_null(strstr(f->remediation, "longhorn.persistence.defaultClass=false"));
+	harness_load(&h, "storage/deployments-rke2-preinstall.json");
+	f = harness_expect(&h, SC_DEFAULT, STATUS_PASS);
+	assert_non_null(strstr(f->message, "its chart creates harvester-longhorn as the default"));
+	harness_clear(&h);
+
+	/* Classes, none default, none Longhorn's: still what the chart fixes. */
+	harness_init(&h);
+	harness_preinstall(&h);
+	harness_add(&h, k8s_storage_class("nfs-client", NULL, "cluster.local/nfs-provisioner"));
+	harness_expect(&h, SC_DEFAULT, STATUS_PASS);
+	harness_clear(&h);
+
+	/* KubeVirt + Longhorn without Harvester, Longhorn's class not default. */
+	harness_init(&h);
+	harness_preinstall(&h);
+	harness_add(&h, k8s_storage_class("longhorn", NULL, "driver.longhorn.io"));
+	f = harness_expect(&h, SC_DEFAULT, STATUS_WARN);
+	assert_non_null(strstr(f->message, "Longhorn's class longhorn exists without Harvester"));
+	assert_non_null(strstr(f->remediation, "kubectl annotate sc longhorn"));
+	harness_clear(&h);
+}
+
+/* Several defaults before the install: WARN (nothing is lost yet, but the
+ * chart's result is unpredictable); after it: FAIL (test above). */
+static void test_sc_default_preinstall_several_warn(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_preinstall(&h);
+	harness_load(&h, "storage/deployments-rke2-preinstall.json");
+	harness_add(&h,
+		    k8s_storage_class("local-path",
+				      "{\"storageclass.kubernetes.io/is-default-class\":\"true\"}",
+				      "rancher.io/local-path"));
+	harness_add(&h,
+		    k8s_storage_class("nfs-client",
+				      "{\"storageclass.kubernetes.io/is-default-class\":\"true\"}",
+				      "cluster.local/nfs-provisioner"));
+	const struct finding *f = harness_expect(&h, SC_DEFAULT, STATUS_WARN);
+	assert_non_null(strstr(f->message, "2 default StorageClasses (local-path, nfs-client) "
+					   "before Harvester's install"));
+	assert_non_null(strstr(f->remediation, "kubectl annotate sc local-path "
+					       "storageclass.kubernetes.io/is-default-class-"));
 	harness_clear(&h);
 }
 
@@ -387,6 +429,7 @@ int main(void)
 	    cmocka_unit_test(test_sc_default_harvester_pass),
 	    cmocka_unit_test(test_sc_default_case1_double_fail),
 	    cmocka_unit_test(test_sc_default_none_fail),
+	    cmocka_unit_test(test_sc_default_preinstall_several_warn),
 	    cmocka_unit_test(test_sc_default_preinstall_existing_warn),
 	    cmocka_unit_test(test_sc_default_postinstall_other_warn),
 	    cmocka_unit_test(test_sc_default_beta_and_near_miss),

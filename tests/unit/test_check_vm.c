@@ -179,30 +179,72 @@ static void test_lm_no_target_node(void **state)
 	harness_clear(&h);
 }
 
+/* The Longhorn Engine of the fixture's volume, active, with replicaModeMap modes. */
+static void add_engine(struct harness *h, const char *modes)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf),
+		 "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Engine\",\"metadata\":{"
+		 "\"name\":\"pvc-5c8937fb-2d3e-4f50-9a6b-7c8d9e0f1a2b-e-0\",\"namespace\":"
+		 "\"longhorn-system\",\"labels\":{\"longhornvolume\":"
+		 "\"pvc-5c8937fb-2d3e-4f50-9a6b-7c8d9e0f1a2b\"}},\"spec\":{\"active\":true,"
+		 "\"volumeName\":\"pvc-5c8937fb-2d3e-4f50-9a6b-7c8d9e0f1a2b\"},"
+		 "\"status\":{\"currentState\":\"running\",\"replicaModeMap\":%s}}",
+		 modes);
+	harness_add(h, buf);
+}
+
+static void degraded_vm(struct harness *h)
+{
+	harness_init(h);
+	harness_load(h, "kubevirt/storageclasses.json");
+	harness_load(h, "kubevirt/vm-e2e-rwx-block.json");
+	/* replace the healthy Longhorn volume by a degraded one */
+	json_object *v = harness_edit(h, RES_LH_VOLUMES, 0);
+	json_object_object_add(jc_get(v, "status", NULL), "robustness",
+			       json_object_new_string("degraded"));
+	harness_commit(h, RES_LH_VOLUMES, 0, v);
+}
+
+/* longhorn-manager (controller/volume_controller.go, v1.6.0–v1.11.3) migrates a
+ * degraded volume with its RW replicas, and reverts the migration while a
+ * replica is rebuilding (mode WO). The old check said "cannot live-migrate" in a
+ * WARN for every degraded volume. */
 static void test_lm_degraded_volume(void **state)
 {
 	struct harness h;
-	harness_init(&h);
-	harness_load(&h, "kubevirt/storageclasses.json");
-	harness_load(&h, "kubevirt/vm-e2e-rwx-block.json");
-	/* replace the healthy Longhorn volume by a degraded one */
-	json_object *v = harness_edit(&h, RES_LH_VOLUMES, 0);
-	json_object_object_add(jc_get(v, "status", NULL), "robustness",
-			       json_object_new_string("degraded"));
-	harness_commit(&h, RES_LH_VOLUMES, 0, v);
+	degraded_vm(&h);
+	add_engine(&h, "{\"r-1\":\"RW\",\"r-2\":\"WO\"}");
 	harness_run(&h, LM);
 	const struct finding *f =
 	    harness_finding(&h, LM, "VirtualMachineInstance/default/vm-e2e-demo");
 	assert_int_equal(f->status, STATUS_WARN);
-	assert_non_null(strstr(f->message, "degraded"));
+	assert_non_null(strstr(f->message, "degraded and rebuilding replica r-2: Longhorn "
+					   "reverts a live migration until the rebuild finishes"));
 	assert_non_null(strstr(f->remediation, "api.longhorn.volume-health"));
 	assert_false(h.vms.items[0].can_migrate);
+	harness_clear(&h);
+
+	/* Degraded, no rebuild in progress: the migration starts. */
+	degraded_vm(&h);
+	add_engine(&h, "{\"r-1\":\"RW\",\"r-2\":\"RW\"}");
+	harness_run(&h, LM);
+	assert_int_equal(harness_status(&h, LM), STATUS_PASS);
+	assert_true(h.vms.items[0].can_migrate);
+	harness_clear(&h);
+
+	/* Engines not collected: not known, so UNKNOWN ("may not be able to"). */
+	degraded_vm(&h);
+	harness_run(&h, LM);
+	f = harness_finding(&h, LM, "VirtualMachineInstance/default/vm-e2e-demo");
+	assert_int_equal(f->status, STATUS_UNKNOWN);
+	assert_non_null(strstr(f->message, "may not be able to live-migrate"));
 	harness_clear(&h);
 
 	harness_init(&h);
 	harness_load(&h, "kubevirt/storageclasses.json");
 	harness_load(&h, "kubevirt/vm-e2e-rwx-block.json");
-	v = harness_edit(&h, RES_LH_VOLUMES, 0);
+	json_object *v = harness_edit(&h, RES_LH_VOLUMES, 0);
 	json_object_object_add(jc_get(v, "status", NULL), "robustness",
 			       json_object_new_string("faulted"));
 	harness_commit(&h, RES_LH_VOLUMES, 0, v);
