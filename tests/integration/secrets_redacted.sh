@@ -159,6 +159,7 @@ grep -q 'cifs://\*\*\*@backup.example.internal' "$tmp/report.json" ||
 grep -q '\*\*\*@127.0.0.1' "$tmp/route-node.json" || fail "the node's evidence has no redacted proxy"
 grep -q 'mirrors.*endpoint\[0\].*https://\*\*\*@127.0.0.1' "$tmp/agent.json" ||
 	fail "the refused mirror endpoint is not in the evidence"
-grep -q 'failed to init backup target cifs://\*\*\*@' "$tmp/report.text" ||
+# (the text report wraps messages: read it as one line)
+tr -s ' \n' '  ' <"$tmp/report.text" | grep -q 'failed to init backup target cifs://\*\*\*@' ||
 	fail "the backup target's condition message is not in the text report"
 echo "PASS: ${#SECRETS[@]} planted secrets in none of the outputs"

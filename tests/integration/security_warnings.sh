@@ -17,6 +17,9 @@ ROOT=$HVREADY_SRC/tests/fixtures/hostroots/a-debian-intel
 
 # run_agent URL: the agent's run for a moment; its stderr in $tmp/run.err.
 run_agent() {
+	# Removed here, not truncated by the child's redirection: the child may
+	# open it only after wait_for has read the previous run's lines.
+	rm -f "$tmp/run.err"
 	"$HVREADY_BIN/hvready-agent" run --aggregator "$1" --token-file "$tmp/token" \
 		--host-root "$ROOT" --node n1 --skip host.image.share-manager,host.nfs.probe --interval 60 2>"$tmp/run.err" &
 	local pid=$!
