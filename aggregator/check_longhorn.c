@@ -716,7 +716,7 @@ static void share_judge(struct agg_ctx *ctx, const char *id, const struct jv *vo
 	if (image_pull_error(pf.waiting_reason)) {
 		finding_set(f, STATUS_FAIL,
 			    "RWX volume %s is attached but its share-manager image %s cannot be "
-			    "pulled (%s: %s): no NFS share, writes fail (case 8)",
+			    "pulled (%s: %s): no NFS share, writes fail",
 			    name, str_or(pf.image, "?"), pf.waiting_reason,
 			    str_or(pf.waiting_message, ""));
 		finding_remedy(
@@ -733,7 +733,7 @@ static void share_judge(struct agg_ctx *ctx, const char *id, const struct jv *vo
 	} else {
 		finding_set(f, STATUS_FAIL,
 			    "RWX volume %s is attached but its NFS share is not served: %s; "
-			    "pods writing to it fail (case 8)",
+			    "pods writing to it fail",
 			    name, why);
 		finding_remedy(
 		    f,

@@ -568,7 +568,7 @@ static const char *hv_setting(const struct cluster_state *cs, const char *name)
 static char *sni_host(const struct cluster_state *cs, const char **ret_from)
 {
 	const char *url = hv_setting(cs, "server-url");
-	*ret_from = "default (001 §6.1)";
+	*ret_from = "default (server-url unset or an IP address)";
 	if (!url)
 		return xstrdup(DEFAULT_SNI);
 	const char *p = strstr(url, "://");

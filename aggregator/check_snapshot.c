@@ -466,8 +466,8 @@ void check_vsc_longhorn(struct agg_ctx *ctx, const char *id)
 		finding_remedy(
 		    f,
 		    "echo '%s' | kubectl apply -f - (type bak needs a backup target, see "
-		    "api.vsc.backup-target; type snap restores depend on the source volume, "
-		    "case 17); keep the manifest and apply it again after every Harvester "
+		    "api.vsc.backup-target; type snap restores depend on the source volume "
+		    "staying); keep the manifest and apply it again after every Harvester "
 		    "upgrade that keeps csi-snapshotter disabled",
 		    VSC_LONGHORN_JSON);
 		return;
@@ -614,7 +614,7 @@ static void ambiguous_types(struct finding *f, const struct vsc_view *w, size_t 
 	}
 	finding_set(f, STATUS_WARN,
 		    "%zu Longhorn VolumeSnapshotClasses with different types: VM snapshots of %s%s "
-		    "(case 4)",
+		    "(a Harvester backup then gets the snapshot class, or the other way round)",
 		    w->n, sum, n_default > 1 ? "; several are marked default" : "");
 	finding_remedy(
 	    f,
@@ -761,7 +761,7 @@ static void backup_target_judge(struct finding *f, const struct jv *bt, const ch
 	if (no_url || streq(cstatus, "True") || (have_avail && !available)) {
 		finding_set(f, STATUS_FAIL,
 			    "backup target %s is not available (%s): snapshots with %s fail "
-			    "as in case 4 and their deletion hangs (case 10)",
+			    "and their deletion hangs on the finalizer",
 			    name, why ? why : "status.available is false", users);
 		if (is_default)
 			finding_remedy(
@@ -927,7 +927,7 @@ static void backup_setting_judge(struct agg_ctx *ctx, struct finding *f, const c
 	if (!s || !value || !*value) {
 		finding_set(f, STATUS_FAIL,
 			    "no backup target configured (%s): snapshots with %s fail with "
-			    "\"backup target default is not available\" (case 4)",
+			    "\"backup target default is not available\"",
 			    s ? "setting backup-target is empty"
 			      : "no BackupTarget default and no backup-target setting",
 			    classes);
@@ -1168,7 +1168,7 @@ static void restorable_fail(struct finding *f, const struct jv *vs, const char *
 	const char *owner = vm_snapshot_content(vs);
 	finding_set(f, STATUS_FAIL,
 		    "VolumeSnapshot %s/%s is readyToUse=true but cannot be restored: %s (the CSI "
-		    "layer never notices, case 17)",
+		    "layer never notices)",
 		    ns, name, why);
 	if (owner)
 		finding_remedy(
@@ -1389,7 +1389,7 @@ static void stuck_content(struct agg_ctx *ctx, const char *id, const struct jv *
 		    vsname ? vsname : "?");
 	finding_set(f, STATUS_WARN,
 		    "VolumeSnapshotContent %s has been deleting for %s, held by its finalizers; "
-		    "last error: %s (case 10)",
+		    "last error: %s",
 		    name, d, err ? err : "(none recorded)");
 	finding_remedy(
 	    f,

@@ -68,13 +68,13 @@ static void sc_default_several(struct agg_ctx *ctx, struct finding *f, const str
 			    "%zu default StorageClasses (%s) before Harvester's install: which "
 			    "one the chart's lookup of the default class finds is unpredictable, "
 			    "and PVCs without storageClassName may not land on "
-			    "harvester-longhorn (case 1)",
+			    "harvester-longhorn",
 			    defaults->n, names);
 	} else {
 		finding_set(f, STATUS_FAIL,
 			    "%zu default StorageClasses (%s): a PVC or DataVolume without "
 			    "storageClassName gets whichever Kubernetes picks, not necessarily "
-			    "harvester-longhorn (case 1)",
+			    "harvester-longhorn",
 			    defaults->n, names);
 	}
 	if (ctx->harvester_installed) {
@@ -115,8 +115,7 @@ static void sc_default_one(struct agg_ctx *ctx, struct finding *f, const struct 
 		finding_set(
 		    f, STATUS_WARN,
 		    "the default StorageClass is %s (provisioner %s), not harvester-longhorn: "
-		    "PVCs and DataVolumes without storageClassName get its parameters "
-		    "(case 1)%s",
+		    "PVCs and DataVolumes without storageClassName get its parameters%s",
 		    name, prov ? prov : STORAGE_ABSENT,
 		    has_hl ? "" : "; harvester-longhorn does not exist");
 		finding_remedy(
@@ -333,7 +332,7 @@ static void pvc_judge(struct agg_ctx *ctx, const char *id, const struct jv *pvc,
 		    f, STATUS_FAIL,
 		    "RWX Filesystem PVC on StorageClass %s (migratable: \"true\"): Longhorn "
 		    "makes a migratable block volume, no NFS share-manager will serve it "
-		    "and writes to it fail (case 8)",
+		    "and writes to it fail",
 		    class);
 		pvc_evidence(f, pvc, class, source, sc);
 		finding_remedy(
