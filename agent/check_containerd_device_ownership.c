@@ -540,15 +540,17 @@ static void remedy_not_effective(struct eval *e)
 		finding_remedy(e->f, "nonroot-devices is false at %s:%u: set it to true, then %s.",
 			       v->file, v->line, unit_names(e));
 	} else if (e->rendered == R_UNSET) {
-		/* Releases that know the option always write it, true or false. */
+		/* Releases that know the option always write it, true or false: a
+		 * rendered config without it comes from a release that predates it,
+		 * where the setting alone would do nothing. The upgrade leads. */
 		finding_remedy(
 		    e->f,
-		    "Add `nonroot-devices: true` to %s (or a file in %s.d/), then %s. The "
-		    "rendered config does not mention the option at all, so this release "
-		    "may predate nonroot-devices (%s): if it is still missing after the "
-		    "restart, upgrade, or set %s = true under [plugins.\"%s\"] in a config "
-		    "template (%s/config%s.toml.tmpl).",
-		    cfg, cfg, unit_names(e), NONROOT_SINCE, KEY, e->plugin, e->etc_dir,
+		    "Upgrade %s first: the rendered config does not mention the option at "
+		    "all, which releases that know nonroot-devices never do, so this one "
+		    "predates it (%s). Then add `nonroot-devices: true` to %s (or a file in "
+		    "%s.d/) and %s. Until the upgrade, set %s = true under [plugins.\"%s\"] "
+		    "in a config template (%s/config%s.toml.tmpl).",
+		    e->d->name, NONROOT_SINCE, cfg, cfg, unit_names(e), KEY, e->plugin, e->etc_dir,
 		    e->cc.version >= 3 ? "-v3" : "");
 	} else {
 		finding_remedy(
