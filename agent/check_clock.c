@@ -1,5 +1,5 @@
 /*
- * host.clock (SPEC §4.1): is the kernel clock disciplined by a sync daemon?
+ * host.clock (docs/checks/host.clock.md): is the kernel clock disciplined by a sync daemon?
  * adjtimex(2) reads the kernel's own view: STA_UNSYNC / TIME_ERROR mean no
  * daemon has told the kernel the clock is synchronised; maxerror is the
  * kernel's bound on the error, which grows by 500 µs every second the daemon

@@ -1,5 +1,5 @@
 /*
- * host.containerd.device-ownership (SPEC §4.1, case 7).
+ * host.containerd.device-ownership (docs/checks/host.containerd.device-ownership.md).
  *
  * CDI's importer runs as a non-root user and writes Block-mode VM disks through
  * /dev/cdi-block-volume. Unless containerd's CRI plugin sets

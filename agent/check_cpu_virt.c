@@ -1,5 +1,5 @@
 /*
- * host.cpu.virt (SPEC §4.1): does the CPU offer hardware virtualization (vmx,
+ * host.cpu.virt (docs/checks/host.cpu.virt.md): does the CPU offer hardware virtualization (vmx,
  * svm)? The flags are how most tools decide (virt-host-validate, the runbook's
  * `egrep -c '(vmx|svm)' /proc/cpuinfo`), but what VMs need is a working KVM:
  * paravirtual KVM (kvm_pvm) runs VMs on CPUs without those flags. So a CPU

@@ -1,5 +1,5 @@
 /*
- * host.image.share-manager (SPEC §4.1, cases 8(b) and 13).
+ * host.image.share-manager (docs/checks/host.image.share-manager.md).
  *
  * Longhorn starts one share-manager pod per RWX volume; a node that cannot pull
  * its image never gets an NFS export, and on air-gapped sites that is the

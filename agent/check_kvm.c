@@ -1,5 +1,5 @@
 /*
- * host.kvm (SPEC §4.1): decided by trying KVM, as QEMU would, not by looking for
+ * host.kvm (docs/checks/host.kvm.md): decided by trying KVM, as QEMU would, not by looking for
  * CPU flags: /dev/kvm is the character device 10:232, opens read-write, answers
  * KVM_GET_API_VERSION with 12, and KVM_CREATE_VM succeeds.
  */

@@ -3,7 +3,7 @@
  * mounts an RWX volume's share with the host's mount(8) (`mount -t nfs -o
  * vers=4.1,...`), which execs the mount.nfs helper from nfs-common /
  * nfs-client / nfs-utils. Without it the mount fails before any packet is
- * sent (seed case 8: "no NFS client" on the node).
+ * sent, and the RWX volume's pod hangs in ContainerCreating with a mount error.
  */
 #include "checks.h"
 #include "hostbin.h"

@@ -1,5 +1,5 @@
 /*
- * host.nfs.probe (SPEC §4.1, seed case 8 (d)): can this node use the RWX
+ * host.nfs.probe (docs/checks/host.nfs.probe.md): can this node use the RWX
  * shares? For every NFS endpoint in the probe targets, a userspace NFSv4.1
  * mount + GETATTR of the export root (nfs_probe.c: hvready's NFSv4.1 client,
  * libnfs for NFSv4.0-only servers), one finding per endpoint; for the canary export the operator named, also a

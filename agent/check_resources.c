@@ -1,5 +1,5 @@
 /*
- * host.resources (SPEC §4.1): logical CPUs and memory against Harvester's
+ * host.resources (docs/checks/host.resources.md): logical CPUs and memory against Harvester's
  * minimums (8 CPUs / 32 GiB for testing by default; thresholds in the config).
  *
  * MemTotal is what the kernel manages, a little below the installed RAM (the

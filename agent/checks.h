@@ -15,5 +15,5 @@ void check_containerd_device_ownership(struct agent_ctx *ctx, const char *id);
 void check_nfs_probe(struct agent_ctx *ctx, const char *id);
 void check_resources(struct agent_ctx *ctx, const char *id);
 
-/* Facts for the aggregator's cross-node checks (SPEC §2 "facts"). */
+/* Facts for the aggregator's cross-node checks (docs/design.md#facts). */
 void facts_collect(struct agent_ctx *ctx);

@@ -1,5 +1,5 @@
 /*
- * The node's facts (SPEC §2 "facts"), the raw values the aggregator's
+ * The node's facts (docs/design.md#facts), the raw values the aggregator's
  * cross-node checks compare. A check that has read a fact records it here, so
  * the fact is the very sample the check decided on and nothing is read twice;
  * facts_collect() (checks.h) then fills in whatever no check recorded (for

@@ -1,6 +1,6 @@
 /*
  * A userspace NFSv4 probe of one export: the data-plane half of
- * host.nfs.probe (SPEC §4.1), written so that the daemon can drive it from a
+ * host.nfs.probe (docs/checks/host.nfs.probe.md), written so that the daemon can drive it from a
  * worker thread.
  *
  * The probe mounts the export in userspace (never the kernel), reads the

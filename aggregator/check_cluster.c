@@ -1,4 +1,4 @@
-/* Cross-node checks (SPEC §4.2): decided from the agents' reports and facts,
+/* Cross-node checks (docs/checks.md, cluster.*): decided from the agents' reports and facts,
  * and from the Kubernetes Node objects. */
 #include "checks_api.h"
 

@@ -1,7 +1,7 @@
 /*
  * KubeVirt itself: is the Snapshot feature gate effectively on, did virt-api
  * read the current gates, are the KubeVirt and CDI operators' CRs Deployed
- * and Available (SPEC §4.3, seed cases 3 and 16).
+ * and Available (docs/checks/api.kubevirt.*.md).
  */
 #include "checks_api.h"
 
@@ -58,7 +58,8 @@ static void evidence_list(struct kv_list *ev, const char *key, const struct jv *
 }
 
 /* "Snapshots", "snapshot", " Snapshot": meant to be the gate, silently ignored
- * by KubeVirt (unknown gate names are not an error, case 3 layer 2). */
+ * by KubeVirt (unknown gate names are not an error; a misspelt gate is the
+ * common way a gate that "was added" stays off). */
 static bool name_near_miss(const char *g)
 {
 	static const char *const names[] = {"snapshot",	    "snapshots",
@@ -114,7 +115,8 @@ static void near_misses_in(const struct jv *arr, const char *where, struct strv 
 }
 
 /* Every featureGates key under the values' kubevirt tree that the chart never
- * renders (the kubevirt sub-chart renders only .Values.spec, case 3 layer 2). */
+ * renders (the kubevirt sub-chart renders only .Values.spec: a gate written under
+ * kubevirt.configuration never reaches the CR). */
 static void scan_values(const struct jv *node, const char *path, struct strv *out)
 {
 	if (!jv_is(node, JV_OBJECT))
@@ -613,7 +615,8 @@ static void judge_operator_cr(struct agg_ctx *ctx, const char *id, const struct 
 		finding_remedy(f, "%s", remedy);
 }
 
-/* Harvester ships CDI since v1.5 (REFERENCE: v1.4.3 values have none). */
+/* Harvester ships CDI since v1.5 (harvester/harvester
+ * deploy/charts/harvester/values.yaml: v1.4.3 has none). */
 static bool harvester_ships_cdi(const struct cluster_state *cs, const char **ret_version)
 {
 	const struct jv *d = cs_find(cs, RES_DEPLOYMENTS, "harvester-system", "harvester");

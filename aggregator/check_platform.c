@@ -1,7 +1,8 @@
 /*
  * Harvester's platform around KubeVirt: its admission webhooks, crash history
  * of the system pods, APIServices, and the Harvester API endpoint itself
- * (SPEC §4.3, seed cases 11, 16, 18 and 001 §6.1).
+ * (docs/checks/api.webhooks.harvester.md, api.pods.restarts.md,
+ * api.apiservices.md, api.harvester.endpoint.md).
  */
 #include "checks_api.h"
 

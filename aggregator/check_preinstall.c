@@ -1,7 +1,8 @@
 /*
  * Before installing Harvester onto an existing RKE2 cluster ("promote" mode,
- * seed 001 §2): components that conflict with what the chart brings, and the
- * cluster's real network parameters for the chart's promote values.
+ * docs/checks/api.preinstall.conflicts.md, api.preinstall.cidrs.md):
+ * components that conflict with what the chart brings, and the cluster's real
+ * network parameters for the chart's promote values.
  */
 #include "checks_api.h"
 
@@ -15,7 +16,8 @@
 #include "kubevirt_util.h"
 #include "semver.h"
 
-/* What Harvester v1.8.2's chart installs (REFERENCE: Chart.yaml / values.yaml). */
+/* What Harvester v1.8.2's chart installs (harvester/harvester
+ * deploy/charts/harvester/Chart.yaml, values.yaml). */
 #define TARGET_HARVESTER "v1.8.2"
 #define TARGET_LONGHORN	 "1.11.2"
 

@@ -1,11 +1,11 @@
 /*
- * CSI snapshots on Longhorn (SPEC §4.3):
- *   api.vsc.longhorn             the VolumeSnapshotClass harvester needs (cases 2, 18)
- *   api.vsc.ambiguous            several Longhorn classes of different types (case 4)
- *   api.vsc.backup-target        a backup class needs a reachable backup target (cases 4, 10)
- *   api.vsc.snap-restore-risk    VM snapshots of type snap (cases 5, 17)
- *   api.snapshot.restorable      readyToUse=true but the data is gone (case 17)
- *   api.snapshot.stuck-deletion  deletion held by finalizers (case 10)
+ * CSI snapshots on Longhorn (docs/checks/api.vsc.*.md, api.snapshot.*.md):
+ *   api.vsc.longhorn             the VolumeSnapshotClass harvester needs
+ *   api.vsc.ambiguous            several Longhorn classes of different types
+ *   api.vsc.backup-target        a backup class needs a reachable backup target
+ *   api.vsc.snap-restore-risk    VM snapshots of type snap
+ *   api.snapshot.restorable      readyToUse=true but the data is gone
+ *   api.snapshot.stuck-deletion  deletion held by finalizers
  *
  * Which class a VM snapshot uses, per StorageClass of the disk's PVC (read in
  * kubevirt/kubevirt pkg/storage/snapshot/snapshot.go getVolumeSnapshotClassName, and
@@ -18,7 +18,7 @@
  *      the StorageClass's provisioner (a missing one fails its reconcile; another
  *      driver's is ignored), else from the first class of the driver annotated
  *      snapshot.storage.kubernetes.io/is-default-class="true", else the first by name —
- *      which is why `longhorn` won over `longhorn-snapshot` in case 4. CDI never clears
+ *      which is how `longhorn` wins over `longhorn-snapshot` by name. CDI never clears
  *      status.snapshotClass, so it can outlive its class.
  *   3. Without a status.snapshotClass (no CDI, or no profile yet) KubeVirt uses the
  *      only class of the provisioner, else one carrying the default annotation (its key,
@@ -1622,7 +1622,7 @@ void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
 		const char *cname = JQS(vs, "status", "boundVolumeSnapshotContentName");
 		const struct jv *content = cname ? cs_find(cs, RES_VS_CONTENTS, NULL, cname) : NULL;
 		/* A content that is itself deleting carries the finding and the repair:
-		 * removing its finalizer releases this snapshot (case 10). */
+		 * removing its finalizer releases this snapshot. */
 		if (content && storage_deleting(content))
 			continue;
 		stuck_snapshot(ctx, id, vs, age, content);

@@ -1,7 +1,8 @@
 /*
- * StorageClasses, PVCs and cluster DNS (SPEC §4.3):
- *   api.storageclass.default    exactly one default class; harvester-longhorn once installed (case 1)
- *   api.pvc.rwx-class-mismatch  an RWX PVC's volume mode fits its Longhorn class (cases 6–8)
+ * StorageClasses, PVCs and cluster DNS (docs/checks/api.storageclass.default.md,
+ * api.pvc.rwx-class-mismatch.md, api.dns.replicas.md):
+ *   api.storageclass.default    exactly one default class; harvester-longhorn once installed
+ *   api.pvc.rwx-class-mismatch  an RWX PVC's volume mode fits its Longhorn class
  *   api.dns.replicas            CoreDNS has ≥ 2 ready replicas (Longhorn RWX depends on DNS)
  */
 #include <string.h>

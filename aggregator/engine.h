@@ -1,5 +1,5 @@
 /*
- * The aggregator's decision engine: API checks (SPEC §4.3) and cross-node
+ * The aggregator's decision engine: API checks (docs/checks.md) and cross-node
  * checks (§4.2) are rows in a table (api_checks.c): ID, function, and the
  * resources the check needs. The engine, not the check, turns a needed
  * resource that was not collected (no file, forbidden, failed) into UNKNOWN
@@ -12,7 +12,7 @@
 #include "gates.h"
 #include "report.h"
 
-/* One running VM's live-migration verdict (SPEC §3). */
+/* One running VM's live-migration verdict (docs/design.md#statuses-and-gates). */
 struct vm_row {
 	char *namespace, *name, *node;
 	bool can_migrate;
@@ -52,7 +52,7 @@ struct agg_ctx {
 	int64_t now_mono_ns;	  /* CLOCK_MONOTONIC "now", 0 offline */
 	int interval_s;		  /* expected agent interval (staleness) */
 	bool live;		  /* live API mode (api.harvester.endpoint runs) */
-	bool harvester_installed; /* SPEC §3 */
+	bool harvester_installed; /* docs/design.md#statuses-and-gates */
 	struct kube_client *kc;	  /* live only, else NULL */
 	struct finding_list *out;
 	struct vm_table *vms;
@@ -87,7 +87,8 @@ struct finding *agg_finding(struct agg_ctx *ctx, const char *id);
 /* Add a finding about one object: object = "Kind/namespace/name" (or "Kind/name"). */
 struct finding *agg_object_finding(struct agg_ctx *ctx, const char *id, const struct jv *obj);
 
-/* SPEC §3: the harvester Deployment in harvester-system, or harvesterhci.io served. */
+/* docs/design.md#statuses-and-gates: the harvester Deployment in
+ * harvester-system, or harvesterhci.io served. */
 bool engine_harvester_installed(const struct cluster_state *cs);
 
 struct engine_opts {

@@ -4,7 +4,7 @@
  * handles), its version, its settings (plain or data-engine-specific values),
  * and which Engine/Replica objects belong to a volume.
  *
- * Sources (REFERENCE-k8s.md §1–§6, longhorn-manager v1.8–v1.11):
+ * Sources (longhorn/longhorn-manager v1.8–v1.11, k8s/pkg/apis/longhorn/v1beta2):
  *   spec.dataSource    "vol://<vol>", "snap://<vol>/<snapshot>"  (types/data_source.go)
  *   snapshot handle    "snap://<vol>/<snapshot>", "bak://<vol>/<backup>", the deprecated
  *                      "bs://<vol>/<backup>", "bi://backing?…"     (csi/controller_server.go)

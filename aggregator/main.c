@@ -1,4 +1,4 @@
-/* hvready-aggregator: API checks, cross-node checks and the verdict (SPEC §2). */
+/* hvready-aggregator: API checks, cross-node checks and the verdict (docs/design.md). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>

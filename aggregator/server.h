@@ -1,5 +1,5 @@
 /* `hvready-aggregator serve`: the HTTP(S) API agents report to and operators
- * read the verdict from (SPEC §1, docs/protocol.md). */
+ * read the verdict from (docs/protocol.md). */
 #pragma once
 #include "util.h"
 

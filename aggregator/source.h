@@ -8,7 +8,7 @@
 
 #define SOURCE_ERR_LEN 512
 
-/* Load a file or a directory of *.json files (SPEC §2 --cluster-state; the
+/* Load a file or a directory of *.json files (--cluster-state, docs/collect.md; the
  * rules are in docs/collect.md). May be called once per PATH; objects
  * accumulate, duplicates count once. A directory's collect.json, when present,
  * gives the status of the resources without data (not installed / forbidden /

@@ -1,5 +1,5 @@
 /*
- * The files backend (SPEC §2 --cluster-state): `kubectl get … -o json`
+ * The files backend (--cluster-state, docs/collect.md): `kubectl get … -o json`
  * output, one file or a directory of *.json files, each a stream of JSON
  * values (one object or List each; several may follow one another). Files
  * are bounded in size, Lists are taken apart item by item (see struct scan),

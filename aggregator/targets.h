@@ -1,7 +1,8 @@
 /*
- * Probe targets learned from the API (SPEC §1): what each agent should probe
- * that only the cluster knows — the share-manager image, the NFS endpoints of
- * attached RWX share volumes, and the Longhorn disk paths of that node.
+ * Probe targets learned from the API (docs/design.md#components-and-data-flow):
+ * what each agent should probe that only the cluster knows — the share-manager
+ * image, the NFS endpoints of attached RWX share volumes, and the Longhorn disk
+ * paths of that node.
  */
 #pragma once
 #include "cluster_state.h"

@@ -1,7 +1,7 @@
 /*
  * A verdict: every finding, the four gates, the per-VM live-migration table
  * and the node list, computed once from a cluster state and node reports, then
- * rendered as JSON (SPEC §2 "hvready.report/v1"), text or Markdown.
+ * rendered as JSON ("hvready.report/v1", docs/outputs.md), text or Markdown.
  */
 #pragma once
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * The JSON verdict (SPEC §2) written as a stream of bytes, compact: exactly
+ * The JSON verdict (docs/outputs.md) written as a stream of bytes, compact: exactly
  * what json-c prints for verdict_to_json() with JSON_C_TO_STRING_PLAIN |
  * JSON_C_TO_STRING_NOSLASHESCAPE, without ever holding the tree or the
  * whole text. With thousands of nodes the verdict is tens of megabytes, most

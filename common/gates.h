@@ -1,4 +1,4 @@
-/* Gate verdicts from findings (SPEC §3). */
+/* Gate verdicts from findings (docs/design.md#statuses-and-gates). */
 #pragma once
 #include "catalog.h"
 
@@ -15,5 +15,5 @@ struct gate_result {
  * any finding at all is UNKNOWN: no evidence is never a PASS. */
 void gates_compute(const struct finding_list *l, struct gate_result ret[_GATE_MAX]);
 void gates_clear(struct gate_result r[_GATE_MAX]);
-/* Exit code of SPEC §2 for a status: 0 PASS/WARN/SKIP, 1 FAIL, 3 UNKNOWN. */
+/* Exit code (docs/design.md#interfaces) for a status: 0 PASS/WARN/SKIP, 1 FAIL, 3 UNKNOWN. */
 int gates_exit_code(enum status s);

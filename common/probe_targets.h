@@ -1,6 +1,6 @@
 /*
  * Probe targets: what the aggregator learns from the API and hands to agents
- * (SPEC §2), or what an operator gives `check --probe-targets FILE` as JSON:
+ * (docs/protocol.md), or what an operator gives `check --probe-targets FILE` as JSON:
  * {"share_manager_image": "...", "share_manager_pull_policy": "if-not-present",
  *  "nfs_endpoints": ["nfs://..."], "longhorn_data_paths": ["/var/lib/longhorn"],
  *  "canary_export": "nfs://..."}

@@ -1,4 +1,4 @@
-/* JSON renderings of the report model with json-c (SPEC §2). */
+/* JSON renderings of the report model with json-c (docs/design.md#interfaces, docs/outputs.md). */
 #pragma once
 #include <stdio.h>
 #include <json-c/json.h>

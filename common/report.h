@@ -20,7 +20,8 @@ enum status {
 const char *status_name(enum status s);
 /* Returns the status, or -EINVAL for an unknown name. */
 int status_from_name(const char *name);
-/* Severity for "worst of": SKIP < PASS < WARN < UNKNOWN < FAIL (SPEC §3). */
+/* Severity for "worst of": SKIP < PASS < WARN < UNKNOWN < FAIL
+ * (docs/design.md#statuses-and-gates). */
 int status_severity(enum status s);
 enum status status_worst(enum status a, enum status b);
 

@@ -5,7 +5,7 @@ The output directory holds one List per resource, named PLURAL.GROUP.json as
 `hvready-aggregator collect` writes it. It models a healthy 3-node Harvester
 v1.8.2 cluster (Longhorn v1.11.2, KubeVirt v1.7.4, CDI v1.64.0) with a few VMs,
 and scales up (--nodes, --vms) for benchmarks. Objects follow
-shared/REFERENCE-k8s.md field by field; names and UIDs are deterministic.
+the upstream Go types field by field (docs/collect.md lists them); names and UIDs are deterministic.
 
     examples/gen_cluster.py --out examples/cluster
     examples/gen_cluster.py --nodes 500 --vms 5000 --out /tmp/big
@@ -336,7 +336,7 @@ def generate(nodes, vms):
                    "conditions": [{"type": t, "status": s, "reason": "", "message": "", "lastHeartbeatTime": T2, "lastTransitionTime": T1}
                                   for t, s in [("Available", "True"), ("Progressing", "False"), ("Degraded", "False")]]}})
 
-    # Webhooks: configurations named harvester-*, entries *.harvesterhci.io (case 16)
+    # Webhooks: configurations named harvester-*, entries *.harvesterhci.io
     for kind, fname, cfg, entry, path in [
             ("ValidatingWebhookConfiguration", "validatingwebhookconfigurations.admissionregistration.k8s.io.json",
              "harvester-validator", "validator.harvesterhci.io", "/v1/webhook/validation"),

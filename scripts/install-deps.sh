@@ -32,7 +32,7 @@ for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 # kubectl: the machine may ship one outside Debian's packaging; kubernetes-client
-# would conflict with it (TESTING-NOTES.md), so install it only where none exists.
+# would conflict with it (both ship /usr/bin/kubectl), so install it only where none exists.
 if ! command -v kubectl >/dev/null 2>&1; then
 	missing+=(kubernetes-client)
 fi

@@ -172,7 +172,7 @@ if exp_kvm == "PASS" and (kvm.get("api_version") != 12 or kvm.get("create_vm") !
 clk = by["host.clock"]["evidence"]
 for k in ("state", "status", "offset_us", "maxerror_us", "esterror_us", "sync_daemons_running"):
     if k not in clk: die("host.clock evidence lacks %s" % k)
-# The exit code is the worst status (SPEC §2).
+# The exit code is the worst status (docs/design.md#interfaces).
 sts = {f["status"] for f in res}
 want_rc = 1 if "FAIL" in sts else 3 if "UNKNOWN" in sts else 0
 if int(rc) != want_rc: die("exit code %s, expected %d for %s" % (rc, want_rc, sorted(sts)))

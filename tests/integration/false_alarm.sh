@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seed case 16: a checker that cries wolf is worse than none. A healthy
+# No false alarm: a checker that cries wolf is worse than none. A healthy
 # Harvester v1.8.2 cluster — pretty-printed as kubectl prints it (sorted keys,
 # spaces after colons), webhook configurations named harvester-validator /
 # harvester-mutator whose entries are validator/mutator.harvesterhci.io, pods

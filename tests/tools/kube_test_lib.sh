@@ -141,7 +141,7 @@ EOF
 
 # kt_findings REPORT.json: one line per finding, sorted: check, status,
 # object, node, message. api.harvester.endpoint is left out: it runs only
-# live (SPEC §4.3) and so differs between live and offline by design.
+# live (docs/checks/api.harvester.endpoint.md) and so differs between live and offline by design.
 kt_findings() {
 	"$PY" - "$1" <<'EOF'
 import json, sys

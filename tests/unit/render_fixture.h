@@ -1,8 +1,8 @@
 /*
  * A verdict built by hand for the rendering tests: four nodes (one without a
- * report, NotReady), findings of every status modelled on the seeds' cases
- * (1: two default StorageClasses, 7: CDI block import without device
- * ownership, 18: unsynchronised clock), a VM table, and one finding full of
+ * report, NotReady), findings of every status modelled on failures seen
+ * in the field (two default StorageClasses, a CDI block import without device
+ * ownership, an unsynchronised clock), a VM table, and one finding full of
  * what must be escaped everywhere: <script>, quotes, |, newlines, backticks,
  * an ANSI escape, a bidi override, CJK and other unicode.
  *

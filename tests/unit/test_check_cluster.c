@@ -1,4 +1,4 @@
-/* Cross-node checks (SPEC §4.2). */
+/* Cross-node checks (docs/checks.md, cluster.*). */
 #include "agg_harness.h"
 #include "fixtures_k8s.h"
 

@@ -6,7 +6,7 @@
 #define AVAIL "api.kubevirt.available"
 #define KV    "KubeVirt/harvester-system/kubevirt"
 
-/* 2026-09-06T01:49:11Z: the seed's "now" (710 minutes after the last harvester crash). */
+/* 2026-09-06T01:49:11Z: the field report's "now" (710 minutes after the last harvester crash). */
 #define SEED_NOW (INT64_C(1788659351) * NSEC_PER_SEC)
 
 static void installed(struct harness *h)
@@ -57,7 +57,7 @@ static void test_gate_off_warn_and_fail(void **state)
 	assert_string_equal(harness_ev(f, "kubevirt_version"), "1.7.4-150700.3.24.2");
 	assert_string_equal(harness_ev(f, "version_from"), "status.observedKubeVirtVersion");
 	assert_non_null(strstr(f->message, "Harvester's own VM backups do not need it"));
-	/* Helm-managed CR, no HelmChart: the remedy is the helm --set of the seed, with every
+	/* Helm-managed CR, no HelmChart: the remedy is the helm --set used on site, with every
 	 * current gate kept */
 	assert_non_null(strstr(f->remediation,
 			       "--set 'kubevirt.spec.configuration.developerConfiguration."

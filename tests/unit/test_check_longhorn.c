@@ -1,4 +1,4 @@
-/* The Longhorn data-plane checks on fixtures modelled on seed 000 cases 5, 8, 17,
+/* The Longhorn data-plane checks on fixtures modelled on failures seen in the field,
  * plus the Longhorn helpers (references, versions, setting values). */
 #include <errno.h>
 
@@ -499,7 +499,7 @@ static void test_clone_unknown(void **state)
 	harness_clear(&h);
 }
 
-/* The restored volume of case 17 after its PVC was deleted: deleting it is the
+/* A restored volume whose snapshot is gone, after its PVC was deleted: deleting it is the
  * repair clone-stuck asks for, so it is no longer reported. */
 static void test_clone_deleting_not_judged(void **state)
 {
@@ -555,7 +555,7 @@ static void test_share_image_pull_fail(void **state)
 static void test_share_case8_fail_and_skip(void **state)
 {
 	struct harness h;
-	/* The seed's literal observation: attached, healthy, no endpoint, no pod. */
+	/* What the operators observed: attached, healthy, no endpoint, no pod. */
 	harness_init(&h);
 	harness_load(&h, "storage/volumes-case8-nonmigratable.json");
 	const struct finding *f = harness_expect(&h, SHARE, STATUS_FAIL);
@@ -564,7 +564,7 @@ static void test_share_case8_fail_and_skip(void **state)
 	assert_string_equal(kv_get_str(&f->evidence, "pod"), "does not exist");
 	harness_clear(&h);
 
-	/* As SPEC re-diagnoses it: a migratable volume has no share by design. */
+	/* The right diagnosis: a migratable volume has no share by design. */
 	harness_init(&h);
 	harness_load(&h, "storage/volumes-case8.json");
 	harness_expect(&h, SHARE, STATUS_SKIP);

@@ -18,9 +18,9 @@
 #define APS "api.apiservices"
 #define EP  "api.harvester.endpoint"
 
-/* 2026-09-05T14:10:00Z: 11 minutes after harvester's last crash (case 18). */
+/* 2026-09-05T14:10:00Z: 11 minutes after harvester's last crash. */
 #define T_CRASH_FRESH (INT64_C(1788617400) * NSEC_PER_SEC)
-/* 2026-09-06T01:49:11Z: the seed's check, 710 minutes after it. */
+/* 2026-09-06T01:49:11Z: the operators' check, 710 minutes after it. */
 #define T_CRASH_OLD (INT64_C(1788659351) * NSEC_PER_SEC)
 
 /* ---- webhooks ---- */
@@ -370,7 +370,7 @@ static void test_apiservices(void **state)
 	harness_load(&h, "kubevirt/harvester-installed.json");
 	harness_load(&h, "kubevirt/apiservices.json");
 	harness_run(&h, APS);
-	/* case 11/16: ext.cattle.io without Rancher is noise, not a FAIL */
+	/* ext.cattle.io without Rancher is noise, not a FAIL */
 	assert_int_equal(harness_status(&h, APS), STATUS_WARN);
 	const struct finding *f = harness_finding(&h, APS, "APIService/v1.ext.cattle.io");
 	assert_non_null(strstr(f->message, "known non-fatal noise"));

@@ -1,4 +1,4 @@
-/* api.preinstall.conflicts and api.preinstall.cidrs (seed 001 §2.2, §2.3, §4.2). */
+/* api.preinstall.conflicts and api.preinstall.cidrs (docs/checks/api.preinstall.*.md). */
 #include "agg_harness.h"
 
 #define CF "api.preinstall.conflicts"
@@ -30,7 +30,7 @@ static void bare(struct harness *h)
 	cs_set_status(&h->cs, RES_HV_VMIMAGES, RES_NOT_INSTALLED, NULL);
 }
 
-/* The seed's RKE2 cluster (3 nodes, Calico, rke2-snapshot-controller, no ingress). */
+/* An RKE2 cluster as seen in the field (3 nodes, Calico, rke2-snapshot-controller, no ingress). */
 static void rke2(struct harness *h)
 {
 	bare(h);
@@ -472,7 +472,7 @@ static void test_cidrs_helm_values(void **state)
 	assert_string_equal(f->remediation, "");
 	harness_clear(&h);
 
-	/* the node's /24 instead of the cluster's /16 (001 §4.2 #3) */
+	/* the node's /24 instead of the cluster's /16 */
 	rke2(&h);
 	harness_load(&h, "kubevirt/harvester-helmchart-values-wrong-cidr.json");
 	harness_run(&h, CI);

@@ -1,5 +1,5 @@
 /* The VolumeSnapshotClass and VolumeSnapshot checks on fixtures modelled on
- * seed 000 cases 2, 4, 5, 10, 17, 18. */
+ * failures seen in the field (docs/checks/api.vsc.*.md, api.snapshot.*.md). */
 #include "agg_harness.h"
 #include "fixtures_k8s.h"
 
@@ -10,7 +10,7 @@
 #define RESTORE	 "api.snapshot.restorable"
 #define STUCK	 "api.snapshot.stuck-deletion"
 
-/* Harvester installed: its Deployment and CoreDNS, as on the seed's cluster. */
+/* Harvester installed: its Deployment and CoreDNS, as on the cluster seen in the field. */
 static void installed(struct harness *h)
 {
 	harness_init(h);
@@ -100,7 +100,7 @@ static void test_vsc_longhorn_wrong_driver_or_type(void **state)
 #define SP_PATCH "kubectl patch storageprofiles.cdi.kubevirt.io "
 
 /* Harvester's four Longhorn StorageClasses; with profiles, CDI's StorageProfiles of
- * them as on the case 4 cluster (spec {}, status.snapshotClass longhorn). */
+ * them as on a cluster with two Longhorn classes (spec {}, status.snapshotClass longhorn). */
 static void lh_cluster(struct harness *h, bool profiles)
 {
 	installed(h);
@@ -894,7 +894,7 @@ static void test_restorable_fail_variants(void **state)
 	assert_non_null(strstr(harness_only(&h, RESTORE)->message, "VolumeSnapshotContent"));
 	harness_clear(&h);
 
-	/* The source volume is being deleted (case 17's VolumeFailedDelete). */
+	/* The source volume is being deleted (VolumeFailedDelete). */
 	installed(&h);
 	case17_snapshot(&h);
 	harness_load(&h, "storage/lhsnapshots-case17-before-gc.json");
@@ -930,7 +930,7 @@ static void test_restorable_skip(void **state)
 	harness_expect(&h, RESTORE, STATUS_SKIP);
 	harness_clear(&h);
 
-	/* Not ready (case 10's failed snapshot), and another driver: nothing to judge. */
+	/* Not ready (a failed snapshot), and another driver: nothing to judge. */
 	installed(&h);
 	harness_load(&h, "storage/volumesnapshots-case10.json");
 	harness_add(&h, k8s_volume_snapshot("s", "c", "\"true\""));

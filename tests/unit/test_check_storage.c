@@ -1,5 +1,5 @@
 /* api.storageclass.default, api.pvc.rwx-class-mismatch, api.dns.replicas on
- * fixtures modelled on a Harvester v1.8.2-on-RKE2 cluster (seed 000, 001). */
+ * fixtures modelled on a Harvester v1.8.2-on-RKE2 cluster as seen in the field. */
 #include "agg_harness.h"
 #include "fixtures_k8s.h"
 
@@ -47,7 +47,7 @@ static void test_sc_default_case1_double_fail(void **state)
 static void test_sc_default_none_fail(void **state)
 {
 	struct harness h;
-	/* Post-install: the seed's fix re-annotates harvester-longhorn. */
+	/* Post-install: the on-site fix re-annotates harvester-longhorn. */
 	harness_init(&h);
 	harness_load(&h, "storage/deployments-harvester.json");
 	harness_add(&h, k8s_storage_class("harvester-longhorn", NULL, "driver.longhorn.io"));

@@ -431,7 +431,7 @@ static void test_cdi_skip_pass(void **state)
 	assert_int_equal(harness_status(&h, CDI), STATUS_SKIP);
 	harness_clear(&h);
 
-	/* blank source (the seed's workaround) and an external URL without restarts */
+	/* blank source (the on-site workaround) and an external URL without restarts */
 	harness_init(&h);
 	harness_load(&h, "kubevirt/dv-blank-succeeded.json");
 	harness_add(&h,

@@ -248,7 +248,7 @@ static void test_facts_hostname_from_report(void **state)
 
 static void test_facts_json(void **state)
 {
-	/* The facts as the node report's JSON carries them (SPEC §2): typed values. */
+	/* The facts as the node report's JSON carries them (docs/protocol.md): typed values. */
 	struct a_fixture h;
 	setup_clock(TIME_OK, 1000);
 	a_fixture_open(&h, "a-nested-guest");

@@ -1,12 +1,12 @@
 /*
- * The seeds' field cases in the KubeVirt / VM / platform / pre-install area,
+ * Failures seen in the field in the KubeVirt / VM / platform / pre-install area,
  * replayed on objects modelled on their real outputs: what hvready says, and
- * that it says it for the reason the seed found (seeds/000 cases 3, 6, 7, 9,
- * 11, 13, 16, 18; seeds/001 §2.2–§2.4).
+ * that it says it for the reason the operators found (the rules are in
+ * docs/checks/).
  */
 #include "agg_harness.h"
 
-/* 2026-09-05T14:10:00Z and 2026-09-06T01:49:11Z (the seed's own health check). */
+/* 2026-09-05T14:10:00Z and 2026-09-06T01:49:11Z (the operators' own health check). */
 #define T_1410 (INT64_C(1788617400) * NSEC_PER_SEC)
 #define T_0149 (INT64_C(1788659351) * NSEC_PER_SEC)
 
@@ -106,7 +106,7 @@ static void test_case06_disks_not_live_migratable(void **state)
 	for (size_t i = 0; i < h.vms.items[0].reasons.n; i++)
 		rwo |= strstr(h.vms.items[0].reasons.items[i], "ReadWriteOnce") != NULL;
 	assert_true(rwo);
-	/* cold migration is the fallback the seed used */
+	/* cold migration is the fallback used on site */
 	assert_non_null(strstr(f->remediation, "cold migration"));
 	harness_clear(&h);
 }
@@ -130,7 +130,7 @@ static void test_case07_rwx_block_importer(void **state)
 	assert_non_null(strstr(harness_ev(f, "last_error"),
 			       "cannot open /dev/cdi-block-volume: Permission "
 			       "denied"));
-	/* not a Longhorn limitation: the host fix (SPEC, case 7) */
+	/* not a Longhorn limitation: the host fix (docs/checks/host.containerd.device-ownership.md) */
 	assert_non_null(strstr(f->remediation, "nonroot-devices: true"));
 	/* no VMI runs: nothing to live-migrate */
 	harness_run(&h, "api.vm.live-migratable");
@@ -262,7 +262,7 @@ static void test_case18_restarts_history_vs_now(void **state)
 	harness_clear(&h);
 }
 
-/* 001 §2.2: detect clusterDNS / clusterPodCIDR (normalised to /16) / clusterServiceCIDR. */
+/* Pre-install: detect clusterDNS / clusterPodCIDR (normalised to /16) / clusterServiceCIDR. */
 static void test_001_s2_2_cidrs(void **state)
 {
 	struct harness h;
@@ -285,7 +285,7 @@ static void test_001_s2_2_cidrs(void **state)
 	harness_clear(&h);
 }
 
-/* 001 §2.3: conflicts with what the cluster already runs. */
+/* Pre-install: conflicts with what the cluster already runs. */
 static void test_001_s2_3_conflicts(void **state)
 {
 	struct harness h;
@@ -309,7 +309,7 @@ static void test_001_s2_3_conflicts(void **state)
 	harness_clear(&h);
 }
 
-/* 001 §2.4: promote vs official install — the same cluster before and after. */
+/* Pre-install: promote vs official install — the same cluster before and after. */
 static void test_001_s2_4_before_and_after_install(void **state)
 {
 	static const char *const pre[] = {"api.preinstall.conflicts", "api.preinstall.cidrs"};

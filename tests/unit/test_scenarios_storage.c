@@ -1,7 +1,8 @@
 /*
- * Seed 000's storage cases end to end: the cluster as the seed saw it, every
- * check that should speak, what it says, and what it says once the seed's fix is
- * applied. One test per case (1, 2, 4, 5, 8, 10, 17, and the storage side of 18).
+ * Storage failures seen in the field, end to end: the cluster as the operator saw
+ * it, every check that should speak, what it says, and what it says once the fix
+ * that worked on site is applied. One test per failure (docs/checks/ names each
+ * check's rule).
  */
 #include "agg_harness.h"
 
@@ -20,7 +21,7 @@ static const struct finding *first(struct harness *h, const char *id)
 	return harness_finding(h, id, NULL);
 }
 
-/* A Harvester v1.8.2 on RKE2 cluster as in seed 000 (harvester Deployment,
+/* A Harvester v1.8.2 on RKE2 cluster as seen in the field (harvester Deployment,
  * CoreDNS, rke2-snapshot-controller, Longhorn 1.11.2 settings, three nodes). */
 static void cluster(struct harness *h)
 {
@@ -63,7 +64,7 @@ static void test_case01_double_default(void **state)
 					       "storageclass.kubernetes.io/is-default-class-"));
 	assert_non_null(strstr(f->remediation, "longhorn.persistence.defaultClass=false"));
 
-	/* The seed's on-site fix: drop the annotation from longhorn. */
+	/* The on-site fix: drop the annotation from longhorn. */
 	size_t k = harness_index(&h, RES_STORAGECLASSES, "longhorn");
 	json_object *lh = harness_edit(&h, RES_STORAGECLASSES, k);
 	json_object_object_del(jc_get(lh, "metadata", "annotations"),
@@ -86,7 +87,7 @@ static void test_case02_missing_longhorn_vsc(void **state)
 	assert_int_equal(run(&h, "api.vsc.ambiguous"), STATUS_SKIP);
 	assert_int_equal(run(&h, "api.vsc.snap-restore-risk"), STATUS_SKIP);
 
-	/* The seed's manifest (scripts/manifests/volumesnapshotclass-longhorn.yaml). */
+	/* The manifest the operators applied (a VolumeSnapshotClass named longhorn). */
 	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
 	assert_int_equal(run(&h, "api.vsc.longhorn"), STATUS_PASS);
 	/* … whose type: snap is the risk cases 5 and 17 pay for. */
@@ -157,7 +158,7 @@ static void test_case05_restore_clone_failed(void **state)
 	assert_int_equal(run(&h, "api.snapshot.restorable"), STATUS_FAIL);
 	assert_int_equal(run(&h, "api.vsc.snap-restore-risk"), STATUS_WARN);
 
-	/* The seed's clean-up: delete the broken restore's volume. */
+	/* The on-site clean-up: delete the broken restore's volume. */
 	remove_object(&h, RES_LH_VOLUMES, "pvc-64684c60-5d1e-4c2a-8f3b-9a0e7d6c5b41");
 	assert_int_equal(run(&h, "api.longhorn.clone-stuck"), STATUS_SKIP);
 	assert_int_equal(run(&h, "api.longhorn.volume-health"), STATUS_SKIP);
@@ -179,14 +180,14 @@ static void test_case08_rwx_filesystem(void **state)
 	assert_int_equal(run(&h, "api.pvc.rwx-class-mismatch"), STATUS_FAIL);
 	assert_non_null(harness_finding(&h, "api.pvc.rwx-class-mismatch",
 					"PersistentVolumeClaim/default/vm-migrate-test-disk-0"));
-	/* What the seed ruled out stays ruled out. */
+	/* What the operators ruled out stays ruled out. */
 	assert_int_equal(run(&h, "api.longhorn.node-disk"), STATUS_PASS);
 	assert_int_equal(run(&h, "api.longhorn.volume-health"), STATUS_PASS);
 	assert_int_equal(run(&h, "api.dns.replicas"), STATUS_PASS);
 	/* A migratable volume has no share-manager by design. */
 	assert_int_equal(run(&h, "api.longhorn.rwx-share"), STATUS_SKIP);
 
-	/* The seed's own reading: a non-migratable RWX volume without its share. */
+	/* The operators' first reading: a non-migratable RWX volume without its share. */
 	remove_object(&h, RES_LH_VOLUMES, "pvc-5a6b7c8d-9e0f-4a1b-b2c3-d4e5f6a7b801");
 	harness_load(&h, "storage/volumes-case8-nonmigratable.json");
 	assert_int_equal(run(&h, "api.longhorn.rwx-share"), STATUS_FAIL);
@@ -228,7 +229,7 @@ static void test_case10_snapshot_stuck_deleting(void **state)
 	assert_int_equal(run(&h, "api.vsc.backup-target"), STATUS_FAIL);
 
 	/* Step 2 of the repair: the content's finalizer removed, content gone; the
-	 * snapshot controller then releases the VolumeSnapshot (seed: "released
+	 * snapshot controller then releases the VolumeSnapshot (as observed: "released
 	 * automatically"). */
 	remove_object(&h, RES_VS_CONTENTS, "snapcontent-0f1e2d3c-4b5a-4697-8877-665544332211");
 	remove_object(&h, RES_VS_SNAPSHOTS,
@@ -252,11 +253,11 @@ static void test_case17_snap_restore_never_converges(void **state)
 	harness_load(&h, "storage/volumesnapshotcontents-case17.json");
 	const char *vol = "Volume/longhorn-system/pvc-9cb0efed-4a7d-4e1b-8c2f-6d3a9e5b1f07";
 
-	/* 49 s after the restore: initiated is not yet a verdict (case 16). */
+	/* 49 s after the restore: initiated is not yet a verdict (no false alarm). */
 	h.now_ns = harness_at("2026-09-06T01:27:30Z");
 	assert_int_equal(run(&h, "api.longhorn.clone-stuck"), STATUS_PASS);
 
-	/* The seed polled 120 s without change. */
+	/* The operators polled 120 s without change. */
 	h.now_ns = harness_at("2026-09-06T01:35:00Z");
 	assert_int_equal(run(&h, "api.longhorn.clone-stuck"), STATUS_FAIL);
 	assert_non_null(strstr(harness_finding(&h, "api.longhorn.clone-stuck", vol)->message,
