@@ -35,11 +35,35 @@ checks = {f["check"] for f in v["findings"]}
 assert "api.webhooks.harvester" in checks and "api.pods.restarts" in checks
 print("no FAIL among %d findings" % len(v["findings"]))
 PY
+# Each format renders the whole report (exit 3: UNKNOWN without node reports,
+# never a crash or an empty page) and shows no FAIL status. The patterns that
+# look for a FAIL are proven on a copy of the cluster that has one (a second
+# default StorageClass), so an empty or changed rendering cannot pass.
+fail_state="$tmp/fail-state"
+cp -r "$state" "$fail_state"
+python3 - "$fail_state/storageclasses.storage.k8s.io.json" <<'PY'
+import copy, json, sys
+p = sys.argv[1]
+lst = json.load(open(p))
+sc = copy.deepcopy(next(i for i in lst["items"] if i["metadata"]["name"] == "harvester-longhorn"))
+sc["metadata"]["name"] = "second-default"
+sc["metadata"]["uid"] = "00000000-0000-4000-8000-00000000feed"
+sc["metadata"].setdefault("annotations", {})["storageclass.kubernetes.io/is-default-class"] = "true"
+lst["items"].append(sc)
+json.dump(lst, open(p, "w"), indent=4, sort_keys=True)
+PY
+declare -A fail_pat=([text]=': FAIL ' [markdown]='^\| FAIL \|' [html]='data-status="FAIL"')
+declare -A seen_pat=([text]='UNKNOWN' [markdown]='^## Gates' [html]='data-status="UNKNOWN"')
 for fmt in text markdown html; do
-	"$HVREADY_BIN/hvready-aggregator" report --cluster-state "$state" --format "$fmt" >"$tmp/v.$fmt" || true
+	rc=0
+	"$HVREADY_BIN/hvready-aggregator" report --cluster-state "$state" --format "$fmt" >"$tmp/v.$fmt" || rc=$?
+	[ "$rc" = 3 ] || { echo "FAIL: $fmt report exit $rc, expected 3"; exit 1; }
+	grep -qE "${seen_pat[$fmt]}" "$tmp/v.$fmt" || { echo "FAIL: the $fmt report lacks ${seen_pat[$fmt]}"; exit 1; }
+	grep -q 'api.webhooks.harvester' "$tmp/v.$fmt" || { echo "FAIL: the $fmt report lacks the findings"; exit 1; }
+	! grep -E "${fail_pat[$fmt]}" "$tmp/v.$fmt" || { echo "FAIL: the $fmt report shows a FAIL"; exit 1; }
+	rc=0
+	"$HVREADY_BIN/hvready-aggregator" report --cluster-state "$fail_state" --format "$fmt" >"$tmp/f.$fmt" || rc=$?
+	[ "$rc" = 1 ] || { echo "FAIL: $fmt report of the failing copy: exit $rc, expected 1"; exit 1; }
+	grep -qE "${fail_pat[$fmt]}" "$tmp/f.$fmt" || { echo "FAIL: the pattern ${fail_pat[$fmt]} does not find the $fmt FAIL"; exit 1; }
 done
-# No format may show a FAIL status either.
-! grep -E ': FAIL ' "$tmp/v.text" || { echo "FAIL: the text report shows a FAIL"; exit 1; }
-! grep -E '^\| FAIL \|' "$tmp/v.markdown" || { echo "FAIL: the Markdown report shows a FAIL"; exit 1; }
-! grep -E 'data-status="FAIL"' "$tmp/v.html" || { echo "FAIL: the HTML report shows a FAIL"; exit 1; }
 echo PASS

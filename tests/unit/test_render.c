@@ -293,7 +293,10 @@ static void test_markdown_escaping(void **state)
 	assert_non_null(strstr(md, "  ```\n  line1\n  line2 `tick` | pipe & </code></td>\n  ```"));
 	/* Gates first, then the blockers; the headline is the worst gate. */
 	assert_true(strncmp(md, "# hvready verdict: FAIL\n", 24) == 0);
-	assert_true(strstr(md, "## Gates") < strstr(md, "## Blockers"));
+	const char *gates_h = strstr(md, "## Gates"), *blockers_h = strstr(md, "## Blockers");
+	assert_non_null(gates_h);
+	assert_non_null(blockers_h);
+	assert_true(gates_h < blockers_h);
 	assert_non_null(strstr(md, "| live-migration | **FAIL** | 4 |"));
 	free(md);
 	verdict_clear(&v);
