@@ -15,6 +15,10 @@ set -euo pipefail
 . "$HVREADY_SRC/tests/integration/lib/registry.sh"
 
 WORK=$(mktemp -d /tmp/hvready-it-daemon-net.XXXXXX)
+# shellcheck source=../tools/test_lib.sh
+. "$HVREADY_SRC/tests/tools/test_lib.sh"
+tmp=$WORK # fail shows the tail of $tmp/*.log
+FAIL_TAIL=15
 pids=()
 cleanup() {
 	set +e
@@ -29,14 +33,6 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy no_proxy
 AGENT="$HVREADY_BIN/hvready-agent"
 AGG="$HVREADY_BIN/hvready-aggregator"
 
-fail() {
-	echo "FAIL: $*" >&2
-	local f
-	for f in "$WORK"/*.log; do
-		[ -f "$f" ] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; }
-	done
-	exit 1
-}
 
 # --- certificates: our CA, a CA nobody trusts, two server certificates --------
 ca() { # NAME
@@ -101,15 +97,6 @@ node_json() {
 		"$1/v1/nodes/$2" 2>/dev/null || true
 }
 # wait_for SECONDS WHAT CMD...: until CMD succeeds.
-wait_for() {
-	local t=$1 what=$2
-	shift 2
-	for _ in $(seq 1 $((t * 5))); do
-		"$@" && return 0
-		sleep 0.2
-	done
-	fail "$what (after ${t}s)"
-}
 has_node() { [ -n "$(node_json "$1" "$2")" ]; }
 log_has() { grep -q -- "$2" "$WORK/$1.log" 2>/dev/null; }
 # finding URL NODE CHECK EXPR: a Python expression over f (that check's first finding) holds.

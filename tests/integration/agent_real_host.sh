@@ -10,13 +10,11 @@ set -euo pipefail
 
 AGENT="${HVREADY_BIN:?HVREADY_BIN not set}/hvready-agent"
 TMP=$(mktemp -d /tmp/hvready-a-it.XXXXXX)
+# shellcheck source=../tools/test_lib.sh
+. "$(dirname "$0")/../tools/test_lib.sh"
 cleanup() { rm -rf "$TMP"; }
 trap cleanup EXIT
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
 note() { echo "agent_real_host: $*"; }
 
 [ -x "$AGENT" ] || fail "$AGENT is not built"

@@ -35,6 +35,9 @@ for tool in podman runc mmdebstrap openssl curl python3; do
 done
 
 tmp=$(mktemp -d /tmp/hvready-images.XXXXXX)
+# shellcheck source=../tools/test_lib.sh
+. "$HVREADY_SRC/tests/tools/test_lib.sh"
+FAIL_TAIL=25
 cgparent="/hvready-images-$$"
 started=$SECONDS
 timings=()
@@ -56,13 +59,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-fail() {
-	echo "FAIL: $*"
-	for f in "$tmp"/*.log; do
-		[ -s "$f" ] && { echo "--- $f (tail)"; tail -25 "$f"; }
-	done
-	exit 1
-}
 lap() { # lap NAME START: record how long a step took
 	timings+=("$1 $((SECONDS - $2)) s")
 }

@@ -8,9 +8,11 @@
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}" "${HVREADY_BUILD:?}"
 tmp=$(mktemp -d)
+# shellcheck source=../tools/test_lib.sh
+. "$HVREADY_SRC/tests/tools/test_lib.sh"
+FAIL_TAIL=20
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done; exit 1; }
 
 (cd "$HVREADY_SRC" && timeout 240 bash scripts/demo.sh "$HVREADY_BUILD") >"$tmp/demo.log" 2>&1 ||
 	fail "make demo exited $?"

@@ -9,12 +9,9 @@
 # that accepts everything cannot pass this test.
 set -euo pipefail
 : "${HVREADY_SRC:?}" "${HVREADY_BUILD:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+# shellcheck source=../tools/test_lib.sh
+. "$HVREADY_SRC/tests/tools/test_lib.sh"
+test_init
 
 # The checker's npm packages (pinned by package-lock.json) live in the build tree.
 schema="$HVREADY_BUILD/k8s-schema"

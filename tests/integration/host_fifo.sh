@@ -7,10 +7,11 @@
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
 tmp=$(mktemp -d)
+# shellcheck source=../tools/test_lib.sh
+. "$HVREADY_SRC/tests/tools/test_lib.sh"
 pid=""
 rpid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 root="$tmp/root"
 cp -a "$HVREADY_SRC/tests/fixtures/hostroots/b-debian12" "$root"

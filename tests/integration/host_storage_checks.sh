@@ -8,13 +8,10 @@ set -euo pipefail
 AGENT="$HVREADY_BIN/hvready-agent"
 ROOTS="$HVREADY_SRC/tests/fixtures/hostroots"
 ONLY=host.nfs.client,host.nfs.kernel,host.iscsi,host.multipathd
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=../tools/test_lib.sh
+. "$HVREADY_SRC/tests/tools/test_lib.sh"
+test_init
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
 
 # statuses FILE → "check=STATUS ..." for the checks that ran, in table order
 statuses() {

@@ -9,16 +9,13 @@ set -euo pipefail
 TMP=$(mktemp -d)
 # shellcheck source=../tools/serve_lib.sh
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
+tmp=$TMP
+FAIL_TAIL=5
 cleanup() {
 	stop_aggregator >/dev/null 2>&1 || true
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	tail -n 5 "$TMP/agg.log" 2>/dev/null
-	exit 1
-}
 ROOT="$HVREADY_SRC/tests/fixtures/hostroots/b-rhel9"
 printf 'node-limit-token-%s\n' "$RANDOM$RANDOM" >"$TMP/token"
 chmod 600 "$TMP/token"

@@ -21,10 +21,6 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
 ROOT="$HVREADY_SRC/tests/fixtures/hostroots/b-rhel9"
 SKIP=host.image.share-manager,host.nfs.probe
 

@@ -5,11 +5,12 @@
 # WATCHDOG_USEC, STATUS=, and STOPPING=1 then a clean exit on SIGTERM.
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=../tools/test_lib.sh
+. "$HVREADY_SRC/tests/tools/test_lib.sh"
+test_init
+FAIL_GLOB="$tmp/*.jsonl"
 L="python3 $HVREADY_SRC/tests/tools/notify_listener.py"
 
-fail() { echo "FAIL: $*"; echo "--- notifications:"; cat "$tmp"/*.jsonl 2>/dev/null; exit 1; }
 
 # A free port for the aggregator (bind 0, read it back).
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

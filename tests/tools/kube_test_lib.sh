@@ -3,13 +3,17 @@
 # The sourcing test sets TMP (a fresh directory) and calls kt_cleanup from its
 # EXIT trap.
 
+# shellcheck source=test_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
+
 KT_PIDS=()
 PY=${PYTHON:-python3}
 AGG="$HVREADY_BIN/hvready-aggregator"
 FAKE="$HVREADY_SRC/tests/tools/fake_apiserver.py"
 FIXTURES="$HVREADY_SRC/tests/fixtures/cluster/source"
 
-# Tests talk to loopback only: a proxy from the environment must not apply.
+# Tests talk to loopback only: a proxy from the environment must not apply
+# (also for tests that do not call test_init).
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 
 kt_cleanup() {
@@ -23,10 +27,8 @@ kt_cleanup() {
 	KT_PIDS=()
 }
 
-kt_fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+# The tests of this library name it kt_fail; it is test_lib.sh's fail.
+kt_fail() { fail "$@"; }
 
 # kt_pki DIR: a server CA and a server certificate for 127.0.0.1 and
 # kubernetes.default.svc (not for localhost or 127.0.0.2: the tls-server-name

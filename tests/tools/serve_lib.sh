@@ -17,25 +17,19 @@
 #   AGG_CURL    options of the readiness probe (--cacert CA for https)
 # AGG_URL is always http(s)://127.0.0.1:PORT, the scheme as the server logs it.
 #
-# For tests with several processes (call serve_test_init after sourcing):
-#   tmp         a fresh directory, removed at exit
-#   pids        processes killed and waited for at exit (start_aggregator
-#               adds its own); a function extra_cleanup, if defined, runs too
-#   fail MSG    prints MSG and the tail (FAIL_TAIL lines) of every $tmp/*.log
-#               and of the files FAIL_GLOB (a pattern) names, exits 1; to
-#               stderr, as stdout may be a file being written (cmd >out.json)
+# tmp, pids, fail, wait_for, stop_pid and the EXIT trap come from test_lib.sh
+# (serve_test_init is its test_init; start_aggregator adds to pids). Also:
 #   node_reports DIR  the agent's reports (msgpack) of two fixture hosts:
 #               DIR/harvester-node-1.msgpack (a-debian-intel) and -2 (a-pvm-host)
-#   wait_for SECS WHAT CMD...  runs CMD until it succeeds, else fails "WHAT",
-#               with the last line CMD wrote to stderr on its last try (why
-#               it was not there yet); CMD runs in a subshell
+
+# shellcheck source=test_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
 
 AGG_PID=""
 AGG_URL=""
 AGG_LISTEN=127.0.0.1:0
 AGG_WRAP=()
 AGG_CURL=()
-pids=()
 
 start_aggregator() {
 	local log=$1 line="" port
@@ -73,62 +67,8 @@ stop_aggregator() {
 	return "$rc"
 }
 
-stop_pid() {
-	local pid=$1 rc=0
-	[ -n "$pid" ] || return 0
-	kill "$pid" 2>/dev/null || true
-	for _ in $(seq 1 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -9 "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-		return 137
-	fi
-	wait "$pid" 2>/dev/null || rc=$?
-	return "$rc"
-}
-
-FAIL_TAIL=12
-FAIL_GLOB=""
-
-serve_test_init() {
-	tmp=$(mktemp -d)
-	trap serve_test_cleanup EXIT
-	# Tests talk to loopback only: a proxy from the environment must not apply.
-	unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
-}
-
-serve_test_cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	if declare -F extra_cleanup >/dev/null; then extra_cleanup; fi
-	rm -rf "$tmp"
-}
-
-fail() {
-	local f
-	{
-		echo "FAIL: $*"
-		for f in "$tmp"/*.log $FAIL_GLOB; do
-			[ -f "$f" ] && { echo "--- $f"; tail -n "$FAIL_TAIL" "$f"; }
-		done
-	} >&2
-	exit 1
-}
-
-wait_for() {
-	local secs=$1 what=$2 why=""
-	shift 2
-	local end=$((SECONDS + secs))
-	while [ $SECONDS -lt $end ]; do
-		{ why=$("$@" 2>&1 1>&3); } 3>&1 && return 0
-		sleep 0.3
-	done
-	fail "$what (within ${secs}s)${why:+: ${why##*$'\n'}}"
-}
+serve_test_init() { test_init; }
+serve_test_cleanup() { test_cleanup; }
 
 node_reports() {
 	local dir=$1 spec node rc
