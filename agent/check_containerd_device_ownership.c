@@ -32,7 +32,8 @@
 
 struct distro {
 	const char *name;	 /* "RKE2" */
-	const char *config;	 /* its config file */
+	const char *config;	 /* its config file, unless the unit names another */
+	const char *config_env;	 /* the variable that names another (unit_cmdline.h) */
 	const char *data_dir;	 /* default data dir */
 	const char *unit_server; /* systemd units */
 	const char *unit_agent;
@@ -42,6 +43,7 @@ struct distro {
 static const struct distro distros[] = {
     {"RKE2",
      "/etc/rancher/rke2/config.yaml",
+     "RKE2_CONFIG_FILE",
      "/var/lib/rancher/rke2",
      "rke2-server",
      "rke2-agent",
@@ -49,6 +51,7 @@ static const struct distro distros[] = {
       "/opt/rke2/bin/rke2"}},
     {"k3s",
      "/etc/rancher/k3s/config.yaml",
+     "K3S_CONFIG_FILE",
      "/var/lib/rancher/k3s",
      "k3s",
      "k3s-agent",
@@ -85,7 +88,8 @@ struct eval {
 	struct finding *f;
 	const struct distro *d; /* NULL: plain containerd */
 	struct rke2_config rc;
-	int nonroot; /* rke2_config_bool() of nonroot-devices */
+	int nonroot;	   /* rke2_config_bool() of nonroot-devices */
+	char *config_file; /* the distribution's config.yaml, as its unit runs it */
 	char *data_dir, *etc_dir;
 	char *tmpl_path;
 	enum tmpl_effect tmpl;
@@ -104,6 +108,7 @@ static void eval_clear(struct eval *e)
 {
 	rke2_config_clear(&e->rc);
 	containerd_config_clear(&e->cc);
+	free(e->config_file);
 	free(e->data_dir);
 	free(e->etc_dir);
 	free(e->tmpl_path);
@@ -169,7 +174,16 @@ static void cmdline_nonroot(struct eval *e)
 static int load_distro_config(struct eval *e, char *err, size_t errlen)
 {
 	struct kv_list *ev = &e->f->evidence;
-	int r = rke2_config_load(&e->rc, &e->ctx->root, e->d->config, err, errlen);
+	_cleanup_free_ char *server = xasprintf("%s.service", e->d->unit_server),
+			    *agent = xasprintf("%s.service", e->d->unit_agent), *from = NULL;
+	const char *units[] = {server, agent};
+	e->config_file = unit_config_path(&e->ctx->root, units, ELEMENTSOF(units), e->d->config_env,
+					  e->d->config, &from);
+	if (from) {
+		kv_add_str(ev, "config_file", e->config_file);
+		kv_add_str(ev, "config_file_from", from);
+	}
+	int r = rke2_config_load(&e->rc, &e->ctx->root, e->config_file, err, errlen);
 	struct value_list *files = kv_add_list(ev, "config_files");
 	for (size_t i = 0; i < e->rc.files.n; i++)
 		vlist_add_str(files, e->rc.files.items[i]);
@@ -462,7 +476,7 @@ static bool durable_true(const struct eval *e, const char **why)
 static void decide_distro_true(struct eval *e)
 {
 	const char *why;
-	const char *cfg = e->d->config;
+	const char *cfg = e->config_file;
 	if (durable_true(e, &why)) {
 		finding_set(
 		    e->f, STATUS_PASS,
@@ -505,7 +519,7 @@ static void decide_distro_true(struct eval *e)
 
 static void remedy_not_effective(struct eval *e)
 {
-	const char *cfg = e->d->config;
+	const char *cfg = e->config_file;
 	const struct rke2_value *v = rke2_config_get(&e->rc, "nonroot-devices");
 	if (e->tmpl == TMPL_FALSE || e->tmpl == TMPL_UNSET || e->tmpl == TMPL_TEMPLATED) {
 		finding_remedy(e->f,
@@ -682,7 +696,8 @@ static void run_distro(struct eval *e)
 	if (load_distro_config(e, err, sizeof(err)) < 0) {
 		finding_set(e->f, STATUS_UNKNOWN, "cannot read the %s config: %s", e->d->name, err);
 		finding_remedy(e->f, "Fix %s so that %s can start; this check reads it as %s does.",
-			       e->d->config, e->d->name, e->d->name);
+			       e->config_file ? e->config_file : e->d->config, e->d->name,
+			       e->d->name);
 		return;
 	}
 	e->etc_dir = xasprintf("%s/agent/etc/containerd", e->data_dir);

@@ -30,6 +30,7 @@
 #include "redact.h"
 #include "registries.h"
 #include "rke2_config.h"
+#include "unit_cmdline.h"
 
 /* The share-manager of Longhorn v1.11.2, the Longhorn that Harvester v1.8.2 ships. */
 #define DEFAULT_IMAGE	  "longhornio/longhorn-share-manager:v1.11.2"
@@ -46,7 +47,9 @@
 
 struct distro {
 	const char *name;
-	const char *config;
+	const char *config;	/* its config file, unless the unit names another */
+	const char *config_env; /* the variable that names another (unit_cmdline.h) */
+	const char *units[2];
 	const char *registries; /* default private-registry path */
 	const char *markers[3];
 	const char *env_files[4]; /* systemd EnvironmentFiles with the proxy settings */
@@ -56,6 +59,8 @@ struct distro {
 static const struct distro distros[] = {
     {"RKE2",
      "/etc/rancher/rke2/config.yaml",
+     "RKE2_CONFIG_FILE",
+     {"rke2-server.service", "rke2-agent.service"},
      "/etc/rancher/rke2/registries.yaml",
      {"/etc/rancher/rke2", "/var/lib/rancher/rke2", "/usr/local/bin/rke2"},
      {"/etc/default/rke2-server", "/etc/default/rke2-agent", "/etc/sysconfig/rke2-server",
@@ -63,6 +68,8 @@ static const struct distro distros[] = {
      "systemctl restart rke2-server (rke2-agent on agent nodes)"},
     {"k3s",
      "/etc/rancher/k3s/config.yaml",
+     "K3S_CONFIG_FILE",
+     {"k3s.service", "k3s-agent.service"},
      "/etc/rancher/k3s/registries.yaml",
      {"/etc/rancher/k3s", "/var/lib/rancher/k3s", "/usr/local/bin/k3s"},
      {"/etc/systemd/system/k3s.service.env", "/etc/systemd/system/k3s-agent.service.env", NULL,
@@ -154,7 +161,15 @@ static int load_distro(struct run *r, char *err, size_t errlen)
 		return 0;
 	}
 	kv_add_str(ev, "runtime", r->d->name);
-	int e = rke2_config_load(&r->rc, &r->ctx->root, r->d->config, err, errlen);
+	_cleanup_free_ char *from = NULL;
+	_cleanup_free_ char *cfg =
+	    unit_config_path(&r->ctx->root, r->d->units, ELEMENTSOF(r->d->units), r->d->config_env,
+			     r->d->config, &from);
+	if (from) {
+		kv_add_str(ev, "config_file", cfg);
+		kv_add_str(ev, "config_file_from", from);
+	}
+	int e = rke2_config_load(&r->rc, &r->ctx->root, cfg, err, errlen);
 	if (e < 0)
 		return e;
 	const char *pr = rke2_config_string(&r->rc, "private-registry");

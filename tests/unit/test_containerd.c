@@ -554,6 +554,115 @@ static void test_check_evidence(void **state)
 	run_clear(&run);
 }
 
+static void run_scratch(struct run *run)
+{
+	*run = (struct run){0};
+	agent_opts_init(&run->opts);
+	run->report.node = xstrdup("node-1");
+	struct agent_ctx ctx = {.opts = &run->opts, .report = &run->report};
+	assert_int_equal(hostroot_open(&ctx.root, scratch), 0);
+	check_containerd_device_ownership(&ctx, CHECK_ID);
+	hostroot_close(&ctx.root);
+	assert_int_equal(run->report.results.n, 1);
+	run->f = &run->report.results.items[0];
+}
+
+#define K3S_RENDERED_TRUE                                                                          \
+	"version = 3\n[plugins.'io.containerd.cri.v1.runtime']\n"                                  \
+	"  device_ownership_from_security_context = true\n"
+
+/* k3s's unit as install.sh writes it, with ExecStart's arguments given. */
+static void put_k3s_unit(const char *exec_args, const char *extra)
+{
+	_cleanup_free_ char *unit =
+	    xasprintf("[Service]\nType=notify\nEnvironmentFile=-/etc/default/%%N\n"
+		      "EnvironmentFile=-/etc/sysconfig/%%N\n"
+		      "EnvironmentFile=-/etc/systemd/system/k3s.service.env\n%s"
+		      "ExecStart=/usr/local/bin/k3s \\\n    server %s\n",
+		      extra, exec_args);
+	put("etc/systemd/system/k3s.service", unit);
+	put("usr/local/bin/k3s", "k3s\n");
+	put("var/lib/rancher/k3s/agent/etc/containerd/config.toml", K3S_RENDERED_TRUE);
+}
+
+/* The command line can come from the unit's environment: $NAME as a word of its
+ * own splits into words, ${NAME} substitutes inside one word (systemd.service(5)
+ * "Command lines"); the environment file overrides Environment=. A flag that
+ * arrives this way counts as on the command line. */
+static void test_check_execstart_env(void **state)
+{
+	struct run run;
+	scratch_new();
+	put_k3s_unit("$K3S_ARGS", "");
+	put("etc/systemd/system/k3s.service.env",
+	    "K3S_TOKEN=\"secret\"\nK3S_ARGS=\"--disable=traefik --nonroot-devices\"\n");
+	run_scratch(&run);
+	assert_int_equal(run.f->status, STATUS_PASS);
+	assert_non_null(strstr(kv_get_str(&run.f->evidence, "nonroot-devices_source"),
+			       "via K3S_ARGS from /etc/systemd/system/k3s.service.env"));
+	run_clear(&run);
+	scratch_remove();
+
+	scratch_new();
+	put_k3s_unit("'--nonroot-devices=${NR}'", "Environment=\"NR=false\"\n");
+	put("etc/default/k3s", "# from the admin\nNR=true\n");
+	run_scratch(&run);
+	assert_int_equal(run.f->status, STATUS_PASS);
+	assert_non_null(strstr(kv_get_str(&run.f->evidence, "nonroot-devices_source"),
+			       "via NR from /etc/default/k3s"));
+	run_clear(&run);
+	scratch_remove();
+
+	/* A variable that is not set substitutes nothing: no flag, the old WARN. */
+	scratch_new();
+	put_k3s_unit("$K3S_ARGS", "");
+	run_scratch(&run);
+	assert_int_equal(run.f->status, STATUS_WARN);
+	assert_non_null(strstr(run.f->message, "lost at the next restart"));
+	run_clear(&run);
+	scratch_remove();
+}
+
+/* k3s/RKE2 read their config from --config/-c or <PROGRAM>_CONFIG_FILE: the file
+ * that holds nonroot-devices then is not /etc/rancher/.../config.yaml. */
+static void test_check_config_file_moved(void **state)
+{
+	struct run run;
+	scratch_new();
+	put_k3s_unit("-c /srv/k3s/config.yaml", "");
+	put("etc/rancher/k3s/config.yaml", "write-kubeconfig-mode: \"0644\"\n");
+	put("srv/k3s/config.yaml", "nonroot-devices: true\n");
+	run_scratch(&run);
+	assert_int_equal(run.f->status, STATUS_PASS);
+	assert_string_equal(kv_get_str(&run.f->evidence, "config_file"), "/srv/k3s/config.yaml");
+	assert_non_null(strstr(kv_get_str(&run.f->evidence, "config_file_from"),
+			       "--config in the ExecStart of /etc/systemd/system/k3s.service"));
+	run_clear(&run);
+	scratch_remove();
+
+	scratch_new();
+	put("usr/local/lib/systemd/system/rke2-server.service",
+	    "[Service]\nEnvironmentFile=-/etc/default/%N\nEnvironmentFile=-/etc/sysconfig/%N\n"
+	    "EnvironmentFile=-/usr/local/lib/systemd/system/%N.env\n"
+	    "ExecStart=/usr/local/bin/rke2 server\n");
+	put("etc/systemd/system/rke2-server.service",
+	    "[Service]\nEnvironmentFile=-/etc/default/%N\nEnvironmentFile=-/etc/sysconfig/%N\n"
+	    "ExecStart=/usr/local/bin/rke2 server\n");
+	put("etc/sysconfig/rke2-server", "RKE2_CONFIG_FILE=/opt/rke2/config.yaml\n");
+	put("opt/rke2/config.yaml.d/90-cdi.yaml", "nonroot-devices: true\n");
+	put("etc/rancher/rke2/config.yaml", "cni: canal\n");
+	put("usr/local/bin/rke2", "rke2\n");
+	put("var/lib/rancher/rke2/agent/etc/containerd/config.toml", K3S_RENDERED_TRUE);
+	run_scratch(&run);
+	assert_int_equal(run.f->status, STATUS_PASS);
+	assert_string_equal(kv_get_str(&run.f->evidence, "config_file_from"),
+			    "RKE2_CONFIG_FILE from /etc/sysconfig/rke2-server");
+	assert_non_null(strstr(kv_get_str(&run.f->evidence, "nonroot-devices_source"),
+			       "/opt/rke2/config.yaml.d/90-cdi.yaml"));
+	run_clear(&run);
+	scratch_remove();
+}
+
 /* A data-dir other than the default moves everything RKE2 renders. */
 static void test_check_data_dir(void **state)
 {
@@ -598,6 +707,8 @@ int main(void)
 	    cmocka_unit_test(test_check_unknown),
 	    cmocka_unit_test(test_check_evidence),
 	    cmocka_unit_test(test_check_data_dir),
+	    cmocka_unit_test(test_check_execstart_env),
+	    cmocka_unit_test(test_check_config_file_moved),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
