@@ -187,6 +187,178 @@ static void big_build(struct big *b, size_t n)
 	}
 }
 
+/* The rest of a Harvester cluster at the same scale, so that every API check
+ * has per-node and per-VM objects to join: the singletons that make the checks
+ * run (Harvester, KubeVirt, CDI, CoreDNS, the Longhorn settings and snapshot
+ * class), and per node a Longhorn node, a ShareManager with its RWX Filesystem
+ * PVC, volume and pod, and per VM its VirtualMachine, DataVolume, virt-launcher
+ * pod, Longhorn replica, engine and snapshot, and a CSI VolumeSnapshot with its
+ * content. */
+static void big_build_full(struct big *b, size_t n)
+{
+	big_build(b, n);
+	static const char *const singletons[] = {
+	    "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":"
+	    "\"harvester\",\"namespace\":\"harvester-system\"},\"status\":{\"replicas\":1,"
+	    "\"readyReplicas\":1}}",
+	    "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":"
+	    "\"rke2-coredns-rke2-coredns\",\"namespace\":\"kube-system\",\"labels\":{\"k8s-app\":"
+	    "\"kube-dns\"}},\"spec\":{\"replicas\":2},\"status\":{\"replicas\":2,"
+	    "\"readyReplicas\":2}}",
+	    "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":{\"name\":"
+	    "\"kubevirt\",\"namespace\":\"harvester-system\",\"generation\":1},\"spec\":{"
+	    "\"configuration\":{\"developerConfiguration\":{\"featureGates\":[\"Snapshot\"]}}},"
+	    "\"status\":{\"phase\":\"Deployed\",\"observedKubeVirtVersion\":\"v1.7.4\","
+	    "\"conditions\":[{\"type\":\"Available\",\"status\":\"True\"}]}}",
+	    "{\"apiVersion\":\"cdi.kubevirt.io/v1beta1\",\"kind\":\"CDI\",\"metadata\":{\"name\":"
+	    "\"cdi\"},\"status\":{\"phase\":\"Deployed\",\"observedVersion\":\"v1.64.0\","
+	    "\"conditions\":[{\"type\":\"Available\",\"status\":\"True\"}]}}",
+	    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshotClass\","
+	    "\"metadata\":{\"name\":\"longhorn-snapshot\",\"annotations\":{\"snapshot.storage."
+	    "kubernetes.io/is-default-class\":\"true\"}},\"driver\":\"driver.longhorn.io\","
+	    "\"deletionPolicy\":\"Delete\",\"parameters\":{\"type\":\"snap\"}}",
+	    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":{\"name\":"
+	    "\"default-replica-count\",\"namespace\":\"longhorn-system\"},\"value\":\"3\"}",
+	    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Setting\",\"metadata\":{\"name\":"
+	    "\"current-longhorn-version\",\"namespace\":\"longhorn-system\"},\"value\":"
+	    "\"v1.11.2\"}",
+	    "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\",\"metadata\":{"
+	    "\"name\":\"longhorn-rwx\"},\"provisioner\":\"driver.longhorn.io\",\"parameters\":{"
+	    "\"numberOfReplicas\":\"3\"}}",
+	};
+	for (size_t i = 0; i < ELEMENTSOF(singletons); i++)
+		harness_add(&b->h, singletons[i]);
+	for (size_t i = 0; i < n; i++) {
+		char node[32], buf[2048];
+		snprintf(node, sizeof(node), "node-%04zu", i);
+		snprintf(buf, sizeof(buf),
+			 "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Node\",\"metadata\":{"
+			 "\"name\":\"%s\",\"namespace\":\"longhorn-system\"},\"spec\":{"
+			 "\"allowScheduling\":true,\"disks\":{\"default-disk\":{\"path\":"
+			 "\"/var/lib/longhorn\",\"allowScheduling\":true,\"diskType\":"
+			 "\"filesystem\"}}},\"status\":{\"conditions\":[{\"type\":\"Ready\","
+			 "\"status\":\"True\"},{\"type\":\"Schedulable\",\"status\":\"True\"}],"
+			 "\"diskStatus\":{\"default-disk\":{\"storageMaximum\":1000000000000,"
+			 "\"storageAvailable\":800000000000,\"conditions\":[{\"type\":\"Ready\","
+			 "\"status\":\"True\"},{\"type\":\"Schedulable\",\"status\":\"True\"}]}}}}",
+			 node);
+		harness_add(&b->h, buf);
+		/* One RWX Filesystem share per node. */
+		snprintf(
+		    buf, sizeof(buf),
+		    "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{"
+		    "\"name\":\"share-%04zu\",\"namespace\":\"ns%zu\"},\"spec\":{\"accessModes\":"
+		    "[\"ReadWriteMany\"],\"volumeMode\":\"Filesystem\",\"storageClassName\":"
+		    "\"longhorn-rwx\",\"volumeName\":\"pvc-share-%04zu\"},\"status\":{"
+		    "\"phase\":\"Bound\"}}",
+		    i, i % 10, i);
+		harness_add(&b->h, buf);
+		snprintf(
+		    buf, sizeof(buf),
+		    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Volume\",\"metadata\":{"
+		    "\"name\":\"pvc-share-%04zu\",\"namespace\":\"longhorn-system\"},\"spec\":{"
+		    "\"accessMode\":\"rwx\",\"numberOfReplicas\":3},\"status\":{\"state\":"
+		    "\"attached\",\"robustness\":\"healthy\",\"currentNodeID\":\"%s\","
+		    "\"shareEndpoint\":\"nfs://10.43.%zu.%zu/pvc-share-%04zu\",\"shareState\":"
+		    "\"running\"}}",
+		    i, node, i / 250, i % 250, i);
+		harness_add(&b->h, buf);
+		snprintf(buf, sizeof(buf),
+			 "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"ShareManager\","
+			 "\"metadata\":{\"name\":\"pvc-share-%04zu\",\"namespace\":"
+			 "\"longhorn-system\"},\"status\":{\"state\":\"running\",\"endpoint\":"
+			 "\"nfs://10.43.%zu.%zu/pvc-share-%04zu\",\"ownerID\":\"%s\"}}",
+			 i, i / 250, i % 250, i, node);
+		harness_add(&b->h, buf);
+		snprintf(buf, sizeof(buf),
+			 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+			 "\"share-manager-pvc-share-%04zu\",\"namespace\":\"longhorn-system\","
+			 "\"labels\":{\"longhorn.io/component\":\"share-manager\","
+			 "\"longhorn.io/share-manager\":\"pvc-share-%04zu\"}},\"spec\":{"
+			 "\"nodeName\":\"%s\"},\"status\":{\"phase\":\"Running\","
+			 "\"containerStatuses\":[{\"name\":\"share-manager\",\"ready\":true,"
+			 "\"restartCount\":0}]}}",
+			 i, i, node);
+		harness_add(&b->h, buf);
+		for (int v = 0; v < 2; v++) {
+			char vm[48];
+			snprintf(vm, sizeof(vm), "vm-%04zu-%d", i, v);
+			snprintf(buf, sizeof(buf),
+				 "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"VirtualMachine\","
+				 "\"metadata\":{\"name\":\"%s\",\"namespace\":\"ns%zu\"},\"spec\":{"
+				 "\"runStrategy\":\"RerunOnFailure\",\"template\":{\"spec\":{"
+				 "\"volumes\":[{\"name\":\"disk\",\"persistentVolumeClaim\":{"
+				 "\"claimName\":\"%s-disk\"}}]}}},\"status\":{\"printableStatus\":"
+				 "\"Running\"}}",
+				 vm, i % 10, vm);
+			harness_add(&b->h, buf);
+			snprintf(
+			    buf, sizeof(buf),
+			    "{\"apiVersion\":\"cdi.kubevirt.io/v1beta1\",\"kind\":\"DataVolume\","
+			    "\"metadata\":{\"name\":\"%s-disk\",\"namespace\":\"ns%zu\"},"
+			    "\"spec\":{\"source\":{\"blank\":{}}},\"status\":{\"phase\":"
+			    "\"Succeeded\",\"progress\":\"100.0%%\"}}",
+			    vm, i % 10);
+			harness_add(&b->h, buf);
+			snprintf(
+			    buf, sizeof(buf),
+			    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+			    "\"virt-launcher-%s-abcde\",\"namespace\":\"ns%zu\",\"labels\":{"
+			    "\"kubevirt.io\":\"virt-launcher\",\"vm.kubevirt.io/name\":\"%s\"},"
+			    "\"ownerReferences\":[{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":"
+			    "\"VirtualMachineInstance\",\"name\":\"%s\",\"controller\":true}]},"
+			    "\"spec\":{\"nodeName\":\"%s\"},\"status\":{\"phase\":\"Running\","
+			    "\"containerStatuses\":[{\"name\":\"compute\",\"ready\":true,"
+			    "\"restartCount\":0}]}}",
+			    vm, i % 10, vm, vm, node);
+			harness_add(&b->h, buf);
+			snprintf(buf, sizeof(buf),
+				 "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Replica\","
+				 "\"metadata\":{\"name\":\"pvc-%s-r-0\",\"namespace\":"
+				 "\"longhorn-system\"},\"spec\":{\"volumeName\":\"pvc-%s\","
+				 "\"nodeID\":\"%s\"},\"status\":{\"currentState\":\"running\"}}",
+				 vm, vm, node);
+			harness_add(&b->h, buf);
+			snprintf(buf, sizeof(buf),
+				 "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Engine\","
+				 "\"metadata\":{\"name\":\"pvc-%s-e-0\",\"namespace\":"
+				 "\"longhorn-system\"},\"spec\":{\"volumeName\":\"pvc-%s\","
+				 "\"nodeID\":\"%s\"},\"status\":{\"currentState\":\"running\","
+				 "\"replicaModeMap\":{\"pvc-%s-r-0\":\"RW\"}}}",
+				 vm, vm, node, vm);
+			harness_add(&b->h, buf);
+			snprintf(
+			    buf, sizeof(buf),
+			    "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"Snapshot\","
+			    "\"metadata\":{\"name\":\"snapshot-%s\",\"namespace\":"
+			    "\"longhorn-system\"},\"spec\":{\"volume\":\"pvc-%s\"},\"status\":{"
+			    "\"readyToUse\":true}}",
+			    vm, vm);
+			harness_add(&b->h, buf);
+			snprintf(
+			    buf, sizeof(buf),
+			    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
+			    "\"VolumeSnapshot\",\"metadata\":{\"name\":\"vs-%s\",\"namespace\":"
+			    "\"ns%zu\"},\"spec\":{\"source\":{\"persistentVolumeClaimName\":"
+			    "\"%s-disk\"},\"volumeSnapshotClassName\":\"longhorn-snapshot\"},"
+			    "\"status\":{\"readyToUse\":true,\"boundVolumeSnapshotContentName\":"
+			    "\"snapcontent-%s\"}}",
+			    vm, i % 10, vm, vm);
+			harness_add(&b->h, buf);
+			snprintf(
+			    buf, sizeof(buf),
+			    "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":"
+			    "\"VolumeSnapshotContent\",\"metadata\":{\"name\":\"snapcontent-%s\"},"
+			    "\"spec\":{\"driver\":\"driver.longhorn.io\",\"volumeSnapshotRef\":{"
+			    "\"name\":\"vs-%s\",\"namespace\":\"ns%zu\"}},\"status\":{"
+			    "\"readyToUse\":true,\"snapshotHandle\":\"snap://pvc-%s/"
+			    "snapshot-%s\"}}",
+			    vm, vm, i % 10, vm, vm);
+			harness_add(&b->h, buf);
+		}
+	}
+}
+
 static void big_clear(struct big *b)
 {
 	for (size_t i = 0; i < b->n; i++)
@@ -265,11 +437,45 @@ static void test_vm_joins_linear(void **state)
 	check_grows_linearly("api.vm.live-migratable");
 }
 
+/* Every aggregator check, on the whole cluster: none may grow faster than
+ * n log n between 500 and 1,000 nodes. A check that compares next to nothing
+ * at both sizes (a singleton it looks up by name) passes trivially. */
+static void test_every_check_linear(void **state)
+{
+	(void)state;
+	size_t sizes[2] = {500, 1000};
+	struct big b[2];
+	for (int s = 0; s < 2; s++)
+		big_build_full(&b[s], sizes[s]);
+	unsigned failures = 0;
+	for (size_t i = 0; i < catalog_len; i++) {
+		if (catalog[i].source == CHECK_HOST)
+			continue;
+		unsigned long long c[2];
+		for (int s = 0; s < 2; s++) {
+			size_t before = b[s].h.out.n;
+			c[s] = big_count(&b[s], catalog[i].id);
+			assert_true(b[s].h.out.n > before); /* it produced findings */
+		}
+		double ratio = c[0] ? (double)c[1] / (double)c[0] : 0;
+		print_message("%-32s %10llu at 500 nodes, %10llu at 1000 (x%.2f)\n", catalog[i].id,
+			      c[0], c[1], ratio);
+		if (c[1] > 2000 && (double)c[1] > 2.3 * (double)c[0]) {
+			print_message("  %s grows faster than n log n\n", catalog[i].id);
+			failures++;
+		}
+	}
+	for (int s = 0; s < 2; s++)
+		big_clear(&b[s]);
+	assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cpu_compat_linear),
 	    cmocka_unit_test(test_vm_joins_linear),
+	    cmocka_unit_test(test_every_check_linear),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
