@@ -17,22 +17,6 @@
 #define SNAPSHOT_GATE	 "Snapshot"
 #define VALUES_GATE_PATH "kubevirt.spec.configuration.developerConfiguration.featureGates"
 
-/* The version the running components have: observed (deployed) first, then
- * the one being deployed, then the operator's own. */
-static const char *kv_version(const struct jv *kv, struct semver *ret, const char **ret_field)
-{
-	static const char *const fields[] = {"observedKubeVirtVersion", "targetKubeVirtVersion",
-					     "operatorVersion"};
-	for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
-		const char *v = JQS(kv, "status", fields[i]);
-		if (v && semver_parse(v, ret) == 0) {
-			*ret_field = fields[i];
-			return v;
-		}
-	}
-	return NULL;
-}
-
 static const char *elem_str(const struct jv *arr, size_t i)
 {
 	const struct jv *e = jq_at(arr, i);
@@ -216,7 +200,7 @@ static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, const struct 
 	const struct jv *gates = JQ(dev, "featureGates"),
 			*disabled = JQ(dev, "disabledFeatureGates");
 	struct semver v;
-	const char *vfield = NULL, *vs = kv_version(kv, &v, &vfield);
+	const char *vfield = NULL, *vs = kv_cr_version(kv, &v, &vfield);
 	bool listed = list_has(gates, SNAPSHOT_GATE);
 	struct kv_gate_eval g;
 	kv_gate_eval(SNAPSHOT_GATE, vs ? &v : NULL, listed, list_has(disabled, SNAPSHOT_GATE), &g);

@@ -106,6 +106,34 @@ static const char *first_status(const struct cluster_state *cs, enum resource_id
 	return NULL;
 }
 
+/* An operator's CR (KubeVirt, CDI): the observed version is what runs. Before
+ * the operator has observed one (a fresh install), the target is what is
+ * being deployed, said as such; during an upgrade (target differs from
+ * observed) the rules are the running version's, and the source says where it
+ * is going. The operator's own version is the last resort: it deploys its own
+ * release (virt-operator's operatorVersion, CDI's operatorVersion). */
+static void detect_operator(const struct cluster_state *cs, enum resource_id rid, const char *res,
+			    const char *observed_f, const char *target_f,
+			    struct component_version *cv, enum version_component c)
+{
+	const char *observed = first_status(cs, rid, observed_f);
+	const char *target = first_status(cs, rid, target_f);
+	const char *op = first_status(cs, rid, "operatorVersion");
+	_cleanup_free_ char *from = NULL;
+	if (observed && target && !streq(observed, target))
+		from = xasprintf("%s status.%s; upgrading to %s (status.%s)", res, observed_f,
+				 target, target_f);
+	else if (observed)
+		from = xasprintf("%s status.%s", res, observed_f);
+	else if (target)
+		from = xasprintf("%s status.%s (being deployed, not yet observed)", res, target_f);
+	else if (op)
+		from = xasprintf("%s status.operatorVersion (no deployed version reported)", res);
+	const char *v = observed ? observed : target ? target : op;
+	if (v)
+		set(cv, v, from, c);
+}
+
 static void detect_longhorn(const struct cluster_state *cs, struct component_version *cv)
 {
 	const struct jv *settings = cs_items(cs, RES_LH_SETTINGS);
@@ -219,13 +247,10 @@ void cluster_versions_detect(const struct cluster_state *cs, struct cluster_vers
 {
 	*ret = (struct cluster_versions){0};
 	detect_harvester(cs, &ret->c[VC_HARVESTER]);
-	const char *kv = first_status(cs, RES_KUBEVIRTS, "observedKubeVirtVersion");
-	if (kv)
-		set(&ret->c[VC_KUBEVIRT], kv,
-		    "kubevirts.kubevirt.io status.observedKubeVirtVersion", VC_KUBEVIRT);
-	const char *cdi = first_status(cs, RES_CDIS, "observedVersion");
-	if (cdi)
-		set(&ret->c[VC_CDI], cdi, "cdis.cdi.kubevirt.io status.observedVersion", VC_CDI);
+	detect_operator(cs, RES_KUBEVIRTS, "kubevirts.kubevirt.io", "observedKubeVirtVersion",
+			"targetKubeVirtVersion", &ret->c[VC_KUBEVIRT], VC_KUBEVIRT);
+	detect_operator(cs, RES_CDIS, "cdis.cdi.kubevirt.io", "observedVersion", "targetVersion",
+			&ret->c[VC_CDI], VC_CDI);
 	detect_longhorn(cs, &ret->c[VC_LONGHORN]);
 	detect_nodes(cs, ret);
 }

@@ -153,16 +153,25 @@ static bool str_in(const struct jv *arr, const char *s)
 	return false;
 }
 
-int kv_gate_on_cr(const struct jv *kv, const char *gate)
+const char *kv_cr_version(const struct jv *kv, struct semver *ret, const char **ret_field)
 {
 	static const char *const fields[] = {"observedKubeVirtVersion", "targetKubeVirtVersion",
 					     "operatorVersion"};
-	struct semver v;
-	bool known = false;
-	for (size_t i = 0; i < ELEMENTSOF(fields) && !known; i++) {
-		const char *s = JQS(kv, "status", fields[i]);
-		known = s && semver_parse(s, &v) == 0;
+	for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
+		const char *v = JQS(kv, "status", fields[i]);
+		if (v && semver_parse(v, ret) == 0) {
+			if (ret_field)
+				*ret_field = fields[i];
+			return v;
+		}
 	}
+	return NULL;
+}
+
+int kv_gate_on_cr(const struct jv *kv, const char *gate)
+{
+	struct semver v;
+	bool known = kv_cr_version(kv, &v, NULL) != NULL;
 	const struct jv *dev = JQ(kv, "spec", "configuration", "developerConfiguration");
 	struct kv_gate_eval g;
 	kv_gate_eval(gate, known ? &v : NULL, str_in(JQ(dev, "featureGates"), gate),

@@ -24,6 +24,12 @@ void kv_gate_eval(const char *gate, const struct semver *v, bool listed, bool di
 		  struct kv_gate_eval *ret);
 
 struct jv;
+/* The version of a KubeVirt CR's components: status.observedKubeVirtVersion
+ * (deployed), else targetKubeVirtVersion (being deployed: a fresh install
+ * before virt-operator has observed it), else operatorVersion. Returns the
+ * string, parsed into *ret, with the field's name in *ret_field (may be NULL),
+ * or NULL when none parses. */
+const char *kv_cr_version(const struct jv *kv, struct semver *ret, const char **ret_field);
 /* The gate on a KubeVirt CR (its developerConfiguration lists, its
  * status.observedKubeVirtVersion, else targetKubeVirtVersion, else
  * operatorVersion): 1 on, 0 off, -1 cannot be told. */

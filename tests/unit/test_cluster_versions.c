@@ -151,9 +151,36 @@ static void test_nothing_found(void **state)
 	assert_null(versions_matrix_note(VC_KUBEVIRT, NULL));
 }
 
+/* A fresh install reports only the target until virt-operator has deployed it;
+ * an upgrade keeps the running version's rules and says where it is going. */
+static void test_operator_target_and_upgrade(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	add(&h, "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":{\"name\":"
+		"\"kubevirt\",\"namespace\":\"kubevirt\"},\"status\":{\"phase\":\"Deploying\","
+		"\"targetKubeVirtVersion\":\"v1.8.1\",\"operatorVersion\":\"v1.8.1\"}}");
+	add(&h, "{\"apiVersion\":\"cdi.kubevirt.io/v1beta1\",\"kind\":\"CDI\",\"metadata\":{"
+		"\"name\":\"cdi\"},\"status\":{\"phase\":\"Upgrading\",\"observedVersion\":"
+		"\"v1.61.0\",\"targetVersion\":\"v1.62.0\",\"operatorVersion\":\"v1.62.0\"}}");
+	struct cluster_versions v;
+	cluster_versions_detect(&h.cs, &v);
+	assert_string_equal(v.c[VC_KUBEVIRT].version, "v1.8.1");
+	assert_string_equal(v.c[VC_KUBEVIRT].from,
+			    "kubevirts.kubevirt.io status.targetKubeVirtVersion "
+			    "(being deployed, not yet observed)");
+	assert_string_equal(v.c[VC_CDI].version, "v1.61.0");
+	assert_string_equal(v.c[VC_CDI].from,
+			    "cdis.cdi.kubevirt.io status.observedVersion; upgrading to v1.62.0 "
+			    "(status.targetVersion)");
+	cluster_versions_clear(&v);
+	harness_clear(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_operator_target_and_upgrade),
 	    cmocka_unit_test(test_in_matrix),
 	    cmocka_unit_test(test_out_of_matrix),
 	    cmocka_unit_test(test_nothing_found),
