@@ -33,18 +33,29 @@ printf 'subjectAltName=IP:127.0.0.1\n' >"$tmp/ext"
 openssl x509 -req -in "$tmp/tls.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" -CAcreateserial -days 1 \
 	-extfile "$tmp/ext" -out "$tmp/tls.crt" 2>/dev/null
 chmod 600 "$tmp/tls.key"
+# The agent's token is its node's line of the aggregator's node-tokens file.
 head -c 24 /dev/urandom | base64 >"$tmp/token"
 chmod 600 "$tmp/token"
+printf 'harvester-node-2 %s\n' "$(cat "$tmp/token")" >"$tmp/node-tokens"
+chmod 600 "$tmp/node-tokens"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 # aggregator.env, as the unit reads it, with this test's paths.
 sed -e "s#^HVREADY_LISTEN=.*#HVREADY_LISTEN=127.0.0.1:$port#" -e "s#/etc/hvready/#$tmp/#" \
 	"$HVREADY_SRC/systemd/aggregator.env" >"$tmp/aggregator.env"
 # shellcheck disable=SC1091
 . "$tmp/aggregator.env"
-# The unit runs with --kubeconfig; here the example cluster stands in for the API.
-"$HVREADY_BIN/hvready-aggregator" serve --listen "$HVREADY_LISTEN" --tls-cert "$HVREADY_TLS_CERT" \
-	--tls-key "$HVREADY_TLS_KEY" --token-file "$HVREADY_TOKEN_FILE" --interval "$HVREADY_INTERVAL" \
-	--cluster-state "$HVREADY_SRC/examples/cluster" 2>"$tmp/aggregator.log" &
+# The unit's own ExecStart, continuation lines joined, expanded by bash as
+# systemd expands it for these values (none but $HVREADY_AUTH holds a space,
+# and that one is meant to split). The unit runs with --kubeconfig; here the
+# example cluster stands in for the API.
+exec_line=$(sed -n '/^ExecStart=/,/[^\\]$/p' "$HVREADY_SRC/systemd/hvready-aggregator.service" |
+	sed -e 's/^ExecStart=//' -e 's/\\$//' | tr '\n' ' ')
+case $exec_line in *'$HVREADY_AUTH'*) ;; *) fail "the unit does not take its credential from HVREADY_AUTH: $exec_line" ;; esac
+exec_line=${exec_line/'--kubeconfig ${HVREADY_KUBECONFIG}'/--cluster-state $HVREADY_SRC/examples/cluster}
+exec_line=${exec_line/\/usr\/bin\/hvready-aggregator/$HVREADY_BIN/hvready-aggregator}
+eval "set -- $exec_line"
+[[ " $* " == *" --node-token-file $tmp/node-tokens "* ]] || fail "the shipped unit does not use per-node tokens: $*"
+"$@" 2>"$tmp/aggregator.log" &
 pids+=($!)
 sed -e "s#https://CONTROL-PLANE-ADDRESS:9443#https://127.0.0.1:$port#" -e "s#/etc/hvready/#$tmp/#" \
 	-e 's/^interval: .*/interval: 2/' "$HVREADY_SRC/systemd/agent.yaml" >"$tmp/agent.yaml"
