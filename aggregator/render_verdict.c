@@ -8,6 +8,8 @@
  */
 #include "render_verdict.h"
 
+#include "finding_groups.h"
+
 #include <ctype.h>
 #include <string.h>
 
@@ -256,24 +258,45 @@ static void text_gates(FILE *f, const struct verdict *v, int gate, bool color)
 	}
 }
 
+static bool is_blocker(size_t i, void *arg)
+{
+	return ((const unsigned *)arg)[i] != 0;
+}
+
+/* Names shown in a text card of a group; the JSON lists them all. */
+#define TEXT_GROUP_NAMES 8
+
 static void text_blockers(FILE *f, const struct verdict *v, const unsigned *blocks, int w,
 			  bool color)
 {
 	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
+	struct finding_groups groups;
+	finding_groups_build(v, blocks, is_blocker, (void *)blocks, &groups);
 	bool any = false;
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
-		for (size_t i = 0; i < v->findings.n; i++) {
-			const struct finding *fd = &v->findings.items[i];
-			if (!blocks[i] || fd->status != order[k])
+		for (size_t i = 0; i < groups.n; i++) {
+			const struct finding_group *g = &groups.items[i];
+			if (g->merged.status != order[k])
 				continue;
 			if (!any)
 				text_heading(f, "BLOCKERS", "the findings that decide the gates",
 					     color);
 			any = true;
-			_cleanup_free_ char *gl = render_verdict_gate_list(blocks[i]);
+			_cleanup_free_ char *gl = render_verdict_gate_list(blocks[g->first]);
 			_cleanup_free_ char *note = xasprintf("blocks: %s", gl);
-			text_one(f, fd, w, note, color);
+			if (g->n == 1) {
+				text_one(f, &v->findings.items[g->first], w, note, color);
+				continue;
+			}
+			_cleanup_free_ char *subject = finding_group_subject(g, TEXT_GROUP_NAMES);
+			struct text_finding_opts o = {.indent = 2,
+						      .id_width = w,
+						      .subject = subject,
+						      .note = note,
+						      .color = color};
+			render_text_finding_ex(f, &g->merged, &o);
 		}
+	finding_groups_clear(&groups);
 }
 
 static void text_vms(FILE *f, const struct verdict *v, bool color)
