@@ -1,7 +1,7 @@
 /*
  * The agent's check framework. Host checks are rows in a table
- * (check_table.c): an ID from the catalog and a function that adds one or more
- * findings for it. A check never prints and never exits; it reads the host
+ * (check_table.c, generated from common/checks.def): an ID from the catalog
+ * and a function that adds one or more findings for it. A check never prints and never exits; it reads the host
  * only through ctx->root (the host root) and the sys_* seam (sys.h), and
  * bounds every network probe by ctx->opts->timeout_s.
  */
