@@ -44,6 +44,10 @@ struct agent_ctx {
 	const struct agent_opts *opts;
 	struct node_report *report; /* results so far and facts */
 	struct procs_scan *procs;   /* proc/ read once for all checks of a run, or NULL */
+	/* The daemon: the network checks --skip/--only leave in are its probe
+	 * helper's; agent_run_checks adds nothing for them, agent_add_deferred
+	 * puts the helper's findings in their places. */
+	bool defer_network;
 };
 
 typedef void (*host_check_fn)(struct agent_ctx *ctx, const char *id);
@@ -75,8 +79,16 @@ bool agent_network_check(const char *id);
 void agent_run_check(struct agent_ctx *ctx, size_t i);
 
 /* Run every check of the table in order (honouring skip/only: a left-out
- * check yields SKIP), then collect facts. Fills r's header too. */
+ * check yields SKIP; a deferred one, see defer_network, nothing), then
+ * collect facts. Fills r's header too. */
 void agent_run_checks(struct agent_ctx *ctx);
+/* Whether id is left to the daemon's probe helper (defer_network). */
+bool agent_deferred(const struct agent_ctx *ctx, const char *id);
+/* After agent_run_checks with defer_network: the report's findings in table
+ * order, each deferred check's from probed (the helper's report, which gives
+ * them up; node set to the report's), or, without probed, an UNKNOWN "not
+ * probed: why". A deferred check probed has nothing for is UNKNOWN too. */
+void agent_add_deferred(struct agent_ctx *ctx, struct node_report *probed, const char *why);
 
 /* The host root's hostname: /etc/hostname (its first line that is not blank or a
  * comment), else the host's kernel hostname; NULL when neither is known. */

@@ -4,6 +4,8 @@
 #    exactly (headings, order, gates, summaries);
 #  - every check has its page docs/checks/ID.md, and no page is left without a check;
 #  - docs/node-conditions.md names each rwx/live-migration check with its STEM;
+#  - docs/collect.md has a row for each resource, and its "checks that need it"
+#    are the NEEDS of the registry;
 #  - `hvready-agent list-checks` is the host rows of the aggregator's list;
 #  - every runner function defined in agent/check_*.c and aggregator/check_*.c
 #    is the RUNNER of a row, and every row's runner is defined there (the build
@@ -39,9 +41,14 @@ rc=0
 "$AGG" list-checks --nope >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || { echo "FAIL: list-checks --nope exited $rc, want 2"; exit 1; }
 
-/usr/bin/python3 - "$tmp/all.tsv" "$HVREADY_SRC" <<'PY'
+"$AGG" resources >"$tmp/resources.tsv"
+/usr/bin/python3 - "$tmp/all.tsv" "$HVREADY_SRC" "$tmp/resources.tsv" <<'PY'
 import glob, os, re, sys
 tsv, src = sys.argv[1], sys.argv[2]
+resources = set()
+for line in open(sys.argv[3]):
+    g, v, plural, scope = line.rstrip("\n").split("\t")
+    resources.add(plural if g == "core" else plural + "." + g)
 rows = [l.rstrip("\n").split("\t") for l in open(tsv)]
 problems = []
 for r in rows:
@@ -50,7 +57,6 @@ for r in rows:
 assert not problems, problems
 ids = [r[0] for r in rows]
 assert len(ids) == len(set(ids)), "duplicate IDs"
-assert len(ids) == 42, "%d checks, the catalog has 42" % len(ids)
 
 # One page per check, one check per page.
 pages = {os.path.basename(p)[:-3] for p in glob.glob(os.path.join(src, "docs/checks/*.md"))}
@@ -70,6 +76,27 @@ for r in rows:
         problems.append("%s: STEM %s, docs/node-conditions.md says %s" % (cid, stem, documented.get(cid)))
     if not feeds and cid in documented:
         problems.append("%s: in docs/node-conditions.md but feeds neither rwx nor live-migration" % cid)
+
+# Needs: docs/collect.md's resource table, last column ("—" first: needed by none).
+need = {}
+for r in rows:
+    for res in (r[6].split(",") if r[6] != "-" else []):
+        need.setdefault(res, set()).add(r[0])
+collect = open(os.path.join(src, "docs/collect.md")).read()
+table = {}
+for m in re.finditer(r"^\| `([a-z0-9.-]+)` \|(?:[^|\n]*\|){4} ([^|\n]*) \|$", collect, re.M):
+    cell = m.group(2)
+    table[m.group(1)] = set() if cell.startswith("—") else set(re.findall(r"`([a-z0-9.-]+)`", cell))
+if not table:
+    problems.append("docs/collect.md: no resource table found")
+for res in sorted(set(table) - resources):
+    problems.append("docs/collect.md: %s is not in the resource table (hvready-aggregator resources)" % res)
+for res in sorted(set(table) | set(need) | resources):
+    if res not in table:
+        problems.append("docs/collect.md: no row for %s (needed by %s)" % (res, ", ".join(sorted(need.get(res, ()))) or "none"))
+    elif table[res] != need.get(res, set()):
+        problems.append("docs/collect.md %s: documented %s, NEEDS in common/checks.def %s" % (
+            res, ", ".join(sorted(table[res])) or "none", ", ".join(sorted(need.get(res, set()))) or "none"))
 
 # Runners: the functions with a runner's signature in the check files.
 sig = re.compile(r"^void (\w+)\(struct (agent|agg)_ctx \*ctx, const char \*id\)$", re.M)
