@@ -6,11 +6,60 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "agent.h"
 #include "catalog.h"
 #include "check_select.h"
+#include "engine.h"
+#include "helper.h"
+
+/* The tables generated from common/checks.def: each row in exactly the table
+ * of its program, in the registry's order, network rows in the helper's list. */
+static void test_registry_tables(void **state)
+{
+	size_t h = 0, a = 0, n = 0;
+	for (size_t i = 0; i < catalog_len; i++) {
+		const struct check_info *ci = &catalog[i];
+		assert_non_null(ci->runner);
+		assert_non_null(ci->summary);
+		char doc[128];
+		snprintf(doc, sizeof(doc), "checks/%s.md", ci->id);
+		assert_string_equal(ci->doc, doc);
+		if (ci->source == CHECK_HOST) {
+			assert_true(h < host_checks_len);
+			assert_string_equal(host_checks[h++].id, ci->id);
+		} else {
+			assert_true(a < api_checks_len);
+			assert_string_equal(api_checks[a++].id, ci->id);
+		}
+		assert_int_equal(agent_network_check(ci->id), ci->network);
+		if (ci->network)
+			assert_string_equal(helper_network_checks[n++], ci->id);
+	}
+	assert_int_equal(h, host_checks_len);
+	assert_int_equal(a, api_checks_len);
+	assert_int_equal(n, helper_network_checks_len);
+	assert_true(n > 0);
+	/* a sample of the columns, as the old hand-kept tables had them */
+	assert_string_equal(catalog_find("host.nfs.probe")->stem, "NFSProbe");
+	assert_null(catalog_find("host.iscsi")->stem);
+	assert_string_equal(catalog_find("host.kvm")->runner, "check_kvm");
+	const struct api_check *c = NULL;
+	for (size_t i = 0; i < api_checks_len; i++)
+		if (streq(api_checks[i].id, "api.vsc.backup-target"))
+			c = &api_checks[i];
+	assert_non_null(c);
+	assert_int_equal(c->needs[0], RES_VS_CLASSES);
+	assert_int_equal(c->needs[1], RES_LH_BACKUPTARGETS);
+	assert_int_equal(c->needs[2], RES_LH_SETTINGS);
+	assert_int_equal(c->needs[3], RES_DEPLOYMENTS);
+	assert_int_equal(c->needs[4], RES_NONE);
+	for (size_t i = 0; i < api_checks_len; i++)
+		if (streq(api_checks[i].id, "cluster.clock.skew"))
+			assert_int_equal(api_checks[i].needs[0], RES_NONE);
+}
 
 static void test_left_out(void **state)
 {
@@ -155,11 +204,9 @@ static void test_deferred_not_probed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_left_out),
-	    cmocka_unit_test(test_no_result),
-	    cmocka_unit_test(test_deferred_probed),
-	    cmocka_unit_test(test_deferred_empty),
-	    cmocka_unit_test(test_deferred_not_probed),
+	    cmocka_unit_test(test_registry_tables), cmocka_unit_test(test_left_out),
+	    cmocka_unit_test(test_no_result),	    cmocka_unit_test(test_deferred_probed),
+	    cmocka_unit_test(test_deferred_empty),  cmocka_unit_test(test_deferred_not_probed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
