@@ -1,4 +1,5 @@
 #include "agent.h"
+#include "check_select.h"
 #include "netguard.h"
 #include "checks.h"
 #include "helper.h"
@@ -54,19 +55,6 @@ void agent_opts_clear(struct agent_opts *o)
 	*o = (struct agent_opts){0};
 }
 
-static bool left_out(const struct agent_opts *o, const char *id, const char **why)
-{
-	if (strv_contains(&o->skip, id)) {
-		*why = "skipped by --skip";
-		return true;
-	}
-	if (o->only.n > 0 && !strv_contains(&o->only, id)) {
-		*why = "not selected by --only";
-		return true;
-	}
-	return false;
-}
-
 char *agent_node_name(const struct agent_opts *o, const char *hostname)
 {
 	return xstrdup(o->node ? o->node : hostname ? hostname : "unknown");
@@ -119,9 +107,9 @@ void agent_run_check(struct agent_ctx *ctx, size_t i)
 	/* Probe targets come from cluster objects: no metadata service unless allowed. */
 	netguard_set_probe_link_local(ctx->opts->allow_link_local_probes);
 	host_checks[i].run(ctx, id);
-	if (l->n == before) {
-		/* A check that added nothing has decided nothing. */
-		finding_set(agent_finding(ctx, id), STATUS_UNKNOWN, "the check produced no result");
+	struct finding *none = check_no_result(l, before, id);
+	if (none) {
+		finding_set_node(none, ctx->report->node);
 		return;
 	}
 	for (size_t j = before; net && j < l->n; j++)
@@ -148,18 +136,77 @@ void agent_run_checks(struct agent_ctx *ctx)
 	struct procs_scan scan = {0};
 	ctx->procs = &scan;
 	for (size_t i = 0; i < host_checks_len; i++) {
-		const char *why;
-		if (left_out(ctx->opts, host_checks[i].id, &why)) {
-			struct finding *f = agent_finding(ctx, host_checks[i].id);
-			finding_set(f, STATUS_SKIP, "%s", why);
+		const char *id = host_checks[i].id;
+		const char *why = check_left_out(&ctx->opts->skip, &ctx->opts->only, id);
+		if (why) {
+			finding_set(agent_finding(ctx, id), STATUS_SKIP, "%s", why);
 			continue;
 		}
+		if (ctx->defer_network && agent_network_check(id))
+			continue; /* the daemon's probe helper runs it (agent_add_deferred) */
 		agent_run_check(ctx, i);
 	}
 	ctx->procs = NULL;
 	procs_scan_clear(&scan);
 	facts_collect(ctx);
 	r->sent_ns = util_now_realtime_ns();
+}
+
+bool agent_deferred(const struct agent_ctx *ctx, const char *id)
+{
+	return ctx->defer_network && agent_network_check(id) &&
+	       !check_left_out(&ctx->opts->skip, &ctx->opts->only, id);
+}
+
+static void move_finding(struct finding_list *l, struct finding *f)
+{
+	util_grow((void **)&l->items, &l->cap, l->n + 1, sizeof(*l->items));
+	l->items[l->n++] = *f;
+	*f = (struct finding){0};
+}
+
+/* Move the findings of id from `from` to the end of `to`, in their order. */
+static void move_check(struct finding_list *to, struct finding_list *from, const char *id)
+{
+	for (size_t j = 0; j < from->n; j++)
+		if (from->items[j].check && streq(from->items[j].check, id))
+			move_finding(to, &from->items[j]);
+}
+
+void agent_add_deferred(struct agent_ctx *ctx, struct node_report *probed, const char *why)
+{
+	struct node_report *r = ctx->report;
+	struct finding_list out = {0};
+	for (size_t i = 0; i < host_checks_len; i++) {
+		const char *id = host_checks[i].id;
+		if (!agent_deferred(ctx, id)) {
+			move_check(&out, &r->results, id);
+			continue;
+		}
+		size_t before = out.n;
+		if (probed) {
+			move_check(&out, &probed->results, id);
+			check_no_result(&out, before, id);
+			for (size_t j = before; j < out.n; j++)
+				finding_set_node(&out.items[j], r->node);
+			continue;
+		}
+		struct finding *u = finding_list_add(&out, id);
+		finding_set_node(u, r->node);
+		finding_set(u, STATUS_UNKNOWN, "not probed: %s", why);
+		kv_add_str(&u->evidence, "probe_process", why);
+		finding_remedy(u, "%s",
+			       "See the agent's log (journalctl -u hvready-agent, "
+			       "or the pod's log); the probe runs again next cycle.");
+	}
+	/* Findings of no row of the table (none today): kept, after the others. */
+	for (size_t j = 0; j < r->results.n; j++)
+		if (r->results.items[j].check)
+			move_finding(&out, &r->results.items[j]);
+	for (size_t j = 0; j < r->results.n; j++)
+		finding_clear(&r->results.items[j]);
+	free(r->results.items);
+	r->results = out;
 }
 
 int agent_procs_find(struct agent_ctx *ctx, const char *comm, struct procs_found *ret)

@@ -1,10 +1,17 @@
 /*
  * The agent's check framework. Host checks are rows in a table
+<<<<<<< HEAD
  * (check_table.c): an ID from the catalog and a function that adds one or more
  * findings for it. A check never prints and never exits; it reads the host
  * only through ctx->root (the host root) and the sys_* seams (sys_clock.h,
  * sys_fs.h, sys_kvm.h, sys_uts.h), and bounds every network probe by
  * ctx->opts->timeout_s.
+=======
+ * (check_table.c, generated from common/checks.def): an ID from the catalog
+ * and a function that adds one or more findings for it. A check never prints and never exits; it reads the host
+ * only through ctx->root (the host root) and the sys_* seam (sys.h), and
+ * bounds every network probe by ctx->opts->timeout_s.
+>>>>>>> s9-registry
  */
 #pragma once
 #include "hostroot.h"
@@ -45,6 +52,10 @@ struct agent_ctx {
 	const struct agent_opts *opts;
 	struct node_report *report; /* results so far and facts */
 	struct procs_scan *procs;   /* proc/ read once for all checks of a run, or NULL */
+	/* The daemon: the network checks --skip/--only leave in are its probe
+	 * helper's; agent_run_checks adds nothing for them, agent_add_deferred
+	 * puts the helper's findings in their places. */
+	bool defer_network;
 };
 
 typedef void (*host_check_fn)(struct agent_ctx *ctx, const char *id);
@@ -76,8 +87,16 @@ bool agent_network_check(const char *id);
 void agent_run_check(struct agent_ctx *ctx, size_t i);
 
 /* Run every check of the table in order (honouring skip/only: a left-out
- * check yields SKIP), then collect facts. Fills r's header too. */
+ * check yields SKIP; a deferred one, see defer_network, nothing), then
+ * collect facts. Fills r's header too. */
 void agent_run_checks(struct agent_ctx *ctx);
+/* Whether id is left to the daemon's probe helper (defer_network). */
+bool agent_deferred(const struct agent_ctx *ctx, const char *id);
+/* After agent_run_checks with defer_network: the report's findings in table
+ * order, each deferred check's from probed (the helper's report, which gives
+ * them up; node set to the report's), or, without probed, an UNKNOWN "not
+ * probed: why". A deferred check probed has nothing for is UNKNOWN too. */
+void agent_add_deferred(struct agent_ctx *ctx, struct node_report *probed, const char *why);
 
 /* The host root's hostname: /etc/hostname (its first line that is not blank or a
  * comment), else the host's kernel hostname; NULL when neither is known. */

@@ -1,19 +1,23 @@
 #include "checks.h"
+#include "helper.h"
 
-/* Order matters only where a check reads an earlier result:
- * host.cpu.virt looks at host.kvm. */
+/* Generated from common/checks.def, in its order (the run order). */
 const struct host_check host_checks[] = {
-    {"host.kvm", check_kvm},
-    {"host.cpu.virt", check_cpu_virt},
-    {"host.clock", check_clock},
-    {"host.resources", check_resources},
-    {"host.nfs.client", check_nfs_client},
-    {"host.nfs.kernel", check_nfs_kernel},
-    {"host.iscsi", check_iscsi},
-    {"host.multipathd", check_multipathd},
-    {"host.longhorn.path", check_longhorn_path},
-    {"host.containerd.device-ownership", check_containerd_device_ownership},
-    {"host.image.share-manager", check_image_share_manager},
-    {"host.nfs.probe", check_nfs_probe},
+#define CHECK(id, prog, runner, ...) CHECK_ROW_##prog(id, runner)
+#define CHECK_ROW_HOST(id, runner)   {id, runner},
+#define CHECK_ROW_CLUSTER(id, runner)
+#define CHECK_ROW_API(id, runner)
+#include "checks.def"
+#undef CHECK
 };
 const size_t host_checks_len = ELEMENTSOF(host_checks);
+
+/* The NETWORK rows, in the same order. */
+const char *const helper_network_checks[] = {
+#define CHECK(id, prog, runner, gates, net, ...) CHECK_NET_##net(id)
+#define CHECK_NET_NETWORK(id)			 id,
+#define CHECK_NET_LOCAL(id)
+#include "checks.def"
+#undef CHECK
+};
+const size_t helper_network_checks_len = ELEMENTSOF(helper_network_checks);

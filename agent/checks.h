@@ -1,19 +1,21 @@
-/* Host check functions (one file each, check_*.c) and fact collection (facts.c). */
+/* Host check functions (one file each, check_*.c; listed in common/checks.def)
+ * and fact collection (facts.c). */
 #pragma once
 #include "agent.h"
 
-void check_kvm(struct agent_ctx *ctx, const char *id);
-void check_cpu_virt(struct agent_ctx *ctx, const char *id);
-void check_clock(struct agent_ctx *ctx, const char *id);
-void check_nfs_client(struct agent_ctx *ctx, const char *id);
-void check_nfs_kernel(struct agent_ctx *ctx, const char *id);
-void check_iscsi(struct agent_ctx *ctx, const char *id);
-void check_multipathd(struct agent_ctx *ctx, const char *id);
-void check_longhorn_path(struct agent_ctx *ctx, const char *id);
-void check_image_share_manager(struct agent_ctx *ctx, const char *id);
-void check_containerd_device_ownership(struct agent_ctx *ctx, const char *id);
-void check_nfs_probe(struct agent_ctx *ctx, const char *id);
-void check_resources(struct agent_ctx *ctx, const char *id);
+/* The runner of every HOST row of common/checks.def, and only those: a check
+ * function is declared nowhere else, so one without a row has no prototype and
+ * its check_*.c does not compile (-Werror=missing-prototypes, CMakeLists.txt),
+ * and a row without its function does not link. */
+#define CHECK(id, prog, runner, ...) CHECK_PROTO_##prog(runner)
+#define CHECK_PROTO_HOST(runner)     void runner(struct agent_ctx *ctx, const char *id);
+#define CHECK_PROTO_CLUSTER(runner)
+#define CHECK_PROTO_API(runner)
+#include "checks.def"
+#undef CHECK
+#undef CHECK_PROTO_HOST
+#undef CHECK_PROTO_CLUSTER
+#undef CHECK_PROTO_API
 
 /* Facts for the aggregator's cross-node checks (docs/design.md#facts). */
 void facts_collect(struct agent_ctx *ctx);

@@ -18,6 +18,7 @@
  * sent_ns is wall-clock time, stamped by the post helper right before sending.
  */
 #include "daemon.h"
+#include "check_select.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -210,69 +211,18 @@ static void network_checks(const struct agent_opts *o, struct strv *ret)
 {
 	for (size_t i = 0; i < helper_network_checks_len; i++) {
 		const char *id = helper_network_checks[i];
-		if (!strv_contains(&o->skip, id) && (!o->only.n || strv_contains(&o->only, id)))
+		if (!check_left_out(&o->skip, &o->only, id))
 			strv_add(ret, id);
 	}
 }
 
-static void move_finding(struct finding_list *l, struct finding *f)
-{
-	util_grow((void **)&l->items, &l->cap, l->n + 1, sizeof(*l->items));
-	l->items[l->n++] = *f;
-	*f = (struct finding){0};
-}
-
-/* In-process, the network checks ran as skipped; put the probe helper's
- * findings in their places (the table's order), or, when the helper failed,
- * an UNKNOWN that says why. */
-static void splice(struct node_report *r, const struct strv *net, struct node_report *probed,
-		   const char *why)
-{
-	struct finding_list out = {0};
-	for (size_t i = 0; i < r->results.n; i++) {
-		struct finding *f = &r->results.items[i];
-		if (!strv_contains(net, f->check)) {
-			move_finding(&out, f);
-			continue;
-		}
-		size_t before = out.n;
-		for (size_t j = 0; probed && j < probed->results.n; j++) {
-			struct finding *g = &probed->results.items[j];
-			if (g->check && streq(g->check, f->check)) {
-				finding_set_node(g, r->node);
-				move_finding(&out, g);
-			}
-		}
-		if (out.n == before) {
-			struct finding *u = finding_list_add(&out, f->check);
-			finding_set_node(u, r->node);
-			if (probed) {
-				finding_set(u, STATUS_UNKNOWN, "the check produced no result");
-			} else {
-				finding_set(u, STATUS_UNKNOWN, "not probed: %s", why);
-				kv_add_str(&u->evidence, "probe_process", why);
-				finding_remedy(
-				    u, "%s",
-				    "See the agent's log (journalctl -u hvready-agent, "
-				    "or the pod's log); the probe runs again next cycle.");
-			}
-		}
-		finding_clear(f);
-	}
-	free(r->results.items);
-	r->results = out;
-}
-
 /* The checks: the network ones in a helper process, started first, the host
- * ones meanwhile in this thread. */
+ * ones meanwhile in this thread; the helper's findings then go in the network
+ * checks' places (agent_add_deferred). */
 static void run_checks(struct daemon *d, struct agent_ctx *ctx, struct agent_opts *cycle)
 {
-	struct strv net = {0}, skip = {0};
-	network_checks(d->o, &net);
-	for (size_t i = 0; i < d->o->skip.n; i++)
-		strv_add(&skip, d->o->skip.items[i]);
-	for (size_t i = 0; i < net.n; i++)
-		strv_add(&skip, net.items[i]);
+	struct strv net = {0};
+	network_checks(cycle, &net);
 	struct helper h = {0};
 	char why[512] = "";
 	int hr = net.n ? helper_start_probe(&h, cycle, &net,
@@ -280,20 +230,17 @@ static void run_checks(struct daemon *d, struct agent_ctx *ctx, struct agent_opt
 						NSEC_PER_SEC,
 					    why, sizeof(why))
 		       : 0;
-	struct strv user_skip = cycle->skip;
-	cycle->skip = skip;
+	ctx->defer_network = true;
 	agent_run_checks(ctx);
-	cycle->skip = user_skip;
 	struct node_report probed = {0};
 	if (net.n && hr == 0)
 		hr = helper_finish_probe(&h, stopping, d, &probed, why, sizeof(why));
 	if (net.n) {
 		if (hr < 0)
 			log_warnx("network checks: %s, ignoring", why);
-		splice(ctx->report, &net, hr == 0 ? &probed : NULL, why);
+		agent_add_deferred(ctx, hr == 0 ? &probed : NULL, why);
 	}
 	node_report_clear(&probed);
-	strv_clear(&skip);
 	strv_clear(&net);
 }
 

@@ -23,9 +23,6 @@
 #define POLL_SLICE_MS	200 /* how often stop() is asked */
 #define REPLY_BODY_MAX	(1u << 20)
 
-const char *const helper_network_checks[] = {"host.image.share-manager", "host.nfs.probe"};
-const size_t helper_network_checks_len = ELEMENTSOF(helper_network_checks);
-
 extern char **environ;
 
 /* ---------- small I/O ---------- */

@@ -23,7 +23,8 @@
 #include "agent.h"
 #include "http_post.h"
 
-/* The checks that go to the network, in the order of the check table. */
+/* The checks that go to the network (NETWORK rows of common/checks.def), in
+ * the order of the check table. */
 extern const char *const helper_network_checks[];
 extern const size_t helper_network_checks_len;
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "catalog_list.h"
 #include "cli.h"
 #include "config.h"
 #include "daemon.h"
@@ -25,6 +26,7 @@ static _Noreturn void usage(FILE *f, int code)
 	      "                      [--token-file FILE] [--interval SEC] [--host-root DIR]\n"
 	      "                      [--node NAME] [--skip ID,...] [--probe-targets FILE]\n"
 	      "                      [--probe-netns PATH]\n"
+	      "  hvready-agent list-checks\n"
 	      "  hvready-agent --version\n"
 	      "\n"
 	      "Exit status: 0 ready (PASS/WARN), 1 not ready (FAIL), 2 usage or input error,\n"
@@ -233,10 +235,32 @@ static int cmd_run(int argc, char **argv)
 	return code;
 }
 
+/* The host rows of the check registry (common/checks.def), in run order, in
+ * the format of `hvready-aggregator list-checks`. */
+static int cmd_list_checks(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (c == 'h')
+			usage(stdout, 0);
+		usage(stderr, 2);
+	}
+	cli_no_operands(argc, argv, "list-checks");
+	for (size_t i = 0; i < host_checks_len; i++)
+		catalog_print_row(stdout, catalog_find(host_checks[i].id), NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	/* _helper: internal, the network work of `run` in a child process (agent/helper.h). */
-	static const struct cli_command cmds[] = {
-	    {"check", cmd_check}, {"run", cmd_run}, {"_helper", helper_main}};
+	static const struct cli_command cmds[] = {{"check", cmd_check},
+						  {"run", cmd_run},
+						  {"list-checks", cmd_list_checks},
+						  {"_helper", helper_main}};
 	return cli_main(argc, argv, "hvready-agent", cmds, ELEMENTSOF(cmds), usage);
 }

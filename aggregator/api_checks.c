@@ -1,65 +1,20 @@
 #include "checks_api.h"
 
-#define N RES_NONE
-
-/* The resources each check needs; a need that was not collected makes the
- * check UNKNOWN before it runs (engine.c). */
+/* The CLUSTER and API rows of common/checks.def, in its order. The resources
+ * each check needs: a need that was not collected makes the check UNKNOWN
+ * before it runs (engine.c). NEEDS() expands to a braced list, so the row
+ * macros take it as their variadic tail (its commas are not protected). A
+ * list longer than CHECK_MAX_NEEDS - 1 is an "excess elements" diagnostic. */
+/* clang-format off */
+#define NEEDS(...) {__VA_ARGS__, RES_NONE}
+#define NO_NEEDS   {RES_NONE}
+/* clang-format on */
 const struct api_check api_checks[] = {
-    {"cluster.nodes.reporting", check_nodes_reporting, {RES_NODES, N}},
-    {"cluster.nodes.count", check_nodes_count, {RES_NODES, N}},
-    {"cluster.clock.skew", check_clock_skew, {N}},
-    {"cluster.cpu.compat", check_cpu_compat, {N}},
-    {"cluster.hostname.unique", check_hostname_unique, {N}},
-    {"api.storageclass.default",
-     check_storageclass_default,
-     {RES_STORAGECLASSES, RES_DEPLOYMENTS, N}},
-    {"api.vsc.longhorn", check_vsc_longhorn, {RES_VS_CLASSES, RES_DEPLOYMENTS, N}},
-    {"api.vsc.ambiguous",
-     check_vsc_ambiguous,
-     {RES_VS_CLASSES, RES_STORAGECLASSES, RES_DEPLOYMENTS, N}},
-    {"api.vsc.backup-target",
-     check_vsc_backup_target,
-     {RES_VS_CLASSES, RES_LH_BACKUPTARGETS, RES_LH_SETTINGS, RES_DEPLOYMENTS, N}},
-    {"api.vsc.snap-restore-risk",
-     check_vsc_snap_restore_risk,
-     {RES_VS_CLASSES, RES_STORAGECLASSES, RES_DEPLOYMENTS, N}},
-    {"api.kubevirt.snapshot-gate",
-     check_kubevirt_snapshot_gate,
-     {RES_KUBEVIRTS, RES_VM_SNAPSHOTS, RES_VM_RESTORES, RES_DEPLOYMENTS, N}},
-    {"api.kubevirt.gate-stale", check_kubevirt_gate_stale, {RES_KUBEVIRTS, RES_PODS, N}},
-    {"api.kubevirt.available", check_kubevirt_available, {RES_KUBEVIRTS, RES_CDIS, N}},
-    {"api.webhooks.harvester",
-     check_webhooks_harvester,
-     {RES_VWEBHOOKS, RES_MWEBHOOKS, RES_DEPLOYMENTS, N}},
-    {"api.pods.restarts", check_pods_restarts, {RES_PODS, N}},
-    {"api.longhorn.volume-health",
-     check_longhorn_volume_health,
-     {RES_LH_VOLUMES, RES_LH_REPLICAS, RES_LH_ENGINES, N}},
-    {"api.longhorn.clone-stuck", check_longhorn_clone_stuck, {RES_LH_VOLUMES, RES_LH_SNAPSHOTS, N}},
-    {"api.snapshot.restorable",
-     check_snapshot_restorable,
-     {RES_VS_SNAPSHOTS, RES_VS_CONTENTS, RES_LH_VOLUMES, RES_LH_SNAPSHOTS, N}},
-    {"api.snapshot.stuck-deletion",
-     check_snapshot_stuck_deletion,
-     {RES_VS_SNAPSHOTS, RES_VS_CONTENTS, N}},
-    {"api.longhorn.rwx-share",
-     check_longhorn_rwx_share,
-     {RES_LH_VOLUMES, RES_LH_SHAREMANAGERS, RES_PODS, N}},
-    {"api.pvc.rwx-class-mismatch", check_pvc_rwx_class_mismatch, {RES_PVCS, RES_STORAGECLASSES, N}},
-    {"api.vm.live-migratable",
-     check_vm_live_migratable,
-     {RES_VMS, RES_VMIS, RES_PVCS, RES_STORAGECLASSES, RES_LH_VOLUMES, RES_PVS, N}},
-    {"api.apiservices", check_apiservices, {RES_APISERVICES, RES_DEPLOYMENTS, N}},
-    {"api.harvester.endpoint", check_harvester_endpoint, {RES_SERVICES, RES_DEPLOYMENTS, N}},
-    {"api.vm.run-strategy", check_vm_run_strategy, {RES_VMS, N}},
-    {"api.cdi.import-source", check_cdi_import_source, {RES_DATAVOLUMES, RES_PODS, N}},
-    {"api.longhorn.node-disk", check_longhorn_node_disk, {RES_LH_NODES, RES_LH_SETTINGS, N}},
-    {"api.dns.replicas", check_dns_replicas, {RES_DEPLOYMENTS, N}},
-    {"api.preinstall.conflicts",
-     check_preinstall_conflicts,
-     {RES_DEPLOYMENTS, RES_DAEMONSETS, RES_PODS, RES_LH_SETTINGS, RES_HELMCHARTS, N}},
-    {"api.preinstall.cidrs",
-     check_preinstall_cidrs,
-     {RES_NODES, RES_SERVICES, RES_HELMCHARTS, RES_HELMCHARTCONFIGS, N}},
+#define CHECK(id, prog, runner, gates, net, stem, needs, ...) CHECK_ROW_##prog(id, runner, needs)
+#define CHECK_ROW_HOST(...)
+#define CHECK_ROW_CLUSTER(id, runner, ...) {id, runner, __VA_ARGS__},
+#define CHECK_ROW_API(id, runner, ...)	   {id, runner, __VA_ARGS__},
+#include "checks.def"
+#undef CHECK
 };
 const size_t api_checks_len = ELEMENTSOF(api_checks);

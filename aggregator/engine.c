@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "check_select.h"
 #include "jq.h"
 
 enum status vm_row_status(const struct vm_row *r)
@@ -63,17 +64,10 @@ bool engine_harvester_installed(const struct cluster_state *cs)
 	       cs->res[RES_HV_VMIMAGES].status == RES_COLLECTED;
 }
 
-static bool left_out(const struct engine_opts *o, const char *id, const char **why)
+/* Why --skip/--only leave id out (a static string), or NULL. */
+static const char *left_out(const struct engine_opts *o, const char *id)
 {
-	if (o && strv_contains(&o->skip, id)) {
-		*why = "skipped by --skip";
-		return true;
-	}
-	if (o && o->only.n > 0 && !strv_contains(&o->only, id)) {
-		*why = "not selected by --only";
-		return true;
-	}
-	return false;
+	return o ? check_left_out(&o->skip, &o->only, id) : NULL;
 }
 
 /* The first need that was not collected, or NULL. NOT_INSTALLED is a fact the
@@ -107,8 +101,8 @@ static void copy_host_results(struct agg_ctx *ctx, const struct engine_opts *opt
 			const struct check_info *ci = catalog_find(src->check);
 			if (!ci || ci->source != CHECK_HOST)
 				continue; /* a newer agent's check this aggregator does not know */
-			const char *why;
-			bool skip = left_out(opts, src->check, &why);
+			const char *why = left_out(opts, src->check);
+			bool skip = why != NULL;
 			if (ctx->borrow_host_results) {
 				util_grow((void **)&out->items, &out->cap, out->n + 1,
 					  sizeof(struct finding));
@@ -141,10 +135,10 @@ void engine_run(struct agg_ctx *ctx, const struct engine_opts *opts)
 	copy_host_results(ctx, opts);
 	for (size_t i = 0; i < api_checks_len; i++) {
 		const struct api_check *c = &api_checks[i];
-		const char *why;
+		const char *why = left_out(opts, c->id);
 		enum resource_id rid;
 		const struct resource_data *d;
-		if (left_out(opts, c->id, &why)) {
+		if (why) {
 			finding_set(agg_finding(ctx, c->id), STATUS_SKIP, "%s", why);
 			continue;
 		}
@@ -177,9 +171,7 @@ void engine_run(struct agg_ctx *ctx, const struct engine_opts *opts)
 		}
 		size_t before = ctx->out->n;
 		c->run(ctx, c->id);
-		if (ctx->out->n == before)
-			finding_set(agg_finding(ctx, c->id), STATUS_UNKNOWN,
-				    "the check produced no result");
+		check_no_result(ctx->out, before, c->id);
 	}
 }
 

@@ -5,7 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "catalog_list.h"
 #include "cli.h"
+#include "engine.h"
 #include "json_pretty.h"
 #include "log.h"
 #include "node_reports.h"
@@ -42,6 +44,8 @@ static _Noreturn void usage(FILE *f, int code)
 	      "[--metrics-auth]]\n"
 	      "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR "
 	      "[--quiet]\n"
+	      "  hvready-aggregator list-checks [--markdown]\n"
+	      "  hvready-aggregator resources\n"
 	      "  hvready-aggregator --version\n"
 	      "\n"
 	      "Exit status: 0 ready (PASS/WARN), 1 not ready (FAIL), 2 usage or input error,\n"
@@ -490,13 +494,64 @@ static int cmd_resources(int argc, char **argv)
 	return 0;
 }
 
+/* The resources an aggregator row needs, as display names joined by ",". */
+static char *row_needs(const char *id)
+{
+	char *s = xstrdup("");
+	for (size_t i = 0; i < api_checks_len; i++) {
+		if (!streq(api_checks[i].id, id))
+			continue;
+		for (size_t k = 0; k < CHECK_MAX_NEEDS && api_checks[i].needs[k] != RES_NONE; k++) {
+			_cleanup_free_ char *r =
+			    resource_display_name(&resource_defs[api_checks[i].needs[k]]);
+			char *t = xasprintf("%s%s%s", s, *s ? "," : "", r);
+			free(s);
+			s = t;
+		}
+	}
+	return s;
+}
+
+/* The check registry (common/checks.def): one row per check, or with
+ * --markdown the tables of docs/checks.md. */
+static int cmd_list_checks(int argc, char **argv)
+{
+	enum { OPT_MARKDOWN = OPT_COMMAND };
+	static const struct option longopts[] = {
+	    {"markdown", no_argument, NULL, OPT_MARKDOWN},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	bool markdown = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_MARKDOWN:
+			markdown = true;
+			break;
+		case 'h':
+			usage(stdout, 0);
+		default:
+			usage(stderr, 2);
+		}
+	}
+	cli_no_operands(argc, argv, "list-checks");
+	if (markdown) {
+		catalog_print_markdown(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < catalog_len; i++) {
+		_cleanup_free_ char *needs = row_needs(catalog[i].id);
+		catalog_print_row(stdout, &catalog[i], needs);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct cli_command cmds[] = {
-	    {"report", cmd_report},
-	    {"resources", cmd_resources},
-	    {"serve", cmd_serve},
-	    {"collect", cmd_collect},
+	    {"report", cmd_report}, {"list-checks", cmd_list_checks}, {"resources", cmd_resources},
+	    {"serve", cmd_serve},   {"collect", cmd_collect},
 	};
 	return cli_main(argc, argv, "hvready-aggregator", cmds, ELEMENTSOF(cmds), usage);
 }

@@ -21,34 +21,6 @@ static const unsigned type_gates[_NC_TYPE_MAX] = {G_RWX, G_LM};
 static const char *const ready_reasons[_NC_TYPE_MAX] = {"RWXReady", "LiveMigrationReady"};
 static const char *const gate_words[_NC_TYPE_MAX] = {"rwx", "live-migration"};
 
-/*
- * The reason a failing or undecided check gives its condition: the stem
- * plus "Failed" or "Unknown" (NFSProbeFailed). Checks not listed (a newer
- * catalog) get a stem made from their ID.
- */
-static const struct {
-	const char *check, *stem;
-} reason_stems[] = {
-    {"host.kvm", "KVM"},
-    {"host.cpu.virt", "CPUVirtualization"},
-    {"host.clock", "ClockSync"},
-    {"host.nfs.client", "NFSClient"},
-    {"host.nfs.kernel", "NFSKernelClient"},
-    {"host.image.share-manager", "ShareManagerImage"},
-    {"host.containerd.device-ownership", "DeviceOwnership"},
-    {"host.nfs.probe", "NFSProbe"},
-    {"cluster.nodes.reporting", "NodeReport"},
-    {"cluster.clock.skew", "ClockSkew"},
-    {"cluster.cpu.compat", "CPUCompatibility"},
-    {"cluster.hostname.unique", "UniqueHostname"},
-    {"api.kubevirt.available", "KubeVirtAvailable"},
-    {"api.longhorn.volume-health", "VolumeHealth"},
-    {"api.longhorn.rwx-share", "RWXShareManager"},
-    {"api.pvc.rwx-class-mismatch", "RWXStorageClass"},
-    {"api.vm.live-migratable", "VMLiveMigratable"},
-    {"api.dns.replicas", "DNSReplicas"},
-};
-
 const char *nc_status_name(enum nc_status s)
 {
 	switch (s) {
@@ -336,7 +308,7 @@ void node_conditions_snapshot_clear(struct nc_snapshot *s)
 
 /* ---------- the desired condition ---------- */
 
-/* "api.foo.bar-baz" → "FooBarBaz" for checks the table does not know. */
+/* "api.foo.bar-baz" → "FooBarBaz" for checks without a STEM (common/checks.def). */
 static void derived_stem(const char *check, char *buf, size_t len)
 {
 	const char *p = strchr(check, '.');
@@ -361,10 +333,12 @@ static char *reason_for(const char *check, enum status st)
 {
 	if (st == STATUS_UNKNOWN && streq(check, "cluster.nodes.reporting"))
 		return xstrdup("NoFreshReport");
+	/* The stem plus "Failed" or "Unknown" (NFSProbeFailed): the STEM of the
+	 * check's row in common/checks.def, else one made from its ID. */
 	char stem[64] = "";
-	for (size_t i = 0; i < ELEMENTSOF(reason_stems); i++)
-		if (streq(reason_stems[i].check, check))
-			snprintf(stem, sizeof(stem), "%s", reason_stems[i].stem);
+	const struct check_info *ci = catalog_find(check);
+	if (ci && ci->stem)
+		snprintf(stem, sizeof(stem), "%s", ci->stem);
 	if (!*stem)
 		derived_stem(check, stem, sizeof(stem));
 	return xasprintf("%s%s", stem, st == STATUS_FAIL ? "Failed" : "Unknown");

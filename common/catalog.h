@@ -1,8 +1,8 @@
 /*
- * The check catalog of SPEC §4: every check ID, where it runs and which gates
- * it feeds. IDs are fixed by the spec. The agent and the aggregator each keep
- * their own table of functions; the gates come from here, so both sides and
- * every renderer agree on them.
+ * The check catalog: every check ID, where it runs and which gates it feeds.
+ * IDs are fixed (docs/checks.md). It is generated from the registry,
+ * common/checks.def, as are the agent's and the aggregator's tables of
+ * functions, so both sides and every renderer agree on them.
  */
 #pragma once
 #include "report.h"
@@ -31,13 +31,19 @@ struct check_info {
 	const char *id;
 	enum check_source source;
 	unsigned gates;
-	const char *title; /* short, for tables */
+	const char *title;   /* short, for tables */
+	const char *summary; /* what it decides (the docs/checks.md table, Markdown) */
+	const char *runner;  /* the function's name */
+	const char *stem;    /* node-condition reason stem, or NULL: derived from the ID */
+	const char *doc;     /* its page under docs/: "checks/ID.md" */
+	bool network;	     /* a host check that goes to the network (agent/helper.h) */
 };
 
 extern const struct check_info catalog[];
 extern const size_t catalog_len;
 
 const struct check_info *catalog_find(const char *id);
+const char *check_source_name(enum check_source s); /* "host", "cluster", "api" */
 const char *gate_name(enum gate g);
 /* Returns the gate, or -EINVAL. */
 int gate_from_name(const char *name);

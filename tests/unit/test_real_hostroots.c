@@ -59,12 +59,13 @@ int __wrap_sys_kvm_probe(const struct hostroot *root, const char *path, struct s
 	return 0;
 }
 
-/* Run every host check that reads the host root, in the agent's order. */
+/* Run every host check that reads the host root (not the NETWORK rows of
+ * common/checks.def), in the agent's order. */
 static void run_all(struct bctx *b)
 {
 	for (size_t i = 0; i < host_checks_len; i++) {
 		const char *id = host_checks[i].id;
-		if (streq(id, "host.image.share-manager") || streq(id, "host.nfs.probe"))
+		if (agent_network_check(id))
 			continue;
 		b_run(b, host_checks[i].run, id);
 	}
