@@ -30,6 +30,7 @@ struct lm_eval {
 	struct value_list *volumes; /* evidence, owned by the finding */
 	const char *node;	    /* where the VMI runs */
 	const struct lm_targets *targets;
+	size_t v2_volumes; /* Longhorn v2 data engine volumes judged */
 };
 
 static void lm_reason(struct lm_eval *e, enum status level, const char *remedy, const char *fmt,
@@ -126,6 +127,7 @@ static void lm_v2(struct agg_ctx *ctx, struct lm_eval *e, const char *handle, co
 {
 	const struct lm_targets *t = e->targets;
 	struct longhorn_version v;
+	e->v2_volumes++;
 	if (!longhorn_version_get(ctx->cs, &v)) {
 		lm_reason(e, STATUS_UNKNOWN, REM_V2_VERSION,
 			  "PVC %s is Longhorn v2 data engine volume %s and the Longhorn version is "
@@ -410,7 +412,7 @@ static void lm_target(struct lm_eval *e, const struct lm_targets *t, const char 
 }
 
 static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
-		   const struct lm_targets *t, size_t *n_ok)
+		   const struct lm_targets *t, size_t *n_ok, size_t *n_v2)
 {
 	const char *ns = jq_namespace(vmi) ? jq_namespace(vmi) : "", *name = jq_name(vmi);
 	const char *node = JQS(vmi, "status", "nodeName");
@@ -426,6 +428,7 @@ static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
 	lm_last_migration(&ev, vmi);
 	e.volumes = kv_add_list(&ev, "volumes"); /* last: later kv_add_* would move it */
 	lm_volumes(ctx, &e, vmi, ns);
+	*n_v2 += e.v2_volumes;
 
 	struct vm_row *row = vm_table_add(ctx->vms, ns, name ? name : "?", node);
 	if (e.reasons.n == 0) {
@@ -471,7 +474,7 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 			    "served)");
 		return;
 	}
-	size_t n_running = 0, n_ok = 0;
+	size_t n_running = 0, n_ok = 0, n_v2 = 0;
 	struct lm_targets t;
 	lm_targets_find(ctx->cs, &t);
 	for (size_t i = 0; i < jq_len(vmis); i++) {
@@ -479,7 +482,7 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 		if (!streq(JQS(vmi, "status", "phase"), "Running"))
 			continue;
 		n_running++;
-		lm_one(ctx, id, vmi, &t, &n_ok);
+		lm_one(ctx, id, vmi, &t, &n_ok, &n_v2);
 	}
 	size_t n_targets = t.ok.n;
 	bool targets_known = t.known;
@@ -500,6 +503,8 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 				       ctx->vms->items[i].name, ctx->vms->items[i].node);
 		if (targets_known)
 			kv_add_int(&f->evidence, "migration_target_nodes", (int64_t)n_targets);
+		if (n_v2)
+			kv_add_int(&f->evidence, "longhorn_v2_volumes", (int64_t)n_v2);
 		finding_set(f, STATUS_PASS, "all %zu running VMIs can live-migrate", n_running);
 	}
 }
