@@ -273,7 +273,7 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 			    f, STATUS_UNKNOWN,
 			    "Longhorn setting default-replica-count has an unreadable value: "
 			    "the v2 engine's replica count to place apart is not known");
-			kv_add_str(&f->evidence, "default_replica_count",
+			kv_add_str(&f->evidence, "v2_default_replica_count",
 				   raw_v2 ? raw_v2 : "(absent)");
 			return;
 		}

@@ -816,7 +816,7 @@ void check_longhorn_rwx_share(struct agg_ctx *ctx, const char *id)
  * replica only on a diskType block disk (scheduler/replica_scheduler.go
  * isV1EngineFilesystemDisk / isV2EngineBlockDisk, v1.5.0–v1.11.3), and a v2
  * replica only on a node without the label node.longhorn.io/disable-v2-data-engine
- * (ListSchedulableNodes, v1.6.0+). So each engine in use is judged by its own
+ * (the same file, v1.6.0+). So each engine in use is judged by its own
  * disks and its own default-replica-count. */
 struct disk_limits {
 	int64_t min_avail_pct, over_pct;
