@@ -187,8 +187,11 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 	    JQS(cs_find(ctx->cs, RES_LH_SETTINGS, NULL, "taint-toleration"), "value");
 	size_t total = jq_len(nodes), ready = 0, replica = 0, witnesses = 0;
 	struct finding *f = agg_finding(ctx, id);
-	struct value_list *excluded = NULL, *v2_excluded = NULL;
+	struct value_list *excluded = NULL;
 	size_t replica_v2 = 0;
+	/* kept apart until the loop ends: a second list added to the evidence
+	 * meanwhile could move excluded */
+	_cleanup_(strv_clear) struct strv v2_excluded = {0};
 	for (size_t i = 0; i < total; i++) {
 		const struct jv *n = jq_at(nodes, i);
 		if (!jq_node_ready(n))
@@ -204,12 +207,10 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 			replica++;
 			/* A v2 replica needs the v2 engine on the node (docs/support-matrix-longhorn.md). */
 			if (longhorn_node_v2_disabled(ctx->cs, jq_name(n)) > 0) {
-				if (!v2_excluded)
-					v2_excluded =
-					    kv_add_list(&f->evidence, "v2_excluded_nodes");
-				vlist_add_strf(v2_excluded,
-					       "%s: label " LONGHORN_V2_DISABLE_LABEL "=true",
-					       jq_name(n) ? jq_name(n) : "?");
+				_cleanup_free_ char *line =
+				    xasprintf("%s: label " LONGHORN_V2_DISABLE_LABEL "=true",
+					      jq_name(n) ? jq_name(n) : "?");
+				strv_add(&v2_excluded, line);
 			} else {
 				replica_v2++;
 			}
@@ -278,6 +279,11 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 			return;
 		}
 		kv_add_int(&f->evidence, "v2_replica_nodes", (int64_t)replica_v2);
+		if (v2_excluded.n) {
+			struct value_list *l = kv_add_list(&f->evidence, "v2_excluded_nodes");
+			for (size_t i = 0; i < v2_excluded.n; i++)
+				vlist_add_str(l, v2_excluded.items[i]);
+		}
 		kv_add_int(&f->evidence, "v2_default_replica_count", want_v2);
 	}
 	/* v1-data-engine "false" (Longhorn 1.6+): no v1 replica to place. */
