@@ -823,7 +823,7 @@ struct disk_limits {
 	int64_t replicas[_LONGHORN_ENGINE_MAX];
 	bool soft_anti_affinity;
 	bool judged[_LONGHORN_ENGINE_MAX];
-	bool named; /* more than the v1 engine is judged: messages name disk type and engine */
+	bool named; /* v2 judged or block disks present: messages name disk type and engine */
 };
 
 /* Read one integer setting into *ret (default when absent). Returns false and
@@ -890,7 +890,8 @@ static void engines_judged(const struct cluster_state *cs, struct disk_limits *d
 		if (line)
 			strv_add(why, line);
 	}
-	dl->named = dl->judged[LONGHORN_V2];
+	/* Name disk types once a block disk exists: "no disk" would mislead. */
+	dl->named = dl->judged[LONGHORN_V2] || disks[LONGHORN_V2];
 }
 
 static bool disk_limits(struct agg_ctx *ctx, const char *id, struct disk_limits *dl,
@@ -1257,9 +1258,10 @@ void check_longhorn_node_disk(struct agg_ctx *ctx, const char *id)
 	struct value_list *nj = kv_add_list(&f->evidence, "engines_not_judged");
 	for (size_t i = 0; i < not_judged.n; i++)
 		vlist_add_str(nj, not_judged.items[i]);
-	const char *which = !dl.named		     ? ""
-			    : dl.judged[LONGHORN_V1] ? " (v1: filesystem, v2: block)"
-						     : " (v2 engine: block)";
+	const char *which = !dl.named		      ? ""
+			    : !dl.judged[LONGHORN_V2] ? " (v1 engine: filesystem)"
+			    : dl.judged[LONGHORN_V1]  ? " (v1: filesystem, v2: block)"
+						      : " (v2 engine: block)";
 	finding_set(f, STATUS_PASS,
 		    "%zu Longhorn nodes, each with a schedulable disk%s above %lld%% free and "
 		    "within %lld%% over-provisioning",

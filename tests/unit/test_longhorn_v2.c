@@ -403,6 +403,33 @@ static void test_disk_v2_without_block(void **state)
 	harness_clear(&h);
 }
 
+/* The v2 engine off but a block disk set up on node-1 (its only disk): v1
+ * replicas cannot use it, so node-1 holds none. */
+static void test_disk_block_unused(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	load_upstream(&h);
+	add_block_disk(&h, "harvester-node-1", true);
+	run(&h, DISK);
+	const struct finding *f =
+	    harness_finding(&h, DISK, "Node/longhorn-system/harvester-node-1");
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "has no filesystem disk: no v1 replica"));
+	assert_true(harness_list_has(f, "disks",
+				     "nvme1n1 /dev/nvme1n1 block: not judged (the v2 "
+				     "engine is not in use)"));
+	/* two nodes left for three v1 replicas */
+	bool short_v1 = false;
+	for (size_t i = 0; i < h.out.n; i++)
+		short_v1 |=
+		    !h.out.items[i].object &&
+		    strstr(h.out.items[i].message, "2 Longhorn nodes have a schedulable "
+						   "filesystem disk for the v1 data engine");
+	assert_true(short_v1);
+	harness_clear(&h);
+}
+
 /* Mixed: a filesystem disk on node-1 only, block disks on node-2 and node-3, and
  * node-3 labelled disable-v2: each engine has too few nodes for 3 replicas. */
 static void test_disk_mixed_per_engine(void **state)
@@ -492,6 +519,7 @@ int main(void)
 	    cmocka_unit_test(test_lm_v1_unaffected),
 	    cmocka_unit_test(test_disk_block_only),
 	    cmocka_unit_test(test_disk_v2_without_block),
+	    cmocka_unit_test(test_disk_block_unused),
 	    cmocka_unit_test(test_disk_mixed_per_engine),
 	    cmocka_unit_test(test_count_v2_nodes),
 	};
