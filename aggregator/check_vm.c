@@ -128,7 +128,7 @@ static void lm_v2(struct agg_ctx *ctx, struct lm_eval *e, const char *handle, co
 	const struct lm_targets *t = e->targets;
 	struct longhorn_version v;
 	e->v2_volumes++;
-	if (!longhorn_version_get(ctx->cs, &v)) {
+	if (!longhorn_engine_version(ctx->cs, &v)) {
 		lm_reason(e, STATUS_UNKNOWN, REM_V2_VERSION,
 			  "PVC %s is Longhorn v2 data engine volume %s and the Longhorn version is "
 			  "not known: v2 volumes live-migrate from Longhorn 1.8 only",

@@ -1,6 +1,7 @@
 #include "longhorn_engine.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "jq.h"
 #include "longhorn.h"
@@ -51,10 +52,26 @@ int longhorn_engine_enabled(const struct cluster_state *cs, enum longhorn_engine
 	return e == LONGHORN_V1;
 }
 
+bool longhorn_engine_version(const struct cluster_state *cs, struct longhorn_version *ret)
+{
+	if (longhorn_version_get(cs, ret))
+		return true;
+	const struct jv *ds = cs_find(cs, RES_DAEMONSETS, NULL, "longhorn-manager");
+	const struct jv *cts = JQ(ds, "spec", "template", "spec", "containers");
+	for (size_t i = 0; i < jq_len(cts); i++) {
+		const struct jv *ct = jq_at(cts, i);
+		const char *image = JQS(ct, "image");
+		if ((streq(JQS(ct, "name"), "longhorn-manager") || jq_len(cts) == 1) && image &&
+		    longhorn_version_parse((const uint8_t *)image, strlen(image), ret) == 0)
+			return true;
+	}
+	return false;
+}
+
 int longhorn_node_v2_disabled(const struct cluster_state *cs, const char *node)
 {
 	struct longhorn_version v;
-	if (longhorn_version_get(cs, &v) && !longhorn_version_at_least(&v, 1, 6))
+	if (longhorn_engine_version(cs, &v) && !longhorn_version_at_least(&v, 1, 6))
 		return 0;
 	if (!node || cs->res[RES_NODES].status != RES_COLLECTED)
 		return -ENODATA;

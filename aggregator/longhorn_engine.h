@@ -22,6 +22,7 @@
 #include <stdbool.h>
 
 #include "cluster_state.h"
+#include "longhorn.h"
 
 enum longhorn_engine {
 	LONGHORN_V1,
@@ -47,6 +48,11 @@ enum longhorn_engine longhorn_disk_engine(const struct jv *disk_spec);
  * on, v2 off). *ret_value (may be NULL) gets the setting's raw value or NULL. */
 int longhorn_engine_enabled(const struct cluster_state *cs, enum longhorn_engine e,
 			    const char **ret_value);
+
+/* The running Longhorn version: the current-longhorn-version setting, else the
+ * longhorn-manager DaemonSet's image tag (as cluster_versions.c reads it).
+ * false when neither is known. */
+bool longhorn_engine_version(const struct cluster_state *cs, struct longhorn_version *ret);
 
 /* Whether the Kubernetes Node carries node.longhorn.io/disable-v2-data-engine=true:
  * 1, 0, or -ENODATA when the Nodes were not collected or the node is not among

@@ -295,6 +295,19 @@ static void test_lm_v2_not_collected(void **state)
 	assert_true(row(&h, "vm-002")->can_migrate);
 	harness_clear(&h);
 
+	/* The version from the longhorn-manager DaemonSet (v1.11.2): then it is the
+	 * v2-data-engine setting that is missing. */
+	harness_init(&h);
+	load_upstream(&h);
+	harness_load(&h, UP "daemonsets.apps.json");
+	volume_engine(&h, VOL1, "v2");
+	cs_set_status(&h.cs, RES_LH_SETTINGS, RES_FORBIDDEN, "403");
+	run(&h, LM);
+	f = harness_finding(&h, LM, VMI1_OBJ);
+	assert_int_equal(f->status, STATUS_UNKNOWN);
+	assert_true(harness_list_has(f, "reasons", "the Longhorn settings were not collected"));
+	harness_clear(&h);
+
 	/* Settings say v2 is on, but the Nodes (their labels) are missing. */
 	harness_init(&h);
 	load_upstream(&h);
