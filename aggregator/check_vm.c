@@ -13,11 +13,14 @@
 #include "kubevirt_util.h"
 #include "redact.h"
 #include "longhorn.h"
+#include "longhorn_engine.h"
 #include "storage.h"
 
 #define LONGHORN_DRIVER "driver.longhorn.io"
 
 /* ---- api.vm.live-migratable ----------------------------------------------- */
+
+struct lm_targets;
 
 /* The reasons found for one VMI; level is the worst status they imply. */
 struct lm_eval {
@@ -25,6 +28,9 @@ struct lm_eval {
 	struct strv reasons;
 	struct strv remedies;
 	struct value_list *volumes; /* evidence, owned by the finding */
+	const char *node;	    /* where the VMI runs */
+	const struct lm_targets *targets;
+	size_t v2_volumes; /* Longhorn v2 data engine volumes judged */
 };
 
 static void lm_reason(struct lm_eval *e, enum status level, const char *remedy, const char *fmt,
@@ -89,6 +95,111 @@ static const char *const REM_HEALTH =
     "let Longhorn rebuild the replicas first (kubectl -n longhorn-system get "
     "volumes.longhorn.io VOL -o jsonpath='{.status.robustness}' → healthy); see "
     "api.longhorn.volume-health";
+
+/* Where a migration target pod can go: Ready, not cordoned, and not labelled
+ * kubevirt.io/schedulable=false by virt-controller when virt-handler's heartbeat
+ * stops (the target pod's nodeSelector asks for "true"). Only when Nodes were
+ * collected. */
+struct lm_targets {
+	bool known;
+	struct strv ok;	 /* node names */
+	struct strv out; /* "node: why not" */
+};
+
+static const char *const REM_V2 =
+    "a Longhorn v2 (SPDK) volume migrates only to a node that runs the v2 data engine: Longhorn "
+    "setting v2-data-engine \"true\" and no label node.longhorn.io/disable-v2-data-engine=true "
+    "on the target (remove it: kubectl label node NODE node.longhorn.io/disable-v2-data-engine-); "
+    "until then move the VM by cold migration (runStrategy Halted, then Always)";
+static const char *const REM_V2_VERSION =
+    "Longhorn live-migrates v2 volumes from 1.8 (longhorn/longhorn#6361): upgrade Longhorn, or "
+    "move the VM by cold migration (runStrategy Halted, then Always)";
+
+/* A v2 data engine volume (docs/support-matrix-longhorn.md): live migration of
+ * v2 volumes exists from Longhorn 1.8.0 (longhorn/longhorn-manager 84c5a7990,
+ * longhorn/longhorn#6361); the migration engine starts in the target node's v2
+ * instance manager, which runs only where setting v2-data-engine is true and
+ * the Node lacks node.longhorn.io/disable-v2-data-engine=true
+ * (controller/node_controller.go, v1.6.0–v1.11.3). The replicas stay where they
+ * are (v2 migration reuses them: volume_controller.go createAndStartMatchingReplicas),
+ * so the target needs no block disk of its own. */
+static void lm_v2(struct agg_ctx *ctx, struct lm_eval *e, const char *handle, const char *claim)
+{
+	const struct lm_targets *t = e->targets;
+	struct longhorn_version v;
+	e->v2_volumes++;
+	if (!longhorn_engine_version(ctx->cs, &v)) {
+		lm_reason(e, STATUS_UNKNOWN, REM_V2_VERSION,
+			  "PVC %s is Longhorn v2 data engine volume %s and the Longhorn version is "
+			  "not known: v2 volumes live-migrate from Longhorn 1.8 only",
+			  claim, handle);
+		return;
+	}
+	if (!longhorn_version_at_least(&v, 1, 8)) {
+		lm_reason(e, STATUS_FAIL, REM_V2_VERSION,
+			  "PVC %s is Longhorn v2 data engine volume %s: Longhorn %d.%d.%d does not "
+			  "live-migrate v2 volumes (from 1.8 on)",
+			  claim, handle, v.major, v.minor, v.patch);
+		return;
+	}
+	const char *raw;
+	int on = longhorn_engine_enabled(ctx->cs, LONGHORN_V2, &raw);
+	if (on < 0) {
+		lm_reason(e, STATUS_UNKNOWN, NULL,
+			  "PVC %s is Longhorn v2 data engine volume %s, and whether any node runs "
+			  "the v2 engine is not known: the Longhorn settings were not collected",
+			  claim, handle);
+		return;
+	}
+	if (!on) {
+		lm_reason(e, STATUS_FAIL, REM_V2,
+			  "PVC %s is Longhorn v2 data engine volume %s but Longhorn setting "
+			  "v2-data-engine is %s: no node runs the v2 engine, so no target can "
+			  "attach it",
+			  claim, handle, raw ? raw : "absent (default false)");
+		return;
+	}
+	if (!t || !t->known) {
+		lm_reason(e, STATUS_UNKNOWN, NULL,
+			  "PVC %s is Longhorn v2 data engine volume %s, and which nodes run the v2 "
+			  "engine is not known: the Nodes (their label %s) were not collected",
+			  claim, handle, LONGHORN_V2_DISABLE_LABEL);
+		return;
+	}
+	_cleanup_(strv_clear) struct strv ok = {0};
+	_cleanup_(strv_clear) struct strv out = {0};
+	size_t others = 0;
+	for (size_t i = 0; i < t->ok.n; i++) {
+		const char *n = t->ok.items[i];
+		if (streq(n, e->node))
+			continue;
+		others++;
+		int r = longhorn_node_v2_disabled(ctx->cs, n);
+		if (r > 0) {
+			_cleanup_free_ char *line =
+			    xasprintf("%s: label %s=true (no v2 instance manager)", n,
+				      LONGHORN_V2_DISABLE_LABEL);
+			strv_add(&out, line);
+		} else {
+			strv_add(&ok, n);
+		}
+	}
+	if (others == 0)
+		return; /* lm_target said it: no other node at all */
+	if (ok.n == 0) {
+		for (size_t i = 0; i < t->out.n; i++)
+			strv_add(&out, t->out.items[i]);
+		_cleanup_free_ char *why = strv_join(&out, "; ");
+		lm_reason(e, STATUS_FAIL, REM_V2,
+			  "PVC %s is Longhorn v2 data engine volume %s and no other node runs the "
+			  "v2 engine (%s)",
+			  claim, handle, why);
+		return;
+	}
+	_cleanup_free_ char *oks = strv_join(&ok, ", ");
+	vlist_add_strf(e->volumes, "%s: Longhorn v2 data engine volume %s, v2 engine targets: %s",
+		       claim, handle, oks);
+}
 
 /* Judge one PVC-backed volume of a VMI. */
 /* A degraded volume: longhorn-manager's processMigration goes on for a healthy
@@ -190,6 +301,8 @@ static void lm_claim(struct agg_ctx *ctx, struct lm_eval *e, const struct jv *vm
 			      claim);
 		vlist_add_str(e->volumes, note);
 	}
+	if (lhv && longhorn_volume_engine(lhv) == LONGHORN_V2)
+		lm_v2(ctx, e, handle, claim);
 	if (streq(robust, "faulted"))
 		lm_reason(e, STATUS_FAIL, REM_HEALTH,
 			  "Longhorn volume %s of PVC %s is faulted: no healthy replica", handle,
@@ -250,16 +363,6 @@ static const char *const REM_TARGET =
     "NODE), bring back virt-handler where a node is labelled kubevirt.io/schedulable=false "
     "(kubectl get pods -A -l kubevirt.io=virt-handler -o wide), or add a node";
 
-/* Where a migration target pod can go: Ready, not cordoned, and not labelled
- * kubevirt.io/schedulable=false by virt-controller when virt-handler's heartbeat
- * stops (the target pod's nodeSelector asks for "true"). Only when Nodes were
- * collected. */
-struct lm_targets {
-	bool known;
-	struct strv ok;	 /* node names */
-	struct strv out; /* "node: why not" */
-};
-
 static void lm_targets_find(const struct cluster_state *cs, struct lm_targets *t)
 {
 	const struct jv *nodes = cs_items(cs, RES_NODES);
@@ -309,13 +412,13 @@ static void lm_target(struct lm_eval *e, const struct lm_targets *t, const char 
 }
 
 static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
-		   const struct lm_targets *t, size_t *n_ok)
+		   const struct lm_targets *t, size_t *n_ok, size_t *n_v2)
 {
 	const char *ns = jq_namespace(vmi) ? jq_namespace(vmi) : "", *name = jq_name(vmi);
 	const char *node = JQS(vmi, "status", "nodeName");
 	if (!node)
 		node = kubevirt_util_label(vmi, "kubevirt.io/nodeName");
-	struct lm_eval e = {.level = STATUS_PASS};
+	struct lm_eval e = {.level = STATUS_PASS, .node = node, .targets = t};
 	struct kv_list ev = {0};
 	kv_add_str(&ev, "node", node ? node : "");
 	if (JQS(vmi, "status", "migrationMethod"))
@@ -325,6 +428,7 @@ static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
 	lm_last_migration(&ev, vmi);
 	e.volumes = kv_add_list(&ev, "volumes"); /* last: later kv_add_* would move it */
 	lm_volumes(ctx, &e, vmi, ns);
+	*n_v2 += e.v2_volumes;
 
 	struct vm_row *row = vm_table_add(ctx->vms, ns, name ? name : "?", node);
 	if (e.reasons.n == 0) {
@@ -370,7 +474,7 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 			    "served)");
 		return;
 	}
-	size_t n_running = 0, n_ok = 0;
+	size_t n_running = 0, n_ok = 0, n_v2 = 0;
 	struct lm_targets t;
 	lm_targets_find(ctx->cs, &t);
 	for (size_t i = 0; i < jq_len(vmis); i++) {
@@ -378,7 +482,7 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 		if (!streq(JQS(vmi, "status", "phase"), "Running"))
 			continue;
 		n_running++;
-		lm_one(ctx, id, vmi, &t, &n_ok);
+		lm_one(ctx, id, vmi, &t, &n_ok, &n_v2);
 	}
 	size_t n_targets = t.ok.n;
 	bool targets_known = t.known;
@@ -399,6 +503,8 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 				       ctx->vms->items[i].name, ctx->vms->items[i].node);
 		if (targets_known)
 			kv_add_int(&f->evidence, "migration_target_nodes", (int64_t)n_targets);
+		if (n_v2)
+			kv_add_int(&f->evidence, "longhorn_v2_volumes", (int64_t)n_v2);
 		finding_set(f, STATUS_PASS, "all %zu running VMIs can live-migrate", n_running);
 	}
 }
