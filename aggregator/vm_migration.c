@@ -193,10 +193,12 @@ char *vm_migration_describe(const struct vm_migration *m)
 	_cleanup_free_ char *why =
 	    m->reason ? xasprintf(": %s%s%s", m->reason_type ? m->reason_type : "",
 				  m->reason_type ? ": " : "", m->reason)
-	    : m->kind == VM_MIGRATION_FAILED
+	    : m->kind != VM_MIGRATION_FAILED ? xstrdup("")
+	    : m->from_vmi
 		? xstrdup(": no failure reason recorded (KubeVirt before v1.3 does not set "
 			  "failureReason; the VMI's events say why)")
-		: xstrdup("");
+		: xstrdup(": no failure reason recorded (it never reached the VMI: the "
+			  "VMIM's and the VMI's events say why)");
 	return xasprintf("%s%s%s from %s to %s%s%s", words[m->kind],
 			 !when				   ? ""
 			 : m->kind == VM_MIGRATION_RUNNING ? " since "

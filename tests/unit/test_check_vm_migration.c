@@ -229,6 +229,7 @@ static void test_vmim_failed_vmi_state_absent(void **state)
 			       "2026-09-05T11:05:01Z from " SRC
 			       " to a target not chosen yet (VirtualMachineInstanceMigration "
 			       "kubevirt-evacuation-9zq4m, phase Failed)"));
+	assert_non_null(strstr(f->message, "no failure reason recorded (it never reached the VMI"));
 	harness_clear(&h);
 
 	/* A VMIM condition that says why (rejected by a quota) is the reason. */
