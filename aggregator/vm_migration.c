@@ -14,6 +14,9 @@
  *   status.phaseTransitionTimestamps[] {phase, phaseTransitionTimestamp};
  *   status.migrationState as on the VMI; status.conditions[] (e.g.
  *   migrationRejectedByResourceQuota).
+ * - v1.6.0+: migrationState.sourceState.node / targetState.node
+ *   (VirtualMachineInstanceCommonMigrationState), read when the top-level
+ *   sourceNode/targetNode are empty.
  */
 #include "vm_migration.h"
 
@@ -103,6 +106,11 @@ static void from_state(struct vm_migration *m, const struct jv *ms)
 		m->end = nonempty(JQS(ms, "endTimestamp"));
 	if (!m->reason)
 		m->reason = nonempty(JQS(ms, "failureReason"));
+	/* Decentralized migrations (v1.6.0+): each side's node in its own state. */
+	if (!m->source)
+		m->source = nonempty(JQS(ms, "sourceState", "node"));
+	if (!m->target)
+		m->target = nonempty(JQS(ms, "targetState", "node"));
 }
 
 static enum vm_migration_kind state_kind(const struct jv *ms)

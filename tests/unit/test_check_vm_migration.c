@@ -121,6 +121,19 @@ static void test_failed_with_reason(void **state)
 	assert_non_null(strstr(f->message, "(VMI status.migrationState): " FAILURE));
 	harness_clear(&h);
 
+	/* Decentralized (v1.6+): the nodes in sourceState/targetState. */
+	base(&h);
+	edit_vmi(&h,
+		 "{\"startTimestamp\":\"2026-09-05T12:10:02Z\",\"endTimestamp\":"
+		 "\"2026-09-05T12:10:31Z\",\"completed\":true,\"failed\":true,\"failureReason\":"
+		 "\"target VMI failed\",\"sourceState\":{\"node\":\"" SRC "\",\"migrationUID\":"
+		 "\"s-1\"},\"targetState\":{\"node\":\"remote-7\",\"migrationUID\":\"t-1\"}}",
+		 NULL);
+	harness_run(&h, LM);
+	f = harness_finding(&h, LM, VMI_OBJ);
+	assert_non_null(strstr(f->message, "from " SRC " to remote-7"));
+	harness_clear(&h);
+
 	/* KubeVirt v1.2 has no failureReason: said, not invented. */
 	base(&h);
 	edit_vmi(&h,
