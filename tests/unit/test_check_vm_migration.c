@@ -245,6 +245,25 @@ static void test_vmim_failed_vmi_state_absent(void **state)
 	assert_non_null(strstr(f->message, "no failure reason recorded (it never reached the VMI"));
 	harness_clear(&h);
 
+	/* No uid, no creationTimestamp, the VMIM's own migrationState failed
+	 * (docs: the VMIM's status.migrationState is the VMI's struct). */
+	base(&h);
+	harness_add(&h, "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":"
+			"\"VirtualMachineInstanceMigration\",\"metadata\":{\"name\":"
+			"\"vm-e2e-demo-migration-x7k2p\",\"namespace\":\"default\"},\"spec\":{"
+			"\"vmiName\":\"vm-e2e-demo\"},\"status\":{\"phase\":\"Failed\","
+			"\"migrationState\":{\"sourceNode\":\"" SRC "\",\"targetNode\":\"" DST
+			"\",\"completed\":false,\"failed\":true,\"failureReason\":\"" FAILURE
+			"\",\"startTimestamp\":\"2026-09-05T11:00:05Z\",\"endTimestamp\":"
+			"\"2026-09-05T11:05:00Z\"}}}");
+	harness_run(&h, LM);
+	f = harness_finding(&h, LM, VMI_OBJ);
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "failed at 2026-09-05T11:05:00Z from " SRC " to " DST
+					   " (VirtualMachineInstanceMigration "
+					   "vm-e2e-demo-migration-x7k2p, phase Failed): " FAILURE));
+	harness_clear(&h);
+
 	/* A VMIM condition that says why (rejected by a quota) is the reason. */
 	base(&h);
 	add_vmim(&h, "default", "m-quota", "q-1", "2026-09-05T11:00:00Z",
