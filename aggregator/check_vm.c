@@ -15,6 +15,7 @@
 #include "longhorn.h"
 #include "longhorn_engine.h"
 #include "storage.h"
+#include "vm_migration.h"
 
 #define LONGHORN_DRIVER "driver.longhorn.io"
 
@@ -328,34 +329,90 @@ static void lm_volumes(struct agg_ctx *ctx, struct lm_eval *e, const struct jv *
 	}
 }
 
+static char *cond_text(const struct jv *c)
+{
+	const char *st = JQS(c, "status"), *reason = JQS(c, "reason"), *msg = JQS(c, "message");
+	return xasprintf("%s%s%s%s%s", st ? st : "not reported", reason && *reason ? " " : "",
+			 reason ? reason : "", msg && *msg ? ": " : "", msg ? msg : "");
+}
+
+/* StorageLiveMigratable (KubeVirt v1.4.0+, kubevirt/kubevirt
+ * staging/src/kubevirt.io/api/core/v1/types.go; virt-handler's
+ * calculateLiveStorageMigrationCondition, pkg/virt-handler/vm.go v1.4.0-v1.9.0)
+ * lists every non-disk reason a VMI cannot migrate (interfaces, CPU model,
+ * host devices, SEV, persistent reservation, TSC, Hyper-V passthrough) with
+ * reason NotMigratable, where LiveMigratable names only the first reason it
+ * met. Absent before v1.4: nothing is said. */
+static void lm_storage_condition(struct lm_eval *e, struct kv_list *ev, const struct jv *vmi,
+				 const struct jv *lm)
+{
+	const struct jv *c = jq_condition(JQ(vmi, "status", "conditions"), "StorageLiveMigratable");
+	if (!c)
+		return;
+	_cleanup_free_ char *text = cond_text(c);
+	kv_add_str(ev, "StorageLiveMigratable", text);
+	if (!streq(JQS(c, "status"), "False"))
+		return;
+	/* The same single reason LiveMigratable already gave: said once. */
+	const char *msg = JQS(c, "message");
+	_cleanup_free_ char *lm_one =
+	    xasprintf("%s: %s", JQS(lm, "reason") ? JQS(lm, "reason") : "",
+		      JQS(lm, "message") ? JQS(lm, "message") : "");
+	if (streq(JQS(lm, "status"), "False") && msg && streq(msg, lm_one))
+		return;
+	lm_reason(e, STATUS_FAIL, NULL, "StorageLiveMigratable=False %s%s%s",
+		  JQS(c, "reason") ? JQS(c, "reason") : "(no reason)", msg && *msg ? ": " : "",
+		  msg ? msg : "");
+}
+
 static void lm_condition(struct lm_eval *e, struct kv_list *ev, const struct jv *vmi)
 {
 	const struct jv *c = jq_condition(JQ(vmi, "status", "conditions"), "LiveMigratable");
 	const char *st = JQS(c, "status"), *reason = JQS(c, "reason"), *msg = JQS(c, "message");
-	kv_add_strf(ev, "LiveMigratable", "%s%s%s%s%s", st ? st : "not reported",
-		    reason && *reason ? " " : "", reason ? reason : "", msg && *msg ? ": " : "",
-		    msg ? msg : "");
-	if (streq(st, "True"))
-		return;
+	_cleanup_free_ char *text = cond_text(c);
+	kv_add_str(ev, "LiveMigratable", text);
 	if (streq(st, "False"))
 		lm_reason(e, STATUS_FAIL, streq(reason, "DisksNotLiveMigratable") ? REM_RWO : NULL,
 			  "LiveMigratable=False %s%s%s", reason ? reason : "(no reason)",
 			  msg && *msg ? ": " : "", msg ? msg : "");
-	else
+	else if (!streq(st, "True"))
 		lm_reason(e, STATUS_UNKNOWN, NULL,
 			  "virt-handler has not reported the LiveMigratable condition (status %s)",
 			  st ? st : "absent");
+	lm_storage_condition(e, ev, vmi, c);
 }
 
-static void lm_last_migration(struct kv_list *ev, const struct jv *vmi)
+/* The last migration (vm_migration.c): a failed one is a WARN, not a FAIL —
+ * KubeVirt still reports the VMI migratable and the cause may have passed
+ * (a target pod that did not fit, a timeout under load), but nothing shows it
+ * can move now (docs/decisions.md). One aborted on request says nothing
+ * about the VMI; one in progress is stated. Returns the running migration's
+ * text (caller frees) for the summary. */
+static char *lm_last_migration(struct agg_ctx *ctx, struct lm_eval *e, struct kv_list *ev,
+			       const struct jv *vmi)
 {
-	const struct jv *ms = JQ(vmi, "status", "migrationState");
-	bool failed = false;
-	if (!ms || !jq_bool(JQ(ms, "failed"), &failed) || !failed)
-		return;
-	const char *why = JQS(ms, "failureReason"), *end = JQS(ms, "endTimestamp");
-	kv_add_strf(ev, "last_migration", "failed%s%s%s%s", end ? " at " : "", end ? end : "",
-		    why ? ": " : "", why ? why : "");
+	struct vm_migration m;
+	vm_migration_last(ctx->cs, vmi, &m);
+	if (m.kind == VM_MIGRATION_NONE)
+		return NULL;
+	char *text = vm_migration_describe(&m);
+	kv_add_str(ev, m.kind == VM_MIGRATION_RUNNING ? "migration_in_progress" : "last_migration",
+		   text);
+	if (m.kind == VM_MIGRATION_FAILED) {
+		const char *ns = jq_namespace(vmi) ? jq_namespace(vmi) : "",
+			   *name = jq_name(vmi) ? jq_name(vmi) : "?";
+		_cleanup_free_ char *rem = xasprintf(
+		    "see why the last migration failed: kubectl -n %s get vmim -l "
+		    "kubevirt.io/vmi-name=%s -o yaml; kubectl -n %s get events "
+		    "--field-selector involvedObject.name=%s; once the cause is fixed, prove it "
+		    "with a new migration (virtctl migrate %s -n %s)",
+		    ns, name, ns, name, name, ns);
+		lm_reason(e, STATUS_WARN, rem, "its last live migration %s", text);
+	}
+	if (m.kind == VM_MIGRATION_RUNNING)
+		return text;
+	free(text);
+	return NULL;
 }
 
 static const char *const REM_TARGET =
@@ -411,8 +468,16 @@ static void lm_target(struct lm_eval *e, const struct lm_targets *t, const char 
 		  *why ? why : "the cluster has one node");
 }
 
+/* What one VMI's evaluation leaves for the summary. */
+struct lm_summary {
+	size_t n_ok;
+	struct strv migrating; /* "ns/name: running since …" */
+	const char *unread;    /* why VMIMs were not read, or NULL */
+	size_t n_v2;	       /* Longhorn v2 volumes seen */
+};
+
 static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
-		   const struct lm_targets *t, size_t *n_ok, size_t *n_v2)
+		   const struct lm_targets *t, struct lm_summary *sum)
 {
 	const char *ns = jq_namespace(vmi) ? jq_namespace(vmi) : "", *name = jq_name(vmi);
 	const char *node = JQS(vmi, "status", "nodeName");
@@ -425,14 +490,20 @@ static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
 		kv_add_str(&ev, "migrationMethod", JQS(vmi, "status", "migrationMethod"));
 	lm_condition(&e, &ev, vmi);
 	lm_target(&e, t, node);
-	lm_last_migration(&ev, vmi);
+	_cleanup_free_ char *running = lm_last_migration(ctx, &e, &ev, vmi);
+	if (running) {
+		_cleanup_free_ char *line = xasprintf("%s/%s: %s", ns, name ? name : "?", running);
+		strv_add(&sum->migrating, line);
+	}
+	if (sum->unread)
+		kv_add_str(&ev, "migrations_not_read", sum->unread);
 	e.volumes = kv_add_list(&ev, "volumes"); /* last: later kv_add_* would move it */
 	lm_volumes(ctx, &e, vmi, ns);
-	*n_v2 += e.v2_volumes;
+	sum->n_v2 += e.v2_volumes;
 
 	struct vm_row *row = vm_table_add(ctx->vms, ns, name ? name : "?", node);
 	if (e.reasons.n == 0) {
-		(*n_ok)++;
+		sum->n_ok++;
 		kv_list_clear(&ev);
 		return;
 	}
@@ -450,8 +521,10 @@ static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
 	for (size_t i = 0; i < e.reasons.n; i++)
 		vlist_add_str(rl, e.reasons.items[i]);
 	finding_set(f, e.level, "%s/%s %s live-migrate: %s%s", ns, name ? name : "?",
-		    e.level == STATUS_UNKNOWN ? "may not be able to" : "cannot", e.reasons.items[0],
-		    e.reasons.n > 1 ? " (and more, see reasons)" : "");
+		    e.level == STATUS_UNKNOWN ? "may not be able to"
+		    : e.level == STATUS_WARN  ? "may not"
+					      : "cannot",
+		    e.reasons.items[0], e.reasons.n > 1 ? " (and more, see reasons)" : "");
 	_cleanup_free_ char *rem = strv_join(&e.remedies, "; ");
 	if (!*rem) {
 		free(rem);
@@ -474,7 +547,9 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 			    "served)");
 		return;
 	}
-	size_t n_running = 0, n_ok = 0, n_v2 = 0;
+	size_t n_running = 0;
+	_cleanup_free_ char *unread = vm_migration_unread(ctx->cs);
+	struct lm_summary sum = {.unread = unread};
 	struct lm_targets t;
 	lm_targets_find(ctx->cs, &t);
 	for (size_t i = 0; i < jq_len(vmis); i++) {
@@ -482,7 +557,7 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 		if (!streq(JQS(vmi, "status", "phase"), "Running"))
 			continue;
 		n_running++;
-		lm_one(ctx, id, vmi, &t, &n_ok, &n_v2);
+		lm_one(ctx, id, vmi, &t, &sum);
 	}
 	size_t n_targets = t.ok.n;
 	bool targets_known = t.known;
@@ -495,18 +570,56 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 		finding_set(f, STATUS_SKIP, "no running VMI: nothing to live-migrate");
 		return;
 	}
-	if (n_ok == n_running) {
+	/* A migration that failed before it reached the VMI is on its VMIM only:
+	 * without them "every VMI can migrate" is not known. */
+	static const char *const unread_part =
+	    "whether a recent migration failed before it reached the VMI (target pod never "
+	    "scheduled, rejected by a quota) is not known";
+	if (sum.n_ok == n_running) {
 		struct finding *f = agg_finding(ctx, id);
 		struct value_list *l = kv_add_list(&f->evidence, "vmis");
 		for (size_t i = 0; i < ctx->vms->n; i++)
 			vlist_add_strf(l, "%s/%s on %s", ctx->vms->items[i].namespace,
 				       ctx->vms->items[i].name, ctx->vms->items[i].node);
+		if (sum.migrating.n > 0) {
+			struct value_list *m = kv_add_list(&f->evidence, "migrations_in_progress");
+			for (size_t i = 0; i < sum.migrating.n; i++)
+				vlist_add_str(m, sum.migrating.items[i]);
+		}
 		if (targets_known)
 			kv_add_int(&f->evidence, "migration_target_nodes", (int64_t)n_targets);
-		if (n_v2)
-			kv_add_int(&f->evidence, "longhorn_v2_volumes", (int64_t)n_v2);
-		finding_set(f, STATUS_PASS, "all %zu running VMIs can live-migrate", n_running);
+		_cleanup_free_ char *now = sum.migrating.n > 0
+					       ? xasprintf(" (%zu migrating now)", sum.migrating.n)
+					       : xstrdup("");
+		if (unread) {
+			kv_add_str(&f->evidence, "migrations_not_read", unread);
+			finding_set(
+			    f, STATUS_UNKNOWN,
+			    "all %zu running VMIs can live-migrate by their own status%s, but "
+			    "%s: %s",
+			    n_running, now, unread_part, unread);
+			finding_remedy(f,
+				       "grant get/list/watch on "
+				       "virtualmachineinstancemigrations.kubevirt.io (deploy/base/"
+				       "rbac.yaml does) or collect them: docs/collect.md");
+		} else {
+			if (sum.n_v2)
+				kv_add_int(&f->evidence, "longhorn_v2_volumes", (int64_t)sum.n_v2);
+			finding_set(f, STATUS_PASS, "all %zu running VMIs can live-migrate%s",
+				    n_running, now);
+		}
+	} else if (unread && sum.n_ok > 0) {
+		struct finding *f = agg_finding(ctx, id);
+		kv_add_str(&f->evidence, "migrations_not_read", unread);
+		finding_set(f, STATUS_UNKNOWN,
+			    "for the %zu running VMIs without a finding of their own, %s: %s",
+			    sum.n_ok, unread_part, unread);
+		finding_remedy(
+		    f, "grant get/list/watch on "
+		       "virtualmachineinstancemigrations.kubevirt.io (deploy/base/rbac.yaml "
+		       "does) or collect them: docs/collect.md");
 	}
+	strv_clear(&sum.migrating);
 }
 
 /* ---- api.vm.run-strategy -------------------------------------------------- */
