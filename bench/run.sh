@@ -20,7 +20,8 @@
 # BENCH_DAEMON_SECONDS (default 60), BENCH_SECTIONS (which figures to measure, default
 # "1 2 3 4"; a partial run writes BUILD/bench/results.partial.json, not bench/results.json),
 # BENCH_SCALE_NODES (the sizes of the scaling figure, default "50 500 5000"),
-# BENCH_SCALE_RUNS (timed runs per size, default 3), BENCH_GEN_CPUS (the generated
+# BENCH_SCALE_RUNS (timed runs per size, default 3, fewer past BENCH_REPORT_BUDGET s),
+# BENCH_SCALE_TIMEOUT (s per run, default 300), BENCH_GEN_CPUS (the generated
 # nodes' CPUs: intel, the default, or amd; mixed makes cluster.cpu.compat stop at
 # the vendor comparison, and the figures are then not measured).
 set -uo pipefail
@@ -142,6 +143,7 @@ say "inputs: generated node reports (bench/gen_node.c) and generated cluster sta
 GEN_CPUS=${BENCH_GEN_CPUS:-intel}
 SCALE_NODES=${BENCH_SCALE_NODES:-50 500 5000}
 SCALE_RUNS=${BENCH_SCALE_RUNS:-3}
+SCALE_TIMEOUT=${BENCH_SCALE_TIMEOUT:-300}
 gen_hash=$(sha256sum "$SRC/examples/gen_cluster.py" | cut -c1-16)
 # gen_reports N DIR [ARGS...]: N generated reports in DIR, DIR.manifest.json beside
 gen_reports() {
@@ -182,14 +184,14 @@ if want 3; then
 	rm -rf "$tmp/first-report"
 fi
 
-# check_run NAME CLUSTER REPORTS: one untimed run with the per-check timings
+# check_run NAME CLUSTER REPORTS [TIMEOUT]: one untimed run with the per-check timings
 # (HVREADY_TIMINGS, aggregator/engine.c); RAW/NAME.json is the verdict,
 # RAW/NAME_timings.tsv the timings, RAW/NAME_work.txt and _work.json which
 # checks did their full work (bench/check_work.py). 1 when a cross-node check
 # did not: the figure is then not measured.
 check_run() {
-	local name=$1 state=$2 reports=$3
-	HVREADY_TIMINGS=1 timeout "$REPORT_TIMEOUT" "$BIN/hvready-aggregator" report --cluster-state "$state" \
+	local name=$1 state=$2 reports=$3 limit=${4:-$REPORT_TIMEOUT}
+	HVREADY_TIMINGS=1 timeout "$limit" "$BIN/hvready-aggregator" report --cluster-state "$state" \
 		--node-reports "$reports" --format json >"$RAW/$name.json" 2>"$tmp/timings.err"
 	grep '^timing' "$tmp/timings.err" | cut -f2- >"$RAW/${name}_timings.tsv"
 	cp "$reports.manifest.json" "$RAW/${name}_manifest.json"
@@ -243,14 +245,14 @@ if want 2; then
 			break
 		}
 		say "2s. report at $n nodes, $((n * 10)) VMs: up to $SCALE_RUNS timed runs"
-		if ! check_run "scale_$n" "$cluster" "$tmp/reports$n"; then
+		if ! check_run "scale_$n" "$cluster" "$tmp/reports$n" "$SCALE_TIMEOUT"; then
 			grep '^NOT MEASURED' "$RAW/scale_${n}_work.txt" | sed 's/^/   /' >&2
 			not_measured report.scale "$n nodes: $(grep '^NOT MEASURED' "$RAW/scale_${n}_work.txt" | head -n 3 | tr '\n' ' ')"
 		fi
 		: >"$RAW/scale_$n.tsv"
 		spent=0
 		for i in $(seq 1 "$SCALE_RUNS"); do
-			run_timed "$RAW/scale_$n.tsv" timeout "$REPORT_TIMEOUT" "$BIN/hvready-aggregator" report \
+			run_timed "$RAW/scale_$n.tsv" timeout "$SCALE_TIMEOUT" "$BIN/hvready-aggregator" report \
 				--cluster-state "$cluster" --node-reports "$tmp/reports$n" --format json
 			rc=$?
 			if [ "$rc" -eq 124 ] || [ "$rc" -eq 2 ] || [ "$rc" -gt 3 ]; then
