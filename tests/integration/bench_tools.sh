@@ -76,6 +76,16 @@ for g in "$tmp"/gen-intel-20.a "$tmp"/gen-amd-20.a "$tmp"/gen-intel-5.a "$tmp"/g
 	[ "$(json "$g.json" '[f["status"] for f in d["findings"] if f["check"] == "cluster.cpu.compat"][0]')" = WARN ] ||
 		fail "report on $(basename "$g"): cluster.cpu.compat found no flag difference"
 done
+# HVREADY_TIMINGS=1: one "timing<TAB>ID<TAB>ms" line per check on stderr, the
+# verdict unchanged; without it, none.
+HVREADY_TIMINGS=1 "$BIN/hvready-aggregator" report --cluster-state "$tmp/c20" \
+	--node-reports "$tmp/gen-intel-20.a" --format json >"$tmp/timed.json" 2>"$tmp/timings.err"
+grep -Eq '^timing	cluster\.cpu\.compat	[0-9]+\.[0-9]{3}$' "$tmp/timings.err" ||
+	fail "HVREADY_TIMINGS=1: no timing line for cluster.cpu.compat"
+[ "$(grep -c '^timing	' "$tmp/timings.err")" -ge 20 ] || fail "HVREADY_TIMINGS=1: fewer than 20 timing lines"
+grep -q '^timing' "$tmp/report.err" && fail "timing lines without HVREADY_TIMINGS"
+[ "$(json "$tmp/timed.json" 'len(d["findings"])')" = "$(json "$tmp/gen-intel-20.a.json" 'len(d["findings"])')" ] ||
+	fail "HVREADY_TIMINGS=1 changed the verdict"
 python3 "$SRC/bench/check_work.py" "$tmp/gen-intel-20.a.json" "$tmp/gen-intel-20.a.manifest.json" \
 	>"$tmp/work.out" || fail "check_work.py: not every check did its work on 20 generated nodes: $(grep NOT "$tmp/work.out")"
 grep -q '^  cluster.cpu.compat .* full$' "$tmp/work.out" || fail "check_work.py: cluster.cpu.compat is not 'full'"
