@@ -151,6 +151,8 @@ def main(argv):
         line = "  %-*s %6d  %-34s %s" % (w, check, n, counts, verdict)
         print(line.rstrip())
     bad = [r for r in rows if r[3] == "NOT MEASURED"]
+    kinds = ("full", "partial", "skipped", "n/a offline", "NOT MEASURED")
+    print("checks: " + ", ".join("%d %s" % (sum(1 for r in rows if r[3] == k), k) for k in kinds))
     for check, _, _, _, reason in bad:
         print("NOT MEASURED %s: %s" % (check, reason))
     if len(argv) == 5:

@@ -245,7 +245,9 @@ if want 2; then
 			break
 		}
 		say "2s. report at $n nodes, $((n * 10)) VMs: up to $SCALE_RUNS timed runs"
-		if ! check_run "scale_$n" "$cluster" "$tmp/reports$n" "$SCALE_TIMEOUT"; then
+		if check_run "scale_$n" "$cluster" "$tmp/reports$n" "$SCALE_TIMEOUT"; then
+			grep '^checks: ' "$RAW/scale_${n}_work.txt" | sed 's/^/   /' >&2
+		else
 			grep '^NOT MEASURED' "$RAW/scale_${n}_work.txt" | sed 's/^/   /' >&2
 			not_measured report.scale "$n nodes: $(grep '^NOT MEASURED' "$RAW/scale_${n}_work.txt" | head -n 3 | tr '\n' ' ')"
 		fi
