@@ -196,7 +196,11 @@ check_run() {
 	grep '^timing' "$tmp/timings.err" | cut -f2- >"$RAW/${name}_timings.tsv"
 	cp "$reports.manifest.json" "$RAW/${name}_manifest.json"
 	python3 "$SRC/bench/check_work.py" "$RAW/$name.json" "$reports.manifest.json" \
-		--summary "$RAW/${name}_work.json" >"$RAW/${name}_work.txt"
+		--summary "$RAW/${name}_work.json" >"$RAW/${name}_work.txt" 2>&1 && return 0
+	grep -q '^NOT MEASURED' "$RAW/${name}_work.txt" ||
+		echo "NOT MEASURED the verdict: unreadable (the run timed out or failed: $(head -c 200 "$tmp/timings.err"))" \
+			>>"$RAW/${name}_work.txt"
+	return 1
 }
 
 # ---------------------------------------------------------------- 2. offline report
