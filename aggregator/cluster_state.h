@@ -95,10 +95,16 @@ struct resource_data {
 
 struct cluster_state {
 	struct resource_data res[_RES_MAX];
-	bool live;		/* read from the API now (vs files) */
-	int64_t read_at_ns;	/* realtime when read */
-	char *source;		/* "https://...", "files: DIR" — for the report */
-	struct jv_arena *arena; /* every object's memory, immutable once added */
+	bool live;	    /* read from the API now (vs files) */
+	int64_t read_at_ns; /* realtime when read */
+	char *source;	    /* "https://...", "files: DIR" — for the report */
+	/* The report's change-board header (docs/change-board.md): the API
+	 * server's URL as configured (live; not redacted here), and the cluster's
+	 * identity, the UID of Namespace kube-system, or why it is unknown. */
+	char *api_server;
+	char *cluster_uid;	 /* NULL: unknown */
+	char *cluster_uid_error; /* why, when unknown and known why */
+	struct jv_arena *arena;	 /* every object's memory, immutable once added */
 };
 
 void cluster_state_init(struct cluster_state *cs);

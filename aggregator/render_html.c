@@ -199,6 +199,9 @@ static const char css[] =
     "table.vms{width:100%}table.vms td:nth-child(-n+3){white-space:nowrap}"
     "tr.vm.no td:first-child{font-weight:600}ul.why{margin:0;padding-left:1.1em}"
     "footer{margin-top:2em;color:#666;font-size:.85em}"
+    "table.board{border-collapse:collapse;margin:.5em 0}table.board caption{text-align:left;"
+    "font-weight:600}table.board th{text-align:left;padding-right:1em;font-weight:normal;"
+    "color:#555}.tag.waived{background:#eee;color:#333}"
     "@media print{"
     "@page{margin:12mm}"
     "body{font-size:10pt;max-width:none;padding:0}"
@@ -250,7 +253,7 @@ static void evidence_table(FILE *f, const struct finding *fd)
 /* One finding, expandable to its evidence and remediation. id_prefix "f"
  * (all findings) or "b" (blockers), so each has its own anchor. */
 static void finding_detail(FILE *f, const struct finding *fd, size_t idx, const char *id_prefix,
-			   unsigned blocks, bool open)
+			   unsigned blocks, bool open, const struct waiver *waived)
 {
 	/* In "All findings", a blocker is already printed in full above it. */
 	bool repeat = blocks && streq(id_prefix, "f");
@@ -258,6 +261,8 @@ static void finding_detail(FILE *f, const struct finding *fd, size_t idx, const 
 		is_problem(fd->status) ? " problem" : "", repeat ? " blocking" : "", id_prefix,
 		idx);
 	finding_attrs(f, fd);
+	if (waived)
+		fputs(" data-waived=\"true\"", f);
 	if (open)
 		fputs(" open=\"open\"", f);
 	fprintf(f, "><summary><span class=\"st %s\">%s</span> <code class=\"check\">",
@@ -275,7 +280,15 @@ static void finding_detail(FILE *f, const struct finding *fd, size_t idx, const 
 	fputs("</span>", f);
 	if (repeat)
 		fprintf(f, " <a class=\"up\" href=\"#b-%zu\">(blocker)</a>", idx);
+	_cleanup_free_ char *note = waived ? waiver_note(waived) : NULL;
+	if (note) {
+		fputs(" <span class=\"tag waived\">", f);
+		esc(f, note);
+		fputs("</span>", f);
+	}
 	fputs("</summary><div class=\"body\">", f);
+	if (note)
+		fputs("<p class=\"waived\">Waived: counts toward no gate.</p>", f);
 	if (blocks) {
 		fputs("<p class=\"blocks\">Blocks: ", f);
 		for (int g = 0; g < _GATE_MAX; g++)
@@ -309,6 +322,58 @@ static void html_versions(FILE *f, const struct cluster_versions *cv)
 		}
 }
 
+/* The change-board header (docs/change-board.md). */
+static void html_board(FILE *f, const struct verdict *v)
+{
+	struct report_header_row rows[REPORT_HEADER_ROWS];
+	report_header_rows(&v->header, rows);
+	fputs("<table class=\"board\" id=\"change-board\"><caption>Change board</caption>", f);
+	for (int i = 0; i < REPORT_HEADER_ROWS; i++) {
+		fprintf(f, "<tr data-field=\"%s\"><th>%s</th><td>", rows[i].key, rows[i].label);
+		esc(f, rows[i].value);
+		fputs("</td></tr>", f);
+	}
+	fputs("</table>\n", f);
+	report_header_rows_clear(rows);
+}
+
+static void html_waivers(FILE *f, const struct verdict *v)
+{
+	if (!v->have_waivers)
+		return;
+	fputs("<section id=\"waivers\"><h2>Waivers</h2>\n<p class=\"meta\">From ", f);
+	esc(f, v->waivers.file);
+	fprintf(f, ": %zu findings waived. UNKNOWN findings are never waived.</p>\n",
+		verdict_waived_count(v));
+	if (v->waivers.n)
+		fputs("<table class=\"waivers\"><tr><th>State</th><th>Check</th><th>Node</th>"
+		      "<th>Object</th><th>Reason</th><th>Approved by</th><th>Expires</th>"
+		      "<th>Findings</th></tr>",
+		      f);
+	for (size_t i = 0; i < v->waivers.n; i++) {
+		const struct waiver *w = &v->waivers.items[i];
+		fprintf(f, "<tr class=\"%s\" data-state=\"%s\"><td>%s</td><td><code>",
+			waiver_state(w), waiver_state(w), waiver_state(w));
+		esc(f, w->check);
+		fputs("</code></td>", f);
+		const char *cells[] = {w->node ? w->node : "", w->object ? w->object : "",
+				       w->reason, w->approved_by,
+				       w->expires ? w->expires : "no expiry"};
+		for (size_t k = 0; k < ELEMENTSOF(cells); k++) {
+			fputs("<td>", f);
+			esc(f, cells[k]);
+			fputs("</td>", f);
+		}
+		fprintf(f, "<td>%zu", w->applied);
+		if (w->unknown_matched)
+			fprintf(f, " (%zu UNKNOWN not waived)", w->unknown_matched);
+		fputs("</td></tr>", f);
+	}
+	if (v->waivers.n)
+		fputs("</table>\n", f);
+	fputs("</section>\n", f);
+}
+
 static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 {
 	char ts[64];
@@ -328,6 +393,7 @@ static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 		fprintf(f, "<span class=\"reload\"> · reloads every %d s</span>", refresh_s);
 	fputs("</p>\n", f);
 	html_versions(f, &v->versions);
+	html_board(f, v);
 	if (gate >= 0 && gate < _GATE_MAX) {
 		_cleanup_free_ char *go = render_verdict_go_line(v, gate);
 		fprintf(f, "<p class=\"go %s\" id=\"go\" data-gate=\"%s\"><b>", cls(overall),
@@ -424,7 +490,7 @@ static void blockers(FILE *f, const struct verdict *v, const unsigned *blocks)
 		for (size_t i = 0; i < v->findings.n; i++)
 			if (blocks[i] && v->findings.items[i].status == order[k])
 				finding_detail(f, &v->findings.items[i], i, "b", blocks[i],
-					       n <= OPEN_BLOCKERS_MAX);
+					       n <= OPEN_BLOCKERS_MAX, NULL);
 	fputs("</section>\n", f);
 }
 
@@ -651,7 +717,8 @@ static void all_findings(FILE *f, const struct verdict *v, const unsigned *block
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
 		for (size_t i = 0; i < v->findings.n; i++)
 			if (v->findings.items[i].status == order[k])
-				finding_detail(f, &v->findings.items[i], i, "f", blocks[i], false);
+				finding_detail(f, &v->findings.items[i], i, "f", blocks[i], false,
+					       verdict_waiver(v, i));
 	fputs("</section>\n", f);
 }
 
@@ -676,6 +743,7 @@ void verdict_render_html(FILE *f, const struct verdict *v, int gate, int refresh
 	blockers(f, v, blocks);
 	vm_table(f, v);
 	matrix(f, v);
+	html_waivers(f, v);
 	all_findings(f, v, blocks);
 	fputs("<footer>hvready-aggregator " HVREADY_VERSION
 	      " · statuses: FAIL blocks, UNKNOWN means the evidence to decide is missing, WARN "

@@ -250,6 +250,13 @@ static void text_gates(FILE *f, const struct verdict *v, int gate, bool color)
 				render_verdict_blocker_word(v, g, gr->n_blockers));
 		else if (gr->status == STATUS_UNKNOWN)
 			fputs("  no findings: nothing was checked", f);
+		size_t waived = 0;
+		for (size_t i = 0; i < v->findings.n; i++) {
+			const struct check_info *ci = catalog_find(v->findings.items[i].check);
+			waived += ci && (ci->gates & (1u << g)) && verdict_waiver(v, i);
+		}
+		if (waived)
+			fprintf(f, "  %zu waived", waived);
 		if (g == gate)
 			fputs("  (asked)", f);
 		fputc('\n', f);
@@ -409,14 +416,27 @@ static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, 
 	static const char *const extras[] = {
 	    NULL, "undecided, in gates decided by a FAIL", "in gates decided by a worse status",
 	    "one line per check", "not applicable here, one line per check"};
+	bool any = false;
+	for (size_t i = 0; i < v->findings.n; i++) {
+		const struct waiver *wv = verdict_waiver(v, i);
+		if (!wv || !render_verdict_in_gate(&v->findings.items[i], gate))
+			continue;
+		if (!any)
+			text_heading(f, "WAIVED",
+				     "accepted by the change board: they count toward no gate",
+				     color);
+		any = true;
+		_cleanup_free_ char *note = waiver_note(wv);
+		text_one(f, &v->findings.items[i], w, note, color);
+	}
 	for (size_t k = 0; k < ELEMENTSOF(order); k++) {
 		bool grouped = order[k] == STATUS_PASS || order[k] == STATUS_SKIP;
 		struct strv done = {0};
-		bool any = false;
+		any = false;
 		for (size_t i = 0; i < v->findings.n; i++) {
 			const struct finding *fd = &v->findings.items[i];
 			if (blocks[i] || fd->status != order[k] ||
-			    !render_verdict_in_gate(fd, gate))
+			    !render_verdict_in_gate(fd, gate) || verdict_waiver(v, i))
 				continue;
 			if (!any)
 				text_heading(f, titles[k], extras[k], color);
@@ -429,6 +449,56 @@ static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, 
 			}
 		}
 		strv_clear(&done);
+	}
+}
+
+/* The change-board header (docs/change-board.md), one aligned line each. */
+static void text_board(FILE *f, const struct verdict *v, bool color)
+{
+	struct report_header_row rows[REPORT_HEADER_ROWS];
+	report_header_rows(&v->header, rows);
+	text_heading(f, "CHANGE BOARD", NULL, color);
+	for (int i = 0; i < REPORT_HEADER_ROWS; i++) {
+		_cleanup_free_ char *val = render_text_sanitize_line(rows[i].value);
+		int col = 2 + 16;
+		fprintf(f, "  %-15s ", rows[i].label);
+		render_text_wrap(f, val, &col, col, RENDER_TEXT_WIDTH, false);
+		fputc('\n', f);
+	}
+	report_header_rows_clear(rows);
+}
+
+/* The waivers of --waivers: used, unused, expired (docs/change-board.md). */
+static void text_waivers(FILE *f, const struct verdict *v, bool color)
+{
+	if (!v->have_waivers)
+		return;
+	size_t n[3] = {0};
+	for (size_t i = 0; i < v->waivers.n; i++) {
+		const char *st = waiver_state(&v->waivers.items[i]);
+		n[streq(st, "used") ? 0 : streq(st, "unused") ? 1 : 2]++;
+	}
+	_cleanup_free_ char *file = render_text_sanitize_line(v->waivers.file);
+	_cleanup_free_ char *extra =
+	    xasprintf("%s: %zu used, %zu unused, %zu expired; %zu finding%s waived", file, n[0],
+		      n[1], n[2], verdict_waived_count(v), verdict_waived_count(v) == 1 ? "" : "s");
+	text_heading(f, "WAIVERS", extra, color);
+	for (size_t i = 0; i < v->waivers.n; i++) {
+		const struct waiver *w = &v->waivers.items[i];
+		_cleanup_free_ char *sel = xasprintf(
+		    "%s%s%s%s%s", w->check, w->node ? " node " : "", w->node ? w->node : "",
+		    w->object ? " object " : "", w->object ? w->object : "");
+		_cleanup_free_ char *unknown =
+		    w->unknown_matched
+			? xasprintf("; %zu UNKNOWN finding%s not waived: UNKNOWN is never waivable",
+				    w->unknown_matched, w->unknown_matched == 1 ? "" : "s")
+			: xstrdup("");
+		_cleanup_free_ char *raw = xasprintf(
+		    "%s: %s: %s; approved by %s; %s%s; %zu finding%s waived%s", waiver_state(w),
+		    sel, w->reason, w->approved_by, w->expires ? "expires " : "no expiry",
+		    w->expires ? w->expires : "", w->applied, w->applied == 1 ? "" : "s", unknown);
+		_cleanup_free_ char *line = render_text_sanitize_line(raw);
+		text_line(f, line, 2, 4);
 	}
 }
 
@@ -467,6 +537,7 @@ void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color)
 	    *v->source ? v->source : "(unknown source)", v->harvester_installed ? "yes" : "no");
 	text_line(f, meta, 0, 2);
 	text_versions(f, &v->versions);
+	text_board(f, v, color);
 
 	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
 	/* --gate: that gate's blockers and findings only, and its VMs */
@@ -478,11 +549,15 @@ void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color)
 		text_vms(f, v, color);
 	text_nodes(f, v, color);
 	text_rest(f, v, blocks, gate, w, color);
+	text_waivers(f, v, color);
 	size_t c[_STATUS_MAX];
 	render_verdict_counts(v, c);
-	fprintf(f, "\n%zu findings: %zu FAIL, %zu UNKNOWN, %zu WARN, %zu PASS, %zu SKIP\n",
+	fprintf(f, "\n%zu findings: %zu FAIL, %zu UNKNOWN, %zu WARN, %zu PASS, %zu SKIP",
 		v->findings.n, c[STATUS_FAIL], c[STATUS_UNKNOWN], c[STATUS_WARN], c[STATUS_PASS],
 		c[STATUS_SKIP]);
+	if (v->have_waivers)
+		fprintf(f, " (%zu waived)", verdict_waived_count(v));
+	fputc('\n', f);
 	if (gate >= 0 && gate < _GATE_MAX) {
 		_cleanup_free_ char *go = render_verdict_go_line(v, gate);
 		fprintf(f, "%s\n", go);
@@ -630,7 +705,8 @@ static void md_value(FILE *f, const struct value *val)
 		fputc('`', f);
 }
 
-static void md_blocker(FILE *f, const struct finding *fd, unsigned blocks)
+static void md_blocker(FILE *f, const struct finding *fd, unsigned blocks,
+		       const struct waiver *waived)
 {
 	fprintf(f, "\n### %s ", status_name(fd->status));
 	md_code(f, fd->check, false);
@@ -645,9 +721,14 @@ static void md_blocker(FILE *f, const struct finding *fd, unsigned blocks)
 		md_text(f, fd->object);
 	}
 	_cleanup_free_ char *gl = render_verdict_gate_list(blocks);
-	if (blocks)
+	if (blocks) {
 		fprintf(f, "\n\nBlocks: %s.\n\n", gl);
-	else
+	} else if (waived) {
+		_cleanup_free_ char *note = waiver_note(waived);
+		fputs("\n\n**", f);
+		md_text(f, note);
+		fputs("**: blocks nothing.\n\n", f);
+	} else
 		fputs("\n\nBlocks nothing: its gates are decided by worse findings.\n\n", f);
 	md_text_at(f, fd->message, true);
 	fputs("\n\n", f);
@@ -734,6 +815,51 @@ static void md_versions(FILE *f, const struct cluster_versions *cv)
 		}
 }
 
+static void md_board(FILE *f, const struct verdict *v)
+{
+	struct report_header_row rows[REPORT_HEADER_ROWS];
+	report_header_rows(&v->header, rows);
+	fputs("## Change board\n\n| Field | Value |\n|---|---|\n", f);
+	for (int i = 0; i < REPORT_HEADER_ROWS; i++) {
+		fprintf(f, "| %s | ", rows[i].label);
+		md_text(f, rows[i].value);
+		fputs(" |\n", f);
+	}
+	fputc('\n', f);
+	report_header_rows_clear(rows);
+}
+
+static void md_waivers(FILE *f, const struct verdict *v)
+{
+	if (!v->have_waivers)
+		return;
+	fputs("\n## Waivers\n\nFrom ", f);
+	md_text(f, v->waivers.file);
+	fprintf(f, ": %zu findings waived. UNKNOWN findings are never waived.\n\n",
+		verdict_waived_count(v));
+	if (!v->waivers.n)
+		return;
+	fputs("| State | Check | Node | Object | Reason | Approved by | Expires | Findings |\n"
+	      "|---|---|---|---|---|---|---|---|\n",
+	      f);
+	for (size_t i = 0; i < v->waivers.n; i++) {
+		const struct waiver *w = &v->waivers.items[i];
+		fprintf(f, "| %s | ", waiver_state(w));
+		md_code(f, w->check, true);
+		const char *cells[] = {w->node ? w->node : "", w->object ? w->object : "",
+				       w->reason, w->approved_by,
+				       w->expires ? w->expires : "no expiry"};
+		for (size_t k = 0; k < ELEMENTSOF(cells); k++) {
+			fputs(" | ", f);
+			md_text(f, cells[k]);
+		}
+		fprintf(f, " | %zu", w->applied);
+		if (w->unknown_matched)
+			fprintf(f, " (%zu UNKNOWN not waived)", w->unknown_matched);
+		fputs(" |\n", f);
+	}
+}
+
 void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 {
 	char ts[64];
@@ -747,6 +873,7 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	md_text(f, *v->source ? v->source : "unknown source");
 	fprintf(f, "). Harvester installed: %s.\n\n", v->harvester_installed ? "yes" : "no");
 	md_versions(f, &v->versions);
+	md_board(f, v);
 
 	fputs("## Gates\n\n| Gate | Status | Blockers |\n|---|---|---|\n", f);
 	for (int g = 0; g < _GATE_MAX; g++)
@@ -767,7 +894,7 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 			if (!any)
 				fputs("\n## Blockers\n", f);
 			any = true;
-			md_blocker(f, &v->findings.items[i], blocks[i]);
+			md_blocker(f, &v->findings.items[i], blocks[i], NULL);
 		}
 	any = false;
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
@@ -778,11 +905,12 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 			if (!any)
 				fputs("\n## Other problems\n", f);
 			any = true;
-			md_blocker(f, &v->findings.items[i], 0);
+			md_blocker(f, &v->findings.items[i], 0, verdict_waiver(v, i));
 		}
 	if (gate < 0 || gate == GATE_LIVE_MIGRATION)
 		md_vms(f, v);
 	md_nodes(f, v);
+	md_waivers(f, v);
 
 	size_t c[_STATUS_MAX];
 	render_verdict_counts(v, c);
@@ -794,7 +922,8 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	fputs("| Status | Check | Node | Object | Message |\n|---|---|---|---|---|\n", f);
 	for (size_t i = 0; i < v->findings.n; i++) {
 		const struct finding *fd = &v->findings.items[i];
-		fprintf(f, "| %s | ", status_name(fd->status));
+		fprintf(f, "| %s%s | ", status_name(fd->status),
+			verdict_waiver(v, i) ? " (waived)" : "");
 		md_code(f, fd->check, true);
 		fputs(" | ", f);
 		md_text(f, fd->node ? fd->node : "");
