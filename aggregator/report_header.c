@@ -167,8 +167,9 @@ void report_header_rows(const struct report_header *h,
 {
 	char ts[64];
 	util_format_rfc3339(h->generated_ns, ts, sizeof(ts));
-	ret[0] = (struct report_header_row){"api_server", "API server",
-					    xstrdup(*h->api_server ? h->api_server : "unknown")};
+	ret[0] = (struct report_header_row){
+	    "api_server", "API server",
+	    xstrdup(h->api_server && *h->api_server ? h->api_server : "unknown")};
 	ret[1] = (struct report_header_row){
 	    "cluster", "Cluster",
 	    h->cluster_uid
