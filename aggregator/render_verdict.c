@@ -426,7 +426,8 @@ static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, 
 				     "accepted by the change board: they count toward no gate",
 				     color);
 		any = true;
-		_cleanup_free_ char *note = waiver_note(wv);
+		_cleanup_free_ char *raw = waiver_note(wv);
+		_cleanup_free_ char *note = render_text_sanitize_line(raw);
 		text_one(f, &v->findings.items[i], w, note, color);
 	}
 	for (size_t k = 0; k < ELEMENTSOF(order); k++) {
