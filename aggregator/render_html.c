@@ -343,8 +343,9 @@ static void html_waivers(FILE *f, const struct verdict *v)
 		return;
 	fputs("<section id=\"waivers\"><h2>Waivers</h2>\n<p class=\"meta\">From ", f);
 	esc(f, v->waivers.file);
-	fprintf(f, ": %zu findings waived. UNKNOWN findings are never waived.</p>\n",
-		verdict_waived_count(v));
+	size_t n = verdict_waived_count(v);
+	fprintf(f, ": %zu finding%s waived. UNKNOWN findings are never waived.</p>\n", n,
+		n == 1 ? "" : "s");
 	if (v->waivers.n)
 		fputs("<table class=\"waivers\"><tr><th>State</th><th>Check</th><th>Node</th>"
 		      "<th>Object</th><th>Reason</th><th>Approved by</th><th>Expires</th>"

@@ -836,8 +836,9 @@ static void md_waivers(FILE *f, const struct verdict *v)
 		return;
 	fputs("\n## Waivers\n\nFrom ", f);
 	md_text(f, v->waivers.file);
-	fprintf(f, ": %zu findings waived. UNKNOWN findings are never waived.\n\n",
-		verdict_waived_count(v));
+	size_t n = verdict_waived_count(v);
+	fprintf(f, ": %zu finding%s waived. UNKNOWN findings are never waived.\n\n", n,
+		n == 1 ? "" : "s");
 	if (!v->waivers.n)
 		return;
 	fputs("| State | Check | Node | Object | Reason | Approved by | Expires | Findings |\n"
