@@ -30,6 +30,8 @@ static _Noreturn void usage(FILE *f, int code)
 	      "                            [--format text|json|markdown|html] [--skip ID,...] "
 	      "[--only "
 	      "ID,...] [--quiet]\n"
+	      "                            [--operator NAME] [--target-version VERSION] "
+	      "[--waivers FILE]\n"
 	      "  hvready-aggregator serve [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE]\n"
 	      "                           [--kubeconfig FILE | --in-cluster | --cluster-state PATH "
 	      "...]\n"
@@ -139,7 +141,16 @@ static void print_json(const struct verdict *v)
 
 static int cmd_report(int argc, char **argv)
 {
-	enum { OPT_NODE_REPORTS = OPT_COMMAND, OPT_GATE, OPT_FORMAT, OPT_SKIP, OPT_ONLY };
+	enum {
+		OPT_NODE_REPORTS = OPT_COMMAND,
+		OPT_GATE,
+		OPT_FORMAT,
+		OPT_SKIP,
+		OPT_ONLY,
+		OPT_OPERATOR,
+		OPT_TARGET_VERSION,
+		OPT_WAIVERS
+	};
 	static const struct option longopts[] = {
 	    SOURCE_OPTIONS,
 	    {"node-reports", required_argument, NULL, OPT_NODE_REPORTS},
@@ -147,11 +158,15 @@ static int cmd_report(int argc, char **argv)
 	    {"format", required_argument, NULL, OPT_FORMAT},
 	    {"skip", required_argument, NULL, OPT_SKIP},
 	    {"only", required_argument, NULL, OPT_ONLY},
+	    {"operator", required_argument, NULL, OPT_OPERATOR},
+	    {"target-version", required_argument, NULL, OPT_TARGET_VERSION},
+	    {"waivers", required_argument, NULL, OPT_WAIVERS},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
 	static const char *const formats[] = {"text", "json", "markdown", "html", NULL};
-	const char *node_dir = NULL, *format = "text";
+	const char *node_dir = NULL, *format = "text", *target_version = NULL, *waivers_file = NULL;
+	_cleanup_free_ char *operator_name = NULL;
 	struct source_args src = {0};
 	int gate = -1;
 	struct engine_opts eo = {0};
@@ -188,6 +203,23 @@ static int cmd_report(int argc, char **argv)
 		case OPT_ONLY:
 			cli_check_ids(&eo.only, optarg, "--only", false);
 			break;
+		case OPT_OPERATOR:
+			free(operator_name);
+			if (!(operator_name = report_header_operator(optarg)))
+				fatalx("--operator: give a name (free text, one line)");
+			break;
+		case OPT_TARGET_VERSION: {
+			char q[80];
+			if (!report_header_valid_version(optarg))
+				fatalx("--target-version: \"%s\" is not a version (like v1.5.0 "
+				       "or 1.5.0-rc1)",
+				       suggest_quote(optarg, q, sizeof(q)));
+			target_version = optarg;
+			break;
+		}
+		case OPT_WAIVERS:
+			waivers_file = optarg;
+			break;
 		case 'h':
 			usage(stdout, 0);
 		default:
@@ -203,6 +235,10 @@ static int cmd_report(int argc, char **argv)
 	struct cluster_state cs;
 	char err[SOURCE_ERR_LEN];
 	struct kube_client *kc = NULL;
+	/* A bad waivers file stops the run before anything is read. */
+	struct waiver_list waivers = {0};
+	if (waivers_file && waivers_load(waivers_file, &waivers, err, sizeof(err)) < 0)
+		fatalx("--waivers %s", err);
 	cluster_state_init(&cs);
 	if (src.states.n) {
 		for (size_t i = 0; i < src.states.n; i++)
@@ -230,6 +266,9 @@ static int cmd_report(int argc, char **argv)
 	};
 	struct verdict v;
 	verdict_evaluate(&v, &ctx, &eo);
+	verdict_set_board(&v, operator_name, target_version);
+	if (waivers_file)
+		verdict_apply_waivers(&v, &waivers);
 
 	errno = 0; /* rendering only writes: a failed write leaves its errno */
 	if (streq(format, "json")) {
