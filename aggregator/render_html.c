@@ -177,6 +177,8 @@ static const char css[] =
     ".fix{margin:.4em 0;padding:.3em .6em;background:#eef5ff;border-radius:3px}"
     ".noev{color:#555;font-size:.9em}"
     ".scroll{overflow-x:auto}"
+    "details.fold{margin:.5em 0}details.fold>summary{cursor:pointer;color:var(--skip)}"
+    "ul.gate-nodes{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3em 1.5em}"
     "table.matrix td.cell{padding:0;text-align:center;position:relative;min-width:3.2em}"
     "table.matrix td.cell>a,table.matrix td.cell>span{display:block;padding:.2em .25em;"
     "text-decoration:none;font-size:.72em;font-weight:700}"
@@ -542,6 +544,44 @@ static void blockers(FILE *f, const struct verdict *v, const unsigned *blocks,
 	fputs("</section>\n", f);
 }
 
+/* Beyond this many rows that need no attention (VMs that can migrate, nodes
+ * where every check passed), those rows fold into a closed <details> below
+ * the ones that do: 5,000 VMs or 500 nodes stay readable, without JavaScript. */
+#define FOLD_MIN 20
+
+static void vm_row_html(FILE *f, const struct vm_row *r)
+{
+	const char *ans = render_verdict_vm_answer(r);
+	_cleanup_free_ char *vm = xasprintf("%s/%s", r->namespace, r->name);
+	fprintf(f, "<tr class=\"vm %s\" data-vm=\"", ans);
+	esc(f, vm);
+	fputs("\" data-node=\"", f);
+	esc(f, r->node);
+	fprintf(f, "\" data-can-migrate=\"%s\"><td>", ans);
+	esc(f, vm);
+	fputs("</td><td>", f);
+	esc(f, r->node);
+	fprintf(f, "</td><td><span class=\"st %s\">%s</span></td><td>",
+		vm_row_status(r) == STATUS_FAIL	     ? "fail"
+		: vm_row_status(r) == STATUS_UNKNOWN ? "unknown"
+		: vm_row_status(r) == STATUS_WARN    ? "warn"
+						     : "pass",
+		ans);
+	if (r->reasons.n) {
+		fputs("<ul class=\"why\">", f);
+		for (size_t j = 0; j < r->reasons.n; j++) {
+			fputs("<li>", f);
+			esc(f, r->reasons.items[j]);
+			fputs("</li>", f);
+		}
+		fputs("</ul>", f);
+	}
+	fputs("</td></tr>\n", f);
+}
+
+static const char vm_thead[] = "<table class=\"vms\"><thead><tr><th>VM</th><th>node</th>"
+			       "<th>can live-migrate</th><th>why not</th></tr></thead><tbody>\n";
+
 static void vm_table(FILE *f, const struct verdict *v)
 {
 	fputs("<section id=\"vms\"><h2>Live migration</h2>\n", f);
@@ -553,42 +593,27 @@ static void vm_table(FILE *f, const struct verdict *v)
 	fprintf(f, "<p class=\"meta\">");
 	esc(f, summary);
 	fputs(".</p>\n", f);
-	fputs("<div class=\"scroll\"><table class=\"vms\"><thead><tr><th>VM</th><th>node</th>"
-	      "<th>can live-migrate</th><th>why not</th></tr></thead><tbody>\n",
-	      f);
-	for (int pass = 0; pass < 4; pass++)
-		for (size_t i = 0; i < v->vms.n; i++) {
-			const struct vm_row *r = &v->vms.items[i];
-			if (render_verdict_vm_rank(r) != pass)
-				continue;
-			const char *ans = render_verdict_vm_answer(r);
-			_cleanup_free_ char *vm = xasprintf("%s/%s", r->namespace, r->name);
-			fprintf(f, "<tr class=\"vm %s\" data-vm=\"", ans);
-			esc(f, vm);
-			fputs("\" data-node=\"", f);
-			esc(f, r->node);
-			fprintf(f, "\" data-can-migrate=\"%s\"><td>", ans);
-			esc(f, vm);
-			fputs("</td><td>", f);
-			esc(f, r->node);
-			fprintf(f, "</td><td><span class=\"st %s\">%s</span></td><td>",
-				vm_row_status(r) == STATUS_FAIL	     ? "fail"
-				: vm_row_status(r) == STATUS_UNKNOWN ? "unknown"
-				: vm_row_status(r) == STATUS_WARN    ? "warn"
-								     : "pass",
-				ans);
-			if (r->reasons.n) {
-				fputs("<ul class=\"why\">", f);
-				for (size_t j = 0; j < r->reasons.n; j++) {
-					fputs("<li>", f);
-					esc(f, r->reasons.items[j]);
-					fputs("</li>", f);
-				}
-				fputs("</ul>", f);
-			}
-			fputs("</td></tr>\n", f);
-		}
-	fputs("</tbody></table></div></section>\n", f);
+	size_t n_yes = 0;
+	for (size_t i = 0; i < v->vms.n; i++)
+		n_yes += render_verdict_vm_rank(&v->vms.items[i]) == 3;
+	bool fold = n_yes > FOLD_MIN;
+	fprintf(f, "<div class=\"scroll\">%s", vm_thead);
+	for (int pass = 0; pass < (fold ? 3 : 4); pass++)
+		for (size_t i = 0; i < v->vms.n; i++)
+			if (render_verdict_vm_rank(&v->vms.items[i]) == pass)
+				vm_row_html(f, &v->vms.items[i]);
+	fputs("</tbody></table></div>\n", f);
+	if (fold) {
+		fprintf(f,
+			"<details class=\"fold\" id=\"vms-yes\"><summary>%zu VM%s that can "
+			"live-migrate</summary><div class=\"scroll\">%s",
+			n_yes, n_yes == 1 ? "" : "s", vm_thead);
+		for (size_t i = 0; i < v->vms.n; i++)
+			if (render_verdict_vm_rank(&v->vms.items[i]) == 3)
+				vm_row_html(f, &v->vms.items[i]);
+		fputs("</tbody></table></div></details>\n", f);
+	}
+	fputs("</section>\n", f);
 }
 
 /* The columns of the matrix: every host check, and every other check that
@@ -702,6 +727,83 @@ static void matrix_cell(FILE *f, const struct verdict *v, const size_t *idx, siz
 	fputs("</td>", f);
 }
 
+/* Nothing on this node needs attention: reporting, Ready, no finding worse
+ * than PASS. */
+static bool node_clean(const struct verdict *v, const size_t *idx, const struct verdict_node *node,
+		       size_t lo, size_t hi)
+{
+	if (!node->reporting || !node->in_cluster || !node->k8s_ready)
+		return false;
+	for (size_t k = lo; k < hi; k++) {
+		enum status st = v->findings.items[idx[k]].status;
+		if (st != STATUS_PASS && st != STATUS_SKIP)
+			return false;
+	}
+	return true;
+}
+
+static void matrix_head(FILE *f, const struct strv *checks)
+{
+	fputs("<table class=\"matrix\"><thead><tr><th>node</th>", f);
+	for (size_t c = 0; c < checks->n; c++) {
+		fputs("<th class=\"rot\" scope=\"col\">", f);
+		esc(f, checks->items[c]);
+		fputs("</th>", f);
+	}
+	fputs("</tr></thead><tbody>\n", f);
+}
+
+static void matrix_row(FILE *f, const struct verdict *v, const size_t *idx,
+		       const struct verdict_node *node, size_t lo, size_t hi,
+		       const struct strv *checks)
+{
+	fputs("<tr class=\"node\" data-node=\"", f);
+	esc(f, node->name);
+	fprintf(f, "\" data-reporting=\"%s\"><th class=\"node\" scope=\"row\">",
+		node->reporting ? "yes" : "no");
+	esc(f, node->name);
+	fputs("<small>", f);
+	fputs(!node->in_cluster ? "no Node object" : node->k8s_ready ? "Ready" : "NotReady", f);
+	if (node->reporting)
+		fprintf(f, " · report %llds old", (long long)(node->report_age_ns / NSEC_PER_SEC));
+	else
+		fputs(" · no report", f);
+	fputs("</small></th>", f);
+	for (size_t c = 0; c < checks->n; c++)
+		matrix_cell(f, v, idx, lo, hi, node, checks->items[c]);
+	fputs("</tr>\n", f);
+}
+
+/* Per gate, on how many nodes a finding of that gate needs attention. */
+static void matrix_gate_summary(FILE *f, const struct verdict *v, const size_t *idx)
+{
+	fputs("<ul class=\"gate-nodes\">", f);
+	for (int g = 0; g < _GATE_MAX; g++) {
+		size_t bad = 0;
+		for (size_t n = 0; n < v->n_nodes; n++) {
+			size_t lo, hi;
+			node_range(v, idx, v->nodes[n].name, &lo, &hi);
+			bool hit = false;
+			for (size_t k = lo; k < hi && !hit; k++) {
+				const struct finding *fd = &v->findings.items[idx[k]];
+				const struct check_info *ci = catalog_find(fd->check);
+				hit = ci && (ci->gates & (1u << g)) && fd->status != STATUS_PASS &&
+				      fd->status != STATUS_SKIP && !verdict_waiver(v, idx[k]);
+			}
+			bad += hit;
+		}
+		fprintf(f, "<li data-gate=\"%s\"><b>%s</b>: ", gate_name(g), gate_name(g));
+		if (bad)
+			fprintf(f, "%zu of %zu node%s need%s attention", bad, v->n_nodes,
+				v->n_nodes == 1 ? "" : "s", bad == 1 ? "s" : "");
+		else
+			fprintf(f, "no node finding on %zu node%s", v->n_nodes,
+				v->n_nodes == 1 ? "" : "s");
+		fputs("</li>", f);
+	}
+	fputs("</ul>\n", f);
+}
+
 static void matrix(FILE *f, const struct verdict *v)
 {
 	fputs("<section id=\"matrix\"><h2>Nodes × checks</h2>\n", f);
@@ -717,40 +819,43 @@ static void matrix(FILE *f, const struct verdict *v)
 	      "class=\"screen\"> Hover or focus a cell for its evidence; follow it to the "
 	      "finding.</span></p>\n",
 	      f);
-	/* No scrolling box around the matrix: it would clip the hover boxes. */
-	fputs("<table class=\"matrix\"><thead><tr><th>node</th>", f);
-	for (size_t c = 0; c < checks.n; c++) {
-		fputs("<th class=\"rot\" scope=\"col\">", f);
-		esc(f, checks.items[c]);
-		fputs("</th>", f);
-	}
-	fputs("</tr></thead><tbody>\n", f);
 	_cleanup_free_ size_t *idx = render_verdict_by_node(v);
+	matrix_gate_summary(f, v, idx);
+	_cleanup_free_ bool *clean = xcalloc(v->n_nodes + 1, sizeof(*clean));
+	size_t n_clean = 0;
 	for (size_t n = 0; n < v->n_nodes; n++) {
-		const struct verdict_node *node = &v->nodes[n];
-		fputs("<tr class=\"node\" data-node=\"", f);
-		esc(f, node->name);
-		fprintf(f, "\" data-reporting=\"%s\"><th class=\"node\" scope=\"row\">",
-			node->reporting ? "yes" : "no");
-		esc(f, node->name);
-		fputs("<small>", f);
-		fputs(!node->in_cluster ? "no Node object"
-		      : node->k8s_ready ? "Ready"
-					: "NotReady",
-		      f);
-		if (node->reporting)
-			fprintf(f, " · report %llds old",
-				(long long)(node->report_age_ns / NSEC_PER_SEC));
-		else
-			fputs(" · no report", f);
-		fputs("</small></th>", f);
 		size_t lo, hi;
-		node_range(v, idx, node->name, &lo, &hi);
-		for (size_t c = 0; c < checks.n; c++)
-			matrix_cell(f, v, idx, lo, hi, node, checks.items[c]);
-		fputs("</tr>\n", f);
+		node_range(v, idx, v->nodes[n].name, &lo, &hi);
+		clean[n] = node_clean(v, idx, &v->nodes[n], lo, hi);
+		n_clean += clean[n];
 	}
-	fputs("</tbody></table></section>\n", f);
+	bool fold = n_clean > FOLD_MIN;
+	/* No scrolling box around the matrix: it would clip the hover boxes. */
+	matrix_head(f, &checks);
+	for (size_t n = 0; n < v->n_nodes; n++) {
+		if (fold && clean[n])
+			continue;
+		size_t lo, hi;
+		node_range(v, idx, v->nodes[n].name, &lo, &hi);
+		matrix_row(f, v, idx, &v->nodes[n], lo, hi, &checks);
+	}
+	fputs("</tbody></table>\n", f);
+	if (fold) {
+		fprintf(f,
+			"<details class=\"fold\" id=\"nodes-clean\"><summary>%zu node%s where "
+			"every check passed</summary>",
+			n_clean, n_clean == 1 ? "" : "s");
+		matrix_head(f, &checks);
+		for (size_t n = 0; n < v->n_nodes; n++) {
+			if (!clean[n])
+				continue;
+			size_t lo, hi;
+			node_range(v, idx, v->nodes[n].name, &lo, &hi);
+			matrix_row(f, v, idx, &v->nodes[n], lo, hi, &checks);
+		}
+		fputs("</tbody></table></details>\n", f);
+	}
+	fputs("</section>\n", f);
 	strv_clear(&checks);
 }
 

@@ -387,6 +387,74 @@ static void test_html_refresh_and_gate(void **state)
 	verdict_clear(&v);
 }
 
+/* At scale: one host failure on 60 nodes is one card in every format (its
+ * evidence shared once, a differing value per node), the 55 clean nodes and
+ * the 300 VMs that can migrate fold below what needs attention. */
+static void test_scale_grouped_and_folded(void **state)
+{
+	struct verdict v = {0};
+	v.source = xstrdup("files: generated");
+	v.harvester_installed = true;
+	for (int i = 0; i < 60; i++) {
+		char node[32], init[64];
+		snprintf(node, sizeof(node), "node-%03d", i);
+		fx_node(&v, node, true, 30);
+		struct finding *f =
+		    fx_add(&v, "host.iscsi", i < 55 ? STATUS_PASS : STATUS_FAIL, node, NULL,
+			   i < 55 ? "iscsid is running" : "iscsiadm is not installed",
+			   i < 55 ? NULL : "install open-iscsi");
+		kv_add_str(&f->evidence, "package", "open-iscsi");
+		snprintf(init, sizeof(init), "iqn.2004-10.com.ubuntu:01:%03d", i);
+		kv_add_str(&f->evidence, "initiator", init);
+	}
+	for (int i = 0; i < 300; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "vm-%03d", i);
+		struct vm_row *r = vm_table_add(&v.vms, "default", name, "node-000");
+		if (i == 7) {
+			r->can_migrate = false;
+			r->status = STATUS_FAIL;
+			strv_add(&r->reasons, "RWO disk");
+		}
+	}
+	gates_compute(&v.findings, v.gates);
+	char *html = NULL, *text = NULL, *md = NULL;
+	RENDER(html, verdict_render_html(f, &v, -1, 0));
+	RENDER(text, verdict_render_text(f, &v, -1, false));
+	RENDER(md, verdict_render_markdown(f, &v, -1));
+	/* One card, the five nodes named, shared evidence once, the rest per node. */
+	assert_non_null(strstr(text, "5 nodes: node-055, node-056, node-057, node-058, node-059"));
+	assert_non_null(strstr(md, "### FAIL `host.iscsi` on 5 nodes"));
+	assert_non_null(
+	    strstr(html, "On 5 nodes: node-055, node-056, node-057, node-058, node-059"));
+	assert_non_null(strstr(html, "data-members=\"55 56 57 58 59\""));
+	const char *card = strstr(text, "BLOCKERS");
+	assert_non_null(card);
+	assert_null(strstr(card + 1, "host.iscsi       : node-05")); /* no per-node card */
+	assert_non_null(strstr(text, "package: open-iscsi"));
+	assert_non_null(strstr(text, "node-059=iqn.2004-10.com.ubuntu:01:059"));
+	/* Folded: the clean nodes and the VMs that can migrate, after the rest. */
+	const char *fold_nodes =
+	    strstr(html, "<details class=\"fold\" id=\"nodes-clean\"><summary>55 "
+			 "nodes where every check passed</summary>");
+	assert_non_null(fold_nodes);
+	const char *bad_node = strstr(html, "<tr class=\"node\" data-node=\"node-059\"");
+	assert_non_null(bad_node);
+	assert_true(bad_node < fold_nodes);
+	const char *fold_vms =
+	    strstr(html, "<details class=\"fold\" id=\"vms-yes\"><summary>299 VMs that can "
+			 "live-migrate</summary>");
+	assert_non_null(fold_vms);
+	const char *bad_vm = strstr(html, "data-vm=\"default/vm-007\"");
+	assert_non_null(bad_vm);
+	assert_true(bad_vm < fold_vms);
+	assert_non_null(strstr(html, "<b>preinstall</b>: 5 of 60 nodes need attention"));
+	free(html);
+	free(text);
+	free(md);
+	verdict_clear(&v);
+}
+
 /* A verdict with nothing in it still renders, and says so. */
 static void test_html_empty_verdict(void **state)
 {
@@ -832,6 +900,7 @@ int main(void)
 	    cmocka_unit_test(test_html_complete_and_escaped),
 	    cmocka_unit_test(test_html_refresh_and_gate),
 	    cmocka_unit_test(test_html_empty_verdict),
+	    cmocka_unit_test(test_scale_grouped_and_folded),
 	    cmocka_unit_test(test_text_report_layout),
 	    cmocka_unit_test(test_vm_unknown_apart),
 	    cmocka_unit_test(test_gate_go_no_go),
