@@ -42,6 +42,14 @@ expected = {
     "harvester-1.6.1": dict(harvester="v1.6.1", kubevirt="1.5.2-150700.3.5.2",
                             cdi="1.62.0-150700.9.3.1", longhorn="v1.9.2",
                             kubernetes="v1.33.5+rke2r1"),
+    "harvester-1.5.2": dict(harvester="v1.5.2", kubevirt="1.4.1-150600.5.21.2",
+                            cdi="1.61.0-150600.3.12.1", longhorn="v1.8.2",
+                            kubernetes="v1.32.7+rke2r1"),
+    "harvester-1.7.1": dict(harvester="v1.7.1", kubevirt="1.6.3-150700.3.13.1",
+                            cdi="1.62.0-150700.9.3.1", longhorn="v1.10.2",
+                            kubernetes="v1.34.3+rke2r3"),
+    "rke2-kubevirt-1.2-longhorn-1.6": dict(harvester=None, kubevirt="v1.2.2", cdi="v1.59.0",
+                                           longhorn="v1.6.4", kubernetes="v1.29.15+rke2r1"),
     "k3s-kubevirt-1.9-longhorn-1.11": dict(harvester=None, kubevirt="v1.9.0", cdi="v1.64.0",
                                            longhorn="v1.11.2", kubernetes="v1.34.1+k3s1"),
     "k3s-kubevirt-1.10-out-of-matrix": dict(harvester=None, kubevirt="v1.10.0", cdi="v1.65.0",
@@ -102,5 +110,5 @@ print(f"ok {name}: " + ", ".join(f"{k} {c['version']}" for k, c in vers.items()
                                   if k != "nodes" and c["version"]))
 PY
 done
-[ "$n" -ge 4 ] || { echo "FAIL: only $n upstream fixtures"; exit 1; }
+[ "$n" -ge 7 ] || { echo "FAIL: only $n upstream fixtures"; exit 1; }
 echo "PASS: $n upstream cluster states"
