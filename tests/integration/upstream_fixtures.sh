@@ -55,6 +55,16 @@ expected = {
     "k3s-kubevirt-1.10-out-of-matrix": dict(harvester=None, kubevirt="v1.10.0", cdi="v1.65.0",
                                             longhorn="v1.12.0", kubernetes="v1.36.0+k3s1"),
 }
+# containerd and node OS of each (1.7 and 2.x branches; SLE Micro, Ubuntu, Rocky).
+runtime = {
+    "harvester-1.4.3": ("2.0.4-k3s2", "Harvester v1.4.3"),
+    "harvester-1.5.2": ("2.0.5-k3s2", "Harvester v1.5.2"),
+    "harvester-1.6.1": ("2.0.5-k3s2", "Harvester v1.6.1"),
+    "harvester-1.7.1": ("2.1.5-k3s1", "Harvester v1.7.1"),
+    "rke2-kubevirt-1.2-longhorn-1.6": ("1.7.26-k3s1", "Ubuntu 22.04.5 LTS"),
+    "k3s-kubevirt-1.9-longhorn-1.11": ("2.1.4-k3s1", "Ubuntu 24.04.3 LTS"),
+    "k3s-kubevirt-1.10-out-of-matrix": ("2.2.0-k3s1", "Rocky Linux 9.6 (Blue Onyx)"),
+}
 out_of_matrix = {"k3s-kubevirt-1.10-out-of-matrix": {"kubevirt", "longhorn", "kubernetes"}}
 # The checks whose rules depend on a component's version (docs/support-matrix.md,
 # "Rules that depend on a version"), and the evidence key of a finding that
@@ -74,6 +84,9 @@ for comp, want in expected[name].items():
         assert vers[comp]["from"], f"{name}: {comp} without its source"
 nodes = vers["nodes"]
 assert nodes and all(n["kubelet"] and n["os_image"] for n in nodes), name + ": node versions"
+assert name in runtime, name + ": add its containerd and node OS to this test"
+assert vers["containerd"]["version"] == runtime[name][0], f"{name}: {vers['containerd']}"
+assert all(n["os_image"] == runtime[name][1] for n in nodes), f"{name}: node OS {nodes}"
 dist = "k3s" if "k3s" in expected[name]["kubernetes"] else "rke2"
 assert all(n["distribution"] == dist for n in nodes), f"{name}: distribution {nodes}"
 oom = out_of_matrix.get(name, set())
