@@ -59,7 +59,7 @@ expected = {
 runtime = {
     "harvester-1.4.3": ("2.0.4-k3s2", "Harvester v1.4.3"),
     "harvester-1.5.2": ("2.0.5-k3s2", "Harvester v1.5.2"),
-    "harvester-1.6.1": ("2.0.5-k3s2", "Harvester v1.6.1"),
+    "harvester-1.6.1": ("2.1.4-k3s2", "Harvester v1.6.1"),
     "harvester-1.7.1": ("2.1.5-k3s1", "Harvester v1.7.1"),
     "rke2-kubevirt-1.2-longhorn-1.6": ("1.7.26-k3s1", "Ubuntu 22.04.5 LTS"),
     "k3s-kubevirt-1.9-longhorn-1.11": ("2.1.4-k3s1", "Ubuntu 24.04.3 LTS"),
