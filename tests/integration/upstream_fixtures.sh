@@ -42,10 +42,28 @@ expected = {
     "harvester-1.6.1": dict(harvester="v1.6.1", kubevirt="1.5.2-150700.3.5.2",
                             cdi="1.62.0-150700.9.3.1", longhorn="v1.9.2",
                             kubernetes="v1.33.5+rke2r1"),
+    "harvester-1.5.2": dict(harvester="v1.5.2", kubevirt="1.4.1-150600.5.21.2",
+                            cdi="1.61.0-150600.3.12.1", longhorn="v1.8.2",
+                            kubernetes="v1.32.7+rke2r1"),
+    "harvester-1.7.1": dict(harvester="v1.7.1", kubevirt="1.6.3-150700.3.13.1",
+                            cdi="1.62.0-150700.9.3.1", longhorn="v1.10.2",
+                            kubernetes="v1.34.3+rke2r3"),
+    "rke2-kubevirt-1.2-longhorn-1.6": dict(harvester=None, kubevirt="v1.2.2", cdi="v1.59.0",
+                                           longhorn="v1.6.4", kubernetes="v1.29.15+rke2r1"),
     "k3s-kubevirt-1.9-longhorn-1.11": dict(harvester=None, kubevirt="v1.9.0", cdi="v1.64.0",
                                            longhorn="v1.11.2", kubernetes="v1.34.1+k3s1"),
     "k3s-kubevirt-1.10-out-of-matrix": dict(harvester=None, kubevirt="v1.10.0", cdi="v1.65.0",
                                             longhorn="v1.12.0", kubernetes="v1.36.0+k3s1"),
+}
+# containerd and node OS of each (1.7 and 2.x branches; SLE Micro, Ubuntu, Rocky).
+runtime = {
+    "harvester-1.4.3": ("2.0.4-k3s2", "Harvester v1.4.3"),
+    "harvester-1.5.2": ("2.0.5-k3s2", "Harvester v1.5.2"),
+    "harvester-1.6.1": ("2.1.4-k3s2", "Harvester v1.6.1"),
+    "harvester-1.7.1": ("2.1.5-k3s1", "Harvester v1.7.1"),
+    "rke2-kubevirt-1.2-longhorn-1.6": ("1.7.26-k3s1", "Ubuntu 22.04.5 LTS"),
+    "k3s-kubevirt-1.9-longhorn-1.11": ("2.1.4-k3s1", "Ubuntu 24.04.3 LTS"),
+    "k3s-kubevirt-1.10-out-of-matrix": ("2.2.0-k3s1", "Rocky Linux 9.6 (Blue Onyx)"),
 }
 out_of_matrix = {"k3s-kubevirt-1.10-out-of-matrix": {"kubevirt", "longhorn", "kubernetes"}}
 # The checks whose rules depend on a component's version (docs/support-matrix.md,
@@ -66,6 +84,9 @@ for comp, want in expected[name].items():
         assert vers[comp]["from"], f"{name}: {comp} without its source"
 nodes = vers["nodes"]
 assert nodes and all(n["kubelet"] and n["os_image"] for n in nodes), name + ": node versions"
+assert name in runtime, name + ": add its containerd and node OS to this test"
+assert vers["containerd"]["version"] == runtime[name][0], f"{name}: {vers['containerd']}"
+assert all(n["os_image"] == runtime[name][1] for n in nodes), f"{name}: node OS {nodes}"
 dist = "k3s" if "k3s" in expected[name]["kubernetes"] else "rke2"
 assert all(n["distribution"] == dist for n in nodes), f"{name}: distribution {nodes}"
 oom = out_of_matrix.get(name, set())
@@ -102,5 +123,5 @@ print(f"ok {name}: " + ", ".join(f"{k} {c['version']}" for k, c in vers.items()
                                   if k != "nodes" and c["version"]))
 PY
 done
-[ "$n" -ge 4 ] || { echo "FAIL: only $n upstream fixtures"; exit 1; }
+[ "$n" -ge 7 ] || { echo "FAIL: only $n upstream fixtures"; exit 1; }
 echo "PASS: $n upstream cluster states"
