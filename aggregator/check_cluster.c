@@ -10,6 +10,7 @@
 #include "catalog.h"
 #include "str_index.h"
 #include "longhorn.h"
+#include "longhorn_engine.h"
 
 #define SKEW_WARN_NS (500 * NSEC_PER_MSEC)
 #define SKEW_FAIL_NS (2 * NSEC_PER_SEC)
@@ -188,6 +189,10 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 	size_t total = jq_len(nodes), ready = 0, replica = 0, witnesses = 0;
 	struct finding *f = agg_finding(ctx, id);
 	struct value_list *excluded = NULL;
+	size_t replica_v2 = 0;
+	/* kept apart until the loop ends: a second list added to the evidence
+	 * meanwhile could move excluded */
+	_cleanup_(strv_clear) struct strv v2_excluded = {0};
 	for (size_t i = 0; i < total; i++) {
 		const struct jv *n = jq_at(nodes, i);
 		if (!jq_node_ready(n))
@@ -201,6 +206,15 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 		    JQS(n, "metadata", "labels", "node-role.harvesterhci.io/witness"), "true");
 		if (!t && !witness) {
 			replica++;
+			/* A v2 replica needs the v2 engine on the node (docs/support-matrix-longhorn.md). */
+			if (longhorn_node_v2_disabled(ctx->cs, jq_name(n)) > 0) {
+				_cleanup_free_ char *line =
+				    xasprintf("%s: label " LONGHORN_V2_DISABLE_LABEL "=true",
+					      jq_name(n) ? jq_name(n) : "?");
+				strv_add(&v2_excluded, line);
+			} else {
+				replica_v2++;
+			}
 			continue;
 		}
 		if (!excluded)
@@ -250,22 +264,74 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 			    rs == RES_COLLECTED	      ? "setting absent"
 			    : rs == RES_NOT_INSTALLED ? "Longhorn not installed"
 						      : "settings not collected");
-	if (replica >= (size_t)want) {
-		finding_set(f, STATUS_PASS,
-			    "%zu Ready %s can hold Longhorn replicas: %lld %s can be "
-			    "placed apart",
-			    replica, plural((int64_t)replica, "node", "nodes"), (long long)want,
-			    plural(want, "replica", "replicas"));
+	/* The v2 data engine, when enabled, places its own default-replica-count
+	 * (its key of the 1.10+ JSON) on the nodes that run it. */
+	int64_t want_v2 = 0;
+	bool v2 = longhorn_engine_enabled(ctx->cs, LONGHORN_V2, NULL) > 0;
+	if (v2) {
+		const char *raw_v2;
+		if (longhorn_replica_count(ctx->cs, "v2", &want_v2, &raw_v2) == -EINVAL) {
+			finding_set(
+			    f, STATUS_UNKNOWN,
+			    "Longhorn setting default-replica-count has an unreadable value: "
+			    "the v2 engine's replica count to place apart is not known");
+			kv_add_str(&f->evidence, "v2_default_replica_count",
+				   raw_v2 ? raw_v2 : "(absent)");
+			return;
+		}
+		kv_add_int(&f->evidence, "v2_replica_nodes", (int64_t)replica_v2);
+		if (v2_excluded.n) {
+			struct value_list *l = kv_add_list(&f->evidence, "v2_excluded_nodes");
+			for (size_t i = 0; i < v2_excluded.n; i++)
+				vlist_add_str(l, v2_excluded.items[i]);
+		}
+		kv_add_int(&f->evidence, "v2_default_replica_count", want_v2);
+	}
+	/* v1-data-engine "false" (Longhorn 1.6+): no v1 replica to place. */
+	bool v1 = longhorn_engine_enabled(ctx->cs, LONGHORN_V1, NULL) != 0;
+	bool v1_short = v1 && replica < (size_t)want;
+	bool v2_short = v2 && replica_v2 < (size_t)want_v2;
+	if (!v1_short && !v2_short) {
+		if (v2)
+			finding_set(
+			    f, STATUS_PASS,
+			    "%zu Ready %s can hold Longhorn replicas, %zu of them v2 data "
+			    "engine replicas: %lld (v1) and %lld (v2) replicas can be placed "
+			    "apart",
+			    replica, plural((int64_t)replica, "node", "nodes"), replica_v2,
+			    (long long)want, (long long)want_v2);
+		else
+			finding_set(f, STATUS_PASS,
+				    "%zu Ready %s can hold Longhorn replicas: %lld %s can be "
+				    "placed apart",
+				    replica, plural((int64_t)replica, "node", "nodes"),
+				    (long long)want, plural(want, "replica", "replicas"));
 		return;
 	}
-	finding_set(f, STATUS_WARN,
+	if (v1_short)
+		finding_set(
+		    f, STATUS_WARN,
 		    "%zu node%s can hold Longhorn replicas (%zu Ready, %zu excluded: tainted "
-		    "against longhorn-manager or witness): Longhorn's default-replica-count %lld "
-		    "cannot be placed on separate nodes",
-		    replica, replica == 1 ? "" : "s", ready, ready - replica, (long long)want);
-	finding_remedy(f, "add nodes before relying on replica redundancy, or lower Longhorn's "
-			  "default-replica-count (and numberOfReplicas of the harvester-longhorn "
-			  "StorageClass) to the node count");
+		    "against longhorn-manager or witness): Longhorn's default-replica-count "
+		    "%lld cannot be placed on separate nodes%s",
+		    replica, replica == 1 ? "" : "s", ready, ready - replica, (long long)want,
+		    v2_short ? " (nor the v2 engine's, see v2_replica_nodes)" : "");
+	else
+		finding_set(f, STATUS_WARN,
+			    "%zu node%s can hold Longhorn v2 data engine replicas (%zu more are "
+			    "labelled " LONGHORN_V2_DISABLE_LABEL "=true): the v2 engine's "
+			    "default-replica-count %lld cannot be placed on separate nodes",
+			    replica_v2, replica_v2 == 1 ? "" : "s", replica - replica_v2,
+			    (long long)want_v2);
+	finding_remedy(f,
+		       "add nodes before relying on replica redundancy, or lower Longhorn's "
+		       "default-replica-count (and numberOfReplicas of the harvester-longhorn "
+		       "StorageClass) to the node count%s",
+		       v2_short
+			   ? "; for v2 volumes, remove the label "
+			     "node.longhorn.io/disable-v2-data-engine from a node or lower the "
+			     "v2 key of default-replica-count"
+			   : "");
 }
 
 void check_clock_skew(struct agg_ctx *ctx, const char *id)

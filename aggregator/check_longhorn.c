@@ -17,6 +17,7 @@
 
 #include "checks_api.h"
 #include "longhorn.h"
+#include "longhorn_engine.h"
 #include "storage.h"
 
 /* Async Longhorn states need time to converge before they mean anything
@@ -812,9 +813,19 @@ void check_longhorn_rwx_share(struct agg_ctx *ctx, const char *id)
 
 /* ---- api.longhorn.node-disk ---- */
 
+/* Which disks serve which engine (docs/support-matrix-longhorn.md): the replica
+ * scheduler places a v1 replica only on a diskType filesystem disk and a v2
+ * replica only on a diskType block disk (scheduler/replica_scheduler.go
+ * isV1EngineFilesystemDisk / isV2EngineBlockDisk, v1.5.0–v1.11.3), and a v2
+ * replica only on a node without the label node.longhorn.io/disable-v2-data-engine
+ * (the same file, v1.6.0+). So each engine in use is judged by its own
+ * disks and its own default-replica-count. */
 struct disk_limits {
-	int64_t min_avail_pct, over_pct, replicas;
+	int64_t min_avail_pct, over_pct;
+	int64_t replicas[_LONGHORN_ENGINE_MAX];
 	bool soft_anti_affinity;
+	bool judged[_LONGHORN_ENGINE_MAX];
+	bool named; /* v2 judged or block disks present: messages name disk type and engine */
 };
 
 /* Read one integer setting into *ret (default when absent). Returns false and
@@ -835,15 +846,71 @@ static bool read_int_setting(struct agg_ctx *ctx, const char *id, const char *na
 	return false;
 }
 
-static bool disk_limits(struct agg_ctx *ctx, const char *id, struct disk_limits *dl)
+/* Which engines are in use: enabled by its setting, and with disks of its type
+ * or volumes of its own; v1 also when v2 has neither (a cluster before any v2
+ * setup), v2 also when v1 is disabled. *why gets the reason an enabled engine
+ * is not judged. */
+static void engines_judged(const struct cluster_state *cs, struct disk_limits *dl, struct strv *why)
+{
+	bool en[_LONGHORN_ENGINE_MAX], disks[_LONGHORN_ENGINE_MAX] = {0},
+				       vols[_LONGHORN_ENGINE_MAX] = {0};
+	for (int e = 0; e < _LONGHORN_ENGINE_MAX; e++) {
+		int r = longhorn_engine_enabled(cs, e, NULL);
+		en[e] = r < 0 ? e == LONGHORN_V1 : r > 0;
+	}
+	const struct jv *nodes = cs_items(cs, RES_LH_NODES);
+	for (size_t i = 0; i < jq_len(nodes); i++) {
+		const struct jv *ds = JQ(jq_at(nodes, i), "spec", "disks");
+		if (!ds || !jv_is(ds, JV_OBJECT))
+			continue;
+		jv_foreach(ds, dname, spec)
+		{
+			(void)dname;
+			disks[longhorn_disk_engine(spec)] = true;
+		}
+	}
+	bool have_vols = cs->res[RES_LH_VOLUMES].status == RES_COLLECTED;
+	const struct jv *vs = cs_items(cs, RES_LH_VOLUMES);
+	for (size_t i = 0; have_vols && i < jq_len(vs); i++)
+		vols[longhorn_volume_engine(jq_at(vs, i))] = true;
+	bool v2_used = disks[LONGHORN_V2] || vols[LONGHORN_V2];
+	dl->judged[LONGHORN_V1] = en[LONGHORN_V1] && (disks[LONGHORN_V1] || vols[LONGHORN_V1] ||
+						      !en[LONGHORN_V2] || !v2_used);
+	dl->judged[LONGHORN_V2] = en[LONGHORN_V2] && (v2_used || !en[LONGHORN_V1]);
+	if (!dl->judged[LONGHORN_V1] && !dl->judged[LONGHORN_V2])
+		dl->judged[LONGHORN_V1] = true; /* both disabled: judge as Longhorn always did */
+	for (int e = 0; e < _LONGHORN_ENGINE_MAX; e++) {
+		_cleanup_free_ char *line = NULL;
+		if (!en[e] && !dl->judged[e])
+			line = xasprintf("%s: disabled (setting %s-data-engine)",
+					 longhorn_engine_name(e), longhorn_engine_name(e));
+		else if (!dl->judged[e])
+			line =
+			    xasprintf("%s: no %s disk and no %s volume%s", longhorn_engine_name(e),
+				      longhorn_engine_disk_type(e), longhorn_engine_name(e),
+				      have_vols ? "" : " known (volumes not collected)");
+		if (line)
+			strv_add(why, line);
+	}
+	/* Name disk types once a block disk exists: "no disk" would mislead. */
+	dl->named = dl->judged[LONGHORN_V2] || disks[LONGHORN_V2];
+}
+
+static bool disk_limits(struct agg_ctx *ctx, const char *id, struct disk_limits *dl,
+			struct strv *not_judged)
 {
 	if (!read_int_setting(ctx, id, "storage-minimal-available-percentage", 25,
 			      &dl->min_avail_pct) ||
 	    !read_int_setting(ctx, id, "storage-over-provisioning-percentage", 100, &dl->over_pct))
 		return false;
-	/* The v1 engine's count: the disks judged here are v1 filesystem disks. */
-	const char *raw;
-	if (longhorn_replica_count(ctx->cs, "v1", &dl->replicas, &raw) == -EINVAL) {
+	engines_judged(ctx->cs, dl, not_judged);
+	/* Each engine's own count (Longhorn 1.10+ JSON {"v1":"3","v2":"2"}). */
+	for (int e = 0; e < _LONGHORN_ENGINE_MAX; e++) {
+		const char *raw;
+		if (longhorn_replica_count(ctx->cs, longhorn_engine_name(e), &dl->replicas[e],
+					   &raw) != -EINVAL ||
+		    !dl->judged[e])
+			continue;
 		struct finding *f = agg_finding(ctx, id);
 		finding_set(f, STATUS_UNKNOWN,
 			    "Longhorn setting default-replica-count has an unreadable value");
@@ -859,7 +926,7 @@ static bool disk_limits(struct agg_ctx *ctx, const char *id, struct disk_limits 
 enum disk_verdict { DISK_OK, DISK_LOW, DISK_OVER, DISK_UNSCHEDULABLE, DISK_DISABLED, DISK_UNKNOWN };
 
 struct node_eval {
-	size_t disks, schedulable, disabled, unknown, unschedulable;
+	size_t disks, schedulable, disabled, unknown, unschedulable, low_or_over;
 	char *problems; /* "; "-separated, owned */
 };
 
@@ -873,12 +940,14 @@ static enum disk_verdict disk_judge(const struct jv *spec, const struct jv *st, 
 	jq_bool(JQ(spec, "evictionRequested"), &evict);
 	jq_int(JQ(spec, "storageReserved"), &reserved);
 	const char *path = str_or(JQS(spec, "path"), str_or(JQS(st, "diskPath"), "?"));
+	const char *type = dl->named ? longhorn_engine_disk_type(longhorn_disk_engine(spec)) : NULL;
 	const struct jv *cond = jq_condition(JQ(st, "conditions"), "Schedulable");
 	const char *cst = JQS(cond, "status");
 	if (!st || !jq_int(JQ(st, "storageAvailable"), &avail) ||
 	    !jq_int(JQ(st, "storageMaximum"), &max) ||
 	    !jq_int(JQ(st, "storageScheduled"), &sched) || !cst) {
-		vlist_add_strf(l, "%s %s: no status reported", dname, path);
+		vlist_add_strf(l, "%s %s%s%s: no status reported", dname, path, type ? " " : "",
+			       type ? type : "");
 		storage_appendf(problems, "%sdisk %s reports no status", *problems ? "; " : "",
 				dname);
 		return DISK_UNKNOWN;
@@ -889,8 +958,9 @@ static enum disk_verdict disk_judge(const struct jv *spec, const struct jv *st, 
 	storage_format_bytes(sched, s, sizeof(s));
 	storage_format_bytes(reserved, r, sizeof(r));
 	vlist_add_strf(
-	    l, "%s %s: available %s of %s, scheduled %s, reserved %s, Schedulable=%s%s%s", dname,
-	    path, a, m, s, r, cst, streq(cst, "True") ? "" : " ",
+	    l, "%s %s%s%s: available %s of %s, scheduled %s, reserved %s, Schedulable=%s%s%s",
+	    dname, path, type ? " " : "", type ? type : "", a, m, s, r, cst,
+	    streq(cst, "True") ? "" : " ",
 	    streq(cst, "True") ? ""
 			       : str_or(JQS(cond, "message"), str_or(JQS(cond, "reason"), "")));
 	if (!allow || evict || !node_allows)
@@ -917,8 +987,11 @@ static enum disk_verdict disk_judge(const struct jv *spec, const struct jv *st, 
 	return DISK_OK;
 }
 
-static void node_evaluate(const struct jv *node, const struct disk_limits *dl, struct kv_list *ev,
-			  struct node_eval *ne, size_t *low_or_over)
+/* Every disk of the node, counted under the engine its type serves; disks of an
+ * engine not judged (here or on this node) are listed only. */
+static void node_evaluate(const struct jv *node, const struct disk_limits *dl,
+			  const bool judged[_LONGHORN_ENGINE_MAX], struct kv_list *ev,
+			  struct node_eval ne[_LONGHORN_ENGINE_MAX])
 {
 	bool node_allows = true;
 	jq_bool(JQ(node, "spec", "allowScheduling"), &node_allows);
@@ -935,41 +1008,108 @@ static void node_evaluate(const struct jv *node, const struct disk_limits *dl, s
 		return;
 	jv_foreach(disks, dname, spec)
 	{
-		ne->disks++;
+		enum longhorn_engine e = longhorn_disk_engine(spec);
+		struct node_eval *n = &ne[e];
+		if (!judged[e]) {
+			vlist_add_strf(l, "%s %s %s: not judged (the %s engine is not in use%s)",
+				       dname, str_or(JQS(spec, "path"), "?"),
+				       longhorn_engine_disk_type(e), longhorn_engine_name(e),
+				       dl->judged[e] ? " on this node" : "");
+			continue;
+		}
+		n->disks++;
 		switch (
-		    disk_judge(spec, JQ(dstat, dname), dname, node_allows, dl, l, &ne->problems)) {
+		    disk_judge(spec, JQ(dstat, dname), dname, node_allows, dl, l, &n->problems)) {
 		case DISK_OK:
-			ne->schedulable++;
+			n->schedulable++;
 			break;
 		case DISK_LOW:
 		case DISK_OVER:
-			ne->schedulable++;
-			(*low_or_over)++;
+			n->schedulable++;
+			n->low_or_over++;
 			break;
 		case DISK_DISABLED:
-			ne->disabled++;
+			n->disabled++;
 			break;
 		case DISK_UNKNOWN:
-			ne->unknown++;
+			n->unknown++;
 			break;
 		case DISK_UNSCHEDULABLE:
-			ne->unschedulable++;
+			n->unschedulable++;
 			break;
 		}
 	}
 }
 
+/* One engine's disks on a Ready, schedulable node. kind is "" (only v1 is
+ * judged: the messages of old) or " block"/" filesystem". */
+static enum status engine_verdict(const char *name, const struct node_eval *ne,
+				  enum longhorn_engine e, bool named, char **msg, char **remedy)
+{
+	const char *kind = named ? (e == LONGHORN_V2 ? " block" : " filesystem") : "";
+	const char *eng = named ? (e == LONGHORN_V2 ? " v2" : " v1") : "";
+	if (ne->disks == 0) {
+		*msg = xasprintf("Longhorn node %s has no%s disk: no%s replica can be placed on it",
+				 name, kind, eng);
+		*remedy = xasprintf("add a%s disk in the Longhorn UI (Node → Edit node and disks) "
+				    "if this node should store%s replicas",
+				    kind, eng);
+		return STATUS_WARN;
+	}
+	if (ne->schedulable == 0 && ne->unschedulable == 0 && ne->unknown == 0) {
+		*msg =
+		    xasprintf("Longhorn node %s: scheduling is disabled on the node or on all its "
+			      "%zu%s %s by configuration",
+			      name, ne->disks, kind, plural((int64_t)ne->disks, "disk", "disks"));
+		*remedy = xstrdup("if this node should store replicas, allow scheduling on it and "
+				  "its disks (Longhorn UI: Node → Edit node and disks)");
+		return STATUS_WARN;
+	}
+	if (ne->schedulable == 0 && ne->unschedulable == 0) {
+		*msg = xasprintf("Longhorn node %s: %s", name, ne->problems);
+		return STATUS_UNKNOWN;
+	}
+	if (ne->schedulable == 0) {
+		*msg = xasprintf("Longhorn node %s has no schedulable%s disk: %s", name, kind,
+				 ne->problems);
+		*remedy =
+		    xasprintf("free space on the disk or add one (Longhorn UI: Node → Edit node "
+			      "and disks); kubectl -n longhorn-system get nodes.longhorn.io %s "
+			      "-o yaml shows each disk's Schedulable condition",
+			      name);
+		return STATUS_FAIL;
+	}
+	if (ne->low_or_over || ne->unschedulable || ne->unknown) {
+		*msg = xasprintf("Longhorn node %s: %s", name, ne->problems);
+		*remedy =
+		    xasprintf("free space or add disks before new volumes need room; kubectl -n "
+			      "longhorn-system get nodes.longhorn.io %s -o yaml",
+			      name);
+		return STATUS_WARN;
+	}
+	return STATUS_PASS;
+}
+
 /* Judge a node: a finding when something is wrong, else its disks go to
- * summary. Returns whether it has a schedulable disk; *ret_problem whether it
- * got a finding. */
-static bool node_judge(struct agg_ctx *ctx, const char *id, const struct jv *node,
-		       const struct disk_limits *dl, struct strv *summary, bool *ret_problem)
+ * summary. ret_sched[e]: whether it has a schedulable disk for engine e;
+ * *ret_problem whether it got a finding. */
+static void node_judge(struct agg_ctx *ctx, const char *id, const struct jv *node,
+		       const struct disk_limits *dl, struct strv *summary,
+		       bool ret_sched[_LONGHORN_ENGINE_MAX], bool *ret_problem)
 {
 	struct kv_list ev = {0};
-	struct node_eval ne = {0};
-	size_t low_or_over = 0;
+	struct node_eval ne[_LONGHORN_ENGINE_MAX] = {0};
 	const char *name = str_or(jq_name(node), "?");
-	node_evaluate(node, dl, &ev, &ne, &low_or_over);
+	bool judged[_LONGHORN_ENGINE_MAX];
+	for (int e = 0; e < _LONGHORN_ENGINE_MAX; e++)
+		judged[e] = dl->judged[e];
+	/* No v2 replica where the Kubernetes Node opts out of the v2 engine. */
+	if (judged[LONGHORN_V2] && longhorn_node_v2_disabled(ctx->cs, jq_name(node)) > 0) {
+		judged[LONGHORN_V2] = false;
+		kv_add_str(&ev, "v2_data_engine",
+			   "disabled on this node (label " LONGHORN_V2_DISABLE_LABEL "=true)");
+	}
+	node_evaluate(node, dl, judged, &ev, ne);
 	const struct jv *conds = JQ(node, "status", "conditions");
 	const struct jv *ready = jq_condition(conds, "Ready"),
 			*sched = jq_condition(conds, "Schedulable");
@@ -980,6 +1120,9 @@ static bool node_judge(struct agg_ctx *ctx, const char *id, const struct jv *nod
 	kv_add_int(&ev, "over_provisioning_percentage", dl->over_pct);
 	enum status st = STATUS_PASS;
 	_cleanup_free_ char *msg = NULL, *remedy = NULL;
+	size_t judged_disks = 0;
+	for (int e = 0; e < _LONGHORN_ENGINE_MAX; e++)
+		judged_disks += judged[e] ? ne[e].disks : 0;
 	/* The replica scheduler takes only Ready nodes (datastore
 	 * ListReadyAndSchedulableNodesRO); a down node's disk conditions are stale. */
 	bool usable = streq(rst, "True");
@@ -995,13 +1138,7 @@ static bool node_judge(struct agg_ctx *ctx, const char *id, const struct jv *nod
 		    xasprintf("kubectl get node %s; kubectl -n longhorn-system get pods -o wide "
 			      "--field-selector spec.nodeName=%s | grep longhorn-manager",
 			      name, name);
-	} else if (ne.disks == 0) {
-		st = STATUS_WARN;
-		msg =
-		    xasprintf("Longhorn node %s has no disk: no replica can be placed on it", name);
-		remedy = xstrdup("add a disk in the Longhorn UI (Node → Edit node and disks) if "
-				 "this node should store replicas");
-	} else if (streq(sst, "False")) {
+	} else if (judged_disks > 0 && streq(sst, "False")) {
 		st = STATUS_WARN;
 		msg =
 		    xasprintf("Longhorn node %s takes no new replica: Schedulable=False %s%s%s",
@@ -1010,32 +1147,22 @@ static bool node_judge(struct agg_ctx *ctx, const char *id, const struct jv *nod
 		remedy = xasprintf("kubectl uncordon %s once its maintenance is over (Longhorn "
 				   "setting disable-scheduling-on-cordoned-node)",
 				   name);
-	} else if (ne.schedulable == 0 && ne.unschedulable == 0 && ne.unknown == 0) {
-		st = STATUS_WARN;
-		msg =
-		    xasprintf("Longhorn node %s: scheduling is disabled on the node or on all its "
-			      "%zu %s by configuration",
-			      name, ne.disks, plural((int64_t)ne.disks, "disk", "disks"));
-		remedy = xstrdup("if this node should store replicas, allow scheduling on it and "
-				 "its disks (Longhorn UI: Node → Edit node and disks)");
-	} else if (ne.schedulable == 0 && ne.unschedulable == 0) {
-		st = STATUS_UNKNOWN;
-		msg = xasprintf("Longhorn node %s: %s", name, ne.problems);
-	} else if (ne.schedulable == 0) {
-		st = STATUS_FAIL;
-		msg = xasprintf("Longhorn node %s has no schedulable disk: %s", name, ne.problems);
-		remedy =
-		    xasprintf("free space on the disk or add one (Longhorn UI: Node → Edit node "
-			      "and disks); kubectl -n longhorn-system get nodes.longhorn.io %s "
-			      "-o yaml shows each disk's Schedulable condition",
-			      name);
-	} else if (low_or_over || ne.unschedulable || ne.unknown) {
-		st = STATUS_WARN;
-		msg = xasprintf("Longhorn node %s: %s", name, ne.problems);
-		remedy =
-		    xasprintf("free space or add disks before new volumes need room; kubectl -n "
-			      "longhorn-system get nodes.longhorn.io %s -o yaml",
-			      name);
+	} else {
+		for (int e = 0; e < _LONGHORN_ENGINE_MAX; e++) {
+			if (!judged[e])
+				continue;
+			_cleanup_free_ char *m = NULL, *r = NULL;
+			enum status es = engine_verdict(name, &ne[e], e, dl->named, &m, &r);
+			if (es == STATUS_PASS)
+				continue;
+			storage_appendf(&msg, "%s%s", msg ? "; " : "", m);
+			if (r && (!remedy || status_severity(es) > status_severity(st))) {
+				free(remedy);
+				remedy = r;
+				r = NULL;
+			}
+			st = status_worst(st, es);
+		}
 	}
 	*ret_problem = st != STATUS_PASS;
 	if (*ret_problem) {
@@ -1055,63 +1182,94 @@ static bool node_judge(struct agg_ctx *ctx, const char *id, const struct jv *nod
 			}
 		kv_list_clear(&ev);
 	}
-	free(ne.problems);
-	return usable && ne.schedulable > 0;
+	for (int e = 0; e < _LONGHORN_ENGINE_MAX; e++) {
+		ret_sched[e] = usable && judged[e] && ne[e].schedulable > 0;
+		free(ne[e].problems);
+	}
+}
+
+/* Fewer nodes with a schedulable disk for an engine than its replica count:
+ * new volumes of that engine stay degraded. Returns whether it warned. */
+static bool replica_room(struct agg_ctx *ctx, const char *id, const struct disk_limits *dl,
+			 enum longhorn_engine e, size_t n_nodes, size_t schedulable_nodes)
+{
+	if (!dl->judged[e] || n_nodes == 0 || schedulable_nodes >= (size_t)dl->replicas[e] ||
+	    dl->soft_anti_affinity)
+		return false;
+	struct finding *f = agg_finding(ctx, id);
+	if (dl->named)
+		finding_set(f, STATUS_WARN,
+			    "%zu Longhorn %s a schedulable %s disk for the %s data engine "
+			    "but its default-replica-count is %lld: new %s volumes stay degraded "
+			    "(one replica per node)",
+			    schedulable_nodes,
+			    plural((int64_t)schedulable_nodes, "node has", "nodes have"),
+			    longhorn_engine_disk_type(e), longhorn_engine_name(e),
+			    (long long)dl->replicas[e], longhorn_engine_name(e));
+	else
+		finding_set(f, STATUS_WARN,
+			    "%zu Longhorn %s a schedulable disk but default-replica-count "
+			    "is %lld: new volumes stay degraded (one replica per node)",
+			    schedulable_nodes,
+			    plural((int64_t)schedulable_nodes, "node has", "nodes have"),
+			    (long long)dl->replicas[e]);
+	kv_add_str(&f->evidence, "data_engine", longhorn_engine_name(e));
+	kv_add_int(&f->evidence, "schedulable_nodes", (int64_t)schedulable_nodes);
+	kv_add_int(&f->evidence, "default_replica_count", dl->replicas[e]);
+	finding_remedy(f, "add nodes or disks, or lower default-replica-count (Longhorn UI "
+			  "Settings) and the StorageClasses' numberOfReplicas");
+	return true;
 }
 
 void check_longhorn_node_disk(struct agg_ctx *ctx, const char *id)
 {
 	if (!longhorn_applies(ctx, id, RES_LH_NODES))
 		return;
-	struct disk_limits dl;
-	if (!disk_limits(ctx, id, &dl))
+	struct disk_limits dl = {0};
+	_cleanup_(strv_clear) struct strv not_judged = {0};
+	if (!disk_limits(ctx, id, &dl, &not_judged))
 		return;
 	const struct jv *nodes = cs_items(ctx->cs, RES_LH_NODES);
-	size_t schedulable_nodes = 0, problems = 0;
-	struct strv ok = {0};
+	size_t schedulable_nodes[_LONGHORN_ENGINE_MAX] = {0}, problems = 0;
+	_cleanup_(strv_clear) struct strv ok = {0};
 	for (size_t i = 0; i < jq_len(nodes); i++) {
-		bool problem;
-		if (node_judge(ctx, id, jq_at(nodes, i), &dl, &ok, &problem))
-			schedulable_nodes++;
+		bool problem, sched[_LONGHORN_ENGINE_MAX];
+		node_judge(ctx, id, jq_at(nodes, i), &dl, &ok, sched, &problem);
+		for (int e = 0; e < _LONGHORN_ENGINE_MAX; e++)
+			schedulable_nodes[e] += sched[e];
 		problems += problem;
 	}
-	if (jq_len(nodes) > 0 && schedulable_nodes < (size_t)dl.replicas &&
-	    !dl.soft_anti_affinity) {
-		struct finding *f = agg_finding(ctx, id);
-		finding_set(f, STATUS_WARN,
-			    "%zu Longhorn %s a schedulable disk but default-replica-count is "
-			    "%lld: new volumes stay degraded (one replica per node)",
-			    schedulable_nodes,
-			    plural((int64_t)schedulable_nodes, "node has", "nodes have"),
-			    (long long)dl.replicas);
-		kv_add_int(&f->evidence, "schedulable_nodes", (int64_t)schedulable_nodes);
-		kv_add_int(&f->evidence, "default_replica_count", dl.replicas);
-		finding_remedy(f, "add nodes or disks, or lower default-replica-count (Longhorn UI "
-				  "Settings) and the StorageClasses' numberOfReplicas");
-		problems++;
+	for (int e = 0; e < _LONGHORN_ENGINE_MAX; e++)
+		problems += replica_room(ctx, id, &dl, e, jq_len(nodes), schedulable_nodes[e]);
+	if (problems > 0)
+		return;
+	struct finding *f = agg_finding(ctx, id);
+	if (jq_len(nodes) == 0) {
+		finding_set(f, STATUS_FAIL,
+			    "Longhorn is installed but no Longhorn node is registered");
+		finding_remedy(
+		    f, "kubectl -n longhorn-system get pods -l app=longhorn-manager -o wide");
+		return;
 	}
-	if (problems == 0) {
-		struct finding *f = agg_finding(ctx, id);
-		if (jq_len(nodes) == 0) {
-			finding_set(f, STATUS_FAIL,
-				    "Longhorn is installed but no Longhorn node is "
-				    "registered");
-			finding_remedy(
-			    f, "kubectl -n longhorn-system get pods -l app=longhorn-manager "
-			       "-o wide");
-		} else {
-			struct value_list *l = kv_add_list(&f->evidence, "disks");
-			for (size_t i = 0; i < ok.n; i++)
-				vlist_add_str(l, ok.items[i]);
-			kv_add_int(&f->evidence, "minimal_available_percentage", dl.min_avail_pct);
-			kv_add_int(&f->evidence, "over_provisioning_percentage", dl.over_pct);
-			kv_add_int(&f->evidence, "default_replica_count", dl.replicas);
-			finding_set(f, STATUS_PASS,
-				    "%zu Longhorn %s, each with a schedulable disk above %lld%% "
-				    "free and within %lld%% over-provisioning",
-				    jq_len(nodes), plural((int64_t)jq_len(nodes), "node", "nodes"),
-				    (long long)dl.min_avail_pct, (long long)dl.over_pct);
-		}
-	}
-	strv_clear(&ok);
+	struct value_list *l = kv_add_list(&f->evidence, "disks");
+	for (size_t i = 0; i < ok.n; i++)
+		vlist_add_str(l, ok.items[i]);
+	kv_add_int(&f->evidence, "minimal_available_percentage", dl.min_avail_pct);
+	kv_add_int(&f->evidence, "over_provisioning_percentage", dl.over_pct);
+	if (dl.judged[LONGHORN_V1])
+		kv_add_int(&f->evidence, "default_replica_count", dl.replicas[LONGHORN_V1]);
+	if (dl.judged[LONGHORN_V2])
+		kv_add_int(&f->evidence, "v2_default_replica_count", dl.replicas[LONGHORN_V2]);
+	struct value_list *nj = kv_add_list(&f->evidence, "engines_not_judged");
+	for (size_t i = 0; i < not_judged.n; i++)
+		vlist_add_str(nj, not_judged.items[i]);
+	const char *which = !dl.named		      ? ""
+			    : !dl.judged[LONGHORN_V2] ? " (v1 engine: filesystem)"
+			    : dl.judged[LONGHORN_V1]  ? " (v1: filesystem, v2: block)"
+						      : " (v2 engine: block)";
+	finding_set(f, STATUS_PASS,
+		    "%zu Longhorn %s, each with a schedulable disk%s above %lld%% free and "
+		    "within %lld%% over-provisioning",
+		    jq_len(nodes), plural((int64_t)jq_len(nodes), "node", "nodes"), which,
+		    (long long)dl.min_avail_pct, (long long)dl.over_pct);
 }

@@ -13,11 +13,15 @@
 #include "kubevirt_util.h"
 #include "redact.h"
 #include "longhorn.h"
+#include "longhorn_engine.h"
 #include "storage.h"
+#include "vm_migration.h"
 
 #define LONGHORN_DRIVER "driver.longhorn.io"
 
 /* ---- api.vm.live-migratable ----------------------------------------------- */
+
+struct lm_targets;
 
 /* The reasons found for one VMI; level is the worst status they imply. */
 struct lm_eval {
@@ -25,6 +29,9 @@ struct lm_eval {
 	struct strv reasons;
 	struct strv remedies;
 	struct value_list *volumes; /* evidence, owned by the finding */
+	const char *node;	    /* where the VMI runs */
+	const struct lm_targets *targets;
+	size_t v2_volumes; /* Longhorn v2 data engine volumes judged */
 };
 
 static void lm_reason(struct lm_eval *e, enum status level, const char *remedy, const char *fmt,
@@ -89,6 +96,111 @@ static const char *const REM_HEALTH =
     "let Longhorn rebuild the replicas first (kubectl -n longhorn-system get "
     "volumes.longhorn.io VOL -o jsonpath='{.status.robustness}' → healthy); see "
     "api.longhorn.volume-health";
+
+/* Where a migration target pod can go: Ready, not cordoned, and not labelled
+ * kubevirt.io/schedulable=false by virt-controller when virt-handler's heartbeat
+ * stops (the target pod's nodeSelector asks for "true"). Only when Nodes were
+ * collected. */
+struct lm_targets {
+	bool known;
+	struct strv ok;	 /* node names */
+	struct strv out; /* "node: why not" */
+};
+
+static const char *const REM_V2 =
+    "a Longhorn v2 (SPDK) volume migrates only to a node that runs the v2 data engine: Longhorn "
+    "setting v2-data-engine \"true\" and no label node.longhorn.io/disable-v2-data-engine=true "
+    "on the target (remove it: kubectl label node NODE node.longhorn.io/disable-v2-data-engine-); "
+    "until then move the VM by cold migration (runStrategy Halted, then Always)";
+static const char *const REM_V2_VERSION =
+    "Longhorn live-migrates v2 volumes from 1.8 (longhorn/longhorn#6361): upgrade Longhorn, or "
+    "move the VM by cold migration (runStrategy Halted, then Always)";
+
+/* A v2 data engine volume (docs/support-matrix-longhorn.md): live migration of
+ * v2 volumes exists from Longhorn 1.8.0 (longhorn/longhorn-manager 84c5a7990,
+ * longhorn/longhorn#6361); the migration engine starts in the target node's v2
+ * instance manager, which runs only where setting v2-data-engine is true and
+ * the Node lacks node.longhorn.io/disable-v2-data-engine=true
+ * (controller/node_controller.go, v1.6.0–v1.11.3). The replicas stay where they
+ * are (v2 migration reuses them: volume_controller.go createAndStartMatchingReplicas),
+ * so the target needs no block disk of its own. */
+static void lm_v2(struct agg_ctx *ctx, struct lm_eval *e, const char *handle, const char *claim)
+{
+	const struct lm_targets *t = e->targets;
+	struct longhorn_version v;
+	e->v2_volumes++;
+	if (!longhorn_engine_version(ctx->cs, &v)) {
+		lm_reason(e, STATUS_UNKNOWN, REM_V2_VERSION,
+			  "PVC %s is Longhorn v2 data engine volume %s and the Longhorn version is "
+			  "not known: v2 volumes live-migrate from Longhorn 1.8 only",
+			  claim, handle);
+		return;
+	}
+	if (!longhorn_version_at_least(&v, 1, 8)) {
+		lm_reason(e, STATUS_FAIL, REM_V2_VERSION,
+			  "PVC %s is Longhorn v2 data engine volume %s: Longhorn %d.%d.%d does not "
+			  "live-migrate v2 volumes (from 1.8 on)",
+			  claim, handle, v.major, v.minor, v.patch);
+		return;
+	}
+	const char *raw;
+	int on = longhorn_engine_enabled(ctx->cs, LONGHORN_V2, &raw);
+	if (on < 0) {
+		lm_reason(e, STATUS_UNKNOWN, NULL,
+			  "PVC %s is Longhorn v2 data engine volume %s, and whether any node runs "
+			  "the v2 engine is not known: the Longhorn settings were not collected",
+			  claim, handle);
+		return;
+	}
+	if (!on) {
+		lm_reason(e, STATUS_FAIL, REM_V2,
+			  "PVC %s is Longhorn v2 data engine volume %s but Longhorn setting "
+			  "v2-data-engine is %s: no node runs the v2 engine, so no target can "
+			  "attach it",
+			  claim, handle, raw ? raw : "absent (default false)");
+		return;
+	}
+	if (!t || !t->known) {
+		lm_reason(e, STATUS_UNKNOWN, NULL,
+			  "PVC %s is Longhorn v2 data engine volume %s, and which nodes run the v2 "
+			  "engine is not known: the Nodes (their label %s) were not collected",
+			  claim, handle, LONGHORN_V2_DISABLE_LABEL);
+		return;
+	}
+	_cleanup_(strv_clear) struct strv ok = {0};
+	_cleanup_(strv_clear) struct strv out = {0};
+	size_t others = 0;
+	for (size_t i = 0; i < t->ok.n; i++) {
+		const char *n = t->ok.items[i];
+		if (streq(n, e->node))
+			continue;
+		others++;
+		int r = longhorn_node_v2_disabled(ctx->cs, n);
+		if (r > 0) {
+			_cleanup_free_ char *line =
+			    xasprintf("%s: label %s=true (no v2 instance manager)", n,
+				      LONGHORN_V2_DISABLE_LABEL);
+			strv_add(&out, line);
+		} else {
+			strv_add(&ok, n);
+		}
+	}
+	if (others == 0)
+		return; /* lm_target said it: no other node at all */
+	if (ok.n == 0) {
+		for (size_t i = 0; i < t->out.n; i++)
+			strv_add(&out, t->out.items[i]);
+		_cleanup_free_ char *why = strv_join(&out, "; ");
+		lm_reason(e, STATUS_FAIL, REM_V2,
+			  "PVC %s is Longhorn v2 data engine volume %s and no other node runs the "
+			  "v2 engine (%s)",
+			  claim, handle, why);
+		return;
+	}
+	_cleanup_free_ char *oks = strv_join(&ok, ", ");
+	vlist_add_strf(e->volumes, "%s: Longhorn v2 data engine volume %s, v2 engine targets: %s",
+		       claim, handle, oks);
+}
 
 /* Judge one PVC-backed volume of a VMI. */
 /* A degraded volume: longhorn-manager's processMigration goes on for a healthy
@@ -190,6 +302,8 @@ static void lm_claim(struct agg_ctx *ctx, struct lm_eval *e, const struct jv *vm
 			      claim);
 		vlist_add_str(e->volumes, note);
 	}
+	if (lhv && longhorn_volume_engine(lhv) == LONGHORN_V2)
+		lm_v2(ctx, e, handle, claim);
 	if (streq(robust, "faulted"))
 		lm_reason(e, STATUS_FAIL, REM_HEALTH,
 			  "Longhorn volume %s of PVC %s is faulted: no healthy replica", handle,
@@ -215,50 +329,96 @@ static void lm_volumes(struct agg_ctx *ctx, struct lm_eval *e, const struct jv *
 	}
 }
 
+static char *cond_text(const struct jv *c)
+{
+	const char *st = JQS(c, "status"), *reason = JQS(c, "reason"), *msg = JQS(c, "message");
+	return xasprintf("%s%s%s%s%s", st ? st : "not reported", reason && *reason ? " " : "",
+			 reason ? reason : "", msg && *msg ? ": " : "", msg ? msg : "");
+}
+
+/* StorageLiveMigratable (KubeVirt v1.4.0+, kubevirt/kubevirt
+ * staging/src/kubevirt.io/api/core/v1/types.go; virt-handler's
+ * calculateLiveStorageMigrationCondition, pkg/virt-handler/vm.go v1.4.0-v1.9.0)
+ * lists every non-disk reason a VMI cannot migrate (interfaces, CPU model,
+ * host devices, SEV, persistent reservation, TSC, Hyper-V passthrough) with
+ * reason NotMigratable, where LiveMigratable names only the first reason it
+ * met. Absent before v1.4: nothing is said. */
+static void lm_storage_condition(struct lm_eval *e, struct kv_list *ev, const struct jv *vmi,
+				 const struct jv *lm)
+{
+	const struct jv *c = jq_condition(JQ(vmi, "status", "conditions"), "StorageLiveMigratable");
+	if (!c)
+		return;
+	_cleanup_free_ char *text = cond_text(c);
+	kv_add_str(ev, "StorageLiveMigratable", text);
+	if (!streq(JQS(c, "status"), "False"))
+		return;
+	/* The same single reason LiveMigratable already gave: said once. */
+	const char *msg = JQS(c, "message");
+	_cleanup_free_ char *lm_one =
+	    xasprintf("%s: %s", JQS(lm, "reason") ? JQS(lm, "reason") : "",
+		      JQS(lm, "message") ? JQS(lm, "message") : "");
+	if (streq(JQS(lm, "status"), "False") && msg && streq(msg, lm_one))
+		return;
+	lm_reason(e, STATUS_FAIL, NULL, "StorageLiveMigratable=False %s%s%s",
+		  JQS(c, "reason") ? JQS(c, "reason") : "(no reason)", msg && *msg ? ": " : "",
+		  msg ? msg : "");
+}
+
 static void lm_condition(struct lm_eval *e, struct kv_list *ev, const struct jv *vmi)
 {
 	const struct jv *c = jq_condition(JQ(vmi, "status", "conditions"), "LiveMigratable");
 	const char *st = JQS(c, "status"), *reason = JQS(c, "reason"), *msg = JQS(c, "message");
-	kv_add_strf(ev, "LiveMigratable", "%s%s%s%s%s", st ? st : "not reported",
-		    reason && *reason ? " " : "", reason ? reason : "", msg && *msg ? ": " : "",
-		    msg ? msg : "");
-	if (streq(st, "True"))
-		return;
+	_cleanup_free_ char *text = cond_text(c);
+	kv_add_str(ev, "LiveMigratable", text);
 	if (streq(st, "False"))
 		lm_reason(e, STATUS_FAIL, streq(reason, "DisksNotLiveMigratable") ? REM_RWO : NULL,
 			  "LiveMigratable=False %s%s%s", reason ? reason : "(no reason)",
 			  msg && *msg ? ": " : "", msg ? msg : "");
-	else
+	else if (!streq(st, "True"))
 		lm_reason(e, STATUS_UNKNOWN, NULL,
 			  "virt-handler has not reported the LiveMigratable condition (status %s)",
 			  st ? st : "absent");
+	lm_storage_condition(e, ev, vmi, c);
 }
 
-static void lm_last_migration(struct kv_list *ev, const struct jv *vmi)
+/* The last migration (vm_migration.c): a failed one is a WARN, not a FAIL —
+ * KubeVirt still reports the VMI migratable and the cause may have passed
+ * (a target pod that did not fit, a timeout under load), but nothing shows it
+ * can move now (docs/decisions.md). One aborted on request says nothing
+ * about the VMI; one in progress is stated. Returns the running migration's
+ * text (caller frees) for the summary. */
+static char *lm_last_migration(struct agg_ctx *ctx, struct lm_eval *e, struct kv_list *ev,
+			       const struct jv *vmi)
 {
-	const struct jv *ms = JQ(vmi, "status", "migrationState");
-	bool failed = false;
-	if (!ms || !jq_bool(JQ(ms, "failed"), &failed) || !failed)
-		return;
-	const char *why = JQS(ms, "failureReason"), *end = JQS(ms, "endTimestamp");
-	kv_add_strf(ev, "last_migration", "failed%s%s%s%s", end ? " at " : "", end ? end : "",
-		    why ? ": " : "", why ? why : "");
+	struct vm_migration m;
+	vm_migration_last(ctx->cs, vmi, &m);
+	if (m.kind == VM_MIGRATION_NONE)
+		return NULL;
+	char *text = vm_migration_describe(&m);
+	kv_add_str(ev, m.kind == VM_MIGRATION_RUNNING ? "migration_in_progress" : "last_migration",
+		   text);
+	if (m.kind == VM_MIGRATION_FAILED) {
+		const char *ns = jq_namespace(vmi) ? jq_namespace(vmi) : "",
+			   *name = jq_name(vmi) ? jq_name(vmi) : "?";
+		_cleanup_free_ char *rem = xasprintf(
+		    "see why the last migration failed: kubectl -n %s get vmim -l "
+		    "kubevirt.io/vmi-name=%s -o yaml; kubectl -n %s get events "
+		    "--field-selector involvedObject.name=%s; once the cause is fixed, prove it "
+		    "with a new migration (virtctl migrate %s -n %s)",
+		    ns, name, ns, name, name, ns);
+		lm_reason(e, STATUS_WARN, rem, "its last live migration %s", text);
+	}
+	if (m.kind == VM_MIGRATION_RUNNING)
+		return text;
+	free(text);
+	return NULL;
 }
 
 static const char *const REM_TARGET =
     "a live migration needs a second node that can run the VM: uncordon one (kubectl uncordon "
     "NODE), bring back virt-handler where a node is labelled kubevirt.io/schedulable=false "
     "(kubectl get pods -A -l kubevirt.io=virt-handler -o wide), or add a node";
-
-/* Where a migration target pod can go: Ready, not cordoned, and not labelled
- * kubevirt.io/schedulable=false by virt-controller when virt-handler's heartbeat
- * stops (the target pod's nodeSelector asks for "true"). Only when Nodes were
- * collected. */
-struct lm_targets {
-	bool known;
-	struct strv ok;	 /* node names */
-	struct strv out; /* "node: why not" */
-};
 
 static void lm_targets_find(const struct cluster_state *cs, struct lm_targets *t)
 {
@@ -308,27 +468,42 @@ static void lm_target(struct lm_eval *e, const struct lm_targets *t, const char 
 		  *why ? why : "the cluster has one node");
 }
 
+/* What one VMI's evaluation leaves for the summary. */
+struct lm_summary {
+	size_t n_ok;
+	struct strv migrating; /* "ns/name: running since …" */
+	const char *unread;    /* why VMIMs were not read, or NULL */
+	size_t n_v2;	       /* Longhorn v2 volumes seen */
+};
+
 static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
-		   const struct lm_targets *t, size_t *n_ok)
+		   const struct lm_targets *t, struct lm_summary *sum)
 {
 	const char *ns = jq_namespace(vmi) ? jq_namespace(vmi) : "", *name = jq_name(vmi);
 	const char *node = JQS(vmi, "status", "nodeName");
 	if (!node)
 		node = kubevirt_util_label(vmi, "kubevirt.io/nodeName");
-	struct lm_eval e = {.level = STATUS_PASS};
+	struct lm_eval e = {.level = STATUS_PASS, .node = node, .targets = t};
 	struct kv_list ev = {0};
 	kv_add_str(&ev, "node", node ? node : "");
 	if (JQS(vmi, "status", "migrationMethod"))
 		kv_add_str(&ev, "migrationMethod", JQS(vmi, "status", "migrationMethod"));
 	lm_condition(&e, &ev, vmi);
 	lm_target(&e, t, node);
-	lm_last_migration(&ev, vmi);
+	_cleanup_free_ char *running = lm_last_migration(ctx, &e, &ev, vmi);
+	if (running) {
+		_cleanup_free_ char *line = xasprintf("%s/%s: %s", ns, name ? name : "?", running);
+		strv_add(&sum->migrating, line);
+	}
+	if (sum->unread)
+		kv_add_str(&ev, "migrations_not_read", sum->unread);
 	e.volumes = kv_add_list(&ev, "volumes"); /* last: later kv_add_* would move it */
 	lm_volumes(ctx, &e, vmi, ns);
+	sum->n_v2 += e.v2_volumes;
 
 	struct vm_row *row = vm_table_add(ctx->vms, ns, name ? name : "?", node);
 	if (e.reasons.n == 0) {
-		(*n_ok)++;
+		sum->n_ok++;
 		kv_list_clear(&ev);
 		return;
 	}
@@ -346,8 +521,10 @@ static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
 	for (size_t i = 0; i < e.reasons.n; i++)
 		vlist_add_str(rl, e.reasons.items[i]);
 	finding_set(f, e.level, "%s/%s %s live-migrate: %s%s", ns, name ? name : "?",
-		    e.level == STATUS_UNKNOWN ? "may not be able to" : "cannot", e.reasons.items[0],
-		    e.reasons.n > 1 ? " (and more, see reasons)" : "");
+		    e.level == STATUS_UNKNOWN ? "may not be able to"
+		    : e.level == STATUS_WARN  ? "may not"
+					      : "cannot",
+		    e.reasons.items[0], e.reasons.n > 1 ? " (and more, see reasons)" : "");
 	_cleanup_free_ char *rem = strv_join(&e.remedies, "; ");
 	if (!*rem) {
 		free(rem);
@@ -370,7 +547,9 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 			    "served)");
 		return;
 	}
-	size_t n_running = 0, n_ok = 0;
+	size_t n_running = 0;
+	_cleanup_free_ char *unread = vm_migration_unread(ctx->cs);
+	struct lm_summary sum = {.unread = unread};
 	struct lm_targets t;
 	lm_targets_find(ctx->cs, &t);
 	for (size_t i = 0; i < jq_len(vmis); i++) {
@@ -378,7 +557,7 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 		if (!streq(JQS(vmi, "status", "phase"), "Running"))
 			continue;
 		n_running++;
-		lm_one(ctx, id, vmi, &t, &n_ok);
+		lm_one(ctx, id, vmi, &t, &sum);
 	}
 	size_t n_targets = t.ok.n;
 	bool targets_known = t.known;
@@ -391,18 +570,60 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 		finding_set(f, STATUS_SKIP, "no running VMI: nothing to live-migrate");
 		return;
 	}
-	if (n_ok == n_running) {
+	/* A migration that failed before it reached the VMI is on its VMIM only:
+	 * without them "every VMI can migrate" is not known. */
+	static const char *const unread_part =
+	    "whether a recent migration failed before it reached the VMI (target pod never "
+	    "scheduled, rejected by a quota) is not known";
+	if (sum.n_ok == n_running) {
 		struct finding *f = agg_finding(ctx, id);
 		struct value_list *l = kv_add_list(&f->evidence, "vmis");
 		for (size_t i = 0; i < ctx->vms->n; i++)
 			vlist_add_strf(l, "%s/%s on %s", ctx->vms->items[i].namespace,
 				       ctx->vms->items[i].name, ctx->vms->items[i].node);
+		if (sum.migrating.n > 0) {
+			struct value_list *m = kv_add_list(&f->evidence, "migrations_in_progress");
+			for (size_t i = 0; i < sum.migrating.n; i++)
+				vlist_add_str(m, sum.migrating.items[i]);
+		}
 		if (targets_known)
 			kv_add_int(&f->evidence, "migration_target_nodes", (int64_t)n_targets);
-		finding_set(f, STATUS_PASS, "%s %zu running %s can live-migrate",
-			    n_running == 1 ? "the" : "all", n_running,
-			    plural((int64_t)n_running, "VMI", "VMIs"));
+		_cleanup_free_ char *now = sum.migrating.n > 0
+					       ? xasprintf(" (%zu migrating now)", sum.migrating.n)
+					       : xstrdup("");
+		if (unread) {
+			kv_add_str(&f->evidence, "migrations_not_read", unread);
+			finding_set(f, STATUS_UNKNOWN,
+				    "%s %zu running %s live-migrate by %s own status%s, but "
+				    "%s: %s",
+				    n_running == 1 ? "the" : "all", n_running,
+				    plural((int64_t)n_running, "VMI can", "VMIs can"),
+				    plural((int64_t)n_running, "its", "their"), now, unread_part,
+				    unread);
+			finding_remedy(f,
+				       "grant get/list/watch on "
+				       "virtualmachineinstancemigrations.kubevirt.io (deploy/base/"
+				       "rbac.yaml does) or collect them: docs/collect.md");
+		} else {
+			if (sum.n_v2)
+				kv_add_int(&f->evidence, "longhorn_v2_volumes", (int64_t)sum.n_v2);
+			finding_set(f, STATUS_PASS, "%s %zu running %s can live-migrate%s",
+				    n_running == 1 ? "the" : "all", n_running,
+				    plural((int64_t)n_running, "VMI", "VMIs"), now);
+		}
+	} else if (unread && sum.n_ok > 0) {
+		struct finding *f = agg_finding(ctx, id);
+		kv_add_str(&f->evidence, "migrations_not_read", unread);
+		finding_set(f, STATUS_UNKNOWN,
+			    "for the %zu running %s without a finding of their own, %s: %s",
+			    sum.n_ok, plural((int64_t)sum.n_ok, "VMI", "VMIs"), unread_part,
+			    unread);
+		finding_remedy(
+		    f, "grant get/list/watch on "
+		       "virtualmachineinstancemigrations.kubevirt.io (deploy/base/rbac.yaml "
+		       "does) or collect them: docs/collect.md");
 	}
+	strv_clear(&sum.migrating);
 }
 
 /* ---- api.vm.run-strategy -------------------------------------------------- */

@@ -1,5 +1,7 @@
 #include "engine.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "catalog.h"
@@ -129,10 +131,23 @@ static void copy_host_results(struct agg_ctx *ctx, const struct engine_opts *opt
 	}
 }
 
+/* HVREADY_TIMINGS=1 (a benchmark hook, docs/benchmarks.md): each check's
+ * elapsed time on stderr, one "timing<TAB>ID<TAB>ms" line per check. */
+static void timing(bool on, const char *id, int64_t t0)
+{
+	if (on)
+		fprintf(stderr, "timing\t%s\t%.3f\n", id,
+			(double)(util_now_mono_ns() - t0) / (double)NSEC_PER_MSEC);
+}
+
 void engine_run(struct agg_ctx *ctx, const struct engine_opts *opts)
 {
+	const char *tv = getenv("HVREADY_TIMINGS");
+	bool timings = tv && *tv && !streq(tv, "0");
+	int64_t t0 = util_now_mono_ns();
 	ctx->harvester_installed = engine_harvester_installed(ctx->cs);
 	copy_host_results(ctx, opts);
+	timing(timings, "(host results)", t0);
 	for (size_t i = 0; i < api_checks_len; i++) {
 		const struct api_check *c = &api_checks[i];
 		const char *why = left_out(opts, c->id);
@@ -170,7 +185,9 @@ void engine_run(struct agg_ctx *ctx, const struct engine_opts *opts)
 			continue;
 		}
 		size_t before = ctx->out->n;
+		t0 = util_now_mono_ns();
 		c->run(ctx, c->id);
+		timing(timings, c->id, t0);
 		check_no_result(ctx->out, before, c->id);
 	}
 }

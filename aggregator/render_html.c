@@ -14,6 +14,8 @@
  */
 #include "render_html.h"
 
+#include "finding_groups.h"
+
 #include <string.h>
 
 #include "catalog.h"
@@ -249,8 +251,18 @@ static void evidence_table(FILE *f, const struct finding *fd)
 
 /* One finding, expandable to its evidence and remediation. id_prefix "f"
  * (all findings) or "b" (blockers), so each has its own anchor. */
-static void finding_detail(FILE *f, const struct finding *fd, size_t idx, const char *id_prefix,
-			   unsigned blocks, bool open)
+/* A card standing for several findings (a group of nodes), or NULL; up: the
+ * anchor of the blocker card a finding of "All findings" belongs to. */
+struct detail_opts {
+	const struct finding_group *group;
+	size_t up;
+};
+
+static void finding_detail_ex(FILE *f, const struct finding *fd, size_t idx, const char *id_prefix,
+			      unsigned blocks, bool open, const struct detail_opts *o);
+
+static void finding_detail_ex(FILE *f, const struct finding *fd, size_t idx, const char *id_prefix,
+			      unsigned blocks, bool open, const struct detail_opts *o)
 {
 	/* In "All findings", a blocker is already printed in full above it. */
 	bool repeat = blocks && streq(id_prefix, "f");
@@ -258,13 +270,22 @@ static void finding_detail(FILE *f, const struct finding *fd, size_t idx, const 
 		is_problem(fd->status) ? " problem" : "", repeat ? " blocking" : "", id_prefix,
 		idx);
 	finding_attrs(f, fd);
+	if (o->group && o->group->n > 1) {
+		/* The findings this card stands for, by their index in the JSON. */
+		fputs(" data-members=\"", f);
+		for (size_t i = 0; i < o->group->n; i++)
+			fprintf(f, "%s%zu", i ? " " : "", o->group->members[i]);
+		fputc('"', f);
+	}
 	if (open)
 		fputs(" open=\"open\"", f);
 	fprintf(f, "><summary><span class=\"st %s\">%s</span> <code class=\"check\">",
 		cls(fd->status), status_name(fd->status));
 	esc(f, fd->check);
 	fputs("</code> ", f);
-	_cleanup_free_ char *subject = render_verdict_subject(fd);
+	_cleanup_free_ char *subject = o->group && o->group->n > 1
+					   ? xasprintf("%zu nodes", o->group->n)
+					   : render_verdict_subject(fd);
 	if (*subject) {
 		fputs("<span class=\"subj\">", f);
 		esc(f, subject);
@@ -274,8 +295,17 @@ static void finding_detail(FILE *f, const struct finding *fd, size_t idx, const 
 	esc(f, fd->message);
 	fputs("</span>", f);
 	if (repeat)
-		fprintf(f, " <a class=\"up\" href=\"#b-%zu\">(blocker)</a>", idx);
+		fprintf(f, " <a class=\"up\" href=\"#b-%zu\">(blocker)</a>", o->up);
 	fputs("</summary><div class=\"body\">", f);
+	if (o->group && o->group->n > 1) {
+		fprintf(f, "<p class=\"nodes\">On %zu nodes: ", o->group->n);
+		for (size_t i = 0; i < o->group->n; i++) {
+			if (i)
+				fputs(", ", f);
+			esc(f, o->group->names[i]);
+		}
+		fputs("</p>", f);
+	}
 	if (blocks) {
 		fputs("<p class=\"blocks\">Blocks: ", f);
 		for (int g = 0; g < _GATE_MAX; g++)
@@ -364,7 +394,7 @@ static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 	      f);
 }
 
-static void gate_cards(FILE *f, const struct verdict *v, int gate)
+static void gate_cards(FILE *f, const struct verdict *v, int gate, const size_t *up)
 {
 	fputs("<section id=\"gates\"><h2>Gates</h2><div class=\"gates\">\n", f);
 	for (int g = 0; g < _GATE_MAX; g++) {
@@ -388,7 +418,7 @@ static void gate_cards(FILE *f, const struct verdict *v, int gate)
 			size_t idx = gr->blockers[i];
 			const struct finding *fd = &v->findings.items[idx];
 			_cleanup_free_ char *subject = render_verdict_subject(fd);
-			fprintf(f, "<li class=\"blocker\"><a href=\"#b-%zu\"><code>", idx);
+			fprintf(f, "<li class=\"blocker\"><a href=\"#b-%zu\"><code>", up[idx]);
 			esc(f, fd->check);
 			fputs("</code>", f);
 			if (*subject) {
@@ -407,7 +437,14 @@ static void gate_cards(FILE *f, const struct verdict *v, int gate)
 	fputs("</div></section>\n", f);
 }
 
-static void blockers(FILE *f, const struct verdict *v, const unsigned *blocks)
+static bool is_blocker(size_t i, void *arg)
+{
+	return ((const unsigned *)arg)[i] != 0;
+}
+
+/* The blockers, identical findings on several nodes as one card (groups). */
+static void blockers(FILE *f, const struct verdict *v, const unsigned *blocks,
+		     const struct finding_groups *groups)
 {
 	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
 	size_t n = 0;
@@ -416,16 +453,25 @@ static void blockers(FILE *f, const struct verdict *v, const unsigned *blocks)
 	fputs("<section id=\"blockers\"><h2>Blockers</h2>\n", f);
 	if (!n)
 		fputs("<p>Nothing blocks any gate.</p>\n", f);
-	else
+	else if (groups->n == n)
 		fprintf(
 		    f,
 		    "<p class=\"meta\">The %zu finding%s that decide the gates, worst first.</p>\n",
 		    n, n == 1 ? "" : "s");
+	else
+		fprintf(f,
+			"<p class=\"meta\">The %zu findings that decide the gates, worst first, as "
+			"%zu cards: identical findings on several nodes are one.</p>\n",
+			n, groups->n);
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
-		for (size_t i = 0; i < v->findings.n; i++)
-			if (blocks[i] && v->findings.items[i].status == order[k])
-				finding_detail(f, &v->findings.items[i], i, "b", blocks[i],
-					       n <= OPEN_BLOCKERS_MAX);
+		for (size_t i = 0; i < groups->n; i++) {
+			const struct finding_group *g = &groups->items[i];
+			if (g->merged.status != order[k])
+				continue;
+			struct detail_opts o = {.group = g, .up = g->first};
+			finding_detail_ex(f, &g->merged, g->first, "b", blocks[g->first],
+					  groups->n <= OPEN_BLOCKERS_MAX, &o);
+		}
 	fputs("</section>\n", f);
 }
 
@@ -641,7 +687,7 @@ static void matrix(FILE *f, const struct verdict *v)
 	strv_clear(&checks);
 }
 
-static void all_findings(FILE *f, const struct verdict *v, const unsigned *blocks)
+static void all_findings(FILE *f, const struct verdict *v, const unsigned *blocks, const size_t *up)
 {
 	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN, STATUS_PASS,
 					    STATUS_SKIP};
@@ -651,8 +697,11 @@ static void all_findings(FILE *f, const struct verdict *v, const unsigned *block
 		v->findings.n, plural((int64_t)v->findings.n, "finding", "findings"));
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
 		for (size_t i = 0; i < v->findings.n; i++)
-			if (v->findings.items[i].status == order[k])
-				finding_detail(f, &v->findings.items[i], i, "f", blocks[i], false);
+			if (v->findings.items[i].status == order[k]) {
+				struct detail_opts o = {.up = up[i]};
+				finding_detail_ex(f, &v->findings.items[i], i, "f", blocks[i],
+						  false, &o);
+			}
 	fputs("</section>\n", f);
 }
 
@@ -673,11 +722,21 @@ void verdict_render_html(FILE *f, const struct verdict *v, int gate, int refresh
 		status_name(overall), verdict_words(overall), css);
 	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
 	header(f, v, gate, refresh_s);
-	gate_cards(f, v, gate);
-	blockers(f, v, blocks);
+	/* The card each blocker is shown in: its group's first finding. */
+	struct finding_groups groups;
+	finding_groups_build(v, blocks, is_blocker, (void *)blocks, &groups);
+	_cleanup_free_ size_t *up = xcalloc(v->findings.n + 1, sizeof(*up));
+	for (size_t i = 0; i < v->findings.n; i++)
+		up[i] = i;
+	for (size_t i = 0; i < groups.n; i++)
+		for (size_t m = 0; m < groups.items[i].n; m++)
+			up[groups.items[i].members[m]] = groups.items[i].first;
+	gate_cards(f, v, gate, up);
+	blockers(f, v, blocks, &groups);
+	finding_groups_clear(&groups);
 	vm_table(f, v);
 	matrix(f, v);
-	all_findings(f, v, blocks);
+	all_findings(f, v, blocks, up);
 	fputs("<footer>hvready-aggregator " HVREADY_VERSION
 	      " · statuses: FAIL blocks, UNKNOWN means the evidence to decide is missing, WARN "
 	      "does not block · JSON: <code>report --format json</code> or <code>GET "

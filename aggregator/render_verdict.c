@@ -263,8 +263,38 @@ static bool is_blocker(size_t i, void *arg)
 	return ((const unsigned *)arg)[i] != 0;
 }
 
+/* Findings outside the gates' blockers, of a problem status, in the asked gate. */
+struct other_problems {
+	const struct verdict *v;
+	const unsigned *blocks;
+	int gate;
+};
+
+static bool is_other_problem(size_t i, void *arg)
+{
+	const struct other_problems *op = arg;
+	const struct finding *fd = &op->v->findings.items[i];
+	return !op->blocks[i] &&
+	       (fd->status == STATUS_FAIL || fd->status == STATUS_UNKNOWN ||
+		fd->status == STATUS_WARN) &&
+	       render_verdict_in_gate(fd, op->gate);
+}
+
 /* Names shown in a text card of a group; the JSON lists them all. */
 #define TEXT_GROUP_NAMES 8
+
+static void text_group(FILE *f, const struct verdict *v, const struct finding_group *g, int w,
+		       const char *note, bool color)
+{
+	if (g->n == 1) {
+		text_one(f, &v->findings.items[g->first], w, note, color);
+		return;
+	}
+	_cleanup_free_ char *subject = finding_group_subject(g, TEXT_GROUP_NAMES);
+	struct text_finding_opts o = {
+	    .indent = 2, .id_width = w, .subject = subject, .note = note, .color = color};
+	render_text_finding_ex(f, &g->merged, &o);
+}
 
 static void text_blockers(FILE *f, const struct verdict *v, const unsigned *blocks, int w,
 			  bool color)
@@ -284,17 +314,7 @@ static void text_blockers(FILE *f, const struct verdict *v, const unsigned *bloc
 			any = true;
 			_cleanup_free_ char *gl = render_verdict_gate_list(blocks[g->first]);
 			_cleanup_free_ char *note = xasprintf("blocks: %s", gl);
-			if (g->n == 1) {
-				text_one(f, &v->findings.items[g->first], w, note, color);
-				continue;
-			}
-			_cleanup_free_ char *subject = finding_group_subject(g, TEXT_GROUP_NAMES);
-			struct text_finding_opts o = {.indent = 2,
-						      .id_width = w,
-						      .subject = subject,
-						      .note = note,
-						      .color = color};
-			render_text_finding_ex(f, &g->merged, &o);
+			text_group(f, v, g, w, note, color);
 		}
 	finding_groups_clear(&groups);
 }
@@ -434,6 +454,24 @@ static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, 
 	    "one line per check", "not applicable here, one line per check"};
 	for (size_t k = 0; k < ELEMENTSOF(order); k++) {
 		bool grouped = order[k] == STATUS_PASS || order[k] == STATUS_SKIP;
+		if (!grouped) {
+			/* identical findings on several nodes: one card */
+			struct other_problems op = {.v = v, .blocks = blocks, .gate = gate};
+			struct finding_groups groups;
+			finding_groups_build(v, blocks, is_other_problem, &op, &groups);
+			bool any = false;
+			for (size_t i = 0; i < groups.n; i++) {
+				const struct finding_group *g = &groups.items[i];
+				if (g->merged.status != order[k])
+					continue;
+				if (!any)
+					text_heading(f, titles[k], extras[k], color);
+				any = true;
+				text_group(f, v, g, w, NULL, color);
+			}
+			finding_groups_clear(&groups);
+			continue;
+		}
 		struct strv done = {0};
 		bool any = false;
 		for (size_t i = 0; i < v->findings.n; i++) {
@@ -444,9 +482,7 @@ static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, 
 			if (!any)
 				text_heading(f, titles[k], extras[k], color);
 			any = true;
-			if (!grouped) {
-				text_one(f, fd, w, NULL, color);
-			} else if (!strv_contains(&done, fd->check)) {
+			if (!strv_contains(&done, fd->check)) {
 				strv_add(&done, fd->check);
 				text_grouped(f, v, blocks, i, order[k], w, color);
 			}
@@ -653,6 +689,29 @@ static void md_value(FILE *f, const struct value *val)
 		fputc('`', f);
 }
 
+static void md_blocker_body(FILE *f, const struct finding *fd, unsigned blocks);
+static void md_blocker(FILE *f, const struct finding *fd, unsigned blocks);
+
+/* One card for a group: "on 37 nodes", then every node by name. */
+static void md_group(FILE *f, const struct verdict *v, const struct finding_group *g,
+		     unsigned blocks)
+{
+	if (g->n == 1) {
+		md_blocker(f, &v->findings.items[g->first], blocks);
+		return;
+	}
+	fprintf(f, "\n### %s ", status_name(g->merged.status));
+	md_code(f, g->merged.check, false);
+	fprintf(f, " on %zu nodes\n\nNodes: ", g->n);
+	for (size_t i = 0; i < g->n; i++) {
+		if (i)
+			fputs(", ", f);
+		md_text(f, g->names[i]);
+	}
+	fputc('.', f);
+	md_blocker_body(f, &g->merged, blocks);
+}
+
 static void md_blocker(FILE *f, const struct finding *fd, unsigned blocks)
 {
 	fprintf(f, "\n### %s ", status_name(fd->status));
@@ -667,6 +726,12 @@ static void md_blocker(FILE *f, const struct finding *fd, unsigned blocks)
 		fputs(" — ", f);
 		md_text(f, fd->object);
 	}
+	md_blocker_body(f, fd, blocks);
+}
+
+/* Everything of a card after its heading. */
+static void md_blocker_body(FILE *f, const struct finding *fd, unsigned blocks)
+{
 	_cleanup_free_ char *gl = render_verdict_gate_list(blocks);
 	if (blocks)
 		fprintf(f, "\n\nBlocks: %s.\n\n", gl);
@@ -782,27 +847,32 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
 	render_verdict_blocks_for_gate(v, blocks, gate);
 	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
+	struct finding_groups groups;
+	finding_groups_build(v, blocks, is_blocker, (void *)blocks, &groups);
 	bool any = false;
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
-		for (size_t i = 0; i < v->findings.n; i++) {
-			if (!blocks[i] || v->findings.items[i].status != order[k])
+		for (size_t i = 0; i < groups.n; i++) {
+			if (groups.items[i].merged.status != order[k])
 				continue;
 			if (!any)
 				fputs("\n## Blockers\n", f);
 			any = true;
-			md_blocker(f, &v->findings.items[i], blocks[i]);
+			md_group(f, v, &groups.items[i], blocks[groups.items[i].first]);
 		}
+	finding_groups_clear(&groups);
+	struct other_problems op = {.v = v, .blocks = blocks, .gate = gate};
+	finding_groups_build(v, blocks, is_other_problem, &op, &groups);
 	any = false;
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
-		for (size_t i = 0; i < v->findings.n; i++) {
-			if (blocks[i] || v->findings.items[i].status != order[k] ||
-			    !render_verdict_in_gate(&v->findings.items[i], gate))
+		for (size_t i = 0; i < groups.n; i++) {
+			if (groups.items[i].merged.status != order[k])
 				continue;
 			if (!any)
 				fputs("\n## Other problems\n", f);
 			any = true;
-			md_blocker(f, &v->findings.items[i], 0);
+			md_group(f, v, &groups.items[i], 0);
 		}
+	finding_groups_clear(&groups);
 	if (gate < 0 || gate == GATE_LIVE_MIGRATION)
 		md_vms(f, v);
 	md_nodes(f, v);

@@ -26,6 +26,7 @@ read -ra EVENT <<<"$(pkg-config --cflags --libs libevent)"
 read -ra DEPS <<<"$(pkg-config --cflags --libs $DEP_PCS)"
 cc "${CFLAGS[@]}" -pthread "$SRC/bench/loadgen.c" -o "$OUT/loadgen" "${EVENT[@]}"
 cc "${CFLAGS[@]}" "$SRC/bench/bare_server.c" -o "$OUT/bare_server" "${EVENT[@]}"
-# clone_reports links this build's libhvcommon.a: it speaks this build's wire format.
-cc "${CFLAGS[@]}" -D_GNU_SOURCE -I"$SRC/common" "$SRC/bench/clone_reports.c" \
+# clone_reports (with its generator, gen_node.c) links this build's libhvcommon.a: it
+# speaks this build's wire format.
+cc "${CFLAGS[@]}" -D_GNU_SOURCE -I"$SRC/common" "$SRC/bench/clone_reports.c" "$SRC/bench/gen_node.c" \
 	-o "$OUT/clone_reports" "$BUILD/libhvcommon.a" "${DEPS[@]}" -lpthread -lm

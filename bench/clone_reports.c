@@ -1,9 +1,18 @@
 /*
- * clone_reports: one real node report (from `hvready-agent check --format
- * msgpack`) cloned under N node names, for the benchmarks.
+ * clone_reports: node reports for the benchmarks, under N node names: either
+ * generated (--generate: real server CPUs, the same bytes on every machine,
+ * bench/gen_node.c), or one real report (from `hvready-agent check --format
+ * msgpack`) cloned.
  *
+ *   clone_reports --generate [--cpus intel|amd|mixed] [--seed N] [--no-kvm]
+ *                 [--manifest FILE] --count N [--prefix harvester-node-]
+ *                 [--out-dir DIR] [--pack FILE]
  *   clone_reports --template FILE --count N [--prefix harvester-node-]
  *                 [--out-dir DIR] [--pack FILE]
+ *
+ * --manifest writes, as JSON, what was generated (nodes, KVM nodes, CPU
+ * profiles, nodes without a feature): bench/check_work.py holds the
+ * aggregator's verdict against it.
  *
  * --out-dir writes DIR/PREFIXi.msgpack (i = 1..N), the layout `report
  * --node-reports` reads. --pack writes one file the load generator maps:
@@ -17,7 +26,7 @@
  * "stale" path instead of ingest. The offset is verified by patching and
  * decoding again, so a change of the wire format fails here, loudly.
  *
- * Everything else is the template's: the findings and facts of a real host.
+ * With --template, everything else is the template's: the findings and facts of a real host.
  * Each clone gets its own node name, hostname (cluster.hostname.unique) and
  * boot ID.
  */
@@ -27,6 +36,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gen_node.h"
 #include "log.h"
 #include "report.h"
 #include "wire.h"
@@ -35,13 +45,18 @@
 #define COUNT_MAX    1000000
 
 struct opts {
-	const char *template, *prefix, *out_dir, *pack;
+	const char *template, *prefix, *out_dir, *pack, *manifest;
 	long count;
+	bool generate;
+	struct gen_opts gen;
 };
 
 static _Noreturn void usage(int code)
 {
 	fputs("Usage: clone_reports --template FILE --count N [--prefix NAME-]\n"
+	      "                     [--out-dir DIR] [--pack FILE]\n"
+	      "       clone_reports --generate [--cpus intel|amd|mixed] [--seed N] [--no-kvm]\n"
+	      "                     [--manifest FILE] --count N [--prefix NAME-]\n"
 	      "                     [--out-dir DIR] [--pack FILE]\n",
 	      code ? stderr : stdout);
 	exit(code);
@@ -50,17 +65,16 @@ static _Noreturn void usage(int code)
 static void parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-	    {"template", required_argument, NULL, 't'},
-	    {"count", required_argument, NULL, 'n'},
-	    {"prefix", required_argument, NULL, 'p'},
-	    {"out-dir", required_argument, NULL, 'd'},
-	    {"pack", required_argument, NULL, 'k'},
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
+	    {"template", required_argument, NULL, 't'}, {"count", required_argument, NULL, 'n'},
+	    {"prefix", required_argument, NULL, 'p'},	{"out-dir", required_argument, NULL, 'd'},
+	    {"pack", required_argument, NULL, 'k'},	{"generate", no_argument, NULL, 'g'},
+	    {"cpus", required_argument, NULL, 'c'},	{"seed", required_argument, NULL, 's'},
+	    {"no-kvm", no_argument, NULL, 'K'},		{"manifest", required_argument, NULL, 'm'},
+	    {"help", no_argument, NULL, 'h'},		{0},
 	};
 	int c;
 	int64_t v;
-	*o = (struct opts){.prefix = "harvester-node-"};
+	*o = (struct opts){.prefix = "harvester-node-", .gen = {.seed = 1}};
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
@@ -81,14 +95,42 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'k':
 			o->pack = optarg;
 			break;
+		case 'g':
+			o->generate = true;
+			break;
+		case 'c':
+			if (streq(optarg, "intel"))
+				o->gen.cpus = GEN_CPUS_INTEL;
+			else if (streq(optarg, "amd"))
+				o->gen.cpus = GEN_CPUS_AMD;
+			else if (streq(optarg, "mixed"))
+				o->gen.cpus = GEN_CPUS_MIXED;
+			else
+				fatalx("--cpus: \"%s\" is not intel, amd or mixed", optarg);
+			break;
+		case 's':
+			if (util_parse_i64(optarg, &v) < 0 || v < 0)
+				fatalx("--seed: \"%s\" is not a number", optarg);
+			o->gen.seed = (uint64_t)v;
+			break;
+		case 'K':
+			o->gen.no_kvm = true;
+			break;
+		case 'm':
+			o->manifest = optarg;
+			break;
 		case 'h':
 			usage(0);
 		default:
 			usage(2);
 		}
 	}
-	if (optind != argc || !o->template || !o->count || (!o->out_dir && !o->pack))
+	if (optind != argc || !o->template == !o->generate || !o->count ||
+	    (!o->out_dir && !o->pack))
 		usage(2);
+	if (!o->generate && (o->manifest || o->gen.no_kvm))
+		fatalx("--manifest and --no-kvm go with --generate");
+	o->gen.prefix = o->prefix;
 }
 
 static void set_str(char **dst, char *v)
@@ -155,27 +197,61 @@ static void write_clone(const char *dir, const char *name, const char *buf, size
 		fatal("writing %s", path);
 }
 
+/* Where a clone's template comes from: the file, read and decoded. */
+static void read_template(const char *path, struct node_report *r)
+{
+	char err[WIRE_ERR_LEN];
+	char *raw;
+	size_t raw_len;
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		fatalx("--template %s is not a regular file", path);
+	int ret = util_read_file(path, TEMPLATE_MAX, &raw, &raw_len);
+	if (ret < 0)
+		fatalx("--template %s: %s", path, strerror(-ret));
+	ret = wire_decode_node_report((const uint8_t *)raw, raw_len, r, err, sizeof(err));
+	free(raw);
+	if (ret < 0)
+		fatalx("--template %s: %s", path, err);
+}
+
+static void write_manifest(const struct opts *o, const struct gen_tally *t)
+{
+	static const char *const cpus[] = {"intel", "amd", "mixed"};
+	FILE *f = fopen(o->manifest, "we");
+	if (!f)
+		fatal("--manifest %s", o->manifest);
+	fprintf(f,
+		"{\"generator\": \"bench/clone_reports --generate\", \"cpus\": \"%s\", "
+		"\"seed\": %llu, \"prefix\": \"%s\", \"nodes\": %ld, \"kvm_nodes\": %ld, "
+		"\"lacking_feature_nodes\": %ld, \"host_only_varied_nodes\": %ld, \"profiles\": {",
+		cpus[o->gen.cpus], (unsigned long long)o->gen.seed, o->prefix, t->nodes,
+		t->kvm_nodes, t->lacking, t->host_only_varied);
+	bool first = true;
+	for (int k = 0; k < 4; k++) {
+		if (!t->by_profile[k])
+			continue;
+		fprintf(f, "%s\"%s\": %ld", first ? "" : ", ", gen_profile_names[k],
+			t->by_profile[k]);
+		first = false;
+	}
+	fputs("}}\n", f);
+	if (fclose(f) != 0)
+		fatal("writing %s", o->manifest);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
 	struct node_report r = {0};
-	char err[WIRE_ERR_LEN];
-	char *raw;
-	size_t raw_len;
+	struct gen_tally tally = {0};
 	FILE *pack = NULL;
+	int ret;
 
 	log_set_prefix("clone_reports");
 	parse(argc, argv, &o);
-	struct stat st;
-	if (stat(o.template, &st) == 0 && !S_ISREG(st.st_mode))
-		fatalx("--template %s is not a regular file", o.template);
-	int ret = util_read_file(o.template, TEMPLATE_MAX, &raw, &raw_len);
-	if (ret < 0)
-		fatalx("--template %s: %s", o.template, strerror(-ret));
-	ret = wire_decode_node_report((const uint8_t *)raw, raw_len, &r, err, sizeof(err));
-	free(raw);
-	if (ret < 0)
-		fatalx("--template %s: %s", o.template, err);
+	if (o.template)
+		read_template(o.template, &r);
 	if (o.out_dir && mkdir(o.out_dir, 0755) < 0 && errno != EEXIST)
 		fatal("--out-dir %s", o.out_dir);
 	if (o.pack) {
@@ -188,18 +264,25 @@ int main(int argc, char **argv)
 	}
 	int64_t now = util_now_realtime_ns();
 	for (long i = 1; i <= o.count; i++) {
-		char *name = xasprintf("%s%ld", o.prefix, i);
-		set_str(&r.hostname, xstrdup(name));
-		set_str(&r.boot_id, xasprintf("b0b0b0b0-0000-4000-8000-%012lx", i));
-		set_str(&r.node, name);
-		/* Distinct times: a clone is a node that wrote its file at its own moment. */
-		r.sent_ns = now - (int64_t)i * NSEC_PER_MSEC;
-		r.seq = 1;
+		if (o.generate) {
+			node_report_clear(&r);
+			r = (struct node_report){0};
+			gen_node_report(&r, &o.gen, i, &tally);
+		} else {
+			char *name = xasprintf("%s%ld", o.prefix, i);
+			set_str(&r.hostname, xstrdup(name));
+			set_str(&r.boot_id, xasprintf("b0b0b0b0-0000-4000-8000-%012lx", i));
+			set_str(&r.node, name);
+			/* Distinct times: a clone is a node that wrote its file at its own moment. */
+			r.sent_ns = now - (int64_t)i * NSEC_PER_MSEC;
+			r.seq = 1;
+		}
+		const char *name = r.node;
 		char *buf;
 		size_t len;
 		ret = wire_encode_node_report(&r, &buf, &len);
 		if (ret < 0)
-			fatalx("encoding the clone for %s: %s", name, strerror(-ret));
+			fatalx("encoding the report of %s: %s", name, strerror(-ret));
 		if (o.out_dir)
 			write_clone(o.out_dir, name, buf, len);
 		if (pack) {
@@ -217,5 +300,7 @@ int main(int argc, char **argv)
 	if (pack && fclose(pack) != 0)
 		fatal("writing %s", o.pack);
 	node_report_clear(&r);
+	if (o.manifest)
+		write_manifest(&o, &tally);
 	return 0;
 }

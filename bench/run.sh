@@ -18,7 +18,12 @@
 # (default 5), BENCH_REPORT_TIMEOUT (s per report run, default 120), BENCH_INGEST_ROUNDS
 # (default 5), BENCH_INGEST_SECONDS (default 10), BENCH_PREFILL_SECONDS (default 60),
 # BENCH_DAEMON_SECONDS (default 60), BENCH_SECTIONS (which figures to measure, default
-# "1 2 3 4"; a partial run writes BUILD/bench/results.partial.json, not bench/results.json).
+# "1 2 3 4"; a partial run writes BUILD/bench/results.partial.json, not bench/results.json),
+# BENCH_SCALE_NODES (the sizes of the scaling figure, default "50 500 5000"),
+# BENCH_SCALE_RUNS (timed runs per size, default 3, fewer past BENCH_REPORT_BUDGET s),
+# BENCH_SCALE_TIMEOUT (s per run, default 300), BENCH_GEN_CPUS (the generated
+# nodes' CPUs: intel, the default, or amd; mixed makes cluster.cpu.compat stop at
+# the vendor comparison, and the figures are then not measured).
 set -uo pipefail
 export LC_ALL=C
 
@@ -64,19 +69,21 @@ stop_pid() {
 	pids=("${keep[@]}")
 }
 
-# run_timed OUT CMD...: one run; appends "wall_s<TAB>peak_rss_kib<TAB>exit" to OUT.
+# run_timed OUT CMD...: one run; appends "wall_s<TAB>peak_rss_kib<TAB>exit<TAB>cpu_s"
+# to OUT (cpu_s: user + system time, which other load on the machine changes less).
 run_timed() {
 	local out=$1
 	shift
-	local t0 t1 rc rss
+	local t0 t1 rc rss cpu
 	t0=$EPOCHREALTIME
-	/usr/bin/time -f '%M' -o "$tmp/time.out" "$@" >/dev/null 2>"$tmp/run.err"
+	/usr/bin/time -f '%M %U %S' -o "$tmp/time.out" "$@" >/dev/null 2>"$tmp/run.err"
 	rc=$?
 	t1=$EPOCHREALTIME
-	rss=$(tail -n 1 "$tmp/time.out" 2>/dev/null)
+	read -r rss cpu < <(tail -n 1 "$tmp/time.out" 2>/dev/null | awk '{ printf "%s %.2f\n", $1, $2 + $3 }')
 	case "$rss" in '' | *[!0-9]*) rss=-1 ;; esac
-	printf '%s\t%s\t%s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')" \
-		"$rss" "$rc" >>"$out"
+	case "$cpu" in '' | *[!0-9.]*) cpu=-1 ;; esac
+	printf '%s\t%s\t%s\t%s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')" \
+		"$rss" "$rc" "$cpu" >>"$out"
 	return "$rc"
 }
 
@@ -129,53 +136,85 @@ else
 fi
 
 # ---------------------------------------------------------------- inputs
-say "inputs: a node report of this machine, clones, a generated cluster"
-template="$DATA/template.msgpack"
-rm -f "$template"
-# Exit 1 or 3 (a FAIL or UNKNOWN on this machine) still writes the report.
-"$BIN/hvready-agent" check --skip "$SKIP_PROBES" --node harvester-node-1 --format msgpack \
-	--output "$template" 2>"$tmp/template.err"
-[ -s "$template" ] || template=""
-if [ -z "$template" ]; then
-	why="hvready-agent check --format msgpack wrote no report: $(head -c 300 "$tmp/template.err")"
-	not_measured report.offline "$why"
-	not_measured ingest "$why"
-fi
-
+# Node reports are generated (bench/gen_node.c: real server CPU flags, seeded),
+# the same bytes on every machine: nothing measured below depends on this
+# machine's own report (docs/benchmarks.md, "Inputs").
+say "inputs: generated node reports (bench/gen_node.c) and generated cluster states (examples/gen_cluster.py)"
+GEN_CPUS=${BENCH_GEN_CPUS:-intel}
+SCALE_NODES=${BENCH_SCALE_NODES:-50 500 5000}
+SCALE_RUNS=${BENCH_SCALE_RUNS:-3}
+SCALE_TIMEOUT=${BENCH_SCALE_TIMEOUT:-300}
 gen_hash=$(sha256sum "$SRC/examples/gen_cluster.py" | cut -c1-16)
-cluster="$DATA/cluster-500n-5000vm-$gen_hash"
-if ! want 2; then
-	not_measured report.offline "not asked for (BENCH_SECTIONS)"
-elif [ ! -f "$cluster.complete" ]; then
-	rm -rf "$DATA"/cluster-500n-5000vm-*
-	say "generating a 500-node, 5,000-VM cluster state (cached in $cluster)"
-	if python3 "$SRC/examples/gen_cluster.py" --nodes 500 --vms 5000 --out "$cluster" >/dev/null &&
-		python3 "$SRC/bench/summarize.py" --count-objects "$cluster" >"$cluster.counts.json"; then
+# gen_reports N DIR [ARGS...]: N generated reports in DIR, DIR.manifest.json beside
+gen_reports() {
+	local n=$1 dir=$2
+	shift 2
+	rm -rf "$dir"
+	"$TOOLS/clone_reports" --generate --cpus "$GEN_CPUS" --seed 1 --count "$n" --out-dir "$dir" \
+		--manifest "$dir.manifest.json" "$@" 2>"$tmp/gen.err"
+}
+# cluster_for N: a generated cluster of N nodes and 10 VMs per node, cached; sets cluster
+cluster_for() {
+	local n=$1
+	cluster="$DATA/cluster-${n}n-$((n * 10))vm-$gen_hash"
+	[ -f "$cluster.complete" ] && return 0
+	rm -rf "$DATA"/cluster-"${n}"n-*
+	say "generating a ${n}-node, $((n * 10))-VM cluster state (cached in $cluster)"
+	python3 "$SRC/examples/gen_cluster.py" --nodes "$n" --vms $((n * 10)) --out "$cluster" >/dev/null &&
+		python3 "$SRC/bench/summarize.py" --count-objects "$cluster" >"$cluster.counts.json" &&
 		touch "$cluster.complete"
-	else
-		not_measured report.offline "examples/gen_cluster.py failed"
-	fi
-fi
-cp "$cluster.counts.json" "$RAW/cluster_counts.json" 2>/dev/null
+}
 
 reports500="$tmp/reports500"
 pack="$tmp/pack$NODES_INGEST"
-if [ -n "$template" ]; then
-	if want 2 && ! "$TOOLS/clone_reports" --template "$template" --count 500 \
-		--out-dir "$reports500" 2>"$tmp/clone.err"; then
-		not_measured report.offline "clone_reports: $(head -c 300 "$tmp/clone.err")"
-		template=""
-	fi
-	"$TOOLS/clone_reports" --template "$template" --count "$NODES_INGEST" --pack "$pack" \
-		2>"$tmp/clone.err" || not_measured ingest "clone_reports: $(head -c 300 "$tmp/clone.err")"
-	stat -c %s "$template" >"$RAW/report_bytes"
+if want 2; then
+	cluster_for 500 || not_measured report.offline "examples/gen_cluster.py failed"
+	cluster500=$cluster
+	cp "$cluster500.counts.json" "$RAW/cluster_counts.json" 2>/dev/null
+	gen_reports 500 "$reports500" ||
+		not_measured report.offline "clone_reports --generate: $(head -c 300 "$tmp/gen.err")"
+else
+	not_measured report.offline "not asked for (BENCH_SECTIONS)"
+fi
+if want 3; then
+	"$TOOLS/clone_reports" --generate --cpus "$GEN_CPUS" --seed 1 --count "$NODES_INGEST" \
+		--pack "$pack" --out-dir "$tmp/first-report" 2>"$tmp/gen.err" ||
+		not_measured ingest "clone_reports --generate: $(head -c 300 "$tmp/gen.err")"
+	stat -c %s "$tmp/first-report/harvester-node-1.msgpack" >"$RAW/report_bytes" 2>/dev/null
+	rm -rf "$tmp/first-report"
 fi
 
+# check_run NAME CLUSTER REPORTS [TIMEOUT]: one untimed run with the per-check timings
+# (HVREADY_TIMINGS, aggregator/engine.c); RAW/NAME.json is the verdict,
+# RAW/NAME_timings.tsv the timings, RAW/NAME_work.txt and _work.json which
+# checks did their full work (bench/check_work.py). 1 when a cross-node check
+# did not: the figure is then not measured.
+check_run() {
+	local name=$1 state=$2 reports=$3 limit=${4:-$REPORT_TIMEOUT}
+	HVREADY_TIMINGS=1 timeout "$limit" "$BIN/hvready-aggregator" report --cluster-state "$state" \
+		--node-reports "$reports" --format json >"$RAW/$name.json" 2>"$tmp/timings.err"
+	grep '^timing' "$tmp/timings.err" | cut -f2- >"$RAW/${name}_timings.tsv"
+	cp "$reports.manifest.json" "$RAW/${name}_manifest.json"
+	python3 "$SRC/bench/check_work.py" "$RAW/$name.json" "$reports.manifest.json" \
+		--summary "$RAW/${name}_work.json" >"$RAW/${name}_work.txt" 2>&1 && return 0
+	grep -q '^NOT MEASURED' "$RAW/${name}_work.txt" ||
+		echo "NOT MEASURED the verdict: unreadable (the run timed out or failed: $(head -c 200 "$tmp/timings.err"))" \
+			>>"$RAW/${name}_work.txt"
+	return 1
+}
+
 # ---------------------------------------------------------------- 2. offline report
-if want 2 && [ -f "$cluster.complete" ] && [ -d "$reports500" ]; then
+if want 2 && [ -f "${cluster500:-}.complete" ] && [ -d "$reports500" ]; then
 	say "2. hvready-aggregator report: 500 nodes, 5,000 VMs (up to $REPORT_RUNS runs, ${REPORT_TIMEOUT}s each)"
+	if check_run report500 "$cluster500" "$reports500"; then
+		say "   checks of the 500-node report (findings, statuses, work done):"
+		sed 's/^/   /' "$RAW/report500_work.txt" >&2
+	else
+		sed 's/^/   /' "$RAW/report500_work.txt" >&2
+		not_measured report.offline "$(grep '^NOT MEASURED' "$RAW/report500_work.txt" | head -n 3 | tr '\n' ' ')"
+	fi
 	: >"$RAW/report.tsv"
-	report_cmd=("$BIN/hvready-aggregator" report --cluster-state "$cluster"
+	report_cmd=("$BIN/hvready-aggregator" report --cluster-state "$cluster500"
 		--node-reports "$reports500" --format json)
 	spent=0
 	for i in $(seq 1 "$REPORT_RUNS"); do
@@ -195,16 +234,56 @@ if want 2 && [ -f "$cluster.complete" ] && [ -d "$reports500" ]; then
 	done
 fi
 
+# 2s. Scaling: the offline report at 50, 500 and 5,000 nodes, 10 VMs per node
+# and the objects that go with them; the fitted exponent (summarize.py).
+# ---------------------------------------------------------------- 2s. scaling
+if want 2; then
+	for n in $SCALE_NODES; do
+		if ! cluster_for "$n"; then
+			not_measured report.scale "examples/gen_cluster.py --nodes $n failed"
+			break
+		fi
+		cp "$cluster.counts.json" "$RAW/scale_${n}_counts.json"
+		gen_reports "$n" "$tmp/reports$n" || {
+			not_measured report.scale "clone_reports --generate --count $n: $(head -c 300 "$tmp/gen.err")"
+			break
+		}
+		say "2s. report at $n nodes, $((n * 10)) VMs: up to $SCALE_RUNS timed runs"
+		if check_run "scale_$n" "$cluster" "$tmp/reports$n" "$SCALE_TIMEOUT"; then
+			grep '^checks: ' "$RAW/scale_${n}_work.txt" | sed 's/^/   /' >&2
+		else
+			grep '^NOT MEASURED' "$RAW/scale_${n}_work.txt" | sed 's/^/   /' >&2
+			not_measured report.scale "$n nodes: $(grep '^NOT MEASURED' "$RAW/scale_${n}_work.txt" | head -n 3 | tr '\n' ' ')"
+		fi
+		: >"$RAW/scale_$n.tsv"
+		spent=0
+		for i in $(seq 1 "$SCALE_RUNS"); do
+			run_timed "$RAW/scale_$n.tsv" timeout "$SCALE_TIMEOUT" "$BIN/hvready-aggregator" report \
+				--cluster-state "$cluster" --node-reports "$tmp/reports$n" --format json
+			rc=$?
+			if [ "$rc" -eq 124 ] || [ "$rc" -eq 2 ] || [ "$rc" -gt 3 ]; then
+				not_measured report.scale "$n nodes: hvready-aggregator report exited $rc: $(head -c 300 "$tmp/run.err")"
+				break
+			fi
+			spent=$(awk -F'\t' '{ s += $1 } END { printf "%d", s }' "$RAW/scale_$n.tsv")
+			[ "$spent" -ge "$REPORT_BUDGET" ] && break
+		done
+		awk -F'\t' -v n="$n" '{ printf "   %s nodes: %.2f s (CPU %.2f s), %.0f MiB\n", n, $1, $4, $2 / 1024 }' \
+			"$RAW/scale_$n.tsv" >&2
+		[ "$n" = 500 ] || rm -rf "$tmp/reports$n"
+	done
+fi
+
 # 2b. The shape the target names (nodes, VMs, VMIs, PVCs, Longhorn volumes:
 # ~20,000 objects), out of the same generated cluster. The resources left out
 # are "not collected", so the checks needing them are UNKNOWN: a smaller job.
 # ---------------------------------------------------------------- 2b. report, ~20k objects
-if [ -f "$cluster.complete" ] && [ -d "$reports500" ]; then
+if want 2 && [ -f "${cluster500:-}.complete" ] && [ -d "$reports500" ]; then
 	shape="$tmp/shape20k"
 	mkdir -p "$shape"
 	for f in nodes.json virtualmachines.kubevirt.io.json virtualmachineinstances.kubevirt.io.json \
 		persistentvolumeclaims.json volumes.longhorn.io.json; do
-		ln -s "$cluster/$f" "$shape/$f"
+		ln -s "$cluster500/$f" "$shape/$f"
 	done
 	python3 "$SRC/bench/summarize.py" --count-objects "$shape" >"$RAW/shape_counts.json"
 	say "2b. hvready-aggregator report: the target's shape, ~20,000 objects ($REPORT_RUNS runs)"
@@ -254,7 +333,7 @@ start_fake_apiserver() { # DIR FIXTURES -> sets api_pid, api_port, api_token; DI
 }
 # The target's shape again (2b), listed through the API in pages of 500: the
 # resources 2b leaves out answer 404 here, so they are "not installed".
-if [ -f "$cluster.complete" ] && [ -d "$reports500" ] && [ -d "${shape:-}" ]; then
+if want 2 && [ -d "$reports500" ] && [ -d "${shape:-}" ]; then
 	say "2c. hvready-aggregator report --kubeconfig: the same ~20,000 objects through the fake apiserver"
 	mkdir -p "$tmp/live"
 	if ! start_fake_apiserver "$tmp/live" "$shape"; then

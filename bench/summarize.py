@@ -34,12 +34,12 @@ def read_json(path):
 
 
 def read_tsv(path):
-    """Rows of wall_s, peak_rss_kib, exit status."""
+    """Rows of wall_s, peak_rss_kib, exit status[, cpu_s (user + system; -1 unknown)]."""
     rows = []
     for line in (read(path, "") or "").splitlines():
         p = line.split("\t")
-        if len(p) == 3:
-            rows.append((float(p[0]), int(p[1]), int(p[2])))
+        if len(p) in (3, 4):
+            rows.append((float(p[0]), int(p[1]), int(p[2]), float(p[3]) if len(p) == 4 else -1.0))
     return rows
 
 
@@ -87,7 +87,8 @@ class Figures:
 
     def add(self, fid, group, title, unit, target, op, limit, value=None, peer=None,
             detail=None, reason=None, lower_bound=False):
-        """op: "le" value <= limit, "ge" value >= limit, "lt_peer" value < peer."""
+        """op: "le" value <= limit, "lt" value < limit, "ge" value >= limit, "lt_peer"
+        value < peer."""
         reason = self.not_measured.get(group, reason)
         f = {"id": fid, "title": title, "unit": unit, "target": target}
         if value is None or reason:
@@ -101,6 +102,8 @@ class Figures:
                 ok = value <= limit and not lower_bound
             elif op == "ge":
                 ok = value >= limit
+            elif op == "lt":
+                ok = value < limit and not lower_bound
             else:
                 ok = peer is not None and peer["value"] is not None and value < peer["value"]
             f["result"] = "pass" if ok else "fail"
@@ -135,6 +138,8 @@ def fig_report(raw, figs):
     timed_out = [r for r in rows if r[2] == 124]
     done = [r for r in rows if r[2] in (0, 1, 3)]
     det = {"runs": len(done), "nodes": 500, "node_reports": 500,
+           "node_reports_from": generated_from(raw, "report500"),
+           "checks": work(raw, "report500"),
            "objects": counts.get("objects"), "json_bytes": counts.get("bytes"),
            "by_resource": counts.get("by_resource"),
            "command": "hvready-aggregator report --cluster-state DIR --node-reports DIR --format json"}
@@ -150,6 +155,88 @@ def fig_report(raw, figs):
              "s", "<= 1 s", "le", 1.0, value=wall, detail=det, lower_bound=lower)
     figs.add("report.offline.rss", "report.offline", "offline report, 500 nodes / 5,000 VMs, peak RSS",
              "MiB", "<= 200 MiB", "le", 200, value=rss, lower_bound=lower)
+
+
+def generated_from(raw, name):
+    m = read_json(os.path.join(raw, name + "_manifest.json"))
+    if not m:
+        return None
+    return {k: m.get(k) for k in ("generator", "cpus", "seed", "kvm_nodes", "lacking_feature_nodes",
+                                  "host_only_varied_nodes", "profiles")}
+
+
+def work(raw, name):
+    """Which checks did their full work (bench/check_work.py's summary)."""
+    w = read_json(os.path.join(raw, name + "_work.json"))
+    if not w:
+        return None
+    return {"full_work": len(w.get("full", [])), "not_full": w.get("not_full"),
+            "not_measured": w.get("not_measured") or None}
+
+
+def timings(raw, name):
+    """{check: ms} of a run with HVREADY_TIMINGS (aggregator/engine.c)."""
+    t = {}
+    for line in (read(os.path.join(raw, name + "_timings.tsv"), "") or "").splitlines():
+        p = line.split("\t")
+        if len(p) == 2:
+            try:
+                t[p[0]] = t.get(p[0], 0.0) + float(p[1])
+            except ValueError:
+                pass
+    return t
+
+
+def loglog_slope(xs, ys):
+    """Least-squares slope of log(y) on log(x)."""
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    den = sum((a - mx) ** 2 for a in lx)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / den if den else None
+
+
+def fig_scale(raw, figs):
+    """The offline report at 50, 500 and 5,000 nodes (10 VMs per node)."""
+    sizes = sorted(int(f[6:-4]) for f in os.listdir(raw)
+                   if f.startswith("scale_") and f.endswith(".tsv") and f[6:-4].isdigit())
+    per = []
+    for n in sizes:
+        rows = [r for r in read_tsv(os.path.join(raw, "scale_%d.tsv" % n)) if r[2] in (0, 1, 3)]
+        counts = read_json(os.path.join(raw, "scale_%d_counts.json" % n)) or {}
+        t = timings(raw, "scale_%d" % n)
+        slow = max(((ms, c) for c, ms in t.items() if not c.startswith("(")), default=None)
+        per.append({"nodes": n, "vms": 10 * n, "objects": counts.get("objects"),
+                    "json_bytes": counts.get("bytes"), "runs": len(rows),
+                    "wall_s": round(median([r[0] for r in rows]), 3) if rows else None,
+                    "rss_mib": round(median([r[1] / MIB for r in rows if r[1] >= 0]), 1) if rows else None,
+                    "cpu_s": round(median([r[3] for r in rows if r[3] >= 0]), 2)
+                    if [r for r in rows if r[3] >= 0] else None,
+                    "checks_ms": round(sum(v for c, v in t.items()), 1) if t else None,
+                    "slowest_check": {"check": slow[1], "ms": round(slow[0], 1)} if slow else None,
+                    "checks": work(raw, "scale_%d" % n)})
+    done = [p for p in per if p["wall_s"]]
+    exp = loglog_slope([p["nodes"] for p in done], [p["wall_s"] for p in done]) if len(done) >= 2 else None
+    exp_rss = (loglog_slope([p["nodes"] for p in done], [p["rss_mib"] for p in done])
+               if len(done) >= 2 else None)
+    cpu = [p for p in done if p["cpu_s"]]
+    exp_cpu = loglog_slope([p["nodes"] for p in cpu], [p["cpu_s"] for p in cpu]) if len(cpu) >= 2 else None
+    det = {"sizes": per, "rss_exponent": round(exp_rss, 3) if exp_rss is not None else None,
+           "cpu_exponent": round(exp_cpu, 3) if exp_cpu is not None else None,
+           "node_reports_from": generated_from(raw, "scale_%d" % sizes[-1]) if sizes else None,
+           "fit": "least squares of log(wall time) on log(nodes)",
+           "command": "hvready-aggregator report --cluster-state DIR --node-reports DIR --format json"}
+    figs.add("report.scale.exponent", "report.scale",
+             "offline report, fitted exponent of wall time in nodes (%s nodes)" %
+             "/".join("{:,}".format(n) for n in sizes) if sizes else "offline report, scaling exponent",
+             "exponent", "<= 1.1", "le", 1.1, value=exp, detail=det,
+             reason=None if len(done) >= 2 else "fewer than two sizes measured")
+    big = next((p for p in per if p["nodes"] == 5000), None)
+    figs.add("report.scale.5000.wall", "report.scale", "offline report, 5,000 nodes / 50,000 VMs, wall time",
+             "s", "< 10 s", "lt", 10, value=big and big["wall_s"],
+             detail={"slowest_check": big and big["slowest_check"]})
+    figs.add("report.scale.5000.rss", "report.scale", "offline report, 5,000 nodes / 50,000 VMs, peak RSS",
+             "MiB", "< 2 GiB", "lt", 2048, value=big and big["rss_mib"])
+    return per, exp
 
 
 def fig_report_variant(raw, figs, tsv, counts_file, group, what, wall_limit, rss_limit, command):
@@ -264,7 +351,8 @@ def fig_ingest(raw, figs):
     det = {"rounds": r - 1, "window_s": first.get("window_s"), "connections": first.get("connections"),
            "nodes": first.get("nodes"), "report_bytes": int(read(os.path.join(raw, "report_bytes"), "0")),
            "per_round": agg, "transport": "plain HTTP/1.1 keep-alive on loopback, bearer token",
-           "cluster_state": "examples/cluster (3 nodes): the figure is the cost of the reports"}
+           "cluster_state": "examples/cluster (3 nodes): the figure is the cost of the reports",
+           "node_reports": "generated: bench/clone_reports --generate (bench/gen_node.c), seed 1"}
     det["post_latency_ms_per_round"] = [
         (read_json(os.path.join(raw, "ingest_agg_%d.json" % i)) or {}).get("post_latency") for i in range(1, r)]
     det["errors_per_round"] = errors
@@ -343,6 +431,8 @@ def fmt(v, unit):
         return ("%.1f ms" % v) if v < 100 else ("%.0f ms" % v)
     if unit == "s":
         return "%.2f s" % v
+    if unit == "exponent":
+        return "%.2f" % v
     return "%.1f %s" % (v, unit)
 
 
@@ -366,10 +456,28 @@ def table(res):
     w = [max(len(r[i]) for r in rows) for i in range(5)]
     for r in rows:
         out.append("  ".join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip())
+    out.extend(scale_lines(res))
     for f in res["figures"]:
         if f["result"] == "not measured":
             out.append("not measured: %s: %s" % (f["id"], f["reason"]))
     return "\n".join(out)
+
+
+def scale_lines(res):
+    sc = res.get("scale") or {}
+    if not sc.get("sizes"):
+        return []
+    out = ["", "offline report by size (generated inputs; targets: exponent <= 1.1, "
+           "5,000 nodes < 10 s and < 2 GiB):"]
+    for p in sc["sizes"]:
+        slow = p.get("slowest_check") or {}
+        out.append("  {:>5,} nodes {:>6,} VMs {:>7,} objects  {:>8} (CPU {:>7})  {:>10}  slowest check: {} {}".format(
+            p["nodes"], p["vms"], p["objects"] or 0, fmt(p["wall_s"], "s"), fmt(p.get("cpu_s"), "s"),
+            fmt(p["rss_mib"], "MiB"),
+            slow.get("check", "-"), ("%.0f ms" % slow["ms"]) if slow else ""))
+    out.append("  fitted exponent (log-log least squares): %s" % (
+        "%.2f" % sc["exponent"] if sc.get("exponent") is not None else "-"))
+    return out
 
 
 def markdown(res):
@@ -382,6 +490,18 @@ def markdown(res):
         "| figure | hvready | peer | target | result |", "|---|---:|---:|---|---|"]
     for r in rows_of(res):
         out.append("| %s | %s | %s | %s | %s |" % tuple(c or "—" for c in r))
+    sc = res.get("scale") or {}
+    if sc.get("sizes"):
+        out += ["", "| nodes | VMs | objects | wall time | CPU time | peak RSS | slowest check |",
+                "|---:|---:|---:|---:|---:|---:|---|"]
+        for p in sc["sizes"]:
+            slow = p.get("slowest_check") or {}
+            out.append("| {:,} | {:,} | {:,} | {} | {} | {} | {} |".format(
+                p["nodes"], p["vms"], p["objects"] or 0, fmt(p["wall_s"], "s"), fmt(p.get("cpu_s"), "s"),
+                fmt(p["rss_mib"], "MiB"),
+                ("`%s` %.0f ms" % (slow["check"], slow["ms"])) if slow else "—"))
+        if sc.get("exponent") is not None:
+            out += ["", "Fitted exponent (least squares of log wall time on log nodes): %.2f." % sc["exponent"]]
     return "\n".join(out)
 
 
@@ -414,6 +534,7 @@ def main(argv):
     figs = Figures(nm)
     fig_agent_check(raw, figs)
     fig_report(raw, figs)
+    scale, exponent = fig_scale(raw, figs)
     fig_report_variant(raw, figs, "report_shape.tsv", "shape_counts.json", "report.shape",
                        "offline report, the target's ~20,000 objects (nodes, VMs, VMIs, PVCs, "
                        "Longhorn volumes)", 1.0, 200,
@@ -432,6 +553,7 @@ def main(argv):
         "machine": machine(),
         "load_average": {"start": read(os.path.join(raw, "loadavg_start"), ""),
                          "end": read(os.path.join(raw, "loadavg_end"), "")},
+        "scale": {"sizes": scale, "exponent": round(exponent, 3) if exponent is not None else None},
         "figures": figs.items,
         "summary": {k: sum(1 for f in figs.items if f["result"] == k)
                     for k in ("pass", "fail", "not measured")},

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The make bench tools still work against this build: clone_reports writes
-# reports the aggregator reads (files and pack), loadgen's POSTs are accepted by
+# reports the aggregator reads (files and pack), generated ones the same bytes on
+# every run with every cross-node check doing its work (and check_work.py's
+# NOT MEASURED when one does not), loadgen's POSTs are accepted by
 # the real aggregator (auth, content type, a fresh sent_ns on every repeat) and
 # by bench/bare_server, and the summary turns raw results into results.json.
 # Functional only: no performance assertion here (that is make bench's job).
@@ -40,6 +42,69 @@ if [ "$rc" -eq 2 ] || [ "$rc" -gt 3 ]; then fail "report exited $rc"; fi
 [ "$(json "$tmp/report.json" 'len(d["nodes"])')" -ge 20 ] || fail "report: fewer than 20 nodes"
 json "$tmp/report.json" '[n for n in d["nodes"] if n.get("name") == "harvester-node-17"][0]["name"]' \
 	>/dev/null 2>&1 || fail "report: harvester-node-17 is not among the nodes"
+
+# Generated reports (bench/gen_node.c): the same bytes on every run (and so on
+# every machine: nothing is read from this one), accepted by the aggregator,
+# and every cross-node check does its full work on them (bench/check_work.py).
+gen() { "$tmp/tools/clone_reports" --generate --seed 1 "$@" 2>>"$tmp/gen.err"; }
+for n in 5 20; do
+	python3 "$SRC/examples/gen_cluster.py" --nodes "$n" --vms $((n * 10)) --out "$tmp/c$n" >/dev/null ||
+		fail "examples/gen_cluster.py --nodes $n"
+done
+for n in 5 20; do
+	for cpus in intel amd; do
+		g="$tmp/gen-$cpus-$n"
+		for run in a b; do
+			gen --cpus "$cpus" --count "$n" --out-dir "$g.$run" --manifest "$g.$run.manifest.json" \
+				--pack "$g.$run.pack" || fail "clone_reports --generate --cpus $cpus --count $n"
+		done
+		[ "$(find "$g.a" -name '*.msgpack' | wc -l)" -eq "$n" ] || fail "generate $cpus $n: not $n files"
+		diff -r "$g.a" "$g.b" >/dev/null || fail "generate $cpus $n: two runs wrote different reports"
+		cmp -s "$g.a.pack" "$g.b.pack" || fail "generate $cpus $n: two runs wrote different packs"
+		cmp -s "$g.a.manifest.json" "$g.b.manifest.json" || fail "generate $cpus $n: manifests differ"
+	done
+done
+for g in "$tmp"/gen-intel-20.a "$tmp"/gen-amd-20.a "$tmp"/gen-intel-5.a "$tmp"/gen-amd-5.a; do
+	n=${g%.a}
+	n=${n##*-}
+	"$BIN/hvready-aggregator" report --cluster-state "$tmp/c$n" --node-reports "$g" --format json \
+		>"$g.json" 2>"$tmp/report.err"
+	rc=$?
+	if [ "$rc" -eq 2 ] || [ "$rc" -gt 3 ]; then fail "report on $(basename "$g") exited $rc"; fi
+	[ "$(json "$g.json" '[f["status"] for f in d["findings"] if f["check"].startswith("cluster.") and not f.get("node")].count("UNKNOWN")')" -eq 0 ] ||
+		fail "report on $(basename "$g"): a cross-node check is UNKNOWN"
+	[ "$(json "$g.json" '[f["status"] for f in d["findings"] if f["check"] == "cluster.cpu.compat"][0]')" = WARN ] ||
+		fail "report on $(basename "$g"): cluster.cpu.compat found no flag difference"
+done
+# HVREADY_TIMINGS=1: one "timing<TAB>ID<TAB>ms" line per check on stderr, the
+# verdict unchanged; without it, none.
+HVREADY_TIMINGS=1 "$BIN/hvready-aggregator" report --cluster-state "$tmp/c20" \
+	--node-reports "$tmp/gen-intel-20.a" --format json >"$tmp/timed.json" 2>"$tmp/timings.err"
+grep -Eq '^timing	cluster\.cpu\.compat	[0-9]+\.[0-9]{3}$' "$tmp/timings.err" ||
+	fail "HVREADY_TIMINGS=1: no timing line for cluster.cpu.compat"
+[ "$(grep -c '^timing	' "$tmp/timings.err")" -ge 20 ] || fail "HVREADY_TIMINGS=1: fewer than 20 timing lines"
+grep -q '^timing' "$tmp/report.err" && fail "timing lines without HVREADY_TIMINGS"
+[ "$(json "$tmp/timed.json" 'len(d["findings"])')" = "$(json "$tmp/gen-intel-20.a.json" 'len(d["findings"])')" ] ||
+	fail "HVREADY_TIMINGS=1 changed the verdict"
+python3 "$SRC/bench/check_work.py" "$tmp/gen-intel-20.a.json" "$tmp/gen-intel-20.a.manifest.json" \
+	>"$tmp/work.out" || fail "check_work.py: not every check did its work on 20 generated nodes: $(grep NOT "$tmp/work.out")"
+grep -q '^  cluster.cpu.compat .* full$' "$tmp/work.out" || fail "check_work.py: cluster.cpu.compat is not 'full'"
+grep -q '^  cluster.clock.skew .* n/a offline$' "$tmp/work.out" || fail "check_work.py: clock.skew is not 'n/a offline'"
+python3 "$SRC/bench/check_work.py" "$tmp/gen-amd-5.a.json" "$tmp/gen-amd-5.a.manifest.json" \
+	>"$tmp/work.out" 2>&1 || fail "check_work.py: 5 AMD nodes: $(grep NOT "$tmp/work.out")"
+# The guard: without KVM (and with mixed vendors) cluster.cpu.compat compares
+# nothing, and the figure must say NOT MEASURED, not pass.
+for mode in no-kvm mixed; do
+	g="$tmp/gen-$mode"
+	if [ "$mode" = no-kvm ]; then args=(--no-kvm); else args=(--cpus mixed); fi
+	gen "${args[@]}" --count 20 --out-dir "$g" --manifest "$g.manifest.json" || fail "generate $mode"
+	"$BIN/hvready-aggregator" report --cluster-state "$tmp/c20" --node-reports "$g" --format json \
+		>"$g.json" 2>"$tmp/report.err"
+	python3 "$SRC/bench/check_work.py" "$g.json" "$g.manifest.json" >"$tmp/work.out"
+	[ $? -eq 1 ] || fail "check_work.py: $mode: exit status is not 1"
+	grep -q '^NOT MEASURED cluster.cpu.compat: ' "$tmp/work.out" || fail "check_work.py: $mode: no NOT MEASURED line"
+done
+[ "$(json "$tmp/gen-no-kvm.manifest.json" 'd["kvm_nodes"]')" -eq 0 ] || fail "--no-kvm: the manifest counts KVM nodes"
 
 # The pack over HTTP to the aggregator: 20 nodes once (prefill), then repeats.
 head -c 32 /dev/urandom | base64 | tr -d '=+/' >"$tmp/token"

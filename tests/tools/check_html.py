@@ -261,13 +261,48 @@ def main(argv):
     section = by_id.get("blockers")
     shown = list(find_all(section, "details", "finding")) if section is not None else []
     have = {}
+
+    def merged(members):
+        """What one card for identical findings on several nodes shows
+        (aggregator/finding_groups.h): a value all share once, any other as a
+        map node -> value, "(absent)" where a node has none."""
+        first = findings[members[0]]
+        ev, keys = {}, []
+        for m in members:
+            for k in findings[m]["evidence"]:
+                if k not in keys:
+                    keys.append(k)
+        for k in keys:
+            vals = [findings[m]["evidence"].get(k, None) for m in members]
+            if k in first["evidence"] and all(v == vals[0] for v in vals):
+                ev[k] = vals[0]
+            else:
+                ev[k] = {findings[m]["node"]: ("(absent)" if v is None else v)
+                         for m, v in zip(members, vals)}
+        return dict(first, evidence=ev)
+
     for d in shown:
-        have[details_key(d)] = {a.get("href", "")[len("#gate-"):] for a in find_all(d, "a", "tag")}
+        gates = {a.get("href", "")[len("#gate-"):] for a in find_all(d, "a", "tag")}
+        members = [int(x) for x in d.get("data-members", "").split()]
+        if not members:
+            have[details_key(d)] = gates
+            continue
+        for m in members:
+            f = findings[m]
+            if (f["check"], f["status"], f.get("message")) != (d.get("data-check"),
+                                                              d.get("data-status"),
+                                                              details_key(d)[4]):
+                bad("grouped card %s: member %d is another finding" % (d.get("id"), m))
+            have[key(f)] = gates
+        nodes = text(find_all(d, "p", "nodes").__next__()) if list(find_all(d, "p", "nodes")) else ""
+        if nodes != "On %d nodes: %s" % (len(members), ", ".join(findings[m]["node"] for m in members)):
+            bad("grouped card %s names %r" % (d.get("id"), nodes))
+        check_body(d, merged(members), "grouped blocker")
     if have != blocking:
         bad("blockers on the page %r, in the JSON %r" % (have, blocking))
     for d in shown:
         idx = int(d.get("id", "b--1")[2:])
-        if 0 <= idx < len(findings):
+        if 0 <= idx < len(findings) and not d.get("data-members"):
             check_body(d, findings[idx], "blocker")
 
     # The matrix: one cell per node and column, the worst status of that check there.
