@@ -382,7 +382,8 @@ static void lm_condition(struct lm_eval *e, struct kv_list *ev, const struct jv 
 	lm_storage_condition(e, ev, vmi, c);
 }
 
-/* The last migration (vm_migration.c): a failed one is a WARN, not a FAIL —
+/* The last migration (vm_migration.c): a failed one is a WARN, not a FAIL
+ * unless its reason is a host or device error that repeats (vm_migration_repeats) —
  * KubeVirt still reports the VMI migratable and the cause may have passed
  * (a target pod that did not fit, a timeout under load), but nothing shows it
  * can move now (docs/decisions.md). One aborted on request says nothing
@@ -407,7 +408,15 @@ static char *lm_last_migration(struct agg_ctx *ctx, struct lm_eval *e, struct kv
 		    "--field-selector involvedObject.name=%s; once the cause is fixed, prove it "
 		    "with a new migration (virtctl migrate %s -n %s)",
 		    ns, name, ns, name, name, ns);
-		lm_reason(e, STATUS_WARN, rem, "its last live migration %s", text);
+		/* A host or device error meets the next attempt again: FAIL. */
+		const char *repeats = vm_migration_repeats(&m);
+		if (repeats)
+			kv_add_strf(ev, "failure_repeats",
+				    "the reason names \"%s\": a host or device error that the next "
+				    "attempt meets again",
+				    repeats);
+		lm_reason(e, repeats ? STATUS_FAIL : STATUS_WARN, rem, "its last live migration %s",
+			  text);
 	}
 	if (m.kind == VM_MIGRATION_RUNNING)
 		return text;

@@ -164,6 +164,9 @@ void cluster_state_clear(struct cluster_state *cs)
 		free(cs->res[i].error);
 	}
 	free(cs->source);
+	free(cs->api_server);
+	free(cs->cluster_uid);
+	free(cs->cluster_uid_error);
 	jv_arena_free(cs->arena);
 	*cs = (struct cluster_state){0};
 }

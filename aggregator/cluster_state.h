@@ -99,6 +99,13 @@ struct cluster_state {
 	int64_t read_at_ns;	/* realtime when read */
 	char *source;		/* "https://...", "files: DIR" — for the report */
 	struct jv_arena *arena; /* every object's memory, immutable once added */
+	/* The report's change-board header (docs/change-board.md): the API
+	 * server's URL as configured (live; not redacted here; offline, the
+	 * files' paths), and the cluster's identity, the UID of Namespace
+	 * kube-system (NULL: unknown), or why it is unknown. */
+	char *api_server;
+	char *cluster_uid;
+	char *cluster_uid_error;
 };
 
 void cluster_state_init(struct cluster_state *cs);

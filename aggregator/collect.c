@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cluster_identity.h"
 #include "source.h"
 
 static void put_indent(FILE *f, int depth)
@@ -233,6 +234,7 @@ int collect_write(const struct cluster_state *cs, const char *dir, char *err, si
 		json_object_object_add(c, "source",
 				       json_object_new_string(cs->source ? cs->source : ""));
 		json_object_object_add(c, "resources", json_object_get(resources));
+		json_object_object_add(c, "cluster_identity", cluster_identity_collect_json(cs));
 		struct jv cj = jv_from_json(ar, c);
 		r = write_atomic(dirfd, dir, "collect.json", &cj, err, errlen);
 		json_object_put(c);

@@ -54,6 +54,9 @@ enum {
 	OPT_READ_AUTH,
 	OPT_METRICS_AUTH,
 	OPT_MARKDOWN,
+	OPT_OPERATOR,
+	OPT_TARGET_VERSION,
+	OPT_WAIVERS,
 };
 
 /* The commands, in the order of cmds[] in main(): bit i is cmds[i]. */
@@ -86,6 +89,12 @@ static const struct cli_option options[] = {
      "leave out these checks (reported as SKIP)", NULL, false},
     {"only", required_argument, OPT_ONLY, CMD_REPORT, "ID,...",
      "run only these checks, the others are SKIP", NULL, false},
+    {"operator", required_argument, OPT_OPERATOR, CMD_REPORT, "NAME",
+     "who runs it, in the change-board header (free text, one line)", NULL, false},
+    {"target-version", required_argument, OPT_TARGET_VERSION, CMD_REPORT, "VERSION",
+     "the release the change installs, in the header (v1.5.0, 1.5.0-rc1)", NULL, false},
+    {"waivers", required_argument, OPT_WAIVERS, CMD_REPORT, "FILE",
+     "a YAML list of approved waivers of WARN/FAIL findings (docs/change-board.md)", NULL, false},
     {"output", required_argument, OPT_OUTPUT, CMD_COLLECT, "DIR",
      "write every resource hvready reads to DIR", NULL, true},
     {"listen", required_argument, OPT_LISTEN, CMD_SERVE, "ADDR:PORT", "address to serve on",
@@ -190,7 +199,8 @@ static void print_json(const struct verdict *v)
 static int cmd_report(int argc, char **argv)
 {
 	static const char *const formats[] = {"text", "json", "markdown", "html", NULL};
-	const char *node_dir = NULL, *format = "text";
+	const char *node_dir = NULL, *format = "text", *target_version = NULL, *waivers_file = NULL;
+	_cleanup_free_ char *operator_name = NULL;
 	struct source_args src = {0};
 	int gate = -1;
 	struct engine_opts eo = {0};
@@ -227,6 +237,23 @@ static int cmd_report(int argc, char **argv)
 		case OPT_ONLY:
 			cli_check_ids(&eo.only, optarg, "--only", false);
 			break;
+		case OPT_OPERATOR:
+			free(operator_name);
+			if (!(operator_name = report_header_operator(optarg)))
+				fatalx("--operator: give a name (free text, one line)");
+			break;
+		case OPT_TARGET_VERSION: {
+			char q[80];
+			if (!report_header_valid_version(optarg))
+				fatalx("--target-version: \"%s\" is not a version (like v1.5.0 "
+				       "or 1.5.0-rc1)",
+				       suggest_quote(optarg, q, sizeof(q)));
+			target_version = optarg;
+			break;
+		}
+		case OPT_WAIVERS:
+			waivers_file = optarg;
+			break;
 		default:
 			abort(); /* a row of options[] without its case */
 		}
@@ -240,6 +267,10 @@ static int cmd_report(int argc, char **argv)
 	struct cluster_state cs;
 	char err[SOURCE_ERR_LEN];
 	struct kube_client *kc = NULL;
+	/* A bad waivers file stops the run before anything is read. */
+	struct waiver_list waivers = {0};
+	if (waivers_file && waivers_load(waivers_file, &waivers, err, sizeof(err)) < 0)
+		fatalx("--waivers %s", err);
 	cluster_state_init(&cs);
 	if (src.states.n) {
 		for (size_t i = 0; i < src.states.n; i++)
@@ -267,6 +298,9 @@ static int cmd_report(int argc, char **argv)
 	};
 	struct verdict v;
 	verdict_evaluate(&v, &ctx, &eo);
+	verdict_set_board(&v, operator_name, target_version);
+	if (waivers_file)
+		verdict_apply_waivers(&v, &waivers);
 
 	errno = 0; /* rendering only writes: a failed write leaves its errno */
 	if (streq(format, "json")) {

@@ -201,6 +201,9 @@ static const char css[] =
     "table.vms{width:100%}table.vms td:nth-child(-n+3){white-space:nowrap}"
     "tr.vm.no td:first-child{font-weight:600}ul.why{margin:0;padding-left:1.1em}"
     "footer{margin-top:2em;color:#666;font-size:.85em}"
+    "table.board{border-collapse:collapse;margin:.5em 0}table.board caption{text-align:left;"
+    "font-weight:600}table.board th{text-align:left;padding-right:1em;font-weight:normal;"
+    "color:#555}.tag.waived{background:#eee;color:#333}"
     "@media print{"
     "@page{margin:12mm}"
     "body{font-size:10pt;max-width:none;padding:0}"
@@ -256,6 +259,7 @@ static void evidence_table(FILE *f, const struct finding *fd)
 struct detail_opts {
 	const struct finding_group *group;
 	size_t up;
+	const struct waiver *waived; /* --waivers: shown, counted toward no gate */
 };
 
 static void finding_detail_ex(FILE *f, const struct finding *fd, size_t idx, const char *id_prefix,
@@ -277,6 +281,8 @@ static void finding_detail_ex(FILE *f, const struct finding *fd, size_t idx, con
 			fprintf(f, "%s%zu", i ? " " : "", o->group->members[i]);
 		fputc('"', f);
 	}
+	if (o->waived)
+		fputs(" data-waived=\"true\"", f);
 	if (open)
 		fputs(" open=\"open\"", f);
 	fprintf(f, "><summary><span class=\"st %s\">%s</span> <code class=\"check\">",
@@ -296,7 +302,15 @@ static void finding_detail_ex(FILE *f, const struct finding *fd, size_t idx, con
 	fputs("</span>", f);
 	if (repeat)
 		fprintf(f, " <a class=\"up\" href=\"#b-%zu\">(blocker)</a>", o->up);
+	_cleanup_free_ char *note = o->waived ? waiver_note(o->waived) : NULL;
+	if (note) {
+		fputs(" <span class=\"tag waived\">", f);
+		esc(f, note);
+		fputs("</span>", f);
+	}
 	fputs("</summary><div class=\"body\">", f);
+	if (note)
+		fputs("<p class=\"waived\">Waived: counts toward no gate.</p>", f);
 	if (o->group && o->group->n > 1) {
 		fprintf(f, "<p class=\"nodes\">On %zu nodes: ", o->group->n);
 		for (size_t i = 0; i < o->group->n; i++) {
@@ -339,6 +353,59 @@ static void html_versions(FILE *f, const struct cluster_versions *cv)
 		}
 }
 
+/* The change-board header (docs/change-board.md). */
+static void html_board(FILE *f, const struct verdict *v)
+{
+	struct report_header_row rows[REPORT_HEADER_ROWS];
+	report_header_rows(&v->header, rows);
+	fputs("<table class=\"board\" id=\"change-board\"><caption>Change board</caption>", f);
+	for (int i = 0; i < REPORT_HEADER_ROWS; i++) {
+		fprintf(f, "<tr data-field=\"%s\"><th>%s</th><td>", rows[i].key, rows[i].label);
+		esc(f, rows[i].value);
+		fputs("</td></tr>", f);
+	}
+	fputs("</table>\n", f);
+	report_header_rows_clear(rows);
+}
+
+static void html_waivers(FILE *f, const struct verdict *v)
+{
+	if (!v->have_waivers)
+		return;
+	fputs("<section id=\"waivers\"><h2>Waivers</h2>\n<p class=\"meta\">From ", f);
+	esc(f, v->waivers.file);
+	size_t n = verdict_waived_count(v);
+	fprintf(f, ": %zu finding%s waived. UNKNOWN findings are never waived.</p>\n", n,
+		n == 1 ? "" : "s");
+	if (v->waivers.n)
+		fputs("<table class=\"waivers\"><tr><th>State</th><th>Check</th><th>Node</th>"
+		      "<th>Object</th><th>Reason</th><th>Approved by</th><th>Expires</th>"
+		      "<th>Findings</th></tr>",
+		      f);
+	for (size_t i = 0; i < v->waivers.n; i++) {
+		const struct waiver *w = &v->waivers.items[i];
+		fprintf(f, "<tr class=\"%s\" data-state=\"%s\"><td>%s</td><td><code>",
+			waiver_state(w), waiver_state(w), waiver_state(w));
+		esc(f, w->check);
+		fputs("</code></td>", f);
+		const char *cells[] = {w->node ? w->node : "", w->object ? w->object : "",
+				       w->reason, w->approved_by,
+				       w->expires ? w->expires : "no expiry"};
+		for (size_t k = 0; k < ELEMENTSOF(cells); k++) {
+			fputs("<td>", f);
+			esc(f, cells[k]);
+			fputs("</td>", f);
+		}
+		fprintf(f, "<td>%zu", w->applied);
+		if (w->unknown_matched)
+			fprintf(f, " (%zu UNKNOWN not waived)", w->unknown_matched);
+		fputs("</td></tr>", f);
+	}
+	if (v->waivers.n)
+		fputs("</table>\n", f);
+	fputs("</section>\n", f);
+}
+
 static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 {
 	char ts[64];
@@ -358,6 +425,7 @@ static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 		fprintf(f, "<span class=\"reload\"> · reloads every %d s</span>", refresh_s);
 	fputs("</p>\n", f);
 	html_versions(f, &v->versions);
+	html_board(f, v);
 	if (gate >= 0 && gate < _GATE_MAX) {
 		_cleanup_free_ char *go = render_verdict_go_line(v, gate);
 		fprintf(f, "<p class=\"go %s\" id=\"go\" data-gate=\"%s\"><b>", cls(overall),
@@ -698,7 +766,8 @@ static void all_findings(FILE *f, const struct verdict *v, const unsigned *block
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
 		for (size_t i = 0; i < v->findings.n; i++)
 			if (v->findings.items[i].status == order[k]) {
-				struct detail_opts o = {.up = up[i]};
+				struct detail_opts o = {.up = up[i],
+							.waived = verdict_waiver(v, i)};
 				finding_detail_ex(f, &v->findings.items[i], i, "f", blocks[i],
 						  false, &o);
 			}
@@ -724,7 +793,8 @@ void verdict_render_html(FILE *f, const struct verdict *v, int gate, int refresh
 	header(f, v, gate, refresh_s);
 	/* The card each blocker is shown in: its group's first finding. */
 	struct finding_groups groups;
-	finding_groups_build(v, blocks, is_blocker, (void *)blocks, &groups);
+	_cleanup_free_ unsigned *keys = render_verdict_group_keys(v, blocks);
+	finding_groups_build(v, keys, is_blocker, (void *)blocks, &groups);
 	_cleanup_free_ size_t *up = xcalloc(v->findings.n + 1, sizeof(*up));
 	for (size_t i = 0; i < v->findings.n; i++)
 		up[i] = i;
@@ -736,6 +806,7 @@ void verdict_render_html(FILE *f, const struct verdict *v, int gate, int refresh
 	finding_groups_clear(&groups);
 	vm_table(f, v);
 	matrix(f, v);
+	html_waivers(f, v);
 	all_findings(f, v, blocks, up);
 	fputs("<footer>hvready-aggregator " HVREADY_VERSION
 	      " · statuses: FAIL blocks, UNKNOWN means the evidence to decide is missing, WARN "

@@ -252,6 +252,13 @@ static void text_gates(FILE *f, const struct verdict *v, int gate, bool color)
 				render_verdict_blocker_word(v, g, gr->n_blockers));
 		else if (gr->status == STATUS_UNKNOWN)
 			fputs("  no findings: nothing was checked", f);
+		size_t waived = 0;
+		for (size_t i = 0; i < v->findings.n; i++) {
+			const struct check_info *ci = catalog_find(v->findings.items[i].check);
+			waived += ci && (ci->gates & (1u << g)) && verdict_waiver(v, i);
+		}
+		if (waived)
+			fprintf(f, "  %zu waived", waived);
 		if (g == gate)
 			fputs("  (asked)", f);
 		fputc('\n', f);
@@ -268,16 +275,29 @@ struct other_problems {
 	const struct verdict *v;
 	const unsigned *blocks;
 	int gate;
+	bool skip_waived; /* the text report lists them apart */
 };
 
 static bool is_other_problem(size_t i, void *arg)
 {
 	const struct other_problems *op = arg;
 	const struct finding *fd = &op->v->findings.items[i];
+	if (op->skip_waived && verdict_waiver(op->v, i))
+		return false;
 	return !op->blocks[i] &&
 	       (fd->status == STATUS_FAIL || fd->status == STATUS_UNKNOWN ||
 		fd->status == STATUS_WARN) &&
 	       render_verdict_in_gate(fd, op->gate);
+}
+
+unsigned *render_verdict_group_keys(const struct verdict *v, const unsigned *blocks)
+{
+	unsigned *keys = xcalloc(v->findings.n + 1, sizeof(*keys));
+	for (size_t i = 0; i < v->findings.n; i++) {
+		ssize_t w = v->waiver_of ? v->waiver_of[i] : -1;
+		keys[i] = blocks[i] << 24 | (unsigned)(w + 1);
+	}
+	return keys;
 }
 
 /* Names shown in a text card of a group; the JSON lists them all. */
@@ -452,14 +472,29 @@ static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, 
 	static const char *const extras[] = {
 	    NULL, "undecided, in gates decided by a FAIL", "in gates decided by a worse status",
 	    "one line per check", "not applicable here, one line per check"};
+	bool any = false;
+	for (size_t i = 0; i < v->findings.n; i++) {
+		const struct waiver *wv = verdict_waiver(v, i);
+		if (!wv || !render_verdict_in_gate(&v->findings.items[i], gate))
+			continue;
+		if (!any)
+			text_heading(f, "WAIVED",
+				     "accepted by the change board: they count toward no gate",
+				     color);
+		any = true;
+		_cleanup_free_ char *raw = waiver_note(wv);
+		_cleanup_free_ char *note = render_text_sanitize_line(raw);
+		text_one(f, &v->findings.items[i], w, note, color);
+	}
 	for (size_t k = 0; k < ELEMENTSOF(order); k++) {
 		bool grouped = order[k] == STATUS_PASS || order[k] == STATUS_SKIP;
 		if (!grouped) {
 			/* identical findings on several nodes: one card */
-			struct other_problems op = {.v = v, .blocks = blocks, .gate = gate};
+			struct other_problems op = {
+			    .v = v, .blocks = blocks, .gate = gate, .skip_waived = true};
 			struct finding_groups groups;
 			finding_groups_build(v, blocks, is_other_problem, &op, &groups);
-			bool any = false;
+			any = false;
 			for (size_t i = 0; i < groups.n; i++) {
 				const struct finding_group *g = &groups.items[i];
 				if (g->merged.status != order[k])
@@ -473,11 +508,11 @@ static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, 
 			continue;
 		}
 		struct strv done = {0};
-		bool any = false;
+		any = false;
 		for (size_t i = 0; i < v->findings.n; i++) {
 			const struct finding *fd = &v->findings.items[i];
 			if (blocks[i] || fd->status != order[k] ||
-			    !render_verdict_in_gate(fd, gate))
+			    !render_verdict_in_gate(fd, gate) || verdict_waiver(v, i))
 				continue;
 			if (!any)
 				text_heading(f, titles[k], extras[k], color);
@@ -488,6 +523,56 @@ static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, 
 			}
 		}
 		strv_clear(&done);
+	}
+}
+
+/* The change-board header (docs/change-board.md), one aligned line each. */
+static void text_board(FILE *f, const struct verdict *v, bool color)
+{
+	struct report_header_row rows[REPORT_HEADER_ROWS];
+	report_header_rows(&v->header, rows);
+	text_heading(f, "CHANGE BOARD", NULL, color);
+	for (int i = 0; i < REPORT_HEADER_ROWS; i++) {
+		_cleanup_free_ char *val = render_text_sanitize_line(rows[i].value);
+		int col = 2 + 16;
+		fprintf(f, "  %-15s ", rows[i].label);
+		render_text_wrap(f, val, &col, col, RENDER_TEXT_WIDTH, false);
+		fputc('\n', f);
+	}
+	report_header_rows_clear(rows);
+}
+
+/* The waivers of --waivers: used, unused, expired (docs/change-board.md). */
+static void text_waivers(FILE *f, const struct verdict *v, bool color)
+{
+	if (!v->have_waivers)
+		return;
+	size_t n[3] = {0};
+	for (size_t i = 0; i < v->waivers.n; i++) {
+		const char *st = waiver_state(&v->waivers.items[i]);
+		n[streq(st, "used") ? 0 : streq(st, "unused") ? 1 : 2]++;
+	}
+	_cleanup_free_ char *file = render_text_sanitize_line(v->waivers.file);
+	_cleanup_free_ char *extra =
+	    xasprintf("%s: %zu used, %zu unused, %zu expired; %zu finding%s waived", file, n[0],
+		      n[1], n[2], verdict_waived_count(v), verdict_waived_count(v) == 1 ? "" : "s");
+	text_heading(f, "WAIVERS", extra, color);
+	for (size_t i = 0; i < v->waivers.n; i++) {
+		const struct waiver *w = &v->waivers.items[i];
+		_cleanup_free_ char *sel = xasprintf(
+		    "%s%s%s%s%s", w->check, w->node ? " node " : "", w->node ? w->node : "",
+		    w->object ? " object " : "", w->object ? w->object : "");
+		_cleanup_free_ char *unknown =
+		    w->unknown_matched
+			? xasprintf("; %zu UNKNOWN finding%s not waived: UNKNOWN is never waivable",
+				    w->unknown_matched, w->unknown_matched == 1 ? "" : "s")
+			: xstrdup("");
+		_cleanup_free_ char *raw = xasprintf(
+		    "%s: %s: %s; approved by %s; %s%s; %zu finding%s waived%s", waiver_state(w),
+		    sel, w->reason, w->approved_by, w->expires ? "expires " : "no expiry",
+		    w->expires ? w->expires : "", w->applied, w->applied == 1 ? "" : "s", unknown);
+		_cleanup_free_ char *line = render_text_sanitize_line(raw);
+		text_line(f, line, 2, 4);
 	}
 }
 
@@ -526,6 +611,7 @@ void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color)
 	    *v->source ? v->source : "(unknown source)", v->harvester_installed ? "yes" : "no");
 	text_line(f, meta, 0, 2);
 	text_versions(f, &v->versions);
+	text_board(f, v, color);
 
 	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
 	/* --gate: that gate's blockers and findings only, and its VMs */
@@ -537,11 +623,15 @@ void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color)
 		text_vms(f, v, color);
 	text_nodes(f, v, color);
 	text_rest(f, v, blocks, gate, w, color);
+	text_waivers(f, v, color);
 	size_t c[_STATUS_MAX];
 	render_verdict_counts(v, c);
-	fprintf(f, "\n%zu %s: %zu FAIL, %zu UNKNOWN, %zu WARN, %zu PASS, %zu SKIP\n", v->findings.n,
+	fprintf(f, "\n%zu %s: %zu FAIL, %zu UNKNOWN, %zu WARN, %zu PASS, %zu SKIP", v->findings.n,
 		plural((int64_t)v->findings.n, "finding", "findings"), c[STATUS_FAIL],
 		c[STATUS_UNKNOWN], c[STATUS_WARN], c[STATUS_PASS], c[STATUS_SKIP]);
+	if (v->have_waivers)
+		fprintf(f, " (%zu waived)", verdict_waived_count(v));
+	fputc('\n', f);
 	if (gate >= 0 && gate < _GATE_MAX) {
 		_cleanup_free_ char *go = render_verdict_go_line(v, gate);
 		fprintf(f, "%s\n", go);
@@ -689,15 +779,19 @@ static void md_value(FILE *f, const struct value *val)
 		fputc('`', f);
 }
 
-static void md_blocker_body(FILE *f, const struct finding *fd, unsigned blocks);
-static void md_blocker(FILE *f, const struct finding *fd, unsigned blocks);
+static void md_blocker_body(FILE *f, const struct finding *fd, unsigned blocks,
+			    const struct waiver *waived);
+static void md_blocker(FILE *f, const struct finding *fd, unsigned blocks,
+		       const struct waiver *waived);
 
 /* One card for a group: "on 37 nodes", then every node by name. */
 static void md_group(FILE *f, const struct verdict *v, const struct finding_group *g,
 		     unsigned blocks)
 {
+	/* Members share their waiver: it is part of the grouping key. */
+	const struct waiver *waived = verdict_waiver(v, g->first);
 	if (g->n == 1) {
-		md_blocker(f, &v->findings.items[g->first], blocks);
+		md_blocker(f, &v->findings.items[g->first], blocks, waived);
 		return;
 	}
 	fprintf(f, "\n### %s ", status_name(g->merged.status));
@@ -709,10 +803,11 @@ static void md_group(FILE *f, const struct verdict *v, const struct finding_grou
 		md_text(f, g->names[i]);
 	}
 	fputc('.', f);
-	md_blocker_body(f, &g->merged, blocks);
+	md_blocker_body(f, &g->merged, blocks, waived);
 }
 
-static void md_blocker(FILE *f, const struct finding *fd, unsigned blocks)
+static void md_blocker(FILE *f, const struct finding *fd, unsigned blocks,
+		       const struct waiver *waived)
 {
 	fprintf(f, "\n### %s ", status_name(fd->status));
 	md_code(f, fd->check, false);
@@ -726,16 +821,22 @@ static void md_blocker(FILE *f, const struct finding *fd, unsigned blocks)
 		fputs(" — ", f);
 		md_text(f, fd->object);
 	}
-	md_blocker_body(f, fd, blocks);
+	md_blocker_body(f, fd, blocks, waived);
 }
 
 /* Everything of a card after its heading. */
-static void md_blocker_body(FILE *f, const struct finding *fd, unsigned blocks)
+static void md_blocker_body(FILE *f, const struct finding *fd, unsigned blocks,
+			    const struct waiver *waived)
 {
 	_cleanup_free_ char *gl = render_verdict_gate_list(blocks);
-	if (blocks)
+	if (blocks) {
 		fprintf(f, "\n\nBlocks: %s.\n\n", gl);
-	else
+	} else if (waived) {
+		_cleanup_free_ char *note = waiver_note(waived);
+		fputs("\n\n**", f);
+		md_text(f, note);
+		fputs("**: blocks nothing.\n\n", f);
+	} else
 		fputs("\n\nBlocks nothing: its gates are decided by worse findings.\n\n", f);
 	md_text_at(f, fd->message, true);
 	fputs("\n\n", f);
@@ -822,6 +923,52 @@ static void md_versions(FILE *f, const struct cluster_versions *cv)
 		}
 }
 
+static void md_board(FILE *f, const struct verdict *v)
+{
+	struct report_header_row rows[REPORT_HEADER_ROWS];
+	report_header_rows(&v->header, rows);
+	fputs("## Change board\n\n| Field | Value |\n|---|---|\n", f);
+	for (int i = 0; i < REPORT_HEADER_ROWS; i++) {
+		fprintf(f, "| %s | ", rows[i].label);
+		md_text(f, rows[i].value);
+		fputs(" |\n", f);
+	}
+	fputc('\n', f);
+	report_header_rows_clear(rows);
+}
+
+static void md_waivers(FILE *f, const struct verdict *v)
+{
+	if (!v->have_waivers)
+		return;
+	fputs("\n## Waivers\n\nFrom ", f);
+	md_text(f, v->waivers.file);
+	size_t n = verdict_waived_count(v);
+	fprintf(f, ": %zu finding%s waived. UNKNOWN findings are never waived.\n\n", n,
+		n == 1 ? "" : "s");
+	if (!v->waivers.n)
+		return;
+	fputs("| State | Check | Node | Object | Reason | Approved by | Expires | Findings |\n"
+	      "|---|---|---|---|---|---|---|---|\n",
+	      f);
+	for (size_t i = 0; i < v->waivers.n; i++) {
+		const struct waiver *w = &v->waivers.items[i];
+		fprintf(f, "| %s | ", waiver_state(w));
+		md_code(f, w->check, true);
+		const char *cells[] = {w->node ? w->node : "", w->object ? w->object : "",
+				       w->reason, w->approved_by,
+				       w->expires ? w->expires : "no expiry"};
+		for (size_t k = 0; k < ELEMENTSOF(cells); k++) {
+			fputs(" | ", f);
+			md_text(f, cells[k]);
+		}
+		fprintf(f, " | %zu", w->applied);
+		if (w->unknown_matched)
+			fprintf(f, " (%zu UNKNOWN not waived)", w->unknown_matched);
+		fputs(" |\n", f);
+	}
+}
+
 void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 {
 	char ts[64];
@@ -835,6 +982,7 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	md_text(f, *v->source ? v->source : "unknown source");
 	fprintf(f, "). Harvester installed: %s.\n\n", v->harvester_installed ? "yes" : "no");
 	md_versions(f, &v->versions);
+	md_board(f, v);
 
 	fputs("## Gates\n\n| Gate | Status | Blockers |\n|---|---|---|\n", f);
 	for (int g = 0; g < _GATE_MAX; g++)
@@ -848,7 +996,8 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	render_verdict_blocks_for_gate(v, blocks, gate);
 	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
 	struct finding_groups groups;
-	finding_groups_build(v, blocks, is_blocker, (void *)blocks, &groups);
+	_cleanup_free_ unsigned *keys = render_verdict_group_keys(v, blocks);
+	finding_groups_build(v, keys, is_blocker, (void *)blocks, &groups);
 	bool any = false;
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
 		for (size_t i = 0; i < groups.n; i++) {
@@ -861,7 +1010,7 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 		}
 	finding_groups_clear(&groups);
 	struct other_problems op = {.v = v, .blocks = blocks, .gate = gate};
-	finding_groups_build(v, blocks, is_other_problem, &op, &groups);
+	finding_groups_build(v, keys, is_other_problem, &op, &groups);
 	any = false;
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
 		for (size_t i = 0; i < groups.n; i++) {
@@ -876,6 +1025,7 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	if (gate < 0 || gate == GATE_LIVE_MIGRATION)
 		md_vms(f, v);
 	md_nodes(f, v);
+	md_waivers(f, v);
 
 	size_t c[_STATUS_MAX];
 	render_verdict_counts(v, c);
@@ -887,7 +1037,8 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	fputs("| Status | Check | Node | Object | Message |\n|---|---|---|---|---|\n", f);
 	for (size_t i = 0; i < v->findings.n; i++) {
 		const struct finding *fd = &v->findings.items[i];
-		fprintf(f, "| %s | ", status_name(fd->status));
+		fprintf(f, "| %s%s | ", status_name(fd->status),
+			verdict_waiver(v, i) ? " (waived)" : "");
 		md_code(f, fd->check, true);
 		fputs(" | ", f);
 		md_text(f, fd->node ? fd->node : "");

@@ -45,3 +45,6 @@ const char *render_verdict_vm_answer(const struct vm_row *r);
 int render_verdict_vm_rank(const struct vm_row *r);
 /* Nodes with a report. */
 size_t render_verdict_nodes_reporting(const struct verdict *v);
+/* The key under which findings group (finding_groups.h): the gates a finding
+ * blocks and the waiver that waives it, so a card never mixes either. */
+unsigned *render_verdict_group_keys(const struct verdict *v, const unsigned *blocks);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cluster_identity.h"
 #include "jq.h"
 #include "kube_client.h"
 #include "source.h"
@@ -698,6 +699,13 @@ int source_api_load(struct cluster_state *cs, struct kube_client *kc, char *err,
 					util_now_mono_ns() - started);
 	}
 	check_crd_versions(cs);
+	/* The header's cluster identity: one GET, after the lists (docs/change-board.md). */
+	free(cs->cluster_uid);
+	free(cs->cluster_uid_error);
+	cs->cluster_uid = cs->cluster_uid_error = NULL;
+	cluster_identity_fetch(cs, kc);
+	free(cs->api_server);
+	cs->api_server = xstrdup(kube_client_server(kc));
 	cs->live = true;
 	cs->read_at_ns = now;
 	free(cs->source);

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cluster_identity.h"
 #include "jq.h"
 #include "source.h"
 
@@ -344,6 +345,8 @@ static int add_value(struct scan *s, const struct jv *o, const char *where, cons
 	char group[256];
 	group_of(api, group, sizeof(group));
 	const struct resource_def *d = resource_find(group, kind);
+	if (!d && cluster_identity_from_object(ld->cs, o))
+		return 0; /* not a resource of the table: only the header reads it */
 	if (!d) {
 		if (ld->stats)
 			ld->stats->ignored++;
@@ -1043,6 +1046,17 @@ static void merge_part(struct loader *ld, struct file_part *p, const char *path,
 			}
 		}
 	}
+	/* Namespace kube-system, for the header: a UID found wins over an error. */
+	if (p->cs.cluster_uid) {
+		free(ld->cs->cluster_uid);
+		free(ld->cs->cluster_uid_error);
+		ld->cs->cluster_uid = p->cs.cluster_uid;
+		ld->cs->cluster_uid_error = NULL;
+		p->cs.cluster_uid = NULL;
+	} else if (p->cs.cluster_uid_error && !ld->cs->cluster_uid && !ld->cs->cluster_uid_error) {
+		ld->cs->cluster_uid_error = p->cs.cluster_uid_error;
+		p->cs.cluster_uid_error = NULL;
+	}
 	/* The objects now held by ld live in p's arena: it becomes ld's. */
 	if (p->cs.arena)
 		jv_arena_take(cs_arena(ld->cs), p->cs.arena);
@@ -1176,6 +1190,10 @@ int source_files_load_ex(struct cluster_state *cs, const char *path,
 	    cs->source ? xasprintf("%s, %s", cs->source, path) : xasprintf("files: %s", path);
 	free(cs->source);
 	cs->source = src;
+	/* Offline, the header's "API server" is where the state was read from. */
+	char *where = cs->api_server ? xasprintf("%s, %s", cs->api_server, path) : xstrdup(path);
+	free(cs->api_server);
+	cs->api_server = where;
 	return 0;
 }
 
@@ -1268,6 +1286,8 @@ int source_files_parse_collect(struct cluster_state *cs, const uint8_t *buf, siz
 	}
 	for (size_t i = 0; r == 0 && i < jq_len(res); i++)
 		r = apply_collect_entry(cs, jq_at(res, i), i, name, err, errlen);
+	if (r == 0)
+		cluster_identity_from_collect(cs, JQ(o, "cluster_identity"), name);
 	int64_t at;
 	if (r == 0 && jq_time(JQ(o, "collected_at"), &at))
 		cs->read_at_ns = at;

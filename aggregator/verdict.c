@@ -73,6 +73,7 @@ void verdict_evaluate(struct verdict *v, struct agg_ctx *ctx, const struct engin
 	v->state_read_ns = ctx->cs->read_at_ns;
 	v->live = ctx->live;
 	cluster_versions_detect(ctx->cs, &v->versions);
+	report_header_from_state(&v->header, ctx->cs, ctx->now_ns);
 	ctx->out = &v->findings;
 	ctx->vms = &v->vms;
 	engine_run(ctx, opts);
@@ -103,7 +104,116 @@ void verdict_clear(struct verdict *v)
 	free(v->source);
 	free(v->state_error);
 	cluster_versions_clear(&v->versions);
+	report_header_clear(&v->header);
+	waivers_clear(&v->waivers);
+	free(v->waiver_of);
 	*v = (struct verdict){0};
+}
+
+void verdict_set_board(struct verdict *v, const char *operator_name, const char *target_version)
+{
+	free(v->header.operator_name);
+	free(v->header.target_version);
+	v->header.operator_name = operator_name ? xstrdup(operator_name) : NULL;
+	v->header.target_version = target_version ? xstrdup(target_version) : NULL;
+}
+
+void verdict_apply_waivers(struct verdict *v, struct waiver_list *wl)
+{
+	waivers_clear(&v->waivers);
+	free(v->waiver_of);
+	v->waivers = *wl;
+	*wl = (struct waiver_list){0};
+	v->have_waivers = true;
+	size_t n = v->findings.n ? v->findings.n : 1;
+	v->waiver_of = xcalloc(n, sizeof(*v->waiver_of));
+	waivers_apply(&v->waivers, &v->findings, v->generated_ns, v->waiver_of);
+	bool *waived = xcalloc(n, sizeof(*waived));
+	for (size_t i = 0; i < v->findings.n; i++)
+		waived[i] = v->waiver_of[i] >= 0;
+	gates_clear(v->gates);
+	gates_compute_waived(&v->findings, waived, v->gates);
+	free(waived);
+}
+
+const struct waiver *verdict_waiver(const struct verdict *v, size_t i)
+{
+	if (!v->waiver_of || i >= v->findings.n || v->waiver_of[i] < 0)
+		return NULL;
+	return &v->waivers.items[v->waiver_of[i]];
+}
+
+size_t verdict_waived_count(const struct verdict *v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < v->findings.n; i++)
+		n += verdict_waiver(v, i) != NULL;
+	return n;
+}
+
+static void add_opt(json_object *o, const char *key, const char *s)
+{
+	json_object_object_add(o, key, s ? json_object_new_string(s) : NULL);
+}
+
+json_object *verdict_waiver_json(const struct verdict *v, size_t i)
+{
+	const struct waiver *w = verdict_waiver(v, i);
+	if (!w)
+		return NULL;
+	json_object *o = json_object_new_object();
+	add_opt(o, "reason", w->reason);
+	add_opt(o, "approved_by", w->approved_by);
+	add_opt(o, "expires", w->expires);
+	return o;
+}
+
+json_object *verdict_finding_json(const struct verdict *v, size_t i)
+{
+	json_object *o = render_finding_json(&v->findings.items[i]);
+	json_object *w = verdict_waiver_json(v, i);
+	if (w)
+		json_object_object_add(o, "waiver", w);
+	return o;
+}
+
+/* {"file", "used": [...], "unused": [...], "expired": [...]}: each waiver as
+ * written, with how many findings it waived. */
+static json_object *waivers_json(const struct verdict *v)
+{
+	json_object *o = json_object_new_object();
+	add_opt(o, "file", v->waivers.file);
+	json_object *lists[3];
+	static const char *const names[] = {"used", "unused", "expired"};
+	for (int k = 0; k < 3; k++)
+		lists[k] = json_object_new_array();
+	for (size_t i = 0; i < v->waivers.n; i++) {
+		const struct waiver *w = &v->waivers.items[i];
+		json_object *e = json_object_new_object();
+		add_opt(e, "check", w->check);
+		if (w->node)
+			add_opt(e, "node", w->node);
+		if (w->object)
+			add_opt(e, "object", w->object);
+		add_opt(e, "reason", w->reason);
+		add_opt(e, "approved_by", w->approved_by);
+		add_opt(e, "expires", w->expires);
+		json_object_object_add(e, "findings_waived",
+				       json_object_new_int64((int64_t)w->applied));
+		if (w->unknown_matched)
+			json_object_object_add(e, "unknown_not_waived",
+					       json_object_new_int64((int64_t)w->unknown_matched));
+		const char *st = waiver_state(w);
+		json_object_array_add(lists[streq(st, "used")	  ? 0
+					    : streq(st, "unused") ? 1
+								  : 2],
+				      e);
+	}
+	for (int k = 0; k < 3; k++)
+		json_object_object_add(o, names[k], lists[k]);
+	json_object_object_add(o, "findings_waived",
+			       json_object_new_int64((int64_t)verdict_waived_count(v)));
+	return o;
 }
 
 enum status verdict_status(const struct verdict *v, int gate)
@@ -121,6 +231,7 @@ json_object *verdict_head_json(const struct verdict *v)
 	char ts[64];
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "schema", json_object_new_string(REPORT_SCHEMA));
+	json_object_object_add(o, "header", report_header_json(&v->header));
 	util_format_rfc3339(v->generated_ns, ts, sizeof(ts));
 	json_object_object_add(o, "generated_at", json_object_new_string(ts));
 	json_object_object_add(o, "generator",
@@ -144,6 +255,8 @@ json_object *verdict_head_json(const struct verdict *v)
 	json_object_object_add(o, "harvester_installed",
 			       json_object_new_boolean(v->harvester_installed));
 	json_object_object_add(o, "versions", cluster_versions_json(&v->versions));
+	if (v->have_waivers)
+		json_object_object_add(o, "waivers", waivers_json(v));
 	json_object_object_add(o, "status",
 			       json_object_new_string(status_name(verdict_status(v, -1))));
 	return o;
@@ -191,13 +304,15 @@ json_object *verdict_to_json(const struct verdict *v)
 				       json_object_new_string(status_name(v->gates[g].status)));
 		json_object *b = json_object_new_array();
 		for (size_t i = 0; i < v->gates[g].n_blockers; i++)
-			json_object_array_add(
-			    b, render_finding_json(&v->findings.items[v->gates[g].blockers[i]]));
+			json_object_array_add(b, verdict_finding_json(v, v->gates[g].blockers[i]));
 		json_object_object_add(go, "blockers", b);
 		json_object_object_add(gates, gate_name(g), go);
 	}
 	json_object_object_add(o, "gates", gates);
-	json_object_object_add(o, "findings", render_findings_json(&v->findings));
+	json_object *findings = json_object_new_array();
+	for (size_t i = 0; i < v->findings.n; i++)
+		json_object_array_add(findings, verdict_finding_json(v, i));
+	json_object_object_add(o, "findings", findings);
 	json_object *nodes = json_object_new_array();
 	for (size_t i = 0; i < v->n_nodes; i++)
 		json_object_array_add(nodes, verdict_node_json(&v->nodes[i]));

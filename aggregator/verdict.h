@@ -8,6 +8,8 @@
 #include <json-c/json.h>
 #include "cluster_versions.h"
 #include "engine.h"
+#include "report_header.h"
+#include "waivers.h"
 
 #define REPORT_SCHEMA "hvready.report/v1"
 
@@ -33,6 +35,12 @@ struct verdict {
 	bool live;
 	bool harvester_installed;
 	struct cluster_versions versions; /* read from the cluster state */
+	struct report_header header;	  /* the change-board header */
+	/* --waivers (docs/change-board.md): owned; waiver_of[i] is the waiver
+	 * that waives finding i, or -1; NULL without waivers. */
+	struct waiver_list waivers;
+	bool have_waivers;
+	ssize_t *waiver_of;
 	struct finding_list findings;
 	struct gate_result gates[_GATE_MAX];
 	struct vm_table vms;
@@ -47,6 +55,20 @@ struct verdict {
 /* Evaluate: run the engine over cs and nodes. */
 void verdict_evaluate(struct verdict *v, struct agg_ctx *ctx, const struct engine_opts *opts);
 void verdict_clear(struct verdict *v);
+/* The operator and target version of the header (report --operator,
+ * --target-version), already checked; NULL: not given. */
+void verdict_set_board(struct verdict *v, const char *operator_name, const char *target_version);
+/* Apply waivers (taken over: *wl is emptied) at the verdict's time, and
+ * compute the gates again without the waived findings. */
+void verdict_apply_waivers(struct verdict *v, struct waiver_list *wl);
+/* The waiver that waives finding i, or NULL. */
+const struct waiver *verdict_waiver(const struct verdict *v, size_t i);
+/* Findings waived. */
+size_t verdict_waived_count(const struct verdict *v);
+/* The "waiver" member of finding i's JSON, or NULL when it is not waived. */
+json_object *verdict_waiver_json(const struct verdict *v, size_t i);
+/* Finding i as the JSON report shows it (with its "waiver"). */
+json_object *verdict_finding_json(const struct verdict *v, size_t i);
 
 /* The status of a gate name ("all" = the worst of the four). */
 enum status verdict_status(const struct verdict *v, int gate /* -1: all */);

@@ -116,7 +116,7 @@ static void ws_finding(struct ws *w, const struct verdict *v, size_t i)
 	const char *frag =
 	    i < v->n_borrowed && w->out->fragment ? w->out->fragment(w->out->ctx, i, &n) : NULL;
 	if (!frag) {
-		ws_json(w, render_finding_json(f));
+		ws_json(w, verdict_finding_json(v, i));
 		return;
 	}
 	ws_put(w, frag, n);
@@ -127,6 +127,11 @@ static void ws_finding(struct ws *w, const struct verdict *v, size_t i)
 	if (f->object) {
 		ws_lit(w, ",\"object\":");
 		ws_string(w, f->object);
+	}
+	json_object *wv = verdict_waiver_json(v, i);
+	if (wv) {
+		ws_lit(w, ",\"waiver\":");
+		ws_json(w, wv);
 	}
 	ws_put(w, "}", 1);
 }

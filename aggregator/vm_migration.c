@@ -224,3 +224,23 @@ char *vm_migration_unread(const struct cluster_state *cs)
 	return xasprintf("%s %s%s%s", res, resource_status_name(d->status), d->error ? ": " : "",
 			 d->error ? d->error : "");
 }
+
+/* Errors libvirt/qemu report on the target that do not go away by retrying:
+ * access to the disk's device node or file (device ownership, SELinux,
+ * a missing device), and a CPU the target host cannot provide (libvirt
+ * "the CPU is incompatible with host CPU", "guest CPU doesn't match
+ * specification"). Lower case; matched case-insensitively. */
+static const char *const repeating[] = {
+    "permission denied", "operation not permitted",	  "cannot access storage file",
+    "no such device",	 "is incompatible with host cpu", "guest cpu doesn't match specification",
+};
+
+const char *vm_migration_repeats(const struct vm_migration *m)
+{
+	if (m->kind != VM_MIGRATION_FAILED || !m->reason)
+		return NULL;
+	for (size_t i = 0; i < ELEMENTSOF(repeating); i++)
+		if (strcasestr(m->reason, repeating[i]))
+			return repeating[i];
+	return NULL;
+}

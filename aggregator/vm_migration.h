@@ -37,6 +37,12 @@ struct vm_migration {
 void vm_migration_last(const struct cluster_state *cs, const struct jv *vmi,
 		       struct vm_migration *ret);
 
+/* Does the failure reason name a host or device error that the next attempt
+ * meets again (the disk device not accessible to the target's qemu, the CPU
+ * model the target cannot provide)? Returns the matched phrase, or NULL: then
+ * the cause may have passed (a timeout, a target pod that did not fit). */
+const char *vm_migration_repeats(const struct vm_migration *m);
+
 /* "failed at T from A to B (VMIM x): reason" and the like; caller frees. */
 char *vm_migration_describe(const struct vm_migration *m);
 

@@ -2,6 +2,12 @@
 
 void gates_compute(const struct finding_list *l, struct gate_result ret[_GATE_MAX])
 {
+	gates_compute_waived(l, NULL, ret);
+}
+
+void gates_compute_waived(const struct finding_list *l, const bool *waived,
+			  struct gate_result ret[_GATE_MAX])
+{
 	bool seen[_GATE_MAX] = {0};
 	for (int g = 0; g < _GATE_MAX; g++)
 		ret[g] = (struct gate_result){.status = STATUS_PASS};
@@ -13,7 +19,9 @@ void gates_compute(const struct finding_list *l, struct gate_result ret[_GATE_MA
 			if (ci->gates & (1u << g)) {
 				if (l->items[i].status != STATUS_SKIP)
 					seen[g] = true;
-				ret[g].status = status_worst(ret[g].status, l->items[i].status);
+				if (!(waived && waived[i]))
+					ret[g].status =
+					    status_worst(ret[g].status, l->items[i].status);
 			}
 	}
 	for (int g = 0; g < _GATE_MAX; g++) {
@@ -23,7 +31,8 @@ void gates_compute(const struct finding_list *l, struct gate_result ret[_GATE_MA
 			continue;
 		for (size_t i = 0; i < l->n; i++) {
 			const struct check_info *ci = catalog_find(l->items[i].check);
-			if (!ci || !(ci->gates & (1u << g)) || l->items[i].status != ret[g].status)
+			if (!ci || !(ci->gates & (1u << g)) ||
+			    l->items[i].status != ret[g].status || (waived && waived[i]))
 				continue;
 			if (!ret[g].blockers)
 				ret[g].blockers = xcalloc(l->n, sizeof(size_t));

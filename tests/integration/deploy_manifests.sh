@@ -34,14 +34,23 @@ for overlay in ("standard", "node-conditions"):
             assert d["metadata"].get("namespace") == "hvready-system", d["metadata"]
     role = find(docs, "ClusterRole", "hvready-aggregator")
     granted = set()
+    ks_uid = False
     for r in role["rules"]:
         for g in r["apiGroups"]:
             for res in r["resources"]:
                 if (g, res) == ("authentication.k8s.io", "tokenreviews"):
                     assert r["verbs"] == ["create"], r
                     continue
+                # The cluster's identity for the report's header: one
+                # namespace, read with get only (docs/change-board.md).
+                if (g, res) == ("", "namespaces"):
+                    assert r["verbs"] == ["get"] and r.get("resourceNames") == ["kube-system"], r
+                    ks_uid = True
+                    continue
+                assert "resourceNames" not in r, r
                 assert sorted(r["verbs"]) == ["get", "list", "watch"], r
                 granted.add((g, res))
+    assert ks_uid, "no get on namespaces/kube-system: the header's cluster identity"
     assert granted == table, "RBAC differs from the resource table: extra %s, missing %s" % (
         sorted(granted - table), sorted(table - granted))
     patches = [r for d in docs if d["kind"] == "ClusterRole" for r in d["rules"]

@@ -65,8 +65,9 @@ def main(argv):
             sections[current].append(el)
 
     def key(f):
-        return (f["status"], f["check"], f.get("node", ""), f.get("object", ""),
-                norm(f["message"]))
+        # A waived finding keeps its status, marked "(waived)" (docs/change-board.md).
+        return (f["status"] + (" (waived)" if f.get("waiver") else ""), f["check"],
+                f.get("node", ""), f.get("object", ""), norm(f["message"]))
 
     tables = [el for el in sections.get("All findings", []) if el.tag == "table"]
     if len(tables) != 1:

@@ -94,6 +94,9 @@ RESOURCES = [
     ("harvesterhci.io", "v1beta1", "virtualmachineimages", "VirtualMachineImage", True, True),
     ("helm.cattle.io", "v1", "helmcharts", "HelmChart", True, True),
     ("helm.cattle.io", "v1", "helmchartconfigs", "HelmChartConfig", True, True),
+    # Read by hvready with one GET: Namespace kube-system's UID is the
+    # cluster's identity in the report's header (docs/change-board.md).
+    ("", "v1", "namespaces", "Namespace", False, False),
     # Written by hvready's live pipeline (PATCH nodes/status, POST events).
     ("", "v1", "events", "Event", True, False),
 ]

@@ -134,6 +134,23 @@ static void test_failed_with_reason(void **state)
 	assert_non_null(strstr(f->message, "from " SRC " to remote-7"));
 	harness_clear(&h);
 
+	/* A device error on the target repeats at the next attempt: FAIL. */
+	base(&h);
+	edit_vmi(&h,
+		 "{\"startTimestamp\":\"2026-09-05T12:10:02Z\",\"endTimestamp\":"
+		 "\"2026-09-05T12:10:31Z\",\"sourceNode\":\"" SRC "\",\"targetNode\":\"" DST "\","
+		 "\"completed\":true,\"failed\":true,\"migrationUid\":\"6a7b-failed\","
+		 "\"failureReason\":\"Live migration failed error encountered during MigrateToURI3 "
+		 "libvirt api call: virError(Code=38, Domain=10, Message='unable to open "
+		 "/dev/disk-0: Permission denied')\"}",
+		 NULL);
+	harness_run(&h, LM);
+	f = harness_finding(&h, LM, VMI_OBJ);
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "cannot live-migrate"));
+	assert_non_null(strstr(harness_ev(f, "failure_repeats"), "permission denied"));
+	harness_clear(&h);
+
 	/* KubeVirt v1.2 has no failureReason: said, not invented. */
 	base(&h);
 	edit_vmi(&h,

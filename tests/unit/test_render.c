@@ -432,6 +432,108 @@ static void test_one_finding_singular(void **state)
 	verdict_clear(&v);
 }
 
+/* ---------- the change-board header (docs/change-board.md) ---------- */
+
+#define BOARD_UID "4f6c2d0e-9a51-4c3b-8f21-0d5e3b7a9c10"
+
+/* The fixture with the header of a live read (a URL with credentials) and a
+ * waiver of its FAIL host.kvm on harvester-node-3. */
+static void board_verdict(struct verdict *v)
+{
+	fixture_verdict(v);
+	struct cluster_state cs;
+	cluster_state_init(&cs);
+	cs.live = true;
+	cs.api_server = xstrdup("https://admin:s3cret@10.0.0.1:6443?token=t0ps3cret");
+	cs.cluster_uid = xstrdup(BOARD_UID);
+	report_header_from_state(&v->header, &cs, v->generated_ns);
+	cluster_state_clear(&cs);
+	_cleanup_free_ char *op = report_header_operator("Jane <b>Doe</b> | `ops`\nsecond line");
+	verdict_set_board(v, op, "v1.5.0-rc1");
+	static const char yaml[] = "- check: host.kvm\n  node: harvester-node-3\n"
+				   "  reason: KVM module <replaced> tonight\n"
+				   "  approvedBy: CAB CHG-2041\n  expires: 2099-01-01\n"
+				   "- check: host.kvm\n  node: harvester-node-9\n"
+				   "  reason: gone\n  approvedBy: CAB\n  expires: 2020-01-01\n";
+	struct waiver_list wl;
+	char err[256];
+	if (waivers_parse((const uint8_t *)yaml, strlen(yaml), "waivers.yaml", &wl, err,
+			  sizeof(err)) < 0)
+		fail_msg("%s", err);
+	verdict_apply_waivers(v, &wl);
+	assert_int_equal(verdict_waived_count(v), 1);
+}
+
+static void assert_has(const char *what, const char *doc, const char *s)
+{
+	if (!strstr(doc, s))
+		fail_msg("%s: \"%s\" missing", what, s);
+}
+
+static void test_header_in_every_format(void **state)
+{
+	struct verdict v;
+	board_verdict(&v);
+	char *html = NULL, *md = NULL, *text = NULL;
+	RENDER(html, verdict_render_html(f, &v, -1, 0));
+	RENDER(md, verdict_render_markdown(f, &v, -1));
+	RENDER(text, verdict_render_text(f, &v, -1, false));
+	_cleanup_free_ char *js = json_string(&v);
+	dump("board.html", html);
+	dump("board.md", md);
+	dump("board.txt", text);
+	const char *docs[] = {text, md, html, js};
+	const char *names[] = {"text", "markdown", "html", "json"};
+	for (int i = 0; i < 4; i++) {
+		assert_has(names[i], docs[i], BOARD_UID);
+		assert_has(names[i], docs[i], "10.0.0.1:6443");
+		assert_has(names[i], docs[i], "v1.5.0-rc1");
+		assert_has(names[i], docs[i], HVREADY_VERSION);
+		assert_has(names[i], docs[i], "2026-09-05T13:20:44Z");
+		assert_has(names[i], docs[i], "CAB CHG-2041");
+		/* no credential of the URL anywhere */
+		assert_null(strstr(docs[i], "s3cret"));
+		/* the operator is one line */
+		assert_has(names[i], docs[i], "second line");
+		assert_null(strstr(docs[i], "\nsecond line"));
+	}
+	assert_has("text", text, "CHANGE BOARD");
+	assert_has("text", text, "  Operator        Jane <b>Doe</b> | `ops` second line");
+	assert_has("text", text, "WAIVERS  waivers.yaml: 1 used, 0 unused, 1 expired");
+	assert_fits(text, RENDER_TEXT_WIDTH);
+	assert_has("markdown", md, "## Change board");
+	assert_has("markdown", md, "| FAIL (waived) |");
+	assert_null(strstr(md, "<b>Doe"));
+	assert_has("html", html, "id=\"change-board\"");
+	assert_has("html", html, "Jane &lt;b&gt;Doe&lt;/b&gt;");
+	assert_has("html", html, "data-waived=\"true\"");
+	assert_null(strstr(html, "<replaced>"));
+	json_object *o = verdict_to_json(&v), *h, *x;
+	assert_true(json_object_object_get_ex(o, "header", &h));
+	static const char *const keys[] = {"api_server",  "cluster",  "hvready_version",
+					   "report_time", "operator", "target_version"};
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+		if (!json_object_object_get_ex(h, keys[i], NULL))
+			fail_msg("json header: no %s", keys[i]);
+	assert_true(json_object_object_get_ex(h, "operator", &x));
+	assert_string_equal(json_object_get_string(x), "Jane <b>Doe</b> | `ops` second line");
+	assert_true(json_object_object_get_ex(o, "waivers", &x));
+	json_object_put(o);
+	/* and the strict checkers still accept both documents */
+	struct tmpdir t;
+	tmpdir_make(&t);
+	_cleanup_free_ char *hp = fx_write_tmp(t.path, "v.html", html);
+	_cleanup_free_ char *mp = fx_write_tmp(t.path, "v.md", md);
+	_cleanup_free_ char *jp = fx_write_tmp(t.path, "v.json", js);
+	assert_int_equal(run_tool("check_html.py", hp, jp), 0);
+	assert_int_equal(run_tool("check_markdown.py", mp, jp), 0);
+	tmpdir_remove(&t);
+	free(html);
+	free(md);
+	free(text);
+	verdict_clear(&v);
+}
+
 /* ---------- text ---------- */
 
 static void test_text_report_layout(void **state)
@@ -761,6 +863,7 @@ int main(void)
 	    cmocka_unit_test(test_text_wrap),
 	    cmocka_unit_test(test_agent_text),
 	    cmocka_unit_test(test_example_cluster),
+	    cmocka_unit_test(test_header_in_every_format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -220,6 +220,30 @@ static void test_fixture(void **state)
 	verdict_clear(&v);
 }
 
+/* With the change-board header and waivers: the waiver of a finding is
+ * written after its node and object on both paths (docs/change-board.md). */
+static void test_waived(void **state)
+{
+	struct verdict v;
+	fixture_verdict(&v);
+	v.header.api_server = xstrdup("https://10.0.0.1:6443");
+	v.header.cluster_uid = xstrdup("4f6c2d0e-9a51-4c3b-8f21-0d5e3b7a9c10");
+	verdict_set_board(&v, "Jane \"Doe\"", "v1.5.0");
+	static const char yaml[] = "- check: host.kvm\n  node: harvester-node-3\n"
+				   "  reason: \"KVM \\\"fixed\\\" today\"\n  approvedBy: CAB\n"
+				   "  expires: 2099-01-01\n";
+	struct waiver_list wl;
+	char err[256];
+	if (waivers_parse((const uint8_t *)yaml, strlen(yaml), "w.yaml", &wl, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	verdict_apply_waivers(&v, &wl);
+	assert_int_equal(verdict_waived_count(&v), 1);
+	assert_same_as_json_c(&v);
+	assert_fragments_same(&v);
+	assert_pretty_same_as_json_c(&v);
+	verdict_clear(&v);
+}
+
 static void test_empty(void **state)
 {
 	struct verdict v = {.source = xstrdup("")};
@@ -235,6 +259,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fixture),
 	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_waived),
 	    cmocka_unit_test(test_random_documents),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
