@@ -50,6 +50,8 @@ void cli_usage(FILE *f, const struct cli_program *p)
 		p->name, p->name, p->exit_status);
 }
 
+/* "  --name ARG" and the description from HELP_COLUMN, wrapped at words
+ * before column 80 under the description. */
 static void print_option(FILE *f, const char *left, const char *help, const char *def)
 {
 	int col = fprintf(f, "  %s", left);
@@ -57,9 +59,21 @@ static void print_option(FILE *f, const char *left, const char *help, const char
 		fputc('\n', f);
 		col = 0;
 	}
-	fprintf(f, "%*s%s", HELP_COLUMN - col, "", help);
-	if (def)
-		fprintf(f, " (default: %s)", def);
+	fprintf(f, "%*s", HELP_COLUMN - col, "");
+	col = HELP_COLUMN;
+	_cleanup_free_ char *text = def ? xasprintf("%s (default: %s)", help, def) : xstrdup(help);
+	bool first = true;
+	for (char *save = NULL, *w = strtok_r(text, " ", &save); w;
+	     w = strtok_r(NULL, " ", &save)) {
+		int len = (int)strlen(w);
+		if (!first && col + 1 + len > 79) {
+			fprintf(f, "\n%*s", HELP_COLUMN, "");
+			col = HELP_COLUMN;
+			first = true;
+		}
+		col += fprintf(f, "%s%s", first ? "" : " ", w);
+		first = false;
+	}
 	fputc('\n', f);
 }
 
@@ -136,10 +150,17 @@ int cli_getopt(int argc, char **argv)
 		free(longopts);
 		longopts = xmalloc((p->n_opts + 2) * sizeof(*longopts));
 		size_t n = 0;
-		for (size_t i = 0; i < p->n_opts; i++)
-			if (p->opts[i].cmds & (1u << cur_cmd))
-				longopts[n++] = (struct option){p->opts[i].name, p->opts[i].has_arg,
-								NULL, p->opts[i].val};
+		for (size_t i = 0; i < p->n_opts; i++) {
+			if (!(p->opts[i].cmds & (1u << cur_cmd)))
+				continue;
+			/* Two rows of one name or one value for a command: a table bug. */
+			for (size_t k = 0; k < n; k++)
+				if (streq(longopts[k].name, p->opts[i].name) ||
+				    longopts[k].val == p->opts[i].val)
+					abort();
+			longopts[n++] = (struct option){p->opts[i].name, p->opts[i].has_arg, NULL,
+							p->opts[i].val};
+		}
 		longopts[n++] = (struct option){"help", no_argument, NULL, 'h'};
 		longopts[n] = (struct option){0};
 		built_for = cur_cmd;
