@@ -30,9 +30,10 @@ static void add_daemons(struct finding *f, const struct timesync_daemons *d)
 	add_list(f, "sync_daemons_enabled", &d->enabled);
 	if (d->proc_readable)
 		kv_add_strf(&f->evidence, "daemon_evidence",
-			    "%lld processes' /proc/PID/comm, binaries in /usr/sbin and "
+			    "%lld %s /proc/PID/comm, binaries in /usr/sbin and "
 			    "/usr/lib/systemd, unit links in /etc/systemd/system/*.target.wants",
-			    (long long)d->processes);
+			    (long long)d->processes,
+			    plural(d->processes, "process's", "processes'"));
 	else
 		kv_add_str(&f->evidence, "daemon_evidence",
 			   "/proc not readable (running daemons unknown); binaries and unit links "

@@ -77,15 +77,18 @@ void check_resources(struct agent_ctx *ctx, const char *id)
 	}
 	if (few_cpus || little_mem) {
 		finding_set(f, STATUS_WARN,
-			    "%lld CPUs and %s memory: below Harvester's minimum of "
-			    "%lld CPUs and %s",
-			    (long long)cores, have, (long long)thr->min_cpu_cores, need);
+			    "%lld %s and %s memory: below Harvester's minimum of "
+			    "%lld %s and %s",
+			    (long long)cores, plural(cores, "CPU", "CPUs"), have,
+			    (long long)thr->min_cpu_cores,
+			    plural(thr->min_cpu_cores, "CPU", "CPUs"), need);
 		finding_remedy(f,
 			       "Harvester needs at least 8 CPUs and 32 GiB per node for testing, "
 			       "16 CPUs and 64 GiB for production; VMs and Longhorn replicas "
 			       "compete for what is left.");
 		return;
 	}
-	finding_set(f, STATUS_PASS, "%lld CPUs and %s memory (minimum %lld CPUs and %s)",
-		    (long long)cores, have, (long long)thr->min_cpu_cores, need);
+	finding_set(f, STATUS_PASS, "%lld %s and %s memory (minimum %lld %s and %s)",
+		    (long long)cores, plural(cores, "CPU", "CPUs"), have,
+		    (long long)thr->min_cpu_cores, plural(thr->min_cpu_cores, "CPU", "CPUs"), need);
 }

@@ -15,26 +15,6 @@
 #include "suggest.h"
 #include "output.h"
 
-static _Noreturn void usage(FILE *f, int code)
-{
-	fputs("Usage:\n"
-	      "  hvready-agent check [--host-root DIR] [--node NAME] [--format text|json|msgpack]\n"
-	      "                      [--output FILE] [--probe-targets FILE] [--config FILE]\n"
-	      "                      [--timeout SEC] [--skip ID,...] [--only ID,...]\n"
-	      "                      [--probe-netns PATH]\n"
-	      "  hvready-agent run   [--config FILE] --aggregator URL [--ca-file FILE]\n"
-	      "                      [--token-file FILE] [--interval SEC] [--host-root DIR]\n"
-	      "                      [--node NAME] [--skip ID,...] [--probe-targets FILE]\n"
-	      "                      [--probe-netns PATH]\n"
-	      "  hvready-agent list-checks\n"
-	      "  hvready-agent --version\n"
-	      "\n"
-	      "Exit status: 0 ready (PASS/WARN), 1 not ready (FAIL), 2 usage or input error,\n"
-	      "3 not enough evidence (UNKNOWN).\n",
-	      f);
-	exit(code);
-}
-
 enum {
 	OPT_HOST_ROOT = 256,
 	OPT_NODE,
@@ -52,6 +32,47 @@ enum {
 	OPT_PROBE_NETNS,
 };
 
+/* The commands, in the order of cmds[] in main(): bit i is cmds[i]. */
+enum { CMD_CHECK = 1u << 0, CMD_RUN = 1u << 1 };
+#define CMD_BOTH (CMD_CHECK | CMD_RUN)
+
+/* Every option of hvready-agent: the parsers, the usage, --help and the
+ * synopsis of docs/man/hvready-agent.8 (tests/integration/help_man.sh). */
+static const struct cli_option options[] = {
+    {"config", required_argument, OPT_CONFIG, CMD_BOTH, "FILE",
+     "YAML configuration; options on the command line win over it", NULL, false},
+    {"aggregator", required_argument, OPT_AGGREGATOR, CMD_RUN, "URL",
+     "where reports are posted (http:// or https://); required here or in the config", NULL, true},
+    {"ca-file", required_argument, OPT_CA_FILE, CMD_RUN, "FILE",
+     "CA bundle to verify the aggregator's certificate", "the system's trust store", false},
+    {"token-file", required_argument, OPT_TOKEN_FILE, CMD_RUN, "FILE",
+     "bearer token sent to the aggregator, re-read when it changes", "none", false},
+    {"interval", required_argument, OPT_INTERVAL, CMD_RUN, "SEC",
+     "seconds between report cycles, 1 to 86400, with 10% jitter", "30", false},
+    {"host-root", required_argument, OPT_HOST_ROOT, CMD_BOTH, "DIR",
+     "read every host path under DIR", "/", false},
+    {"node", required_argument, OPT_NODE, CMD_BOTH, "NAME", "the Kubernetes node name",
+     "the host root's hostname", false},
+    {"format", required_argument, OPT_FORMAT, CMD_CHECK, "text|json|msgpack",
+     "report format (msgpack: the wire format, for report --node-reports)", "text", false},
+    {"output", required_argument, OPT_OUTPUT, CMD_CHECK, "FILE",
+     "write the report to FILE atomically", "standard output", false},
+    {"probe-targets", required_argument, OPT_PROBE, CMD_BOTH, "FILE",
+     "JSON probe targets (share endpoints, share-manager image, Longhorn paths)", "none", false},
+    {"timeout", required_argument, OPT_TIMEOUT, CMD_BOTH, "SEC",
+     "timeout of each network probe (and, in run, of the POST), 1 to 600", "10", false},
+    {"skip", required_argument, OPT_SKIP, CMD_BOTH, "ID,...",
+     "leave out these host checks (reported as SKIP)", NULL, false},
+    {"only", required_argument, OPT_ONLY, CMD_CHECK, "ID,...",
+     "run only these host checks, the others are SKIP", NULL, false},
+    {"probe-netns", required_argument, OPT_PROBE_NETNS, CMD_BOTH, "PATH",
+     "run the network checks from the network namespace at PATH", "the agent's own", false},
+};
+
+static const char exit_status[] =
+    "Exit status: 0 ready (PASS/WARN), 1 not ready (FAIL), 2 usage or input error,\n"
+    "3 not enough evidence (UNKNOWN).\n";
+
 struct cli {
 	const char *format, *output, *config;
 };
@@ -65,35 +86,6 @@ static void set_str(char **dst, const char *v)
 /* Options of both commands; `run` = true accepts the daemon's, else check's. */
 static void parse(int argc, char **argv, bool run, struct agent_opts *o, struct cli *cli)
 {
-	static const struct option check_opts[] = {
-	    {"host-root", required_argument, NULL, OPT_HOST_ROOT},
-	    {"node", required_argument, NULL, OPT_NODE},
-	    {"format", required_argument, NULL, OPT_FORMAT},
-	    {"output", required_argument, NULL, OPT_OUTPUT},
-	    {"probe-targets", required_argument, NULL, OPT_PROBE},
-	    {"config", required_argument, NULL, OPT_CONFIG},
-	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-	    {"skip", required_argument, NULL, OPT_SKIP},
-	    {"only", required_argument, NULL, OPT_ONLY},
-	    {"probe-netns", required_argument, NULL, OPT_PROBE_NETNS},
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
-	};
-	static const struct option run_opts[] = {
-	    {"config", required_argument, NULL, OPT_CONFIG},
-	    {"aggregator", required_argument, NULL, OPT_AGGREGATOR},
-	    {"ca-file", required_argument, NULL, OPT_CA_FILE},
-	    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
-	    {"interval", required_argument, NULL, OPT_INTERVAL},
-	    {"host-root", required_argument, NULL, OPT_HOST_ROOT},
-	    {"node", required_argument, NULL, OPT_NODE},
-	    {"skip", required_argument, NULL, OPT_SKIP},
-	    {"probe-targets", required_argument, NULL, OPT_PROBE},
-	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-	    {"probe-netns", required_argument, NULL, OPT_PROBE_NETNS},
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
-	};
 	char err[512];
 	/* The config file first, so that options on the command line win over it. */
 	for (int i = 1; i < argc; i++) {
@@ -110,7 +102,7 @@ static void parse(int argc, char **argv, bool run, struct agent_opts *o, struct 
 	}
 	static const char *const formats[] = {"text", "json", "msgpack", NULL};
 	int c;
-	while ((c = getopt_long(argc, argv, "h", run ? run_opts : check_opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv)) != -1) {
 		switch (c) {
 		case OPT_HOST_ROOT:
 			set_str(&o->host_root, optarg);
@@ -153,10 +145,8 @@ static void parse(int argc, char **argv, bool run, struct agent_opts *o, struct 
 		case OPT_INTERVAL:
 			o->interval_s = cli_seconds("--interval", optarg, 86400);
 			break;
-		case 'h':
-			usage(stdout, 0);
 		default:
-			usage(stderr, 2);
+			abort(); /* a row of options[] without its case */
 		}
 	}
 	cli_no_operands(argc, argv, run ? "run" : "check");
@@ -239,16 +229,8 @@ static int cmd_run(int argc, char **argv)
  * the format of `hvready-aggregator list-checks`. */
 static int cmd_list_checks(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
-	};
-	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			usage(stdout, 0);
-		usage(stderr, 2);
-	}
+	if (cli_getopt(argc, argv) != -1)
+		abort(); /* list-checks has no option but --help */
 	cli_no_operands(argc, argv, "list-checks");
 	for (size_t i = 0; i < host_checks_len; i++)
 		catalog_print_row(stdout, catalog_find(host_checks[i].id), NULL);
@@ -258,9 +240,19 @@ static int cmd_list_checks(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	/* _helper: internal, the network work of `run` in a child process (agent/helper.h). */
-	static const struct cli_command cmds[] = {{"check", cmd_check},
-						  {"run", cmd_run},
-						  {"list-checks", cmd_list_checks},
-						  {"_helper", helper_main}};
-	return cli_main(argc, argv, "hvready-agent", cmds, ELEMENTSOF(cmds), usage);
+	static const struct cli_command cmds[] = {
+	    {"check", cmd_check, "run the host checks once and print the node's report"},
+	    {"run", cmd_run, "run the host checks every interval and post them to the aggregator"},
+	    {"list-checks", cmd_list_checks, "print the host checks, in the order they run"},
+	    {"_helper", helper_main, NULL},
+	};
+	static const struct cli_program prog = {
+	    .name = "hvready-agent",
+	    .cmds = cmds,
+	    .n_cmds = ELEMENTSOF(cmds),
+	    .opts = options,
+	    .n_opts = ELEMENTSOF(options),
+	    .exit_status = exit_status,
+	};
+	return cli_main(argc, argv, &prog);
 }

@@ -134,7 +134,8 @@ void check_nodes_reporting(struct agg_ctx *ctx, const char *id)
 	if (expected == 0)
 		finding_set(f, STATUS_UNKNOWN, "no Ready Kubernetes node to expect reports from");
 	else if (fresh == expected)
-		finding_set(f, STATUS_PASS, "all %zu Ready nodes report", expected);
+		finding_set(f, STATUS_PASS, "%s %zu Ready %s", expected == 1 ? "the" : "all",
+			    expected, plural((int64_t)expected, "node reports", "nodes report"));
 	else
 		finding_set(f, STATUS_UNKNOWN, "%zu of %zu Ready nodes report", fresh, expected);
 	strv_clear(&not_ready);
@@ -294,16 +295,17 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 		if (v2)
 			finding_set(
 			    f, STATUS_PASS,
-			    "%zu Ready nodes can hold Longhorn replicas, %zu of them v2 data "
+			    "%zu Ready %s can hold Longhorn replicas, %zu of them v2 data "
 			    "engine replicas: %lld (v1) and %lld (v2) replicas can be placed "
 			    "apart",
-			    replica, replica_v2, (long long)want, (long long)want_v2);
+			    replica, plural((int64_t)replica, "node", "nodes"), replica_v2,
+			    (long long)want, (long long)want_v2);
 		else
-			finding_set(
-			    f, STATUS_PASS,
-			    "%zu Ready nodes can hold Longhorn replicas: %lld replicas can be "
-			    "placed apart",
-			    replica, (long long)want);
+			finding_set(f, STATUS_PASS,
+				    "%zu Ready %s can hold Longhorn replicas: %lld %s can be "
+				    "placed apart",
+				    replica, plural((int64_t)replica, "node", "nodes"),
+				    (long long)want, plural(want, "replica", "replicas"));
 		return;
 	}
 	if (v1_short)
@@ -379,8 +381,9 @@ void check_clock_skew(struct agg_ctx *ctx, const char *id)
 		return;
 	}
 	if (worst == STATUS_PASS)
-		finding_set(f, STATUS_PASS,
-			    "clocks of %zu nodes within %lld ms of the aggregator's", measured,
+		finding_set(f, STATUS_PASS, "%s of %zu %s within %lld ms of the aggregator's",
+			    plural((int64_t)measured, "clock", "clocks"), measured,
+			    plural((int64_t)measured, "node", "nodes"),
 			    (long long)(SKEW_WARN_NS / NSEC_PER_MSEC));
 	else
 		finding_set(f, worst, "clock skew on some nodes (see the per-node findings)");
@@ -659,9 +662,9 @@ void check_cpu_compat(struct agg_ctx *ctx, const char *id)
 			vlist_add_str(il, ignored.items[i]);
 	}
 	if (lacking_nodes) {
-		finding_set(f, STATUS_WARN,
-			    "CPU flags differ: %zu node%s lack features other nodes have",
-			    lacking_nodes, lacking_nodes == 1 ? "" : "s");
+		finding_set(f, STATUS_WARN, "CPU flags differ: %zu %s features other nodes have",
+			    lacking_nodes,
+			    plural((int64_t)lacking_nodes, "node lacks", "nodes lack"));
 		finding_remedy(f,
 			       "VMs using host-model/host-passthrough cannot migrate to the nodes "
 			       "listed; set a common CPU model in the KubeVirt CR "
@@ -815,7 +818,8 @@ void check_hostname_unique(struct agg_ctx *ctx, const char *id)
 	} else if (hosts.n == 0) {
 		finding_set(f, STATUS_UNKNOWN, "no hostnames known (no nodes, no reports)");
 	} else {
-		finding_set(f, STATUS_PASS, "%zu hostnames, all unique", hosts.n);
+		finding_set(f, STATUS_PASS, "%zu %s", hosts.n,
+			    hosts.n == 1 ? "hostname" : "hostnames, all unique");
 	}
 	strv_clear(&names);
 	strv_clear(&hosts);

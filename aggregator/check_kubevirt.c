@@ -494,8 +494,9 @@ static void gate_stale_one(struct agg_ctx *ctx, const char *id, const struct jv 
 		    ns, jq_name(kv) ? jq_name(kv) : "kubevirt");
 	} else {
 		finding_set(f, STATUS_PASS,
-			    "all %zu virt-api pods started after the feature gates last changed",
-			    n_running);
+			    "%s %zu virt-api %s started after the feature gates last changed",
+			    n_running == 1 ? "the" : "all", n_running,
+			    plural((int64_t)n_running, "pod", "pods"));
 	}
 }
 

@@ -385,9 +385,10 @@ void check_longhorn_volume_health(struct agg_ctx *ctx, const char *id)
 		finding_set(f, STATUS_SKIP, "no Longhorn volumes (%zu being deleted)", hc.deleting);
 	else
 		finding_set(f, STATUS_PASS,
-			    "%zu Longhorn volumes: %zu attached and healthy, %zu detached "
+			    "%zu Longhorn %s: %zu attached and healthy, %zu detached "
 			    "(robustness unknown while detached is normal)%s",
-			    hc.total, hc.attached_healthy, hc.detached,
+			    hc.total, plural((int64_t)hc.total, "volume", "volumes"),
+			    hc.attached_healthy, hc.detached,
 			    hc.other_ok ? ", others still settling" : "");
 }
 
@@ -581,9 +582,10 @@ void check_longhorn_clone_stuck(struct agg_ctx *ctx, const char *id)
 			    cc.deleting ? "; clones being deleted are not judged" : "");
 	else
 		finding_set(f, STATUS_PASS,
-			    "%zu cloned volumes: %zu copied, %zu in progress with their source "
+			    "%zu cloned %s: %zu copied, %zu in progress with their source "
 			    "present",
-			    cc.clones, cc.completed, cc.in_progress);
+			    cc.clones, plural((int64_t)cc.clones, "volume", "volumes"),
+			    cc.completed, cc.in_progress);
 }
 
 /* ---- api.longhorn.rwx-share ---- */
@@ -798,12 +800,12 @@ void check_longhorn_rwx_share(struct agg_ctx *ctx, const char *id)
 	kv_add_value(&f->evidence, "attached_not_exported", &unexported.items[0].val);
 	kv_list_clear(&unexported);
 	if (sc.attached == 0)
-		finding_set(
-		    f, STATUS_SKIP,
-		    "no RWX volume a pod uses through a share-manager (%zu RWX volumes: %zu "
-		    "migratable need no share-manager, %zu not attached, %zu attached "
-		    "without a pod using them, %zu being deleted)",
-		    sc.rwx, sc.migratable, sc.detached, sc.unexported, sc.deleting);
+		finding_set(f, STATUS_SKIP,
+			    "no RWX volume a pod uses through a share-manager (%zu RWX %s: %zu "
+			    "migratable need no share-manager, %zu not attached, %zu attached "
+			    "without a pod using them, %zu being deleted)",
+			    sc.rwx, plural((int64_t)sc.rwx, "volume", "volumes"), sc.migratable,
+			    sc.detached, sc.unexported, sc.deleting);
 	else
 		finding_set(f, STATUS_PASS,
 			    "%zu attached RWX volumes are served by running share-managers", sc.ok);
@@ -1057,8 +1059,8 @@ static enum status engine_verdict(const char *name, const struct node_eval *ne,
 	if (ne->schedulable == 0 && ne->unschedulable == 0 && ne->unknown == 0) {
 		*msg =
 		    xasprintf("Longhorn node %s: scheduling is disabled on the node or on all its "
-			      "%zu%s disks by configuration",
-			      name, ne->disks, kind);
+			      "%zu%s %s by configuration",
+			      name, ne->disks, kind, plural((int64_t)ne->disks, "disk", "disks"));
 		*remedy = xstrdup("if this node should store replicas, allow scheduling on it and "
 				  "its disks (Longhorn UI: Node → Edit node and disks)");
 		return STATUS_WARN;
@@ -1197,17 +1199,20 @@ static bool replica_room(struct agg_ctx *ctx, const char *id, const struct disk_
 	struct finding *f = agg_finding(ctx, id);
 	if (dl->named)
 		finding_set(f, STATUS_WARN,
-			    "%zu Longhorn nodes have a schedulable %s disk for the %s data engine "
+			    "%zu Longhorn %s a schedulable %s disk for the %s data engine "
 			    "but its default-replica-count is %lld: new %s volumes stay degraded "
 			    "(one replica per node)",
-			    schedulable_nodes, longhorn_engine_disk_type(e),
-			    longhorn_engine_name(e), (long long)dl->replicas[e],
-			    longhorn_engine_name(e));
+			    schedulable_nodes,
+			    plural((int64_t)schedulable_nodes, "node has", "nodes have"),
+			    longhorn_engine_disk_type(e), longhorn_engine_name(e),
+			    (long long)dl->replicas[e], longhorn_engine_name(e));
 	else
 		finding_set(f, STATUS_WARN,
-			    "%zu Longhorn nodes have a schedulable disk but default-replica-count "
+			    "%zu Longhorn %s a schedulable disk but default-replica-count "
 			    "is %lld: new volumes stay degraded (one replica per node)",
-			    schedulable_nodes, (long long)dl->replicas[e]);
+			    schedulable_nodes,
+			    plural((int64_t)schedulable_nodes, "node has", "nodes have"),
+			    (long long)dl->replicas[e]);
 	kv_add_str(&f->evidence, "data_engine", longhorn_engine_name(e));
 	kv_add_int(&f->evidence, "schedulable_nodes", (int64_t)schedulable_nodes);
 	kv_add_int(&f->evidence, "default_replica_count", dl->replicas[e]);
@@ -1263,7 +1268,8 @@ void check_longhorn_node_disk(struct agg_ctx *ctx, const char *id)
 			    : dl.judged[LONGHORN_V1]  ? " (v1: filesystem, v2: block)"
 						      : " (v2 engine: block)";
 	finding_set(f, STATUS_PASS,
-		    "%zu Longhorn nodes, each with a schedulable disk%s above %lld%% free and "
+		    "%zu Longhorn %s, each with a schedulable disk%s above %lld%% free and "
 		    "within %lld%% over-provisioning",
-		    jq_len(nodes), which, (long long)dl.min_avail_pct, (long long)dl.over_pct);
+		    jq_len(nodes), plural((int64_t)jq_len(nodes), "node", "nodes"), which,
+		    (long long)dl.min_avail_pct, (long long)dl.over_pct);
 }

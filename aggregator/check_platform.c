@@ -358,18 +358,20 @@ static void crash_finding(struct agg_ctx *ctx, const char *id, const struct jv *
 			    c->when_known ? age : "", c->when_known ? " ago" : "",
 			    c->container ? c->container : "?", (long long)code);
 	else if (c->waiting)
-		finding_set(f, st, "container %s is in %s after %lld restarts: %s",
+		finding_set(f, st, "container %s is in %s after %lld %s: %s",
 			    c->container ? c->container : "?", c->waiting, (long long)c->restarts,
-			    what);
+			    plural(c->restarts, "restart", "restarts"), what);
 	else if (c->when_known)
-		finding_set(f, st, "container %s restarted %lld times, last crash %s ago%s: %s",
-			    c->container ? c->container : "?", (long long)c->restarts, age,
+		finding_set(f, st, "container %s restarted %lld %s, last crash %s ago%s: %s",
+			    c->container ? c->container : "?", (long long)c->restarts,
+			    plural(c->restarts, "time", "times"), age,
 			    recent ? " (within the last hour)" : "", what);
 	else
 		finding_set(f, st,
-			    "container %s restarted %lld times; when it last crashed is not "
+			    "container %s restarted %lld %s; when it last crashed is not "
 			    "recorded: %s",
-			    c->container ? c->container : "?", (long long)c->restarts, what);
+			    c->container ? c->container : "?", (long long)c->restarts,
+			    plural(c->restarts, "time", "times"), what);
 	if (done_by && !streq(done_by, jq_name(pod)))
 		finding_remedy(
 		    f,
@@ -421,9 +423,9 @@ void check_pods_restarts(struct agg_ctx *ctx, const char *id)
 		struct finding *f = agg_finding(ctx, id);
 		kv_add_int(&f->evidence, "pods", (int64_t)n);
 		finding_set(f, STATUS_PASS,
-			    "%zu pods in harvester-system, longhorn-system, cattle-system: no "
+			    "%zu %s in harvester-system, longhorn-system, cattle-system: no "
 			    "container restarted",
-			    n);
+			    n, plural((int64_t)n, "pod", "pods"));
 	}
 }
 
@@ -540,7 +542,9 @@ void check_apiservices(struct agg_ctx *ctx, const char *id)
 		struct finding *f = agg_finding(ctx, id);
 		kv_add_int(&f->evidence, "apiservices", (int64_t)jq_len(items));
 		kv_add_int(&f->evidence, "harvesterhci_io", (int64_t)n_hv);
-		finding_set(f, STATUS_PASS, "all %zu APIServices are available", jq_len(items));
+		finding_set(f, STATUS_PASS, "%s %zu %s available",
+			    jq_len(items) == 1 ? "the" : "all", jq_len(items),
+			    plural((int64_t)jq_len(items), "APIService is", "APIServices are"));
 	}
 }
 
@@ -759,14 +763,15 @@ static void endpoint_judge(struct agg_ctx *ctx, struct finding *f, const struct 
 	if (r->http_status == 200 && schemas.n > 0) {
 		st = STATUS_PASS;
 		msg = xasprintf("https://%s:%d/v1/harvester answers over TLS with SNI %s and lists "
-				"%zu snapshot.kubevirt.io schemas",
-				host, t->port, host, schemas.n);
+				"%zu snapshot.kubevirt.io %s",
+				host, t->port, host, schemas.n,
+				plural((int64_t)schemas.n, "schema", "schemas"));
 	} else if (r->http_status == 200) {
 		st = STATUS_WARN;
 		msg = xasprintf("https://%s:%d/v1/harvester answers but lists no "
-				"snapshot.kubevirt.io schema (%zu schemas): VM snapshots are "
+				"snapshot.kubevirt.io schema (%zu %s): VM snapshots are "
 				"KubeVirt's snapshot.kubevirt.io API in Harvester 1.8",
-				host, t->port, total);
+				host, t->port, total, plural((int64_t)total, "schema", "schemas"));
 		finding_remedy(f, "kubectl get crd virtualmachinesnapshots.snapshot.kubevirt.io "
 				  "virtualmachinerestores.snapshot.kubevirt.io; an unauthenticated "
 				  "client may see fewer schemas than an admin");

@@ -421,8 +421,8 @@ static void pick_pod(const struct cluster_state *cs, struct net_pick *p, struct 
 	if (cidr_contains(&rke2, &super)) {
 		p->c = rke2;
 		snprintf(p->how, sizeof(p->how),
-			 "RKE2's default cluster-cidr 10.42.0.0/16 covers all %zu node podCIDRs",
-			 n);
+			 "RKE2's default cluster-cidr 10.42.0.0/16 covers %s %zu node %s",
+			 n == 1 ? "the" : "all", n, plural((int64_t)n, "podCIDR", "podCIDRs"));
 		return;
 	}
 	p->estimate = true;

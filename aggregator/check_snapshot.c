@@ -1338,15 +1338,17 @@ void check_snapshot_restorable(struct agg_ctx *ctx, const char *id)
 	kv_add_int(&f->evidence, "longhorn_backing_images", (int64_t)c.backing_images);
 	kv_add_int(&f->evidence, "other_drivers", (int64_t)c.other_drivers);
 	if (c.longhorn == 0)
-		finding_set(f, STATUS_SKIP,
-			    "no ready Longhorn VolumeSnapshot (%zu VolumeSnapshots)",
-			    jq_len(items));
+		finding_set(f, STATUS_SKIP, "no ready Longhorn VolumeSnapshot (%zu %s)",
+			    jq_len(items),
+			    plural((int64_t)jq_len(items), "VolumeSnapshot", "VolumeSnapshots"));
 	else
-		finding_set(
-		    f, STATUS_PASS,
-		    "%zu ready Longhorn VolumeSnapshots: %zu in-cluster snapshots whose volume "
-		    "and snapshot exist, %zu backups (restored from the backup target)",
-		    c.longhorn, c.snap_ok, c.backups);
+		finding_set(f, STATUS_PASS,
+			    "%zu ready Longhorn %s: %zu in-cluster %s whose volume "
+			    "and snapshot exist, %zu %s (restored from the backup target)",
+			    c.longhorn,
+			    plural((int64_t)c.longhorn, "VolumeSnapshot", "VolumeSnapshots"),
+			    c.snap_ok, plural((int64_t)c.snap_ok, "snapshot", "snapshots"),
+			    c.backups, plural((int64_t)c.backups, "backup", "backups"));
 }
 
 /* ---- api.snapshot.stuck-deletion ---- */
@@ -1636,6 +1638,7 @@ void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
 	kv_add_int(&f->evidence, "deleting_less_than_5m", (int64_t)recent);
 	finding_set(f, STATUS_PASS,
 		    "no VolumeSnapshot or VolumeSnapshotContent deleting for more than 5m "
-		    "(%zu snapshots, %zu contents)",
-		    jq_len(snaps), jq_len(contents));
+		    "(%zu %s, %zu %s)",
+		    jq_len(snaps), plural((int64_t)jq_len(snaps), "snapshot", "snapshots"),
+		    jq_len(contents), plural((int64_t)jq_len(contents), "content", "contents"));
 }

@@ -382,12 +382,13 @@ void check_pvc_rwx_class_mismatch(struct agg_ctx *ctx, const char *id)
 	kv_add_int(&f->evidence, "rwx_on_other_drivers", (int64_t)c.other);
 	kv_add_int(&f->evidence, "rwx_without_class", (int64_t)c.no_class);
 	if (c.rwx == 0)
-		finding_set(f, STATUS_SKIP, "no ReadWriteMany PVC among %zu PVCs", jq_len(pvcs));
+		finding_set(f, STATUS_SKIP, "no ReadWriteMany PVC among %zu %s", jq_len(pvcs),
+			    plural((int64_t)jq_len(pvcs), "PVC", "PVCs"));
 	else
 		finding_set(f, STATUS_PASS,
-			    "%zu RWX PVCs, %zu on Longhorn classes: each has the volume mode its "
+			    "%zu RWX %s, %zu on Longhorn classes: each has the volume mode its "
 			    "class serves (Filesystem: non-migratable, Block: migratable)",
-			    c.rwx, c.longhorn);
+			    c.rwx, plural((int64_t)c.rwx, "PVC", "PVCs"), c.longhorn);
 }
 
 /* ---- api.dns.replicas ---- */

@@ -602,11 +602,13 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 					       : xstrdup("");
 		if (unread) {
 			kv_add_str(&f->evidence, "migrations_not_read", unread);
-			finding_set(
-			    f, STATUS_UNKNOWN,
-			    "all %zu running VMIs can live-migrate by their own status%s, but "
-			    "%s: %s",
-			    n_running, now, unread_part, unread);
+			finding_set(f, STATUS_UNKNOWN,
+				    "%s %zu running %s live-migrate by %s own status%s, but "
+				    "%s: %s",
+				    n_running == 1 ? "the" : "all", n_running,
+				    plural((int64_t)n_running, "VMI can", "VMIs can"),
+				    plural((int64_t)n_running, "its", "their"), now, unread_part,
+				    unread);
 			finding_remedy(f,
 				       "grant get/list/watch on "
 				       "virtualmachineinstancemigrations.kubevirt.io (deploy/base/"
@@ -614,15 +616,17 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 		} else {
 			if (sum.n_v2)
 				kv_add_int(&f->evidence, "longhorn_v2_volumes", (int64_t)sum.n_v2);
-			finding_set(f, STATUS_PASS, "all %zu running VMIs can live-migrate%s",
-				    n_running, now);
+			finding_set(f, STATUS_PASS, "%s %zu running %s can live-migrate%s",
+				    n_running == 1 ? "the" : "all", n_running,
+				    plural((int64_t)n_running, "VMI", "VMIs"), now);
 		}
 	} else if (unread && sum.n_ok > 0) {
 		struct finding *f = agg_finding(ctx, id);
 		kv_add_str(&f->evidence, "migrations_not_read", unread);
 		finding_set(f, STATUS_UNKNOWN,
-			    "for the %zu running VMIs without a finding of their own, %s: %s",
-			    sum.n_ok, unread_part, unread);
+			    "for the %zu running %s without a finding of their own, %s: %s",
+			    sum.n_ok, plural((int64_t)sum.n_ok, "VMI", "VMIs"), unread_part,
+			    unread);
 		finding_remedy(
 		    f, "grant get/list/watch on "
 		       "virtualmachineinstancemigrations.kubevirt.io (deploy/base/rbac.yaml "
@@ -719,7 +723,9 @@ void check_vm_run_strategy(struct agg_ctx *ctx, const char *id)
 	if (flagged == 0) {
 		struct finding *f = agg_finding(ctx, id);
 		kv_add_int(&f->evidence, "virtualmachines", (int64_t)jq_len(vms));
-		finding_set(f, STATUS_PASS, "all %zu VMs use spec.runStrategy", jq_len(vms));
+		finding_set(f, STATUS_PASS, "%s %zu %s spec.runStrategy",
+			    jq_len(vms) == 1 ? "the" : "all", jq_len(vms),
+			    plural((int64_t)jq_len(vms), "VM uses", "VMs use"));
 	}
 }
 
@@ -919,14 +925,15 @@ static bool import_one(struct agg_ctx *ctx, const char *id, const struct jv *dv,
 	}
 	if (src.internal)
 		finding_set(f, STATUS_WARN,
-			    "import from in-cluster source %s restarted %lld times (the source is "
+			    "import from in-cluster source %s restarted %lld %s (the source is "
 			    "not the likely cause)",
-			    src.host, (long long)st.restarts);
+			    src.host, (long long)st.restarts, plural(st.restarts, "time", "times"));
 	else
 		finding_set(f, STATUS_WARN,
-			    "import from external %s URL %s restarted %lld times at %s: every "
+			    "import from external %s URL %s restarted %lld %s at %s: every "
 			    "failure starts the download again",
 			    src.kind, src.host, (long long)st.restarts,
+			    plural(st.restarts, "time", "times"),
 			    JQS(dv, "status", "progress") ? JQS(dv, "status", "progress") : "?");
 	import_remedy(f, &src, &st, ns);
 	return true;
@@ -949,8 +956,8 @@ void check_cdi_import_source(struct agg_ctx *ctx, const char *id)
 		struct finding *f = agg_finding(ctx, id);
 		kv_add_int(&f->evidence, "datavolumes", (int64_t)jq_len(dvs));
 		kv_add_int(&f->evidence, "url_imports", (int64_t)n_url);
-		finding_set(f, STATUS_PASS,
-			    "%zu DataVolumes, %zu import from a URL; no importer restarted",
-			    jq_len(dvs), n_url);
+		finding_set(f, STATUS_PASS, "%zu %s, %zu from a URL; no importer restarted",
+			    jq_len(dvs), plural((int64_t)jq_len(dvs), "DataVolume", "DataVolumes"),
+			    n_url);
 	}
 }

@@ -20,42 +20,6 @@
 #include "verdict.h"
 #include "verdict_stream.h"
 
-static _Noreturn void usage(FILE *f, int code)
-{
-	fputs("Usage:\n"
-	      "  hvready-aggregator report [--kubeconfig FILE | --in-cluster | --cluster-state "
-	      "PATH ...]\n"
-	      "                            [--node-reports DIR] [--gate "
-	      "preinstall|platform|rwx|live-migration|all]\n"
-	      "                            [--format text|json|markdown|html] [--skip ID,...] "
-	      "[--only "
-	      "ID,...] [--quiet]\n"
-	      "                            [--operator NAME] [--target-version VERSION] "
-	      "[--waivers FILE]\n"
-	      "  hvready-aggregator serve [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE]\n"
-	      "                           [--kubeconfig FILE | --in-cluster | --cluster-state PATH "
-	      "...]\n"
-	      "                           (--tokenreview | --node-token-file FILE | --token-file "
-	      "FILE\n"
-	      "                            | --insecure-no-auth) "
-	      "[--interval SEC]\n"
-	      "                           [--node-conditions] [--agent-serviceaccount "
-	      "system:serviceaccount:NS:NAME]\n"
-	      "                           [--max-report-bytes BYTES]\n"
-	      "                           [--read-auth token:FILE|tokenreview:GROUP "
-	      "[--metrics-auth]]\n"
-	      "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR "
-	      "[--quiet]\n"
-	      "  hvready-aggregator list-checks [--markdown]\n"
-	      "  hvready-aggregator resources\n"
-	      "  hvready-aggregator --version\n"
-	      "\n"
-	      "Exit status: 0 ready (PASS/WARN), 1 not ready (FAIL), 2 usage or input error,\n"
-	      "3 not enough evidence (UNKNOWN). For report, the status of --gate (default all).\n",
-	      f);
-	exit(code);
-}
-
 /* Where the cluster state comes from; the options of report, collect and serve. */
 struct source_args {
 	const char *kubeconfig;
@@ -64,16 +28,109 @@ struct source_args {
 	struct strv states;
 };
 
-/* Option values of the source options; each command numbers its own after them. */
-enum { OPT_KUBECONFIG = 256, OPT_IN_CLUSTER, OPT_STATE, OPT_QUIET, OPT_COMMAND };
+/* Every option value, of every command. */
+enum {
+	OPT_KUBECONFIG = 256,
+	OPT_IN_CLUSTER,
+	OPT_STATE,
+	OPT_QUIET,
+	OPT_NODE_REPORTS,
+	OPT_GATE,
+	OPT_FORMAT,
+	OPT_SKIP,
+	OPT_ONLY,
+	OPT_OUTPUT,
+	OPT_LISTEN,
+	OPT_CERT,
+	OPT_KEY,
+	OPT_TOKEN_FILE,
+	OPT_TOKENREVIEW,
+	OPT_NO_AUTH,
+	OPT_INTERVAL,
+	OPT_NODE_CONDITIONS,
+	OPT_AGENT_SA,
+	OPT_NODE_TOKEN_FILE,
+	OPT_MAX_REPORT_BYTES,
+	OPT_READ_AUTH,
+	OPT_METRICS_AUTH,
+	OPT_MARKDOWN,
+	OPT_OPERATOR,
+	OPT_TARGET_VERSION,
+	OPT_WAIVERS,
+};
 
-/* clang-format off */
-#define LIVE_SOURCE_OPTIONS \
-	{"kubeconfig", required_argument, NULL, OPT_KUBECONFIG}, \
-	{"in-cluster", no_argument, NULL, OPT_IN_CLUSTER}, \
-	{"quiet", no_argument, NULL, OPT_QUIET}
-#define SOURCE_OPTIONS LIVE_SOURCE_OPTIONS, {"cluster-state", required_argument, NULL, OPT_STATE}
-/* clang-format on */
+/* The commands, in the order of cmds[] in main(): bit i is cmds[i]. */
+enum {
+	CMD_REPORT = 1u << 0,
+	CMD_SERVE = 1u << 1,
+	CMD_COLLECT = 1u << 2,
+	CMD_LIST_CHECKS = 1u << 3,
+};
+#define CMD_LIVE (CMD_REPORT | CMD_SERVE | CMD_COLLECT)
+
+/* Every option of hvready-aggregator: the parsers, the usage, --help and the
+ * synopsis of docs/man/hvready-aggregator.8 (tests/integration/help_man.sh). */
+static const struct cli_option options[] = {
+    {"kubeconfig", required_argument, OPT_KUBECONFIG, CMD_LIVE, "FILE",
+     "read the live API with this kubeconfig", NULL, false},
+    {"in-cluster", no_argument, OPT_IN_CLUSTER, CMD_LIVE, NULL,
+     "read the live API with the pod's ServiceAccount", NULL, false},
+    {"cluster-state", required_argument, OPT_STATE, CMD_REPORT | CMD_SERVE, "PATH",
+     "a file or directory of `kubectl get -o json` output; repeatable", NULL, false},
+    {"quiet", no_argument, OPT_QUIET, CMD_LIVE, NULL,
+     "no progress on stderr (shown only on a terminal; serve shows none)", NULL, false},
+    {"node-reports", required_argument, OPT_NODE_REPORTS, CMD_REPORT, "DIR",
+     "the agents' reports (msgpack or JSON files)", "none", false},
+    {"gate", required_argument, OPT_GATE, CMD_REPORT, "preinstall|platform|rwx|live-migration|all",
+     "the gate the exit status follows", "all", false},
+    {"format", required_argument, OPT_FORMAT, CMD_REPORT, "text|json|markdown|html",
+     "report format", "text", false},
+    {"skip", required_argument, OPT_SKIP, CMD_REPORT, "ID,...",
+     "leave out these checks (reported as SKIP)", NULL, false},
+    {"only", required_argument, OPT_ONLY, CMD_REPORT, "ID,...",
+     "run only these checks, the others are SKIP", NULL, false},
+    {"operator", required_argument, OPT_OPERATOR, CMD_REPORT, "NAME",
+     "who runs it, in the change-board header (free text, one line)", NULL, false},
+    {"target-version", required_argument, OPT_TARGET_VERSION, CMD_REPORT, "VERSION",
+     "the release the change installs, in the header (v1.5.0, 1.5.0-rc1)", NULL, false},
+    {"waivers", required_argument, OPT_WAIVERS, CMD_REPORT, "FILE",
+     "a YAML list of approved waivers of WARN/FAIL findings (docs/change-board.md)", NULL, false},
+    {"output", required_argument, OPT_OUTPUT, CMD_COLLECT, "DIR",
+     "write every resource hvready reads to DIR", NULL, true},
+    {"listen", required_argument, OPT_LISTEN, CMD_SERVE, "ADDR:PORT", "address to serve on",
+     "0.0.0.0:9443", false},
+    {"tls-cert", required_argument, OPT_CERT, CMD_SERVE, "FILE",
+     "serve HTTPS with this certificate (with --tls-key)", "plain HTTP", false},
+    {"tls-key", required_argument, OPT_KEY, CMD_SERVE, "FILE",
+     "the certificate's private key (with --tls-cert)", NULL, false},
+    {"node-token-file", required_argument, OPT_NODE_TOKEN_FILE, CMD_SERVE, "FILE",
+     "auth: a token per node, lines NODE TOKEN (one auth mode is required)", NULL, false},
+    {"tokenreview", no_argument, OPT_TOKENREVIEW, CMD_SERVE, NULL,
+     "auth: agents' ServiceAccount tokens, checked by TokenReview", NULL, false},
+    {"token-file", required_argument, OPT_TOKEN_FILE, CMD_SERVE, "FILE",
+     "auth: one bearer token for every node (lab use)", NULL, false},
+    {"insecure-no-auth", no_argument, OPT_NO_AUTH, CMD_SERVE, NULL,
+     "auth: accept reports from anyone (loopback tests only)", NULL, false},
+    {"agent-serviceaccount", required_argument, OPT_AGENT_SA, CMD_SERVE,
+     "system:serviceaccount:NS:NAME", "with --tokenreview: the only username accepted",
+     "NS the aggregator's namespace or hvready-system, NAME hvready-agent", false},
+    {"max-report-bytes", required_argument, OPT_MAX_REPORT_BYTES, CMD_SERVE, "BYTES",
+     "refuse reports of new nodes once the stored ones take this much", "268435456", false},
+    {"read-auth", required_argument, OPT_READ_AUTH, CMD_SERVE, "token:FILE|tokenreview:GROUP",
+     "credential the read routes (verdict, nodes, dashboard) need", "open", false},
+    {"metrics-auth", no_argument, OPT_METRICS_AUTH, CMD_SERVE, NULL,
+     "with --read-auth: /metrics needs the credential too", NULL, false},
+    {"interval", required_argument, OPT_INTERVAL, CMD_SERVE, "SEC",
+     "seconds between re-reads of the cluster state, 1 to 3600", "30", false},
+    {"node-conditions", no_argument, OPT_NODE_CONDITIONS, CMD_SERVE, NULL,
+     "write the Hvready* conditions on every Node (needs the API)", NULL, false},
+    {"markdown", no_argument, OPT_MARKDOWN, CMD_LIST_CHECKS, NULL,
+     "print the tables of docs/checks.md instead of one row per check", NULL, false},
+};
+
+static const char exit_status[] =
+    "Exit status: 0 ready (PASS/WARN), 1 not ready (FAIL), 2 usage or input error,\n"
+    "3 not enough evidence (UNKNOWN). For report, the status of --gate (default all).\n";
 
 /* Takes getopt_long()'s c when it is a source option. */
 static bool source_option(struct source_args *s, int c)
@@ -141,29 +198,6 @@ static void print_json(const struct verdict *v)
 
 static int cmd_report(int argc, char **argv)
 {
-	enum {
-		OPT_NODE_REPORTS = OPT_COMMAND,
-		OPT_GATE,
-		OPT_FORMAT,
-		OPT_SKIP,
-		OPT_ONLY,
-		OPT_OPERATOR,
-		OPT_TARGET_VERSION,
-		OPT_WAIVERS
-	};
-	static const struct option longopts[] = {
-	    SOURCE_OPTIONS,
-	    {"node-reports", required_argument, NULL, OPT_NODE_REPORTS},
-	    {"gate", required_argument, NULL, OPT_GATE},
-	    {"format", required_argument, NULL, OPT_FORMAT},
-	    {"skip", required_argument, NULL, OPT_SKIP},
-	    {"only", required_argument, NULL, OPT_ONLY},
-	    {"operator", required_argument, NULL, OPT_OPERATOR},
-	    {"target-version", required_argument, NULL, OPT_TARGET_VERSION},
-	    {"waivers", required_argument, NULL, OPT_WAIVERS},
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
-	};
 	static const char *const formats[] = {"text", "json", "markdown", "html", NULL};
 	const char *node_dir = NULL, *format = "text", *target_version = NULL, *waivers_file = NULL;
 	_cleanup_free_ char *operator_name = NULL;
@@ -171,7 +205,7 @@ static int cmd_report(int argc, char **argv)
 	int gate = -1;
 	struct engine_opts eo = {0};
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv)) != -1) {
 		if (source_option(&src, c))
 			continue;
 		switch (c) {
@@ -220,10 +254,8 @@ static int cmd_report(int argc, char **argv)
 		case OPT_WAIVERS:
 			waivers_file = optarg;
 			break;
-		case 'h':
-			usage(stdout, 0);
 		default:
-			usage(stderr, 2);
+			abort(); /* a row of options[] without its case */
 		}
 	}
 	cli_no_operands(argc, argv, "report");
@@ -300,27 +332,18 @@ static int cmd_report(int argc, char **argv)
 
 static int cmd_collect(int argc, char **argv)
 {
-	enum { OPT_OUTPUT = OPT_COMMAND };
-	static const struct option longopts[] = {
-	    LIVE_SOURCE_OPTIONS,
-	    {"output", required_argument, NULL, OPT_OUTPUT},
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
-	};
 	const char *out = NULL;
 	struct source_args src = {0};
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv)) != -1) {
 		if (source_option(&src, c))
 			continue;
 		switch (c) {
 		case OPT_OUTPUT:
 			out = optarg;
 			break;
-		case 'h':
-			usage(stdout, 0);
 		default:
-			usage(stderr, 2);
+			abort(); /* a row of options[] without its case */
 		}
 	}
 	cli_no_operands(argc, argv, "collect");
@@ -367,43 +390,10 @@ static bool valid_sa_username(const char *u)
 
 static int cmd_serve(int argc, char **argv)
 {
-	enum {
-		OPT_LISTEN = OPT_COMMAND,
-		OPT_CERT,
-		OPT_KEY,
-		OPT_TOKEN_FILE,
-		OPT_TOKENREVIEW,
-		OPT_NO_AUTH,
-		OPT_INTERVAL,
-		OPT_NODE_CONDITIONS,
-		OPT_AGENT_SA,
-		OPT_NODE_TOKEN_FILE,
-		OPT_MAX_REPORT_BYTES,
-		OPT_READ_AUTH,
-		OPT_METRICS_AUTH
-	};
-	static const struct option longopts[] = {
-	    {"listen", required_argument, NULL, OPT_LISTEN},
-	    {"tls-cert", required_argument, NULL, OPT_CERT},
-	    {"tls-key", required_argument, NULL, OPT_KEY},
-	    SOURCE_OPTIONS,
-	    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
-	    {"tokenreview", no_argument, NULL, OPT_TOKENREVIEW},
-	    {"insecure-no-auth", no_argument, NULL, OPT_NO_AUTH},
-	    {"interval", required_argument, NULL, OPT_INTERVAL},
-	    {"node-conditions", no_argument, NULL, OPT_NODE_CONDITIONS},
-	    {"agent-serviceaccount", required_argument, NULL, OPT_AGENT_SA},
-	    {"node-token-file", required_argument, NULL, OPT_NODE_TOKEN_FILE},
-	    {"max-report-bytes", required_argument, NULL, OPT_MAX_REPORT_BYTES},
-	    {"read-auth", required_argument, NULL, OPT_READ_AUTH},
-	    {"metrics-auth", no_argument, NULL, OPT_METRICS_AUTH},
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
-	};
 	struct server_opts o = {.listen = xstrdup("0.0.0.0:9443"), .interval_s = 30};
 	struct source_args src = {0};
 	int auth_modes = 0, c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv)) != -1) {
 		if (source_option(&src, c))
 			continue;
 		switch (c) {
@@ -475,10 +465,8 @@ static int cmd_serve(int argc, char **argv)
 			free(o.read_auth_arg);
 			o.agent_sa = xstrdup(optarg);
 			break;
-		case 'h':
-			usage(stdout, 0);
 		default:
-			usage(stderr, 2);
+			abort(); /* a row of options[] without its case */
 		}
 	}
 	cli_no_operands(argc, argv, "serve");
@@ -525,6 +513,9 @@ static int cmd_serve(int argc, char **argv)
 /* The resource table, for RBAC and docs: GROUP VERSION PLURAL SCOPE. */
 static int cmd_resources(int argc, char **argv)
 {
+	if (cli_getopt(argc, argv) != -1)
+		abort(); /* resources has no option but --help */
+	cli_no_operands(argc, argv, "resources");
 	for (int i = 0; i < _RES_MAX; i++)
 		printf("%s\t%s\t%s\t%s\n",
 		       *resource_defs[i].group ? resource_defs[i].group : "core",
@@ -555,23 +546,15 @@ static char *row_needs(const char *id)
  * --markdown the tables of docs/checks.md. */
 static int cmd_list_checks(int argc, char **argv)
 {
-	enum { OPT_MARKDOWN = OPT_COMMAND };
-	static const struct option longopts[] = {
-	    {"markdown", no_argument, NULL, OPT_MARKDOWN},
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
-	};
 	bool markdown = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv)) != -1) {
 		switch (c) {
 		case OPT_MARKDOWN:
 			markdown = true;
 			break;
-		case 'h':
-			usage(stdout, 0);
 		default:
-			usage(stderr, 2);
+			abort(); /* a row of options[] without its case */
 		}
 	}
 	cli_no_operands(argc, argv, "list-checks");
@@ -589,8 +572,21 @@ static int cmd_list_checks(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static const struct cli_command cmds[] = {
-	    {"report", cmd_report}, {"list-checks", cmd_list_checks}, {"resources", cmd_resources},
-	    {"serve", cmd_serve},   {"collect", cmd_collect},
+	    {"report", cmd_report, "print the verdict of the four gates once"},
+	    {"serve", cmd_serve,
+	     "receive the agents' reports; serve the verdict, metrics, a dashboard"},
+	    {"collect", cmd_collect,
+	     "write every resource hvready reads to a directory (offline report)"},
+	    {"list-checks", cmd_list_checks, "print every check of the registry, one per line"},
+	    {"resources", cmd_resources, "print the resources hvready reads (for RBAC)"},
 	};
-	return cli_main(argc, argv, "hvready-aggregator", cmds, ELEMENTSOF(cmds), usage);
+	static const struct cli_program prog = {
+	    .name = "hvready-aggregator",
+	    .cmds = cmds,
+	    .n_cmds = ELEMENTSOF(cmds),
+	    .opts = options,
+	    .n_opts = ELEMENTSOF(options),
+	    .exit_status = exit_status,
+	};
+	return cli_main(argc, argv, &prog);
 }

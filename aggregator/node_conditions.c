@@ -411,8 +411,11 @@ void node_conditions_desired(const struct nc_snapshot *s, size_t i, enum nc_type
 	if (worst == STATUS_PASS) {
 		ret->status = NC_TRUE;
 		ret->reason = xstrdup(ready_reasons[t]);
-		ret->message = xasprintf("all %zu checks of the %s gate pass for this node", count,
-					 gate_words[t]);
+		ret->message = count == 1
+				   ? xasprintf("the one check of the %s gate passes for this node",
+					       gate_words[t])
+				   : xasprintf("all %zu checks of the %s gate pass for this node",
+					       count, gate_words[t]);
 		return;
 	}
 	ret->status = worst == STATUS_FAIL ? NC_FALSE : worst == STATUS_WARN ? NC_TRUE : NC_UNKNOWN;
@@ -948,8 +951,10 @@ static void report_round(struct node_conditions *nc, int r, const char *err, int
 	}
 	const struct nc_stats *s = &nc->last;
 	if (s->patched || s->patch_failed || s->events || s->event_failed)
-		log_info("node conditions: patched %zu of %zu nodes, %zu events%s%s", s->patched,
-			 s->nodes, s->events, *err ? "; problems: " : "", err);
+		log_info("node conditions: patched %zu of %zu %s, %zu %s%s%s", s->patched, s->nodes,
+			 plural((int64_t)s->nodes, "node", "nodes"), s->events,
+			 plural((int64_t)s->events, "event", "events"), *err ? "; problems: " : "",
+			 err);
 	else if (*err)
 		log_warnx("node conditions: %s, ignoring", err);
 }

@@ -191,7 +191,8 @@ bool node_tokens_reload(struct node_tokens **nt, const char *path, int64_t now_n
 	old->checked_ns = now_ns;
 	struct stat st;
 	if (stat(path, &st) < 0) {
-		log_warn("--node-token-file %s, keeping the %zu tokens read before", path, old->n);
+		log_warn("--node-token-file %s, keeping the %zu %s read before", path, old->n,
+			 plural((int64_t)old->n, "token", "tokens"));
 		return false;
 	}
 	if (st.st_dev == old->dev && st.st_ino == old->ino && st.st_size == old->size &&
@@ -200,8 +201,8 @@ bool node_tokens_reload(struct node_tokens **nt, const char *path, int64_t now_n
 	struct node_tokens *fresh;
 	char err[256];
 	if (node_tokens_load(path, &fresh, err, sizeof(err)) < 0) {
-		log_warnx("--node-token-file %s: %s; keeping the %zu tokens read before", path, err,
-			  old->n);
+		log_warnx("--node-token-file %s: %s; keeping the %zu %s read before", path, err,
+			  old->n, plural((int64_t)old->n, "token", "tokens"));
 		/* Not again until it changes once more. */
 		old->dev = st.st_dev;
 		old->ino = st.st_ino;

@@ -445,10 +445,11 @@ static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 	if (failing)
 		fprintf(f, "%d of %d gates FAIL. ", failing, _GATE_MAX);
 	fprintf(f,
-		"%zu findings: %zu FAIL, %zu UNKNOWN, %zu WARN, %zu PASS, %zu SKIP · %zu of %zu "
+		"%zu %s: %zu FAIL, %zu UNKNOWN, %zu WARN, %zu PASS, %zu SKIP · %zu of %zu "
 		"nodes reporting",
-		v->findings.n, c[STATUS_FAIL], c[STATUS_UNKNOWN], c[STATUS_WARN], c[STATUS_PASS],
-		c[STATUS_SKIP], render_verdict_nodes_reporting(v), v->n_nodes);
+		v->findings.n, plural((int64_t)v->findings.n, "finding", "findings"),
+		c[STATUS_FAIL], c[STATUS_UNKNOWN], c[STATUS_WARN], c[STATUS_PASS], c[STATUS_SKIP],
+		render_verdict_nodes_reporting(v), v->n_nodes);
 	if (v->vms.n) {
 		size_t vc[_STATUS_MAX];
 		render_verdict_vm_counts(v, vc);
@@ -864,9 +865,9 @@ static void all_findings(FILE *f, const struct verdict *v, const unsigned *block
 	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN, STATUS_PASS,
 					    STATUS_SKIP};
 	fprintf(f,
-		"<section id=\"findings\"><h2>All findings</h2>\n<p class=\"meta\">%zu findings, "
+		"<section id=\"findings\"><h2>All findings</h2>\n<p class=\"meta\">%zu %s, "
 		"problems first. Each expands to its evidence and remediation.</p>\n",
-		v->findings.n);
+		v->findings.n, plural((int64_t)v->findings.n, "finding", "findings"));
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
 		for (size_t i = 0; i < v->findings.n; i++)
 			if (v->findings.items[i].status == order[k]) {

@@ -626,9 +626,9 @@ void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color)
 	text_waivers(f, v, color);
 	size_t c[_STATUS_MAX];
 	render_verdict_counts(v, c);
-	fprintf(f, "\n%zu findings: %zu FAIL, %zu UNKNOWN, %zu WARN, %zu PASS, %zu SKIP",
-		v->findings.n, c[STATUS_FAIL], c[STATUS_UNKNOWN], c[STATUS_WARN], c[STATUS_PASS],
-		c[STATUS_SKIP]);
+	fprintf(f, "\n%zu %s: %zu FAIL, %zu UNKNOWN, %zu WARN, %zu PASS, %zu SKIP", v->findings.n,
+		plural((int64_t)v->findings.n, "finding", "findings"), c[STATUS_FAIL],
+		c[STATUS_UNKNOWN], c[STATUS_WARN], c[STATUS_PASS], c[STATUS_SKIP]);
 	if (v->have_waivers)
 		fprintf(f, " (%zu waived)", verdict_waived_count(v));
 	fputc('\n', f);
@@ -1030,10 +1030,10 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	size_t c[_STATUS_MAX];
 	render_verdict_counts(v, c);
 	fprintf(f,
-		"\n## All findings\n\n%zu findings: %zu FAIL, %zu UNKNOWN, %zu WARN, %zu PASS, "
+		"\n## All findings\n\n%zu %s: %zu FAIL, %zu UNKNOWN, %zu WARN, %zu PASS, "
 		"%zu SKIP.\n\n",
-		v->findings.n, c[STATUS_FAIL], c[STATUS_UNKNOWN], c[STATUS_WARN], c[STATUS_PASS],
-		c[STATUS_SKIP]);
+		v->findings.n, plural((int64_t)v->findings.n, "finding", "findings"),
+		c[STATUS_FAIL], c[STATUS_UNKNOWN], c[STATUS_WARN], c[STATUS_PASS], c[STATUS_SKIP]);
 	fputs("| Status | Check | Node | Object | Message |\n|---|---|---|---|---|\n", f);
 	for (size_t i = 0; i < v->findings.n; i++) {
 		const struct finding *fd = &v->findings.items[i];

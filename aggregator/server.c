@@ -406,9 +406,9 @@ void server_accept_report(struct server *s, struct evhttp_request *req, struct s
 	if (s->store.n >= s->max_nodes && !store_get(&s->store, rec->report.node)) {
 		server_reply_error(
 		    s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
-		    "already holding the reports of %zu nodes (HVREADY_MAX_NODES): none "
+		    "already holding the reports of %zu %s (HVREADY_MAX_NODES): none "
 		    "taken from a new node",
-		    s->max_nodes);
+		    s->max_nodes, plural((int64_t)s->max_nodes, "node", "nodes"));
 		store_rec_unref(&s->store, rec);
 		return;
 	}
@@ -849,9 +849,10 @@ static struct bufferevent *accept_failed(struct server *s, const char *what)
 	ERR_clear_error();
 	int64_t now = util_now_mono_ns();
 	if (now - s->accept_failed_logged_ns > 60 * NSEC_PER_SEC) {
-		log_warnx("accept: %s failed (out of memory?) with %zu connections open: "
+		log_warnx("accept: %s failed (out of memory?) with %zu %s open: "
 			  "pausing, ignoring",
-			  what, s->n_conns);
+			  what, s->n_conns,
+			  plural((int64_t)s->n_conns, "connection", "connections"));
 		s->accept_failed_logged_ns = now;
 	}
 	if (!s->paused && s->listener && evconnlistener_disable(s->listener) == 0)
@@ -958,7 +959,8 @@ static void on_accept_error(struct evconnlistener *l, void *arg)
 	int e = EVUTIL_SOCKET_ERROR();
 	if (s->paused)
 		return;
-	log_warnx("accept: %s (%zu connections open): pausing, ignoring", strerror(e), s->n_conns);
+	log_warnx("accept: %s (%zu %s open): pausing, ignoring", strerror(e), s->n_conns,
+		  plural((int64_t)s->n_conns, "connection", "connections"));
 	if (evconnlistener_disable(l) == 0)
 		s->paused = true;
 }

@@ -314,7 +314,8 @@ static void on_evaluated(struct worker_job *wj, void *arg)
 	server_eval_job_unref(s, s->current);
 	s->current = j;
 	char status[128];
-	snprintf(status, sizeof(status), "STATUS=%zu nodes reporting; verdict %s", j->n,
+	snprintf(status, sizeof(status), "STATUS=%zu %s reporting; verdict %s", j->n,
+		 plural((int64_t)j->n, "node", "nodes"),
 		 status_name(verdict_status(&j->verdict, -1)));
 	sd_notify(0, status);
 	answer_parked(s);

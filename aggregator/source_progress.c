@@ -33,11 +33,6 @@ static const char *grouped(size_t n, char *buf, size_t len)
 	return buf;
 }
 
-static const char *plural(size_t n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
-
 void source_progress_resource(const char *name, enum resource_status st, size_t objects,
 			      const char *why, int done, int total)
 {

@@ -112,6 +112,11 @@ bool endswith(const char *s, const char *suffix)
 	return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
 
+const char *plural(int64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 char *strstrip(char *s)
 {
 	if (!s)

@@ -43,6 +43,8 @@ bool streq(const char *a, const char *b);
 bool strcaseeq(const char *a, const char *b);
 bool startswith(const char *s, const char *prefix);
 bool endswith(const char *s, const char *suffix);
+/* one when n is 1, else many: "%zu %s", n, plural(n, "node", "nodes"). */
+const char *plural(int64_t n, const char *one, const char *many);
 /* Strip leading and trailing ASCII white space in place; returns s. */
 char *strstrip(char *s);
 

@@ -781,7 +781,7 @@ static void test_disk_node_down_and_cordoned(void **state)
 	bool count_warn = false;
 	for (size_t i = 0; i < h.out.n; i++)
 		if (!h.out.items[i].object &&
-		    strstr(h.out.items[i].message, "1 Longhorn nodes have a "
+		    strstr(h.out.items[i].message, "1 Longhorn node has a "
 						   "schedulable disk"))
 			count_warn = h.out.items[i].status == STATUS_WARN;
 	assert_true(count_warn);

@@ -182,7 +182,7 @@ static void test_succeeded_and_aborted(void **state)
 	harness_run(&h, LM);
 	const struct finding *f = harness_only(&h, LM);
 	assert_int_equal(f->status, STATUS_PASS);
-	assert_string_equal(f->message, "all 1 running VMIs can live-migrate");
+	assert_string_equal(f->message, "the 1 running VMI can live-migrate");
 	assert_true(h.vms.items[0].can_migrate);
 	harness_clear(&h);
 
@@ -216,7 +216,7 @@ static void test_running(void **state)
 	harness_run(&h, LM);
 	const struct finding *f = harness_only(&h, LM);
 	assert_int_equal(f->status, STATUS_PASS);
-	assert_string_equal(f->message, "all 1 running VMIs can live-migrate (1 migrating now)");
+	assert_string_equal(f->message, "the 1 running VMI can live-migrate (1 migrating now)");
 	assert_true(
 	    harness_list_has(f, "migrations_in_progress",
 			     "default/vm-e2e-demo: running since 2026-09-05T13:20:02Z from " SRC
@@ -328,7 +328,7 @@ static void test_vmims_not_read(void **state)
 	harness_run(&h, LM);
 	const struct finding *f = harness_only(&h, LM);
 	assert_int_equal(f->status, STATUS_UNKNOWN);
-	assert_non_null(strstr(f->message, "all 1 running VMIs can live-migrate by their own "
+	assert_non_null(strstr(f->message, "the 1 running VMI can live-migrate by its own "
 					   "status, but whether a recent migration failed before "
 					   "it reached the VMI"));
 	assert_non_null(strstr(f->message, "virtualmachineinstancemigrations.kubevirt.io "
@@ -348,7 +348,7 @@ static void test_vmims_not_read(void **state)
 	assert_non_null(strstr(harness_ev(f, "migrations_not_read"), "failed: HTTP 500"));
 	assert_int_equal(h.out.items[1].status, STATUS_UNKNOWN);
 	assert_null(h.out.items[1].object);
-	assert_non_null(strstr(h.out.items[1].message, "for the 1 running VMIs without a finding"));
+	assert_non_null(strstr(h.out.items[1].message, "for the 1 running VMI without a finding"));
 	harness_clear(&h);
 
 	/* the VMI's failed state is read without VMIMs */

@@ -47,6 +47,19 @@ static void test_kv_types(void **state)
 	kv_list_clear(&l);
 }
 
+/* One of a thing is singular; none and many are plural. */
+static void test_plural(void **state)
+{
+	assert_string_equal(plural(1, "node", "nodes"), "node");
+	assert_string_equal(plural(0, "node", "nodes"), "nodes");
+	assert_string_equal(plural(2, "node", "nodes"), "nodes");
+	assert_string_equal(plural(-1, "node", "nodes"), "nodes");
+	char *s = xasprintf("%d %s, %d %s", 1, plural(1, "node", "nodes"), 3,
+			    plural(3, "finding", "findings"));
+	assert_string_equal(s, "1 node, 3 findings");
+	free(s);
+}
+
 static void test_status_worst(void **state)
 {
 	assert_int_equal(status_worst(STATUS_PASS, STATUS_WARN), STATUS_WARN);
@@ -307,6 +320,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_kv_types),
+	    cmocka_unit_test(test_plural),
 	    cmocka_unit_test(test_status_worst),
 	    cmocka_unit_test(test_catalog),
 	    cmocka_unit_test(test_gates),

@@ -455,6 +455,18 @@ static void test_resources_warn(void **state)
 	a_expect(f, STATUS_WARN);
 	assert_int_equal(a_ev_int(f, "min_cpus"), 64);
 	a_fixture_close(&h);
+
+	/* One CPU is "1 CPU" (a minimum of 1 too): "1 CPUs" read wrong. */
+	a_tmp_write(root, "sys/devices/system/cpu/online", "0\n", 2);
+	a_fixture_open(&h, root);
+	h.opts.thr.min_cpu_cores = 1;
+	check_resources(&h.ctx, "host.resources");
+	f = a_finding(&h, "host.resources");
+	a_expect(f, STATUS_WARN); /* 30 GiB of memory */
+	assert_true(a_contains(f->message, "1 CPU and"));
+	assert_true(a_contains(f->message, "minimum of 1 CPU and"));
+	assert_false(a_contains(f->message, "CPUs"));
+	a_fixture_close(&h);
 	a_tmp_clean(root);
 }
 

@@ -491,7 +491,7 @@ static void test_plan_from_observed(void **state)
 	fx_init(&x);
 	fx_node(&x, "harvester-node-1", true, true,
 		"{\"type\":\"HvreadyRWXReady\",\"status\":\"True\",\"reason\":\"RWXReady\","
-		"\"message\":\"all 1 checks of the rwx gate pass for this node\","
+		"\"message\":\"the one check of the rwx gate passes for this node\","
 		"\"lastHeartbeatTime\":\"2026-09-05T13:18:00Z\","
 		"\"lastTransitionTime\":\"2026-09-01T07:00:00Z\"},"
 		"{\"type\":\"HvreadyLiveMigrationReady\",\"status\":\"False\",\"reason\":"

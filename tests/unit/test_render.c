@@ -476,6 +476,30 @@ static void test_html_empty_verdict(void **state)
 	verdict_clear(&v);
 }
 
+/* One finding is "1 finding", in the text, the Markdown and the HTML. */
+static void test_one_finding_singular(void **state)
+{
+	struct verdict v = {0};
+	v.source = xstrdup("");
+	fx_add(&v, "cluster.nodes.ready", STATUS_PASS, NULL, NULL, "all nodes Ready", NULL);
+	gates_compute(&v.findings, v.gates);
+	char *html = NULL, *text = NULL, *md = NULL;
+	RENDER(html, verdict_render_html(f, &v, -1, 0));
+	RENDER(text, verdict_render_text(f, &v, -1, false));
+	RENDER(md, verdict_render_markdown(f, &v, -1));
+	assert_non_null(strstr(text, "\n1 finding: 0 FAIL"));
+	assert_null(strstr(text, "1 findings"));
+	assert_non_null(strstr(md, "1 finding: 0 FAIL"));
+	assert_null(strstr(md, "1 findings"));
+	assert_non_null(strstr(html, "1 finding: 0 FAIL"));
+	assert_non_null(strstr(html, "1 finding, problems first"));
+	assert_null(strstr(html, "1 findings"));
+	free(html);
+	free(text);
+	free(md);
+	verdict_clear(&v);
+}
+
 /* ---------- the change-board header (docs/change-board.md) ---------- */
 
 #define BOARD_UID "4f6c2d0e-9a51-4c3b-8f21-0d5e3b7a9c10"
@@ -901,6 +925,7 @@ int main(void)
 	    cmocka_unit_test(test_html_refresh_and_gate),
 	    cmocka_unit_test(test_html_empty_verdict),
 	    cmocka_unit_test(test_scale_grouped_and_folded),
+	    cmocka_unit_test(test_one_finding_singular),
 	    cmocka_unit_test(test_text_report_layout),
 	    cmocka_unit_test(test_vm_unknown_apart),
 	    cmocka_unit_test(test_gate_go_no_go),
