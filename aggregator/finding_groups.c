@@ -10,7 +10,7 @@ struct sort_ctx {
 
 static bool groupable(const struct finding *fd)
 {
-	return fd->node && *fd->node && !fd->object;
+	return fd->node && *fd->node;
 }
 
 static int nstrcmp(const char *a, const char *b)
@@ -31,7 +31,8 @@ static int cmp_member(const void *pa, const void *pb, void *arg)
 	if (!ga) /* groups of one: by position */
 		return ia < ib ? -1 : ia > ib;
 	if ((r = strcmp(a->check, b->check)) || (r = (int)a->status - (int)b->status) ||
-	    (r = nstrcmp(a->message, b->message)) || (r = nstrcmp(a->remediation, b->remediation)))
+	    (r = nstrcmp(a->object, b->object)) || (r = nstrcmp(a->message, b->message)) ||
+	    (r = nstrcmp(a->remediation, b->remediation)))
 		return r;
 	if (c->key && c->key[ia] != c->key[ib])
 		return c->key[ia] < c->key[ib] ? -1 : 1;
@@ -42,8 +43,9 @@ static bool same_group(const struct sort_ctx *c, size_t ia, size_t ib)
 {
 	const struct finding *a = &c->v->findings.items[ia], *b = &c->v->findings.items[ib];
 	return groupable(a) && groupable(b) && streq(a->check, b->check) &&
-	       a->status == b->status && !nstrcmp(a->message, b->message) &&
-	       !nstrcmp(a->remediation, b->remediation) && (!c->key || c->key[ia] == c->key[ib]);
+	       a->status == b->status && !nstrcmp(a->object, b->object) &&
+	       !nstrcmp(a->message, b->message) && !nstrcmp(a->remediation, b->remediation) &&
+	       (!c->key || c->key[ia] == c->key[ib]);
 }
 
 static int cmp_group(const void *pa, const void *pb)
@@ -92,7 +94,8 @@ static void merge(const struct verdict *v, struct finding_group *g)
 	*m = (struct finding){.check = xstrdup(a->check),
 			      .status = a->status,
 			      .message = xstrdup(a->message ? a->message : ""),
-			      .remediation = xstrdup(a->remediation ? a->remediation : "")};
+			      .remediation = xstrdup(a->remediation ? a->remediation : ""),
+			      .object = a->object ? xstrdup(a->object) : NULL};
 	g->names = xcalloc(g->n, sizeof(*g->names));
 	for (size_t k = 0; k < g->n; k++)
 		g->names[k] = v->findings.items[g->members[k]].node;
@@ -164,7 +167,10 @@ char *finding_group_subject(const struct finding_group *g, size_t max)
 		strv_add(&parts, g->names[i]);
 	_cleanup_free_ char *list = strv_join(&parts, ", ");
 	strv_clear(&parts);
+	const char *obj = g->merged.object ? g->merged.object : "";
+	const char *sep = *obj ? " on " : "";
 	if (shown < g->n)
-		return xasprintf("%zu nodes: %s and %zu more", g->n, list, g->n - shown);
-	return xasprintf("%zu nodes: %s", g->n, list);
+		return xasprintf("%s%s%zu nodes: %s and %zu more", obj, sep, g->n, list,
+				 g->n - shown);
+	return xasprintf("%s%s%zu nodes: %s", obj, sep, g->n, list);
 }

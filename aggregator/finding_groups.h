@@ -13,7 +13,8 @@ struct finding_group {
 	size_t n;
 	size_t first; /* members[0] */
 	/* One finding standing for all members: the check, status, message and
-	 * remediation they share; node and object NULL when n > 1. Evidence: a
+	 * remediation they share, and their object (a host check's path); node NULL
+ * when n > 1. Evidence: a
 	 * value every member has, equal, once; any other key as a map of node →
 	 * value ("(absent)" where a node has none), in the first member's key order
 	 * then the others'. Owned. */
@@ -28,8 +29,9 @@ struct finding_groups {
 
 /*
  * Group the findings i for which want(i, arg) holds. Findings group when they
- * are about a node and no object, and have the same check, status, message,
- * remediation and key (key[i]: e.g. the gates a finding blocks; may be NULL).
+ * are about a node and have the same check, status, object (a VM or volume
+ * differs from node to node: those never group; a host check's path does not),
+ * message, remediation and key (key[i]: e.g. the gates a finding blocks; may be NULL).
  * Every other finding is a group of one. O(n log n) in the findings.
  */
 void finding_groups_build(const struct verdict *v, const unsigned *key,

@@ -291,9 +291,10 @@ static void finding_detail_ex(FILE *f, const struct finding *fd, size_t idx, con
 		cls(fd->status), status_name(fd->status));
 	esc(f, fd->check);
 	fputs("</code> ", f);
-	_cleanup_free_ char *subject = o->group && o->group->n > 1
-					   ? xasprintf("%zu nodes", o->group->n)
-					   : render_verdict_subject(fd);
+	_cleanup_free_ char *subject =
+	    o->group && o->group->n > 1 ? xasprintf("%s%s%zu nodes", fd->object ? fd->object : "",
+						    fd->object ? " on " : "", o->group->n)
+					: render_verdict_subject(fd);
 	if (*subject) {
 		fputs("<span class=\"subj\">", f);
 		esc(f, subject);

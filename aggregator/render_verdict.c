@@ -796,7 +796,12 @@ static void md_group(FILE *f, const struct verdict *v, const struct finding_grou
 	}
 	fprintf(f, "\n### %s ", status_name(g->merged.status));
 	md_code(f, g->merged.check, false);
-	fprintf(f, " on %zu nodes\n\nNodes: ", g->n);
+	fprintf(f, " on %zu nodes", g->n);
+	if (g->merged.object) {
+		fputs(" — ", f);
+		md_text(f, g->merged.object);
+	}
+	fputs("\n\nNodes: ", f);
 	for (size_t i = 0; i < g->n; i++) {
 		if (i)
 			fputs(", ", f);
