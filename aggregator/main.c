@@ -37,7 +37,8 @@ static _Noreturn void usage(FILE *f, int code)
 	      "[--interval SEC]\n"
 	      "                           [--node-conditions] [--agent-serviceaccount "
 	      "system:serviceaccount:NS:NAME]\n"
-	      "                           [--max-report-bytes BYTES]\n"
+	      "                           [--max-report-bytes BYTES] "
+	      "[--max-inflight-body-bytes BYTES]\n"
 	      "                           [--read-auth token:FILE|tokenreview:GROUP "
 	      "[--metrics-auth]]\n"
 	      "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR "
@@ -337,7 +338,8 @@ static int cmd_serve(int argc, char **argv)
 		OPT_NODE_TOKEN_FILE,
 		OPT_MAX_REPORT_BYTES,
 		OPT_READ_AUTH,
-		OPT_METRICS_AUTH
+		OPT_METRICS_AUTH,
+		OPT_MAX_INFLIGHT_BODY_BYTES
 	};
 	static const struct option longopts[] = {
 	    {"listen", required_argument, NULL, OPT_LISTEN},
@@ -354,6 +356,7 @@ static int cmd_serve(int argc, char **argv)
 	    {"max-report-bytes", required_argument, NULL, OPT_MAX_REPORT_BYTES},
 	    {"read-auth", required_argument, NULL, OPT_READ_AUTH},
 	    {"metrics-auth", no_argument, NULL, OPT_METRICS_AUTH},
+	    {"max-inflight-body-bytes", required_argument, NULL, OPT_MAX_INFLIGHT_BODY_BYTES},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -403,6 +406,15 @@ static int cmd_serve(int argc, char **argv)
 				       "above 0",
 				       optarg);
 			o.max_report_bytes = (size_t)n;
+			break;
+		}
+		case OPT_MAX_INFLIGHT_BODY_BYTES: {
+			int64_t n;
+			if (util_parse_i64(optarg, &n) < 0 || n < 1)
+				fatalx("serve: --max-inflight-body-bytes %s: not a whole number of "
+				       "bytes above 0",
+				       optarg);
+			o.max_inflight_body_bytes = (size_t)n;
 			break;
 		}
 		case OPT_NODE_TOKEN_FILE:
