@@ -468,6 +468,15 @@ bool server_auth_read(struct server *s, struct evhttp_request *req, const char *
 	return false;
 }
 
+/* A reviewed token at a report's headers: 401 if it is no credential at
+ * all. Another identity than the agent's (403) is refused with the report,
+ * whose node the refusal names (server_auth_bind_identity). */
+static int agent_at_headers(const struct server *s, const struct token_identity *id, char *why,
+			    size_t whylen)
+{
+	return agent_identity(s, id, why, whylen) == 401 ? 401 : 0;
+}
+
 /* Queue a review for a request held at its headers: -1, or an HTTP status
  * when it cannot be queued. */
 static int queue_conn_review(struct server *s, struct hconn *hc, bool report, const char *key,
@@ -529,7 +538,7 @@ int server_auth_headers(struct server *s, struct hconn *hc, bool report, const c
 	tokenreview_key(tok, key);
 	const struct token_cache_entry *e = server_auth_cache_slot(s, key, false);
 	if (e)
-		return report ? agent_identity(s, &e->id, why, whylen)
+		return report ? agent_at_headers(s, &e->id, why, whylen)
 			      : read_identity(s, &e->id, why, whylen);
 	return queue_conn_review(s, hc, report, key, tok, why, whylen);
 }
@@ -582,7 +591,7 @@ static void on_reviewed(struct worker_job *wj, void *arg)
 					 j->err);
 				code = 503;
 			} else {
-				code = j->for_report ? agent_identity(s, &j->id, why, sizeof(why))
+				code = j->for_report ? agent_at_headers(s, &j->id, why, sizeof(why))
 						     : read_identity(s, &j->id, why, sizeof(why));
 			}
 			if (!code && j->for_report)

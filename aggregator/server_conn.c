@@ -42,6 +42,7 @@
 
 #define HEAD_TYPICAL	      4096
 #define REFUSED_LOG_EVERY_NS  (10 * NSEC_PER_SEC)
+#define REFUSED_LOG_BURST     5
 #define INFLIGHT_LOG_EVERY_NS (60 * NSEC_PER_SEC)
 
 const char *server_conn_peer(struct hconn *c)
@@ -84,25 +85,29 @@ static bool reserve(struct hconn *c, uint64_t n)
 	return true;
 }
 
-/* One line per REFUSED_LOG_EVERY_NS at most, with the count of the others:
- * a flood of wrong tokens must not fill the journal. Never the token. */
+/* At most REFUSED_LOG_BURST lines per REFUSED_LOG_EVERY_NS, the next one
+ * with the count of those not logged: a flood of wrong tokens must not fill
+ * the journal. Never the token. */
 static void log_refused(struct hconn *c, int code, const char *path, const char *why)
 {
 	struct server *s = c->s;
 	int64_t now = util_now_mono_ns();
-	if (s->refused_logged_ns && now - s->refused_logged_ns < REFUSED_LOG_EVERY_NS) {
+	if (!s->refused_window_ns || now - s->refused_window_ns >= REFUSED_LOG_EVERY_NS) {
+		s->refused_window_ns = now;
+		s->refused_logged = 0;
+	}
+	if (s->refused_logged >= REFUSED_LOG_BURST) {
 		s->refused_unlogged++;
 		return;
 	}
+	s->refused_logged++;
 	if (s->refused_unlogged)
 		log_warnx("refused a request at its headers (%d %s from %s): %s (and %lu more "
-			  "in the last %llds, not logged)",
-			  code, path, server_conn_peer(c), why, s->refused_unlogged,
-			  (long long)((now - s->refused_logged_ns) / NSEC_PER_SEC));
+			  "refusals not logged)",
+			  code, path, server_conn_peer(c), why, s->refused_unlogged);
 	else
 		log_warnx("refused a request at its headers (%d %s from %s): %s", code, path,
 			  server_conn_peer(c), why);
-	s->refused_logged_ns = now;
 	s->refused_unlogged = 0;
 }
 

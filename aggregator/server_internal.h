@@ -155,7 +155,8 @@ struct server {
 	struct agent_addr *agent_addrs; /* server_auth.c: reviews from these go first */
 	/* server_conn.c: the bodies announced and not yet read in full */
 	size_t inflight_body, max_inflight_body;
-	int64_t inflight_logged_ns, refused_logged_ns;
+	int64_t inflight_logged_ns, refused_window_ns;
+	unsigned refused_logged;
 	unsigned long refused_unlogged;
 	struct node_conditions *nc; /* --node-conditions: its own thread and client */
 };
