@@ -1007,7 +1007,8 @@ static void on_sweep(evutil_socket_t fd, short what, void *arg)
 	for (size_t i = 0; i < s->n_conns; i++) {
 		bufferevent_event_cb eventcb = NULL;
 		bufferevent_getcb(s->conns[i].bev, NULL, NULL, &eventcb, NULL);
-		if (eventcb) { /* bufferevent_free() clears the callbacks */
+		/* bufferevent_free() clears the callbacks */
+		if (eventcb || server_conn_linger(s->conns[i].hc)) {
 			s->conns[w++] = s->conns[i];
 		} else {
 			server_conn_free(s->conns[i].hc);

@@ -40,6 +40,7 @@
 #include "http_head.h"
 #include "log.h"
 
+#define LINGER_S	      2
 #define HEAD_TYPICAL	      4096
 #define REFUSED_LOG_EVERY_NS  (10 * NSEC_PER_SEC)
 #define REFUSED_LOG_BURST     5
@@ -336,6 +337,29 @@ void server_conn_reviewed(struct hconn *c, int code, const char *why)
 	/* evhttp's reader, later in this pass of the loop (if it is reading;
 	 * otherwise it looks at its input when it starts to). */
 	bufferevent_trigger(c->bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
+}
+
+static void linger_read(struct bufferevent *bev, void *arg)
+{
+	evbuffer_drain(bufferevent_get_input(bev), evbuffer_get_length(bufferevent_get_input(bev)));
+}
+
+static void linger_event(struct bufferevent *bev, short what, void *arg)
+{
+	bufferevent_disable(bev, EV_READ | EV_WRITE);
+	bufferevent_setcb(bev, NULL, NULL, NULL, NULL); /* the sweep frees it now */
+}
+
+bool server_conn_linger(struct hconn *c)
+{
+	if (c->state != HC_DRAIN || c->lingered || bufferevent_getfd(c->bev) < 0)
+		return false;
+	c->lingered = true;
+	struct timeval tv = {LINGER_S, 0};
+	bufferevent_set_timeouts(c->bev, &tv, NULL);
+	bufferevent_setcb(c->bev, linger_read, NULL, linger_event, c);
+	bufferevent_enable(c->bev, EV_READ);
+	return true;
 }
 
 void server_conn_free(struct hconn *c)

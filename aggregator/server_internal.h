@@ -234,6 +234,7 @@ struct hconn {
 	bool busy;		/* our own changes to the input buffer */
 	bool tls;		/* an SSL bufferevent: its input buffer is never frozen */
 	bool read_off;		/* reading stopped while held */
+	bool lingered;		/* server_conn_linger() */
 	uint64_t body_left;	/* HC_BODY */
 	size_t reserved;	/* of s->inflight_body, until the body is read */
 	struct review_job *job; /* HC_HOLD: the review it waits for */
@@ -248,6 +249,12 @@ struct hconn {
  * server's reference keeps it valid). */
 struct hconn *server_conn_new(struct server *s, struct bufferevent *bev);
 void server_conn_free(struct hconn *hc);
+/* A refused request's connection that evhttp has freed (it answered and shut
+ * the sending side): read and drop what the client still sends until it
+ * closes, at most a few seconds, so that closing with its bytes unread does
+ * not reset the connection before the client has read the answer. true if
+ * lingering (the bufferevent has callbacks again until it ends). */
+bool server_conn_linger(struct hconn *hc);
 /* The token review of a held request is done: 0, or an HTTP status and why. */
 void server_conn_reviewed(struct hconn *hc, int code, const char *why);
 /* The peer's address (as evhttp writes it), "" if unknown. */
