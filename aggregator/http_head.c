@@ -76,9 +76,24 @@ static int request_line(const char *buf, size_t len, struct http_head *h)
 	h->version = (struct http_span){last, len - last};
 	if (memchr(buf + h->target.off, ' ', h->target.len))
 		return -1;
-	if (h->version.len < 6 || strncmp(buf + last, "HTTP/", 5) != 0)
+	/* evhttp: at least "GET / HTTP/1.0"; HTTP/MAJOR.MINOR with MAJOR <= 1
+	 * (http.c, evhttp_parse_http_version), here in plain digits only */
+	if (len < 14 || h->version.len < 8 || strncmp(buf + last, "HTTP/", 5) != 0)
 		return -1;
-	return 0;
+	const char *v = buf + last + 5, *ve = buf + len;
+	size_t major_len = 0, minor_len = 0;
+	unsigned major = 0;
+	while (v < ve && *v >= '0' && *v <= '9' && major_len < 9) {
+		major = major * 10 + (unsigned)(*v++ - '0');
+		major_len++;
+	}
+	if (!major_len || major > 1 || v == ve || *v++ != '.')
+		return -1;
+	while (v < ve && *v >= '0' && *v <= '9' && minor_len < 9) {
+		v++;
+		minor_len++;
+	}
+	return minor_len && v == ve ? 0 : -1;
 }
 
 enum http_head_result http_head_parse(const char *buf, size_t n, struct http_head *h,
@@ -87,7 +102,8 @@ enum http_head_result http_head_parse(const char *buf, size_t n, struct http_hea
 	*h = (struct http_head){0};
 	size_t limit = n < HTTP_HEAD_MAX ? n : HTTP_HEAD_MAX;
 	size_t off = 0, n_cl = 0, n_te = 0;
-	bool first = true, last_read = false; /* the previous header is one read here */
+	bool first = true, any_header = false;
+	bool last_read = false; /* the previous header is one read here */
 	struct http_span te = {0};
 	for (;;) {
 		const char *nl = memchr(buf + off, '\n', limit - off);
@@ -122,7 +138,7 @@ enum http_head_result http_head_parse(const char *buf, size_t n, struct http_hea
 			break;
 		} else if (buf[off] == ' ' || buf[off] == '\t') {
 			/* obs-fold: evhttp appends it to the previous value */
-			if (last_read || h->method.len == 0) {
+			if (last_read || !any_header) {
 				*why = "a folded header line (obs-fold)";
 				return HTTP_HEAD_BAD;
 			}
@@ -133,6 +149,7 @@ enum http_head_result http_head_parse(const char *buf, size_t n, struct http_hea
 				return HTTP_HEAD_BAD;
 			}
 			last_read = true;
+			any_header = true;
 			if (span_is(buf, name, "Authorization")) {
 				if (!h->has_authorization) {
 					h->has_authorization = true;
