@@ -103,11 +103,11 @@ static void log_refused(struct hconn *c, int code, const char *path, const char 
 	}
 	s->refused_logged++;
 	if (s->refused_unlogged)
-		log_warnx("refused a request at its headers (%d %s from %s): %s (and %lu more "
+		log_warnx("refused a request at its headers (%d %.128s from %s): %s (and %lu more "
 			  "refusals not logged)",
 			  code, path, server_conn_peer(c), why, s->refused_unlogged);
 	else
-		log_warnx("refused a request at its headers (%d %s from %s): %s", code, path,
+		log_warnx("refused a request at its headers (%d %.128s from %s): %s", code, path,
 			  server_conn_peer(c), why);
 	s->refused_unlogged = 0;
 }
