@@ -34,6 +34,7 @@
 #include <sys/socket.h>
 
 #include <event2/buffer.h>
+#include <event2/event.h>
 #include <event2/bufferevent.h>
 #include <event2/http.h>
 
@@ -268,6 +269,15 @@ static void process(struct hconn *c, struct evbuffer *input)
 			}
 			continue;
 		}
+		/* One request ahead of evhttp at most: the next one is decided
+		 * once evhttp has taken all it was given (on_input sees it take
+		 * the last byte), so a client that sends requests without reading
+		 * the answers leaves them here, where reading stops past
+		 * HOLD_MAX, not in evhttp's buffer. */
+		if (evbuffer_get_length(input) > 0) {
+			c->waiting = true;
+			return;
+		}
 		if (!head(c, c->stash, input))
 			return;
 	}
@@ -278,18 +288,38 @@ static void process(struct hconn *c, struct evbuffer *input)
 
 static void stop_reading_if_full(struct hconn *c)
 {
-	if (c->state == HC_HOLD && !c->read_off && evbuffer_get_length(c->stash) > HOLD_MAX) {
+	if ((c->state == HC_HOLD || c->waiting) && !c->read_off &&
+	    evbuffer_get_length(c->stash) > HOLD_MAX) {
 		c->read_off = true;
 		bufferevent_disable(c->bev, EV_READ);
 	}
 }
 
 /* The input buffer's callback: bytes arrived (or evhttp took some). */
+static void resume(struct hconn *c);
+
+static void on_resume(evutil_socket_t fd, short what, void *arg)
+{
+	resume(arg);
+}
+
 static void on_input(struct evbuffer *input, const struct evbuffer_cb_info *info, void *arg)
 {
 	struct hconn *c = arg;
-	if (c->busy || !info->n_added)
+	if (c->busy)
 		return;
+	if (!info->n_added) {
+		/* evhttp took bytes: all of them, and a request waits? Later in
+		 * this pass of the loop, not inside evhttp's reading. */
+		if (c->waiting && evbuffer_get_length(input) == 0) {
+			if (!c->resume_ev)
+				c->resume_ev =
+				    event_new(bufferevent_get_base(c->bev), -1, 0, on_resume, c);
+			if (c->resume_ev)
+				event_active(c->resume_ev, EV_TIMEOUT, 1);
+		}
+		return;
+	}
 	c->busy = true;
 	size_t fresh = info->n_added, len = evbuffer_get_length(input);
 	if (fresh > len)
@@ -321,6 +351,14 @@ void server_conn_reviewed(struct hconn *c, int code, const char *why)
 	c->reviewed = true;
 	c->review_code = code;
 	snprintf(c->review_why, sizeof(c->review_why), "%s", why ? why : "");
+	resume(c);
+}
+
+/* Decide what the stash holds now (a review is done, or evhttp took what it
+ * was given) and wake evhttp's reader. */
+static void resume(struct hconn *c)
+{
+	c->waiting = false;
 	struct evbuffer *input = bufferevent_get_input(c->bev);
 	c->busy = true;
 	/* A socket bufferevent keeps its input's end frozen between reads. */
@@ -330,7 +368,7 @@ void server_conn_reviewed(struct hconn *c, int code, const char *why)
 	if (!c->tls)
 		evbuffer_freeze(input, 0);
 	c->busy = false;
-	if (c->read_off) {
+	if (c->read_off && c->state != HC_HOLD && !c->waiting) {
 		c->read_off = false;
 		bufferevent_enable(c->bev, EV_READ);
 	}
@@ -371,6 +409,8 @@ void server_conn_free(struct hconn *c)
 		c->job->hc = NULL;
 	if (c->cb)
 		evbuffer_remove_cb_entry(bufferevent_get_input(c->bev), c->cb);
+	if (c->resume_ev)
+		event_free(c->resume_ev);
 	evbuffer_free(c->stash);
 	evbuffer_free(c->scratch);
 	free(c);

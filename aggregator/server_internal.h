@@ -231,11 +231,13 @@ struct hconn {
 	struct evbuffer *scratch;
 	struct evbuffer_cb_entry *cb;
 	enum { HC_HEAD, HC_HOLD, HC_BODY, HC_DRAIN } state;
-	bool busy;		/* our own changes to the input buffer */
-	bool tls;		/* an SSL bufferevent: its input buffer is never frozen */
-	bool read_off;		/* reading stopped while held */
-	bool lingered;		/* server_conn_linger() */
-	uint64_t body_left;	/* HC_BODY */
+	bool busy;     /* our own changes to the input buffer */
+	bool tls;      /* an SSL bufferevent: its input buffer is never frozen */
+	bool read_off; /* reading stopped while held */
+	bool lingered;
+	bool waiting; /* the next request waits for evhttp to take the last */
+	struct event *resume_ev; /* that wait is over */ /* server_conn_linger() */
+	uint64_t body_left;				 /* HC_BODY */
 	size_t reserved;	/* of s->inflight_body, until the body is read */
 	struct review_job *job; /* HC_HOLD: the review it waits for */
 	bool reviewed;		/* the review's result, for the held request */
