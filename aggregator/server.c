@@ -1360,6 +1360,7 @@ int server_run(const struct server_opts *o)
 	}
 	free(s.conns);
 	event_base_free(s.base);
+	server_conn_end(&s);
 	if (s.ssl)
 		SSL_CTX_free(s.ssl);
 	store_clear(&s.store);

@@ -283,19 +283,33 @@ static void process(struct hconn *c, struct evbuffer *input)
 	}
 }
 
-/* While held, at most this much waits in the stash before reading stops. */
+/* While held, at most this much waits in the stash before reading slows. */
 #define HOLD_MAX (HTTP_HEAD_MAX + (16u << 10))
+
+/* Reading slowed to a byte a second (a rate limit, not bufferevent_disable:
+ * whether evhttp reads is evhttp's to say, and it reads by it). */
+static void throttle(struct hconn *c, bool on)
+{
+	struct server *s = c->s;
+	if (on == c->read_off)
+		return;
+	if (on && !s->throttle_cfg) {
+		struct timeval tick = {1, 0};
+		s->throttle_cfg =
+		    ev_token_bucket_cfg_new(1, 1, EV_RATE_LIMIT_MAX, EV_RATE_LIMIT_MAX, &tick);
+		if (!s->throttle_cfg)
+			return;
+	}
+	if (bufferevent_set_rate_limit(c->bev, on ? s->throttle_cfg : NULL) == 0)
+		c->read_off = on;
+}
 
 static void stop_reading_if_full(struct hconn *c)
 {
-	if ((c->state == HC_HOLD || c->waiting) && !c->read_off &&
-	    evbuffer_get_length(c->stash) > HOLD_MAX) {
-		c->read_off = true;
-		bufferevent_disable(c->bev, EV_READ);
-	}
+	if ((c->state == HC_HOLD || c->waiting) && evbuffer_get_length(c->stash) > HOLD_MAX)
+		throttle(c, true);
 }
 
-/* The input buffer's callback: bytes arrived (or evhttp took some). */
 static void resume(struct hconn *c);
 
 static void on_resume(evutil_socket_t fd, short what, void *arg)
@@ -303,21 +317,26 @@ static void on_resume(evutil_socket_t fd, short what, void *arg)
 	resume(arg);
 }
 
+/* Decide the stash later in this pass of the loop, outside evhttp's and the
+ * reviewer's callbacks. */
+static void schedule_resume(struct hconn *c)
+{
+	if (!c->resume_ev)
+		c->resume_ev = event_new(bufferevent_get_base(c->bev), -1, 0, on_resume, c);
+	if (c->resume_ev)
+		event_active(c->resume_ev, EV_TIMEOUT, 1);
+}
+
+/* The input buffer's callback: bytes arrived (or evhttp took some). */
 static void on_input(struct evbuffer *input, const struct evbuffer_cb_info *info, void *arg)
 {
 	struct hconn *c = arg;
 	if (c->busy)
 		return;
 	if (!info->n_added) {
-		/* evhttp took bytes: all of them, and a request waits? Later in
-		 * this pass of the loop, not inside evhttp's reading. */
-		if (c->waiting && evbuffer_get_length(input) == 0) {
-			if (!c->resume_ev)
-				c->resume_ev =
-				    event_new(bufferevent_get_base(c->bev), -1, 0, on_resume, c);
-			if (c->resume_ev)
-				event_active(c->resume_ev, EV_TIMEOUT, 1);
-		}
+		/* evhttp took bytes: all of them, and a request waits? */
+		if (c->waiting && evbuffer_get_length(input) == 0)
+			schedule_resume(c);
 		return;
 	}
 	c->busy = true;
@@ -351,7 +370,7 @@ void server_conn_reviewed(struct hconn *c, int code, const char *why)
 	c->reviewed = true;
 	c->review_code = code;
 	snprintf(c->review_why, sizeof(c->review_why), "%s", why ? why : "");
-	resume(c);
+	schedule_resume(c);
 }
 
 /* Decide what the stash holds now (a review is done, or evhttp took what it
@@ -368,13 +387,17 @@ static void resume(struct hconn *c)
 	if (!c->tls)
 		evbuffer_freeze(input, 0);
 	c->busy = false;
-	if (c->read_off && c->state != HC_HOLD && !c->waiting) {
-		c->read_off = false;
-		bufferevent_enable(c->bev, EV_READ);
-	}
-	/* evhttp's reader, later in this pass of the loop (if it is reading;
-	 * otherwise it looks at its input when it starts to). */
-	bufferevent_trigger(c->bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
+	if (c->state != HC_HOLD && !c->waiting)
+		throttle(c, false);
+	/* evhttp's reader, if it is reading now. Between a request and its
+	 * answer it has reading off and must not be called (http.c,
+	 * evhttp_read_cb exits on "illegal connection state"); it looks at its
+	 * input when it starts reading again. Not deferred: by then the state
+	 * may have changed. */
+	bufferevent_data_cb readcb = NULL;
+	bufferevent_getcb(c->bev, &readcb, NULL, NULL, NULL);
+	if (readcb && (bufferevent_get_enabled(c->bev) & EV_READ) && evbuffer_get_length(input) > 0)
+		bufferevent_trigger(c->bev, EV_READ, 0);
 }
 
 static void linger_read(struct bufferevent *bev, void *arg)
@@ -393,6 +416,7 @@ bool server_conn_linger(struct hconn *c)
 	if (c->state != HC_DRAIN || c->lingered || bufferevent_getfd(c->bev) < 0)
 		return false;
 	c->lingered = true;
+	throttle(c, false);
 	struct timeval tv = {LINGER_S, 0};
 	bufferevent_set_timeouts(c->bev, &tv, NULL);
 	bufferevent_setcb(c->bev, linger_read, NULL, linger_event, c);
@@ -411,9 +435,17 @@ void server_conn_free(struct hconn *c)
 		evbuffer_remove_cb_entry(bufferevent_get_input(c->bev), c->cb);
 	if (c->resume_ev)
 		event_free(c->resume_ev);
+	throttle(c, false);
 	evbuffer_free(c->stash);
 	evbuffer_free(c->scratch);
 	free(c);
+}
+
+void server_conn_end(struct server *s)
+{
+	if (s->throttle_cfg)
+		ev_token_bucket_cfg_free(s->throttle_cfg);
+	s->throttle_cfg = NULL;
 }
 
 struct hconn *server_conn_new(struct server *s, struct bufferevent *bev)

@@ -157,6 +157,7 @@ struct server {
 	size_t inflight_body, max_inflight_body;
 	int64_t inflight_logged_ns, refused_window_ns;
 	unsigned refused_logged;
+	struct ev_token_bucket_cfg *throttle_cfg; /* server_conn.c */
 	unsigned long refused_unlogged;
 	struct node_conditions *nc; /* --node-conditions: its own thread and client */
 };
@@ -233,7 +234,7 @@ struct hconn {
 	enum { HC_HEAD, HC_HOLD, HC_BODY, HC_DRAIN } state;
 	bool busy;     /* our own changes to the input buffer */
 	bool tls;      /* an SSL bufferevent: its input buffer is never frozen */
-	bool read_off; /* reading stopped while held */
+	bool read_off; /* reading slowed to a byte a second while held */
 	bool lingered;
 	bool waiting; /* the next request waits for evhttp to take the last */
 	struct event *resume_ev; /* that wait is over */ /* server_conn_linger() */
@@ -257,6 +258,8 @@ void server_conn_free(struct hconn *hc);
  * not reset the connection before the client has read the answer. true if
  * lingering (the bufferevent has callbacks again until it ends). */
 bool server_conn_linger(struct hconn *hc);
+/* At the end, once every connection's bufferevent is gone. */
+void server_conn_end(struct server *s);
 /* The token review of a held request is done: 0, or an HTTP status and why. */
 void server_conn_reviewed(struct hconn *hc, int code, const char *why);
 /* The peer's address (as evhttp writes it), "" if unknown. */
