@@ -583,8 +583,9 @@ static void on_reviewed(struct worker_job *wj, void *arg)
 		cache_put(s, j->key, &j->id, j->exp_s);
 	if (j->at_headers) {
 		if (j->hc) {
-			char why[512];
+			char why[512] = "";
 			int code = 0;
+			bool agent = false;
 			if (j->rc < 0) {
 				log_warnx("token review failed: %s, ignoring", j->err);
 				snprintf(why, sizeof(why), "cannot review the token now: %s",
@@ -593,8 +594,11 @@ static void on_reviewed(struct worker_job *wj, void *arg)
 			} else {
 				code = j->for_report ? agent_at_headers(s, &j->id, why, sizeof(why))
 						     : read_identity(s, &j->id, why, sizeof(why));
+				agent =
+				    j->for_report && !agent_identity(s, &j->id, why, sizeof(why));
 			}
-			if (!code && j->for_report)
+			/* The agent's own token: this address's next reviews go first. */
+			if (agent)
 				agent_addr_seen(s, j->client);
 			struct hconn *hc = j->hc;
 			j->hc = NULL;
