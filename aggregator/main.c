@@ -51,6 +51,7 @@ enum {
 	OPT_AGENT_SA,
 	OPT_NODE_TOKEN_FILE,
 	OPT_MAX_REPORT_BYTES,
+	OPT_MAX_INFLIGHT_BODY_BYTES,
 	OPT_READ_AUTH,
 	OPT_METRICS_AUTH,
 	OPT_MARKDOWN,
@@ -116,6 +117,8 @@ static const struct cli_option options[] = {
      "NS the aggregator's namespace or hvready-system, NAME hvready-agent", false},
     {"max-report-bytes", required_argument, OPT_MAX_REPORT_BYTES, CMD_SERVE, "BYTES",
      "refuse reports of new nodes once the stored ones take this much", "268435456", false},
+    {"max-inflight-body-bytes", required_argument, OPT_MAX_INFLIGHT_BODY_BYTES, CMD_SERVE, "BYTES",
+     "refuse requests (503) while the bodies being received take this much", "67108864", false},
     {"read-auth", required_argument, OPT_READ_AUTH, CMD_SERVE, "token:FILE|tokenreview:GROUP",
      "credential the read routes (verdict, nodes, dashboard) need", "open", false},
     {"metrics-auth", no_argument, OPT_METRICS_AUTH, CMD_SERVE, NULL,
@@ -436,6 +439,15 @@ static int cmd_serve(int argc, char **argv)
 				       "above 0",
 				       optarg);
 			o.max_report_bytes = (size_t)n;
+			break;
+		}
+		case OPT_MAX_INFLIGHT_BODY_BYTES: {
+			int64_t n;
+			if (util_parse_i64(optarg, &n) < 0 || n < 1)
+				fatalx("serve: --max-inflight-body-bytes %s: not a whole number of "
+				       "bytes above 0",
+				       optarg);
+			o.max_inflight_body_bytes = (size_t)n;
 			break;
 		}
 		case OPT_NODE_TOKEN_FILE:

@@ -78,7 +78,29 @@ struct metrics_in {
 	const struct cluster_state *cs;
 	const struct metrics_counters *c;
 	int64_t now_ns, now_mono_ns;
+	size_t *series, *dropped; /* of the family being written */
+	const size_t *dropped_by_family;
 };
+
+static size_t series_max = METRICS_SERIES_MAX;
+
+void metrics_set_series_max(size_t n)
+{
+	series_max = n;
+}
+
+/* Whether one more series of a family with a label per node, VM or check
+ * may be written: at most series_max, the rest counted (a scrape of
+ * millions of series would stall Prometheus). */
+static bool room(const struct metrics_in *in)
+{
+	if (*in->series >= series_max) {
+		(*in->dropped)++;
+		return false;
+	}
+	(*in->series)++;
+	return true;
+}
 
 static void seconds(FILE *f, int64_t ns)
 {
@@ -147,6 +169,10 @@ static void w_check_status(FILE *f, const struct metrics_in *in)
 				break;
 			worst = status_worst(worst, b->status);
 		}
+		if (!room(in)) {
+			i = j;
+			continue;
+		}
 		fputs("hvready_check_status{check=", f);
 		metrics_label(f, a->check);
 		fputs(",node=", f);
@@ -174,6 +200,8 @@ static void w_vm_live_migratable(FILE *f, const struct metrics_in *in)
 {
 	for (size_t i = 0; in->v && i < in->v->vms.n; i++) {
 		const struct vm_row *r = &in->v->vms.items[i];
+		if (!room(in))
+			continue;
 		fputs("hvready_vm_live_migratable{namespace=", f);
 		metrics_label(f, r->namespace);
 		fputs(",name=", f);
@@ -187,6 +215,8 @@ static void w_vm_live_migratable(FILE *f, const struct metrics_in *in)
 static void w_node_reporting(FILE *f, const struct metrics_in *in)
 {
 	for (size_t i = 0; in->v && i < in->v->n_nodes; i++) {
+		if (!room(in))
+			continue;
 		fputs("hvready_node_reporting{node=", f);
 		metrics_label(f, in->v->nodes[i].name);
 		fprintf(f, "} %d\n", in->v->nodes[i].reporting);
@@ -197,6 +227,8 @@ static void w_node_report_age(FILE *f, const struct metrics_in *in)
 {
 	for (size_t i = 0; in->s && i < in->s->n; i++) {
 		const struct store_rec *rec = in->s->entries[i].rec;
+		if (!room(in))
+			continue;
 		int64_t age = engine_report_age_ns(
 		    &(struct node_entry){.report = (struct node_report *)&rec->report,
 					 .received_ns = rec->received_ns,
@@ -288,6 +320,8 @@ struct family {
 	void (*write)(FILE *f, const struct metrics_in *in);
 };
 
+static void w_series_dropped(FILE *f, const struct metrics_in *in);
+
 /* docs/outputs.md describes each of these; keep the two in step. */
 static const struct family families[] = {
     {"hvready_build_info", "gauge", "Build information of the aggregator (always 1).",
@@ -335,17 +369,38 @@ static const struct family families[] = {
      w_resource_status},
     {"hvready_api_list_duration_seconds", "gauge",
      "How long the latest list of each resource took (live API only).", w_api_list_duration},
+    {"hvready_metrics_series_dropped", "gauge",
+     "Series of a family not written in this scrape: past the most written per family "
+     "(METRICS_SERIES_MAX).",
+     w_series_dropped},
 };
+
+static void w_series_dropped(FILE *f, const struct metrics_in *in)
+{
+	for (size_t i = 0; i < ELEMENTSOF(families); i++)
+		if (in->dropped_by_family[i])
+			fprintf(f, "hvready_metrics_series_dropped{family=\"%s\"} %zu\n",
+				families[i].name, in->dropped_by_family[i]);
+}
 
 void metrics_render(FILE *f, const struct verdict *v, const struct store *s,
 		    const struct cluster_state *cs, const struct metrics_counters *c,
 		    int64_t now_ns)
 {
-	struct metrics_in in = {
-	    .v = v, .s = s, .cs = cs, .c = c, .now_ns = now_ns, .now_mono_ns = util_now_mono_ns()};
+	size_t series = 0, dropped[ELEMENTSOF(families)] = {0};
+	struct metrics_in in = {.v = v,
+				.s = s,
+				.cs = cs,
+				.c = c,
+				.now_ns = now_ns,
+				.now_mono_ns = util_now_mono_ns(),
+				.series = &series,
+				.dropped_by_family = dropped};
 	for (size_t i = 0; i < ELEMENTSOF(families); i++) {
 		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", families[i].name, families[i].help,
 			families[i].name, families[i].type);
+		series = 0;
+		in.dropped = &dropped[i];
 		families[i].write(f, &in);
 	}
 }

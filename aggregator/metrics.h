@@ -25,6 +25,12 @@ const char *metrics_reject_name(enum reject_reason r);
 void metrics_render(FILE *f, const struct verdict *v, const struct store *s,
 		    const struct cluster_state *cs, const struct metrics_counters *c,
 		    int64_t now_ns);
+/* Series written at most per family with a label per node, VM or check (at
+ * 10,000 nodes hvready_check_status alone could be a million); the rest are
+ * counted in hvready_metrics_series_dropped{family}. */
+#define METRICS_SERIES_MAX 100000
+/* Tests: another bound. */
+void metrics_set_series_max(size_t n);
 /* Bytes of a label value at most (before escaping): longer ones are cut and
  * end in "~" and 16 hex digits of the whole value's hash. */
 #define METRICS_LABEL_MAX 256

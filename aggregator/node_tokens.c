@@ -183,6 +183,15 @@ int node_tokens_check(const struct node_tokens *nt, const char *token, const cha
 	return 0;
 }
 
+bool node_tokens_known(const struct node_tokens *nt, const char *token)
+{
+	size_t tlen = strlen(token);
+	bool found = false;
+	for (size_t i = 0; i < nt->n; i++) /* every entry, as node_tokens_check does */
+		found |= const_time_eq(token, tlen, nt->v[i].token, nt->v[i].token_len);
+	return found;
+}
+
 bool node_tokens_reload(struct node_tokens **nt, const char *path, int64_t now_ns)
 {
 	struct node_tokens *old = *nt;

@@ -28,6 +28,9 @@ void node_tokens_free(struct node_tokens *nt);
  * another node, or a node the file does not name), with why. */
 int node_tokens_check(const struct node_tokens *nt, const char *token, const char *node,
 		      const char **why);
+/* Whether token is any node's (in constant time): the header-phase check,
+ * before the report names its node. */
+bool node_tokens_known(const struct node_tokens *nt, const char *token);
 /* Re-read the file when it changed (at most every NODE_TOKENS_RECHECK_NS of
  * now_ns). true if a new set is in force. */
 bool node_tokens_reload(struct node_tokens **nt, const char *path, int64_t now_ns);

@@ -59,6 +59,7 @@
 #include <openssl/ssl.h>
 #include <systemd/sd-daemon.h>
 
+#include "http_head.h"
 #include "jq.h"
 #include "log.h"
 #include "metrics.h"
@@ -75,6 +76,7 @@
 #define MAX_HEADERS_SIZE (16u << 10)
 #define READ_TIMEOUT_S	 10
 #define TOKEN_MAX	 (16u << 10)
+#define RETRY_AFTER_S	 "2" /* a 503 of the in-flight body budget or the reviewer */
 /* An agent resends a report at most until its next cycle (interval <= 1 h). */
 /* Connections (docs/robustness.md): evhttp's timeout is an idle timeout, so
  * a client sending a byte every few seconds would hold a connection forever. */
@@ -106,6 +108,7 @@
 
 struct conn {
 	struct bufferevent *bev; /* with a reference of ours */
+	struct hconn *hc;	 /* server_conn.c */
 	int64_t accepted_ns;	 /* monotonic */
 	bool shut;
 };
@@ -168,6 +171,9 @@ void server_reply_error(struct server *s, struct evhttp_request *req, int code, 
 	json_object_object_add(o, "code", json_object_new_int(code));
 	const char *str = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 								JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (code == 401) /* RFC 9110 §11.6.1 */
+		evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate",
+				  "Bearer realm=\"hvready\"");
 	server_reply(req, code, reason, "application/json", str, strlen(str));
 	json_object_put(o);
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
@@ -202,7 +208,7 @@ static void handle_page(struct server *s, struct evhttp_request *req, const char
 struct route {
 	enum evhttp_cmd_type method;
 	const char *path; /* exact, or a prefix when it ends with '/' */
-	size_t max_body;
+	size_t max_body;  /* 0: none (refused at the headers, server_conn.c) */
 	bool auth;
 	void (*handler)(struct server *s, struct evhttp_request *req, const char *arg);
 };
@@ -264,24 +270,12 @@ static const char *ambiguous_framing(struct evhttp_request *req)
 	return NULL;
 }
 
-static void dispatch(struct evhttp_request *req, void *arg)
+/* The route of method on path: NULL if none (*path_known: another method's).
+ * *rest: what follows a prefix route's path. */
+static const struct route *find_route(enum evhttp_cmd_type method, const char *path,
+				      const char **ret_rest, bool *path_known)
 {
-	struct server *s = arg;
-	const char *ambiguous = ambiguous_framing(req);
-	if (ambiguous) {
-		/* Closed after the answer: whatever follows the body as evhttp
-		 * framed it is not read as another request. */
-		evhttp_add_header(evhttp_request_get_output_headers(req), "Connection", "close");
-		server_reply_error(s, req, HTTP_BADREQUEST, "Bad Request", "ambiguous framing: %s",
-				   ambiguous);
-		return;
-	}
-	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
-	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
-	enum evhttp_cmd_type method = evhttp_request_get_command(req);
-	bool path_known = false;
-	if (!path)
-		path = "/";
+	*path_known = false;
 	for (size_t i = 0; i < ELEMENTSOF(routes); i++) {
 		const struct route *r = &routes[i];
 		size_t plen = strlen(r->path);
@@ -293,12 +287,109 @@ static void dispatch(struct evhttp_request *req, void *arg)
 			rest = "";
 		if (!rest)
 			continue;
-		path_known = true;
+		*path_known = true;
 		if (method != r->method &&
 		    !(method == EVHTTP_REQ_HEAD && r->method == EVHTTP_REQ_GET))
 			continue;
+		*ret_rest = rest;
+		return r;
+	}
+	return NULL;
+}
+
+void server_route_lookup(const char *method, const char *path, struct server_route_info *ri)
+{
+	enum evhttp_cmd_type m = streq(method, "GET")	 ? EVHTTP_REQ_GET
+				 : streq(method, "HEAD") ? EVHTTP_REQ_HEAD
+				 : streq(method, "POST") ? EVHTTP_REQ_POST
+							 : 0;
+	const char *rest;
+	const struct route *r = m ? find_route(m, path, &rest, &ri->path_known) : NULL;
+	if (!m) {
+		bool known;
+		find_route(EVHTTP_REQ_GET, path, &rest, &known);
+		ri->path_known = known;
+	}
+	ri->found = r != NULL;
+	ri->report = r && r->auth;
+	ri->max_body = r ? r->max_body : 0;
+}
+
+static const char *reason_of(int code)
+{
+	switch (code) {
+	case 400:
+		return "Bad Request";
+	case 401:
+		return "Unauthorized";
+	case 403:
+		return "Forbidden";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 411:
+		return "Length Required";
+	case 413:
+		return "Payload Too Large";
+	case 431:
+		return "Request Header Fields Too Large";
+	case 503:
+		return "Service Unavailable";
+	default:
+		return "Error";
+	}
+}
+
+/* A request server_conn.c refused at its headers (HTTP_HEAD_REFUSED: "CODE
+ * why"), handed on without its body: answered, and the connection closed. */
+static bool answer_refused(struct server *s, struct evhttp_request *req, const char *path)
+{
+	const char *v =
+	    evhttp_find_header(evhttp_request_get_input_headers(req), HTTP_HEAD_REFUSED);
+	if (!v)
+		return false;
+	char *end;
+	long code = strtol(v, &end, 10);
+	if (code < 400 || code > 599)
+		code = 400;
+	while (*end == ' ')
+		end++;
+	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
+	evhttp_add_header(out, "Connection", "close");
+	if (code == 503)
+		evhttp_add_header(out, "Retry-After", RETRY_AFTER_S);
+	if (streq(path, "/v1/reports"))
+		s->mc.reports_received++;
+	server_reply_error(s, req, (int)code, reason_of((int)code), "%s", end);
+	return true;
+}
+
+static void dispatch(struct evhttp_request *req, void *arg)
+{
+	struct server *s = arg;
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+	if (!path)
+		path = "/";
+	if (answer_refused(s, req, path))
+		return;
+	const char *ambiguous = ambiguous_framing(req);
+	if (ambiguous) {
+		/* Closed after the answer: whatever follows the body as evhttp
+		 * framed it is not read as another request. */
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Connection", "close");
+		server_reply_error(s, req, HTTP_BADREQUEST, "Bad Request", "ambiguous framing: %s",
+				   ambiguous);
+		return;
+	}
+	enum evhttp_cmd_type method = evhttp_request_get_command(req);
+	bool path_known;
+	const char *rest;
+	const struct route *r = find_route(method, path, &rest, &path_known);
+	if (r) {
 		size_t body = evbuffer_get_length(evhttp_request_get_input_buffer(req));
-		if (body > r->max_body && r->max_body > 0) {
+		if (body > r->max_body) {
 			server_reply_error(s, req, 413, "Payload Too Large",
 					   "body of %zu bytes (at most %zu)", body, r->max_body);
 			return;
@@ -891,8 +982,14 @@ static struct bufferevent *on_connection(struct event_base *base, void *arg)
 		bufferevent_free(bev);
 		return accept_failed(s, "the connection table is full");
 	}
+	struct hconn *hc = server_conn_new(s, bev);
+	if (!hc) {
+		bufferevent_free(bev);
+		return accept_failed(s, "the header phase");
+	}
 	bufferevent_incref(bev);
-	s->conns[s->n_conns++] = (struct conn){.bev = bev, .accepted_ns = util_now_mono_ns()};
+	s->conns[s->n_conns++] =
+	    (struct conn){.bev = bev, .hc = hc, .accepted_ns = util_now_mono_ns()};
 	if (s->n_conns >= s->max_conns)
 		pause_listener(s, true);
 	return bev;
@@ -911,10 +1008,13 @@ static void on_sweep(evutil_socket_t fd, short what, void *arg)
 	for (size_t i = 0; i < s->n_conns; i++) {
 		bufferevent_event_cb eventcb = NULL;
 		bufferevent_getcb(s->conns[i].bev, NULL, NULL, &eventcb, NULL);
-		if (eventcb) /* bufferevent_free() clears the callbacks */
+		/* bufferevent_free() clears the callbacks */
+		if (eventcb || server_conn_linger(s->conns[i].hc)) {
 			s->conns[w++] = s->conns[i];
-		else
+		} else {
+			server_conn_free(s->conns[i].hc);
 			bufferevent_decref(s->conns[i].bev);
+		}
 	}
 	s->n_conns = w;
 	size_t excess = s->n_conns >= s->max_conns / 10 * 9 ? s->n_conns - s->max_conns / 4 * 3 : 0;
@@ -1138,6 +1238,8 @@ int server_run(const struct server_opts *o)
 	s.cap_conns = s.max_conns;
 	s.conns = xcalloc(s.cap_conns, sizeof(*s.conns));
 	s.max_nodes = max_nodes();
+	s.max_inflight_body = o->max_inflight_body_bytes ? o->max_inflight_body_bytes
+							 : SERVER_MAX_INFLIGHT_BODY_BYTES;
 
 	_cleanup_free_ char *host = NULL;
 	uint16_t port;
@@ -1254,10 +1356,13 @@ int server_run(const struct server_opts *o)
 	if (s.watchdog)
 		event_free(s.watchdog);
 	event_free(s.sweep);
-	for (size_t i = 0; i < s.n_conns; i++)
+	for (size_t i = 0; i < s.n_conns; i++) {
+		server_conn_free(s.conns[i].hc);
 		bufferevent_decref(s.conns[i].bev);
+	}
 	free(s.conns);
 	event_base_free(s.base);
+	server_conn_end(&s);
 	if (s.ssl)
 		SSL_CTX_free(s.ssl);
 	store_clear(&s.store);

@@ -36,6 +36,10 @@ struct server_opts {
 	/* --max-report-bytes: stored report bytes before new nodes are refused;
 	 * 0 = SERVER_MAX_REPORT_BYTES */
 	size_t max_report_bytes;
+	/* --max-inflight-body-bytes: request bodies announced (Content-Length)
+	 * and not yet read in full, across all connections, before more are
+	 * refused with 503; 0 = SERVER_MAX_INFLIGHT_BODY_BYTES */
+	size_t max_inflight_body_bytes;
 };
 
 /* The agent's ServiceAccount outside a cluster's pod (main.c finds the
@@ -44,6 +48,10 @@ struct server_opts {
 
 /* 256 MiB of stored reports: half the memory limit of the shipped manifests. */
 #define SERVER_MAX_REPORT_BYTES ((size_t)256 << 20)
+
+/* 64 MiB: 64 reports of the largest size (WIRE_MAX_MESSAGE) being received at
+ * once; an agent's report is read in milliseconds. */
+#define SERVER_MAX_INFLIGHT_BODY_BYTES ((size_t)64 << 20)
 
 /* Run until SIGTERM/SIGINT. Returns the process exit code. */
 int server_run(const struct server_opts *o);

@@ -169,10 +169,9 @@ int server_auth_bind_identity(struct server *s, const struct token_identity *id,
 	return code;
 }
 
-/* The node a reviewed token may speak for: the review's node-name, or the
- * node of the pod it names (looked up in the cluster state). */
-static int bind_identity(struct server *s, const struct token_identity *id, const char *node,
-			 char *why, size_t whylen)
+/* What a reviewed token must be to report for any node: the agent's. */
+static int agent_identity(const struct server *s, const struct token_identity *id, char *why,
+			  size_t whylen)
 {
 	if (!id->authenticated) {
 		snprintf(why, whylen, "%s", id->error ? id->error : "token not authenticated");
@@ -186,6 +185,17 @@ static int bind_identity(struct server *s, const struct token_identity *id, cons
 			 id->username && *id->username ? id->username : "an unnamed user", agent);
 		return 403;
 	}
+	return 0;
+}
+
+/* The node a reviewed token may speak for: the review's node-name, or the
+ * node of the pod it names (looked up in the cluster state). */
+static int bind_identity(struct server *s, const struct token_identity *id, const char *node,
+			 char *why, size_t whylen)
+{
+	int code = agent_identity(s, id, why, whylen);
+	if (code)
+		return code;
 	const char *bound = id->node;
 	if (!bound && id->pod) {
 		bound = pod_node(s->st, id->pod_namespace, id->pod);
@@ -458,6 +468,81 @@ bool server_auth_read(struct server *s, struct evhttp_request *req, const char *
 	return false;
 }
 
+/* A reviewed token at a report's headers: 401 if it is no credential at
+ * all. Another identity than the agent's (403) is refused with the report,
+ * whose node the refusal names (server_auth_bind_identity). */
+static int agent_at_headers(const struct server *s, const struct token_identity *id, char *why,
+			    size_t whylen)
+{
+	return agent_identity(s, id, why, whylen) == 401 ? 401 : 0;
+}
+
+/* Queue a review for a request held at its headers: -1, or an HTTP status
+ * when it cannot be queued. */
+static int queue_conn_review(struct server *s, struct hconn *hc, bool report, const char *key,
+			     const char *token, char *why, size_t whylen)
+{
+	const char *client = server_conn_peer(hc);
+	int64_t exp_s = 0;
+	bool urgent = false;
+	int code = review_admit(s, client, token, &exp_s, &urgent, why, whylen);
+	if (code)
+		return code;
+	struct review_job *j = xcalloc(1, sizeof(*j));
+	snprintf(j->client, sizeof(j->client), "%s", client);
+	j->exp_s = exp_s;
+	j->urgent = urgent;
+	j->at_headers = true;
+	j->for_report = report;
+	j->hc = hc;
+	hc->job = j;
+	memcpy(j->key, key, sizeof(j->key));
+	j->token = xstrdup(token);
+	if (urgent)
+		worker_submit_urgent(&s->reviewer, &j->rq.wj);
+	else
+		worker_submit(&s->reviewer, &j->rq.wj);
+	return -1;
+}
+
+int server_auth_headers(struct server *s, struct hconn *hc, bool report, const char *path,
+			const char *authorization, char *why, size_t whylen)
+{
+	if (report ? s->o->auth == AUTH_NONE
+		   : s->o->read_auth == READ_AUTH_NONE || read_open(s, path))
+		return 0;
+	const char *tok = server_auth_bearer_of(authorization);
+	if (!tok) {
+		snprintf(why, whylen, "missing bearer token%s", report ? "" : " (--read-auth)");
+		return 401;
+	}
+	const char *expected = report ? s->token : s->read_token;
+	if (report && s->o->auth == AUTH_NODE_TOKENS) {
+		/* Whose node it is needs the body: any node's token passes here,
+		 * handle_report() binds it. */
+		node_tokens_reload(&s->node_tokens, s->o->node_token_file, util_now_mono_ns());
+		if (node_tokens_known(s->node_tokens, tok))
+			return 0;
+		snprintf(why, whylen, "invalid bearer token");
+		return 401;
+	}
+	if ((report && s->o->auth == AUTH_TOKEN_FILE) ||
+	    (!report && s->o->read_auth == READ_AUTH_TOKEN)) {
+		if (const_time_eq(tok, strlen(tok), expected, strlen(expected)))
+			return 0;
+		snprintf(why, whylen, "invalid bearer token");
+		return 401;
+	}
+	/* A TokenReview: cached, or asked off the loop while the connection waits. */
+	char key[65];
+	tokenreview_key(tok, key);
+	const struct token_cache_entry *e = server_auth_cache_slot(s, key, false);
+	if (e)
+		return report ? agent_at_headers(s, &e->id, why, whylen)
+			      : read_identity(s, &e->id, why, whylen);
+	return queue_conn_review(s, hc, report, key, tok, why, whylen);
+}
+
 static struct review_job *review_job_of(struct worker_job *wj)
 {
 	return worker_job_of(wj, struct review_job, rq.wj);
@@ -468,6 +553,8 @@ static void free_job(struct worker_job *wj, void *arg)
 {
 	struct server *s = arg;
 	struct review_job *j = review_job_of(wj);
+	if (j->hc)
+		j->hc->job = NULL;
 	store_rec_unref(&s->store, j->rec);
 	free(j->arg);
 	if (j->token) {
@@ -494,6 +581,32 @@ static void on_reviewed(struct worker_job *wj, void *arg)
 	struct review_job *j = review_job_of(wj);
 	if (j->rc == 0)
 		cache_put(s, j->key, &j->id, j->exp_s);
+	if (j->at_headers) {
+		if (j->hc) {
+			char why[512] = "";
+			int code = 0;
+			bool agent = false;
+			if (j->rc < 0) {
+				log_warnx("token review failed: %s, ignoring", j->err);
+				snprintf(why, sizeof(why), "cannot review the token now: %s",
+					 j->err);
+				code = 503;
+			} else {
+				code = j->for_report ? agent_at_headers(s, &j->id, why, sizeof(why))
+						     : read_identity(s, &j->id, why, sizeof(why));
+				agent =
+				    j->for_report && !agent_identity(s, &j->id, why, sizeof(why));
+			}
+			/* The agent's own token: this address's next reviews go first. */
+			if (agent)
+				agent_addr_seen(s, j->client);
+			struct hconn *hc = j->hc;
+			j->hc = NULL;
+			server_conn_reviewed(hc, code, why);
+		}
+		free_job(wj, s);
+		return;
+	}
 	if (j->rq.req) {
 		evhttp_connection_set_closecb(j->rq.evcon, NULL, NULL);
 		char why[256];

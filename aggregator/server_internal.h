@@ -57,6 +57,7 @@ struct vjson {
 
 struct server;
 struct eval_job;
+struct hconn;
 
 enum render_kind { RENDER_TEXT, RENDER_MARKDOWN, RENDER_HTML, RENDER_PAGE, RENDER_METRICS };
 
@@ -152,7 +153,13 @@ struct server {
 	struct token_cache_entry *cache;
 	size_t cache_slots;
 	struct agent_addr *agent_addrs; /* server_auth.c: reviews from these go first */
-	struct node_conditions *nc;	/* --node-conditions: its own thread and client */
+	/* server_conn.c: the bodies announced and not yet read in full */
+	size_t inflight_body, max_inflight_body;
+	int64_t inflight_logged_ns, refused_window_ns;
+	unsigned refused_logged;
+	struct ev_token_bucket_cfg *throttle_cfg; /* server_conn.c */
+	unsigned long refused_unlogged;
+	struct node_conditions *nc; /* --node-conditions: its own thread and client */
 };
 
 /* A report waiting for its token to be reviewed. */
@@ -166,6 +173,10 @@ struct review_job {
 	bool urgent;	 /* from an address of a known agent: queued ahead */
 	/* a read (--read-auth tokenreview:GROUP) instead of a report (rec NULL) */
 	void (*then)(struct server *s, struct evhttp_request *req, const char *arg);
+	/* a connection's request held at its headers (server_conn.c) instead:
+	 * hc NULL once the connection went away */
+	bool at_headers, for_report;
+	struct hconn *hc;
 	char *arg;
 	int64_t received_ns, rtt_ns;
 	struct token_identity id;
@@ -202,7 +213,66 @@ char *server_read_secret(const char *what, const char *path);
 /* evhttp close callback: forget the requests of a connection going away. */
 void server_on_conn_close(struct evhttp_connection *evcon, void *arg);
 
+/* What a request's route needs, from its method and path alone. */
+struct server_route_info {
+	bool found;	 /* a route takes this method on this path */
+	bool path_known; /* another method would (405) */
+	bool report;	 /* the agents' credential; else a read (--read-auth) */
+	size_t max_body; /* 0: no body */
+};
+void server_route_lookup(const char *method, const char *path, struct server_route_info *ri);
+
+/* ---------- server_conn.c ---------- */
+
+/* A connection as the header phase sees it (server_conn.c; loop thread). */
+struct hconn {
+	struct server *s;
+	struct bufferevent *bev;
+	struct evbuffer *stash; /* bytes withheld from evhttp, in order */
+	struct evbuffer *scratch;
+	struct evbuffer_cb_entry *cb;
+	enum { HC_HEAD, HC_HOLD, HC_BODY, HC_DRAIN } state;
+	bool busy;     /* our own changes to the input buffer */
+	bool tls;      /* an SSL bufferevent: its input buffer is never frozen */
+	bool read_off; /* reading slowed to a byte a second while held */
+	bool lingered;
+	bool waiting; /* the next request waits for evhttp to take the last */
+	struct event *resume_ev; /* that wait is over */ /* server_conn_linger() */
+	uint64_t body_left;				 /* HC_BODY */
+	size_t reserved;	/* of s->inflight_body, until the body is read */
+	struct review_job *job; /* HC_HOLD: the review it waits for */
+	bool reviewed;		/* the review's result, for the held request */
+	int review_code;
+	char review_why[256];
+	char peer[64];
+};
+
+/* The header phase of an accepted connection's bufferevent; NULL if out of
+ * memory. server_conn_free() once evhttp has freed the bufferevent (the
+ * server's reference keeps it valid). */
+struct hconn *server_conn_new(struct server *s, struct bufferevent *bev);
+void server_conn_free(struct hconn *hc);
+/* A refused request's connection that evhttp has freed (it answered and shut
+ * the sending side): read and drop what the client still sends until it
+ * closes, at most a few seconds, so that closing with its bytes unread does
+ * not reset the connection before the client has read the answer. true if
+ * lingering (the bufferevent has callbacks again until it ends). */
+bool server_conn_linger(struct hconn *hc);
+/* At the end, once every connection's bufferevent is gone. */
+void server_conn_end(struct server *s);
+/* The token review of a held request is done: 0, or an HTTP status and why. */
+void server_conn_reviewed(struct hconn *hc, int code, const char *why);
+/* The peer's address (as evhttp writes it), "" if unknown. */
+const char *server_conn_peer(struct hconn *hc);
+
 /* ---------- server_auth.c ---------- */
+
+/* The credential of a request, on its headers (server_conn.c): 0 allowed,
+ * an HTTP status (why filled), or -1: a token review was queued, and
+ * server_conn_reviewed() tells hc its result. report: the agents' route;
+ * else a read route at path. authorization: the header's value, or NULL. */
+int server_auth_headers(struct server *s, struct hconn *hc, bool report, const char *path,
+			const char *authorization, char *why, size_t whylen);
 
 /* The bearer token of an Authorization header's value, or NULL. */
 const char *server_auth_bearer_of(const char *a);

@@ -173,10 +173,14 @@ grep -q "not a ServiceAccount token for audience hvready" "$tmp/body" || fail "4
 expect 401 "a JWT for another audience" "$(post eyJhbGciOiJSUzI1NiIsImtpZCI6InQifQ.eyJhdWQiOlsidmF1bHQiXSwiZXhwIjo0MTAyNDQ0ODAwLCJpc3MiOiJodHRwczovL2t1YmVybmV0ZXMuZGVmYXVsdC5zdmMuY2x1c3Rlci5sb2NhbCJ9.sig application/msgpack "$tmp/node2.msgpack")"
 [ "$(grep -c tokenreviews "$tmp/api.log" || true)" = "$reviews_before" ] ||
 	fail "the API was asked about tokens that cannot pass"
-for why in "not of the agent's ServiceAccount" "cannot report for node harvester-node-2" "not a ServiceAccount token"; do
+for why in "not of the agent's ServiceAccount" "cannot report for node harvester-node-2"; do
 	grep -q "refused a report for node harvester-node-2 (.*$why" "$tmp/aggregator.log" ||
 		fail "no log line saying: $why"
 done
+# A token that is no credential at all is refused at the request's headers,
+# before the report (and the node it names) is read.
+grep -q "refused a request at its headers (401 /v1/reports .*not a ServiceAccount token" \
+	"$tmp/aggregator.log" || fail "no log line saying: not a ServiceAccount token"
 grep -q "eyJhbGci" "$tmp/aggregator.log" && fail "a token in the aggregator's log"
 expect 415 "wrong content type" "$(post $(sa_token tok-node-2) application/json "$tmp/node2.msgpack")"
 printf '\x93\x01\x02' >"$tmp/garbage"

@@ -160,6 +160,42 @@ static void test_no_verdict_yet(void **state)
 	store_clear(&s);
 }
 
+/* A family with a label per node writes at most the bound's series, and
+ * says how many it left out. */
+static void test_series_cap(void **state)
+{
+	struct verdict v = {0};
+	v.n_nodes = 30;
+	v.nodes = xcalloc(v.n_nodes, sizeof(*v.nodes));
+	for (size_t i = 0; i < v.n_nodes; i++)
+		v.nodes[i].name = xasprintf("node-%02zu", i);
+	struct store s;
+	store_init(&s);
+	metrics_set_series_max(10);
+	char *text = NULL;
+	RENDER(text, metrics_render(f, &v, &s, NULL, NULL, 0));
+	metrics_set_series_max(METRICS_SERIES_MAX);
+	assert_int_equal(check_text(text), 0);
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, "\nhvready_node_reporting{")); p++)
+		n++;
+	assert_int_equal(n, 10);
+	assert_non_null(strstr(text, "node-09"));
+	assert_null(strstr(text, "node-10"));
+	assert_non_null(
+	    strstr(text, "hvready_metrics_series_dropped{family=\"hvready_node_reporting\"} 20\n"));
+	free(text);
+	/* under the bound: all, and nothing dropped */
+	RENDER(text, metrics_render(f, &v, &s, NULL, NULL, 0));
+	assert_non_null(strstr(text, "node-29"));
+	assert_null(strstr(text, "hvready_metrics_series_dropped{"));
+	free(text);
+	for (size_t i = 0; i < v.n_nodes; i++)
+		free(v.nodes[i].name);
+	free(v.nodes);
+	store_clear(&s);
+}
+
 static void test_label_escaping(void **state)
 {
 	char *text = NULL;
@@ -210,10 +246,9 @@ static void test_label_escaping(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_checker_self_test),
-	    cmocka_unit_test(test_full_exposition),
-	    cmocka_unit_test(test_no_verdict_yet),
-	    cmocka_unit_test(test_label_escaping),
+	    cmocka_unit_test(test_checker_self_test), cmocka_unit_test(test_full_exposition),
+	    cmocka_unit_test(test_no_verdict_yet),    cmocka_unit_test(test_label_escaping),
+	    cmocka_unit_test(test_series_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

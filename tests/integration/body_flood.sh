@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# A flood of request bodies under a real memory limit (docs/robustness.md,
+# header phase and the in-flight body budget): the aggregator runs with an
+# address-space limit (prlimit --as) of a few hundred MiB, and 800 clients
+# each announce the largest report (Content-Length 1 MiB - 1) and trickle
+# its bytes, never finishing — 500 MiB and more if they were buffered.
+# 1. With a wrong token: every one gets 401 at its headers and is closed;
+#    meanwhile a real agent report is taken (200) and /healthz answers.
+# 2. With the agents' token (a leaked shared token): bodies are reserved
+#    against --max-inflight-body-bytes (16 MiB here); the rest get 503 with
+#    Retry-After at their headers; /healthz answers meanwhile. Once the flood
+#    is gone its reservations are released: a real report is taken again.
+# In both, the server's peak resident memory (VmHWM) stays far below what
+# the flood announced, and the server keeps running.
+set -euo pipefail
+: "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
+# shellcheck source=../tools/serve_lib.sh
+. "$HVREADY_SRC/tests/tools/serve_lib.sh"
+serve_test_init
+TMP=$tmp
+command -v prlimit >/dev/null || { echo "SKIP: no prlimit"; exit 0; }
+node_reports "$TMP/reports"
+TOK="agent-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+printf '%s\n' "$TOK" >"$TMP/token"
+chmod 600 "$TMP/token"
+AS_MIB=384
+# Fewer malloc arenas: their reservations count against the address space.
+AGG_WRAP=(env MALLOC_ARENA_MAX=2 prlimit "--as=$((AS_MIB << 20))")
+start_aggregator "$TMP/agg.log" --token-file "$TMP/token" --max-inflight-body-bytes $((16 << 20)) \
+	--cluster-state "$HVREADY_SRC/examples/cluster" || fail "the aggregator did not start"
+echo "aggregator $AGG_PID, address space limited to $AS_MIB MiB"
+
+flood() { # token expect-code
+	python3 - "${AGG_URL##*:}" "$AGG_PID" "$1" "$2" "$TMP/reports/harvester-node-1.msgpack" "$TOK" <<'PY'
+import errno, selectors, socket, sys, time, urllib.request
+
+port, pid, tok, want = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+report, good = open(sys.argv[5], "rb").read(), sys.argv[6]
+N, CL, CHUNK, ROUNDS = 800, (1 << 20) - 1, 16 << 10, 40
+
+def hwm_mib():
+    for l in open("/proc/%d/status" % pid):
+        if l.startswith("VmHWM:"):
+            return int(l.split()[1]) // 1024
+    return -1
+
+def request(method, path, body=None, timeout=5):
+    r = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=body, method=method)
+    if body is not None:
+        r.add_header("Authorization", "Bearer " + good)
+        r.add_header("Content-Type", "application/msgpack")
+    t = time.time()
+    try:
+        with urllib.request.urlopen(r, timeout=timeout) as resp:
+            code = resp.status
+    except urllib.error.HTTPError as e:
+        code = e.code
+    except Exception as e:
+        code = "error %s" % e
+    return code, time.time() - t
+
+head = ("POST /v1/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+        "Content-Type: application/msgpack\r\nContent-Length: %d\r\n\r\n" % (tok, CL)).encode()
+conns = {}
+sel = selectors.DefaultSelector()
+chunk = b"\x93" * CHUNK
+probes = []
+start = time.time()
+for rnd in range(ROUNDS):
+    # 100 more connections a round (the listen queue holds 128), until N
+    for i in range(min(100, N - len(conns))):
+        s = socket.socket()
+        s.setblocking(False)
+        s.connect_ex(("127.0.0.1", port))
+        conns[s] = {"sent": 0, "out": b"", "head": False, "closed": False}
+        sel.register(s, selectors.EVENT_READ | selectors.EVENT_WRITE)
+    t_end = time.time() + 0.1
+    while time.time() < t_end:
+        for key, ev in sel.select(timeout=0.02):
+            s, c = key.fileobj, conns[key.fileobj]
+            if ev & selectors.EVENT_READ:
+                try:
+                    b = s.recv(65536)
+                except (BlockingIOError, InterruptedError):
+                    b = None
+                except OSError as e:
+                    c["err"] = e.strerror
+                    b = b""
+                if b:
+                    c["out"] += b
+                elif b == b"":
+                    c["closed"] = True
+                    sel.unregister(s)
+                    continue
+            if ev & selectors.EVENT_WRITE and not c["head"]:
+                try:
+                    s.send(head)
+                    c["head"] = True
+                except (BlockingIOError, InterruptedError):
+                    pass
+                except OSError:
+                    pass
+                if c["head"]:
+                    sel.modify(s, selectors.EVENT_READ)
+    # a round of the trickle to every connection still open
+    for s, c in conns.items():
+        if c["head"] and not c["closed"] and c["sent"] + CHUNK < CL:
+            try:
+                c["sent"] += s.send(chunk)
+            except (BlockingIOError, InterruptedError):
+                pass
+            except OSError:
+                pass
+    if rnd in (10, 25):
+        probes.append(("GET /healthz",) + request("GET", "/healthz"))
+        if want == "401":
+            probes.append(("POST a real report",) + request("POST", "/v1/reports", report))
+elapsed = time.time() - start
+codes = {}
+for c in conns.values():
+    o = c["out"]
+    code = o.split(b" ", 2)[1].decode() if o.startswith(b"HTTP/1.1 ") else "none"
+    if code == "none" and c.get("err"):
+        code = "none (%s)" % c["err"]
+    codes[code] = codes.get(code, 0) + 1
+    if code == "503" and b"\r\nRetry-After: " not in o:
+        codes["503 without Retry-After"] = codes.get("503 without Retry-After", 0) + 1
+hwm = hwm_mib()
+sent = sum(c["sent"] for c in conns.values()) >> 20
+print("  %d connections, %.1fs: answers %s; %d MiB of body sent in all; peak RSS %d MiB"
+      % (N, elapsed, dict(sorted(codes.items())), sent, hwm))
+for p in probes:
+    print("  during the flood, %s: %s in %.2fs" % p)
+ok = True
+if want == "401":
+    ok &= codes.get("401", 0) == N
+else:
+    # at most 16 MiB / (1 MiB - 1) reserved (no answer yet), all others 503
+    ok &= codes.get("503", 0) >= N - 16 and "503 without Retry-After" not in codes
+    ok &= set(codes) <= {"503", "none"}
+ok &= all(p[1] == 200 and p[2] < 3 for p in probes)
+ok &= 0 < hwm < 120
+for s in conns:
+    s.close()
+sys.exit(0 if ok else 1)
+PY
+}
+
+echo "== 1. wrong tokens"
+flood "wrong-token" 401 || fail "the flood with a wrong token was not refused at its headers"
+kill -0 "$AGG_PID" || fail "the aggregator died"
+echo "== 2. the agents' token, over the in-flight budget"
+flood "$TOK" 503 || fail "the flood with the agents' token was not held to the in-flight budget"
+kill -0 "$AGG_PID" || fail "the aggregator died"
+post() {
+	curl -s --max-time 5 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOK" \
+		-H "Content-Type: application/msgpack" --data-binary "@$TMP/reports/harvester-node-1.msgpack" \
+		"$AGG_URL/v1/reports" || true
+}
+# The flood's connections are closed: their reservations go within a sweep.
+taken=""
+for _ in $(seq 1 40); do
+	[ "$(post)" = 200 ] && { taken=1; break; }
+	sleep 0.25
+done
+[ -n "$taken" ] || fail "no real report taken after the flood (last: $(post))"
+echo "  after the flood: a real report taken"
+grep -q "over --max-inflight-body-bytes\|would pass --max-inflight-body-bytes" "$TMP/agg.log" ||
+	fail "no log line of the in-flight budget"
+grep -q "wrong-token" "$TMP/agg.log" && fail "a token in the log"
+stop_aggregator || fail "the aggregator did not stop cleanly"
+echo "PASS"
