@@ -2,9 +2,9 @@
  * The files backend (--cluster-state, docs/collect.md): `kubectl get … -o json`
  * output, one file or a directory of *.json files, each a stream of JSON
  * values (one object or List each; several may follow one another). Files
- * are bounded in size, Lists are taken apart item by item (the JSON stream
- * reader, aggregator/source_json_stream.c),
- * and a bad byte is reported with its line and column.
+ * are bounded in size, Lists are taken apart item by item and a bad byte is
+ * reported with its line and column (the JSON stream reader,
+ * aggregator/source_json_stream.c).
  *
  * A resource is collected when its file (PLURAL.GROUP.json) is there, even an
  * empty List, or when objects of its kind appear in any file. A directory's
