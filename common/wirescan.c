@@ -1026,7 +1026,7 @@ static bool walk_top(struct scan *s, struct wirescan_report *r)
 	if (m.n > WIRE_MAX_ARRAY)
 		return fail(s, "too many entries at top level (%u, at most %u)", (unsigned)m.n,
 			    WIRE_MAX_ARRAY);
-	char value_why[WIRE_ERR_LEN] = "", schema_why[WIRE_ERR_LEN] = "";
+	char value_why[WIRE_ERR_LEN], schema_why[WIRE_ERR_LEN]; /* set with the _bad flags */
 	bool value_bad = false, schema_bad = false;
 	int schema_code = -EINVAL;
 	unsigned seen = 0;
