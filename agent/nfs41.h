@@ -5,7 +5,8 @@
  * speaks only NFSv4.0, which Longhorn's share-manager (NFS-Ganesha with
  * "Minor_Versions = 1, 2") refuses.
  *
- * Three layers, each usable alone:
+ * Three layers, each usable alone (the first two, the codec, in
+ * agent/nfs41_xdr.c; the client in agent/nfs41.c):
  *   - encoders that build one whole call (record mark, RPC header with
  *     AUTH_SYS, COMPOUND) into a fixed buffer: golden-byte tests drive them;
  *   - a record-marking reassembler and a reply decoder that treat every byte
@@ -28,6 +29,7 @@
 
 #define NFS41_RECORD_MAX     (1024 * 1024) /* a larger reply is rejected */
 #define NFS41_CALL_MAX	     8192	   /* our largest call is well below */
+#define FILE_SYNC4	     2		   /* stable_how4: WRITE asks for it */
 #define NFS41_MAX_OPS	     40		   /* operations in one COMPOUND */
 #define NFS41_MAX_COMPONENTS 32		   /* LOOKUPs for one export path */
 #define NFS41_NAME_MAX	     255	   /* one path component */
@@ -157,6 +159,9 @@ void nfs41_enc_destroy_session(struct nfs41_enc *e, const struct nfs41_callhdr *
 			       const uint8_t sessionid[NFS41_SESSIONID_SIZE]);
 void nfs41_enc_destroy_clientid(struct nfs41_enc *e, const struct nfs41_callhdr *h,
 				uint64_t clientid);
+/* A retry of the same call: a new xid and, if the call has a SEQUENCE, the
+ * slot's next sequence id. */
+void nfs41_enc_restamp(struct nfs41_enc *e, uint32_t xid, uint32_t seqid);
 
 /* ---------------------------------------------------------------- decoding */
 

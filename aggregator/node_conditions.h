@@ -19,7 +19,8 @@
  * patches nodes/status for the nodes whose condition changed or whose
  * heartbeat is due, and posts the Events. The computation in between
  * (node_conditions_desired/_plan and the request bodies) is pure and unit
- * tested. docs/node-conditions.md is the operator's side.
+ * tested. docs/node-conditions.md is the operator's side. The deciding half
+ * is node_conditions.c, the writing half (bodies, worker) node_conditions_write.c.
  */
 #pragma once
 #include <pthread.h>
@@ -192,3 +193,9 @@ int node_conditions_start(struct node_conditions *nc);
 bool node_conditions_due(struct node_conditions *nc);
 void node_conditions_offer(struct node_conditions *nc, struct nc_snapshot *snap);
 void node_conditions_free(struct node_conditions *nc);
+
+/* Shared by the two halves (node_conditions.c decides,
+ * node_conditions_write.c writes): a condition type's name, and s cut to at
+ * most max bytes at a UTF-8 character boundary. */
+const char *nc_type_name(enum nc_type t);
+size_t nc_utf8_cut(const char *s, size_t len, size_t max);

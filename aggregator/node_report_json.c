@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Deeper than any valid report (common/wire.c's scan allows 16), shallow enough
- * that the recursive packer below stays small. */
+/* Deeper than any valid report (the wire reader, common/wirescan.c, allows
+ * 16), shallow enough that the recursive packer below stays small. */
 #define JSON_MAX_DEPTH 32
 
 static bool blank(char c)

@@ -1,6 +1,6 @@
 /* A node report in the agent's JSON (`hvready-agent check --format json`),
  * for `report --node-reports`: transcoded to the wire's msgpack so that the one
- * node-report decoder (common/wire.c) checks it, with the same limits, types and
+ * node-report decoder (common/wirescan.c) checks it, with the same limits, types and
  * error paths as a report that came over the network. */
 #pragma once
 #include <stdbool.h>

@@ -293,33 +293,3 @@ json_object *verdict_vm_json(const struct vm_row *r)
 	json_object_object_add(vo, "reasons", rs);
 	return vo;
 }
-
-json_object *verdict_to_json(const struct verdict *v)
-{
-	json_object *o = verdict_head_json(v);
-	json_object *gates = json_object_new_object();
-	for (int g = 0; g < _GATE_MAX; g++) {
-		json_object *go = json_object_new_object();
-		json_object_object_add(go, "status",
-				       json_object_new_string(status_name(v->gates[g].status)));
-		json_object *b = json_object_new_array();
-		for (size_t i = 0; i < v->gates[g].n_blockers; i++)
-			json_object_array_add(b, verdict_finding_json(v, v->gates[g].blockers[i]));
-		json_object_object_add(go, "blockers", b);
-		json_object_object_add(gates, gate_name(g), go);
-	}
-	json_object_object_add(o, "gates", gates);
-	json_object *findings = json_object_new_array();
-	for (size_t i = 0; i < v->findings.n; i++)
-		json_object_array_add(findings, verdict_finding_json(v, i));
-	json_object_object_add(o, "findings", findings);
-	json_object *nodes = json_object_new_array();
-	for (size_t i = 0; i < v->n_nodes; i++)
-		json_object_array_add(nodes, verdict_node_json(&v->nodes[i]));
-	json_object_object_add(o, "nodes", nodes);
-	json_object *vms = json_object_new_array();
-	for (size_t i = 0; i < v->vms.n; i++)
-		json_object_array_add(vms, verdict_vm_json(&v->vms.items[i]));
-	json_object_object_add(o, "vms", vms);
-	return o;
-}

@@ -73,8 +73,9 @@ json_object *verdict_finding_json(const struct verdict *v, size_t i);
 /* The status of a gate name ("all" = the worst of the four). */
 enum status verdict_status(const struct verdict *v, int gate /* -1: all */);
 
-json_object *verdict_to_json(const struct verdict *v);
-/* Parts of verdict_to_json(): the fields before "gates", one node, one VM. */
+/* Parts of the verdict's JSON (verdict_stream.c streams the whole; the tests'
+ * oracle, tests/unit/verdict_oracle.h, builds it as one tree): the fields
+ * before "gates", one node, one VM. */
 json_object *verdict_head_json(const struct verdict *v);
 json_object *verdict_node_json(const struct verdict_node *n);
 json_object *verdict_vm_json(const struct vm_row *r);

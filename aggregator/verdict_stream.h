@@ -1,8 +1,8 @@
 /*
  * The JSON verdict (docs/outputs.md) written as a stream of bytes, compact: exactly
- * what json-c prints for verdict_to_json() with JSON_C_TO_STRING_PLAIN |
- * JSON_C_TO_STRING_NOSLASHESCAPE, without ever holding the tree or the
- * whole text. With thousands of nodes the verdict is tens of megabytes, most
+ * what json-c prints for the tests' oracle (tests/unit/verdict_oracle.h, the
+ * whole tree) with JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+ * without ever holding the tree or the whole text. With thousands of nodes the verdict is tens of megabytes, most
  * of it the nodes' host findings, and most of those the same bytes on every
  * node but for the node's name: a host finding can be written from a cached
  * fragment (its JSON up to and including "remediation") plus its node.

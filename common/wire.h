@@ -1,7 +1,8 @@
 /*
  * The wire format between agent and aggregator: a node report as msgpack.
- * docs/protocol.md describes it field by field. Decoding is strict and
- * bounded: every rejection has its own one-line reason in err.
+ * docs/protocol.md describes it field by field. Encoding: common/wire.c.
+ * Decoding (common/wirescan.c, the one reader) is strict and bounded: every
+ * rejection has its own one-line reason in err.
  */
 #pragma once
 #include "report.h"
@@ -30,12 +31,13 @@ int wire_encode_node_report(const struct node_report *r, char **ret_buf, size_t 
 /* Decode buf into *ret (overwritten: clear it before reuse; zeroed on failure).
  * Returns 0, or -EINVAL with a reason in err ("truncated message",
  * "string too long at results[3].message (70000 bytes, at most 65536)", …),
- * -EPROTONOSUPPORT for an unknown major version, -ENOMEM. */
+ * -EPROTONOSUPPORT for an unknown major version. It is wirescan_report()'s
+ * walk (wirescan.h), with the reasons, and the pieces it finds decoded. */
 int wire_decode_node_report(const uint8_t *buf, size_t len, struct node_report *ret, char *err,
 			    size_t errlen);
 /* Length of the well-formed UTF-8 sequence at s (n bytes left; Unicode table
  * 3-7: no overlongs, no surrogates, nothing above U+10FFFF), or 0: the rule
- * every string of a report is held to, here and in aggregator/wirescan.c. */
+ * every string of a report is held to, by the encoder and by common/wirescan.c. */
 size_t wire_utf8_seq_len(const uint8_t *s, size_t n);
 /* Whether a and b carry the same content on the wire: every field but
  * schema_minor (the encoder always sends its own). */

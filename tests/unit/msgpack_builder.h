@@ -1,6 +1,6 @@
 /*
  * Building msgpack messages by hand in the wire tests (test_wire.c,
- * test_wirescan.c): msgpack-c's packer into a growing buffer, so that a test
+ * test_wire_known.c): msgpack-c's packer into a growing buffer, so that a test
  * can write what the encoder never would (cut, patched, odd formats).
  */
 #pragma once

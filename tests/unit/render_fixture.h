@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "verdict.h"
+#include "verdict_oracle.h" /* verdict_to_json(), for test_render.c */
 
 #define NASTY_OBJECT "Pod/harvester-system/<script>alert(\"x\")</script>"
 #define NASTY_MESSAGE                                                                                \

@@ -6,6 +6,7 @@
  * random pieces. */
 #include "json_pretty.h"
 #include "render_fixture.h"
+#include "verdict_oracle.h"
 #include "verdict_stream.h"
 
 struct buf {

@@ -16,6 +16,7 @@
 
 #include "gates.h"
 #include "report_header.h"
+#include "verdict_oracle.h"
 #include "verdict.h"
 #include "waivers.h"
 

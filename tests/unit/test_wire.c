@@ -1,4 +1,5 @@
-/* The msgpack wire format of node reports (common/wire.c, docs/protocol.md).
+/* The msgpack wire format of node reports (common/wire.c encodes,
+ * common/wirescan.c reads; docs/protocol.md).
  * Malformed messages are built with msgpack-c's packer, then cut or patched. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -485,7 +486,8 @@ struct bytes_case {
 };
 
 /* A few bytes that declare an enormous container or string must be turned
- * away before msgpack-c reserves memory for it (it would ask for 128 GiB). */
+ * away before anything is reserved for it (msgpack-c's unpacker would ask for
+ * 128 GiB). */
 static void test_huge_declarations(void **state)
 {
 	static const struct bytes_case cases[] = {

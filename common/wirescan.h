@@ -1,15 +1,13 @@
 /*
- * The aggregator's hot path over a node report on the wire: one pass over the
- * msgpack bytes that accepts exactly what wire_decode_node_report() accepts
- * (same limits, types, UTF-8, unique keys, schema), without building the
- * report. It yields the header fields and where each finding and each facts
- * entry sits in the message, so that the store can keep those bytes (and share
- * identical ones between nodes) and decode them later, off the event loop.
+ * The one reader of a node report on the wire (docs/protocol.md): one pass
+ * over the msgpack bytes with the schema's limits, types, UTF-8 and unique
+ * keys, without building the report. It yields the header fields and where
+ * each finding and each facts entry sits in the message, so that the
+ * aggregator's store can keep those bytes (and share identical ones between
+ * nodes) and decode them later, off the event loop.
  *
- * A rejection carries no reason: the caller asks wire_decode_node_report()
- * for it (rejections are rare; the reason must be the decoder's, word for
- * word). tests/unit/test_wirescan.c and fuzz/fuzz_wirescan.c hold the two to
- * the same verdict on every input.
+ * A rejection here carries no reason: wire_decode_node_report() (wire.h) is
+ * the same walk with the reasons, and builds the whole report from the pieces.
  */
 #pragma once
 #include "report.h"
@@ -68,13 +66,13 @@ struct wirescan_report {
 };
 
 /* Scan buf. Returns 0 and fills *r, or -EINVAL when wire_decode_node_report()
- * would reject buf. known may be NULL. */
+ * rejects buf (the same walk). known may be NULL. */
 int wirescan_report(const uint8_t *buf, size_t len, const struct wirescan_known *known,
 		    struct wirescan_report *r);
 void wirescan_report_clear(struct wirescan_report *r);
 
-/* Decode one finding's bytes (a span from wirescan_report()) into *ret, as
- * wire_decode_node_report() decodes it (remediation "" when absent). Returns 0
+/* Decode one finding's bytes (a span from wirescan_report()) into *ret, as in
+ * wire_decode_node_report()'s report (remediation "" when absent). Returns 0
  * or -EINVAL for bytes that are not such a finding (*ret is then cleared). */
 int wirescan_decode_finding(const uint8_t *buf, size_t len, struct finding *ret);
 /* Decode one facts entry (key and value bytes) into *ret. Returns 0 or -EINVAL. */

@@ -1,8 +1,11 @@
-/* The aggregator's one-pass report scanner (aggregator/wirescan.c) against the
- * decoder it stands in for (common/wire.c): the same verdict on every input —
- * the wire fuzz corpus, hand-built edge cases and a few hundred thousand
- * deterministic mutations of real reports — and, for what both accept, the
- * pieces decode to the same report. */
+/* The one reader of node reports (common/wirescan.c) in its three uses: the
+ * decoder with reasons (wire_decode_node_report), the aggregator's hot-path
+ * scan alone, and the scan with the store's known pieces (bytes accepted
+ * before are taken whole, not walked again). One verdict on every input — the
+ * wire fuzz corpus, hand-built edge cases and a few hundred thousand
+ * deterministic mutations of real reports — and, for what is accepted, the
+ * pieces decode to the decoder's report. test_wire.c holds each rule and its
+ * reason. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -91,7 +94,7 @@ static void check_scan(const uint8_t *buf, size_t len, int rd, const char *err,
 	known.prior = counting_prior;
 	int rs = wirescan_report(buf, len, with_known ? &known : NULL, w);
 	if ((rd == 0) != (rs == 0))
-		fail_msg("%s (%zu bytes): wire.c %s, wirescan%s %s", what, len,
+		fail_msg("%s (%zu bytes): the decoder %s, the scan%s %s", what, len,
 			 rd == 0 ? "accepts" : err, with_known ? " with known pieces" : "",
 			 rs == 0 ? "accepts" : "rejects");
 	if (rd < 0)
@@ -156,11 +159,10 @@ static void load_dir(struct corpus *c, const char *name)
 	closedir(d);
 }
 
-/* The wire decoder's corpus, and this scanner's (a real agent's report). */
+/* The wire fuzz corpus (with a real agent's report). */
 static void load_corpus(struct corpus *c)
 {
 	load_dir(c, "wire");
-	load_dir(c, "wirescan");
 	assert_true(c->n >= 20);
 }
 
