@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "canary_io.h"
 #include "catalog_list.h"
 #include "cli.h"
 #include "config.h"
@@ -27,6 +28,8 @@ static _Noreturn void usage(FILE *f, int code)
 	      "                      [--node NAME] [--skip ID,...] [--probe-targets FILE]\n"
 	      "                      [--probe-netns PATH]\n"
 	      "  hvready-agent list-checks\n"
+	      "  hvready-agent canary-io write|read PATH TOKEN   (in the canary's pods, "
+	      "docs/canary.md)\n"
 	      "  hvready-agent --version\n"
 	      "\n"
 	      "Exit status: 0 ready (PASS/WARN), 1 not ready (FAIL), 2 usage or input error,\n"
@@ -261,6 +264,7 @@ int main(int argc, char **argv)
 	static const struct cli_command cmds[] = {{"check", cmd_check},
 						  {"run", cmd_run},
 						  {"list-checks", cmd_list_checks},
+						  {"canary-io", canary_io_main},
 						  {"_helper", helper_main}};
 	return cli_main(argc, argv, "hvready-agent", cmds, ELEMENTSOF(cmds), usage);
 }
