@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "canary.h"
 #include "catalog_list.h"
 #include "cli.h"
 #include "engine.h"
@@ -44,6 +45,13 @@ static _Noreturn void usage(FILE *f, int code)
 	      "[--metrics-auth]]\n"
 	      "  hvready-aggregator collect [--kubeconfig FILE | --in-cluster] --output DIR "
 	      "[--quiet]\n"
+	      "  hvready-aggregator canary (--kubeconfig FILE | --in-cluster) [--namespace NS]\n"
+	      "                            [--steps rwx,...] [--rwx-class NAME] [--image IMAGE]\n"
+	      "                            [--node A --node B] [--timeout DURATION] [--keep]\n"
+	      "                            [--format text|json|markdown|html]\n"
+	      "  hvready-aggregator canary --cleanup (--kubeconfig FILE | --in-cluster)\n"
+	      "                            [--timeout DURATION] [--format ...]\n"
+	      "                            (creates and deletes test objects: docs/canary.md)\n"
 	      "  hvready-aggregator list-checks [--markdown]\n"
 	      "  hvready-aggregator resources\n"
 	      "  hvready-aggregator --version\n"
@@ -483,6 +491,112 @@ static int cmd_serve(int argc, char **argv)
 	return code;
 }
 
+/* The opt-in active test (docs/canary.md). */
+static int cmd_canary(int argc, char **argv)
+{
+	enum {
+		OPT_NAMESPACE = OPT_COMMAND,
+		OPT_STEPS,
+		OPT_RWX_CLASS,
+		OPT_IMAGE,
+		OPT_NODE,
+		OPT_TIMEOUT,
+		OPT_KEEP,
+		OPT_FORMAT,
+		OPT_CLEANUP
+	};
+	static const struct option longopts[] = {
+	    LIVE_SOURCE_OPTIONS,
+	    {"namespace", required_argument, NULL, OPT_NAMESPACE},
+	    {"steps", required_argument, NULL, OPT_STEPS},
+	    {"rwx-class", required_argument, NULL, OPT_RWX_CLASS},
+	    {"image", required_argument, NULL, OPT_IMAGE},
+	    {"node", required_argument, NULL, OPT_NODE},
+	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+	    {"keep", no_argument, NULL, OPT_KEEP},
+	    {"format", required_argument, NULL, OPT_FORMAT},
+	    {"cleanup", no_argument, NULL, OPT_CLEANUP},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	static const char *const formats[] = {"text", "json", "markdown", "html", NULL};
+	struct canary_opts o = {.ns = CANARY_DEFAULT_NS,
+				.timeout_ms = CANARY_DEFAULT_TIMEOUT_S * 1000LL,
+				.steps = 1u << CANARY_STEP_RWX};
+	struct source_args src = {0};
+	const char *format = "text";
+	char err[512];
+	int c;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (source_option(&src, c))
+			continue;
+		switch (c) {
+		case OPT_NAMESPACE:
+			if (!*optarg || strlen(optarg) > 63 ||
+			    strspn(optarg, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
+				strlen(optarg))
+				fatalx("canary: --namespace %s: not a namespace name", optarg);
+			o.ns = optarg;
+			break;
+		case OPT_STEPS:
+			if (canary_parse_steps(optarg, &o.steps, err, sizeof(err)) < 0)
+				fatalx("canary: %s", err);
+			break;
+		case OPT_RWX_CLASS:
+			o.rwx_class = optarg;
+			break;
+		case OPT_IMAGE:
+			o.image = optarg;
+			break;
+		case OPT_NODE:
+			if (o.n_nodes == 2)
+				fatalx("canary: --node goes twice, for node A and node B");
+			o.nodes[o.n_nodes++] = optarg;
+			break;
+		case OPT_TIMEOUT:
+			if (canary_parse_duration(optarg, &o.timeout_ms) < 0 ||
+			    o.timeout_ms < 10000)
+				fatalx(
+				    "canary: --timeout %s: expected a duration from 10s to 24h (N, "
+				    "Ns, Nm, Nh)",
+				    optarg);
+			break;
+		case OPT_KEEP:
+			o.keep = true;
+			break;
+		case OPT_FORMAT:
+			format = cli_choice("--format", optarg, formats);
+			break;
+		case OPT_CLEANUP:
+			o.cleanup_only = true;
+			break;
+		case 'h':
+			usage(stdout, 0);
+		default:
+			usage(stderr, 2);
+		}
+	}
+	cli_no_operands(argc, argv, "canary");
+	if (src.kubeconfig && src.in_cluster)
+		fatalx("canary: give one of --kubeconfig, --in-cluster");
+	if (!src.kubeconfig && !src.in_cluster)
+		fatalx("canary: give --kubeconfig FILE or --in-cluster");
+	if (o.n_nodes == 1)
+		fatalx("canary: --node goes twice, for node A (writer) and node B (reader)");
+	if (o.cleanup_only && (o.keep || o.n_nodes || o.rwx_class || o.image))
+		fatalx("canary: --cleanup takes only the source, --timeout and --format");
+	struct canary run = {.kc = open_client(&src), .o = &o};
+	int code = canary_run(&run);
+	errno = 0;
+	canary_render(stdout, &run, format);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		fatalx("writing the canary's report to stdout: %s", strerror(errno ? errno : EIO));
+	finding_list_clear(&run.findings);
+	strv_clear(&run.created);
+	kube_client_free(run.kc);
+	return code;
+}
+
 /* The resource table, for RBAC and docs: GROUP VERSION PLURAL SCOPE. */
 static int cmd_resources(int argc, char **argv)
 {
@@ -551,7 +665,7 @@ int main(int argc, char **argv)
 {
 	static const struct cli_command cmds[] = {
 	    {"report", cmd_report}, {"list-checks", cmd_list_checks}, {"resources", cmd_resources},
-	    {"serve", cmd_serve},   {"collect", cmd_collect},
+	    {"serve", cmd_serve},   {"collect", cmd_collect},	      {"canary", cmd_canary},
 	};
 	return cli_main(argc, argv, "hvready-aggregator", cmds, ELEMENTSOF(cmds), usage);
 }

@@ -1,0 +1,138 @@
+/* The canary's run: its steps in order, then the cleanup (docs/canary.md). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "canary.h"
+#include "log.h"
+
+/* The cleanup's share of --timeout: a quarter, at least 5 s (never more
+ * than the whole), at most 60 s. */
+static int64_t cleanup_budget_ns(int64_t timeout_ns)
+{
+	int64_t b = timeout_ns / 4;
+	if (b < 5000000000LL)
+		b = 5000000000LL;
+	if (b > 60000000000LL)
+		b = 60000000000LL;
+	return b < timeout_ns / 2 ? b : timeout_ns / 2;
+}
+
+static void on_signal(int sig)
+{
+	canary_signal = sig;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static const char *const step_ids[_CANARY_STEP_MAX] = {
+    [CANARY_STEP_RWX] = "canary.rwx",
+};
+
+int canary_run(struct canary *c)
+{
+	const struct canary_opts *o = c->o;
+	unsigned char rb[8];
+	if (getrandom(rb, sizeof(rb), 0) != (ssize_t)sizeof(rb))
+		fatal("getrandom");
+	for (size_t i = 0; i < sizeof(rb); i++)
+		sprintf(c->run_id + 2 * i, "%02x", rb[i]);
+	c->start_ns = util_now_mono_ns();
+	int64_t timeout_ns = o->timeout_ms * 1000000;
+	/* 0.5 s for the report itself */
+	c->end_ns = c->start_ns + timeout_ns - 500000000LL;
+	c->steps_end_ns = o->cleanup_only ? c->start_ns : c->end_ns - cleanup_budget_ns(timeout_ns);
+	catch_signals();
+
+	for (int s = 0; !o->cleanup_only && s < _CANARY_STEP_MAX; s++) {
+		if (!(o->steps & (1u << s)))
+			continue;
+		struct finding *f = finding_list_add(&c->findings, step_ids[s]);
+		kv_add_str(&f->evidence, "run", c->run_id);
+		kv_add_str(&f->evidence, "namespace", o->ns);
+		if (canary_signal) {
+			finding_set(f, STATUS_UNKNOWN, "not run: interrupted by signal %d",
+				    (int)canary_signal);
+			continue;
+		}
+		switch ((enum canary_step)s) {
+		case CANARY_STEP_RWX:
+			canary_step_rwx(c, f);
+			break;
+		case _CANARY_STEP_MAX:
+			break;
+		}
+		if (c->refused)
+			break;
+	}
+	struct finding *cf = finding_list_add(&c->findings, "canary.cleanup");
+	canary_cleanup(c, o->cleanup_only, cf);
+
+	if (c->refused)
+		return 2;
+	enum status worst = STATUS_SKIP;
+	for (size_t i = 0; i < c->findings.n; i++)
+		worst = status_worst(worst, c->findings.items[i].status);
+	return worst == STATUS_FAIL ? 1 : worst == STATUS_UNKNOWN ? 3 : 0;
+}
+
+int canary_parse_duration(const char *s, int64_t *ret_ms)
+{
+	char *end = NULL;
+	errno = 0;
+	long long n = strtoll(s, &end, 10);
+	if (errno || end == s || n < 1)
+		return -EINVAL;
+	long long mult = 1000;
+	if (streq(end, "") || streq(end, "s"))
+		mult = 1000;
+	else if (streq(end, "m"))
+		mult = 60000;
+	else if (streq(end, "h"))
+		mult = 3600000;
+	else
+		return -EINVAL;
+	if (n > 86400000LL / mult)
+		return -ERANGE;
+	*ret_ms = n * mult;
+	return 0;
+}
+
+int canary_parse_steps(const char *arg, unsigned *ret, char *err, size_t errlen)
+{
+	struct strv v = {0};
+	strv_split(&v, arg, ",");
+	unsigned steps = 0;
+	int r = 0;
+	for (size_t i = 0; i < v.n && r == 0; i++) {
+		const char *s = v.items[i];
+		if (streq(s, "rwx"))
+			steps |= 1u << CANARY_STEP_RWX;
+		else if (streq(s, "vm.start") || streq(s, "migrate") || streq(s, "snapshot") ||
+			 streq(s, "restore")) {
+			snprintf(err, errlen,
+				 "--steps: step \"%s\" is not in this version yet "
+				 "(docs/canary.md): rwx",
+				 s);
+			r = -EOPNOTSUPP;
+		} else {
+			snprintf(err, errlen, "--steps: \"%s\" is not a step: rwx", s);
+			r = -EINVAL;
+		}
+	}
+	if (r == 0 && !steps) {
+		snprintf(err, errlen, "--steps: no step given");
+		r = -EINVAL;
+	}
+	strv_clear(&v);
+	*ret = steps;
+	return r;
+}
