@@ -322,11 +322,14 @@ static enum wait_result wait_pod(struct rwx *w, const char *name, json_object **
 	*ret = NULL;
 	for (;;) {
 		json_object *pod = NULL;
-		if (canary_api(c, c->steps_end_ns, "GET", path, NULL, &pod, w->err,
-			       sizeof(w->err)) < 0) {
+		int r =
+		    canary_api(c, c->steps_end_ns, "GET", path, NULL, &pod, w->err, sizeof(w->err));
+		if (r < 0) {
 			if (canary_signal)
 				return WAIT_SIGNAL;
-			if (canary_stopped(c, c->steps_end_ns))
+			/* out of time, not an API error: the request was not made or
+			 * ran into the step's end */
+			if (r == -ETIMEDOUT && util_now_mono_ns() + 1000000000LL >= c->steps_end_ns)
 				return WAIT_STALL;
 			return WAIT_API;
 		}

@@ -114,69 +114,68 @@ def create(h, res, ns, body):
         meta = obj.setdefault("metadata", {})
     except (ValueError, AttributeError):
         return h.send_json(400, status(400, "BadRequest", "invalid JSON"), res)
-    with st.lock:
-        if take_post_failure(st, res):
-            return h.send_json(500, status(500, "InternalError",
-                                           "Internal error occurred: etcdserver: leader changed"),
-                               res)
-        if not meta.get("name") and meta.get("generateName"):
-            meta["name"] = meta["generateName"] + secrets.token_hex(3)[:5]
-        name = meta.get("name")
-        if not name:
-            return h.send_json(422, status(422, "Invalid", "%s \"\" is invalid: metadata.name: "
-                                           "Required value: name or generateName is required"
-                                           % res.kind), res)
-        if res.namespaced and ns is None:
-            return h.send_json(404, status(404, "NotFound", "the server could not find the "
-                                           "requested resource"), res)
-        if res.namespaced and ns != "default":
-            nsres = st.by_kind[("", "Namespace")]
-            nso = find(nsres, None, ns)
-            if nso is None or nso["metadata"].get("deletionTimestamp"):
-                why = "not found" if nso is None else "being terminated"
-                return h.send_json(404 if nso is None else 403, status(
-                    404 if nso is None else 403, "NotFound" if nso is None else "Forbidden",
-                    'namespaces "%s" %s' % (ns, why)), res)
-        if find(res, ns, name) is not None:
-            return h.send_json(409, status(409, "AlreadyExists", '%s "%s" already exists'
-                                           % (res.name, name),
-                                           {"name": name, "kind": res.plural}), res)
-        if res.plural == "persistentvolumeclaims":
-            meta.setdefault("finalizers", []).append(PVC_PROTECTION)
-            obj["status"] = {"phase": "Pending"}
-        elif res.plural == "pods":
-            obj["status"] = {"phase": "Pending"}
-        elif res.plural == "namespaces":
-            obj.setdefault("spec", {})["finalizers"] = ["kubernetes"]
-            obj["status"] = {"phase": "Active"}
-        insert(st, res, obj, ns)
-        out = copy.deepcopy(obj)
-    return h.send_json(201, out, res)
+    with st.lock:  # answered outside: send_json logs under the same lock
+        code, out = create_locked(st, res, ns, obj, meta)
+    return h.send_json(code, out, res)
+
+
+def create_locked(st, res, ns, obj, meta):
+    """(code, answer) of a create; st.lock is held."""
+    if take_post_failure(st, res):
+        return 500, status(500, "InternalError",
+                           "Internal error occurred: etcdserver: leader changed")
+    if not meta.get("name") and meta.get("generateName"):
+        meta["name"] = meta["generateName"] + secrets.token_hex(3)[:5]
+    name = meta.get("name")
+    if not name:
+        return 422, status(422, "Invalid", '%s "" is invalid: metadata.name: Required value: '
+                           'name or generateName is required' % res.kind)
+    if res.namespaced and ns is None:
+        return 404, status(404, "NotFound", "the server could not find the requested resource")
+    if res.namespaced and ns != "default":
+        nso = find(st.by_kind[("", "Namespace")], None, ns)
+        if nso is None:
+            return 404, status(404, "NotFound", 'namespaces "%s" not found' % ns)
+        if nso["metadata"].get("deletionTimestamp"):
+            return 403, status(403, "Forbidden", '%s "%s" is forbidden: unable to create new '
+                               'content in namespace %s because it is being terminated'
+                               % (res.name, name, ns))
+    if find(res, ns, name) is not None:
+        return 409, status(409, "AlreadyExists", '%s "%s" already exists' % (res.name, name),
+                           {"name": name, "kind": res.plural})
+    if res.plural == "persistentvolumeclaims":
+        meta.setdefault("finalizers", []).append(PVC_PROTECTION)
+        obj["status"] = {"phase": "Pending"}
+    elif res.plural == "pods":
+        obj["status"] = {"phase": "Pending"}
+    elif res.plural == "namespaces":
+        obj.setdefault("spec", {})["finalizers"] = ["kubernetes"]
+        obj["status"] = {"phase": "Active"}
+    insert(st, res, obj, ns)
+    return 201, copy.deepcopy(obj)
 
 
 def delete(h, res, ns, name):
-    st = h.st
-    with st.lock:
-        o = find(res, ns, name)
-        if o is None:
-            return h.send_json(404, status(404, "NotFound", '%s "%s" not found'
-                                           % (res.name, name),
-                                           {"name": name, "kind": res.plural}), res)
-        m = o["metadata"]
-        graceful = res.plural in ("pods", "namespaces")
-        if m.get("finalizers") or graceful:
-            m.setdefault("deletionTimestamp", now())
-            if res.plural == "namespaces":
-                o["status"]["phase"] = "Terminating"
-            out = copy.deepcopy(o)
-        else:
-            res.objects = [x for x in res.objects if x is not o]
-            out = status(200, "", "")
-            out.update({"status": "Success", "details": {"name": name, "kind": res.plural,
-                                                         "uid": m.get("uid")}})
-            out.pop("reason", None)
-            out.pop("message", None)
-    return h.send_json(200, out, res)
+    with h.st.lock:  # answered outside: send_json logs under the same lock
+        code, out = delete_locked(res, ns, name)
+    return h.send_json(code, out, res)
+
+
+def delete_locked(res, ns, name):
+    o = find(res, ns, name)
+    if o is None:
+        return 404, status(404, "NotFound", '%s "%s" not found' % (res.name, name),
+                           {"name": name, "kind": res.plural})
+    m = o["metadata"]
+    if m.get("finalizers") or res.plural in ("pods", "namespaces"):
+        # pods terminate gracefully, namespaces empty first: the controller ends them
+        m.setdefault("deletionTimestamp", now())
+        if res.plural == "namespaces":
+            o["status"]["phase"] = "Terminating"
+        return 200, copy.deepcopy(o)
+    res.objects = [x for x in res.objects if x is not o]
+    return 200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                 "details": {"name": name, "kind": res.plural, "uid": m.get("uid")}}
 
 
 def pod_log(h, res, ns, name):
