@@ -33,9 +33,29 @@ static void catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-static const char *const step_ids[_CANARY_STEP_MAX] = {
-    [CANARY_STEP_RWX] = "canary.rwx",
+const struct canary_check canary_checks[] = {
+#define CHECK(id, prog, runner, ...) CHECK_ROW_##prog(id, runner)
+#define CHECK_ROW_HOST(id, runner)
+#define CHECK_ROW_CLUSTER(id, runner)
+#define CHECK_ROW_API(id, runner)
+#define CHECK_ROW_CANARY(id, runner) {id, runner},
+#include "checks.def"
+#undef CHECK
 };
+const size_t canary_checks_len = ELEMENTSOF(canary_checks);
+
+#define CLEANUP_ID "canary.cleanup"
+
+/* The rows whose step is not written yet: --steps refuses them. */
+void canary_step_pending(struct canary *c, struct finding *f)
+{
+	finding_set(f, STATUS_SKIP, "not in this version yet (docs/canary.md)");
+}
+
+void canary_step_cleanup(struct canary *c, struct finding *f)
+{
+	canary_cleanup(c, c->o->cleanup_only, f);
+}
 
 int canary_run(struct canary *c)
 {
@@ -52,29 +72,28 @@ int canary_run(struct canary *c)
 	c->steps_end_ns = o->cleanup_only ? c->start_ns : c->end_ns - cleanup_budget_ns(timeout_ns);
 	catch_signals();
 
-	for (int s = 0; !o->cleanup_only && s < _CANARY_STEP_MAX; s++) {
-		if (!(o->steps & (1u << s)))
+	const struct canary_check *cleanup = NULL;
+	for (size_t s = 0; s < canary_checks_len; s++)
+		if (streq(canary_checks[s].id, CLEANUP_ID))
+			cleanup = &canary_checks[s];
+	for (size_t s = 0; s < canary_checks_len; s++) {
+		if (&canary_checks[s] == cleanup || o->cleanup_only || !(o->steps & (1u << s)))
 			continue;
-		struct finding *f = finding_list_add(&c->findings, step_ids[s]);
+		struct finding *f = finding_list_add(&c->findings, canary_checks[s].id);
 		kv_add_str(&f->evidence, "run", c->run_id);
 		kv_add_str(&f->evidence, "namespace", o->ns);
-		if (canary_signal) {
+		if (canary_signal)
 			finding_set(f, STATUS_UNKNOWN, "not run: interrupted by signal %d",
 				    (int)canary_signal);
-			continue;
-		}
-		switch ((enum canary_step)s) {
-		case CANARY_STEP_RWX:
-			canary_step_rwx(c, f);
-			break;
-		case _CANARY_STEP_MAX:
-			break;
-		}
+		else
+			canary_checks[s].run(c, f);
 		if (c->refused)
 			break;
 	}
-	struct finding *cf = finding_list_add(&c->findings, "canary.cleanup");
-	canary_cleanup(c, o->cleanup_only, cf);
+	if (!cleanup)
+		abort(); /* the registry has the row */
+	struct finding *cf = finding_list_add(&c->findings, cleanup->id);
+	cleanup->run(c, cf);
 
 	if (c->refused)
 		return 2;
@@ -108,31 +127,40 @@ int canary_parse_duration(const char *s, int64_t *ret_ms)
 
 int canary_parse_steps(const char *arg, unsigned *ret, char *err, size_t errlen)
 {
-	struct strv v = {0};
+	struct strv v = {0}, names = {0};
 	strv_split(&v, arg, ",");
+	for (size_t s = 0; s < canary_checks_len; s++)
+		if (!streq(canary_checks[s].id, CLEANUP_ID) &&
+		    canary_checks[s].run != canary_step_pending)
+			strv_add(&names, canary_checks[s].id + strlen("canary."));
+	_cleanup_free_ char *known = strv_join(&names, ", ");
 	unsigned steps = 0;
 	int r = 0;
 	for (size_t i = 0; i < v.n && r == 0; i++) {
-		const char *s = v.items[i];
-		if (streq(s, "rwx"))
-			steps |= 1u << CANARY_STEP_RWX;
-		else if (streq(s, "vm.start") || streq(s, "migrate") || streq(s, "snapshot") ||
-			 streq(s, "restore")) {
-			snprintf(err, errlen,
-				 "--steps: step \"%s\" is not in this version yet "
-				 "(docs/canary.md): rwx",
-				 s);
-			r = -EOPNOTSUPP;
-		} else {
-			snprintf(err, errlen, "--steps: \"%s\" is not a step: rwx", s);
+		_cleanup_free_ char *id = xasprintf("canary.%s", v.items[i]);
+		size_t s = 0;
+		while (s < canary_checks_len && !streq(canary_checks[s].id, id))
+			s++;
+		if (s == canary_checks_len || streq(id, CLEANUP_ID)) {
+			snprintf(err, errlen, "--steps: \"%s\" is not a step: %s", v.items[i],
+				 known);
 			r = -EINVAL;
-		}
+		} else if (canary_checks[s].run == canary_step_pending) {
+			snprintf(
+			    err, errlen,
+			    "--steps: step \"%s\" is not in this version yet (docs/canary.md): "
+			    "%s",
+			    v.items[i], known);
+			r = -EOPNOTSUPP;
+		} else
+			steps |= 1u << s;
 	}
 	if (r == 0 && !steps) {
-		snprintf(err, errlen, "--steps: no step given");
+		snprintf(err, errlen, "--steps: no step given: %s", known);
 		r = -EINVAL;
 	}
 	strv_clear(&v);
+	strv_clear(&names);
 	*ret = steps;
 	return r;
 }

@@ -26,13 +26,10 @@ struct kube_client;
 #define CANARY_LABEL_RUN	 "hvready.io/canary-run"
 #define CANARY_DEFAULT_NS	 "hvready-canary"
 #define CANARY_DEFAULT_TIMEOUT_S 300
+/* The steps run when --steps is not given. */
+#define CANARY_DEFAULT_STEPS "rwx"
 /* Longhorn's own namespace, where its share-manager pods run. */
 #define CANARY_LONGHORN_NS "longhorn-system"
-
-enum canary_step {
-	CANARY_STEP_RWX,
-	_CANARY_STEP_MAX,
-};
 
 struct canary_opts {
 	const char *ns;
@@ -41,7 +38,7 @@ struct canary_opts {
 	const char *nodes[2];
 	size_t n_nodes;
 	int64_t timeout_ms;
-	unsigned steps; /* 1u << enum canary_step */
+	unsigned steps; /* 1u << the step's index in canary_checks[] */
 	bool keep;
 	bool cleanup_only;
 };
@@ -69,7 +66,8 @@ int canary_run(struct canary *c);
 
 /* --timeout: "N", "Ns", "Nm", "Nh" (at most a day) in ms; -EINVAL, -ERANGE. */
 int canary_parse_duration(const char *s, int64_t *ret_ms);
-/* --steps NAME,...: the bits of enum canary_step; -EINVAL with err. */
+/* --steps NAME,...: a step is its ID without "canary." (rwx, vm.start, ...);
+ * the bits of their indexes in canary_checks[]; -EINVAL with err. */
 int canary_parse_steps(const char *arg, unsigned *ret, char *err, size_t errlen);
 
 /* -- canary_api.c: bounded requests (each ends before the given limit) */
@@ -100,11 +98,30 @@ int canary_create(struct canary *c, const char *path, const char *kind, const ch
  * them) a namespace holding pods or PVCs without the canary's label. */
 int canary_namespace(struct canary *c, char *err, size_t errlen);
 
-/* -- canary_rwx.c */
-void canary_step_rwx(struct canary *c, struct finding *f);
+/* The CANARY rows of common/checks.def, in its order (canary.c): the steps,
+ * then canary.cleanup. Each runner fills its row's finding. The prototypes
+ * come from the rows, so a row without its function does not link. */
+struct canary_check {
+	const char *id;
+	void (*run)(struct canary *c, struct finding *f);
+};
+extern const struct canary_check canary_checks[];
+extern const size_t canary_checks_len;
+#define CHECK(id, prog, runner, ...) CHECK_PROTO_##prog(runner)
+#define CHECK_PROTO_HOST(runner)
+#define CHECK_PROTO_CLUSTER(runner)
+#define CHECK_PROTO_API(runner)
+#define CHECK_PROTO_CANARY(runner) void runner(struct canary *c, struct finding *f);
+#include "checks.def"
+#undef CHECK
+#undef CHECK_PROTO_HOST
+#undef CHECK_PROTO_CLUSTER
+#undef CHECK_PROTO_API
+#undef CHECK_PROTO_CANARY
 
 /* -- canary_cleanup.c: everything labelled by this run (run_id), or with
- * all every run's; fills a canary.cleanup finding. */
+ * all every run's; fills a canary.cleanup finding. canary_step_cleanup() is
+ * the row's runner: all with --cleanup. */
 void canary_cleanup(struct canary *c, bool all, struct finding *f);
 
 /* -- canary_render.c */

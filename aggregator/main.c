@@ -521,11 +521,12 @@ static int cmd_canary(int argc, char **argv)
 	};
 	static const char *const formats[] = {"text", "json", "markdown", "html", NULL};
 	struct canary_opts o = {.ns = CANARY_DEFAULT_NS,
-				.timeout_ms = CANARY_DEFAULT_TIMEOUT_S * 1000LL,
-				.steps = 1u << CANARY_STEP_RWX};
+				.timeout_ms = CANARY_DEFAULT_TIMEOUT_S * 1000LL};
 	struct source_args src = {0};
 	const char *format = "text";
 	char err[512];
+	if (canary_parse_steps(CANARY_DEFAULT_STEPS, &o.steps, err, sizeof(err)) < 0)
+		fatalx("canary: %s", err);
 	int c;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (source_option(&src, c))
