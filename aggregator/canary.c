@@ -70,6 +70,7 @@ int canary_run(struct canary *c)
 	/* 0.5 s for the report itself */
 	c->end_ns = c->start_ns + timeout_ns - 500000000LL;
 	c->steps_end_ns = o->cleanup_only ? c->start_ns : c->end_ns - cleanup_budget_ns(timeout_ns);
+	c->diag_end_ns = c->steps_end_ns + (c->end_ns - c->steps_end_ns) / 3;
 	catch_signals();
 
 	const struct canary_check *cleanup = NULL;

@@ -43,13 +43,14 @@ struct canary_opts {
 	bool cleanup_only;
 };
 
-/* One run. Time limits are monotonic: steps until steps_end_ns, cleanup
- * until end_ns (= start + --timeout). */
+/* One run. Time limits are monotonic: steps until steps_end_ns, the
+ * diagnosis of a stall and the reading of results until diag_end_ns (a third
+ * of the cleanup's time), cleanup until end_ns (= start + --timeout). */
 struct canary {
 	struct kube_client *kc;
 	const struct canary_opts *o;
 	char run_id[17];
-	int64_t start_ns, steps_end_ns, end_ns;
+	int64_t start_ns, steps_end_ns, diag_end_ns, end_ns;
 	bool ns_created; /* this run made o->ns (and so deletes it) */
 	bool ns_ready;
 	bool refused;	     /* o->ns holds objects the canary did not create */

@@ -147,8 +147,7 @@ void canary_events(struct canary *c, const char *ns, const char *name, bool all,
 	char err[512];
 	json_object *list = NULL;
 	/* Diagnosis runs after the steps' time is up: the cleanup's time bounds it. */
-	if (canary_api(c, c->end_ns - 2000000000LL, "GET", path, NULL, &list, err, sizeof(err)) <
-	    0) {
+	if (canary_api(c, c->diag_end_ns, "GET", path, NULL, &list, err, sizeof(err)) < 0) {
 		strv_add(ret, err);
 		return;
 	}

@@ -357,8 +357,7 @@ static char *pod_result(struct rwx *w, json_object *pod, const char *name)
 		_cleanup_free_ char *path =
 		    xasprintf("/api/v1/namespaces/%s/pods/%s/log", w->c->o->ns, name);
 		char err[256];
-		if (canary_api_text(w->c, w->c->end_ns - 2000000000LL, path, &text, err,
-				    sizeof(err)) < 0)
+		if (canary_api_text(w->c, w->c->diag_end_ns, path, &text, err, sizeof(err)) < 0)
 			return xstrdup("");
 	}
 	/* the last non-empty line */
@@ -385,7 +384,7 @@ static void diagnose_stall(struct rwx *w, const char *role, const char *pod_name
 	struct canary *c = w->c;
 	struct finding *f = w->f;
 	int64_t waited_s = ms_since(c->start_ns) / 1000;
-	int64_t until = c->end_ns - 2000000000LL;
+	int64_t until = c->diag_end_ns;
 	_cleanup_free_ char *pvc_path =
 	    xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s", c->o->ns, w->pvc);
 	json_object *pvc = NULL;
@@ -393,7 +392,10 @@ static void diagnose_stall(struct rwx *w, const char *role, const char *pod_name
 	canary_api(c, until, "GET", pvc_path, NULL, &pvc, err, sizeof(err));
 	const char *vol = cj_str(pvc, "spec", "volumeName", NULL);
 	const char *pvc_phase = cj_str(pvc, "status", "phase", NULL);
-	/* 1. Longhorn's share-manager pod, which serves the volume over NFS. */
+	/* 1. Longhorn's share-manager pod, which serves the volume over NFS: the
+	 * ShareManager is named after the volume and its pod "share-manager-" +
+	 * that name (longhorn/longhorn-manager types/types.go,
+	 * GetShareManagerPodNameFromShareManagerName; docs/checks/canary.rwx.md). */
 	if (vol) {
 		_cleanup_free_ char *smname = xasprintf("share-manager-%s", vol);
 		_cleanup_free_ char *smpath =

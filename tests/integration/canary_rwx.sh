@@ -7,7 +7,8 @@
 #    something else, a 500 on a POST mid-run, SIGTERM mid-run: each the right
 #    status and message naming the broken link, never PASS, within --timeout,
 #    zero objects left;
-#  - preconditions (a cordoned --node, a migratable --rwx-class) create nothing;
+#  - preconditions (a cordoned --node, a migratable --rwx-class: UNKNOWN; one
+#    node: SKIP) create nothing;
 #  - a namespace holding someone else's pod is refused (exit 2) and untouched;
 #  - --keep leaves the objects, `canary --cleanup` removes them.
 # ctest: serial
@@ -162,6 +163,23 @@ run migratable 20 -- --rwx-class harvester-longhorn
 [ $RC -eq 3 ] || fail "migratable: exit $RC, want 3"
 expect migratable canary.rwx UNKNOWN "--rwx-class harvester-longhorn: it is migratable *"
 if grep -q '"POST"' "$TMP/migratable.log"; then fail "migratable: the canary created objects"; fi
+
+# a one-node cluster: SKIP, nothing created
+mkdir -p "$TMP/one-node"
+cp "$FIX"/*.json "$TMP/one-node/"
+"$PY" - "$TMP/one-node/nodes.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["items"] = d["items"][:1]
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+FIX_SAVED=$FIX
+FIX="$TMP/one-node"
+run onenode 20 --
+FIX=$FIX_SAVED
+[ $RC -eq 0 ] || fail "onenode: exit $RC, want 0"
+expect onenode canary.rwx SKIP "the cluster has 1 node: a share between two nodes cannot be tested"
+if grep -q '"POST"' "$TMP/onenode.log"; then fail "onenode: the canary created objects"; fi
 
 # 8. a namespace with someone else's pod: refused, untouched
 kt_cleanup
