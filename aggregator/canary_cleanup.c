@@ -23,14 +23,17 @@ static const struct {
     {"namespaces", "Namespace", false},
 };
 
-/* The labelled objects of kinds[k] as "Kind/namespace/name"; -errno on an API error. */
-static int list_kind(struct canary *c, size_t k, const char *selector, struct strv *ret,
-		     struct strv *paths, char *err, size_t errlen)
+/* The labelled objects of kinds[k] as "Kind/namespace/name" in *ret; with
+ * paths, those not yet being deleted as their API paths, and their names in
+ * *todo (the same order); -errno on an API error. */
+static int list_kind(struct canary *c, int64_t until, size_t k, const char *selector,
+		     struct strv *ret, struct strv *paths, struct strv *todo, char *err,
+		     size_t errlen)
 {
 	_cleanup_free_ char *q = canary_selector_query("labelSelector", selector);
 	_cleanup_free_ char *path = xasprintf("/api/v1/%s?%s", kinds[k].plural, q);
 	json_object *list = NULL;
-	int r = canary_api(c, c->end_ns, "GET", path, NULL, &list, err, errlen);
+	int r = canary_api(c, until, "GET", path, NULL, &list, err, errlen);
 	if (r < 0)
 		return r;
 	json_object *items = cj_get(list, "items", NULL);
@@ -50,6 +53,9 @@ static int list_kind(struct canary *c, size_t k, const char *selector, struct st
 							    ns ? ns : "", kinds[k].plural, name)
 						: xasprintf("/api/v1/%s/%s", kinds[k].plural, name);
 			strv_add(paths, p);
+			_cleanup_free_ char *t =
+			    xasprintf("%s/%s/%s", kinds[k].kind, ns ? ns : "", name);
+			strv_add(todo, t);
 		}
 	}
 	json_object_put(list);
@@ -88,29 +94,35 @@ void canary_cleanup(struct canary *c, bool all, struct finding *f)
 	char err[1024] = "";
 	struct strv deleted = {0};
 	int api_errors = 0;
-	/* Each kind may wait for up to half of what is left, the last for all of it. */
+	/* Each kind may wait for up to half of what is left, the last for all of
+	 * it but the final listing's share (a quarter, at most 2 s). */
+	int64_t reserve = (c->end_ns - t0) / 4;
+	if (reserve > 2000000000LL)
+		reserve = 2000000000LL;
+	int64_t wait_end = c->end_ns - reserve;
 	for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
 		int64_t now = util_now_mono_ns();
-		int64_t until =
-		    k + 1 == ELEMENTSOF(kinds) ? c->end_ns : now + (c->end_ns - now) / 2;
+		int64_t until = k + 1 == ELEMENTSOF(kinds) ? wait_end : now + (wait_end - now) / 2;
 		for (;;) {
-			struct strv left = {0}, paths = {0};
-			int r = list_kind(c, k, selector, &left, &paths, err, sizeof(err));
+			struct strv left = {0}, paths = {0}, todo = {0};
+			int r = list_kind(c, until, k, selector, &left, &paths, &todo, err,
+					  sizeof(err));
 			for (size_t i = 0; r == 0 && i < paths.n; i++) {
 				char derr[512];
 				_cleanup_free_ char *q =
 				    xasprintf("%s?propagationPolicy=Background", paths.items[i]);
-				int d = canary_api(c, c->end_ns, "DELETE", q, NULL, NULL, derr,
+				int d = canary_api(c, wait_end, "DELETE", q, NULL, NULL, derr,
 						   sizeof(derr));
 				if (d < 0 && d != -ENOENT) {
 					api_errors++;
 					snprintf(err, sizeof(err), "%s", derr);
-				} else if (d == 0 && !strv_contains(&deleted, left.items[i]))
-					strv_add(&deleted, left.items[i]);
+				} else if (d == 0 && !strv_contains(&deleted, todo.items[i]))
+					strv_add(&deleted, todo.items[i]);
 			}
 			bool done = r == 0 && left.n == 0;
 			strv_clear(&left);
 			strv_clear(&paths);
+			strv_clear(&todo);
 			if (done || !sleep_until(until, POLL_MS))
 				break;
 		}
@@ -119,7 +131,7 @@ void canary_cleanup(struct canary *c, bool all, struct finding *f)
 	struct strv left = {0};
 	int r = 0;
 	for (size_t k = 0; r == 0 && k < ELEMENTSOF(kinds); k++)
-		r = list_kind(c, k, selector, &left, NULL, err, sizeof(err));
+		r = list_kind(c, c->end_ns, k, selector, &left, NULL, NULL, err, sizeof(err));
 	int64_t ms = (util_now_mono_ns() - t0) / 1000000;
 	kv_add_int(&f->evidence, "duration_ms", ms);
 	struct value_list *dl = kv_add_list(&f->evidence, "deleted");

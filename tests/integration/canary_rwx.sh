@@ -153,7 +153,28 @@ expect sigterm canary.rwx UNKNOWN "interrupted by signal 15 after *s, waiting fo
 expect sigterm canary.cleanup PASS "removed 3 objects in *s"
 nothing_left sigterm
 
-# 7. preconditions: nothing is created
+# 6b. a pod that never goes (a finalizer nobody removes): the residue is a FAIL naming it,
+# within --timeout
+run stuck 20 --canary-fault stuck-finalizer --
+[ $RC -eq 1 ] || fail "stuck: exit $RC, want 1"
+expect stuck canary.rwx PASS "*"
+expect stuck canary.cleanup FAIL "* left after *s: Pod/hvready-canary/hvready-canary-rwx-write-* (Terminating), Pod/hvready-canary/hvready-canary-rwx-read-* (Terminating), Namespace//hvready-canary (Terminating)"
+within stuck 20
+
+# 7. usage errors: exit 2, nothing created
+rc=0
+"$AGG" canary >/dev/null 2>"$TMP/usage.err" || rc=$?
+[ $rc -eq 2 ] || fail "canary without --kubeconfig/--in-cluster: exit $rc, want 2"
+n_before=$(grep -c '"POST"' "$TMP/stuck.log")
+for args in "--steps migrate" "--steps nfs" "--node hv-node-1" "--timeout 5s" "--cleanup --keep" "--namespace Bad_NS"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$AGG" canary --kubeconfig "$TMP/stuck.kc" $args >/dev/null 2>"$TMP/usage.err" || rc=$?
+	[ $rc -eq 2 ] || fail "canary $args: exit $rc, want 2"
+done
+[ "$(grep -c '"POST"' "$TMP/stuck.log")" -eq "$n_before" ] || fail "a usage error created objects"
+
+# 7b. preconditions: nothing is created
 run cordoned 20 -- --node hv-node-1 --node hv-node-3
 [ $RC -eq 3 ] || fail "cordoned: exit $RC, want 3"
 expect cordoned canary.rwx UNKNOWN "--node: hv-node-3 (cordoned) cannot run the canary's pods"

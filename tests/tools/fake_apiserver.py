@@ -44,7 +44,8 @@ labelSelector (=, ==, !=, KEY, !KEY) and fieldSelector (dotted paths, =, !=).
 (fake_canary.py): PVCs bind (with a Longhorn Volume and a share-manager pod),
 pods run on their node and end Succeeded or Failed with the termination
 message of `hvready-agent canary-io`. Faults: --canary-fault
-share-manager-pull|pvc-never-binds|read-mismatch, --fail-post RES:SKIP:N (500
+share-manager-pull|pvc-never-binds|read-mismatch|stuck-finalizer (pods keep a
+finalizer nobody removes), --fail-post RES:SKIP:N (500
 for N POSTs of RES after the first SKIP), --pod-seconds SEC (time Running).
 """
 import argparse
@@ -737,7 +738,8 @@ def main():
     p.add_argument("--canary-sim", action="store_true",
                    help="simulate the controllers the canary observes (implies --writable)")
     p.add_argument("--canary-fault", action="append", default=[],
-                   choices=["share-manager-pull", "pvc-never-binds", "read-mismatch"])
+                   choices=["share-manager-pull", "pvc-never-binds", "read-mismatch",
+                            "stuck-finalizer"])
     p.add_argument("--fail-post", action="append", default=[], metavar="RES:SKIP:N",
                    help="500 for N POSTs of RES after the first SKIP")
     p.add_argument("--pod-seconds", type=float, default=0.3,

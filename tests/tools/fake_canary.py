@@ -148,6 +148,9 @@ def create_locked(st, res, ns, obj, meta):
         obj["status"] = {"phase": "Pending"}
     elif res.plural == "pods":
         obj["status"] = {"phase": "Pending"}
+        if "stuck-finalizer" in st.args.canary_fault:
+            # a finalizer no controller removes: the pod stays Terminating
+            meta.setdefault("finalizers", []).append("hvready.test/stuck")
     elif res.plural == "namespaces":
         obj.setdefault("spec", {})["finalizers"] = ["kubernetes"]
         obj["status"] = {"phase": "Active"}
