@@ -205,7 +205,7 @@ int canary_namespace(struct canary *c, char *err, size_t errlen)
 		json_object_put(body);
 		if (r < 0)
 			return r;
-		_cleanup_free_ char *id = xasprintf("Namespace//%s", ns);
+		_cleanup_free_ char *id = xasprintf("Namespace/%s", ns);
 		strv_add(&c->created, id);
 		c->ns_created = c->ns_ready = true;
 		return 0;

@@ -44,8 +44,10 @@ static int list_kind(struct canary *c, int64_t until, size_t k, const char *sele
 		bool deleting = cj_get(o, "metadata", "deletionTimestamp", NULL) != NULL;
 		if (!name)
 			continue;
-		_cleanup_free_ char *id = xasprintf("%s/%s/%s%s", kinds[k].kind, ns ? ns : "", name,
-						    deleting ? " (Terminating)" : "");
+		/* "Kind/namespace/name", "Kind/name" for cluster-scoped objects */
+		_cleanup_free_ char *id =
+		    xasprintf("%s/%s%s%s%s", kinds[k].kind, ns ? ns : "", ns ? "/" : "", name,
+			      deleting ? " (Terminating)" : "");
 		strv_add(ret, id);
 		if (paths && !deleting) {
 			_cleanup_free_ char *p =
@@ -53,8 +55,8 @@ static int list_kind(struct canary *c, int64_t until, size_t k, const char *sele
 							    ns ? ns : "", kinds[k].plural, name)
 						: xasprintf("/api/v1/%s/%s", kinds[k].plural, name);
 			strv_add(paths, p);
-			_cleanup_free_ char *t =
-			    xasprintf("%s/%s/%s", kinds[k].kind, ns ? ns : "", name);
+			_cleanup_free_ char *t = xasprintf("%s/%s%s%s", kinds[k].kind, ns ? ns : "",
+							   ns ? "/" : "", name);
 			strv_add(todo, t);
 		}
 	}

@@ -158,7 +158,7 @@ nothing_left sigterm
 run stuck 20 --canary-fault stuck-finalizer --
 [ $RC -eq 1 ] || fail "stuck: exit $RC, want 1"
 expect stuck canary.rwx PASS "*"
-expect stuck canary.cleanup FAIL "* left after *s: Pod/hvready-canary/hvready-canary-rwx-write-* (Terminating), Pod/hvready-canary/hvready-canary-rwx-read-* (Terminating), Namespace//hvready-canary (Terminating)"
+expect stuck canary.cleanup FAIL "* left after *s: Pod/hvready-canary/hvready-canary-rwx-write-* (Terminating), Pod/hvready-canary/hvready-canary-rwx-read-* (Terminating), Namespace/hvready-canary (Terminating)"
 within stuck 20
 
 # 7. usage errors: exit 2, nothing created
