@@ -7,6 +7,7 @@ const struct host_check host_checks[] = {
 #define CHECK_ROW_HOST(id, runner)   {id, runner},
 #define CHECK_ROW_CLUSTER(id, runner)
 #define CHECK_ROW_API(id, runner)
+#define CHECK_ROW_CANARY(id, runner)
 #include "checks.def"
 #undef CHECK
 };

@@ -11,11 +11,13 @@
 #define CHECK_PROTO_HOST(runner)     void runner(struct agent_ctx *ctx, const char *id);
 #define CHECK_PROTO_CLUSTER(runner)
 #define CHECK_PROTO_API(runner)
+#define CHECK_PROTO_CANARY(runner)
 #include "checks.def"
 #undef CHECK
 #undef CHECK_PROTO_HOST
 #undef CHECK_PROTO_CLUSTER
 #undef CHECK_PROTO_API
+#undef CHECK_PROTO_CANARY
 
 /* Facts for the aggregator's cross-node checks (docs/design.md#facts). */
 void facts_collect(struct agent_ctx *ctx);

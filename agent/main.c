@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "canary_io.h"
 #include "catalog_list.h"
 #include "cli.h"
 #include "config.h"
@@ -244,6 +245,8 @@ int main(int argc, char **argv)
 	    {"check", cmd_check, "run the host checks once and print the node's report"},
 	    {"run", cmd_run, "run the host checks every interval and post them to the aggregator"},
 	    {"list-checks", cmd_list_checks, "print the host checks, in the order they run"},
+	    /* run in the canary's pods (docs/canary.md), not by people */
+	    {"canary-io", canary_io_main, NULL},
 	    {"_helper", helper_main, NULL},
 	};
 	static const struct cli_program prog = {

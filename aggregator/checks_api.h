@@ -12,8 +12,10 @@
 #define CHECK_PROTO_HOST(runner)
 #define CHECK_PROTO_CLUSTER(runner) void runner(struct agg_ctx *ctx, const char *id);
 #define CHECK_PROTO_API(runner)	    void runner(struct agg_ctx *ctx, const char *id);
+#define CHECK_PROTO_CANARY(runner)  /* aggregator/canary.h */
 #include "checks.def"
 #undef CHECK
 #undef CHECK_PROTO_HOST
 #undef CHECK_PROTO_CLUSTER
 #undef CHECK_PROTO_API
+#undef CHECK_PROTO_CANARY

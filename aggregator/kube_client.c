@@ -550,3 +550,35 @@ char *kube_client_status_message(const char *body, size_t len)
 			*p = ' ';
 	return ret;
 }
+
+#define KUBE_JSON_MAX_BODY (16u << 20)
+
+int kube_client_json(struct kube_client *kc, const char *method, const char *path,
+		     json_object *body, long *status, json_object **ret, char *err, size_t errlen)
+{
+	const char *text =
+	    body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : NULL;
+	struct kube_response resp = {0};
+	if (status)
+		*status = 0;
+	if (ret)
+		*ret = NULL;
+	int r = kube_client_call(kc, method, path, text ? "application/json" : NULL, text,
+				 text ? strlen(text) : 0, KUBE_JSON_MAX_BODY, &resp, err, errlen);
+	if (r < 0)
+		return r;
+	if (status)
+		*status = resp.status;
+	if (resp.status >= 200 && resp.status < 300) {
+		if (ret)
+			*ret = json_tokener_parse(resp.body);
+		kube_response_clear(&resp);
+		return 0;
+	}
+	_cleanup_free_ char *msg = kube_client_status_message(resp.body, resp.len);
+	snprintf(err, errlen, "%s %s: HTTP %ld%s%s", method, path, resp.status, *msg ? ": " : "",
+		 msg);
+	r = resp.status == 404 ? -ENOENT : resp.status == 409 ? -EEXIST : -EIO;
+	kube_response_clear(&resp);
+	return r;
+}

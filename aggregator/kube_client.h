@@ -14,6 +14,7 @@
  */
 #pragma once
 #include <curl/curl.h>
+#include <json-c/json.h>
 
 #include "kubeconfig.h"
 #include "source.h"
@@ -65,3 +66,13 @@ int kube_client_call(struct kube_client *kc, const char *method, const char *pat
 /* The "message" of a Kubernetes Status object in body, else the body's first
  * line (bounded), else "" — for error messages. Caller frees. */
 char *kube_client_status_message(const char *body, size_t len);
+
+/* A JSON request for the writes of the canary (docs/canary.md): POST a new
+ * object, GET one, DELETE one. body (may be NULL) is sent as
+ * application/json; *ret (may be NULL) gets the parsed answer of a 2xx, or
+ * NULL. Returns 0 for a 2xx; -ENOENT for 404, -EEXIST for 409, -EIO for any
+ * other status, with "METHOD PATH: HTTP CODE: the Status message" in err; a
+ * transport problem as kube_client_call(). *status (may be NULL) gets the
+ * HTTP status, 0 without an answer. */
+int kube_client_json(struct kube_client *kc, const char *method, const char *path,
+		     json_object *body, long *status, json_object **ret, char *err, size_t errlen);

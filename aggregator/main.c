@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "canary.h"
 #include "catalog_list.h"
 #include "cli.h"
 #include "engine.h"
@@ -58,6 +59,14 @@ enum {
 	OPT_OPERATOR,
 	OPT_TARGET_VERSION,
 	OPT_WAIVERS,
+	OPT_NAMESPACE,
+	OPT_STEPS,
+	OPT_RWX_CLASS,
+	OPT_IMAGE,
+	OPT_NODE,
+	OPT_TIMEOUT,
+	OPT_KEEP,
+	OPT_CLEANUP,
 };
 
 /* The commands, in the order of cmds[] in main(): bit i is cmds[i]. */
@@ -66,15 +75,17 @@ enum {
 	CMD_SERVE = 1u << 1,
 	CMD_COLLECT = 1u << 2,
 	CMD_LIST_CHECKS = 1u << 3,
+	CMD_RESOURCES = 1u << 4,
+	CMD_CANARY = 1u << 5,
 };
 #define CMD_LIVE (CMD_REPORT | CMD_SERVE | CMD_COLLECT)
 
 /* Every option of hvready-aggregator: the parsers, the usage, --help and the
  * synopsis of docs/man/hvready-aggregator.8 (tests/integration/help_man.sh). */
 static const struct cli_option options[] = {
-    {"kubeconfig", required_argument, OPT_KUBECONFIG, CMD_LIVE, "FILE",
+    {"kubeconfig", required_argument, OPT_KUBECONFIG, CMD_LIVE | CMD_CANARY, "FILE",
      "read the live API with this kubeconfig", NULL, false},
-    {"in-cluster", no_argument, OPT_IN_CLUSTER, CMD_LIVE, NULL,
+    {"in-cluster", no_argument, OPT_IN_CLUSTER, CMD_LIVE | CMD_CANARY, NULL,
      "read the live API with the pod's ServiceAccount", NULL, false},
     {"cluster-state", required_argument, OPT_STATE, CMD_REPORT | CMD_SERVE, "PATH",
      "a file or directory of `kubectl get -o json` output; repeatable", NULL, false},
@@ -84,7 +95,7 @@ static const struct cli_option options[] = {
      "the agents' reports (msgpack or JSON files)", "none", false},
     {"gate", required_argument, OPT_GATE, CMD_REPORT, "preinstall|platform|rwx|live-migration|all",
      "the gate the exit status follows", "all", false},
-    {"format", required_argument, OPT_FORMAT, CMD_REPORT, "text|json|markdown|html",
+    {"format", required_argument, OPT_FORMAT, CMD_REPORT | CMD_CANARY, "text|json|markdown|html",
      "report format", "text", false},
     {"skip", required_argument, OPT_SKIP, CMD_REPORT, "ID,...",
      "leave out these checks (reported as SKIP)", NULL, false},
@@ -129,6 +140,22 @@ static const struct cli_option options[] = {
      "write the Hvready* conditions on every Node (needs the API)", NULL, false},
     {"markdown", no_argument, OPT_MARKDOWN, CMD_LIST_CHECKS, NULL,
      "print the tables of docs/checks.md instead of one row per check", NULL, false},
+    {"namespace", required_argument, OPT_NAMESPACE, CMD_CANARY, "NS",
+     "the canary's own namespace (created, labelled, deleted)", "hvready-canary", false},
+    {"steps", required_argument, OPT_STEPS, CMD_CANARY, "rwx,...", "the steps to run", "rwx",
+     false},
+    {"rwx-class", required_argument, OPT_RWX_CLASS, CMD_CANARY, "NAME",
+     "the non-migratable Longhorn StorageClass of the RWX step", "the first one found", false},
+    {"image", required_argument, OPT_IMAGE, CMD_CANARY, "IMAGE", "the image of the canary's pods",
+     "the hvready-agent DaemonSet's", false},
+    {"node", required_argument, OPT_NODE, CMD_CANARY, "NAME",
+     "given twice: the writer's node, then the reader's", "two Ready nodes", false},
+    {"timeout", required_argument, OPT_TIMEOUT, CMD_CANARY, "DURATION",
+     "the whole run, cleanup included: N, Ns, Nm or Nh, 10s to 24h", "300s", false},
+    {"keep", no_argument, OPT_KEEP, CMD_CANARY, NULL,
+     "leave what the run created, for a person to look at", NULL, false},
+    {"cleanup", no_argument, OPT_CLEANUP, CMD_CANARY, NULL,
+     "only delete what earlier runs left (by label)", NULL, false},
 };
 
 static const char exit_status[] =
@@ -522,6 +549,86 @@ static int cmd_serve(int argc, char **argv)
 	return code;
 }
 
+/* The opt-in active test (docs/canary.md). */
+static int cmd_canary(int argc, char **argv)
+{
+	static const char *const formats[] = {"text", "json", "markdown", "html", NULL};
+	struct canary_opts o = {.ns = CANARY_DEFAULT_NS,
+				.timeout_ms = CANARY_DEFAULT_TIMEOUT_S * 1000LL};
+	struct source_args src = {0};
+	const char *format = "text";
+	char err[512];
+	if (canary_parse_steps(CANARY_DEFAULT_STEPS, &o.steps, err, sizeof(err)) < 0)
+		fatalx("canary: %s", err);
+	int c;
+	while ((c = cli_getopt(argc, argv)) != -1) {
+		if (source_option(&src, c))
+			continue;
+		switch (c) {
+		case OPT_NAMESPACE:
+			if (!*optarg || strlen(optarg) > 63 ||
+			    strspn(optarg, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
+				strlen(optarg))
+				fatalx("canary: --namespace %s: not a namespace name", optarg);
+			o.ns = optarg;
+			break;
+		case OPT_STEPS:
+			if (canary_parse_steps(optarg, &o.steps, err, sizeof(err)) < 0)
+				fatalx("canary: %s", err);
+			break;
+		case OPT_RWX_CLASS:
+			o.rwx_class = optarg;
+			break;
+		case OPT_IMAGE:
+			o.image = optarg;
+			break;
+		case OPT_NODE:
+			if (o.n_nodes == 2)
+				fatalx("canary: --node goes twice, for node A and node B");
+			o.nodes[o.n_nodes++] = optarg;
+			break;
+		case OPT_TIMEOUT:
+			if (canary_parse_duration(optarg, &o.timeout_ms) < 0 ||
+			    o.timeout_ms < 10000)
+				fatalx(
+				    "canary: --timeout %s: expected a duration from 10s to 24h (N, "
+				    "Ns, Nm, Nh)",
+				    optarg);
+			break;
+		case OPT_KEEP:
+			o.keep = true;
+			break;
+		case OPT_FORMAT:
+			format = cli_choice("--format", optarg, formats);
+			break;
+		case OPT_CLEANUP:
+			o.cleanup_only = true;
+			break;
+		default:
+			abort(); /* a row of options[] without its case */
+		}
+	}
+	cli_no_operands(argc, argv, "canary");
+	if (src.kubeconfig && src.in_cluster)
+		fatalx("canary: give one of --kubeconfig, --in-cluster");
+	if (!src.kubeconfig && !src.in_cluster)
+		fatalx("canary: give --kubeconfig FILE or --in-cluster");
+	if (o.n_nodes == 1)
+		fatalx("canary: --node goes twice, for node A (writer) and node B (reader)");
+	if (o.cleanup_only && (o.keep || o.n_nodes || o.rwx_class || o.image))
+		fatalx("canary: --cleanup takes only the source, --timeout and --format");
+	struct canary run = {.kc = open_client(&src), .o = &o};
+	int code = canary_run(&run);
+	errno = 0;
+	canary_render(stdout, &run, format);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		fatalx("writing the canary's report to stdout: %s", strerror(errno ? errno : EIO));
+	finding_list_clear(&run.findings);
+	strv_clear(&run.created);
+	kube_client_free(run.kc);
+	return code;
+}
+
 /* The resource table, for RBAC and docs: GROUP VERSION PLURAL SCOPE. */
 static int cmd_resources(int argc, char **argv)
 {
@@ -591,6 +698,8 @@ int main(int argc, char **argv)
 	     "write every resource hvready reads to a directory (offline report)"},
 	    {"list-checks", cmd_list_checks, "print every check of the registry, one per line"},
 	    {"resources", cmd_resources, "print the resources hvready reads (for RBAC)"},
+	    {"canary", cmd_canary,
+	     "create test objects, prove RWX end to end, delete them (docs/canary.md)"},
 	};
 	static const struct cli_program prog = {
 	    .name = "hvready-aggregator",

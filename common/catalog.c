@@ -48,6 +48,8 @@ const char *check_source_name(enum check_source s)
 		return "cluster";
 	case CHECK_API:
 		return "api";
+	case CHECK_CANARY:
+		return "canary";
 	}
 	return "invalid";
 }

@@ -25,6 +25,8 @@ enum check_source {
 	CHECK_HOST,    /* agent, per node (SPEC §4.1) */
 	CHECK_CLUSTER, /* aggregator, across agent facts (SPEC §4.2) */
 	CHECK_API,     /* aggregator, Kubernetes API (SPEC §4.3) */
+	CHECK_CANARY,  /* aggregator `canary`: an opt-in step that creates objects
+			* (docs/canary.md); never run by report or serve */
 };
 
 struct check_info {
@@ -43,7 +45,7 @@ extern const struct check_info catalog[];
 extern const size_t catalog_len;
 
 const struct check_info *catalog_find(const char *id);
-const char *check_source_name(enum check_source s); /* "host", "cluster", "api" */
+const char *check_source_name(enum check_source s); /* "host", "cluster", "api", "canary" */
 const char *gate_name(enum gate g);
 /* Returns the gate, or -EINVAL. */
 int gate_from_name(const char *name);

@@ -51,6 +51,7 @@ static const struct {
     {CHECK_HOST, "Host checks (agent, per node)"},
     {CHECK_CLUSTER, "Cross-node checks (aggregator, from agent reports)"},
     {CHECK_API, "API checks (aggregator, Kubernetes API)"},
+    {CHECK_CANARY, "Canary steps (aggregator `canary`, opt-in, creates objects)"},
 };
 
 void catalog_print_markdown(FILE *f)

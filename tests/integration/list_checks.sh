@@ -9,7 +9,9 @@
 #  - `hvready-agent list-checks` is the host rows of the aggregator's list;
 #  - every runner function defined in agent/check_*.c and aggregator/check_*.c
 #    is the RUNNER of a row, and every row's runner is defined there (the build
-#    enforces both; this catches a prototype written by hand).
+#    enforces both; this catches a prototype written by hand); CANARY rows'
+#    runners are the canary's steps in aggregator/canary*.c (docs/canary.md),
+#    and canary rows are no node conditions.
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
 tmp=$(mktemp -d)
@@ -71,7 +73,7 @@ nc = open(os.path.join(src, "docs/node-conditions.md")).read()
 documented = dict(re.findall(r"\| `([a-z]+\.[a-z0-9.-]+)` \| `([A-Za-z]+)`", nc))
 for r in rows:
     cid, gates, stem = r[0], r[2].split(","), r[4]
-    feeds = "rwx" in gates or "live-migration" in gates
+    feeds = ("rwx" in gates or "live-migration" in gates) and r[1] != "canary"
     if feeds and documented.get(cid) != (stem if stem != "-" else None):
         problems.append("%s: STEM %s, docs/node-conditions.md says %s" % (cid, stem, documented.get(cid)))
     if not feeds and cid in documented:
@@ -104,11 +106,15 @@ defined = {}
 for f in glob.glob(os.path.join(src, "agent/check_*.c")) + glob.glob(os.path.join(src, "aggregator/check_*.c")):
     for m in sig.finditer(open(f).read()):
         defined[m.group(1)] = ("host" if m.group(2) == "agent" else "agg", os.path.relpath(f, src))
+canary_sig = re.compile(r"^void (\w+)\(struct canary \*c, struct finding \*f\)$", re.M)
+for f in glob.glob(os.path.join(src, "aggregator/canary*.c")):
+    for m in canary_sig.finditer(open(f).read()):
+        defined[m.group(1)] = ("canary", os.path.relpath(f, src))
 runners = {r[5]: r for r in rows}
 for fn, (side, f) in sorted(defined.items()):
     if fn not in runners:
         problems.append("%s (%s): a runner without a row in common/checks.def" % (fn, f))
-    elif (runners[fn][1] == "host") != (side == "host"):
+    elif (runners[fn][1] == "host") != (side == "host") or (runners[fn][1] == "canary") != (side == "canary"):
         problems.append("%s (%s): row %s is %s" % (fn, f, runners[fn][0], runners[fn][1]))
 for fn, r in sorted(runners.items()):
     if fn not in defined:

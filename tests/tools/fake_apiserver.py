@@ -33,6 +33,20 @@ Leases (coordination.k8s.io/v1, GET/POST/PUT) are kept in memory with
 resourceVersions: a write with a stale one is 409 Conflict, as leader
 election needs ("--forbid leases.coordination.k8s.io": 403).
 --log FILE gets one JSON line per request (method, path, query, status).
+
+--writable: objects of every resource can be created (POST: uid, resourceVersion,
+creationTimestamp, generateName), read one by one and deleted (DELETE: with
+finalizers the object keeps a deletionTimestamp until they are removed; pods
+terminate gracefully, one controller tick later; an object whose
+ownerReferences name a deleted uid is garbage-collected); lists take
+labelSelector (=, ==, !=, KEY, !KEY) and fieldSelector (dotted paths, =, !=).
+--canary-sim adds a controller for what `hvready-aggregator canary` observes
+(fake_canary.py): PVCs bind (with a Longhorn Volume and a share-manager pod),
+pods run on their node and end Succeeded or Failed with the termination
+message of `hvready-agent canary-io`. Faults: --canary-fault
+share-manager-pull|pvc-never-binds|read-mismatch|stuck-finalizer (pods keep a
+finalizer nobody removes), --fail-post RES:SKIP:N (500
+for N POSTs of RES after the first SKIP), --pod-seconds SEC (time Running).
 """
 import argparse
 import base64
@@ -99,6 +113,8 @@ RESOURCES = [
     ("", "v1", "namespaces", "Namespace", False, False),
     # Written by hvready's live pipeline (PATCH nodes/status, POST events).
     ("", "v1", "events", "Event", True, False),
+    # Written by the canary (--writable): its namespace.
+    ("", "v1", "namespaces", "Namespace", False, False),
 ]
 
 EXPIRED_MSG = ("The provided continue parameter is too old to display a consistent list result. "
@@ -404,6 +420,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send_json(500, status(500, "InternalError",
                                               "Internal error occurred: etcdserver: request "
                                               "timed out"), res)
+        if sub == "log" and self.st.args.writable and res.plural == "pods":
+            import fake_canary
+            return fake_canary.pod_log(self, res, ns, name)
         if name:
             return self.get_one(res, ns, name)
         return self.list(res, ns)
@@ -451,6 +470,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         q = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
         objs = [o for o in res.objects
                 if ns is None or o.get("metadata", {}).get("namespace") == ns]
+        if "labelSelector" in q or "fieldSelector" in q:
+            import fake_canary
+            objs = [o for o in objs
+                    if fake_canary.label_match(q.get("labelSelector", [""])[0], o)
+                    and fake_canary.field_match(q.get("fieldSelector", [""])[0], o)]
         offset = 0
         if "continue" in q:
             offset = self.st.offset_of(res, q["continue"][0])
@@ -511,6 +535,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 meta["name"] = (meta.get("generateName") or "event.") + secrets.token_hex(4)
             meta["uid"] = secrets.token_hex(16)
             return self.send_json(201, ev, route[0])
+        if route and self.st.args.writable and not route[2]:
+            import fake_canary
+            return fake_canary.create(self, route[0], route[1], body)
+        return self.send_json(404, status(404, "NotFound",
+                                          "the server could not find the requested resource"))
+
+    def do_DELETE(self):
+        self.read_body()
+        if self.user() is None:
+            return self.send_json(401, status(401, "Unauthorized", "Unauthorized"))
+        route = self.parse()
+        if route and self.st.args.writable and route[2] and not route[3]:
+            import fake_canary
+            return fake_canary.delete(self, route[0], route[1], route[2])
         return self.send_json(404, status(404, "NotFound",
                                           "the server could not find the requested resource"))
 
@@ -699,7 +737,19 @@ def main():
     p.add_argument("--record", metavar="FILE")
     p.add_argument("--log", metavar="FILE")
     p.add_argument("--version-string", default="v1.34.4+rke2r1")
+    p.add_argument("--writable", action="store_true", help="POST/DELETE of any resource")
+    p.add_argument("--canary-sim", action="store_true",
+                   help="simulate the controllers the canary observes (implies --writable)")
+    p.add_argument("--canary-fault", action="append", default=[],
+                   choices=["share-manager-pull", "pvc-never-binds", "read-mismatch",
+                            "stuck-finalizer"])
+    p.add_argument("--fail-post", action="append", default=[], metavar="RES:SKIP:N",
+                   help="500 for N POSTs of RES after the first SKIP")
+    p.add_argument("--pod-seconds", type=float, default=0.3,
+                   help="how long a canary pod stays Running")
     args = p.parse_args()
+    if args.canary_sim:
+        args.writable = True
     if args.bind not in ("127.0.0.1", "::1", "localhost") and not args.bind.startswith("127."):
         sys.exit("fake_apiserver: binds to loopback only")
 
@@ -710,6 +760,10 @@ def main():
         ctx.verify_mode = ssl.CERT_OPTIONAL
         ctx.load_verify_locations(args.client_ca)
     state = State(args)
+    if args.canary_sim:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import fake_canary
+        fake_canary.start_controller(state)
     if ":" in args.bind:
         Server.address_family = __import__("socket").AF_INET6
     srv = Server((args.bind, args.port), state, ctx)

@@ -12,6 +12,7 @@
 #include "agent.h"
 #include "catalog.h"
 #include "check_select.h"
+#include "canary.h"
 #include "engine.h"
 #include "helper.h"
 
@@ -19,7 +20,7 @@
  * of its program, in the registry's order, network rows in the helper's list. */
 static void test_registry_tables(void **state)
 {
-	size_t h = 0, a = 0, n = 0;
+	size_t h = 0, a = 0, n = 0, k = 0;
 	for (size_t i = 0; i < catalog_len; i++) {
 		const struct check_info *ci = &catalog[i];
 		assert_non_null(ci->runner);
@@ -30,6 +31,9 @@ static void test_registry_tables(void **state)
 		if (ci->source == CHECK_HOST) {
 			assert_true(h < host_checks_len);
 			assert_string_equal(host_checks[h++].id, ci->id);
+		} else if (ci->source == CHECK_CANARY) {
+			assert_true(k < canary_checks_len);
+			assert_string_equal(canary_checks[k++].id, ci->id);
 		} else {
 			assert_true(a < api_checks_len);
 			assert_string_equal(api_checks[a++].id, ci->id);
@@ -40,6 +44,8 @@ static void test_registry_tables(void **state)
 	}
 	assert_int_equal(h, host_checks_len);
 	assert_int_equal(a, api_checks_len);
+	assert_int_equal(k, canary_checks_len);
+	assert_string_equal(canary_checks[canary_checks_len - 1].id, "canary.cleanup");
 	assert_int_equal(n, helper_network_checks_len);
 	assert_true(n > 0);
 	/* a sample of the columns, as the old hand-kept tables had them */

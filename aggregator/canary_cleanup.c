@@ -1,0 +1,168 @@
+/*
+ * canary.cleanup (docs/checks/canary.cleanup.md): delete what the canary
+ * labelled, in dependency order (pods, then PVCs, then its namespace), and
+ * wait until each is gone, within the run's --timeout. Whatever is still
+ * there at the end is a FAIL that names it. It selects by label only, so it
+ * never deletes an object the canary did not create.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "canary.h"
+
+#define POLL_MS 500
+
+static const struct {
+	const char *plural, *kind;
+	bool namespaced;
+} kinds[] = {
+    {"pods", "Pod", true},
+    {"persistentvolumeclaims", "PersistentVolumeClaim", true},
+    {"namespaces", "Namespace", false},
+};
+
+/* The labelled objects of kinds[k] as "Kind/namespace/name" in *ret; with
+ * paths, those not yet being deleted as their API paths, and their names in
+ * *todo (the same order); -errno on an API error. */
+static int list_kind(struct canary *c, int64_t until, size_t k, const char *selector,
+		     struct strv *ret, struct strv *paths, struct strv *todo, char *err,
+		     size_t errlen)
+{
+	_cleanup_free_ char *q = canary_selector_query("labelSelector", selector);
+	_cleanup_free_ char *path = xasprintf("/api/v1/%s?%s", kinds[k].plural, q);
+	json_object *list = NULL;
+	int r = canary_api(c, until, "GET", path, NULL, &list, err, errlen);
+	if (r < 0)
+		return r;
+	json_object *items = cj_get(list, "items", NULL);
+	for (size_t i = 0; items && i < json_object_array_length(items); i++) {
+		json_object *o = json_object_array_get_idx(items, i);
+		const char *name = cj_str(o, "metadata", "name", NULL);
+		const char *ns = cj_str(o, "metadata", "namespace", NULL);
+		bool deleting = cj_get(o, "metadata", "deletionTimestamp", NULL) != NULL;
+		if (!name)
+			continue;
+		/* "Kind/namespace/name", "Kind/name" for cluster-scoped objects */
+		_cleanup_free_ char *id =
+		    xasprintf("%s/%s%s%s%s", kinds[k].kind, ns ? ns : "", ns ? "/" : "", name,
+			      deleting ? " (Terminating)" : "");
+		strv_add(ret, id);
+		if (paths && !deleting) {
+			_cleanup_free_ char *p =
+			    kinds[k].namespaced ? xasprintf("/api/v1/namespaces/%s/%s/%s",
+							    ns ? ns : "", kinds[k].plural, name)
+						: xasprintf("/api/v1/%s/%s", kinds[k].plural, name);
+			strv_add(paths, p);
+			_cleanup_free_ char *t = xasprintf("%s/%s%s%s", kinds[k].kind, ns ? ns : "",
+							   ns ? "/" : "", name);
+			strv_add(todo, t);
+		}
+	}
+	json_object_put(list);
+	return 0;
+}
+
+/* A signal during cleanup does not stop it: only time does. */
+static bool sleep_until(int64_t until_ns, int ms)
+{
+	int64_t left = until_ns - util_now_mono_ns();
+	if (left <= 0)
+		return false;
+	int64_t ns = (int64_t)ms * 1000000 < left ? (int64_t)ms * 1000000 : left;
+	struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	return util_now_mono_ns() < until_ns;
+}
+
+void canary_cleanup(struct canary *c, bool all, struct finding *f)
+{
+	int64_t t0 = util_now_mono_ns();
+	_cleanup_free_ char *selector =
+	    all ? xstrdup(CANARY_LABEL_MANAGED_BY "=" CANARY_MANAGED_BY)
+		: xasprintf(CANARY_LABEL_MANAGED_BY "=" CANARY_MANAGED_BY "," CANARY_LABEL_RUN
+						    "=%s",
+			    c->run_id);
+	kv_add_str(&f->evidence, "selector", selector);
+	if (c->o->keep && !all) {
+		_cleanup_free_ char *s = strv_join(&c->created, ", ");
+		finding_set(f, STATUS_SKIP, "--keep: left %zu object%s: %s", c->created.n,
+			    c->created.n == 1 ? "" : "s", c->created.n ? s : "none");
+		finding_remedy(f, "Remove them with `hvready-aggregator canary --cleanup`.");
+		return;
+	}
+	char err[1024] = "";
+	struct strv deleted = {0};
+	int api_errors = 0;
+	/* Each kind may wait for up to half of what is left, the last for all of
+	 * it but the final listing's share (a quarter, at most 2 s). */
+	int64_t reserve = (c->end_ns - t0) / 4;
+	if (reserve > 2000000000LL)
+		reserve = 2000000000LL;
+	int64_t wait_end = c->end_ns - reserve;
+	for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
+		int64_t now = util_now_mono_ns();
+		int64_t until = k + 1 == ELEMENTSOF(kinds) ? wait_end : now + (wait_end - now) / 2;
+		for (;;) {
+			struct strv left = {0}, paths = {0}, todo = {0};
+			int r = list_kind(c, until, k, selector, &left, &paths, &todo, err,
+					  sizeof(err));
+			for (size_t i = 0; r == 0 && i < paths.n; i++) {
+				char derr[512];
+				_cleanup_free_ char *q =
+				    xasprintf("%s?propagationPolicy=Background", paths.items[i]);
+				int d = canary_api(c, wait_end, "DELETE", q, NULL, NULL, derr,
+						   sizeof(derr));
+				if (d < 0 && d != -ENOENT) {
+					api_errors++;
+					snprintf(err, sizeof(err), "%s", derr);
+				} else if (d == 0 && !strv_contains(&deleted, todo.items[i]))
+					strv_add(&deleted, todo.items[i]);
+			}
+			bool done = r == 0 && left.n == 0;
+			strv_clear(&left);
+			strv_clear(&paths);
+			strv_clear(&todo);
+			if (done || !sleep_until(until, POLL_MS))
+				break;
+		}
+	}
+	/* What is left, of every kind. */
+	struct strv left = {0};
+	int r = 0;
+	for (size_t k = 0; r == 0 && k < ELEMENTSOF(kinds); k++)
+		r = list_kind(c, c->end_ns, k, selector, &left, NULL, NULL, err, sizeof(err));
+	int64_t ms = (util_now_mono_ns() - t0) / 1000000;
+	kv_add_int(&f->evidence, "duration_ms", ms);
+	struct value_list *dl = kv_add_list(&f->evidence, "deleted");
+	for (size_t i = 0; i < deleted.n; i++)
+		vlist_add_str(dl, deleted.items[i]);
+	if (r < 0) {
+		_cleanup_free_ char *s = strv_join(&c->created, ", ");
+		finding_set(f, STATUS_FAIL,
+			    "cannot confirm that the canary's objects are gone: %s%s%s", err,
+			    c->created.n ? "; this run created: " : "", s);
+		finding_remedy(f,
+			       "Run `hvready-aggregator canary --cleanup` when the API answers.");
+	} else if (left.n) {
+		_cleanup_free_ char *s = strv_join(&left, ", ");
+		finding_set(f, STATUS_FAIL, "%zu object%s left after %.1fs: %s%s%s", left.n,
+			    left.n == 1 ? "" : "s", (double)ms / 1000.0, s,
+			    api_errors ? "; last error: " : "", api_errors ? err : "");
+		finding_remedy(f, "Run `hvready-aggregator canary --cleanup` again; an object that "
+				  "stays Terminating waits for its finalizers (docs/checks/"
+				  "canary.cleanup.md).");
+		struct value_list *ll = kv_add_list(&f->evidence, "left");
+		for (size_t i = 0; i < left.n; i++)
+			vlist_add_str(ll, left.items[i]);
+	} else if (deleted.n)
+		finding_set(f, STATUS_PASS, "removed %zu object%s in %.1fs", deleted.n,
+			    deleted.n == 1 ? "" : "s", (double)ms / 1000.0);
+	else
+		finding_set(f, STATUS_PASS, "nothing to remove%s",
+			    all ? ": no objects of earlier runs" : "");
+	strv_clear(&left);
+	strv_clear(&deleted);
+}
