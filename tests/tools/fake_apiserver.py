@@ -109,12 +109,11 @@ RESOURCES = [
     ("helm.cattle.io", "v1", "helmcharts", "HelmChart", True, True),
     ("helm.cattle.io", "v1", "helmchartconfigs", "HelmChartConfig", True, True),
     # Read by hvready with one GET: Namespace kube-system's UID is the
-    # cluster's identity in the report's header (docs/change-board.md).
+    # cluster's identity in the report's header (docs/change-board.md); and
+    # written by the canary (--writable): its namespace.
     ("", "v1", "namespaces", "Namespace", False, False),
     # Written by hvready's live pipeline (PATCH nodes/status, POST events).
     ("", "v1", "events", "Event", True, False),
-    # Written by the canary (--writable): its namespace.
-    ("", "v1", "namespaces", "Namespace", False, False),
 ]
 
 EXPIRED_MSG = ("The provided continue parameter is too old to display a consistent list result. "
