@@ -931,10 +931,37 @@ static void pause_listener(struct server *s, bool pause)
 }
 
 /* A connection's bufferevent cannot be made (out of memory): pause accepting
- * until the sweep, as on_accept_error does, and return NULL. evhttp then makes
- * a plain bufferevent of its own for this one socket (http.c,
- * evhttp_connection_base_bufferevent_new): on a TLS port the ClientHello
- * parses as a bad request and is answered 400 and closed. */
+ * until the sweep, as on_accept_error does. The connection itself is refused
+ * (refuse_connection): evhttp would make a plain bufferevent of its own for a
+ * NULL (http.c, evhttp_connection_base_bufferevent_new) and serve it without
+ * TLS and without the header phase. */
+static void refuse_input(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
+{
+	struct bufferevent *bev = arg;
+	if (!info->n_added)
+		return;
+	/* Nothing reaches evhttp's parser; the shutdown makes its next read an
+	 * EOF, on which it closes the connection and frees this bufferevent. */
+	evbuffer_drain(buf, evbuffer_get_length(buf));
+	evutil_socket_t fd = bufferevent_getfd(bev);
+	if (fd >= 0)
+		shutdown(fd, SHUT_RDWR);
+}
+
+static struct bufferevent *refuse_connection(struct event_base *base)
+{
+	struct bufferevent *bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	/* Without one, evhttp's own bufferevent_socket_new, moments later, fails
+	 * the same way and it closes the socket. */
+	if (!bev)
+		return NULL;
+	if (!evbuffer_add_cb(bufferevent_get_input(bev), refuse_input, bev)) {
+		bufferevent_free(bev);
+		return NULL;
+	}
+	return bev;
+}
+
 static struct bufferevent *accept_failed(struct server *s, const char *what)
 {
 	ERR_clear_error();
@@ -948,7 +975,7 @@ static struct bufferevent *accept_failed(struct server *s, const char *what)
 	}
 	if (!s->paused && s->listener && evconnlistener_disable(s->listener) == 0)
 		s->paused = true;
-	return NULL;
+	return refuse_connection(s->base);
 }
 
 /* evhttp asks for each accepted connection's bufferevent here: the only hook
