@@ -424,8 +424,19 @@ static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 		v->live ? "live" : "offline");
 	esc(f, *v->source ? v->source : "unknown source");
 	fprintf(f, " · Harvester installed: %s", v->harvester_installed ? "yes" : "no");
-	if (refresh_s > 0)
-		fprintf(f, "<span class=\"reload\"> · reloads every %d s</span>", refresh_s);
+	if (refresh_s > 0) {
+		/* A reload closes what the reader opened: they can stop it (serve's
+		 * ?refresh=0; the gate they asked for stays). */
+		fprintf(f, "<span class=\"reload\"> · reloads every %d s (<a href=\"?", refresh_s);
+		if (gate >= 0 && gate < _GATE_MAX)
+			fprintf(f, "gate=%s&amp;", gate_name(gate));
+		fputs("refresh=0\">pause</a>)</span>", f);
+	} else if (refresh_s < 0) {
+		fputs("<span class=\"reload\"> · reloading paused (<a href=\"?", f);
+		if (gate >= 0 && gate < _GATE_MAX)
+			fprintf(f, "gate=%s", gate_name(gate));
+		fputs("\">resume</a>)</span>", f);
+	}
 	fputs("</p>\n", f);
 	html_versions(f, &v->versions);
 	html_board(f, v);

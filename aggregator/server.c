@@ -728,7 +728,7 @@ static void handle_metrics(struct server *s, struct evhttp_request *req, const c
 		server_eval_park(s, req, handle_metrics);
 		return;
 	}
-	server_eval_queue_render(s, req, RENDER_METRICS);
+	server_eval_queue_render(s, req, RENDER_METRICS, -1, false);
 }
 
 /* The dashboard: the HTML verdict, reloading itself every interval. */
@@ -739,11 +739,15 @@ static void handle_page(struct server *s, struct evhttp_request *req, const char
 			     "cluster state not read yet\n", 27);
 		return;
 	}
+	int gate;
+	bool paused;
+	if (server_query_view(s, req, &gate, &paused) < 0)
+		return;
 	if (!s->current) {
 		server_eval_park(s, req, handle_page);
 		return;
 	}
-	server_eval_queue_render(s, req, RENDER_PAGE);
+	server_eval_queue_render(s, req, RENDER_PAGE, gate, paused);
 }
 
 /* ---------- the cluster state refresher ---------- */

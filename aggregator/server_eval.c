@@ -382,16 +382,16 @@ static void render(struct worker_job *wj, void *arg)
 	const struct verdict *v = j->verdict ? &j->verdict->verdict : NULL;
 	switch (j->kind) {
 	case RENDER_TEXT:
-		verdict_render_text(f, v, -1, false);
+		verdict_render_text(f, v, j->gate, false);
 		break;
 	case RENDER_MARKDOWN:
-		verdict_render_markdown(f, v, -1);
+		verdict_render_markdown(f, v, j->gate);
 		break;
 	case RENDER_HTML:
-		verdict_render_html(f, v, -1, 0);
+		verdict_render_html(f, v, j->gate, 0);
 		break;
 	case RENDER_PAGE:
-		verdict_render_html(f, v, -1, j->interval_s);
+		verdict_render_html(f, v, j->gate, j->paused ? -1 : j->interval_s);
 		break;
 	case RENDER_METRICS:
 		/* Of the state, only plain fields (statuses, times) are read: the
@@ -435,7 +435,8 @@ const struct worker_ops server_eval_renderer = {
 
 /* Hand a rendering of the current verdict (metrics: and of the store) to the
  * renderer thread; the answer follows when it is done. */
-void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum render_kind kind)
+void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum render_kind kind,
+			      int gate, bool paused)
 {
 	if (s->renderer.pending >= RENDER_MAX_PENDING) {
 		server_reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
@@ -451,6 +452,8 @@ void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum
 		s->current->refs++;
 	}
 	j->interval_s = s->o->interval_s;
+	j->gate = gate;
+	j->paused = paused;
 	j->now_ns = util_now_realtime_ns();
 	if (kind == RENDER_METRICS) {
 		j->st = s->st ? state_ref(s->st) : NULL;

@@ -79,6 +79,8 @@ struct render_job {
 	struct store nodes;	  /* metrics: the store's entries (references) and counters */
 	struct metrics_counters mc;
 	int interval_s;
+	int gate;    /* ?gate=: the gate the human renderings narrow to, -1 all */
+	bool paused; /* the dashboard's ?refresh=0: no reload */
 	int64_t now_ns;
 	char *buf; /* the result */
 	size_t len;
@@ -325,7 +327,11 @@ void server_eval_park(struct server *s, struct evhttp_request *req,
 /* The renderer's jobs (arg: the server): text, Markdown, HTML, metrics. */
 extern const struct worker_ops server_eval_renderer;
 /* Hand a rendering of the current verdict to the renderer thread. */
-void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum render_kind kind);
+void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum render_kind kind,
+			      int gate, bool paused);
+/* The read routes' ?gate= (a gate name or all) and ?refresh=0. Returns 0, or
+ * -EINVAL after answering 400 with the reason. */
+int server_query_view(struct server *s, struct evhttp_request *req, int *gate, bool *paused);
 
 /* ---------- server_verdict.c ---------- */
 

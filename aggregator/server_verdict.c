@@ -157,7 +157,31 @@ static void serve_json(struct server *s, struct evhttp_request *req)
 	stream_next(evcon, st);
 }
 
-/* GET /v1/verdict[?format=json|text|markdown|html] */
+int server_query_view(struct server *s, struct evhttp_request *req, int *gate, bool *paused)
+{
+	*gate = -1;
+	*paused = false;
+	struct evkeyvalq q = {0};
+	const char *query = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(req));
+	if (!query || evhttp_parse_query_str(query, &q) != 0)
+		return 0;
+	const char *g = evhttp_find_header(&q, "gate");
+	const char *r = evhttp_find_header(&q, "refresh");
+	int ret = 0;
+	if (g && !streq(g, "all") && (*gate = gate_from_name(g)) < 0) {
+		*gate = -1;
+		server_reply_error(s, req, HTTP_BADREQUEST, "Bad Request",
+				   "gate must be preinstall, platform, rwx, live-migration or all");
+		ret = -EINVAL;
+	} else if (r) {
+		*paused = streq(r, "0");
+	}
+	evhttp_clear_headers(&q);
+	return ret;
+}
+
+/* GET /v1/verdict[?format=json|text|markdown|html][&gate=NAME] (the gate
+ * narrows the human formats as report --gate does; JSON is always whole) */
 void server_verdict_handle(struct server *s, struct evhttp_request *req, const char *arg)
 {
 	if (!s->st) {
@@ -175,6 +199,12 @@ void server_verdict_handle(struct server *s, struct evhttp_request *req, const c
 	}
 	bool known = streq(format, "json") || streq(format, "text") || streq(format, "markdown") ||
 		     streq(format, "html");
+	int gate;
+	bool paused;
+	if (server_query_view(s, req, &gate, &paused) < 0) {
+		evhttp_clear_headers(&q);
+		return;
+	}
 	if (known && !s->current) {
 		server_eval_park(s, req, server_verdict_handle);
 	} else if (streq(format, "json")) {
@@ -183,7 +213,8 @@ void server_verdict_handle(struct server *s, struct evhttp_request *req, const c
 		server_eval_queue_render(s, req,
 					 streq(format, "text")	     ? RENDER_TEXT
 					 : streq(format, "markdown") ? RENDER_MARKDOWN
-								     : RENDER_HTML);
+								     : RENDER_HTML,
+					 gate, false);
 	} else {
 		server_reply_error(s, req, HTTP_BADREQUEST, "Bad Request",
 				   "format must be json, text, markdown or html");
