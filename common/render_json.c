@@ -2,6 +2,9 @@
 #include <stdio.h>
 #include "render_json.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 json_object *render_value_json(const struct value *v)
 {
 	switch (v->type) {
@@ -31,6 +34,23 @@ json_object *render_kv_json(const struct kv_list *l)
 	return o;
 }
 
+/* Where the check pages are (docs/checks/ID.md): HVREADY_DOCS_URL, for a
+ * mirror or an air-gapped copy of the docs, else the project's repository. */
+#define DOCS_URL_DEFAULT "https://github.com/hvready/hvready/blob/main/docs/checks/"
+
+const char *render_docs_base(void)
+{
+	const char *b = getenv("HVREADY_DOCS_URL");
+	return b && *b ? b : DOCS_URL_DEFAULT;
+}
+
+char *render_doc_url(const char *check)
+{
+	const char *b = render_docs_base();
+	size_t n = strlen(b);
+	return xasprintf("%s%s%s.md", b, n && b[n - 1] == '/' ? "" : "/", check);
+}
+
 json_object *render_finding_json(const struct finding *f)
 {
 	json_object *o = json_object_new_object();
@@ -40,6 +60,8 @@ json_object *render_finding_json(const struct finding *f)
 	json_object_object_add(o, "evidence", render_kv_json(&f->evidence));
 	json_object_object_add(o, "remediation",
 			       json_object_new_string(f->remediation ? f->remediation : ""));
+	_cleanup_free_ char *doc = render_doc_url(f->check);
+	json_object_object_add(o, "doc_url", json_object_new_string(doc));
 	if (f->node)
 		json_object_object_add(o, "node", json_object_new_string(f->node));
 	if (f->object)

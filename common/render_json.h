@@ -13,3 +13,8 @@ json_object *render_findings_json(const struct finding_list *l);
 json_object *render_node_report_json(const struct node_report *r);
 /* Serialise o pretty-printed with a trailing newline to f. Returns 0 or -errno. */
 int render_json_write(FILE *f, json_object *o);
+
+/* The check pages' base URL (HVREADY_DOCS_URL, else the project's docs/checks/)
+ * and one check's page, "BASE/ID.md" (malloc'd): every finding's doc_url. */
+const char *render_docs_base(void);
+char *render_doc_url(const char *check);

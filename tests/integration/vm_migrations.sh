@@ -88,7 +88,7 @@ live forbidden "$TMP/kc-forbid/config"
 [ "$(kt_requests forbid virtualmachineinstancemigrations.kubevirt.io 403)" -ge 1 ] ||
 	kt_fail "the fake did not answer 403 for the VMIMs"
 line=$(kt_finding "$TMP/forbidden.json" "$LM")
-want="UNKNOWN	all 1 running VMIs can live-migrate by their own status, but whether a recent migration failed before it reached the VMI (target pod never scheduled, rejected by a quota) is not known: virtualmachineinstancemigrations.kubevirt.io forbidden"
+want="UNKNOWN	the 1 running VMI can live-migrate by its own status, but whether a recent migration failed before it reached the VMI (target pod never scheduled, rejected by a quota) is not known: virtualmachineinstancemigrations.kubevirt.io forbidden"
 case "$line" in "$want"*) ;; *) kt_fail "forbidden VMIMs: \"$line\"" ;; esac
 # collected with the 403 recorded, the dump says the same offline
 kt_run_timeout 120 "$AGG" collect --kubeconfig "$TMP/kc-forbid/config" --output "$TMP/dump-forbid" \

@@ -316,11 +316,34 @@ static int fifo_dir_remove(void **state)
 	return 0;
 }
 
+/* Every finding's JSON links its check's page; HVREADY_DOCS_URL moves the base. */
+static void test_doc_url(void **state)
+{
+	(void)state;
+	struct finding f = {.check = (char *)"host.iscsi", .status = STATUS_FAIL};
+	unsetenv("HVREADY_DOCS_URL");
+	json_object *o = render_finding_json(&f);
+	json_object *u = NULL;
+	assert_true(json_object_object_get_ex(o, "doc_url", &u));
+	assert_string_equal(
+	    json_object_get_string(u),
+	    "https://github.com/hvready/hvready/blob/main/docs/checks/host.iscsi.md");
+	json_object_put(o);
+	setenv("HVREADY_DOCS_URL", "https://docs.example.internal/hvready", 1);
+	o = render_finding_json(&f);
+	assert_true(json_object_object_get_ex(o, "doc_url", &u));
+	assert_string_equal(json_object_get_string(u),
+			    "https://docs.example.internal/hvready/host.iscsi.md");
+	json_object_put(o);
+	unsetenv("HVREADY_DOCS_URL");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_kv_types),
 	    cmocka_unit_test(test_plural),
+	    cmocka_unit_test(test_doc_url),
 	    cmocka_unit_test(test_status_worst),
 	    cmocka_unit_test(test_catalog),
 	    cmocka_unit_test(test_gates),
