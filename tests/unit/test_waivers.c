@@ -183,8 +183,12 @@ static void verdict_of(struct verdict *v, const struct finding_list *l)
 	memset(v, 0, sizeof(*v));
 	v->generated_ns = INT64_C(1788614444) * NSEC_PER_SEC; /* 2026-09-05 */
 	v->source = xstrdup("");
-	for (size_t i = 0; i < l->n; i++)
-		finding_copy(finding_list_add(&v->findings, l->items[i].check), &l->items[i]);
+	for (size_t i = 0; i < l->n; i++) {
+		/* finding_copy() overwrites what finding_list_add() allocated */
+		struct finding *d = finding_list_add(&v->findings, l->items[i].check);
+		finding_clear(d);
+		finding_copy(d, &l->items[i]);
+	}
 	gates_compute(&v->findings, v->gates);
 }
 
