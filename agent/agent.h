@@ -1,17 +1,10 @@
 /*
  * The agent's check framework. Host checks are rows in a table
-<<<<<<< HEAD
- * (check_table.c): an ID from the catalog and a function that adds one or more
- * findings for it. A check never prints and never exits; it reads the host
- * only through ctx->root (the host root) and the sys_* seams (sys_clock.h,
- * sys_fs.h, sys_kvm.h, sys_uts.h), and bounds every network probe by
- * ctx->opts->timeout_s.
-=======
  * (check_table.c, generated from common/checks.def): an ID from the catalog
- * and a function that adds one or more findings for it. A check never prints and never exits; it reads the host
- * only through ctx->root (the host root) and the sys_* seam (sys.h), and
+ * and a function that adds one or more findings for it. A check never prints
+ * and never exits; it reads the host only through ctx->root (the host root)
+ * and the sys_* seams (sys_clock.h, sys_fs.h, sys_kvm.h, sys_uts.h), and
  * bounds every network probe by ctx->opts->timeout_s.
->>>>>>> s9-registry
  */
 #pragma once
 #include "hostroot.h"

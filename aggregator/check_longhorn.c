@@ -1,14 +1,15 @@
 /*
- * The Longhorn data plane (SPEC §4.3): what PVC Bound and readyToUse=true do
- * not show (cases 5, 8, 17).
+ * The Longhorn data plane (docs/checks/api.longhorn.*.md): what PVC Bound and
+ * readyToUse=true do not show.
  *   api.longhorn.volume-health  state, robustness, replica modes, clone state
  *   api.longhorn.clone-stuck    a clone whose source is gone never converges
  *   api.longhorn.rwx-share      attached NFS-served RWX volumes have a running share-manager
  *   api.longhorn.node-disk      every node has a schedulable disk with room
  *
  * Replica modes (RW/WO/ERR) live in the volume's Engine, status.replicaModeMap,
- * keyed by Replica name; the Replica object has no mode (REFERENCE §2 — case 17's
- * `.spec.mode` and `.status.replicas` columns were always empty for that reason).
+ * keyed by Replica name; the Replica object has no mode (longhorn-manager
+ * k8s/pkg/apis/longhorn/v1beta2: a `.spec.mode` or `.status.replicas` column
+ * read from Replicas is always empty).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -21,7 +22,7 @@
 #include "storage.h"
 
 /* Async Longhorn states need time to converge before they mean anything
- * (case 16: clone initiated, robustness unknown right after creation). */
+ * (a clone is "initiated" and robustness "unknown" right after creation). */
 #define SETTLE_S 120
 
 /* Longhorn not served: before Harvester's install nothing to check; after it,
@@ -270,8 +271,8 @@ static void volume_verdict(const struct jv *vol, const struct vol_facts *x, stru
 			    rf->rw, (long long)x->want);
 	if (streq(x->clone, "failed"))
 		add_problem(v, STATUS_FAIL, FIX_CLONE,
-			    "clone from %s failed: the volume holds no usable data (cases 5, 17; "
-			    "api.longhorn.clone-stuck says why)",
+			    "clone from %s failed: the volume holds no usable data "
+			    "(api.longhorn.clone-stuck says why)",
 			    str_or(x->ds, "?"));
 	if (streq(x->rob, "degraded")) {
 		const struct jv *sched = jq_condition(JQ(vol, "status", "conditions"), "Scheduled");
@@ -441,8 +442,7 @@ static void clone_never(struct finding *f, const struct jv *vol, const struct lo
 	if (snap_gone)
 		storage_appendf(&why, "%ssnapshot %s no longer exists", why ? ", " : "source ",
 				r->name);
-	finding_set(f, STATUS_FAIL,
-		    "clone %s will never converge: %s (clone state %s; cases 5, 17)", name, why,
+	finding_set(f, STATUS_FAIL, "clone %s will never converge: %s (clone state %s)", name, why,
 		    *state ? state : "\"\"");
 	finding_remedy(
 	    f,

@@ -459,10 +459,11 @@ void check_vsc_longhorn(struct agg_ctx *ctx, const char *id)
 							      : STORAGE_ABSENT);
 	const struct jv *c = cs_find(ctx->cs, RES_VS_CLASSES, NULL, "longhorn");
 	if (!c) {
-		finding_set(f, STATUS_FAIL,
-			    "VolumeSnapshotClass longhorn does not exist: harvester exits at start "
-			    "(\"volumesnapshotclasses.snapshot.storage.k8s.io \\\"longhorn\\\" not "
-			    "found\") and VM snapshots have no class (cases 2, 18)");
+		finding_set(
+		    f, STATUS_FAIL,
+		    "VolumeSnapshotClass longhorn does not exist: harvester exits at start "
+		    "(\"volumesnapshotclasses.snapshot.storage.k8s.io \\\"longhorn\\\" not "
+		    "found\") and VM snapshots have no class (docs/checks/api.vsc.longhorn.md)");
 		finding_remedy(
 		    f,
 		    "echo '%s' | kubectl apply -f - (type bak needs a backup target, see "
@@ -553,7 +554,7 @@ static void ambiguous_broken(struct finding *f, const struct vsc_view *w)
 		finding_remedy(f,
 			       "mark the class VM snapshots should use: kubectl annotate %s %s "
 			       "%s=true (type bak needs a backup target; type snap restores need "
-			       "the source volume, cases 5, 17)%s%s%s",
+			       "the source volume: docs/checks/api.vsc.snap-restore-risk.md)%s%s%s",
 			       VSC_RESOURCE, suggest->name, ANN_VSC_DEFAULT,
 			       w->profiles_collected ? "; CDI has written no status.snapshotClass "
 						       "for it: check that cdi-deployment runs, or "
@@ -772,7 +773,7 @@ static void backup_target_judge(struct finding *f, const struct jv *bt, const ch
 			    "jsonpath='{.status.available}'; or, without backups, switch to "
 			    "in-cluster snapshots: kubectl patch %s %s --type=merge -p "
 			    "'{\"parameters\":{\"type\":\"snap\"}}' (restores then depend on the "
-			    "source volume, cases 5, 17)",
+			    "source volume: docs/checks/api.vsc.snap-restore-risk.md)",
 			    VSC_RESOURCE, users);
 		else
 			finding_remedy(
@@ -1075,7 +1076,7 @@ static void snap_risk_warn(struct finding *f, const struct vsc_view *w, const st
 	finding_set(f, STATUS_WARN,
 		    "VM snapshots of %s: restoring a type snap snapshot clones from the source "
 		    "volume, which the restore itself deletes — the restored disk may never "
-		    "converge (cases 5, 17)",
+		    "converge (docs/checks/api.vsc.snap-restore-risk.md)",
 		    sum);
 	if (bak)
 		finding_remedy(
@@ -1181,14 +1182,15 @@ static void restorable_fail(struct finding *f, const struct jv *vs, const char *
 		    "virtualMachineSnapshotContentName | grep %s, then kubectl delete "
 		    "virtualmachinesnapshots.snapshot.kubevirt.io -n %s <name>; take "
 		    "restorable snapshots with a type bak class and a backup target "
-		    "(cases 5, 17)",
+		    "(docs/checks/api.snapshot.restorable.md)",
 		    ns, owner, ns);
 	else
 		finding_remedy(f,
 			       "do not count on it: a restore creates a volume whose clone never "
 			       "converges (api.longhorn.clone-stuck). Delete it: kubectl delete "
 			       "volumesnapshots.snapshot.storage.k8s.io -n %s %s; take restorable "
-			       "snapshots with a type bak class and a backup target (cases 5, 17)",
+			       "snapshots with a type bak class and a backup target "
+			       "(docs/checks/api.snapshot.restorable.md)",
 			       ns, name);
 }
 

@@ -2,7 +2,8 @@
  * Virtual machines: can every running VMI live-migrate now (and every reason
  * why not, for the per-VM table of the live-migration verdict), VMs still on
  * the deprecated spec.running, and CDI imports from flaky external URLs
- * (SPEC §4.3, seed cases 6, 7, 9, 13).
+ * (docs/checks/api.vm.live-migratable.md, api.vm.run-strategy.md,
+ * api.cdi.import-source.md).
  */
 #include "checks_api.h"
 

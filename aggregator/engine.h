@@ -1,13 +1,8 @@
 /*
-<<<<<<< HEAD
- * The aggregator's decision engine: API checks (docs/checks.md) and cross-node
- * checks (§4.2) are rows in a table (api_checks.c): ID, function, and the
- * resources the check needs. The engine, not the check, turns a needed
-=======
- * The aggregator's decision engine: API checks (SPEC §4.3) and cross-node
- * checks (§4.2) are rows in a table (api_checks.c, generated from
- * common/checks.def): ID, function, and the resources the check needs. The engine, not the check, turns a needed
->>>>>>> s9-registry
+ * The aggregator's decision engine: API checks and cross-node checks
+ * (docs/checks.md) are rows in a table (api_checks.c, generated from
+ * common/checks.def): ID, function, and the resources the check needs. The
+ * engine, not the check, turns a needed
  * resource that was not collected (no file, forbidden, failed) into UNKNOWN
  * "not collected", so no check can PASS or FAIL on missing data. A resource
  * that is "not installed" (CRD absent) reaches the check, which decides

@@ -2,7 +2,8 @@
  * Small helpers shared by the storage, snapshot and Longhorn checks
  * (check_storage.c, check_snapshot.c, check_longhorn.c): naming the object a
  * finding is about, ages, and evidence that shows an absent field as absent
- * rather than as an empty string (case 8: "" and absent mean different things).
+ * rather than as an empty string ("" and absent mean different things: an
+ * empty shareEndpoint is not a missing one).
  */
 #pragma once
 #include "engine.h"

@@ -22,9 +22,9 @@ enum gate {
 #define G_ALL  (G_PRE | G_PLAT | G_RWX | G_LM)
 
 enum check_source {
-	CHECK_HOST,    /* agent, per node (SPEC §4.1) */
-	CHECK_CLUSTER, /* aggregator, across agent facts (SPEC §4.2) */
-	CHECK_API,     /* aggregator, Kubernetes API (SPEC §4.3) */
+	CHECK_HOST,    /* agent, per node (docs/checks.md, host.*) */
+	CHECK_CLUSTER, /* aggregator, across agent facts (cluster.*) */
+	CHECK_API,     /* aggregator, Kubernetes API (api.*) */
 	CHECK_CANARY,  /* aggregator `canary`: an opt-in step that creates objects
 			* (docs/canary.md); never run by report or serve */
 };

@@ -294,7 +294,7 @@ static void test_case18_vsc_missing_at_start(void **state)
 	assert_int_equal(run(&h, "api.vsc.longhorn"), STATUS_FAIL);
 	const struct finding *f = first(&h, "api.vsc.longhorn");
 	assert_non_null(strstr(f->message, "\\\"longhorn\\\" not found"));
-	assert_non_null(strstr(f->message, "cases 2, 18"));
+	assert_non_null(strstr(f->message, "(docs/checks/api.vsc.longhorn.md)"));
 
 	/* post-install.sh creates it: the check passes. */
 	harness_add(&h,
