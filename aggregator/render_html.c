@@ -519,11 +519,6 @@ static void gate_cards(FILE *f, const struct verdict *v, int gate, const size_t 
 	fputs("</div></section>\n", f);
 }
 
-static bool is_blocker(size_t i, void *arg)
-{
-	return ((const unsigned *)arg)[i] != 0;
-}
-
 /* The blockers, identical findings on several nodes as one card (groups). */
 static void blockers(FILE *f, const struct verdict *v, const unsigned *blocks,
 		     const struct finding_groups *groups)
@@ -910,8 +905,7 @@ void verdict_render_html(FILE *f, const struct verdict *v, int gate, int refresh
 	header(f, v, gate, refresh_s);
 	/* The card each blocker is shown in: its group's first finding. */
 	struct finding_groups groups;
-	_cleanup_free_ unsigned *keys = render_verdict_group_keys(v, blocks);
-	finding_groups_build(v, keys, is_blocker, (void *)blocks, &groups);
+	render_verdict_blocker_groups(v, blocks, &groups);
 	_cleanup_free_ size_t *up = xcalloc(v->findings.n + 1, sizeof(*up));
 	for (size_t i = 0; i < v->findings.n; i++)
 		up[i] = i;

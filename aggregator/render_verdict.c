@@ -300,6 +300,13 @@ unsigned *render_verdict_group_keys(const struct verdict *v, const unsigned *blo
 	return keys;
 }
 
+void render_verdict_blocker_groups(const struct verdict *v, const unsigned *blocks,
+				   struct finding_groups *ret)
+{
+	_cleanup_free_ unsigned *keys = render_verdict_group_keys(v, blocks);
+	finding_groups_build(v, keys, is_blocker, (void *)blocks, ret);
+}
+
 /* Names shown in a text card of a group; the JSON lists them all. */
 #define TEXT_GROUP_NAMES 8
 
@@ -321,7 +328,7 @@ static void text_blockers(FILE *f, const struct verdict *v, const unsigned *bloc
 {
 	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
 	struct finding_groups groups;
-	finding_groups_build(v, blocks, is_blocker, (void *)blocks, &groups);
+	render_verdict_blocker_groups(v, blocks, &groups);
 	bool any = false;
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
 		for (size_t i = 0; i < groups.n; i++) {
@@ -1001,8 +1008,8 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	render_verdict_blocks_for_gate(v, blocks, gate);
 	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
 	struct finding_groups groups;
+	render_verdict_blocker_groups(v, blocks, &groups);
 	_cleanup_free_ unsigned *keys = render_verdict_group_keys(v, blocks);
-	finding_groups_build(v, keys, is_blocker, (void *)blocks, &groups);
 	bool any = false;
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
 		for (size_t i = 0; i < groups.n; i++) {

@@ -48,3 +48,8 @@ size_t render_verdict_nodes_reporting(const struct verdict *v);
 /* The key under which findings group (finding_groups.h): the gates a finding
  * blocks and the waiver that waives it, so a card never mixes either. */
 unsigned *render_verdict_group_keys(const struct verdict *v, const unsigned *blocks);
+struct finding_groups;
+/* The blockers (blocks[i] != 0) grouped by that key: the cards every format
+ * shows them in. */
+void render_verdict_blocker_groups(const struct verdict *v, const unsigned *blocks,
+				   struct finding_groups *ret);
