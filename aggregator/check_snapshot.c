@@ -1019,7 +1019,39 @@ void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 	versions_note(&f->evidence, cs, VC_LONGHORN);
 	harvester_backup_target_evidence(ctx, f);
 	const struct jv *bt = cs_find(cs, RES_LH_BACKUPTARGETS, NULL, "default");
-	if (bt) {
+	const struct jv *bts = longhorn_setting(cs, "backup-target");
+	bool old_lh = have_ver && !longhorn_version_at_least(&ver, 1, 8);
+	if (bt && old_lh && bts) {
+		/* Longhorn < 1.8: the setting is the source and BackupTarget default
+		 * its copy (longhorn-manager v1.6.4/v1.7.3 controller/setting_controller.go
+		 * syncBackupTarget sets spec.backupTargetURL from the setting). A copy
+		 * not yet synced still shows the old target's availability. */
+		_cleanup_free_ char *sv = redact_url(JQS(bts, "value"));
+		_cleanup_free_ char *cv = redact_url(JQS(bt, "spec", "backupTargetURL"));
+		if (!sv || !*sv) {
+			backup_setting_judge(ctx, f, classes);
+			goto others;
+		}
+		kv_add_str(&f->evidence, "path",
+			   "Longhorn setting backup-target (Longhorn < 1.8), copied to "
+			   "BackupTarget default: status.available and condition Unavailable");
+		storage_ev_str(&f->evidence, "backup_target", sv);
+		if (!streq(sv, cv ? cv : "")) {
+			storage_ev_str(&f->evidence, "backup_target_url", cv);
+			finding_set(
+			    f, STATUS_UNKNOWN,
+			    "setting backup-target is %s but BackupTarget default still has "
+			    "%s: longhorn-manager has not copied the setting yet, so its "
+			    "availability is the old target's",
+			    sv, cv && *cv ? cv : "no URL");
+			finding_remedy(
+			    f, "wait for the copy, then check kubectl -n longhorn-system get "
+			       "backuptargets.longhorn.io default -o "
+			       "jsonpath='{.spec.backupTargetURL} {.status.available}'");
+		} else {
+			backup_target_judge(f, bt, "default", classes);
+		}
+	} else if (bt) {
 		kv_add_str(&f->evidence, "path",
 			   "BackupTarget default: status.available and condition Unavailable");
 		backup_target_judge(f, bt, "default", classes);
@@ -1035,6 +1067,7 @@ void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 	} else {
 		backup_setting_judge(ctx, f, classes);
 	}
+others:
 	/* The targets other than default that volumes name (the targets
 	 * themselves are a need of the check: listed when it runs). Without the
 	 * volumes or StorageClasses that is not known: said beside the default's

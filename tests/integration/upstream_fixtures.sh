@@ -105,6 +105,29 @@ for fmt, h in flat.items():
         assert want in h, f"{name}: {fmt} header does not name {comp} {want}"
     for comp in oom:
         assert vers[comp]["note"] in h, f"{name}: {fmt} header lacks {vers[comp]['note']!r}"
+# The verdicts whose inputs change shape between releases (gen_upstream.py
+# longhorn_shapes): each family's is read from its release's objects.
+lh_minor = int(expected[name]["longhorn"].split(".")[1])
+by = {}
+for f in v["findings"]:
+    by.setdefault(f["check"], []).append(f)
+bt = by.get("api.vsc.backup-target", [])
+assert len(bt) == 1 and bt[0]["status"] == "PASS", f"{name}: api.vsc.backup-target {bt}"
+ev = bt[0]["evidence"]
+url = "nfs://backup.example.internal:/exports/harvester"
+if lh_minor < 8:
+    assert ev["path"].startswith("Longhorn setting backup-target"), f"{name}: {ev['path']}"
+    assert ev.get("backup_target") == url, f"{name}: setting not read: {ev}"
+else:
+    assert ev["path"].startswith("BackupTarget default"), f"{name}: {ev['path']}"
+    assert "backup_target" not in ev, f"{name}: a Longhorn >= 1.8 setting was read: {ev}"
+assert ev.get("backup_target_url") == url, f"{name}: {ev}"
+nc = by["cluster.nodes.count"][0]
+want = "3 (setting value 3)" if lh_minor < 10 else '3 (setting value {"v1":"3","v2":"3"})'
+assert nc["status"] == "PASS" and nc["evidence"]["default_replica_count"] == want, \
+    f"{name}: cluster.nodes.count {nc['status']} {nc['evidence'].get('default_replica_count')}"
+nd = by["api.longhorn.node-disk"][0]
+assert nd["status"] == "PASS", f"{name}: api.longhorn.node-disk {nd['status']} {nd['message']}"
 checked = 0
 for f in v["findings"]:
     note = (f.get("evidence") or {}).get("version_note")

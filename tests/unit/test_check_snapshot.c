@@ -533,6 +533,44 @@ static void test_backup_target_old_longhorn(void **state)
 	harness_clear(&h);
 }
 
+/* Longhorn < 1.8 keeps the backup target in its setting and copies it into
+ * BackupTarget default (longhorn-manager v1.7.3 controller/setting_controller.go
+ * syncBackupTarget). An emptied setting whose copy still shows the old URL as
+ * available is no backup target: the setting decides, not the stale copy. */
+static void test_backup_target_old_longhorn_setting_decides(void **state)
+{
+	struct harness h;
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/settings-longhorn-1.7.json");
+	harness_load(&h, "storage/backuptargets-available.json");
+	const struct finding *f = harness_expect(&h, VSC_BT, STATUS_FAIL);
+	assert_string_equal(kv_get_str(&f->evidence, "path"), "Longhorn setting backup-target");
+	assert_non_null(strstr(f->message, "setting backup-target is empty"));
+	harness_clear(&h);
+
+	/* The setting names another target than the copy: not copied yet. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_add(&h, lh_setting("current-longhorn-version", "\"v1.7.3\""));
+	harness_add(&h, lh_setting("backup-target", "\"s3://backups@us-east-1/\""));
+	harness_load(&h, "storage/backuptargets-available.json");
+	f = harness_expect(&h, VSC_BT, STATUS_UNKNOWN);
+	assert_non_null(strstr(f->message, "has not copied the setting yet"));
+	harness_clear(&h);
+
+	/* Setting and copy agree: the copy's availability decides. */
+	installed(&h);
+	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_add(&h, lh_setting("current-longhorn-version", "\"v1.7.3\""));
+	harness_add(&h, lh_setting("backup-target", "\"nfs://192.168.10.5:/exports/backup\""));
+	harness_load(&h, "storage/backuptargets-available.json");
+	f = harness_expect(&h, VSC_BT, STATUS_PASS);
+	assert_string_equal(kv_get_str(&f->evidence, "backup_target"),
+			    "nfs://192.168.10.5:/exports/backup");
+	harness_clear(&h);
+}
+
 /* Longhorn >= 1.8: volumes and StorageClasses that name another BackupTarget. */
 static void add_lh_volume(struct harness *h, const char *name, const char *target, bool deleting)
 {
@@ -1139,6 +1177,7 @@ int main(void)
 	    cmocka_unit_test(test_backup_target_case4_fail),
 	    cmocka_unit_test(test_backup_target_available_pass),
 	    cmocka_unit_test(test_backup_target_old_longhorn),
+	    cmocka_unit_test(test_backup_target_old_longhorn_setting_decides),
 	    cmocka_unit_test(test_backup_target_empty_url_stale_available),
 	    cmocka_unit_test(test_backup_target_unknown_skip),
 	    cmocka_unit_test(test_backup_target_other_targets),
