@@ -128,6 +128,16 @@ assert nc["status"] == "PASS" and nc["evidence"]["default_replica_count"] == wan
     f"{name}: cluster.nodes.count {nc['status']} {nc['evidence'].get('default_replica_count')}"
 nd = by["api.longhorn.node-disk"][0]
 assert nd["status"] == "PASS", f"{name}: api.longhorn.node-disk {nd['status']} {nd['message']}"
+# KubeVirt: the Snapshot gate's stage and default at the family's release (Harvester
+# families carry their chart's featureGates, none of which is Snapshot).
+kv_minor = int(re.match(r"v?1\.(\d+)\.", expected[name]["kubevirt"]).group(1))
+sg = by["api.kubevirt.snapshot-gate"][0]
+if kv_minor < 9:
+    assert sg["status"] == "WARN" and f"in KubeVirt 1.{kv_minor}:" in sg["message"], \
+        f"{name}: api.kubevirt.snapshot-gate {sg['status']} {sg['message']}"
+elif kv_minor == 9:
+    assert sg["status"] == "PASS" and "on by default" in sg["message"], \
+        f"{name}: api.kubevirt.snapshot-gate {sg['status']} {sg['message']}"
 checked = 0
 for f in v["findings"]:
     note = (f.get("evidence") or {}).get("version_note")
