@@ -262,7 +262,7 @@ static void test_harvester_probe_target_paths(void **state)
 	strv_add(&b.opts.targets.longhorn_data_paths, "/var/lib/harvester/defaultdisk");
 	strv_add(&b.opts.targets.longhorn_data_paths, "/var/lib/longhorn/");
 	fake("/var/lib/harvester/defaultdisk", GiB_BLOCKS(800), GiB_BLOCKS(610));
-	fake("/var/lib", GiB_BLOCKS(150), GiB_BLOCKS(120));
+	fake("/var/lib/longhorn", GiB_BLOCKS(150), GiB_BLOCKS(120));
 	check_longhorn_path(&b.ctx, ID);
 	assert_int_equal(b.rep.results.n, 2);
 	const struct finding *f = &b.rep.results.items[0];
@@ -271,10 +271,14 @@ static void test_harvester_probe_target_paths(void **state)
 	assert_string_equal(b_ev(f, "device"), "/dev/sda6");
 	f = &b.rep.results.items[1];
 	assert_string_equal(f->object, "path:/var/lib/longhorn/");
-	/* Harvester's root is a read-only image; /var is its own (persistent) mount. */
+	/* Harvester's root is a read-only image and /var a tmpfs overlay; /var/lib/longhorn
+	 * is one of the persistent paths bind-mounted from COS_PERSISTENT, the partition of
+	 * /usr/local, /var/lib/rancher and /var/lib/kubelet (harvester/harvester-installer
+	 * v1.4.1 pkg/config/templates/cos-rootfs.yaml): not a filesystem of its own. */
 	assert_status(f, STATUS_WARN);
-	assert_contains(f->message, "does not exist yet");
-	assert_string_equal(b_ev(f, "mount_point"), "/var");
+	assert_contains(f->message, "also holds /usr/local, /var/lib/rancher, /var/lib/kubelet");
+	assert_string_equal(b_ev(f, "mount_point"), "/var/lib/longhorn");
+	assert_string_equal(b_ev(f, "device"), "/dev/sda5");
 	b_close(&b);
 }
 
