@@ -7,8 +7,13 @@
 #include <string.h>
 
 static const char *const mask_dirs[] = {"etc/systemd/system", "run/systemd/system"};
+/* systemd.unit(5) "System Unit Search Path", in its order. /usr/local/lib/systemd/system
+ * holds the units of RKE2's default tar install (rancher/rke2 install.sh
+ * unpack_tarball, v1.33.13+rke2r2: moved to /etc/systemd/system only for another
+ * INSTALL_RKE2_TAR_PREFIX). */
 static const char *const unit_dirs[] = {"etc/systemd/system", "run/systemd/system",
-					"usr/lib/systemd/system", "lib/systemd/system"};
+					"usr/local/lib/systemd/system", "usr/lib/systemd/system",
+					"lib/systemd/system"};
 
 static bool masked_in(const struct hostroot *hr, const char *dir, const char *unit)
 {

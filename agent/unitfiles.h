@@ -4,7 +4,8 @@
  * not exist in it). "Enabled" is what `systemctl enable` leaves behind: a link
  * named after the unit in some `*.wants/` or `*.requires/` directory of
  * /etc/systemd/system, /run/systemd/system or the vendor directories
- * (/usr/lib/systemd/system, /lib/systemd/system), whose target exists inside
+ * (/usr/local/lib/systemd/system, /usr/lib/systemd/system, /lib/systemd/system),
+ * whose target exists inside
  * the host root. "Masked" is a link to /dev/null named after the unit in
  * /etc/systemd/system or /run/systemd/system; it wins over any enablement.
  */
@@ -30,8 +31,8 @@ const char *unitfile_state_name(enum unitfile_state s);
 void unitfiles_evidence(const struct hostroot *hr, struct kv_list *ev, const char *key,
 			const char *unit, int st, const char *where);
 /* The unit file systemd loads for unit: the first regular file named unit in
- * /etc/systemd/system, /run/systemd/system, /usr/lib/systemd/system,
- * /lib/systemd/system (earlier ones override later ones). Returns its host path
+ * /etc/systemd/system, /run/systemd/system, /usr/local/lib/systemd/system,
+ * /usr/lib/systemd/system, /lib/systemd/system (earlier ones override later ones). Returns its host path
  * ("/usr/lib/systemd/system/x.service"), or NULL. */
 char *unitfiles_find(const struct hostroot *hr, const char *unit);
 /* Its drop-ins (unit.d/\*.conf of every unit directory, at most max), in the order

@@ -891,6 +891,36 @@ static void test_helpers(void **state)
 	b_close(&b);
 }
 
+/* RKE2's install.sh with the default tar method unpacks its units into
+ * /usr/local/lib/systemd/system (rancher/rke2 v1.33.13+rke2r2 install.sh
+ * unpack_tarball: they move to /etc/systemd/system only for another prefix), a
+ * directory systemd loads between /run/systemd/system and /usr/lib/systemd/system
+ * (systemd.unit(5) "System Unit Search Path"). */
+static void test_unitfiles_usr_local(void **state)
+{
+	struct bctx b;
+	b_scratch(&b);
+	b_write(&b, "usr/local/lib/systemd/system/rke2-server.service",
+		"[Service]\nExecStart=/usr/local/bin/rke2 server\n");
+	b_write(&b, "usr/local/lib/systemd/system/rke2-server.service.d/10-nonroot.conf",
+		"[Service]\nEnvironment=A=1\n");
+	b_write(&b, "usr/lib/systemd/system/rke2-server.service",
+		"[Service]\nExecStart=/usr/bin/rke2 server\n");
+	char *path = unitfiles_find(&b.ctx.root, "rke2-server.service");
+	assert_string_equal(path, "/usr/local/lib/systemd/system/rke2-server.service");
+	free(path);
+	struct strv d = {0};
+	unitfiles_dropins(&b.ctx.root, "rke2-server.service", 8, &d);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.items[0], "usr/local/lib/systemd/system/rke2-server.service.d/"));
+	strv_clear(&d);
+	b_symlink(&b, "etc/systemd/system/multi-user.target.wants/rke2-server.service",
+		  "/usr/local/lib/systemd/system/rke2-server.service");
+	assert_int_equal(unitfiles_state(&b.ctx.root, "rke2-server.service", NULL),
+			 UNITFILE_ENABLED);
+	b_close(&b);
+}
+
 /* One read of proc/ answers every question of a run: after the first answer
  * a process that appears is not seen (the comm files are not read again),
  * while a zombie is still judged when asked. */
@@ -953,6 +983,7 @@ int main(void)
 	    cmocka_unit_test(test_parser_nesting_like_multipathd),
 	    cmocka_unit_test(test_parser_cover),
 	    cmocka_unit_test(test_helpers),
+	    cmocka_unit_test(test_unitfiles_usr_local),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
