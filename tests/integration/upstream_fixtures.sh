@@ -122,6 +122,10 @@ else:
     assert ev["path"].startswith("BackupTarget default"), f"{name}: {ev['path']}"
     assert "backup_target" not in ev, f"{name}: a Longhorn >= 1.8 setting was read: {ev}"
 assert ev.get("backup_target_url") == url, f"{name}: {ev}"
+# Harvester's own backup-target setting (same name and JSON fields at every tag read)
+# is shown beside Longhorn's view; the families without Harvester have none.
+want_hv = f"type nfs, endpoint {url}" if expected[name]["harvester"] else None
+assert ev.get("harvester_backup_target") == want_hv, f"{name}: {ev.get('harvester_backup_target')}"
 nc = by["cluster.nodes.count"][0]
 want = "3 (setting value 3)" if lh_minor < 10 else '3 (setting value {"v1":"3","v2":"3"})'
 assert nc["status"] == "PASS" and nc["evidence"]["default_replica_count"] == want, \
