@@ -26,6 +26,7 @@
 #include "checks.h"
 #include "cri_image.h"
 #include "image_ref.h"
+#include "judge.h"
 #include "oci_client.h"
 #include "redact.h"
 #include "registries.h"
@@ -104,6 +105,7 @@ struct attempt {
 struct run {
 	struct agent_ctx *ctx;
 	struct finding *f;
+	struct judge pull; /* what the registries alone say (decide()), before the node's image */
 	const struct distro *d;
 	struct image_ref ref;
 	struct rke2_config rc;
@@ -125,6 +127,7 @@ struct run {
 
 static void run_clear(struct run *r)
 {
+	judge_clear(&r->pull);
 	image_ref_clear(&r->ref);
 	rke2_config_clear(&r->rc);
 	registries_clear(&r->regs);
@@ -571,7 +574,7 @@ static void fail_remedy(struct run *r, const char *image)
 #undef ADD
 	while (o > 0 && o < sizeof(buf) && buf[o - 1] == ' ')
 		buf[--o] = '\0';
-	finding_remedy(r->f, "%s", buf);
+	judge_remedy(&r->pull, "%s", buf);
 }
 
 static void decide(struct run *r, const char *image)
@@ -601,23 +604,23 @@ static void decide(struct run *r, const char *image)
 				    list + o, sizeof(list) - o, "%s%s (%s)", i ? ", " : "",
 				    r->att[i].ep->url,
 				    short_outcome(r, &r->att[i], buf, sizeof(buf)));
-			finding_set(
-			    r->f, STATUS_WARN,
+			judge_note(
+			    &r->pull, STATUS_WARN,
 			    "%s can be pulled, but only from %s after earlier endpoints failed: %s",
 			    image, a->ep->url, list);
-			finding_remedy(r->f,
-				       "Fix or remove the failing endpoints in %s: every pull "
-				       "waits for them before falling back.",
-				       r->regs_path ? r->regs_path : "registries.yaml");
+			judge_remedy(&r->pull,
+				     "Fix or remove the failing endpoints in %s: every pull "
+				     "waits for them before falling back.",
+				     r->regs_path ? r->regs_path : "registries.yaml");
 			return;
 		}
 		bool insecure = a->ep->config && a->ep->config->insecure_skip_verify &&
 				streq(a->ep->scheme, "https");
-		finding_set(r->f, STATUS_PASS, "%s can be pulled from %s%s%s (%s, %s%s%s)", image,
-			    a->ep->url, a->ep->is_default ? "" : " via the mirror for ",
-			    a->ep->is_default ? "" : r->plan.mirror_key, digest, mt,
-			    found > 0 ? "; earlier endpoints do not have it" : "",
-			    insecure ? "; TLS not verified: insecure_skip_verify" : "");
+		judge_note(&r->pull, STATUS_PASS, "%s can be pulled from %s%s%s (%s, %s%s%s)",
+			   image, a->ep->url, a->ep->is_default ? "" : " via the mirror for ",
+			   a->ep->is_default ? "" : r->plan.mirror_key, digest, mt,
+			   found > 0 ? "; earlier endpoints do not have it" : "",
+			   insecure ? "; TLS not verified: insecure_skip_verify" : "");
 		return;
 	}
 	char list[1600];
@@ -631,33 +634,33 @@ static void decide(struct run *r, const char *image)
 	for (size_t i = 0; i < r->n_att; i++)
 		redirected |= r->att[i].res.redirect_refused;
 	if (unknown && redirected) {
-		finding_set(r->f, STATUS_UNKNOWN,
-			    "cannot tell whether %s can be pulled: a registry redirected the agent "
-			    "to another host (or from https to http), which it does not follow; "
-			    "tried %s",
-			    image, list);
-		finding_remedy(r->f,
-			       "The agent follows redirects only within the registry and its "
-			       "mirrors (docs/robustness.md); check the pull on the node with "
-			       "crictl pull %s.",
-			       image);
+		judge_note(&r->pull, STATUS_UNKNOWN,
+			   "cannot tell whether %s can be pulled: a registry redirected the agent "
+			   "to another host (or from https to http), which it does not follow; "
+			   "tried %s",
+			   image, list);
+		judge_remedy(&r->pull,
+			     "The agent follows redirects only within the registry and its "
+			     "mirrors (docs/robustness.md); check the pull on the node with "
+			     "crictl pull %s.",
+			     image);
 		return;
 	}
 	if (unknown) {
-		finding_set(
-		    r->f, STATUS_UNKNOWN,
+		judge_note(
+		    &r->pull, STATUS_UNKNOWN,
 		    "cannot tell whether %s can be pulled: a mirror endpoint's rewrite could "
 		    "not be evaluated; tried %s",
 		    image, list);
-		finding_remedy(
-		    r->f,
+		judge_remedy(
+		    &r->pull,
 		    "Use a rewrite pattern in POSIX-compatible syntax (e.g. \"^longhornio/(.*)\"), "
 		    "or check the pull on the node with crictl pull %s.",
 		    image);
 		return;
 	}
-	finding_set(r->f, STATUS_FAIL, "%s cannot be pulled: tried %zu endpoint%s: %s", image,
-		    r->n_att, r->n_att == 1 ? "" : "s", list);
+	judge_note(&r->pull, STATUS_FAIL, "%s cannot be pulled: tried %zu endpoint%s: %s", image,
+		   r->n_att, r->n_att == 1 ? "" : "s", list);
 	fail_remedy(r, image);
 }
 
@@ -762,80 +765,87 @@ static void ask_runtime(struct run *r, const char *image)
 	}
 }
 
+static void take_remedies(struct judge *j, const struct judge *from)
+{
+	for (size_t i = 0; i < from->remedies.n; i++)
+		judge_remedy(j, "%s", from->remedies.items[i]);
+}
+
 /* With the pull policy, what the image on the node changes in the registries'
- * verdict. */
+ * verdict (r->pull): the finding is judged here, once. */
 static void apply_pull_policy(struct run *r, const char *image)
 {
 	const char *given = r->ctx->opts->targets.share_manager_pull_policy;
 	const char *policy = given && *given ? given : LONGHORN_DEFAULT_POLICY;
+	const struct judge *pull = &r->pull;
+	const char *pulled = pull->reasons.n ? pull->reasons.items[0] : "";
+	_cleanup_(judge_clear) struct judge j = {.status = STATUS_PASS};
 	kv_add_str(&r->f->evidence, "pull_policy", policy);
 	kv_add_str(&r->f->evidence, "pull_policy_source",
 		   given && *given
 		       ? "probe targets (Longhorn's system-managed-pods-image-pull-policy)"
 		       : "Longhorn's default (no policy in the probe targets)");
-	_cleanup_free_ char *was = xstrdup(r->f->message ? r->f->message : "");
 	if (streq(policy, "never")) {
 		/* kubelet never pulls: only the image on the node counts. */
-		if (r->local == 1) {
-			finding_set(
-			    r->f, STATUS_PASS,
+		if (r->local == 1)
+			judge_note(
+			    &j, STATUS_PASS,
 			    "%s is on this node (containerd: %s), and Longhorn's pull policy "
 			    "is never: share-manager pods start from it",
 			    image, r->img.id);
-			finding_remedy(r->f, "%s", "");
-		} else if (r->local == 0) {
-			finding_set(r->f, STATUS_FAIL,
-				    "%s is not on this node, and Longhorn's pull policy is never: "
-				    "share-manager pods cannot start here",
-				    image);
-			finding_remedy(
-			    r->f, "Import the image into containerd's k8s.io namespace on every "
-				  "node (ctr -n k8s.io images import, or RKE2's "
-				  "/var/lib/rancher/rke2/agent/images/), or set Longhorn's "
-				  "system-managed-pods-image-pull-policy to if-not-present.");
+		else if (r->local == 0) {
+			judge_note(&j, STATUS_FAIL,
+				   "%s is not on this node, and Longhorn's pull policy is never: "
+				   "share-manager pods cannot start here",
+				   image);
+			judge_remedy(&j,
+				     "Import the image into containerd's k8s.io namespace on every "
+				     "node (ctr -n k8s.io images import, or RKE2's "
+				     "/var/lib/rancher/rke2/agent/images/), or set Longhorn's "
+				     "system-managed-pods-image-pull-policy to if-not-present.");
 		} else {
-			finding_set(
-			    r->f, STATUS_UNKNOWN,
+			judge_note(
+			    &j, STATUS_UNKNOWN,
 			    "cannot tell whether %s is on this node (%s), and Longhorn's pull "
 			    "policy is never",
 			    image, r->local_why);
-			finding_remedy(r->f,
-				       "Check on the node: crictl inspecti %s (RKE2: "
-				       "/var/lib/rancher/rke2/bin/crictl).",
-				       image);
+			judge_remedy(&j,
+				     "Check on the node: crictl inspecti %s (RKE2: "
+				     "/var/lib/rancher/rke2/bin/crictl).",
+				     image);
 		}
-		return;
+	} else if (r->local == 1 && streq(policy, "always") && pull->status == STATUS_FAIL) {
+		judge_note(
+		    &j, STATUS_FAIL,
+		    "%s; this node's containerd has it, but Longhorn's pull policy is always",
+		    pulled);
+		take_remedies(&j, pull);
+	} else if (r->local == 1 && !streq(policy, "always") &&
+		   (pull->status == STATUS_FAIL || pull->status == STATUS_UNKNOWN)) {
+		/* if-not-present (and anything else: Longhorn falls back to it) */
+		judge_note(&j, STATUS_WARN,
+			   "%s, but this node's containerd already has it (%s): share-manager pods "
+			   "start from it without a pull, as long as kubelet's image garbage "
+			   "collection does not remove it",
+			   pulled, r->img.id);
+		judge_remedy(&j,
+			     "Make the image pullable too, so that a node that loses it (image "
+			     "garbage collection at disk pressure, a reinstalled node) can get it "
+			     "back.");
+		take_remedies(&j, pull);
+	} else {
+		judge_note(&j, pull->status, "%s", pulled);
+		take_remedies(&j, pull);
+		if (pull->status == STATUS_FAIL && r->local == 0 && !streq(policy, "always"))
+			judge_remedy(
+			    &j,
+			    "Or, on an air-gapped site, import the image into containerd's "
+			    "k8s.io namespace on every node (ctr -n k8s.io images import, or "
+			    "RKE2's /var/lib/rancher/rke2/agent/images/): Longhorn's pull "
+			    "policy %s then needs no registry.",
+			    policy);
 	}
-	if (r->f->status == STATUS_FAIL && r->local == 0 && !streq(policy, "always")) {
-		_cleanup_free_ char *remedy = xstrdup(r->f->remediation ? r->f->remediation : "");
-		finding_remedy(
-		    r->f,
-		    "%s%sOr, on an air-gapped site, import the image into containerd's "
-		    "k8s.io namespace on every node (ctr -n k8s.io images import, or "
-		    "RKE2's /var/lib/rancher/rke2/agent/images/): Longhorn's pull policy "
-		    "%s then needs no registry.",
-		    remedy, *remedy ? " " : "", policy);
-	}
-	if (streq(policy, "always") && r->local == 1 && r->f->status == STATUS_FAIL) {
-		finding_set(
-		    r->f, STATUS_FAIL,
-		    "%s; this node's containerd has it, but Longhorn's pull policy is always", was);
-		return;
-	}
-	if (streq(policy, "always") || r->local != 1 ||
-	    (r->f->status != STATUS_FAIL && r->f->status != STATUS_UNKNOWN))
-		return;
-	/* if-not-present (and anything else: Longhorn falls back to it) */
-	finding_set(r->f, STATUS_WARN,
-		    "%s, but this node's containerd already has it (%s): share-manager pods start "
-		    "from it without a pull, as long as kubelet's image garbage collection does "
-		    "not remove it",
-		    was, r->img.id);
-	_cleanup_free_ char *remedy = xstrdup(r->f->remediation ? r->f->remediation : "");
-	finding_remedy(r->f,
-		       "Make the image pullable too, so that a node that loses it (image garbage "
-		       "collection at disk pressure, a reinstalled node) can get it back. %s",
-		       remedy);
+	judge_apply(&j, r->f, "");
 }
 
 void check_image_share_manager(struct agent_ctx *ctx, const char *id)
@@ -887,14 +897,14 @@ void check_image_share_manager(struct agent_ctx *ctx, const char *id)
 			vlist_add_str(l, r.plan.notes.items[i]);
 	}
 	if (r.plan.n == 0) {
-		finding_set(
-		    r.f, STATUS_FAIL,
+		judge_note(
+		    &r.pull, STATUS_FAIL,
 		    "%s cannot be pulled: no endpoint is left for %s (its mirror has no usable "
 		    "endpoint and disable-default-registry-endpoint is set)",
 		    image, r.ref.registry);
-		finding_remedy(r.f, "Give the mirror for \"%s\" in %s a reachable endpoint.",
-			       r.plan.mirror_key ? r.plan.mirror_key : r.ref.registry,
-			       r.regs_path ? r.regs_path : "registries.yaml");
+		judge_remedy(&r.pull, "Give the mirror for \"%s\" in %s a reachable endpoint.",
+			     r.plan.mirror_key ? r.plan.mirror_key : r.ref.registry,
+			     r.regs_path ? r.regs_path : "registries.yaml");
 		goto local;
 	}
 	r.att = xcalloc(r.plan.n, sizeof(*r.att));

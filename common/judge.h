@@ -1,5 +1,5 @@
 /*
- * A host check often decides on several aspects at once (a helper is present,
+ * A check (the agent's on a host, the aggregator's on the cluster) often decides on several aspects at once (a helper is present,
  * a file is filled in, a daemon runs). A judge collects one note per aspect
  * with the status that aspect alone deserves; the finding gets the worst
  * status, and its message is the notes at that status, so the operator reads
