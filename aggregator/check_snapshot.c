@@ -7,25 +7,7 @@
  *   api.snapshot.restorable      readyToUse=true but the data is gone
  *   api.snapshot.stuck-deletion  deletion held by finalizers
  *
- * Which class a VM snapshot uses, per StorageClass of the disk's PVC (read in
- * kubevirt/kubevirt pkg/storage/snapshot/snapshot.go getVolumeSnapshotClassName, and
- * kubevirt/containerized-data-importer pkg/controller/storageprofile-controller.go and
- * pkg/controller/common/util.go GetVolumeSnapshotClass):
- *   1. KubeVirt takes the CDI StorageProfile's status.snapshotClass when it is set, and
- *      only checks that the class exists — not its driver. A class that does not exist
- *      gives "no class": the disk is left out of the VM snapshot.
- *   2. CDI writes status.snapshotClass from spec.snapshotClass when that names a class of
- *      the StorageClass's provisioner (a missing one fails its reconcile; another
- *      driver's is ignored), else from the first class of the driver annotated
- *      snapshot.storage.kubernetes.io/is-default-class="true", else the first by name —
- *      which is how `longhorn` wins over `longhorn-snapshot` by name. CDI never clears
- *      status.snapshotClass, so it can outlive its class.
- *   3. Without a status.snapshotClass (no CDI, or no profile yet) KubeVirt uses the
- *      only class of the provisioner, else one carrying the default annotation (its key,
- *      any value), else it errors "N matching VolumeSnapshotClasses" and the VM
- *      snapshot fails.
- * When StorageProfiles were not read (forbidden, failed, no file) hvready emulates
- * rule 2 and says so in the evidence.
+ * Which class a VM snapshot uses: vsc_resolve.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,74 +19,14 @@
 #include "longhorn.h"
 #include "redact.h"
 #include "storage.h"
+#include "vsc_resolve.h"
 
-#define ANN_VSC_DEFAULT	 "snapshot.storage.kubernetes.io/is-default-class"
 #define VSC_RESOURCE	 "volumesnapshotclasses.snapshot.storage.k8s.io"
 #define STUCK_DELETION_S 300
 #define VSC_LONGHORN_JSON                                                                          \
 	"{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshotClass\","         \
 	"\"metadata\":{\"name\":\"longhorn\"},\"driver\":\"driver.longhorn.io\","                  \
 	"\"deletionPolicy\":\"Delete\",\"parameters\":{\"type\":\"bak\"}}"
-
-struct vsc {
-	const struct jv *obj;
-	const char *name;
-	const char *type; /* effective: "bak", "snap", "bi", or NULL when Longhorn rejects it */
-	const char *raw;  /* parameters.type as written, NULL when absent */
-	bool is_default;  /* annotated is-default-class: "true" */
-};
-
-/* Longhorn CSI CreateSnapshot: "" and "bak" take a backup, "bs" is the old name of
- * "bak", "snap" an in-cluster snapshot, "bi" a backing image; anything else is
- * rejected with "invalid CSI snapshot type". */
-static const char *vsc_type(const struct jv *c, const char **ret_raw)
-{
-	const struct jv *t = JQ(c, "parameters", "type");
-	*ret_raw = NULL;
-	if (t && !jv_is(t, JV_STRING))
-		return NULL;
-	const char *raw = t ? jv_str(t) : NULL;
-	*ret_raw = raw;
-	if (!raw || !*raw || streq(raw, "bak") || streq(raw, "bs"))
-		return "bak";
-	if (streq(raw, "snap") || streq(raw, "bi"))
-		return raw;
-	return NULL;
-}
-
-static const char *vsc_type_desc(const struct vsc *v)
-{
-	if (!v->type)
-		return "invalid";
-	return v->type;
-}
-
-static int vsc_cmp(const void *a, const void *b)
-{
-	const struct vsc *x = a, *y = b;
-	return strcmp(x->name, y->name);
-}
-
-/* The classes of driver.longhorn.io, sorted by name. Caller frees *ret. */
-static size_t longhorn_classes(const struct cluster_state *cs, struct vsc **ret)
-{
-	const struct jv *items = cs_items(cs, RES_VS_CLASSES);
-	struct vsc *v = xcalloc(jq_len(items) + 1, sizeof(*v));
-	size_t n = 0;
-	for (size_t i = 0; i < jq_len(items); i++) {
-		const struct jv *c = jq_at(items, i);
-		if (!streq(JQS(c, "driver"), LONGHORN_DRIVER))
-			continue;
-		v[n].obj = c;
-		v[n].name = jq_name(c) ? jq_name(c) : "";
-		v[n].type = vsc_type(c, &v[n].raw);
-		v[n].is_default = streq(JQS(c, "metadata", "annotations", ANN_VSC_DEFAULT), "true");
-		n++;
-	}
-	qsort(v, n, sizeof(*v), vsc_cmp);
-	*ret = v;
-	return n;
-}
 
 static void vsc_evidence(struct finding *f, const struct vsc *v, size_t n)
 {
@@ -127,181 +49,6 @@ static bool vsc_applies(struct agg_ctx *ctx, const char *id)
 		return false;
 	}
 	return true;
-}
-
-/* ---- which class VM snapshots use, per Longhorn StorageClass (see the top comment) ---- */
-
-#define SP_RESOURCE "storageprofiles.cdi.kubevirt.io"
-
-enum pick_from {
-	FROM_PROFILE,  /* StorageProfile status.snapshotClass: what KubeVirt reads */
-	FROM_KUBEVIRT, /* no value in a StorageProfile: KubeVirt's own rule */
-	FROM_EMULATED, /* StorageProfiles not read: CDI's rule, emulated */
-};
-
-enum pick_result {
-	PICK_OK,	/* a Longhorn class */
-	PICK_NONE,	/* no Longhorn class at all (api.vsc.longhorn) */
-	PICK_MISSING,	/* the profile names a class that does not exist */
-	PICK_FOREIGN,	/* the profile names a class of another driver */
-	PICK_UNDECIDED, /* KubeVirt's rule: several classes, none annotated */
-};
-
-struct sc_pick {
-	const char *sc;		  /* the StorageClass */
-	const struct jv *profile; /* its StorageProfile, when collected and present */
-	const char *name;	  /* the class named or chosen; NULL for NONE, UNDECIDED */
-	const struct vsc *vsc;	  /* that class, when PICK_OK */
-	const char *driver;	  /* the driver of a FOREIGN class */
-	const char *spec;	  /* the profile's spec.snapshotClass, NULL when unset */
-	const char *why;
-	enum pick_from from;
-	enum pick_result result;
-	bool spec_ignored; /* spec.snapshotClass names another class than status */
-};
-
-/* The Longhorn classes and what each Longhorn StorageClass's VM disks get. */
-struct vsc_view {
-	struct vsc *v;
-	size_t n;
-	struct sc_pick *p;
-	size_t np;
-	size_t n_broken; /* MISSING, FOREIGN, UNDECIDED */
-	size_t n_ok;
-	bool profiles_collected;
-};
-
-static const struct vsc *vsc_by_name(const struct vsc *v, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (streq(v[i].name, name))
-			return &v[i];
-	return NULL;
-}
-
-/* CDI GetVolumeSnapshotClass without a named class: the first (by name, the API's list
- * order) annotated is-default-class="true", else the first by name. */
-static const struct vsc *cdi_pick(const struct vsc *v, size_t n, const char **why)
-{
-	if (n == 0)
-		return NULL;
-	if (n == 1) {
-		*why = "the only Longhorn class";
-		return &v[0];
-	}
-	for (size_t i = 0; i < n; i++)
-		if (v[i].is_default) {
-			*why = "annotated " ANN_VSC_DEFAULT "=true";
-			return &v[i];
-		}
-	*why = "first by name";
-	return &v[0];
-}
-
-/* KubeVirt getVolumeSnapshotClassName when no StorageProfile gives a class: the only
- * class of the provisioner, else one carrying the default annotation (any value: it
- * tests the key), else an error that fails the VM snapshot. */
-static const struct vsc *kubevirt_pick(const struct vsc *v, size_t n, const char **why,
-				       enum pick_result *res)
-{
-	*res = PICK_OK;
-	if (n == 0) {
-		*res = PICK_NONE;
-		return NULL;
-	}
-	if (n == 1) {
-		*why = "the only Longhorn class";
-		return &v[0];
-	}
-	for (size_t i = 0; i < n; i++)
-		if (JQ(v[i].obj, "metadata", "annotations", ANN_VSC_DEFAULT)) {
-			*why = "annotated " ANN_VSC_DEFAULT;
-			return &v[i];
-		}
-	*res = PICK_UNDECIDED;
-	return NULL;
-}
-
-static void profile_pick(const struct cluster_state *cs, const struct vsc *v, size_t n,
-			 struct sc_pick *p, const char *status)
-{
-	p->from = FROM_PROFILE;
-	p->name = status;
-	p->spec_ignored = p->spec && !streq(p->spec, status);
-	p->why = p->spec && !p->spec_ignored ? "StorageProfile spec.snapshotClass"
-					     : "StorageProfile status.snapshotClass, CDI's choice";
-	const struct jv *c = cs_find(cs, RES_VS_CLASSES, NULL, status);
-	if (!c) {
-		p->result = PICK_MISSING;
-		return;
-	}
-	if (!streq(JQS(c, "driver"), LONGHORN_DRIVER)) {
-		p->result = PICK_FOREIGN;
-		p->driver = JQS(c, "driver") ? JQS(c, "driver") : STORAGE_ABSENT;
-		return;
-	}
-	p->vsc = vsc_by_name(v, n, status);
-	p->result = p->vsc ? PICK_OK : PICK_MISSING;
-}
-
-static void sc_pick_resolve(const struct cluster_state *cs, const struct vsc *v, size_t n,
-			    struct sc_pick *p)
-{
-	enum resource_status st = cs->res[RES_STORAGEPROFILES].status;
-	if (st == RES_COLLECTED) {
-		p->profile = cs_find(cs, RES_STORAGEPROFILES, NULL, p->sc);
-		const char *status = JQS(p->profile, "status", "snapshotClass");
-		p->spec = JQS(p->profile, "spec", "snapshotClass");
-		if (p->spec && !*p->spec)
-			p->spec = NULL;
-		if (status && *status) {
-			profile_pick(cs, v, n, p, status);
-			return;
-		}
-		/* CDI could not use it (a missing class, or another driver's). */
-		p->spec_ignored = p->spec != NULL;
-	}
-	if (st == RES_COLLECTED || st == RES_NOT_INSTALLED) {
-		p->from = FROM_KUBEVIRT;
-		p->vsc = kubevirt_pick(v, n, &p->why, &p->result);
-	} else {
-		p->from = FROM_EMULATED;
-		p->vsc = cdi_pick(v, n, &p->why);
-		p->result = p->vsc ? PICK_OK : PICK_NONE;
-	}
-	p->name = p->vsc ? p->vsc->name : NULL;
-}
-
-static int pick_cmp(const void *a, const void *b)
-{
-	const struct sc_pick *x = a, *y = b;
-	return strcmp(x->sc, y->sc);
-}
-
-static void vsc_view_build(const struct cluster_state *cs, struct vsc_view *w)
-{
-	*w = (struct vsc_view){0};
-	w->n = longhorn_classes(cs, &w->v);
-	w->profiles_collected = cs->res[RES_STORAGEPROFILES].status == RES_COLLECTED;
-	const struct jv *scs = cs_items(cs, RES_STORAGECLASSES);
-	w->p = xcalloc(jq_len(scs) + 1, sizeof(*w->p));
-	for (size_t i = 0; i < jq_len(scs); i++) {
-		const struct jv *sc = jq_at(scs, i);
-		if (streq(JQS(sc, "provisioner"), LONGHORN_DRIVER))
-			w->p[w->np++].sc = jq_name(sc) ? jq_name(sc) : "";
-	}
-	qsort(w->p, w->np, sizeof(*w->p), pick_cmp);
-	for (size_t i = 0; i < w->np; i++) {
-		sc_pick_resolve(cs, w->v, w->n, &w->p[i]);
-		w->n_ok += w->p[i].result == PICK_OK;
-		w->n_broken += w->p[i].result != PICK_OK && w->p[i].result != PICK_NONE;
-	}
-}
-
-static void vsc_view_free(struct vsc_view *w)
-{
-	free(w->v);
-	free(w->p);
 }
 
 static char *pick_describe(const struct sc_pick *p)
@@ -549,7 +296,7 @@ static void ambiguous_broken(struct finding *f, const struct vsc_view *w)
 			p = &w->p[i];
 	ambiguous_broken_message(f, w, p);
 	const char *why;
-	const struct vsc *suggest = cdi_pick(w->v, w->n, &why);
+	const struct vsc *suggest = vsc_cdi_pick(w->v, w->n, &why);
 	if (p->result == PICK_UNDECIDED)
 		finding_remedy(f,
 			       "mark the class VM snapshots should use: kubectl annotate %s %s "
@@ -977,7 +724,7 @@ void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 	if (!vsc_applies(ctx, id))
 		return;
 	struct vsc *v;
-	size_t n = longhorn_classes(ctx->cs, &v), n_bak = 0;
+	size_t n = vsc_longhorn_classes(ctx->cs, &v), n_bak = 0;
 	_cleanup_free_ char *classes = NULL;
 	struct finding *f = agg_finding(ctx, id);
 	struct value_list *bl = kv_add_list(&f->evidence, "backup_classes");
