@@ -2,7 +2,7 @@
  * row of common/checks.def. */
 #pragma once
 #include "engine.h"
-#include "jq.h"
+#include "json_query.h"
 
 /* The runner of every CLUSTER and API row of common/checks.def, and only
  * those: a check function is declared nowhere else, so one without a row has

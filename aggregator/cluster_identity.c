@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jq.h"
+#include "json_query.h"
 #include "kube_client.h"
 #include "source.h"
 

@@ -14,7 +14,7 @@
 #include <json-c/json.h>
 
 #include "cluster_state.h"
-#include "jv.h"
+#include "json_value.h"
 
 struct kube_client;
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jq.h"
+#include "json_query.h"
 
 #define CORE(id, plural, kind, ns)                                                                 \
 	{                                                                                          \

@@ -12,7 +12,7 @@
 #pragma once
 #include <json-c/json.h>
 
-#include "jv.h"
+#include "json_value.h"
 #include "util.h"
 
 enum resource_id {

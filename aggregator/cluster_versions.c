@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jq.h"
+#include "json_query.h"
 #include "semver.h"
 #include "util.h"
 

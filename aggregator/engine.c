@@ -6,7 +6,7 @@
 
 #include "catalog.h"
 #include "check_select.h"
-#include "jq.h"
+#include "json_query.h"
 
 enum status vm_row_status(const struct vm_row *r)
 {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jq.h"
+#include "json_query.h"
 #include "yaml_json.h"
 
 /* "harvester", "https://charts/harvester-1.8.2.tgz", "rancher/harvester" → the

@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jq.h"
+#include "json_query.h"
 #include "util.h"
 
 enum stage { ST_NONE = 0, ST_ALPHA, ST_BETA, ST_GA };

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jq.h"
+#include "json_query.h"
 
 void kubevirt_util_age(int64_t ns, char *buf, size_t len)
 {

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "jc.h"
-#include "jq.h"
+#include "jsonc_read.h"
+#include "json_query.h"
 #include "kube_client.h"
 
 #define LEASE_MAX_BODY (64u << 10)
@@ -54,7 +54,7 @@ static void observe(struct lease *l, const char *holder, const char *renew, int6
 }
 
 /* The Lease is read and written back as json-c (it is one small object):
- * these are jq.h's reads for it (jc.h). */
+ * these are json_query.h's reads for it (jsonc_read.h). */
 static const char *jc_str(json_object *o, const char *k1, const char *k2)
 {
 	json_object *v = jc_get(o, k1, k2);

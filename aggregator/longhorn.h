@@ -12,7 +12,7 @@
 #pragma once
 #include <stdint.h>
 #include "cluster_state.h"
-#include "jq.h"
+#include "json_query.h"
 
 #define LONGHORN_DRIVER "driver.longhorn.io"
 /* Kubernetes object names are at most 253 characters. */

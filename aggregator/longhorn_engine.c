@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "jq.h"
+#include "json_query.h"
 #include "longhorn.h"
 #include "storage.h"
 

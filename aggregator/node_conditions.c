@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "catalog.h"
-#include "jq.h"
+#include "json_query.h"
 #include "kube_client.h"
 #include "log.h"
 

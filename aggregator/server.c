@@ -60,7 +60,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "http_head.h"
-#include "jq.h"
+#include "json_query.h"
 #include "log.h"
 #include "metrics.h"
 #include "node_conditions.h"

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "cluster_identity.h"
-#include "jq.h"
+#include "json_query.h"
 #include "kube_client.h"
 #include "source.h"
 #include "source_progress.h"

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "cluster_identity.h"
-#include "jq.h"
+#include "json_query.h"
 #include "source.h"
 #include "source_json_stream.h"
 

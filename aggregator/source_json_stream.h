@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "jv.h"
+#include "json_value.h"
 
 struct loader;
 

@@ -7,7 +7,7 @@
  */
 #pragma once
 #include "engine.h"
-#include "jq.h"
+#include "json_query.h"
 
 /* What evidence shows for a field that is not in the object (or of another type). */
 #define STORAGE_ABSENT "(absent)"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jq.h"
+#include "json_query.h"
 #include "longhorn.h"
 
 static const char *flag_value(const struct jv *args, const char *flag)

@@ -7,7 +7,7 @@
 
 #include <openssl/evp.h>
 
-#include "jq.h"
+#include "json_query.h"
 #include "kube_client.h"
 
 #define REVIEW_MAX_BODY (256u << 10)

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "catalog.h"
-#include "jq.h"
+#include "json_query.h"
 #include "render_json.h"
 
 /* Nodes by name while the list is built: thousands of reporting nodes. */

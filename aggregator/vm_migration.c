@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "jq.h"
+#include "json_query.h"
 
 static const char *vmim_vmi_name(const struct jv *o)
 {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "checks_api.h"
-#include "jc.h"
+#include "jsonc_read.h"
 #include "verdict.h"
 
 struct harness {

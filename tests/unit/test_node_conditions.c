@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "jq.h"
+#include "json_query.h"
 #include "lease.h"
 #include "node_conditions.h"
 

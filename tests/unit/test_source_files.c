@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "jq.h"
+#include "json_query.h"
 #include "source.h"
 
 static void assert_contains(const char *s, const char *sub)

@@ -1,4 +1,4 @@
-#include "jq.h"
+#include "json_query.h"
 
 #include <stdarg.h>
 #include <string.h>

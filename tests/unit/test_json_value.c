@@ -1,4 +1,4 @@
-/* The compact JSON values (aggregator/jv.c): json-c → jv → json-c gives the
+/* The compact JSON values (aggregator/json_value.c): json-c → jv → json-c gives the
  * same tree, member order kept, numbers as json-c had them. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cluster_state.h"
-#include "jq.h"
-#include "jv.h"
+#include "json_query.h"
+#include "json_value.h"
 
 static void assert_round_trip(json_object *o)
 {

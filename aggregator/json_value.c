@@ -1,4 +1,4 @@
-#include "jv.h"
+#include "json_value.h"
 
 #include <stddef.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Reads of small json-c objects that are kept as json-c because they are
  * written back (the Lease) or edited (test fixtures); cluster objects are
- * read through jq.h instead. */
+ * read through json_query.h instead. */
 #pragma once
 #include <json-c/json.h>
 

@@ -6,10 +6,10 @@
  *   const char *phase = JQS(vmi, "status", "phase");
  *   const struct jv *conds = JQ(vmi, "status", "conditions");
  *
- * Objects are compact values (jv.h); NULL is "absent or null".
+ * Objects are compact values (json_value.h); NULL is "absent or null".
  */
 #pragma once
-#include "jv.h"
+#include "json_value.h"
 #include "util.h"
 
 const struct jv *jq_get_(const struct jv *o, ...);
