@@ -20,25 +20,13 @@
 #include "a_fixture.h"
 #include "osrelease_kv.h"
 #include "sys_clock.h"
-#include "sys_kvm.h"
+#include "kvm_wrap.h"
 #include "render_json.h"
 
-int __wrap_sys_kvm_probe(const struct hostroot *root, const char *path, struct sys_kvm_probe *ret);
 int __wrap_sys_clock_adjtimex(struct timex *tx);
 
 static int clock_ret;
 static long clock_maxerror;
-
-int __wrap_sys_kvm_probe(const struct hostroot *root, const char *path, struct sys_kvm_probe *ret)
-{
-	*ret = (struct sys_kvm_probe){.step = SYS_KVM_STEP_DONE,
-				      .file_type = S_IFCHR,
-				      .is_char = true,
-				      .major = 10,
-				      .minor = 232,
-				      .api_version = 12};
-	return 0;
-}
 
 int __wrap_sys_clock_adjtimex(struct timex *tx)
 {

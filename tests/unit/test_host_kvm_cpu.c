@@ -11,45 +11,23 @@
 
 #include "a_fixture.h"
 #include "cpuinfo.h"
-#include "sys_kvm.h"
-
-int __real_sys_kvm_probe(const struct hostroot *root, const char *path, struct sys_kvm_probe *ret);
-int __wrap_sys_kvm_probe(const struct hostroot *root, const char *path, struct sys_kvm_probe *ret);
-
-static struct sys_kvm_probe fake;
-static bool use_real;
-static int probes;
-
-int __wrap_sys_kvm_probe(const struct hostroot *root, const char *path, struct sys_kvm_probe *ret)
-{
-	probes++;
-	assert_string_equal(path, "dev/kvm");
-	if (use_real)
-		return __real_sys_kvm_probe(root, path, ret);
-	*ret = fake;
-	return 0;
-}
+#include "kvm_wrap.h"
 
 static void kvm_works(void)
 {
-	use_real = false;
-	fake = (struct sys_kvm_probe){.step = SYS_KVM_STEP_DONE,
-				      .file_type = S_IFCHR,
-				      .is_char = true,
-				      .major = 10,
-				      .minor = 232,
-				      .api_version = 12};
+	kvm_wrap_real = false;
+	kvm_wrap_fake = KVM_WRAP_WORKING;
 }
 
 /* A probe that stopped at step with err (the device node itself was fine). */
 static void kvm_fails(enum sys_kvm_step step, int err, int api)
 {
 	kvm_works();
-	fake.step = step;
-	fake.err = err;
-	fake.api_version = api;
+	kvm_wrap_fake.step = step;
+	kvm_wrap_fake.err = err;
+	kvm_wrap_fake.api_version = api;
 	if (step == SYS_KVM_STEP_STAT)
-		fake = (struct sys_kvm_probe){.step = step, .err = err, .api_version = -1};
+		kvm_wrap_fake = (struct sys_kvm_probe){.step = step, .err = err, .api_version = -1};
 }
 
 static const struct finding *run_kvm(struct a_fixture *h, const char *root)
@@ -160,17 +138,17 @@ static void test_kvm_wrong_node(void **state)
 {
 	struct a_fixture h;
 	kvm_works();
-	fake.step = SYS_KVM_STEP_WRONG_NODE;
-	fake.major = 1;
-	fake.minor = 3;
-	fake.api_version = -1;
+	kvm_wrap_fake.step = SYS_KVM_STEP_WRONG_NODE;
+	kvm_wrap_fake.major = 1;
+	kvm_wrap_fake.minor = 3;
+	kvm_wrap_fake.api_version = -1;
 	const struct finding *f = run_kvm(&h, "a-debian-intel");
 	a_expect(f, STATUS_FAIL);
 	assert_true(a_contains(f->message, "1:3"));
 	assert_string_equal(a_ev_str(f, "device_node"), "char 1:3");
 	a_fixture_close(&h);
 
-	fake = (struct sys_kvm_probe){
+	kvm_wrap_fake = (struct sys_kvm_probe){
 	    .step = SYS_KVM_STEP_WRONG_NODE, .file_type = S_IFDIR, .api_version = -1};
 	f = run_kvm(&h, "a-debian-intel");
 	a_expect(f, STATUS_FAIL);
@@ -266,7 +244,7 @@ static void test_kvm_modules_unreadable(void **state)
 static void test_kvm_real_probe_on_fixtures(void **state)
 {
 	struct a_fixture h;
-	use_real = true;
+	kvm_wrap_real = true;
 	const struct finding *f = run_kvm(&h, "a-garbage"); /* dev/kvm is a regular file */
 	a_expect(f, STATUS_FAIL);
 	assert_true(a_contains(f->message, "a regular file"));
@@ -290,7 +268,7 @@ static void test_kvm_real_probe_on_fixtures(void **state)
 	free(dev);
 	free(lnk);
 	a_tmp_clean(root);
-	use_real = false;
+	kvm_wrap_real = false;
 }
 
 /* ---- host.cpu.virt ---- */

@@ -8,14 +8,13 @@
 #include "b_hostroot.h"
 #include "sys_clock.h"
 #include "sys_fs.h"
-#include "sys_kvm.h"
+#include "kvm_wrap.h"
 
 #include <sys/timex.h>
 
 int __wrap_sys_fs_statvfs(const struct hostroot *hr, const char *path, struct statvfs *ret);
 int __wrap_sys_fs_access(const struct hostroot *hr, const char *path, int mode);
 int __wrap_sys_clock_adjtimex(struct timex *tx);
-int __wrap_sys_kvm_probe(const struct hostroot *root, const char *path, struct sys_kvm_probe *ret);
 
 /* A 250 GiB root filesystem, 40 % free, writable. */
 int __wrap_sys_fs_statvfs(const struct hostroot *hr, const char *path, struct statvfs *ret)
@@ -43,20 +42,6 @@ int __wrap_sys_clock_adjtimex(struct timex *tx)
 {
 	*tx = (struct timex){.status = STA_PLL, .offset = -12, .maxerror = 3000, .esterror = 250};
 	return TIME_OK;
-}
-
-/* A working /dev/kvm (it cannot be in a fixture). */
-int __wrap_sys_kvm_probe(const struct hostroot *root, const char *path, struct sys_kvm_probe *ret)
-{
-	(void)root;
-	assert_string_equal(path, "dev/kvm");
-	*ret = (struct sys_kvm_probe){.step = SYS_KVM_STEP_DONE,
-				      .file_type = S_IFCHR,
-				      .is_char = true,
-				      .major = 10,
-				      .minor = 232,
-				      .api_version = 12};
-	return 0;
 }
 
 /* Run every host check that reads the host root (not the NETWORK rows of
