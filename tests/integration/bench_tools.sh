@@ -13,11 +13,10 @@ BUILD=${HVREADY_BUILD:?}
 # shellcheck source=../../bench/lib.sh
 . "$SRC/bench/lib.sh"
 bench_init hvready-bench-tools
-fail() {
-	echo "FAIL: $*" >&2
-	for f in "$tmp"/*.log "$tmp"/*.err; do [ -s "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }; done
-	exit 1
-}
+# shellcheck source=../tools/test_lib.sh
+. "$SRC/tests/tools/test_lib.sh"
+FAIL_TAIL=20
+FAIL_GLOB="$tmp/*.err"
 json() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 bash "$SRC/bench/build_tools.sh" "$BUILD" "$tmp/tools" 2>"$tmp/build.err" || fail "bench/build_tools.sh"

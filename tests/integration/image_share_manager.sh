@@ -24,11 +24,12 @@ export HVREADY_TEST_DEFAULT_ENDPOINT="docker.io=http://127.0.0.1:$CLOSED"
 IMAGE=longhornio/longhorn-share-manager
 TAG=v1.11.2
 
-fail() {
-	echo "FAIL: $*" >&2
-	[ -f "$WORK/out.json" ] && "$PYTHON" -m json.tool "$WORK/out.json" >&2 || true
-	exit 1
-}
+# fail (tests/tools/test_lib.sh) shows the tails of $WORK's logs and of the agent's output.
+# shellcheck source=../tools/test_lib.sh
+. "$HVREADY_SRC/tests/tools/test_lib.sh"
+TMP=$WORK
+FAIL_TAIL=40
+FAIL_GLOB="$WORK/out.json"
 
 # new_root NAME: a host root that looks like an RKE2 node.
 new_root() {

@@ -27,12 +27,12 @@ cleanup() {
 trap cleanup EXIT
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy no_proxy NO_PROXY
 
-fail() {
-	echo "FAIL: $*" >&2
-	[ -f "$WORK/out.json" ] && "$PYTHON" -m json.tool "$WORK/out.json" >&2
-	[ -f "$WORK/containerd.log" ] && tail -n 20 "$WORK/containerd.log" >&2
-	exit 1
-}
+# fail (tests/tools/test_lib.sh) shows the tails of $WORK's logs and of the agent's output.
+# shellcheck source=../tools/test_lib.sh
+. "$HVREADY_SRC/tests/tools/test_lib.sh"
+TMP=$WORK
+FAIL_TAIL=40
+FAIL_GLOB="$WORK/out.json"
 command -v containerd >/dev/null && command -v ctr >/dev/null ||
 	fail "containerd and ctr are not installed (scripts/install-deps.sh installs them)"
 
