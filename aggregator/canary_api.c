@@ -76,10 +76,10 @@ bool canary_sleep(struct canary *c, int64_t until_ns, int ms)
 	return !canary_stopped(c, until_ns);
 }
 
-json_object *cj_get(json_object *o, ...)
+/* o.k1.k2... along the keys ap gives up to a NULL; NULL when a member is absent or a
+ * value on the way is not an object. */
+static json_object *cj_walk(json_object *o, va_list ap)
 {
-	va_list ap;
-	va_start(ap, o);
 	for (const char *k; o && (k = va_arg(ap, const char *));) {
 		json_object *n = NULL;
 		if (!json_object_is_type(o, json_type_object) ||
@@ -87,6 +87,14 @@ json_object *cj_get(json_object *o, ...)
 			n = NULL;
 		o = n;
 	}
+	return o;
+}
+
+json_object *cj_get(json_object *o, ...)
+{
+	va_list ap;
+	va_start(ap, o);
+	o = cj_walk(o, ap);
 	va_end(ap);
 	return o;
 }
@@ -95,13 +103,7 @@ const char *cj_str(json_object *o, ...)
 {
 	va_list ap;
 	va_start(ap, o);
-	for (const char *k; o && (k = va_arg(ap, const char *));) {
-		json_object *n = NULL;
-		if (!json_object_is_type(o, json_type_object) ||
-		    !json_object_object_get_ex(o, k, &n))
-			n = NULL;
-		o = n;
-	}
+	o = cj_walk(o, ap);
 	va_end(ap);
 	return o && json_object_is_type(o, json_type_string) ? json_object_get_string(o) : NULL;
 }
