@@ -9,6 +9,7 @@
 #include "canary_io.h"
 #include "catalog_list.h"
 #include "cli.h"
+#include "cli_common_options.h"
 #include "config.h"
 #include "daemon.h"
 #include "helper.h"
@@ -62,10 +63,8 @@ static const struct cli_option options[] = {
      "JSON probe targets (share endpoints, share-manager image, Longhorn paths)", "none", false},
     {"timeout", required_argument, OPT_TIMEOUT, CMD_BOTH, "SEC",
      "timeout of each network probe (and, in run, of the POST), 1 to 600", "10", false},
-    {"skip", required_argument, OPT_SKIP, CMD_BOTH, "ID,...",
-     "leave out these host checks (reported as SKIP)", NULL, false},
-    {"only", required_argument, OPT_ONLY, CMD_CHECK, "ID,...",
-     "run only these host checks, the others are SKIP", NULL, false},
+    CLI_OPTION_SKIP(OPT_SKIP, CMD_BOTH, "host checks"),
+    CLI_OPTION_ONLY(OPT_ONLY, CMD_CHECK, "host checks"),
     {"probe-netns", required_argument, OPT_PROBE_NETNS, CMD_BOTH, "PATH",
      "run the network checks from the network namespace at PATH", "the agent's own", false},
 };

@@ -8,6 +8,7 @@
 #include "canary.h"
 #include "catalog_list.h"
 #include "cli.h"
+#include "cli_common_options.h"
 #include "engine.h"
 #include "json_pretty.h"
 #include "log.h"
@@ -97,10 +98,8 @@ static const struct cli_option options[] = {
      "the gate the exit status follows", "all", false},
     {"format", required_argument, OPT_FORMAT, CMD_REPORT | CMD_CANARY, "text|json|markdown|html",
      "report format", "text", false},
-    {"skip", required_argument, OPT_SKIP, CMD_REPORT, "ID,...",
-     "leave out these checks (reported as SKIP)", NULL, false},
-    {"only", required_argument, OPT_ONLY, CMD_REPORT, "ID,...",
-     "run only these checks, the others are SKIP", NULL, false},
+    CLI_OPTION_SKIP(OPT_SKIP, CMD_REPORT, "checks"),
+    CLI_OPTION_ONLY(OPT_ONLY, CMD_REPORT, "checks"),
     {"operator", required_argument, OPT_OPERATOR, CMD_REPORT, "NAME",
      "who runs it, in the change-board header (free text, one line)", NULL, false},
     {"target-version", required_argument, OPT_TARGET_VERSION, CMD_REPORT, "VERSION",

@@ -153,9 +153,20 @@ for prog, srcdir in (("hvready-agent", "agent"), ("hvready-aggregator", "aggrega
         problems.append("%s.8: OPTIONS has no entry for -h, --help" % prog)
 
     # The source's option table against --help: a row of struct option or
-    # struct cli_option anywhere in main.c.
+    # struct cli_option anywhere in main.c, or a shared row of
+    # common/cli_common_options.h that main.c names (CLI_OPTION_SKIP(...)).
     table = {}
-    for name, has in re.findall(r'\{\s*"([a-z0-9-]+)",\s*(no|required|optional)_argument', mainc):
+    row = r'\{\s*"([a-z0-9-]+)",\s*(no|required|optional)_argument'
+    for name, has in re.findall(row, mainc):
+        table[name] = has != "no"
+    shared = open(os.path.join(src, "common", "cli_common_options.h")).read().replace("\\\n", " ")
+    shared_rows = dict((m, (n, h)) for m, n, h in re.findall(
+        r"#define (CLI_OPTION_[A-Z_]+)\([^)]*\)\s*" + row, shared))
+    for macro in re.findall(r"\b(CLI_OPTION_[A-Z_]+)\(", mainc):
+        if macro not in shared_rows:
+            problems.append("%s/main.c: %s is no row of common/cli_common_options.h" % (srcdir, macro))
+            continue
+        name, has = shared_rows[macro]
         table[name] = has != "no"
     table.pop("help", None)
     if not table:
