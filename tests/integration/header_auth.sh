@@ -68,6 +68,29 @@ www = b"\r\nWWW-Authenticate: Bearer" in out
 print("%s %s%s" % (status, "closed" if closed else "open", " www" if www else ""))
 PY
 }
+# framed TAIL: a report POSTed with the agents' token, the rest of the head
+# and the body being TAIL (\r\n escapes). Prints the status and "closed" when
+# the server closed within 3 s, else "open".
+framed() {
+	python3 - "${AGG_URL##*:}" "$AGENT_TOK" "$1" <<'PY'
+import socket, sys
+port, tok, tail = int(sys.argv[1]), sys.argv[2], sys.argv[3].replace("\\r\\n", "\r\n")
+s = socket.create_connection(("127.0.0.1", port), timeout=3)
+s.sendall(("POST /v1/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n" % tok + tail).encode())
+out = b""
+try:
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        out += b
+    closed = "closed"
+except socket.timeout:
+    closed = "open"
+status = out.split(b" ", 2)[1].decode() if out.startswith(b"HTTP/1.1 ") else "none"
+print(status, closed)
+PY
+}
 expect() { # want what got
 	case "$3" in "$1"*) echo "  $2: $3" ;; *) fail "$2: expected '$1', got '$3'" ;; esac
 }
@@ -90,38 +113,8 @@ start_aggregator "$TMP/agg-token.log" --token-file "$TMP/agent-token" "${STATE[@
 	fail "the aggregator did not start"
 refusals POST /v1/reports
 expect 200 "the agents' token, a real report" "$(post_report "$AGENT_TOK")"
-expect "411 closed" "a chunked body" "$(python3 - "${AGG_URL##*:}" "$AGENT_TOK" <<'PY'
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=3)
-s.sendall(("POST /v1/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
-           "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n" % sys.argv[2]).encode())
-out = b""
-try:
-    while True:
-        b = s.recv(65536)
-        if not b:
-            print(out.split(b" ")[1].decode(), "closed"); break
-        out += b
-except socket.timeout:
-    print(out[:12], "open")
-PY
-)"
-expect "413 closed" "a Content-Length over the report limit" "$(python3 - "${AGG_URL##*:}" "$AGENT_TOK" <<'PY'
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=3)
-s.sendall(("POST /v1/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
-           "Content-Length: 999999999\r\n\r\nxx" % sys.argv[2]).encode())
-out = b""
-try:
-    while True:
-        b = s.recv(65536)
-        if not b:
-            print(out.split(b" ")[1].decode(), "closed"); break
-        out += b
-except socket.timeout:
-    print(out[:12], "open")
-PY
-)"
+expect "411 closed" "a chunked body" "$(framed 'Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n')"
+expect "413 closed" "a Content-Length over the report limit" "$(framed 'Content-Length: 999999999\r\n\r\nxx')"
 expect "413 closed" "a body on a GET route" "$(raw GET /healthz "" partial)"
 expect 200 "/healthz still served" "$(get /healthz "")"
 grep -q "refused a request at its headers (401 /v1/reports" "$TMP/agg-token.log" ||
