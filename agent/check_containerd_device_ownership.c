@@ -24,6 +24,7 @@
 #include "checks.h"
 #include "containerd_config.h"
 #include "unit_cmdline.h"
+#include "k8s_distro.h"
 #include "rke2_config.h"
 
 #define KEY "device_ownership_from_security_context"
@@ -37,25 +38,14 @@ struct distro {
 	const char *data_dir;	 /* default data dir */
 	const char *unit_server; /* systemd units */
 	const char *unit_agent;
-	const char *const markers[5]; /* any of these existing means it is installed */
+	const char *const markers[K8S_DISTRO_MARKERS_MAX]; /* any existing: installed */
 };
 
 static const struct distro distros[] = {
-    {"RKE2",
-     "/etc/rancher/rke2/config.yaml",
-     "RKE2_CONFIG_FILE",
-     "/var/lib/rancher/rke2",
-     "rke2-server",
-     "rke2-agent",
-     {"/etc/rancher/rke2", "/var/lib/rancher/rke2", "/usr/local/bin/rke2", "/usr/bin/rke2",
-      "/opt/rke2/bin/rke2"}},
-    {"k3s",
-     "/etc/rancher/k3s/config.yaml",
-     "K3S_CONFIG_FILE",
-     "/var/lib/rancher/k3s",
-     "k3s",
-     "k3s-agent",
-     {"/etc/rancher/k3s", "/var/lib/rancher/k3s", "/usr/local/bin/k3s", "/usr/bin/k3s", NULL}},
+    {"RKE2", "/etc/rancher/rke2/config.yaml", "RKE2_CONFIG_FILE", "/var/lib/rancher/rke2",
+     "rke2-server", "rke2-agent", RKE2_INSTALL_MARKERS},
+    {"k3s", "/etc/rancher/k3s/config.yaml", "K3S_CONFIG_FILE", "/var/lib/rancher/k3s", "k3s",
+     "k3s-agent", K3S_INSTALL_MARKERS},
 };
 
 #define CONTAINERD_CONFIG "/etc/containerd/config.toml"

@@ -30,6 +30,7 @@
 #include "oci_client.h"
 #include "redact.h"
 #include "registries.h"
+#include "k8s_distro.h"
 #include "rke2_config.h"
 #include "unit_cmdline.h"
 
@@ -51,8 +52,8 @@ struct distro {
 	const char *config;	/* its config file, unless the unit names another */
 	const char *config_env; /* the variable that names another (unit_cmdline.h) */
 	const char *units[2];
-	const char *registries; /* default private-registry path */
-	const char *markers[3];
+	const char *registries;			     /* default private-registry path */
+	const char *markers[K8S_DISTRO_MARKERS_MAX]; /* NULL-padded */
 	const char *env_files[4]; /* systemd EnvironmentFiles with the proxy settings */
 	const char *restart;
 };
@@ -63,7 +64,7 @@ static const struct distro distros[] = {
      "RKE2_CONFIG_FILE",
      {"rke2-server.service", "rke2-agent.service"},
      "/etc/rancher/rke2/registries.yaml",
-     {"/etc/rancher/rke2", "/var/lib/rancher/rke2", "/usr/local/bin/rke2"},
+     RKE2_INSTALL_MARKERS,
      {"/etc/default/rke2-server", "/etc/default/rke2-agent", "/etc/sysconfig/rke2-server",
       "/etc/sysconfig/rke2-agent"},
      "systemctl restart rke2-server (rke2-agent on agent nodes)"},
@@ -72,7 +73,7 @@ static const struct distro distros[] = {
      "K3S_CONFIG_FILE",
      {"k3s.service", "k3s-agent.service"},
      "/etc/rancher/k3s/registries.yaml",
-     {"/etc/rancher/k3s", "/var/lib/rancher/k3s", "/usr/local/bin/k3s"},
+     K3S_INSTALL_MARKERS,
      {"/etc/systemd/system/k3s.service.env", "/etc/systemd/system/k3s-agent.service.env", NULL,
       NULL},
      "systemctl restart k3s (k3s-agent on agent nodes)"},
@@ -155,7 +156,8 @@ static int load_distro(struct run *r, char *err, size_t errlen)
 	struct kv_list *ev = &r->f->evidence;
 	for (size_t i = 0; i < ELEMENTSOF(distros) && !r->d; i++)
 		for (size_t j = 0; j < ELEMENTSOF(distros[i].markers); j++)
-			if (hostroot_exists(&r->ctx->root, distros[i].markers[j])) {
+			if (distros[i].markers[j] &&
+			    hostroot_exists(&r->ctx->root, distros[i].markers[j])) {
 				r->d = &distros[i];
 				break;
 			}

@@ -354,4 +354,16 @@ expect PASS 0
 [ "$(get 'ev["endpoints"][0]["auth"]')" = "basic" ] || fail "Basic credentials not used"
 echo "ok 14 - Basic authentication with registries.yaml auth: FAIL without, PASS with"
 
+# 15. RKE2 installed by the RPM method (/usr/bin/rke2) or into /opt/rke2 (a read-only
+#     /usr/local), never configured nor started: still RKE2, whose registries.yaml
+#     path the remedy names (agent/k8s_distro.h).
+for bin in usr/bin/rke2 opt/rke2/bin/rke2; do
+	ROOT="$WORK/roots/rpm-${bin//\//-}"
+	mkdir -p "$ROOT/$(dirname "$bin")"
+	: >"$ROOT/$bin"
+	run_check "$ROOT" "$IMAGE:$TAG"
+	[ "$(get 'ev["runtime"]')" = "RKE2" ] || fail "/$bin: runtime read as $(get 'ev["runtime"]')"
+done
+echo "ok 15 - RKE2 from the RPM or under /opt/rke2: recognised as RKE2"
+
 echo "all image share-manager checks passed"
