@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "render_json.h"
 #include "render_text.h"
 #include "render_verdict.h"
 
@@ -337,6 +338,16 @@ static void finding_detail_ex(FILE *f, const struct finding *fd, size_t idx, con
 		fputs("<p class=\"fix\"><b>Remediation:</b> ", f);
 		esc_rich(f, fd->remediation);
 		fputs("</p>", f);
+	}
+	/* The check's page, the same URL as the JSON's doc_url; only an http(s)
+	 * or relative one becomes a link (tests/tools/check_html.py). */
+	_cleanup_free_ char *doc = render_doc_url(fd->check);
+	if (render_doc_url_linkable(doc)) {
+		fputs("<p class=\"doc\"><a class=\"doc\" href=\"", f);
+		esc(f, doc);
+		fputs("\">", f);
+		esc(f, fd->check);
+		fputs(" documentation</a></p>", f);
 	}
 	fputs("</div></details>\n", f);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "render_json.h"
 #include "render_text.h"
 
 /* Sections list every node and VM up to this many; beyond, only the problems. */
@@ -866,6 +867,11 @@ static void md_blocker_body(FILE *f, const struct finding *fd, unsigned blocks,
 		md_rich(f, fd->remediation);
 		fputs("\n", f);
 	}
+	/* The check's page, the same URL as the JSON's doc_url (only an http(s)
+	 * or relative one becomes a link). */
+	_cleanup_free_ char *doc = render_doc_url(fd->check);
+	if (render_doc_url_linkable(doc))
+		fprintf(f, "\nDocs: [%s](%s)\n", fd->check, doc);
 }
 
 static void md_vms(FILE *f, const struct verdict *v)

@@ -51,6 +51,18 @@ char *render_doc_url(const char *check)
 	return xasprintf("%s%s%s.md", b, n && b[n - 1] == '/' ? "" : "/", check);
 }
 
+bool render_doc_url_linkable(const char *url)
+{
+	/* http(s), or a relative path (no scheme before the first '/'): never
+	 * javascript:, data: or any other scheme a base could carry. */
+	if (!url || !*url || strpbrk(url, "\"'<>\\ \t\r\n"))
+		return false;
+	if (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7))
+		return true;
+	const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
+	return !colon || (slash && slash < colon);
+}
+
 json_object *render_finding_json(const struct finding *f)
 {
 	json_object *o = json_object_new_object();

@@ -18,3 +18,6 @@ int render_json_write(FILE *f, json_object *o);
  * and one check's page, "BASE/ID.md" (malloc'd): every finding's doc_url. */
 const char *render_docs_base(void);
 char *render_doc_url(const char *check);
+/* Whether a doc URL may become a link (href): http(s) or relative, nothing
+ * that could carry another scheme or break out of an attribute. */
+bool render_doc_url_linkable(const char *url);

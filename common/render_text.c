@@ -1,5 +1,6 @@
 #include "render_text.h"
 #include "gates.h"
+#include "render_json.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -412,6 +413,14 @@ void render_text_finding_ex(FILE *f, const struct finding *fd, const struct text
 	if (fd->remediation && *fd->remediation && fd->status != STATUS_PASS &&
 	    fd->status != STATUS_SKIP)
 		detail_line(f, "fix:", fd->remediation, di, o->color, true);
+	if (fd->status != STATUS_PASS && fd->status != STATUS_SKIP) {
+		/* The check's page, the same URL as the JSON's doc_url. */
+		_cleanup_free_ char *doc = render_doc_url(fd->check);
+		if (di + 6 + (int)strlen(doc) <= RENDER_TEXT_WIDTH)
+			detail_line(f, "docs:", doc, di, false, false);
+		else /* a URL is not broken: alone on the next line, copyable */
+			fprintf(f, "%*sdocs:\n%*s%s\n", di, "", di + 2, "", doc);
+	}
 }
 
 void render_text_finding(FILE *f, const struct finding *fd, int id_width, bool color, bool verbose)

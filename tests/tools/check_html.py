@@ -11,7 +11,8 @@ as HTML: what the browser built must say the same thing.
 Checked: no script, no event handler, no external asset; the overall status;
 each gate's status and blockers; every finding exactly once under "All
 findings" (check, status, node, object, message, evidence keys and values,
-remediation) and every blocker under "Blockers"; one matrix cell per node and
+remediation, the link to its check's page, the JSON's doc_url) and every
+blocker under "Blockers"; one matrix cell per node and
 host check with the worst status of that check on that node; one row per VM.
 Exit 0 when all holds, 1 with one line per problem otherwise.
 """
@@ -148,6 +149,9 @@ def main(argv):
             return 1
 
     problems = []
+    # Every finding's check page, as the JSON's doc_url says (the HTML links
+    # the same URL): the only links out of the page allowed.
+    doc_links = {f["doc_url"] for f in verdict.get("findings", []) if f.get("doc_url")}
 
     def bad(msg):
         problems.append(msg)
@@ -163,9 +167,12 @@ def main(argv):
                 bad("event handler %s=%r on <%s>" % (k, v, el.tag))
             if k in ("src", "srcset", "action"):
                 bad("%s=%r on <%s>" % (k, v, el.tag))
-            # Fragments, and the dashboard's own view links (?gate=, ?refresh=0).
+            # Fragments, the dashboard's own view links (?gate=, ?refresh=0),
+            # and a finding's check page (exactly doc_link(check) of a check
+            # the verdict has, on an <a class="doc">): nothing else.
             if k == "href" and not v.startswith("#") and \
-                    not re.fullmatch(r"\?(gate=[a-z-]+&?)?(refresh=0)?", v):
+                    not re.fullmatch(r"\?(gate=[a-z-]+&?)?(refresh=0)?", v) and \
+                    not (el.tag == "a" and "doc" in classes(el) and v in doc_links):
                 bad("external link href=%r" % v)
         if el.tag == "style" and ("@import" in text(el) or "url(" in text(el)):
             bad("the stylesheet loads something")
@@ -235,6 +242,10 @@ def main(argv):
                                                                 want_fix))
         elif fix:
             bad("%s %s: remediation shown for %s" % (where, f["check"], f["status"]))
+        docs = [a.get("href") for a in find_all(d, "a", "doc")]
+        if f.get("doc_url") and docs != [f["doc_url"]]:
+            bad("%s %s: doc link %r, the JSON's doc_url is %r" % (where, f["check"], docs,
+                                                                 f["doc_url"]))
 
     # Every finding once under "All findings", with its details.
     section = by_id.get("findings")

@@ -51,9 +51,22 @@ def main(argv):
     root = tb.root
     problems = []
 
+    # A link only as "Docs: [check](doc_url)", to a finding's check page as
+    # the JSON's doc_url has it; nothing else links anywhere.
+    doc_links = {f["doc_url"] for f in verdict.get("findings", []) if f.get("doc_url")}
     for el in root.iter():
-        if el.tag not in ALLOWED:
+        if el.tag == "a":
+            if el.get("href") not in doc_links or \
+                    el.get("href") != next((f["doc_url"] for f in verdict.get("findings", [])
+                                            if f["check"] == text(el)), None):
+                problems.append("link %r -> %r in the rendered Markdown" % (text(el),
+                                                                           el.get("href")))
+        elif el.tag not in ALLOWED:
             problems.append("element <%s> in the rendered Markdown: %r" % (el.tag, text(el)[:80]))
+    links = sum(1 for el in root.iter("a"))
+    want_links = len([f for f in verdict.get("findings", []) if f.get("doc_url")])
+    if want_links and not links:
+        problems.append("no finding links its check's page (doc_url)")
 
     # Sections by their h2.
     sections, current = {}, None

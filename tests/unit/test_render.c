@@ -500,6 +500,56 @@ static void test_one_finding_singular(void **state)
 	verdict_clear(&v);
 }
 
+static void assert_has(const char *what, const char *doc, const char *s)
+{
+	if (!strstr(doc, s))
+		fail_msg("%s: \"%s\" missing", what, s);
+}
+
+/* Every finding links its check's page, the JSON's doc_url, in text,
+ * Markdown and HTML; a base that is not http(s) or relative is never a link. */
+static void test_doc_links(void **state)
+{
+	struct verdict v = {0};
+	v.source = xstrdup("");
+	fx_add(&v, "host.iscsi", STATUS_FAIL, "n1", NULL, "iscsid is not running", NULL);
+	gates_compute(&v.findings, v.gates);
+	char *html = NULL, *text = NULL, *md = NULL;
+	unsetenv("HVREADY_DOCS_URL");
+	RENDER(html, verdict_render_html(f, &v, -1, 0));
+	RENDER(text, verdict_render_text(f, &v, -1, false));
+	RENDER(md, verdict_render_markdown(f, &v, -1));
+	const char *url = "https://github.com/hvready/hvready/blob/main/docs/checks/host.iscsi.md";
+	assert_non_null(strstr(text, url));
+	_cleanup_free_ char *md_link = xasprintf("Docs: [host.iscsi](%s)", url);
+	assert_has("markdown", md, md_link);
+	_cleanup_free_ char *a = xasprintf("<a class=\"doc\" href=\"%s\">", url);
+	assert_has("html", html, a);
+	free(html), free(text), free(md);
+	/* A relative base (docs next to the report) links relatively. */
+	setenv("HVREADY_DOCS_URL", "../docs/checks", 1);
+	RENDER(html, verdict_render_html(f, &v, -1, 0));
+	RENDER(md, verdict_render_markdown(f, &v, -1));
+	assert_has("html", html, "href=\"../docs/checks/host.iscsi.md\"");
+	assert_has("markdown", md, "(../docs/checks/host.iscsi.md)");
+	free(html), free(md);
+	/* Another scheme, or a quote, never becomes a link; text still names it. */
+	static const char *const unsafe[] = {"javascript:alert(1)//", "data:text/html,x/",
+					     "https://x\"onmouseover=\"alert(1)/"};
+	for (size_t i = 0; i < sizeof(unsafe) / sizeof(*unsafe); i++) {
+		setenv("HVREADY_DOCS_URL", unsafe[i], 1);
+		RENDER(html, verdict_render_html(f, &v, -1, 0));
+		RENDER(md, verdict_render_markdown(f, &v, -1));
+		RENDER(text, verdict_render_text(f, &v, -1, false));
+		assert_null(strstr(html, "class=\"doc\""));
+		assert_null(strstr(md, "Docs: ["));
+		assert_non_null(strstr(text, "host.iscsi.md"));
+		free(html), free(text), free(md);
+	}
+	unsetenv("HVREADY_DOCS_URL");
+	verdict_clear(&v);
+}
+
 /* ---------- the change-board header (docs/change-board.md) ---------- */
 
 #define BOARD_UID "4f6c2d0e-9a51-4c3b-8f21-0d5e3b7a9c10"
@@ -530,12 +580,6 @@ static void board_verdict(struct verdict *v)
 		fail_msg("%s", err);
 	verdict_apply_waivers(v, &wl);
 	assert_int_equal(verdict_waived_count(v), 1);
-}
-
-static void assert_has(const char *what, const char *doc, const char *s)
-{
-	if (!strstr(doc, s))
-		fail_msg("%s: \"%s\" missing", what, s);
 }
 
 static void test_header_in_every_format(void **state)
@@ -739,6 +783,9 @@ static void test_agent_text(void **state)
 	    "    cri_plugin: io.containerd.grpc.v1.cri\n"
 	    "    fix: Set `nonroot-devices: true` in /etc/rancher/rke2/config.yaml and\n"
 	    "         restart rke2-server.\n"
+	    "    docs:\n"
+	    "      https://github.com/hvready/hvready/blob/main/docs/checks/"
+	    "host.containerd.device-ownership.md\n"
 	    "host.nfs.probe                   : SKIP    no NFS endpoints to probe\n"
 	    "\n1 PASS, 0 WARN, 1 FAIL, 0 UNKNOWN, 1 SKIP\n"
 	    "node: NOT READY\n"
@@ -926,6 +973,7 @@ int main(void)
 	    cmocka_unit_test(test_html_empty_verdict),
 	    cmocka_unit_test(test_scale_grouped_and_folded),
 	    cmocka_unit_test(test_one_finding_singular),
+	    cmocka_unit_test(test_doc_links),
 	    cmocka_unit_test(test_text_report_layout),
 	    cmocka_unit_test(test_vm_unknown_apart),
 	    cmocka_unit_test(test_gate_go_no_go),
