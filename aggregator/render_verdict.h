@@ -53,3 +53,8 @@ struct finding_groups;
  * shows them in. */
 void render_verdict_blocker_groups(const struct verdict *v, const unsigned *blocks,
 				   struct finding_groups *ret);
+/* The JSON's "groups": every finding in the group the reports show it in
+ * (render_verdict_group_keys: same check, status, object, message, fix,
+ * blocked gates and waiver), one object each with its nodes and members
+ * (docs/outputs.md, "Groups"). */
+json_object *verdict_groups_json(const struct verdict *v);

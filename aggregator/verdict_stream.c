@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "render_json.h"
+#include "render_verdict.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 #define STREAM_BUF (64u << 10)
@@ -167,7 +168,9 @@ void verdict_stream_json(const struct verdict *v, const struct verdict_stream_ou
 			ws_put(w, ",", 1);
 		ws_finding(w, v, i);
 	}
-	ws_lit(w, "],\"nodes\":[");
+	ws_lit(w, "],\"groups\":");
+	ws_json(w, verdict_groups_json(v));
+	ws_lit(w, ",\"nodes\":[");
 	for (size_t i = 0; i < v->n_nodes; i++) {
 		if (i)
 			ws_put(w, ",", 1);

@@ -506,6 +506,59 @@ static void assert_has(const char *what, const char *doc, const char *s)
 		fail_msg("%s: \"%s\" missing", what, s);
 }
 
+/* The JSON's "groups" say what the text's cards say: the 5 nodes of one
+ * host.iscsi FAIL in one group (the same card as the text's "on 5 nodes"), the
+ * 55 that pass in another, every finding in exactly one group. */
+static void test_json_groups(void **state)
+{
+	struct verdict v = {0};
+	v.source = xstrdup("files: generated");
+	v.harvester_installed = true;
+	for (int i = 0; i < 60; i++) {
+		char node[32];
+		snprintf(node, sizeof(node), "node-%03d", i);
+		fx_node(&v, node, true, 30);
+		fx_add(&v, "host.iscsi", i < 55 ? STATUS_PASS : STATUS_FAIL, node, NULL,
+		       i < 55 ? "iscsid is running" : "iscsiadm is not installed",
+		       i < 55 ? NULL : "install open-iscsi");
+	}
+	fx_add(&v, "api.storageclass.default", STATUS_WARN, NULL, "StorageClass/longhorn",
+	       "two default StorageClasses", NULL);
+	gates_compute(&v.findings, v.gates);
+	char *text = NULL;
+	RENDER(text, verdict_render_text(f, &v, -1, false));
+	assert_non_null(strstr(text, "FAIL    5 nodes: node-055, node-056"));
+	json_object *o = verdict_to_json(&v), *groups, *x;
+	assert_true(json_object_object_get_ex(o, "groups", &groups));
+	size_t n = json_object_array_length(groups), seen = 0, fails = 0;
+	assert_int_equal(n, 3);
+	for (size_t k = 0; k < n; k++) {
+		json_object *g = json_object_array_get_idx(groups, k), *mem, *nodes;
+		assert_true(json_object_object_get_ex(g, "findings", &mem));
+		assert_true(json_object_object_get_ex(g, "nodes", &nodes));
+		assert_true(json_object_object_get_ex(g, "count", &x));
+		assert_int_equal(json_object_get_int64(x), json_object_array_length(mem));
+		seen += json_object_array_length(mem);
+		assert_true(json_object_object_get_ex(g, "status", &x));
+		if (streq(json_object_get_string(x), "FAIL")) {
+			fails++;
+			assert_int_equal(json_object_array_length(nodes), 5);
+			assert_string_equal(
+			    json_object_get_string(json_object_array_get_idx(nodes, 0)),
+			    "node-055");
+			assert_true(json_object_object_get_ex(g, "blocks", &x));
+			assert_true(json_object_array_length(x) > 0);
+			assert_true(json_object_object_get_ex(g, "key", &x));
+			assert_string_equal(json_object_get_string(x), "host.iscsi/FAIL/55");
+		}
+	}
+	assert_int_equal(fails, 1);
+	assert_int_equal(seen, v.findings.n);
+	json_object_put(o);
+	free(text);
+	verdict_clear(&v);
+}
+
 /* Every finding links its check's page, the JSON's doc_url, in text,
  * Markdown and HTML; a base that is not http(s) or relative is never a link. */
 static void test_doc_links(void **state)
@@ -974,6 +1027,7 @@ int main(void)
 	    cmocka_unit_test(test_scale_grouped_and_folded),
 	    cmocka_unit_test(test_one_finding_singular),
 	    cmocka_unit_test(test_doc_links),
+	    cmocka_unit_test(test_json_groups),
 	    cmocka_unit_test(test_text_report_layout),
 	    cmocka_unit_test(test_vm_unknown_apart),
 	    cmocka_unit_test(test_gate_go_no_go),

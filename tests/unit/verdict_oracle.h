@@ -3,7 +3,8 @@
  * aggregator streams (aggregator/verdict_stream.c, which writes the same
  * document piece by piece, byte for byte what json-c prints for this tree in
  * compact form). Built from the same parts the stream uses
- * (verdict_head_json, verdict_finding_json, verdict_node_json, verdict_vm_json).
+ * (verdict_head_json, verdict_finding_json, verdict_groups_json, verdict_node_json,
+ * verdict_vm_json).
  * Only tests build it: the product streams.
  */
 #pragma once
@@ -11,6 +12,7 @@
 
 #include "catalog.h"
 #include "render_json.h"
+#include "render_verdict.h"
 #include "verdict.h"
 
 static inline json_object *verdict_to_json(const struct verdict *v)
@@ -32,6 +34,7 @@ static inline json_object *verdict_to_json(const struct verdict *v)
 	for (size_t i = 0; i < v->findings.n; i++)
 		json_object_array_add(findings, verdict_finding_json(v, i));
 	json_object_object_add(o, "findings", findings);
+	json_object_object_add(o, "groups", verdict_groups_json(v));
 	json_object *nodes = json_object_new_array();
 	for (size_t i = 0; i < v->n_nodes; i++)
 		json_object_array_add(nodes, verdict_node_json(&v->nodes[i]));
