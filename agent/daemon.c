@@ -231,6 +231,8 @@ static void run_checks(struct daemon *d, struct agent_ctx *ctx, struct agent_opt
 					    why, sizeof(why))
 		       : 0;
 	ctx->defer_network = true;
+	ctx->stop = stopping;
+	ctx->stop_arg = d;
 	agent_run_checks(ctx);
 	struct node_report probed = {0};
 	if (net.n && hr == 0)
