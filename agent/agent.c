@@ -3,6 +3,7 @@
 #include "netguard.h"
 #include "checks.h"
 #include "helper.h"
+#include "log.h"
 #include "probe_netns.h"
 #include "sys_uts.h"
 
@@ -121,7 +122,9 @@ struct check_job {
 	pthread_cond_t cond;
 	bool done;	/* under lock */
 	char last[256]; /* the last host path the check opened, under lock */
-	size_t index;
+	size_t index;	/* its slot in blocked_jobs: the table's row, or FACTS_SLOT */
+	host_check_fn fn;
+	const char *id;
 	int64_t started_mono_ns, started_real_ns;
 	struct agent_opts opts;
 	struct node_report report;
@@ -131,6 +134,7 @@ struct check_job {
 
 static pthread_mutex_t blocked_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct check_job *blocked_jobs[BLOCKED_JOBS_MAX];
+#define FACTS_SLOT (BLOCKED_JOBS_MAX - 1)
 
 static void strv_copy(struct strv *dst, const struct strv *src)
 {
@@ -181,7 +185,7 @@ static void *job_main(void *arg)
 {
 	struct check_job *j = arg;
 	hostroot_set_tracer(job_trace, j);
-	host_checks[j->index].run(&j->ctx, host_checks[j->index].id);
+	j->fn(&j->ctx, j->id);
 	hostroot_set_tracer(NULL, NULL);
 	pthread_mutex_lock(&j->lock);
 	j->done = true;
@@ -192,10 +196,10 @@ static void *job_main(void *arg)
 
 /* A job of ctx's check i: private copies of what the check reads. NULL when
  * the host root's fd cannot be duplicated. */
-static struct check_job *job_new(struct agent_ctx *ctx, size_t i)
+static struct check_job *job_new(struct agent_ctx *ctx, size_t i, host_check_fn fn, const char *id)
 {
 	struct check_job *j = xmalloc(sizeof(*j));
-	*j = (struct check_job){.index = i};
+	*j = (struct check_job){.index = i, .fn = fn, .id = id};
 	int fd = fcntl(ctx->root.fd, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0) {
 		free(j);
@@ -295,20 +299,13 @@ static bool still_blocked(struct agent_ctx *ctx, size_t i, const char *id)
 	return alive;
 }
 
-/* Run check i in its thread; wait until it ends, its budget runs out or the
- * agent stops. */
-static void run_bounded(struct agent_ctx *ctx, size_t i, const char *id)
+/* Start j's thread and wait until it ends (1), its budget runs out or the
+ * agent stops (0; *ret_stop says which), or it cannot start (-errno). */
+static int job_run(struct agent_ctx *ctx, struct check_job *j, int64_t budget_ns, bool *ret_stop)
 {
-	struct check_job *j = job_new(ctx, i);
-	if (!j) {
-		finding_set(agent_finding(ctx, id), STATUS_UNKNOWN,
-			    "not run: cannot duplicate the host root's descriptor: %s",
-			    strerror(errno));
-		return;
-	}
 	j->started_mono_ns = util_now_mono_ns();
 	j->started_real_ns = util_now_realtime_ns();
-	int64_t deadline = j->started_mono_ns + check_budget_ns(ctx, id);
+	int64_t deadline = j->started_mono_ns + budget_ns;
 	/* The thread takes no signal: SIGTERM stays the loop's (daemon.c). */
 	sigset_t all, old;
 	sigfillset(&all);
@@ -320,12 +317,8 @@ static void run_bounded(struct agent_ctx *ctx, size_t i, const char *id)
 	int e = pthread_create(&t, &attr, job_main, j);
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e != 0) {
-		finding_set(agent_finding(ctx, id), STATUS_UNKNOWN,
-			    "not run: cannot start its thread: %s", strerror(e));
-		job_free(j);
-		return;
-	}
+	if (e != 0)
+		return -e;
 	pthread_mutex_lock(&j->lock);
 	bool stop = false;
 	while (!j->done && !stop) {
@@ -348,7 +341,40 @@ static void run_bounded(struct agent_ctx *ctx, size_t i, const char *id)
 	}
 	bool done = j->done;
 	pthread_mutex_unlock(&j->lock);
-	if (done) {
+	*ret_stop = stop;
+	return done ? 1 : 0;
+}
+
+/* Leave a job whose thread still runs in its slot, for still_blocked(). */
+static void job_park(struct check_job *j)
+{
+	pthread_mutex_lock(&blocked_lock);
+	if (j->index < BLOCKED_JOBS_MAX && !blocked_jobs[j->index])
+		blocked_jobs[j->index] = j;
+	/* No slot (never with the table's size): the job is left to its thread for good. */
+	pthread_mutex_unlock(&blocked_lock);
+}
+
+/* Run check i in its thread; wait until it ends, its budget runs out or the
+ * agent stops. */
+static void run_bounded(struct agent_ctx *ctx, size_t i, const char *id)
+{
+	struct check_job *j = job_new(ctx, i, host_checks[i].run, id);
+	if (!j) {
+		finding_set(agent_finding(ctx, id), STATUS_UNKNOWN,
+			    "not run: cannot duplicate the host root's descriptor: %s",
+			    strerror(errno));
+		return;
+	}
+	bool stop = false;
+	int r = job_run(ctx, j, check_budget_ns(ctx, id), &stop);
+	if (r < 0) {
+		finding_set(agent_finding(ctx, id), STATUS_UNKNOWN,
+			    "not run: cannot start its thread: %s", strerror(-r));
+		job_free(j);
+		return;
+	}
+	if (r > 0) {
 		job_merge(ctx, j);
 		job_free(j);
 		return;
@@ -358,14 +384,64 @@ static void run_bounded(struct agent_ctx *ctx, size_t i, const char *id)
 		struct finding *f = &ctx->report->results.items[ctx->report->results.n - 1];
 		finding_set(f, STATUS_UNKNOWN, "not finished: the agent is stopping");
 	}
+	job_park(j);
+}
+
+static void facts_step(struct agent_ctx *ctx, const char *id)
+{
+	facts_collect(ctx);
+}
+
+/* facts_collect() under the same deadline (--timeout): it reads proc/cpuinfo,
+ * proc/meminfo, etc/os-release... again when no check recorded the fact. Blocked,
+ * the report goes with the facts the checks recorded, and a warning in the log. */
+static void collect_facts_bounded(struct agent_ctx *ctx)
+{
 	pthread_mutex_lock(&blocked_lock);
-	if (i < BLOCKED_JOBS_MAX && !blocked_jobs[i]) {
-		blocked_jobs[i] = j;
-		j = NULL;
+	struct check_job *old = blocked_jobs[FACTS_SLOT];
+	bool alive = false;
+	if (old) {
+		pthread_mutex_lock(&old->lock);
+		alive = !old->done;
+		pthread_mutex_unlock(&old->lock);
+		if (!alive) {
+			blocked_jobs[FACTS_SLOT] = NULL;
+			job_free(old);
+		}
 	}
 	pthread_mutex_unlock(&blocked_lock);
-	/* No slot (never with the table's size): the job is left to its thread for good. */
-	(void)j;
+	if (alive) {
+		log_warnx("facts: still blocked since an earlier cycle, not collected again; the "
+			  "report carries the facts its checks recorded, ignoring");
+		return;
+	}
+	struct check_job *j = job_new(ctx, FACTS_SLOT, facts_step, "facts");
+	if (!j) {
+		log_warn("facts: cannot duplicate the host root's descriptor, ignoring");
+		return;
+	}
+	kv_list_copy(&j->report.facts, &ctx->report->facts);
+	bool stop = false;
+	int r = job_run(ctx, j, (int64_t)ctx->opts->timeout_s * NSEC_PER_SEC, &stop);
+	if (r > 0) {
+		kv_list_clear(&ctx->report->facts);
+		ctx->report->facts = j->report.facts;
+		j->report.facts = (struct kv_list){0};
+		job_free(j);
+		return;
+	}
+	if (r < 0) {
+		log_warnx("facts: cannot start a thread: %s, ignoring", strerror(-r));
+		job_free(j);
+		return;
+	}
+	pthread_mutex_lock(&j->lock);
+	_cleanup_free_ char *at = j->last[0] ? hostroot_display(&ctx->root, j->last) : NULL;
+	pthread_mutex_unlock(&j->lock);
+	log_warnx("facts: blocked%s%s after %d s; the report carries the facts its checks "
+		  "recorded, ignoring",
+		  at ? ": last at " : "", at ? at : "", ctx->opts->timeout_s);
+	job_park(j);
 }
 
 void agent_run_check(struct agent_ctx *ctx, size_t i)
@@ -426,7 +502,7 @@ void agent_run_checks(struct agent_ctx *ctx)
 	}
 	ctx->procs = NULL;
 	procs_scan_clear(&scan);
-	facts_collect(ctx);
+	collect_facts_bounded(ctx);
 	r->sent_ns = util_now_realtime_ns();
 }
 

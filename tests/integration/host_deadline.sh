@@ -5,7 +5,8 @@
 # LD_PRELOAD shim (tests/tools/block_open.c) makes the open of host.iscsi's
 # etc/iscsi/initiatorname.iscsi block while a flag file exists.
 # 1. `check` ends within --timeout + a margin: host.iscsi UNKNOWN "blocked",
-#    every other check decided as without the shim.
+#    every other check decided as without the shim. With proc/meminfo blocked,
+#    host.resources is, and so are the facts read after the checks (a warning).
 # 2. `run` keeps reporting: the next cycles say "still blocked since"; once the
 #    read returns, the check runs again and decides; SIGTERM stops it at once.
 set -euo pipefail
@@ -54,6 +55,26 @@ for cid, st in free.items():
     if cid != "host.iscsi":
         assert by[cid]["status"] == st, (cid, by[cid]["status"], st)
 print("check: %.1f s, host.iscsi: %s" % (took, c["message"]))
+PY
+
+echo "== check, proc/meminfo blocked (host.resources, then the facts read it again)"
+rc=0
+start=$(date +%s.%N)
+HVREADY_TEST_BLOCK_OPEN=proc/meminfo timeout 30 "${wrap[@]}" "$HVREADY_BIN/hvready-agent" check \
+	--host-root "$root" --format json --timeout 2 --skip "$skip" >"$tmp/mem.json" 2>"$tmp/mem.err" || rc=$?
+end=$(date +%s.%N)
+[ "$rc" != 124 ] || fail "check hung on a blocked proc/meminfo"
+grep -q "facts: blocked: last at .*proc/meminfo" "$tmp/mem.err" || { cat "$tmp/mem.err"; fail "no warning for the blocked facts"; }
+python3 - "$tmp/mem.json" "$start" "$end" <<'PY' || fail "check verdicts with proc/meminfo blocked"
+import json, sys
+v = json.load(open(sys.argv[1]))
+took = float(sys.argv[3]) - float(sys.argv[2])
+assert took < 2 * 2 + 4, "took %.1f s with --timeout 2" % took
+by = {c["check"]: c for c in v["results"]}
+c = by["host.resources"]
+assert c["status"] == "UNKNOWN" and "proc/meminfo" in c["message"], c
+assert "memory_bytes" not in v.get("facts", {}), v.get("facts")
+print("check: %.1f s, host.resources: %s" % (took, c["message"]))
 PY
 
 echo "== run"
