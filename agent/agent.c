@@ -129,7 +129,8 @@ struct check_job {
 	struct agent_opts opts;
 	struct node_report report;
 	struct agent_ctx ctx;
-	size_t before; /* findings copied in before the check ran */
+	size_t before;	/* findings copied in before the check ran */
+	bool own_procs; /* abandoned: ctx.procs (heap) is the job's, freed with it */
 };
 
 static pthread_mutex_t blocked_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -165,6 +166,10 @@ static void opts_copy(struct agent_opts *dst, const struct agent_opts *src)
 
 static void job_free(struct check_job *j)
 {
+	if (j->own_procs && j->ctx.procs) {
+		procs_scan_clear(j->ctx.procs);
+		free(j->ctx.procs);
+	}
 	hostroot_close(&j->ctx.root);
 	node_report_clear(&j->report);
 	agent_opts_clear(&j->opts);
@@ -219,7 +224,8 @@ static struct check_job *job_new(struct agent_ctx *ctx, size_t i, host_check_fn 
 	    .root = {.fd = fd, .path = xstrdup(ctx->root.path)},
 	    .opts = &j->opts,
 	    .report = &j->report,
-	    .procs = NULL, /* the shared scan is not the thread's to write: its own */
+	    /* Lent for the run; the job keeps it if abandoned (run_bounded). */
+	    .procs = ctx->procs,
 	};
 	return j;
 }
@@ -379,6 +385,13 @@ static void run_bounded(struct agent_ctx *ctx, size_t i, const char *id)
 		job_free(j);
 		return;
 	}
+	/* The thread may still write the run's proc/ scan: it is the job's now, the
+	 * next checks get a new one. */
+	if (ctx->procs) {
+		j->own_procs = true;
+		ctx->procs = xmalloc(sizeof(*ctx->procs));
+		*ctx->procs = (struct procs_scan){0};
+	}
 	blocked_unknown(ctx, id, j, false);
 	if (stop) {
 		struct finding *f = &ctx->report->results.items[ctx->report->results.n - 1];
@@ -487,8 +500,9 @@ void agent_run_checks(struct agent_ctx *ctx)
 			: xstrdup("");
 	}
 	r->schema_minor = NODE_SCHEMA_MINOR;
-	struct procs_scan scan = {0};
-	ctx->procs = &scan;
+	/* On the heap: a check abandoned with it keeps it (run_bounded). */
+	ctx->procs = xmalloc(sizeof(*ctx->procs));
+	*ctx->procs = (struct procs_scan){0};
 	for (size_t i = 0; i < host_checks_len; i++) {
 		const char *id = host_checks[i].id;
 		const char *why = check_left_out(&ctx->opts->skip, &ctx->opts->only, id);
@@ -500,8 +514,9 @@ void agent_run_checks(struct agent_ctx *ctx)
 			continue; /* the daemon's probe helper runs it (agent_add_deferred) */
 		agent_run_check(ctx, i);
 	}
+	procs_scan_clear(ctx->procs);
+	free(ctx->procs);
 	ctx->procs = NULL;
-	procs_scan_clear(&scan);
 	collect_facts_bounded(ctx);
 	r->sent_ns = util_now_realtime_ns();
 }

@@ -44,7 +44,9 @@ struct agent_ctx {
 	struct hostroot root;
 	const struct agent_opts *opts;
 	struct node_report *report; /* results so far and facts */
-	struct procs_scan *procs;   /* proc/ read once for all checks of a run, or NULL */
+	/* proc/ read once for all checks of a run (heap), or NULL; a check abandoned
+	 * at its deadline keeps the scan it was lent, the next ones get a new one. */
+	struct procs_scan *procs;
 	/* The daemon: the network checks --skip/--only leave in are its probe
 	 * helper's; agent_run_checks adds nothing for them, agent_add_deferred
 	 * puts the helper's findings in their places. */
