@@ -3,11 +3,16 @@
 #include "netguard.h"
 #include "checks.h"
 #include "helper.h"
+#include "log.h"
 #include "probe_netns.h"
 #include "sys_uts.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <time.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -93,11 +98,373 @@ static bool nothing_to_probe(const struct agent_ctx *ctx, const char *id)
 	return streq(id, "host.nfs.probe") && t->nfs_endpoints.n == 0 && !t->canary_export;
 }
 
+/* ---------- the deadline: each check in its own thread ----------
+ *
+ * A read that blocks although it opened O_NONBLOCK (a hung NFS mount under
+ * the host root, a stuck procfs or sysfs file, a stat in D state) must not
+ * stall the report. Each check runs in a thread of its own, on private copies
+ * of everything it reads (the options, the host root's fd, the findings so
+ * far) and with a private report it writes into. The runner waits for it until
+ * its budget (CHECK_BUDGET_S) runs out; a check that misses it is UNKNOWN
+ * "blocked", and its thread is abandoned: detached, never joined, never
+ * writing anything shared. Its job stays in blocked_jobs until the thread
+ * ends; while it lives the check is not started again (the next cycle of
+ * `run` reports it "still blocked since ..."). docs/robustness.md. */
+
+/* The network checks bound their own probes in --timeout units (up to 3 for
+ * host.nfs.probe, a few requests per registry); the thread's budget is the
+ * same backstop as the daemon's probe helper's (daemon.c). */
+#define NETWORK_BUDGET_TIMEOUTS 12
+#define BLOCKED_JOBS_MAX	64
+
+struct check_job {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;	/* under lock */
+	char last[256]; /* the last host path the check opened, under lock */
+	size_t index;	/* its slot in blocked_jobs: the table's row, or FACTS_SLOT */
+	host_check_fn fn;
+	const char *id;
+	int64_t started_mono_ns, started_real_ns;
+	struct agent_opts opts;
+	struct node_report report;
+	struct agent_ctx ctx;
+	size_t before;	/* findings copied in before the check ran */
+	bool own_procs; /* abandoned: ctx.procs (heap) is the job's, freed with it */
+};
+
+static pthread_mutex_t blocked_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct check_job *blocked_jobs[BLOCKED_JOBS_MAX];
+#define FACTS_SLOT (BLOCKED_JOBS_MAX - 1)
+
+static void strv_copy(struct strv *dst, const struct strv *src)
+{
+	*dst = (struct strv){0};
+	for (size_t i = 0; i < src->n; i++)
+		strv_add(dst, src->items[i]);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void opts_copy(struct agent_opts *dst, const struct agent_opts *src)
+{
+	*dst = *src;
+	dst->host_root = dup_or_null(src->host_root);
+	dst->node = dup_or_null(src->node);
+	dst->probe_targets_file = dup_or_null(src->probe_targets_file);
+	dst->probe_netns = dup_or_null(src->probe_netns);
+	dst->aggregator_url = dup_or_null(src->aggregator_url);
+	dst->ca_file = dup_or_null(src->ca_file);
+	dst->token_file = dup_or_null(src->token_file);
+	strv_copy(&dst->skip, &src->skip);
+	strv_copy(&dst->only, &src->only);
+	probe_targets_copy(&dst->targets, &src->targets);
+}
+
+static void job_free(struct check_job *j)
+{
+	if (j->own_procs && j->ctx.procs) {
+		procs_scan_clear(j->ctx.procs);
+		free(j->ctx.procs);
+	}
+	hostroot_close(&j->ctx.root);
+	node_report_clear(&j->report);
+	agent_opts_clear(&j->opts);
+	pthread_mutex_destroy(&j->lock);
+	pthread_cond_destroy(&j->cond);
+	free(j);
+}
+
+static void job_trace(void *arg, const char *path)
+{
+	struct check_job *j = arg;
+	pthread_mutex_lock(&j->lock);
+	snprintf(j->last, sizeof(j->last), "%s", path);
+	pthread_mutex_unlock(&j->lock);
+}
+
+static void *job_main(void *arg)
+{
+	struct check_job *j = arg;
+	hostroot_set_tracer(job_trace, j);
+	j->fn(&j->ctx, j->id);
+	hostroot_set_tracer(NULL, NULL);
+	pthread_mutex_lock(&j->lock);
+	j->done = true;
+	pthread_cond_signal(&j->cond);
+	pthread_mutex_unlock(&j->lock);
+	return NULL;
+}
+
+/* A job of ctx's check i: private copies of what the check reads. NULL when
+ * the host root's fd cannot be duplicated. */
+static struct check_job *job_new(struct agent_ctx *ctx, size_t i, host_check_fn fn, const char *id)
+{
+	struct check_job *j = xmalloc(sizeof(*j));
+	*j = (struct check_job){.index = i, .fn = fn, .id = id};
+	int fd = fcntl(ctx->root.fd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0) {
+		free(j);
+		return NULL;
+	}
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_cond_init(&j->cond, NULL);
+	opts_copy(&j->opts, ctx->opts);
+	j->report.node = dup_or_null(ctx->report->node);
+	j->report.hostname = dup_or_null(ctx->report->hostname);
+	j->report.boot_id = dup_or_null(ctx->report->boot_id);
+	const struct finding_list *l = &ctx->report->results;
+	for (size_t k = 0; k < l->n; k++)
+		finding_copy(finding_list_add(&j->report.results, l->items[k].check), &l->items[k]);
+	j->before = j->report.results.n;
+	j->ctx = (struct agent_ctx){
+	    .root = {.fd = fd, .path = xstrdup(ctx->root.path)},
+	    .opts = &j->opts,
+	    .report = &j->report,
+	    /* Lent for the run; the job keeps it if abandoned (run_bounded). */
+	    .procs = ctx->procs,
+	};
+	return j;
+}
+
+/* Move a finished job's findings and facts into ctx's report. */
+static void job_merge(struct agent_ctx *ctx, struct check_job *j)
+{
+	struct finding_list *from = &j->report.results, *to = &ctx->report->results;
+	for (size_t k = j->before; k < from->n; k++) {
+		util_grow((void **)&to->items, &to->cap, to->n + 1, sizeof(*to->items));
+		to->items[to->n++] = from->items[k];
+		from->items[k] = (struct finding){0};
+	}
+	struct kv_list *ff = &j->report.facts, *tf = &ctx->report->facts;
+	for (size_t k = 0; k < ff->n; k++) {
+		kv_add_value(tf, ff->items[k].key, &ff->items[k].val);
+	}
+}
+
+static int64_t check_budget_ns(const struct agent_ctx *ctx, const char *id)
+{
+	int64_t t = (int64_t)ctx->opts->timeout_s * NSEC_PER_SEC;
+	return agent_network_check(id) ? NETWORK_BUDGET_TIMEOUTS * t : t;
+}
+
+static void blocked_unknown(struct agent_ctx *ctx, const char *id, struct check_job *j, bool still)
+{
+	pthread_mutex_lock(&j->lock);
+	_cleanup_free_ char *at = j->last[0] ? hostroot_display(&ctx->root, j->last) : NULL;
+	pthread_mutex_unlock(&j->lock);
+	int64_t secs = (util_now_mono_ns() - j->started_mono_ns) / NSEC_PER_SEC;
+	struct finding *f = agent_finding(ctx, id);
+	char since[64] = "";
+	time_t t = (time_t)(j->started_real_ns / NSEC_PER_SEC);
+	struct tm tm;
+	if (gmtime_r(&t, &tm))
+		strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (still)
+		finding_set(f, STATUS_UNKNOWN,
+			    "still blocked since %s%s%s (%lld s), not started again", since,
+			    at ? ": last at " : "", at ? at : "", (long long)secs);
+	else
+		finding_set(f, STATUS_UNKNOWN, "blocked: %s%s after %lld s",
+			    at ? "last at " : "reading the host", at ? at : "", (long long)secs);
+	if (at)
+		kv_add_str(&f->evidence, "blocked_last_path", at);
+	kv_add_int(&f->evidence, "blocked_seconds", secs);
+	kv_add_str(&f->evidence, "blocked_since", since);
+	finding_remedy(f, "%s",
+		       "A host read did not return within the check's deadline (--timeout): look "
+		       "for a hung mount (NFS) under the host root or a process in D state "
+		       "(ps -eo pid,stat,wchan,cmd | awk '$2 ~ /D/'); the agent runs the check "
+		       "again once the blocked read returns.");
+}
+
+/* Whether the check of row i is still blocked from an earlier run (then it is
+ * reported so); frees the job of one that has ended. */
+static bool still_blocked(struct agent_ctx *ctx, size_t i, const char *id)
+{
+	if (i >= BLOCKED_JOBS_MAX)
+		return false;
+	pthread_mutex_lock(&blocked_lock);
+	struct check_job *j = blocked_jobs[i];
+	bool alive = false;
+	if (j) {
+		pthread_mutex_lock(&j->lock);
+		alive = !j->done;
+		pthread_mutex_unlock(&j->lock);
+		if (!alive) {
+			blocked_jobs[i] = NULL;
+			job_free(j);
+		}
+	}
+	pthread_mutex_unlock(&blocked_lock);
+	if (alive)
+		blocked_unknown(ctx, id, j, true);
+	return alive;
+}
+
+/* Start j's thread and wait until it ends (1), its budget runs out or the
+ * agent stops (0; *ret_stop says which), or it cannot start (-errno). */
+static int job_run(struct agent_ctx *ctx, struct check_job *j, int64_t budget_ns, bool *ret_stop)
+{
+	j->started_mono_ns = util_now_mono_ns();
+	j->started_real_ns = util_now_realtime_ns();
+	int64_t deadline = j->started_mono_ns + budget_ns;
+	/* The thread takes no signal: SIGTERM stays the loop's (daemon.c). */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_t t;
+	int e = pthread_create(&t, &attr, job_main, j);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0)
+		return -e;
+	pthread_mutex_lock(&j->lock);
+	bool stop = false;
+	while (!j->done && !stop) {
+		int64_t now = util_now_mono_ns();
+		if (now >= deadline)
+			break;
+		/* Wake at least every 200 ms to see a stop request. */
+		int64_t until =
+		    now + 200 * NSEC_PER_MSEC < deadline ? now + 200 * NSEC_PER_MSEC : deadline;
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		int64_t abs = (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec + (until - now);
+		ts = (struct timespec){(time_t)(abs / NSEC_PER_SEC), (long)(abs % NSEC_PER_SEC)};
+		pthread_cond_timedwait(&j->cond, &j->lock, &ts);
+		if (!j->done && ctx->stop) {
+			pthread_mutex_unlock(&j->lock);
+			stop = ctx->stop(ctx->stop_arg);
+			pthread_mutex_lock(&j->lock);
+		}
+	}
+	bool done = j->done;
+	pthread_mutex_unlock(&j->lock);
+	*ret_stop = stop;
+	return done ? 1 : 0;
+}
+
+/* Leave a job whose thread still runs in its slot, for still_blocked(). */
+static void job_park(struct check_job *j)
+{
+	pthread_mutex_lock(&blocked_lock);
+	if (j->index < BLOCKED_JOBS_MAX && !blocked_jobs[j->index])
+		blocked_jobs[j->index] = j;
+	/* No slot (never with the table's size): the job is left to its thread for good. */
+	pthread_mutex_unlock(&blocked_lock);
+}
+
+/* Run check i in its thread; wait until it ends, its budget runs out or the
+ * agent stops. */
+static void run_bounded(struct agent_ctx *ctx, size_t i, const char *id)
+{
+	struct check_job *j = job_new(ctx, i, host_checks[i].run, id);
+	if (!j) {
+		finding_set(agent_finding(ctx, id), STATUS_UNKNOWN,
+			    "not run: cannot duplicate the host root's descriptor: %s",
+			    strerror(errno));
+		return;
+	}
+	bool stop = false;
+	int r = job_run(ctx, j, check_budget_ns(ctx, id), &stop);
+	if (r < 0) {
+		finding_set(agent_finding(ctx, id), STATUS_UNKNOWN,
+			    "not run: cannot start its thread: %s", strerror(-r));
+		job_free(j);
+		return;
+	}
+	if (r > 0) {
+		job_merge(ctx, j);
+		job_free(j);
+		return;
+	}
+	/* The thread may still write the run's proc/ scan: it is the job's now, the
+	 * next checks get a new one. */
+	if (ctx->procs) {
+		j->own_procs = true;
+		ctx->procs = xmalloc(sizeof(*ctx->procs));
+		*ctx->procs = (struct procs_scan){0};
+	}
+	blocked_unknown(ctx, id, j, false);
+	if (stop) {
+		struct finding *f = &ctx->report->results.items[ctx->report->results.n - 1];
+		finding_set(f, STATUS_UNKNOWN, "not finished: the agent is stopping");
+	}
+	job_park(j);
+}
+
+static void facts_step(struct agent_ctx *ctx, const char *id)
+{
+	facts_collect(ctx);
+}
+
+/* facts_collect() under the same deadline (--timeout): it reads proc/cpuinfo,
+ * proc/meminfo, etc/os-release... again when no check recorded the fact. Blocked,
+ * the report goes with the facts the checks recorded, and a warning in the log. */
+static void collect_facts_bounded(struct agent_ctx *ctx)
+{
+	pthread_mutex_lock(&blocked_lock);
+	struct check_job *old = blocked_jobs[FACTS_SLOT];
+	bool alive = false;
+	if (old) {
+		pthread_mutex_lock(&old->lock);
+		alive = !old->done;
+		pthread_mutex_unlock(&old->lock);
+		if (!alive) {
+			blocked_jobs[FACTS_SLOT] = NULL;
+			job_free(old);
+		}
+	}
+	pthread_mutex_unlock(&blocked_lock);
+	if (alive) {
+		log_warnx("facts: still blocked since an earlier cycle, not collected again; the "
+			  "report carries the facts its checks recorded, ignoring");
+		return;
+	}
+	struct check_job *j = job_new(ctx, FACTS_SLOT, facts_step, "facts");
+	if (!j) {
+		log_warn("facts: cannot duplicate the host root's descriptor, ignoring");
+		return;
+	}
+	kv_list_copy(&j->report.facts, &ctx->report->facts);
+	bool stop = false;
+	int r = job_run(ctx, j, (int64_t)ctx->opts->timeout_s * NSEC_PER_SEC, &stop);
+	if (r > 0) {
+		kv_list_clear(&ctx->report->facts);
+		ctx->report->facts = j->report.facts;
+		j->report.facts = (struct kv_list){0};
+		job_free(j);
+		return;
+	}
+	if (r < 0) {
+		log_warnx("facts: cannot start a thread: %s, ignoring", strerror(-r));
+		job_free(j);
+		return;
+	}
+	pthread_mutex_lock(&j->lock);
+	_cleanup_free_ char *at = j->last[0] ? hostroot_display(&ctx->root, j->last) : NULL;
+	pthread_mutex_unlock(&j->lock);
+	log_warnx("facts: blocked%s%s after %d s; the report carries the facts its checks "
+		  "recorded, ignoring",
+		  at ? ": last at " : "", at ? at : "", ctx->opts->timeout_s);
+	job_park(j);
+}
+
 void agent_run_check(struct agent_ctx *ctx, size_t i)
 {
 	const char *id = host_checks[i].id;
 	const char *netns = NULL, *err = NULL;
+	if (still_blocked(ctx, i, id))
+		return;
 	bool net = ctx->opts->probe_netns && agent_network_check(id) && !nothing_to_probe(ctx, id);
+	/* Entered by this thread, inherited by the check's (probe_netns.h: once per process). */
 	if (net && probe_netns_enter(ctx->opts->probe_netns, &netns, &err) < 0) {
 		netns_unknown(ctx, id, err);
 		return;
@@ -106,7 +473,7 @@ void agent_run_check(struct agent_ctx *ctx, size_t i)
 	size_t before = l->n;
 	/* Probe targets come from cluster objects: no metadata service unless allowed. */
 	netguard_set_probe_link_local(ctx->opts->allow_link_local_probes);
-	host_checks[i].run(ctx, id);
+	run_bounded(ctx, i, id);
 	struct finding *none = check_no_result(l, before, id);
 	if (none) {
 		finding_set_node(none, ctx->report->node);
@@ -133,8 +500,9 @@ void agent_run_checks(struct agent_ctx *ctx)
 			: xstrdup("");
 	}
 	r->schema_minor = NODE_SCHEMA_MINOR;
-	struct procs_scan scan = {0};
-	ctx->procs = &scan;
+	/* On the heap: a check abandoned with it keeps it (run_bounded). */
+	ctx->procs = xmalloc(sizeof(*ctx->procs));
+	*ctx->procs = (struct procs_scan){0};
 	for (size_t i = 0; i < host_checks_len; i++) {
 		const char *id = host_checks[i].id;
 		const char *why = check_left_out(&ctx->opts->skip, &ctx->opts->only, id);
@@ -146,9 +514,10 @@ void agent_run_checks(struct agent_ctx *ctx)
 			continue; /* the daemon's probe helper runs it (agent_add_deferred) */
 		agent_run_check(ctx, i);
 	}
+	procs_scan_clear(ctx->procs);
+	free(ctx->procs);
 	ctx->procs = NULL;
-	procs_scan_clear(&scan);
-	facts_collect(ctx);
+	collect_facts_bounded(ctx);
 	r->sent_ns = util_now_realtime_ns();
 }
 

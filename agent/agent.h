@@ -44,11 +44,16 @@ struct agent_ctx {
 	struct hostroot root;
 	const struct agent_opts *opts;
 	struct node_report *report; /* results so far and facts */
-	struct procs_scan *procs;   /* proc/ read once for all checks of a run, or NULL */
+	/* proc/ read once for all checks of a run (heap), or NULL; a check abandoned
+	 * at its deadline keeps the scan it was lent, the next ones get a new one. */
+	struct procs_scan *procs;
 	/* The daemon: the network checks --skip/--only leave in are its probe
 	 * helper's; agent_run_checks adds nothing for them, agent_add_deferred
 	 * puts the helper's findings in their places. */
 	bool defer_network;
+	/* Polled while a check runs (the daemon: SIGTERM); true abandons it. May be NULL. */
+	bool (*stop)(void *arg);
+	void *stop_arg;
 };
 
 typedef void (*host_check_fn)(struct agent_ctx *ctx, const char *id);
@@ -76,7 +81,11 @@ char *agent_node_name(const struct agent_opts *o, const char *hostname);
 /* Whether id goes to the network (run by the daemon in a helper process). */
 bool agent_network_check(const char *id);
 /* Run row i of the check table: a check that adds nothing is UNKNOWN; a
- * network check runs from opts->probe_netns when one is set. */
+ * network check runs from opts->probe_netns when one is set. The check runs
+ * in a thread of its own and is bounded: --timeout for a local check, 12
+ * timeouts for a network one; one that misses it is UNKNOWN "blocked", and
+ * while its thread lives later calls report it "still blocked" without
+ * starting it again (agent.c, docs/robustness.md). */
 void agent_run_check(struct agent_ctx *ctx, size_t i);
 
 /* Run every check of the table in order (honouring skip/only: a left-out

@@ -4,7 +4,9 @@
  * lockstep), the retry timer (exponential backoff with jitter, capped at 60 s,
  * while the aggregator is down), the watchdog timer and the signals. The
  * checks and the POST run in one worker thread: they block on disks, NFS and
- * registries, and must never stall the loop or the watchdog.
+ * registries, and must never stall the loop or the watchdog. Each check runs
+ * in a thread of its own under it, bounded by --timeout (agent_run_check): a
+ * blocked one is abandoned, and the worker polls stopping() while it waits.
  *
  * What goes to the network runs in helper processes (agent/helper.h): the
  * network checks of a cycle in one, started first so that it runs while the
@@ -231,6 +233,8 @@ static void run_checks(struct daemon *d, struct agent_ctx *ctx, struct agent_opt
 					    why, sizeof(why))
 		       : 0;
 	ctx->defer_network = true;
+	ctx->stop = stopping;
+	ctx->stop_arg = d;
 	agent_run_checks(ctx);
 	struct node_report probed = {0};
 	if (net.n && hr == 0)

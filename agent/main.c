@@ -62,7 +62,9 @@ static const struct cli_option options[] = {
     {"probe-targets", required_argument, OPT_PROBE, CMD_BOTH, "FILE",
      "JSON probe targets (share endpoints, share-manager image, Longhorn paths)", "none", false},
     {"timeout", required_argument, OPT_TIMEOUT, CMD_BOTH, "SEC",
-     "timeout of each network probe (and, in run, of the POST), 1 to 600", "10", false},
+     "timeout of each network probe, deadline of each host check (and, in run, of the POST), 1 to "
+     "600",
+     "10", false},
     CLI_OPTION_SKIP(OPT_SKIP, CMD_BOTH, "host checks"),
     CLI_OPTION_ONLY(OPT_ONLY, CMD_CHECK, "host checks"),
     {"probe-netns", required_argument, OPT_PROBE_NETNS, CMD_BOTH, "PATH",

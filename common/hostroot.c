@@ -34,11 +34,22 @@ static const char *rel(const char *path)
 	return *path ? path : ".";
 }
 
+static _Thread_local void (*tracer_fn)(void *arg, const char *path);
+static _Thread_local void *tracer_arg;
+
+void hostroot_set_tracer(void (*fn)(void *arg, const char *path), void *arg)
+{
+	tracer_fn = fn;
+	tracer_arg = arg;
+}
+
 int hostroot_openat(const struct hostroot *hr, const char *path, int flags)
 {
-	static bool no_openat2;
+	static _Atomic bool no_openat2; /* checks run in threads (agent/agent.c) */
 	const char *r = rel(path);
 	int fd;
+	if (tracer_fn)
+		tracer_fn(tracer_arg, r);
 	if (!no_openat2) {
 		struct open_how how = {
 		    .flags = (uint64_t)(flags | O_CLOEXEC),

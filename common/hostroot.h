@@ -17,6 +17,11 @@ struct hostroot {
 	char *path; /* as given, for messages */
 };
 
+/* Called with every path this thread is about to open under a host root, before
+ * the open (agent/agent.c: a check that blocks is reported with the last host
+ * path it opened). One per thread; NULL fn clears it. */
+void hostroot_set_tracer(void (*fn)(void *arg, const char *path), void *arg);
+
 /* Returns 0 or -errno. */
 int hostroot_open(struct hostroot *hr, const char *dir);
 void hostroot_close(struct hostroot *hr);

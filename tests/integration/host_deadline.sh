@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# A host read that blocks although it opened O_NONBLOCK (a hung NFS mount
+# under the host root, a stuck procfs file) must not stall the report: each
+# check runs in its own thread, bounded by --timeout (agent/agent.c). An
+# LD_PRELOAD shim (tests/tools/block_open.c) makes the open of host.iscsi's
+# etc/iscsi/initiatorname.iscsi block while a flag file exists.
+# 1. `check` ends within --timeout + a margin: host.iscsi UNKNOWN "blocked",
+#    every other check decided as without the shim. With proc/meminfo blocked,
+#    host.resources is, and so are the facts read after the checks (a warning).
+# 2. `run` keeps reporting: the next cycles say "still blocked since"; once the
+#    read returns, the check runs again and decides; SIGTERM stops it at once.
+set -euo pipefail
+: "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
+tmp=$(mktemp -d)
+# shellcheck source=../tools/test_lib.sh
+. "$HVREADY_SRC/tests/tools/test_lib.sh"
+pid=""
+rpid=""
+trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; [ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+CC=${CC:-cc}
+command -v "$CC" >/dev/null || fail "no C compiler ($CC) to build the LD_PRELOAD shim"
+"$CC" -shared -fPIC -O1 -o "$tmp/block_open.so" "$HVREADY_SRC/tests/tools/block_open.c" -ldl ||
+	fail "cannot build the shim"
+root="$tmp/root"
+cp -a "$HVREADY_SRC/tests/fixtures/hostroots/b-debian12" "$root"
+skip=host.nfs.probe,host.image.share-manager
+"$HVREADY_BIN/hvready-agent" check --host-root "$root" --format json --timeout 2 --skip "$skip" \
+	>"$tmp/free.json" 2>/dev/null || true
+
+export HVREADY_TEST_BLOCK_OPEN=etc/iscsi/initiatorname.iscsi
+export HVREADY_TEST_BLOCK_FLAG="$tmp/blocking"
+touch "$HVREADY_TEST_BLOCK_FLAG"
+# Under ASan the shim is not first in the link order; it needs no ASan.
+wrap=(env LD_PRELOAD="$tmp/block_open.so"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0")
+
+echo "== check"
+rc=0
+start=$(date +%s.%N)
+timeout 30 "${wrap[@]}" "$HVREADY_BIN/hvready-agent" check --host-root "$root" --format json \
+	--timeout 2 --skip "$skip" >"$tmp/check.json" 2>"$tmp/check.err" || rc=$?
+end=$(date +%s.%N)
+[ "$rc" != 124 ] || fail "check hung on a blocked read"
+python3 - "$tmp/check.json" "$tmp/free.json" "$start" "$end" <<'PY' || fail "check verdicts"
+import json, sys
+v = json.load(open(sys.argv[1]))
+free = {c["check"]: c["status"] for c in json.load(open(sys.argv[2]))["results"]}
+took = float(sys.argv[4]) - float(sys.argv[3])
+assert took < 2 + 4, "took %.1f s with --timeout 2" % took
+by = {c["check"]: c for c in v["results"]}
+c = by["host.iscsi"]
+assert c["status"] == "UNKNOWN" and c["message"].startswith("blocked: "), c
+assert "initiatorname.iscsi" in c["message"], c
+for cid, st in free.items():
+    if cid != "host.iscsi":
+        assert by[cid]["status"] == st, (cid, by[cid]["status"], st)
+print("check: %.1f s, host.iscsi: %s" % (took, c["message"]))
+PY
+
+echo "== check, proc/meminfo blocked (host.resources, then the facts read it again)"
+rc=0
+start=$(date +%s.%N)
+HVREADY_TEST_BLOCK_OPEN=proc/meminfo timeout 30 "${wrap[@]}" "$HVREADY_BIN/hvready-agent" check \
+	--host-root "$root" --format json --timeout 2 --skip "$skip" >"$tmp/mem.json" 2>"$tmp/mem.err" || rc=$?
+end=$(date +%s.%N)
+[ "$rc" != 124 ] || fail "check hung on a blocked proc/meminfo"
+grep -q "facts: blocked: last at .*proc/meminfo" "$tmp/mem.err" || { cat "$tmp/mem.err"; fail "no warning for the blocked facts"; }
+python3 - "$tmp/mem.json" "$start" "$end" <<'PY' || fail "check verdicts with proc/meminfo blocked"
+import json, sys
+v = json.load(open(sys.argv[1]))
+took = float(sys.argv[3]) - float(sys.argv[2])
+assert took < 2 * 2 + 4, "took %.1f s with --timeout 2" % took
+by = {c["check"]: c for c in v["results"]}
+c = by["host.resources"]
+assert c["status"] == "UNKNOWN" and "proc/meminfo" in c["message"], c
+assert "memory_bytes" not in v.get("facts", {}), v.get("facts")
+print("check: %.1f s, host.resources: %s" % (took, c["message"]))
+PY
+
+echo "== run"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+python3 - "$port" "$tmp/posts" <<'PY' &
+import http.server, json, sys
+port, out = int(sys.argv[1]), sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(n)
+        with open(out, "ab") as f:
+            f.write(b"%d\n" % n)
+        with open(out + ".raw", "ab") as f:
+            f.write(body + b"\n--\n")
+        body = b"{}"
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+PY
+rpid=$!
+"${wrap[@]}" "$HVREADY_BIN/hvready-agent" run --aggregator "http://127.0.0.1:$port" \
+	--host-root "$root" --interval 1 --timeout 2 --skip "$skip" 2>"$tmp/run.log" &
+pid=$!
+posts() { [ -s "$tmp/posts" ] && wc -l <"$tmp/posts" || echo 0; }
+for _ in $(seq 1 100); do
+	[ "$(posts)" -ge 3 ] && break
+	sleep 0.2
+done
+[ "$(posts)" -ge 3 ] || { cat "$tmp/run.log"; fail "run did not keep reporting with a blocked read"; }
+
+grep -aq "still blocked since" "$tmp/posts.raw" || fail "no cycle reported host.iscsi still blocked"
+echo "run: $(posts) reports while blocked"
+# The read returns: the check runs again and decides.
+rm -f "$HVREADY_TEST_BLOCK_FLAG"
+: >"$tmp/posts.raw"
+for _ in $(seq 1 60); do
+	grep -aq "iscsiadm at" "$tmp/posts.raw" && break
+	sleep 0.2
+done
+grep -aq "iscsiadm at" "$tmp/posts.raw" || fail "host.iscsi was not run again once the read returned"
+echo "run: host.iscsi decided again once the read returned"
+touch "$HVREADY_TEST_BLOCK_FLAG"
+sleep 3
+kill -TERM "$pid"
+for _ in $(seq 1 25); do
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.2
+done
+kill -0 "$pid" 2>/dev/null && fail "run ignored SIGTERM with a blocked check"
+wait "$pid" || true
+pid=""
+echo "run: stopped on SIGTERM"
