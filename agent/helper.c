@@ -527,6 +527,20 @@ static void restamp(void *arg, char **ret_body, size_t *ret_len)
 		*ret_body = NULL; /* the body encoded at the start goes out */
 }
 
+/* Whether v can be a header's value as it is: evhttp and the aggregator
+ * keep it byte for byte (no control byte, no space at either end, short). */
+static bool header_value_ok(const char *v)
+{
+	size_t n = v ? strlen(v) : 0;
+	if (n == 0 || n > 1024 || v[0] == ' ' || v[0] == '\t' || v[n - 1] == ' ' ||
+	    v[n - 1] == '\t')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+			return false;
+	return true;
+}
+
 static int job_post(const msgpack_object *m)
 {
 	_cleanup_free_ char *url = field_str(m, "url");
@@ -563,7 +577,17 @@ static int job_post(const msgpack_object *m)
 	 * its evidence, whatever either wall clock does. */
 	int64_t age_ns = started_mono > 0 ? util_now_mono_ns() - started_mono : 0;
 	snprintf(age, sizeof(age), "%lld", (long long)(age_ns < 0 ? 0 : age_ns));
-	const char *const headers[] = {"Hvready-Last-Rtt-Ns", rtt, "Hvready-Report-Age-Ns", age,
+	/* The node ahead of the body: the aggregator binds the credential to
+	 * it at the headers and refuses another node's before reading the
+	 * body (docs/protocol.md §1). Left out for a name a header cannot
+	 * carry as it is (control bytes, edge spaces): then the aggregator
+	 * decides on the body, as for an older agent. */
+	const char *const headers[] = {"Hvready-Last-Rtt-Ns",
+				       rtt,
+				       "Hvready-Report-Age-Ns",
+				       age,
+				       header_value_ok(rep.node) ? "Hvready-Node" : NULL,
+				       rep.node,
 				       NULL};
 	struct http_post_request rq = {
 	    .url = url,

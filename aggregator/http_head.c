@@ -101,7 +101,7 @@ enum http_head_result http_head_parse(const char *buf, size_t n, struct http_hea
 {
 	*h = (struct http_head){0};
 	size_t limit = n < HTTP_HEAD_MAX ? n : HTTP_HEAD_MAX;
-	size_t off = 0, n_cl = 0, n_te = 0;
+	size_t off = 0, n_cl = 0, n_te = 0, n_node = 0;
 	bool first = true, any_header = false;
 	bool last_read = false; /* the previous header is one read here */
 	struct http_span te = {0};
@@ -166,6 +166,9 @@ enum http_head_result http_head_parse(const char *buf, size_t n, struct http_hea
 				te = value;
 			} else if (span_is(buf, name, HTTP_HEAD_REFUSED)) {
 				h->refused = true;
+			} else if (span_is(buf, name, HTTP_HEAD_NODE)) {
+				n_node++;
+				h->node = value;
 			} else {
 				last_read = false;
 			}
@@ -180,6 +183,14 @@ enum http_head_result http_head_parse(const char *buf, size_t n, struct http_hea
 		*why = "more than one Transfer-Encoding";
 		return HTTP_HEAD_BAD;
 	}
+	if (n_node > 1) {
+		*why = "more than one " HTTP_HEAD_NODE;
+		return HTTP_HEAD_BAD;
+	}
+	if (n_node && h->node.len == 0) {
+		*why = "an empty " HTTP_HEAD_NODE;
+		return HTTP_HEAD_BAD;
+	}
 	if (n_te && n_cl) {
 		*why = "both Content-Length and Transfer-Encoding";
 		return HTTP_HEAD_BAD;
@@ -190,5 +201,6 @@ enum http_head_result http_head_parse(const char *buf, size_t n, struct http_hea
 	}
 	h->has_content_length = n_cl == 1;
 	h->chunked = n_te == 1;
+	h->has_node = n_node == 1;
 	return HTTP_HEAD_OK;
 }

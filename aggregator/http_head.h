@@ -8,7 +8,8 @@
  * last; a value loses its leading spaces and trailing spaces and tabs) but is
  * stricter wherever two readings could differ: a control character other than
  * a tab, a header name that is not a token, a folded line of a header this
- * server reads, more than one Content-Length or Transfer-Encoding, or both,
+ * server reads, more than one Content-Length, Transfer-Encoding or
+ * Hvready-Node, both of the first two, an empty Hvready-Node,
  * a Content-Length that is not plain digits: all bad (400). A request it
  * passes is framed by evhttp exactly as here.
  */
@@ -22,6 +23,9 @@
 /* The header server_conn.c adds to a request it refused (dispatch answers
  * it); one a client sends is refused. */
 #define HTTP_HEAD_REFUSED "Hvready-Refused"
+/* The node a report is for, sent by agents ahead of the body
+ * (docs/protocol.md §1): the credential is bound to it at the headers. */
+#define HTTP_HEAD_NODE "Hvready-Node"
 
 enum http_head_result {
 	HTTP_HEAD_MORE = 0, /* no end of the header section yet */
@@ -42,8 +46,10 @@ struct http_head {
 	struct http_span authorization;
 	bool has_content_length;
 	uint64_t content_length;
-	bool chunked; /* Transfer-Encoding: chunked (no Content-Length) */
-	bool refused; /* carries HTTP_HEAD_REFUSED */
+	bool chunked;  /* Transfer-Encoding: chunked (no Content-Length) */
+	bool refused;  /* carries HTTP_HEAD_REFUSED */
+	bool has_node; /* one HTTP_HEAD_NODE header (more than one is bad) */
+	struct http_span node;
 };
 
 /* Parse the start of buf (n bytes). HTTP_HEAD_OK fills h; HTTP_HEAD_BAD sets

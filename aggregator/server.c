@@ -458,7 +458,7 @@ static char *targets_json(const struct probe_targets *t, size_t *ret_len)
  * first of each, as evhttp_find_header would): at 20,000 reports a second,
  * five lookups of a case-insensitive linear search were a few % of the loop. */
 struct report_headers {
-	const char *authorization, *content_type, *age_ns, *rtt_ns;
+	const char *authorization, *content_type, *age_ns, *rtt_ns, *node;
 };
 
 static void report_headers(struct evhttp_request *req, struct report_headers *h)
@@ -471,6 +471,7 @@ static void report_headers(struct evhttp_request *req, struct report_headers *h)
 	    {"Content-Type", offsetof(struct report_headers, content_type)},
 	    {"Hvready-Report-Age-Ns", offsetof(struct report_headers, age_ns)},
 	    {"Hvready-Last-Rtt-Ns", offsetof(struct report_headers, rtt_ns)},
+	    {HTTP_HEAD_NODE, offsetof(struct report_headers, node)},
 	};
 	*h = (struct report_headers){0};
 	struct evkeyval *kv;
@@ -622,6 +623,16 @@ static void handle_report(struct server *s, struct evhttp_request *req, const ch
 	struct store_rec *rec =
 	    store_rec_new(&s->store, buf, &s->scan, util_now_realtime_ns(), rtt);
 	rec->generated_mono_ns = util_now_mono_ns() - rtt / 2 - report_age(h.age_ns);
+	/* The credential was bound at the headers to the node Hvready-Node
+	 * names (server_auth_headers): the report must be that node's. */
+	if (h.node && !streq(h.node, rec->report.node)) {
+		server_reply_error(s, req, HTTP_BADREQUEST, "Bad Request",
+				   "the report is for node %s, its " HTTP_HEAD_NODE
+				   " header says %s",
+				   rec->report.node, h.node);
+		store_rec_unref(&s->store, rec);
+		return;
+	}
 	if (s->o->auth == AUTH_TOKENREVIEW) {
 		char key[65], whybuf[256];
 		tokenreview_key(token, key);

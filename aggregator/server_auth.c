@@ -468,19 +468,23 @@ bool server_auth_read(struct server *s, struct evhttp_request *req, const char *
 	return false;
 }
 
-/* A reviewed token at a report's headers: 401 if it is no credential at
- * all. Another identity than the agent's (403) is refused with the report,
- * whose node the refusal names (server_auth_bind_identity). */
-static int agent_at_headers(const struct server *s, const struct token_identity *id, char *why,
-			    size_t whylen)
+/* A reviewed token at a report's headers. With the node the report is for
+ * (its Hvready-Node header): bound to it, or 401/403 now, before the body.
+ * Without (an older agent): 401 if it is no credential at all; another
+ * identity than the agent's (403) is refused with the report, whose node the
+ * refusal names (server_auth_bind_identity). */
+static int agent_at_headers(struct server *s, const struct token_identity *id, const char *node,
+			    char *why, size_t whylen)
 {
+	if (node)
+		return bind_identity(s, id, node, why, whylen);
 	return agent_identity(s, id, why, whylen) == 401 ? 401 : 0;
 }
 
 /* Queue a review for a request held at its headers: -1, or an HTTP status
  * when it cannot be queued. */
-static int queue_conn_review(struct server *s, struct hconn *hc, bool report, const char *key,
-			     const char *token, char *why, size_t whylen)
+static int queue_conn_review(struct server *s, struct hconn *hc, bool report, const char *node,
+			     const char *key, const char *token, char *why, size_t whylen)
 {
 	const char *client = server_conn_peer(hc);
 	int64_t exp_s = 0;
@@ -494,6 +498,7 @@ static int queue_conn_review(struct server *s, struct hconn *hc, bool report, co
 	j->urgent = urgent;
 	j->at_headers = true;
 	j->for_report = report;
+	j->node = report && node ? xstrdup(node) : NULL;
 	j->hc = hc;
 	hc->job = j;
 	memcpy(j->key, key, sizeof(j->key));
@@ -506,7 +511,7 @@ static int queue_conn_review(struct server *s, struct hconn *hc, bool report, co
 }
 
 int server_auth_headers(struct server *s, struct hconn *hc, bool report, const char *path,
-			const char *authorization, char *why, size_t whylen)
+			const char *authorization, const char *node, char *why, size_t whylen)
 {
 	if (report ? s->o->auth == AUTH_NONE
 		   : s->o->read_auth == READ_AUTH_NONE || read_open(s, path))
@@ -518,9 +523,19 @@ int server_auth_headers(struct server *s, struct hconn *hc, bool report, const c
 	}
 	const char *expected = report ? s->token : s->read_token;
 	if (report && s->o->auth == AUTH_NODE_TOKENS) {
-		/* Whose node it is needs the body: any node's token passes here,
-		 * handle_report() binds it. */
+		/* With Hvready-Node the token is bound to that node here; without
+		 * (an older agent) whose node it is needs the body: any node's
+		 * token passes here, handle_report() binds it. */
 		node_tokens_reload(&s->node_tokens, s->o->node_token_file, util_now_mono_ns());
+		if (node) {
+			const char *w = NULL;
+			int code = node_tokens_check(s->node_tokens, tok, node, &w);
+			if (code == 403)
+				snprintf(why, whylen, "%s (node %s)", w, node);
+			else if (code)
+				snprintf(why, whylen, "%s", w);
+			return code;
+		}
 		if (node_tokens_known(s->node_tokens, tok))
 			return 0;
 		snprintf(why, whylen, "invalid bearer token");
@@ -538,9 +553,9 @@ int server_auth_headers(struct server *s, struct hconn *hc, bool report, const c
 	tokenreview_key(tok, key);
 	const struct token_cache_entry *e = server_auth_cache_slot(s, key, false);
 	if (e)
-		return report ? agent_at_headers(s, &e->id, why, whylen)
+		return report ? agent_at_headers(s, &e->id, node, why, whylen)
 			      : read_identity(s, &e->id, why, whylen);
-	return queue_conn_review(s, hc, report, key, tok, why, whylen);
+	return queue_conn_review(s, hc, report, node, key, tok, why, whylen);
 }
 
 static struct review_job *review_job_of(struct worker_job *wj)
@@ -557,6 +572,7 @@ static void free_job(struct worker_job *wj, void *arg)
 		j->hc->job = NULL;
 	store_rec_unref(&s->store, j->rec);
 	free(j->arg);
+	free(j->node);
 	if (j->token) {
 		explicit_bzero(j->token, strlen(j->token));
 		free(j->token);
@@ -592,10 +608,12 @@ static void on_reviewed(struct worker_job *wj, void *arg)
 					 j->err);
 				code = 503;
 			} else {
-				code = j->for_report ? agent_at_headers(s, &j->id, why, sizeof(why))
-						     : read_identity(s, &j->id, why, sizeof(why));
-				agent =
-				    j->for_report && !agent_identity(s, &j->id, why, sizeof(why));
+				code = j->for_report
+					   ? agent_at_headers(s, &j->id, j->node, why, sizeof(why))
+					   : read_identity(s, &j->id, why, sizeof(why));
+				char ignored[256];
+				agent = j->for_report && !code &&
+					!agent_identity(s, &j->id, ignored, sizeof(ignored));
 			}
 			/* The agent's own token: this address's next reviews go first. */
 			if (agent)

@@ -7,7 +7,10 @@
  * a byte of its body is taken:
  *
  * - the credential, for every auth mode (server_auth_headers): a wrong token
- *   is refused with 401 however large or malformed the body it announces;
+ *   is refused with 401 however large or malformed the body it announces,
+ *   and a report's credential is bound to the node its Hvready-Node header
+ *   names (403 for another node's), the body's node checked against it once
+ *   read (handle_report);
  *   a token that needs a TokenReview holds the request (and, past a header
  *   section's worth, reading from the connection) until the reviewer thread
  *   answers, without blocking the loop;
@@ -197,7 +200,12 @@ static bool head(struct hconn *c, struct evbuffer *src, struct evbuffer *dst)
 		_cleanup_free_ char *authz =
 		    h.has_authorization ? xstrndup(buf + h.authorization.off, h.authorization.len)
 					: NULL;
-		code = server_auth_headers(c->s, c, ri.report, path, authz, whybuf, sizeof(whybuf));
+		/* The node a report says it is for (agents send it, older ones
+		 * not): the credential is bound to it here, before the body. */
+		_cleanup_free_ char *node =
+		    h.has_node ? xstrndup(buf + h.node.off, h.node.len) : NULL;
+		code = server_auth_headers(c->s, c, ri.report, path, authz, node, whybuf,
+					   sizeof(whybuf));
 		if (authz)
 			explicit_bzero(authz, strlen(authz));
 		if (code < 0) {

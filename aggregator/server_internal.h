@@ -179,6 +179,7 @@ struct review_job {
 	 * hc NULL once the connection went away */
 	bool at_headers, for_report;
 	struct hconn *hc;
+	char *node; /* at_headers: the report's Hvready-Node, or NULL */
 	char *arg;
 	int64_t received_ns, rtt_ns;
 	struct token_identity id;
@@ -272,9 +273,12 @@ const char *server_conn_peer(struct hconn *hc);
 /* The credential of a request, on its headers (server_conn.c): 0 allowed,
  * an HTTP status (why filled), or -1: a token review was queued, and
  * server_conn_reviewed() tells hc its result. report: the agents' route;
- * else a read route at path. authorization: the header's value, or NULL. */
+ * else a read route at path. authorization: the header's value, or NULL.
+ * node: a report's Hvready-Node header, or NULL: with it the credential must
+ * speak for that node (403 here); without it, who it speaks for is decided
+ * on the body (handle_report). */
 int server_auth_headers(struct server *s, struct hconn *hc, bool report, const char *path,
-			const char *authorization, char *why, size_t whylen);
+			const char *authorization, const char *node, char *why, size_t whylen);
 
 /* The bearer token of an Authorization header's value, or NULL. */
 const char *server_auth_bearer_of(const char *a);

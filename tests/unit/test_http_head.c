@@ -93,6 +93,32 @@ static void test_bad(void **state)
 	assert_true(h.refused);
 }
 
+/* The report's node ahead of its body (Hvready-Node): one, not empty. */
+static void test_node(void **state)
+{
+	struct http_head h;
+	const char *why = NULL;
+	const char *req = "POST /v1/reports HTTP/1.1\r\nhvready-node:  hv-01 \t\r\n\r\n";
+	assert_int_equal(parse(req, &h, &why), HTTP_HEAD_OK);
+	assert_true(h.has_node);
+	assert_int_equal(h.node.len, 5);
+	assert_memory_equal(req + h.node.off, "hv-01", 5);
+	assert_int_equal(parse("POST / HTTP/1.1\r\nHost: a\r\n\r\n", &h, &why), HTTP_HEAD_OK);
+	assert_false(h.has_node);
+	static const char *const bad[] = {
+	    "POST / HTTP/1.1\r\n" HTTP_HEAD_NODE ": a\r\n" HTTP_HEAD_NODE ": b\r\n\r\n",
+	    "POST / HTTP/1.1\r\n" HTTP_HEAD_NODE ": a\r\n" HTTP_HEAD_NODE ": a\r\n\r\n",
+	    "POST / HTTP/1.1\r\n" HTTP_HEAD_NODE ":  \r\n\r\n",
+	    "POST / HTTP/1.1\r\n" HTTP_HEAD_NODE ": a\r\n b\r\n\r\n", /* folded */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why = NULL;
+		if (parse(bad[i], &h, &why) != HTTP_HEAD_BAD)
+			fail_msg("not refused: %s", bad[i]);
+		assert_non_null(why);
+	}
+}
+
 static void test_node_tokens_known(void **state)
 {
 	struct node_tokens *nt = NULL;
@@ -112,6 +138,7 @@ int main(void)
 	    cmocka_unit_test(test_ok),
 	    cmocka_unit_test(test_more_and_too_long),
 	    cmocka_unit_test(test_bad),
+	    cmocka_unit_test(test_node),
 	    cmocka_unit_test(test_node_tokens_known),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
