@@ -9,9 +9,10 @@
  * leave mid-request and replies deferred to the evaluator are part of what
  * is fuzzed.
  *
- * Input: one mode byte (even: the server with --token-file auth; odd: the one
- * with --insecure-no-auth; a '\n' after it is skipped), then raw bytes: one
- * or more HTTP/1.1 requests, or anything else. The connection is half-closed
+ * Input: one mode byte ('2': the server with --node-token-file; else even:
+ * the one with --token-file auth; odd: the one with --insecure-no-auth; a
+ * '\n' after it is skipped), then raw bytes: one or more HTTP/1.1 requests,
+ * or anything else. The connection is half-closed
  * after the input, and the answer read until the server closes it.
  *
  * Oracles beyond "no crash, no leak, no sanitizer report": the server keeps
@@ -19,7 +20,11 @@
  * of the client's end of input (no hang); an answer starts with an HTTP
  * status line of a known code; with token auth, an input that does not carry
  * the token anywhere changes no node's report (the nodes and their sequence
- * numbers in GET /v1/nodes are the same before and after).
+ * numbers in GET /v1/nodes are the same before and after); with node tokens,
+ * an input that carries neither node's token changes no node's report, and
+ * one that carries only node 1's changes no report but node 1's — whatever it
+ * says in Hvready-Node or the body: the header-phase authentication
+ * (server_auth_headers, docs/robustness.md) binds a credential to its node.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -43,7 +48,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define TOKEN		 "fuzz-token-0123456789"
+#define TOKEN "fuzz-token-0123456789"
+/* --node-token-file: a token each for the cluster's two nodes */
+#define NODE1		 "harvester-node-1"
+#define NODE2		 "harvester-node-2"
+#define NODE1_TOKEN	 "fuzz-node-one-token-0123"
+#define NODE2_TOKEN	 "fuzz-node-two-token-4567"
 #define ANSWER_TIMEOUT_S 5
 #define ANSWER_MAX	 (64u << 20)
 #define INPUT_MAX	 (2u << 20)
@@ -72,7 +82,7 @@ struct instance {
 	pthread_t thread;
 };
 
-static struct instance servers[2]; /* [0] token auth, [1] no auth */
+static struct instance servers[3]; /* [0] token auth, [1] no auth, [2] node tokens */
 static char workdir[64];
 
 static void write_file(const char *path, const char *content, size_t len)
@@ -86,8 +96,8 @@ static void write_file(const char *path, const char *content, size_t len)
 static void remove_workdir(void)
 {
 	char p[128];
-	const char *names[] = {"token", "cluster.json"};
-	for (size_t i = 0; i < 2; i++) {
+	const char *names[] = {"token", "cluster.json", "node-tokens"};
+	for (size_t i = 0; i < 3; i++) {
 		snprintf(p, sizeof(p), "%s/%s", workdir, names[i]);
 		unlink(p);
 	}
@@ -217,8 +227,8 @@ static void check_status_line(const char *answer, size_t len)
 	CHECK(ok);
 }
 
-/* "name=seq;…" of every node the server holds. */
-static char *nodes_fingerprint(uint16_t port)
+/* "name=seq;…" of every node the server holds but skip (NULL: none). */
+static char *nodes_fingerprint(uint16_t port, const char *skip)
 {
 	static const char req[] =
 	    "GET /v1/nodes HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n";
@@ -237,6 +247,8 @@ static char *nodes_fingerprint(uint16_t port)
 		CHECK(json_object_object_get_ex(e, "name", &name));
 		CHECK(json_object_object_get_ex(e, "seq", &seq));
 		const char *nm = json_object_get_string(name), *sq = json_object_get_string(seq);
+		if (skip && strcmp(nm, skip) == 0)
+			continue;
 		size_t need = n + strlen(nm) + strlen(sq) + 3;
 		if (need > cap) {
 			cap = need * 2;
@@ -259,6 +271,7 @@ static void start(struct instance *in, enum auth_mode auth, const char *token, c
 	    .listen = strdup(listen),
 	    .auth = auth,
 	    .token_file = auth == AUTH_TOKEN_FILE ? strdup(token) : NULL,
+	    .node_token_file = auth == AUTH_NODE_TOKENS ? strdup(token) : NULL,
 	    .interval_s = 30,
 	};
 	strv_add(&in->opts.states, state);
@@ -296,14 +309,24 @@ static void init_once(void)
 	snprintf(workdir, sizeof(workdir), "/tmp/fuzz_request.XXXXXX");
 	CHECK(mkdtemp(workdir));
 	atexit(remove_workdir);
-	char token[128], state[128];
+	char token[128], state[128], node_tokens[128];
 	snprintf(token, sizeof(token), "%s/token", workdir);
+	snprintf(node_tokens, sizeof(node_tokens), "%s/node-tokens", workdir);
+	static const char node_lines[] = NODE1 " " NODE1_TOKEN "\n" NODE2 " " NODE2_TOKEN "\n";
+	write_file(node_tokens, node_lines, sizeof(node_lines) - 1);
+	CHECK(chmod(node_tokens, 0600) == 0);
 	snprintf(state, sizeof(state), "%s/cluster.json", workdir);
 	write_file(token, TOKEN "\n", sizeof(TOKEN));
 	CHECK(chmod(token, 0600) == 0); /* serve refuses a token others can read */
 	write_file(state, cluster_json, sizeof(cluster_json) - 1);
 	start(&servers[0], AUTH_TOKEN_FILE, token, state);
 	start(&servers[1], AUTH_NONE, NULL, state);
+	start(&servers[2], AUTH_NODE_TOKENS, node_tokens, state);
+}
+
+static bool carries(const uint8_t *p, const uint8_t *end, const char *s)
+{
+	return memmem(p, (size_t)(end - p), s, strlen(s)) != NULL;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -311,13 +334,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || size > INPUT_MAX)
 		return 0;
 	init_once();
-	bool token_auth = (data[0] & 1) == 0;
+	bool node_tokens = data[0] == '2';
+	bool token_auth = !node_tokens && (data[0] & 1) == 0;
 	const uint8_t *p = data + 1, *end = data + size;
 	if (p < end && *p == '\n')
 		p++;
-	struct instance *in = &servers[token_auth ? 0 : 1];
-	bool has_token = memmem(p, (size_t)(end - p), TOKEN, sizeof(TOKEN) - 1) != NULL;
-	char *before = token_auth && !has_token ? nodes_fingerprint(in->port) : NULL;
+	struct instance *in = &servers[node_tokens ? 2 : token_auth ? 0 : 1];
+	/* Whose reports the input may change: none without a credential; with
+	 * node 1's token alone, node 1's only (skipped in the fingerprint). */
+	bool oracle = false;
+	const char *may_change = NULL;
+	if (token_auth) {
+		oracle = !carries(p, end, TOKEN);
+	} else if (node_tokens) {
+		bool t1 = carries(p, end, NODE1_TOKEN), t2 = carries(p, end, NODE2_TOKEN);
+		oracle = !t2;
+		may_change = t1 ? NODE1 : NULL;
+	}
+	char *before = oracle ? nodes_fingerprint(in->port, may_change) : NULL;
 
 	char *answer = NULL;
 	size_t len = exchange(in->port, p, (size_t)(end - p), &answer);
@@ -327,11 +361,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(answer);
 
 	if (before) {
-		char *after = nodes_fingerprint(in->port);
+		char *after = nodes_fingerprint(in->port, may_change);
 		if (strcmp(before, after) != 0)
-			fprintf(stderr,
-				"fuzz_request: without the token, nodes went from %s to %s\n",
-				before, after);
+			fprintf(stderr, "fuzz_request: %s, nodes went from %s to %s\n",
+				may_change ? "with node 1's token only" : "without a token", before,
+				after);
 		CHECK(strcmp(before, after) == 0);
 		free(after);
 		free(before);
