@@ -12,6 +12,10 @@
 #    is gone its reservations are released: a real report is taken again.
 # In both, the server's peak resident memory (VmHWM) stays far below what
 # the flood announced, and the server keeps running.
+# With FLOOD_TLS=1 (body_flood_tls.sh) the aggregator serves TLS: every flood
+# connection completes its handshake first (each holds an SSL object and its
+# buffers), and 300 more hold a handshake half-done (a ClientHello's first
+# bytes, never the rest) for the whole run.
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
 # shellcheck source=../tools/serve_lib.sh
@@ -33,18 +37,33 @@ TOK="agent-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 printf '%s\n' "$TOK" >"$TMP/token"
 chmod 600 "$TMP/token"
 AS_MIB=384
+TLS_ARGS=()
+CAFILE=""
+if [ "${FLOOD_TLS:-0}" = 1 ]; then
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+		-subj "/CN=127.0.0.1" -addext "subjectAltName=IP:127.0.0.1" \
+		-keyout "$TMP/agg.key" -out "$TMP/agg.crt" 2>/dev/null || fail "cannot make a test certificate"
+	chmod 600 "$TMP/agg.key"
+	TLS_ARGS=(--tls-cert "$TMP/agg.crt" --tls-key "$TMP/agg.key")
+	CAFILE=$TMP/agg.crt
+	AGG_CURL=(--cacert "$CAFILE")
+fi
 # Fewer malloc arenas: their reservations count against the address space.
 AGG_WRAP=(env MALLOC_ARENA_MAX=2 prlimit "--as=$((AS_MIB << 20))")
 start_aggregator "$TMP/agg.log" --token-file "$TMP/token" --max-inflight-body-bytes $((16 << 20)) \
-	--cluster-state "$HVREADY_SRC/examples/cluster" || fail "the aggregator did not start"
-echo "aggregator $AGG_PID, address space limited to $AS_MIB MiB"
+	"${TLS_ARGS[@]}" --cluster-state "$HVREADY_SRC/examples/cluster" || fail "the aggregator did not start"
+echo "aggregator $AGG_PID (${AGG_URL%%:*}), address space limited to $AS_MIB MiB"
 
 flood() { # token expect-code
-	python3 - "${AGG_URL##*:}" "$AGG_PID" "$1" "$2" "$TMP/reports/harvester-node-1.msgpack" "$TOK" <<'PY'
-import errno, selectors, socket, sys, time, urllib.request
+	python3 - "${AGG_URL##*:}" "$AGG_PID" "$1" "$2" "$TMP/reports/harvester-node-1.msgpack" "$TOK" "$CAFILE" <<'PY'
+import errno, selectors, socket, ssl, sys, time, urllib.request
 
 port, pid, tok, want = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 report, good = open(sys.argv[5], "rb").read(), sys.argv[6]
+tls = ssl.create_default_context(cafile=sys.argv[7]) if sys.argv[7] else None
+scheme = "https" if tls else "http"
+# A TLS socket without a record ready says "want read/write", as a plain one says EAGAIN.
+AGAIN = (BlockingIOError, InterruptedError, ssl.SSLWantReadError, ssl.SSLWantWriteError)
 N, CL, CHUNK, ROUNDS = 800, (1 << 20) - 1, 16 << 10, 40
 
 def hwm_mib():
@@ -54,13 +73,13 @@ def hwm_mib():
     return -1
 
 def request(method, path, body=None, timeout=5):
-    r = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=body, method=method)
+    r = urllib.request.Request("%s://127.0.0.1:%d%s" % (scheme, port, path), data=body, method=method)
     if body is not None:
         r.add_header("Authorization", "Bearer " + good)
         r.add_header("Content-Type", "application/msgpack")
     t = time.time()
     try:
-        with urllib.request.urlopen(r, timeout=timeout) as resp:
+        with urllib.request.urlopen(r, timeout=timeout, context=tls) as resp:
             code = resp.status
     except urllib.error.HTTPError as e:
         code = e.code
@@ -75,9 +94,30 @@ sel = selectors.DefaultSelector()
 chunk = b"\x93" * CHUNK
 probes = []
 start = time.time()
+half = []
+if tls:
+    # Handshakes left half-done: the record header and a few bytes of a ClientHello.
+    for i in range(300):
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")
+        half.append(s)
 for rnd in range(ROUNDS):
     # 100 more connections a round (the listen queue holds 128), until N
     for i in range(min(100, N - len(conns))):
+        if tls:
+            # handshake and headers at once; the body is then trickled as below
+            try:
+                s = tls.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=5),
+                                    server_hostname="127.0.0.1")
+                s.sendall(head)
+            except OSError as e:
+                conns[socket.socket()] = {"sent": 0, "out": b"", "head": True, "closed": True,
+                                          "err": "handshake: %s" % e}
+                continue
+            s.setblocking(False)
+            conns[s] = {"sent": 0, "out": b"", "head": True, "closed": False}
+            sel.register(s, selectors.EVENT_READ)
+            continue
         s = socket.socket()
         s.setblocking(False)
         s.connect_ex(("127.0.0.1", port))
@@ -90,7 +130,7 @@ for rnd in range(ROUNDS):
             if ev & selectors.EVENT_READ:
                 try:
                     b = s.recv(65536)
-                except (BlockingIOError, InterruptedError):
+                except AGAIN:
                     b = None
                 except OSError as e:
                     c["err"] = e.strerror
@@ -116,7 +156,7 @@ for rnd in range(ROUNDS):
         if c["head"] and not c["closed"] and c["sent"] + CHUNK < CL:
             try:
                 c["sent"] += s.send(chunk)
-            except (BlockingIOError, InterruptedError):
+            except AGAIN:
                 pass
             except OSError:
                 pass
@@ -149,7 +189,7 @@ else:
     ok &= set(codes) <= {"503", "none"}
 ok &= all(p[1] == 200 and p[2] < 3 for p in probes)
 ok &= 0 < hwm < 120
-for s in conns:
+for s in list(conns) + half:
     s.close()
 sys.exit(0 if ok else 1)
 PY
@@ -164,7 +204,7 @@ kill -0 "$AGG_PID" || fail "the aggregator died"
 post() {
 	curl -s --max-time 5 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOK" \
 		-H "Content-Type: application/msgpack" --data-binary "@$TMP/reports/harvester-node-1.msgpack" \
-		"$AGG_URL/v1/reports" || true
+		"${AGG_CURL[@]}" "$AGG_URL/v1/reports" || true
 }
 # The flood's connections are closed: their reservations go within a sweep.
 taken=""
