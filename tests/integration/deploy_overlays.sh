@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# deploy/overlays/monitoring and deploy/overlays/cert-manager: they render with
+# deploy/overlays/monitoring, cert-manager and canary: they render with
 # `kubectl kustomize`, their custom resources pass the upstream CRDs' schemas
 # (tests/tools/k8s-schema: types, enums, required fields and unknown fields), the
 # PrometheusRule passes `promtool check rules`, the ServiceMonitor scrapes the port
@@ -118,6 +118,21 @@ assert "hvready-aggregator.hvready-system.svc" in cert["spec"]["dnsNames"], cert
 issuer = find(cm, "Issuer", cert["spec"]["issuerRef"]["name"])
 assert "ca" in issuer["spec"], issuer
 find(cm, "Certificate", "hvready-ca")
+can = load("canary")
+role = find(can, "Role", "hvready-canary")
+assert role["metadata"]["namespace"] == "hvready-canary", role["metadata"]
+for r in role["rules"]:
+    assert set(r["verbs"]) <= {"get", "list", "watch", "create", "delete"}, r
+cr = find(can, "ClusterRole", "hvready-canary-read")
+for r in cr["rules"]:
+    assert set(r["verbs"]) <= {"get", "list"}, ("cluster-wide writes", r)
+rb = find(can, "RoleBinding", "hvready-canary")
+assert rb["roleRef"]["name"] == "hvready-canary" and rb["subjects"][0]["name"] == "hvready-canary", rb
+job = find(can, "CronJob", "hvready-canary")
+pod = job["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+assert pod["serviceAccountName"] == "hvready-canary", pod
+assert pod["containers"][0]["args"][:2] == ["canary", "--in-cluster"], pod["containers"][0]["args"]
+assert job["spec"]["suspend"] is True and job["spec"]["concurrencyPolicy"] == "Forbid", job["spec"]
 print("deploy_overlays: references OK")
 PY
 promtool check rules "$tmp/rules.yaml" || fail "promtool check rules"
