@@ -11,6 +11,7 @@
 #include "cli_common_options.h"
 #include "engine.h"
 #include "json_pretty.h"
+#include "kube_client.h"
 #include "log.h"
 #include "node_reports.h"
 #include "render_html.h"
@@ -399,8 +400,10 @@ static int cmd_collect(int argc, char **argv)
 static char *default_agent_sa(bool in_cluster)
 {
 	char *ns = NULL;
-	if (in_cluster && util_read_file("/var/run/secrets/kubernetes.io/serviceaccount/namespace",
-					 256, &ns, NULL) >= 0)
+	const char *dir = getenv("HVREADY_SA_DIR"); /* as kube_client_new_in_cluster reads it */
+	_cleanup_free_ char *path =
+	    xasprintf("%s/namespace", dir && *dir ? dir : KUBE_CLIENT_SA_DIR);
+	if (in_cluster && util_read_file(path, 256, &ns, NULL) >= 0)
 		strstrip(ns);
 	char *sa =
 	    xasprintf("system:serviceaccount:%s:hvready-agent", ns && *ns ? ns : "hvready-system");

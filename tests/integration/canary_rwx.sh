@@ -107,6 +107,29 @@ grep -q '"image": "registry.example.com/hvready/hvready-agent:0.9.0"' "$TMP/ok.j
 	fail "ok: the pods do not use the agent DaemonSet's image"
 nothing_left ok
 
+# 1b. the same run --in-cluster, as the CronJob of deploy/overlays/canary runs it: the API
+#     server from KUBERNETES_SERVICE_HOST/PORT, the pod's ServiceAccount token and CA
+#     (HVREADY_SA_DIR stands for /var/run/secrets/kubernetes.io/serviceaccount), the token
+#     required by the fake and never printed.
+kt_cleanup
+SA_TOKEN="hvready-canary-sa-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+kt_fake incluster --fixtures "$FIX" --canary-sim --token "$SA_TOKEN" --require-auth \
+	--client-ca "$TMP/pki/client-ca.crt"
+mkdir -p "$TMP/sa"
+cp "$TMP/pki/server-ca.crt" "$TMP/sa/ca.crt"
+printf '%s' "$SA_TOKEN" >"$TMP/sa/token"
+printf 'hvready-system' >"$TMP/sa/namespace"
+RC=0
+KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT=$FAKE_PORT HVREADY_SA_DIR="$TMP/sa" \
+	kt_run_timeout 40 "$AGG" canary --in-cluster --timeout 30s --format json \
+	>"$TMP/incluster.json" 2>"$TMP/incluster.stderr" || RC=$?
+[ $RC -eq 0 ] || fail "incluster: exit $RC: $(cat "$TMP/incluster.stderr")"
+expect incluster canary.rwx PASS "a token written on hv-node-1 was read back on hv-node-2 *"
+expect incluster canary.cleanup PASS "removed 4 objects in *s"
+out=$(cat "$TMP/incluster.json" "$TMP/incluster.stderr")
+[[ $out != *"$SA_TOKEN"* ]] || fail "incluster: the ServiceAccount token in the output"
+nothing_left incluster
+
 # 2. the share-manager image cannot be pulled: the first broken link, quoted
 run smpull 20 --canary-fault share-manager-pull --
 [ $RC -eq 1 ] || fail "smpull: exit $RC, want 1"
