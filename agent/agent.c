@@ -217,8 +217,12 @@ static struct check_job *job_new(struct agent_ctx *ctx, size_t i, host_check_fn 
 	j->report.hostname = dup_or_null(ctx->report->hostname);
 	j->report.boot_id = dup_or_null(ctx->report->boot_id);
 	const struct finding_list *l = &ctx->report->results;
-	for (size_t k = 0; k < l->n; k++)
-		finding_copy(finding_list_add(&j->report.results, l->items[k].check), &l->items[k]);
+	for (size_t k = 0; k < l->n; k++) {
+		/* finding_copy() writes a whole finding: the added one's strings go first */
+		struct finding *f = finding_list_add(&j->report.results, l->items[k].check);
+		finding_clear(f);
+		finding_copy(f, &l->items[k]);
+	}
 	j->before = j->report.results.n;
 	j->ctx = (struct agent_ctx){
 	    .root = {.fd = fd, .path = xstrdup(ctx->root.path)},
