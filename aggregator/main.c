@@ -15,6 +15,7 @@
 #include "log.h"
 #include "node_reports.h"
 #include "render_html.h"
+#include "render_verdict.h"
 #include "render_text.h"
 #include "server.h"
 #include "source.h"
@@ -39,6 +40,7 @@ enum {
 	OPT_QUIET,
 	OPT_NODE_REPORTS,
 	OPT_GATE,
+	OPT_STATUS,
 	OPT_FORMAT,
 	OPT_SKIP,
 	OPT_ONLY,
@@ -97,6 +99,9 @@ static const struct cli_option options[] = {
      "the agents' reports (msgpack or JSON files)", "none", false},
     {"gate", required_argument, OPT_GATE, CMD_REPORT, "preinstall|platform|rwx|live-migration|all",
      "the gate the exit status follows", "all", false},
+    {"status", required_argument, OPT_STATUS, CMD_REPORT, "LIST",
+     "human formats: list only findings of these statuses (fail,warn,...); gates stay whole", "all",
+     false},
     {"format", required_argument, OPT_FORMAT, CMD_REPORT | CMD_CANARY, "text|json|markdown|html",
      "report format", "text", false},
     CLI_OPTION_SKIP(OPT_SKIP, CMD_REPORT, "checks"),
@@ -233,6 +238,7 @@ static int cmd_report(int argc, char **argv)
 	_cleanup_free_ char *operator_name = NULL;
 	struct source_args src = {0};
 	int gate = -1;
+	unsigned statuses = 0;
 	struct engine_opts eo = {0};
 	int c;
 	while ((c = cli_getopt(argc, argv)) != -1) {
@@ -257,6 +263,11 @@ static int cmd_report(int argc, char **argv)
 				    optarg,
 				    suggest_hint(optarg, names, _GATE_MAX + 1, hint, sizeof(hint)));
 			}
+			break;
+		case OPT_STATUS:
+			if (!(statuses = render_status_mask_parse(optarg)))
+				fatalx("--status: give a comma list of pass, warn, fail, unknown, "
+				       "skip");
 			break;
 		case OPT_FORMAT:
 			format = cli_choice("--format", optarg, formats);
@@ -336,11 +347,11 @@ static int cmd_report(int argc, char **argv)
 	if (streq(format, "json")) {
 		print_json(&v);
 	} else if (streq(format, "html")) {
-		verdict_render_html(stdout, &v, gate, 0);
+		verdict_render_html_view(stdout, &v, gate, statuses, 0);
 	} else if (streq(format, "markdown")) {
-		verdict_render_markdown(stdout, &v, gate);
+		verdict_render_markdown_view(stdout, &v, gate, statuses);
 	} else {
-		verdict_render_text(stdout, &v, gate, render_text_use_color(stdout));
+		verdict_render_text_view(stdout, &v, gate, statuses, render_text_use_color(stdout));
 	}
 	/* A full disk behind "> FILE" must not pass for a verdict. */
 	int write_errno = errno;

@@ -420,7 +420,66 @@ static void html_waivers(FILE *f, const struct verdict *v)
 	fputs("</section>\n", f);
 }
 
-static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
+/* The query of a view link: the gate and pause the reader chose, then
+ * status (one of the fixed filters). Only fixed words: nothing from the
+ * request is echoed. */
+static void view_query(FILE *f, int gate, int refresh_s, const char *status)
+{
+	const char *sep = "?";
+	if (gate >= 0 && gate < _GATE_MAX) {
+		fprintf(f, "%sgate=%s", sep, gate_name(gate));
+		sep = "&amp;";
+	}
+	if (refresh_s < 0) {
+		fprintf(f, "%srefresh=0", sep);
+		sep = "&amp;";
+	}
+	if (status)
+		fprintf(f, "%sstatus=%s", sep, status);
+	else if (*sep == '?')
+		fputs("?", f);
+}
+
+/* What the finding lists show, and on the dashboard (refresh_s != 0) the
+ * links to the status filters (?status=): all, what needs attention, what
+ * fails. A file or /v1/verdict?format=html gets no links: "?status=" there
+ * would not filter (a file) or lose the format. */
+static void status_links(FILE *f, const struct verdict *v, unsigned statuses, int gate,
+			 int refresh_s)
+{
+	static const struct {
+		const char *label, *query;
+		unsigned mask;
+	} views[] = {
+	    {"all", NULL, 0},
+	    {"fail + warn", "fail,warn", 1u << STATUS_FAIL | 1u << STATUS_WARN},
+	    {"fail", "fail", 1u << STATUS_FAIL},
+	};
+	unsigned cur = (statuses & RENDER_STATUS_ALL) == RENDER_STATUS_ALL ? 0 : statuses;
+	_cleanup_free_ char *showing = render_status_showing(v, cur);
+	fputs("<p class=\"meta\" id=\"filter\">Findings: ", f);
+	if (showing)
+		esc(f, showing);
+	else
+		fprintf(f, "showing all %zu", v->findings.n);
+	if (!refresh_s) {
+		fputs("</p>\n", f);
+		return;
+	}
+	fputs(" · show", f);
+	for (size_t i = 0; i < ELEMENTSOF(views); i++) {
+		if (views[i].mask == cur) {
+			fprintf(f, " <b>%s</b>", views[i].label);
+			continue;
+		}
+		fputs(" <a class=\"view\" href=\"", f);
+		view_query(f, gate, refresh_s, views[i].query);
+		fprintf(f, "\">%s</a>", views[i].label);
+	}
+	fputs("</p>\n", f);
+}
+
+static void header(FILE *f, const struct verdict *v, int gate, unsigned statuses, int refresh_s)
 {
 	char ts[64];
 	util_format_rfc3339(v->generated_ns, ts, sizeof(ts));
@@ -451,6 +510,8 @@ static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 	fputs("</p>\n", f);
 	html_versions(f, &v->versions);
 	html_board(f, v);
+	if (statuses || refresh_s)
+		status_links(f, v, statuses, gate, refresh_s);
 	if (gate >= 0 && gate < _GATE_MAX) {
 		_cleanup_free_ char *go = render_verdict_go_line(v, gate);
 		fprintf(f, "<p class=\"go %s\" id=\"go\" data-gate=\"%s\"><b>", cls(overall),
@@ -487,7 +548,8 @@ static void header(FILE *f, const struct verdict *v, int gate, int refresh_s)
 	      f);
 }
 
-static void gate_cards(FILE *f, const struct verdict *v, int gate, const size_t *up)
+static void gate_cards(FILE *f, const struct verdict *v, int gate, const size_t *up,
+		       unsigned statuses)
 {
 	fputs("<section id=\"gates\"><h2>Gates</h2><div class=\"gates\">\n", f);
 	for (int g = 0; g < _GATE_MAX; g++) {
@@ -511,7 +573,12 @@ static void gate_cards(FILE *f, const struct verdict *v, int gate, const size_t 
 			size_t idx = gr->blockers[i];
 			const struct finding *fd = &v->findings.items[idx];
 			_cleanup_free_ char *subject = render_verdict_subject(fd);
-			fprintf(f, "<li class=\"blocker\"><a href=\"#b-%zu\"><code>", up[idx]);
+			/* a card the status filter hides: the line that says so */
+			if (render_status_shown(statuses, fd->status))
+				fprintf(f, "<li class=\"blocker\"><a href=\"#b-%zu\"><code>",
+					up[idx]);
+			else
+				fputs("<li class=\"blocker\"><a href=\"#filter\"><code>", f);
 			esc(f, fd->check);
 			fputs("</code>", f);
 			if (*subject) {
@@ -532,7 +599,7 @@ static void gate_cards(FILE *f, const struct verdict *v, int gate, const size_t 
 
 /* The blockers, identical findings on several nodes as one card (groups). */
 static void blockers(FILE *f, const struct verdict *v, const unsigned *blocks,
-		     const struct finding_groups *groups)
+		     const struct finding_groups *groups, unsigned statuses)
 {
 	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
 	size_t n = 0;
@@ -554,7 +621,8 @@ static void blockers(FILE *f, const struct verdict *v, const unsigned *blocks,
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
 		for (size_t i = 0; i < groups->n; i++) {
 			const struct finding_group *g = &groups->items[i];
-			if (g->merged.status != order[k])
+			if (g->merged.status != order[k] ||
+			    !render_status_shown(statuses, g->merged.status))
 				continue;
 			struct detail_opts o = {.group = g, .up = g->first};
 			finding_detail_ex(f, &g->merged, g->first, "b", blocks[g->first],
@@ -878,7 +946,8 @@ static void matrix(FILE *f, const struct verdict *v)
 	strv_clear(&checks);
 }
 
-static void all_findings(FILE *f, const struct verdict *v, const unsigned *blocks, const size_t *up)
+static void all_findings(FILE *f, const struct verdict *v, const unsigned *blocks, const size_t *up,
+			 unsigned statuses)
 {
 	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN, STATUS_PASS,
 					    STATUS_SKIP};
@@ -888,7 +957,8 @@ static void all_findings(FILE *f, const struct verdict *v, const unsigned *block
 		v->findings.n, plural((int64_t)v->findings.n, "finding", "findings"));
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
 		for (size_t i = 0; i < v->findings.n; i++)
-			if (v->findings.items[i].status == order[k]) {
+			if (v->findings.items[i].status == order[k] &&
+			    render_status_shown(statuses, order[k])) {
 				struct detail_opts o = {.up = up[i],
 							.waived = verdict_waiver(v, i)};
 				finding_detail_ex(f, &v->findings.items[i], i, "f", blocks[i],
@@ -904,6 +974,12 @@ const char *verdict_html_css(void)
 
 void verdict_render_html(FILE *f, const struct verdict *v, int gate, int refresh_s)
 {
+	verdict_render_html_view(f, v, gate, 0, refresh_s);
+}
+
+void verdict_render_html_view(FILE *f, const struct verdict *v, int gate, unsigned statuses,
+			      int refresh_s)
+{
 	enum status overall = verdict_status(v, gate);
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n",
@@ -913,7 +989,7 @@ void verdict_render_html(FILE *f, const struct verdict *v, int gate, int refresh
 	fprintf(f, "<title>hvready: %s — %s</title>\n<style>%s</style></head><body>\n",
 		status_name(overall), verdict_words(overall), css);
 	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
-	header(f, v, gate, refresh_s);
+	header(f, v, gate, statuses, refresh_s);
 	/* The card each blocker is shown in: its group's first finding. */
 	struct finding_groups groups;
 	render_verdict_blocker_groups(v, blocks, &groups);
@@ -923,13 +999,13 @@ void verdict_render_html(FILE *f, const struct verdict *v, int gate, int refresh
 	for (size_t i = 0; i < groups.n; i++)
 		for (size_t m = 0; m < groups.items[i].n; m++)
 			up[groups.items[i].members[m]] = groups.items[i].first;
-	gate_cards(f, v, gate, up);
-	blockers(f, v, blocks, &groups);
+	gate_cards(f, v, gate, up, statuses);
+	blockers(f, v, blocks, &groups, statuses);
 	finding_groups_clear(&groups);
 	vm_table(f, v);
 	matrix(f, v);
 	html_waivers(f, v);
-	all_findings(f, v, blocks, up);
+	all_findings(f, v, blocks, up, statuses);
 	fputs("<footer>hvready-aggregator " HVREADY_VERSION
 	      " · statuses: FAIL blocks, UNKNOWN means the evidence to decide is missing, WARN "
 	      "does not block · JSON: <code>report --format json</code> or <code>GET "

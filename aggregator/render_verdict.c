@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #include "catalog.h"
 #include "render_json.h"
@@ -308,6 +309,57 @@ void render_verdict_blocker_groups(const struct verdict *v, const unsigned *bloc
 	finding_groups_build(v, keys, is_blocker, (void *)blocks, ret);
 }
 
+unsigned render_status_mask_parse(const char *list)
+{
+	if (!list || !*list)
+		return 0;
+	unsigned mask = 0;
+	_cleanup_free_ char *copy = xstrdup(list);
+	char *save = NULL;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int st = -1;
+		for (int i = 0; i < _STATUS_MAX; i++)
+			if (strcasecmp(t, status_name(i)) == 0)
+				st = i;
+		if (st < 0)
+			return 0;
+		mask |= 1u << st;
+	}
+	/* "fail,,warn" or a trailing comma is a typo, not a filter */
+	size_t n = strlen(list);
+	if (list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,"))
+		return 0;
+	return mask;
+}
+
+char *render_status_mask_names(unsigned mask)
+{
+	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN, STATUS_PASS,
+					    STATUS_SKIP};
+	char *ret = xstrdup("");
+	for (size_t k = 0; k < ELEMENTSOF(order); k++)
+		if (mask & (1u << order[k])) {
+			char *n = xasprintf("%s%s%s", ret, *ret ? ", " : "", status_name(order[k]));
+			free(ret);
+			ret = n;
+		}
+	return ret;
+}
+
+bool render_status_shown(unsigned mask, enum status st)
+{
+	return !mask || (mask & (1u << st));
+}
+
+char *render_status_showing(const struct verdict *v, unsigned mask)
+{
+	if (!mask || (mask & RENDER_STATUS_ALL) == RENDER_STATUS_ALL)
+		return NULL;
+	_cleanup_free_ char *names = render_status_mask_names(mask);
+	return xasprintf("showing %s of %zu %s", names, v->findings.n,
+			 plural((int64_t)v->findings.n, "finding", "findings"));
+}
+
 static bool any_finding(size_t i, void *arg)
 {
 	(void)i, (void)arg;
@@ -379,7 +431,7 @@ static void text_group(FILE *f, const struct verdict *v, const struct finding_gr
 }
 
 static void text_blockers(FILE *f, const struct verdict *v, const unsigned *blocks, int w,
-			  bool color)
+			  unsigned statuses, bool color)
 {
 	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
 	struct finding_groups groups;
@@ -388,7 +440,8 @@ static void text_blockers(FILE *f, const struct verdict *v, const unsigned *bloc
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
 		for (size_t i = 0; i < groups.n; i++) {
 			const struct finding_group *g = &groups.items[i];
-			if (g->merged.status != order[k])
+			if (g->merged.status != order[k] ||
+			    !render_status_shown(statuses, g->merged.status))
 				continue;
 			if (!any)
 				text_heading(f, "BLOCKERS", "the findings that decide the gates",
@@ -525,7 +578,7 @@ static void text_grouped(FILE *f, const struct verdict *v, const unsigned *block
 }
 
 static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, int gate, int w,
-		      bool color)
+		      unsigned statuses, bool color)
 {
 	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN, STATUS_PASS,
 					    STATUS_SKIP};
@@ -537,7 +590,8 @@ static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, 
 	bool any = false;
 	for (size_t i = 0; i < v->findings.n; i++) {
 		const struct waiver *wv = verdict_waiver(v, i);
-		if (!wv || !render_verdict_in_gate(&v->findings.items[i], gate))
+		if (!wv || !render_verdict_in_gate(&v->findings.items[i], gate) ||
+		    !render_status_shown(statuses, v->findings.items[i].status))
 			continue;
 		if (!any)
 			text_heading(f, "WAIVED",
@@ -549,6 +603,8 @@ static void text_rest(FILE *f, const struct verdict *v, const unsigned *blocks, 
 		text_one(f, &v->findings.items[i], w, note, color);
 	}
 	for (size_t k = 0; k < ELEMENTSOF(order); k++) {
+		if (!render_status_shown(statuses, order[k]))
+			continue;
 		bool grouped = order[k] == STATUS_PASS || order[k] == STATUS_SKIP;
 		if (!grouped) {
 			/* identical findings on several nodes: one card */
@@ -655,6 +711,12 @@ static void text_versions(FILE *f, const struct cluster_versions *cv)
 
 void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color)
 {
+	verdict_render_text_view(f, v, gate, 0, color);
+}
+
+void verdict_render_text_view(FILE *f, const struct verdict *v, int gate, unsigned statuses,
+			      bool color)
+{
 	char ts[64];
 	util_format_rfc3339(v->generated_ns, ts, sizeof(ts));
 	enum status overall = verdict_status(v, gate);
@@ -674,17 +736,20 @@ void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color)
 	text_line(f, meta, 0, 2);
 	text_versions(f, &v->versions);
 	text_board(f, v, color);
+	_cleanup_free_ char *showing = render_status_showing(v, statuses);
+	if (showing)
+		fprintf(f, "Findings: %s.\n", showing);
 
 	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
 	/* --gate: that gate's blockers and findings only, and its VMs */
 	render_verdict_blocks_for_gate(v, blocks, gate);
 	int w = id_width(v);
 	text_gates(f, v, gate, color);
-	text_blockers(f, v, blocks, w, color);
+	text_blockers(f, v, blocks, w, statuses, color);
 	if (gate < 0 || gate == GATE_LIVE_MIGRATION)
 		text_vms(f, v, color);
 	text_nodes(f, v, color);
-	text_rest(f, v, blocks, gate, w, color);
+	text_rest(f, v, blocks, gate, w, statuses, color);
 	text_waivers(f, v, color);
 	size_t c[_STATUS_MAX];
 	render_verdict_counts(v, c);
@@ -1043,6 +1108,11 @@ static void md_waivers(FILE *f, const struct verdict *v)
 
 void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 {
+	verdict_render_markdown_view(f, v, gate, 0);
+}
+
+void verdict_render_markdown_view(FILE *f, const struct verdict *v, int gate, unsigned statuses)
+{
 	char ts[64];
 	util_format_rfc3339(v->generated_ns, ts, sizeof(ts));
 	if (gate >= 0 && gate < _GATE_MAX)
@@ -1055,6 +1125,9 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	fprintf(f, "). Harvester installed: %s.\n\n", v->harvester_installed ? "yes" : "no");
 	md_versions(f, &v->versions);
 	md_board(f, v);
+	_cleanup_free_ char *showing = render_status_showing(v, statuses);
+	if (showing)
+		fprintf(f, "Findings: %s.\n\n", showing);
 
 	fputs("## Gates\n\n| Gate | Status | Blockers |\n|---|---|---|\n", f);
 	for (int g = 0; g < _GATE_MAX; g++)
@@ -1073,7 +1146,8 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	bool any = false;
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
 		for (size_t i = 0; i < groups.n; i++) {
-			if (groups.items[i].merged.status != order[k])
+			if (groups.items[i].merged.status != order[k] ||
+			    !render_status_shown(statuses, order[k]))
 				continue;
 			if (!any)
 				fputs("\n## Blockers\n", f);
@@ -1086,7 +1160,8 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	any = false;
 	for (size_t k = 0; k < ELEMENTSOF(order); k++)
 		for (size_t i = 0; i < groups.n; i++) {
-			if (groups.items[i].merged.status != order[k])
+			if (groups.items[i].merged.status != order[k] ||
+			    !render_status_shown(statuses, order[k]))
 				continue;
 			if (!any)
 				fputs("\n## Other problems\n", f);
@@ -1109,6 +1184,8 @@ void verdict_render_markdown(FILE *f, const struct verdict *v, int gate)
 	fputs("| Status | Check | Node | Object | Message |\n|---|---|---|---|---|\n", f);
 	for (size_t i = 0; i < v->findings.n; i++) {
 		const struct finding *fd = &v->findings.items[i];
+		if (!render_status_shown(statuses, fd->status))
+			continue;
 		fprintf(f, "| %s%s | ", status_name(fd->status),
 			verdict_waiver(v, i) ? " (waived)" : "");
 		md_code(f, fd->check, true);

@@ -58,3 +58,15 @@ void render_verdict_blocker_groups(const struct verdict *v, const unsigned *bloc
  * blocked gates and waiver), one object each with its nodes and members
  * (docs/outputs.md, "Groups"). */
 json_object *verdict_groups_json(const struct verdict *v);
+/* Every status: the finding lists unfiltered. */
+#define RENDER_STATUS_ALL ((1u << _STATUS_MAX) - 1)
+/* A view's status filter (serve's ?status=, report --status): a comma list
+ * of pass, warn, fail, unknown, skip as a mask of 1u << enum status; 0 for
+ * an empty list or an unknown name. */
+unsigned render_status_mask_parse(const char *list);
+/* "FAIL, WARN" for a mask, worst first. Malloc'd. */
+char *render_status_mask_names(unsigned mask);
+/* Whether a filter shows findings of status st (0 or RENDER_STATUS_ALL: all). */
+bool render_status_shown(unsigned mask, enum status st);
+/* "showing FAIL, WARN of 12 findings" for a narrowing mask, NULL for all. Malloc'd. */
+char *render_status_showing(const struct verdict *v, unsigned mask);

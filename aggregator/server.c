@@ -739,7 +739,7 @@ static void handle_metrics(struct server *s, struct evhttp_request *req, const c
 		server_eval_park(s, req, handle_metrics);
 		return;
 	}
-	server_eval_queue_render(s, req, RENDER_METRICS, -1, false);
+	server_eval_queue_render(s, req, RENDER_METRICS, -1, false, 0);
 }
 
 /* The dashboard: the HTML verdict, reloading itself every interval. */
@@ -752,13 +752,14 @@ static void handle_page(struct server *s, struct evhttp_request *req, const char
 	}
 	int gate;
 	bool paused;
-	if (server_query_view(s, req, &gate, &paused) < 0)
+	unsigned statuses;
+	if (server_query_view(s, req, &gate, &paused, &statuses) < 0)
 		return;
 	if (!s->current) {
 		server_eval_park(s, req, handle_page);
 		return;
 	}
-	server_eval_queue_render(s, req, RENDER_PAGE, gate, paused);
+	server_eval_queue_render(s, req, RENDER_PAGE, gate, paused, statuses);
 }
 
 /* ---------- the cluster state refresher ---------- */

@@ -382,16 +382,17 @@ static void render(struct worker_job *wj, void *arg)
 	const struct verdict *v = j->verdict ? &j->verdict->verdict : NULL;
 	switch (j->kind) {
 	case RENDER_TEXT:
-		verdict_render_text(f, v, j->gate, false);
+		verdict_render_text_view(f, v, j->gate, j->statuses, false);
 		break;
 	case RENDER_MARKDOWN:
-		verdict_render_markdown(f, v, j->gate);
+		verdict_render_markdown_view(f, v, j->gate, j->statuses);
 		break;
 	case RENDER_HTML:
-		verdict_render_html(f, v, j->gate, 0);
+		verdict_render_html_view(f, v, j->gate, j->statuses, 0);
 		break;
 	case RENDER_PAGE:
-		verdict_render_html(f, v, j->gate, j->paused ? -1 : j->interval_s);
+		verdict_render_html_view(f, v, j->gate, j->statuses,
+					 j->paused ? -1 : j->interval_s);
 		break;
 	case RENDER_METRICS:
 		/* Of the state, only plain fields (statuses, times) are read: the
@@ -436,7 +437,7 @@ const struct worker_ops server_eval_renderer = {
 /* Hand a rendering of the current verdict (metrics: and of the store) to the
  * renderer thread; the answer follows when it is done. */
 void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum render_kind kind,
-			      int gate, bool paused)
+			      int gate, bool paused, unsigned statuses)
 {
 	if (s->renderer.pending >= RENDER_MAX_PENDING) {
 		server_reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
@@ -454,6 +455,7 @@ void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum
 	j->interval_s = s->o->interval_s;
 	j->gate = gate;
 	j->paused = paused;
+	j->statuses = statuses;
 	j->now_ns = util_now_realtime_ns();
 	if (kind == RENDER_METRICS) {
 		j->st = s->st ? state_ref(s->st) : NULL;

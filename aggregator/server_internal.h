@@ -79,8 +79,9 @@ struct render_job {
 	struct store nodes;	  /* metrics: the store's entries (references) and counters */
 	struct metrics_counters mc;
 	int interval_s;
-	int gate;    /* ?gate=: the gate the human renderings narrow to, -1 all */
-	bool paused; /* the dashboard's ?refresh=0: no reload */
+	int gate;	   /* ?gate=: the gate the human renderings narrow to, -1 all */
+	bool paused;	   /* the dashboard's ?refresh=0: no reload */
+	unsigned statuses; /* ?status=: the finding lists show only those, 0 all */
 	int64_t now_ns;
 	char *buf; /* the result */
 	size_t len;
@@ -332,10 +333,12 @@ void server_eval_park(struct server *s, struct evhttp_request *req,
 extern const struct worker_ops server_eval_renderer;
 /* Hand a rendering of the current verdict to the renderer thread. */
 void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum render_kind kind,
-			      int gate, bool paused);
-/* The read routes' ?gate= (a gate name or all) and ?refresh=0. Returns 0, or
- * -EINVAL after answering 400 with the reason. */
-int server_query_view(struct server *s, struct evhttp_request *req, int *gate, bool *paused);
+			      int gate, bool paused, unsigned statuses);
+/* The read routes' ?gate= (a gate name or all), ?refresh=0 and ?status= (a
+ * comma list of statuses: render_status_mask_parse). Returns 0, or -EINVAL
+ * after answering 400 with the reason. */
+int server_query_view(struct server *s, struct evhttp_request *req, int *gate, bool *paused,
+		      unsigned *statuses);
 
 /* ---------- server_verdict.c ---------- */
 

@@ -4,6 +4,7 @@
  * gzip; the other formats are rendered off the loop (server_eval.c).
  */
 #include "server_internal.h"
+#include "render_verdict.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -157,21 +158,29 @@ static void serve_json(struct server *s, struct evhttp_request *req)
 	stream_next(evcon, st);
 }
 
-int server_query_view(struct server *s, struct evhttp_request *req, int *gate, bool *paused)
+int server_query_view(struct server *s, struct evhttp_request *req, int *gate, bool *paused,
+		      unsigned *statuses)
 {
 	*gate = -1;
 	*paused = false;
+	*statuses = 0;
 	struct evkeyvalq q = {0};
 	const char *query = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(req));
 	if (!query || evhttp_parse_query_str(query, &q) != 0)
 		return 0;
 	const char *g = evhttp_find_header(&q, "gate");
 	const char *r = evhttp_find_header(&q, "refresh");
+	const char *sl = evhttp_find_header(&q, "status");
 	int ret = 0;
 	if (g && !streq(g, "all") && (*gate = gate_from_name(g)) < 0) {
 		*gate = -1;
 		server_reply_error(s, req, HTTP_BADREQUEST, "Bad Request",
 				   "gate must be preinstall, platform, rwx, live-migration or all");
+		ret = -EINVAL;
+	} else if (sl && !(*statuses = render_status_mask_parse(sl))) {
+		server_reply_error(
+		    s, req, HTTP_BADREQUEST, "Bad Request",
+		    "status must be a comma list of pass, warn, fail, unknown, skip");
 		ret = -EINVAL;
 	} else if (r) {
 		*paused = streq(r, "0");
@@ -201,7 +210,8 @@ void server_verdict_handle(struct server *s, struct evhttp_request *req, const c
 		     streq(format, "html");
 	int gate;
 	bool paused;
-	if (server_query_view(s, req, &gate, &paused) < 0) {
+	unsigned statuses;
+	if (server_query_view(s, req, &gate, &paused, &statuses) < 0) {
 		evhttp_clear_headers(&q);
 		return;
 	}
@@ -214,7 +224,7 @@ void server_verdict_handle(struct server *s, struct evhttp_request *req, const c
 					 streq(format, "text")	     ? RENDER_TEXT
 					 : streq(format, "markdown") ? RENDER_MARKDOWN
 								     : RENDER_HTML,
-					 gate, false);
+					 gate, false, statuses);
 	} else {
 		server_reply_error(s, req, HTTP_BADREQUEST, "Bad Request",
 				   "format must be json, text, markdown or html");

@@ -81,4 +81,9 @@ json_object *verdict_node_json(const struct verdict_node *n);
 json_object *verdict_vm_json(const struct vm_row *r);
 /* gate: -1 for all; limits nothing but the headline. */
 void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color);
+/* statuses: the finding lists show only those (render_status_mask_parse;
+ * 0 all); the gates and counts stay whole. */
+void verdict_render_text_view(FILE *f, const struct verdict *v, int gate, unsigned statuses,
+			      bool color);
 void verdict_render_markdown(FILE *f, const struct verdict *v, int gate);
+void verdict_render_markdown_view(FILE *f, const struct verdict *v, int gate, unsigned statuses);

@@ -167,11 +167,12 @@ def main(argv):
                 bad("event handler %s=%r on <%s>" % (k, v, el.tag))
             if k in ("src", "srcset", "action"):
                 bad("%s=%r on <%s>" % (k, v, el.tag))
-            # Fragments, the dashboard's own view links (?gate=, ?refresh=0),
+            # Fragments, the dashboard's own view links (?gate=, ?refresh=0,
+            # and the status filters ?status=fail,warn and ?status=fail),
             # and a finding's check page (exactly doc_link(check) of a check
             # the verdict has, on an <a class="doc">): nothing else.
             if k == "href" and not v.startswith("#") and \
-                    not re.fullmatch(r"\?(gate=[a-z-]+&?)?(refresh=0)?", v) and \
+                    not re.fullmatch(r"\?(gate=[a-z-]+&?)?(refresh=0&?)?(status=fail(,warn)?)?", v) and \
                     not (el.tag == "a" and "doc" in classes(el) and v in doc_links):
                 bad("external link href=%r" % v)
         if el.tag == "style" and ("@import" in text(el) or "url(" in text(el)):

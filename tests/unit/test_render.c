@@ -17,6 +17,7 @@
 
 #include "agg_harness.h"
 #include "render_html.h"
+#include "render_verdict.h"
 #include "render_json.h"
 #include "render_text.h"
 
@@ -1015,6 +1016,77 @@ static void test_gate_go_no_go(void **state)
 	verdict_clear(&w);
 }
 
+/* A status filter (serve's ?status=, report --status) narrows the finding
+ * lists of every human format; the gates, their status lines and the counts
+ * stay whole, and the header says what is shown. The dashboard links to the
+ * other filters, keeping the gate and the pause; unknown names are refused. */
+static void test_status_filter(void **state)
+{
+	(void)state;
+	assert_int_equal(render_status_mask_parse("fail,warn"),
+			 1u << STATUS_FAIL | 1u << STATUS_WARN);
+	assert_int_equal(render_status_mask_parse("PASS"), 1u << STATUS_PASS);
+	assert_int_equal(render_status_mask_parse("fail,bogus"), 0);
+	assert_int_equal(render_status_mask_parse("fail,"), 0);
+	assert_int_equal(render_status_mask_parse(",fail"), 0);
+	assert_int_equal(render_status_mask_parse("fail,,warn"), 0);
+	assert_int_equal(render_status_mask_parse(""), 0);
+
+	struct verdict v;
+	fixture_verdict(&v);
+	const unsigned fail = 1u << STATUS_FAIL;
+	char *text = NULL;
+	RENDER(text, verdict_render_text_view(f, &v, -1, fail, false));
+	assert_fits(text, RENDER_TEXT_WIDTH);
+	_cleanup_free_ char *showing =
+	    xasprintf("Findings: showing FAIL of %zu findings.\n", v.findings.n);
+	assert_non_null(strstr(text, showing));
+	assert_non_null(strstr(text, "host.kvm"));	    /* the FAIL */
+	assert_null(strstr(text, "host.cpu.virt"));	    /* only PASS */
+	assert_null(strstr(text, "host.nfs.kernel"));	    /* only WARN */
+	assert_null(strstr(text, "\nPASS  "));		    /* no PASS list */
+	assert_non_null(strstr(text, "\nGATES\n"));	    /* the gates whole */
+	assert_non_null(strstr(text, "\nOverall: FAIL\n")); /* and the counts */
+	free(text);
+	RENDER(text, verdict_render_text(f, &v, -1, false));
+	assert_null(strstr(text, "showing"));
+	assert_non_null(strstr(text, "host.cpu.virt"));
+	free(text);
+
+	RENDER(text, verdict_render_markdown_view(f, &v, -1, fail | 1u << STATUS_WARN));
+	assert_non_null(strstr(text, "showing FAIL, WARN of"));
+	assert_non_null(strstr(text, "host.nfs.kernel"));
+	assert_null(strstr(text, "host.cpu.virt"));
+	assert_null(strstr(text, "| PASS |"));
+	assert_non_null(strstr(text, "| preinstall | **FAIL** |"));
+	free(text);
+
+	/* The dashboard: the cards filtered, the gate cards whole (a hidden
+	 * blocker links to the filter line), links to the fixed filters. */
+	RENDER(text, verdict_render_html_view(f, &v, GATE_RWX, fail, -1));
+	assert_non_null(strstr(text, "id=\"filter\">Findings: showing FAIL of "));
+	assert_non_null(strstr(text, "<a class=\"view\" href=\"?gate=rwx&amp;refresh=0\">all</a>"));
+	assert_non_null(strstr(text, "<a class=\"view\" href=\"?gate=rwx&amp;refresh=0&amp;"
+				     "status=fail,warn\">fail + warn</a> <b>fail</b>"));
+	/* a finding card (a matrix cell names its node first) */
+	assert_null(strstr(text, "data-check=\"host.cpu.virt\" data-status=\"PASS\" data-node="));
+	assert_non_null(strstr(text, "data-check=\"host.kvm\" data-status=\"FAIL\" data-node="));
+	assert_non_null(strstr(text, "id=\"gate-platform\""));
+	free(text);
+	RENDER(text, verdict_render_html_view(f, &v, -1, 0, 30));
+	assert_non_null(strstr(text, "id=\"filter\">Findings: showing all "));
+	assert_non_null(strstr(text, "<b>all</b> <a class=\"view\" href=\"?status=fail,warn\">"));
+	assert_non_null(
+	    strstr(text, "data-check=\"host.cpu.virt\" data-status=\"PASS\" data-node="));
+	free(text);
+	/* a file: what is shown, no links that would not filter */
+	RENDER(text, verdict_render_html_view(f, &v, -1, fail, 0));
+	assert_non_null(strstr(text, "id=\"filter\">Findings: showing FAIL of "));
+	assert_null(strstr(text, "class=\"view\""));
+	free(text);
+	verdict_clear(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1035,6 +1107,7 @@ int main(void)
 	    cmocka_unit_test(test_agent_text),
 	    cmocka_unit_test(test_example_cluster),
 	    cmocka_unit_test(test_header_in_every_format),
+	    cmocka_unit_test(test_status_filter),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
