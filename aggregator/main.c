@@ -231,6 +231,22 @@ static void print_json(const struct verdict *v)
 	putchar('\n');
 }
 
+/* The report's time: now, or SOURCE_DATE_EPOCH (seconds since the epoch,
+ * the reproducible-builds convention) so that a report of files is the same
+ * bytes on every run (examples/reports/, scripts/gen_example_reports.sh). */
+static int64_t report_now_ns(void)
+{
+	const char *e = getenv("SOURCE_DATE_EPOCH");
+	if (!e)
+		return util_now_realtime_ns();
+	char *end = NULL;
+	errno = 0;
+	long long s = strtoll(e, &end, 10);
+	if (errno || end == e || *end || s < 0 || s > INT64_MAX / 1000000000)
+		fatalx("SOURCE_DATE_EPOCH: not a number of seconds since 1970");
+	return (int64_t)s * 1000000000;
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	static const char *const formats[] = {"text", "json", "markdown", "html", NULL};
@@ -332,7 +348,7 @@ static int cmd_report(int argc, char **argv)
 	    .cs = &cs,
 	    .nodes = nodes.items,
 	    .n_nodes = nodes.n,
-	    .now_ns = util_now_realtime_ns(),
+	    .now_ns = report_now_ns(),
 	    .interval_s = 30,
 	    .live = kc != NULL,
 	    .kc = kc,

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# examples/reports/ (the README's "what a report looks like") is exactly what
+# scripts/gen_example_reports.sh makes the program write today: a change of a
+# renderer that does not regenerate them fails here. The files name no path
+# of the machine they were made on, and the HTML passes the page checks.
+set -euo pipefail
+: "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ex="$HVREADY_SRC/examples/reports"
+fail() { echo "FAIL: $*"; exit 1; }
+for f in report.txt report.json report.md report.html; do
+	[ -s "$ex/$f" ] || fail "examples/reports/$f is missing"
+done
+bash "$HVREADY_SRC/scripts/gen_example_reports.sh" "$HVREADY_BIN" "$tmp/regen"
+diff -r "$ex" "$tmp/regen" >"$tmp/diff" || {
+	head -20 "$tmp/diff"
+	fail "examples/reports differs from what scripts/gen_example_reports.sh writes (run it)"
+}
+# the same bytes again: nothing of the clock or the machine in them
+bash "$HVREADY_SRC/scripts/gen_example_reports.sh" "$HVREADY_BIN" "$tmp/again"
+diff -r "$tmp/regen" "$tmp/again" >/dev/null || fail "two runs of the generator differ"
+leak=$(grep -l -e "$HVREADY_SRC" -e "$HVREADY_BIN" "$ex"/* || true)
+[ -z "$leak" ] || fail "a build path in $leak"
+grep -q '"generated_at": "2026-09-05T10:00:00Z"' "$ex/report.json" || fail "the clock is not fixed"
+python3 "$HVREADY_SRC/tests/tools/check_html.py" "$ex/report.html" "$ex/report.json" >/dev/null ||
+	fail "examples/reports/report.html fails check_html.py"
+grep -q 'examples/reports/' "$HVREADY_SRC/README.md" || fail "README.md does not link examples/reports/"
+echo PASS
