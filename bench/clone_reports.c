@@ -14,7 +14,9 @@
  * profiles, nodes without a feature): bench/check_work.py holds the
  * aggregator's verdict against it.
  *
- * --out-dir writes DIR/PREFIXi.msgpack (i = 1..N), the layout `report
+ * --out-dir writes DIR/PREFIXi.msgpack (i = 1..N), or with --json
+ * DIR/PREFIXi.json as `hvready-agent check --format json` writes it
+ * (examples/node-reports/, scripts/gen_example_reports.sh), the layout `report
  * --node-reports` reads. --pack writes one file the load generator maps:
  *
  *   "HVBPACK1" | u32 count | count × (u32 len | u32 sent_ns_offset | len bytes)
@@ -38,6 +40,7 @@
 
 #include "gen_node.h"
 #include "log.h"
+#include "render_json.h"
 #include "report.h"
 #include "wire.h"
 
@@ -47,7 +50,7 @@
 struct opts {
 	const char *template, *prefix, *out_dir, *pack, *manifest;
 	long count;
-	bool generate;
+	bool generate, json;
 	struct gen_opts gen;
 };
 
@@ -57,7 +60,7 @@ static _Noreturn void usage(int code)
 	      "                     [--out-dir DIR] [--pack FILE]\n"
 	      "       clone_reports --generate [--cpus intel|amd|mixed] [--seed N] [--no-kvm]\n"
 	      "                     [--manifest FILE] --count N [--prefix NAME-]\n"
-	      "                     [--out-dir DIR] [--pack FILE]\n",
+	      "                     [--out-dir DIR [--json]] [--pack FILE]\n",
 	      code ? stderr : stdout);
 	exit(code);
 }
@@ -65,12 +68,19 @@ static _Noreturn void usage(int code)
 static void parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-	    {"template", required_argument, NULL, 't'}, {"count", required_argument, NULL, 'n'},
-	    {"prefix", required_argument, NULL, 'p'},	{"out-dir", required_argument, NULL, 'd'},
-	    {"pack", required_argument, NULL, 'k'},	{"generate", no_argument, NULL, 'g'},
-	    {"cpus", required_argument, NULL, 'c'},	{"seed", required_argument, NULL, 's'},
-	    {"no-kvm", no_argument, NULL, 'K'},		{"manifest", required_argument, NULL, 'm'},
-	    {"help", no_argument, NULL, 'h'},		{0},
+	    {"template", required_argument, NULL, 't'},
+	    {"count", required_argument, NULL, 'n'},
+	    {"prefix", required_argument, NULL, 'p'},
+	    {"out-dir", required_argument, NULL, 'd'},
+	    {"pack", required_argument, NULL, 'k'},
+	    {"generate", no_argument, NULL, 'g'},
+	    {"cpus", required_argument, NULL, 'c'},
+	    {"seed", required_argument, NULL, 's'},
+	    {"no-kvm", no_argument, NULL, 'K'},
+	    {"manifest", required_argument, NULL, 'm'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	int c;
 	int64_t v;
@@ -119,6 +129,9 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'm':
 			o->manifest = optarg;
 			break;
+		case 'j':
+			o->json = true;
+			break;
 		case 'h':
 			usage(0);
 		default:
@@ -128,6 +141,8 @@ static void parse(int argc, char **argv, struct opts *o)
 	if (optind != argc || !o->template == !o->generate || !o->count ||
 	    (!o->out_dir && !o->pack))
 		usage(2);
+	if (o->json && !o->out_dir)
+		fatalx("--json goes with --out-dir");
 	if (!o->generate && (o->manifest || o->gen.no_kvm))
 		fatalx("--manifest and --no-kvm go with --generate");
 	o->gen.prefix = o->prefix;
@@ -193,6 +208,20 @@ static void write_clone(const char *dir, const char *name, const char *buf, size
 	if (!f)
 		fatal("%s", path);
 	write_all(f, buf, len, path);
+	if (fclose(f) != 0)
+		fatal("writing %s", path);
+}
+
+/* The report as the agent's --format json writes it. */
+static void write_json(const char *dir, const char *name, const struct node_report *r)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s.json", dir, name);
+	FILE *f = fopen(path, "we");
+	if (!f)
+		fatal("%s", path);
+	json_object *o = render_node_report_json(r);
+	render_json_write(f, o);
+	json_object_put(o);
 	if (fclose(f) != 0)
 		fatal("writing %s", path);
 }
@@ -283,7 +312,9 @@ int main(int argc, char **argv)
 		ret = wire_encode_node_report(&r, &buf, &len);
 		if (ret < 0)
 			fatalx("encoding the report of %s: %s", name, strerror(-ret));
-		if (o.out_dir)
+		if (o.out_dir && o.json)
+			write_json(o.out_dir, name, &r);
+		else if (o.out_dir)
 			write_clone(o.out_dir, name, buf, len);
 		if (pack) {
 			long off = find_i64((const uint8_t *)buf, len, r.sent_ns);
