@@ -444,17 +444,28 @@ static void view_query(FILE *f, int gate, int refresh_s, const char *status)
  * links to the status filters (?status=): all, what needs attention, what
  * fails. A file or /v1/verdict?format=html gets no links: "?status=" there
  * would not filter (a file) or lose the format. */
+static const struct {
+	const char *label, *query;
+	unsigned mask;
+} status_views[] = {
+    {"all", NULL, 0},
+    {"fail + warn", "fail,warn", 1u << STATUS_FAIL | 1u << STATUS_WARN},
+    {"fail", "fail", 1u << STATUS_FAIL},
+};
+
+/* The ?status= of the fixed view a filter is, NULL for any other (or all):
+ * pause and resume keep only what the header's links could have asked. */
+static const char *status_view_query(unsigned statuses)
+{
+	for (size_t i = 0; i < ELEMENTSOF(status_views); i++)
+		if (statuses && status_views[i].mask == statuses)
+			return status_views[i].query;
+	return NULL;
+}
+
 static void status_links(FILE *f, const struct verdict *v, unsigned statuses, int gate,
 			 int refresh_s)
 {
-	static const struct {
-		const char *label, *query;
-		unsigned mask;
-	} views[] = {
-	    {"all", NULL, 0},
-	    {"fail + warn", "fail,warn", 1u << STATUS_FAIL | 1u << STATUS_WARN},
-	    {"fail", "fail", 1u << STATUS_FAIL},
-	};
 	unsigned cur = (statuses & RENDER_STATUS_ALL) == RENDER_STATUS_ALL ? 0 : statuses;
 	_cleanup_free_ char *showing = render_status_showing(v, cur);
 	fputs("<p class=\"meta\" id=\"filter\">Findings: ", f);
@@ -467,14 +478,14 @@ static void status_links(FILE *f, const struct verdict *v, unsigned statuses, in
 		return;
 	}
 	fputs(" · show", f);
-	for (size_t i = 0; i < ELEMENTSOF(views); i++) {
-		if (views[i].mask == cur) {
-			fprintf(f, " <b>%s</b>", views[i].label);
+	for (size_t i = 0; i < ELEMENTSOF(status_views); i++) {
+		if (status_views[i].mask == cur) {
+			fprintf(f, " <b>%s</b>", status_views[i].label);
 			continue;
 		}
 		fputs(" <a class=\"view\" href=\"", f);
-		view_query(f, gate, refresh_s, views[i].query);
-		fprintf(f, "\">%s</a>", views[i].label);
+		view_query(f, gate, refresh_s, status_views[i].query);
+		fprintf(f, "\">%s</a>", status_views[i].label);
 	}
 	fputs("</p>\n", f);
 }
@@ -496,15 +507,13 @@ static void header(FILE *f, const struct verdict *v, int gate, unsigned statuses
 	fprintf(f, " · Harvester installed: %s", v->harvester_installed ? "yes" : "no");
 	if (refresh_s > 0) {
 		/* A reload closes what the reader opened: they can stop it (serve's
-		 * ?refresh=0; the gate they asked for stays). */
-		fprintf(f, "<span class=\"reload\"> · reloads every %d s (<a href=\"?", refresh_s);
-		if (gate >= 0 && gate < _GATE_MAX)
-			fprintf(f, "gate=%s&amp;", gate_name(gate));
-		fputs("refresh=0\">pause</a>)</span>", f);
+		 * ?refresh=0; the gate and status filter they asked for stay). */
+		fprintf(f, "<span class=\"reload\"> · reloads every %d s (<a href=\"", refresh_s);
+		view_query(f, gate, -1, status_view_query(statuses));
+		fputs("\">pause</a>)</span>", f);
 	} else if (refresh_s < 0) {
-		fputs("<span class=\"reload\"> · reloading paused (<a href=\"?", f);
-		if (gate >= 0 && gate < _GATE_MAX)
-			fprintf(f, "gate=%s", gate_name(gate));
+		fputs("<span class=\"reload\"> · reloading paused (<a href=\"", f);
+		view_query(f, gate, 0, status_view_query(statuses));
 		fputs("\">resume</a>)</span>", f);
 	}
 	fputs("</p>\n", f);

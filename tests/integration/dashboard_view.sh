@@ -31,6 +31,7 @@ grep -q 'id="filter">Findings: showing FAIL of [0-9]* findings' "$tmp/body" || f
 grep -q 'href="?gate=rwx&amp;refresh=0&amp;status=fail,warn">fail + warn</a> <b>fail</b>' "$tmp/body" ||
 	fail "the filter links lose the gate or the pause"
 grep -q 'href="?gate=rwx&amp;refresh=0">all</a>' "$tmp/body" || fail "no link back to all findings"
+grep -q 'href="?gate=rwx&amp;status=fail">resume</a>' "$tmp/body" || fail "resume loses the status filter"
 ! grep -q 'data-status="PASS" data-node=' "$tmp/body" || fail "?status=fail still lists PASS findings"
 grep -q 'id="gate-preinstall"' "$tmp/body" || fail "?status=fail hides a gate"
 [ "$(get '/')" = 200 ] || fail "GET /"

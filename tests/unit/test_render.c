@@ -1072,6 +1072,11 @@ static void test_status_filter(void **state)
 	assert_null(strstr(text, "data-check=\"host.cpu.virt\" data-status=\"PASS\" data-node="));
 	assert_non_null(strstr(text, "data-check=\"host.kvm\" data-status=\"FAIL\" data-node="));
 	assert_non_null(strstr(text, "id=\"gate-platform\""));
+	/* resuming keeps the gate and the filter */
+	assert_non_null(strstr(text, "<a href=\"?gate=rwx&amp;status=fail\">resume</a>"));
+	free(text);
+	RENDER(text, verdict_render_html_view(f, &v, -1, fail | 1u << STATUS_WARN, 30));
+	assert_non_null(strstr(text, "<a href=\"?refresh=0&amp;status=fail,warn\">pause</a>"));
 	free(text);
 	RENDER(text, verdict_render_html_view(f, &v, -1, 0, 30));
 	assert_non_null(strstr(text, "id=\"filter\">Findings: showing all "));
