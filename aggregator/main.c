@@ -344,11 +344,16 @@ static int cmd_report(int argc, char **argv)
 	if (node_dir && node_reports_load_dir(node_dir, &nodes, err, sizeof(err)) < 0)
 		fatalx("%s", err);
 
+	int64_t now_ns = report_now_ns();
+	/* The files' own times (their mtimes: a checkout's time) are clamped to
+	 * SOURCE_DATE_EPOCH, as the convention has it, or the bytes would differ. */
+	if (getenv("SOURCE_DATE_EPOCH") && cs.read_at_ns > now_ns)
+		cs.read_at_ns = now_ns;
 	struct agg_ctx ctx = {
 	    .cs = &cs,
 	    .nodes = nodes.items,
 	    .n_nodes = nodes.n,
-	    .now_ns = report_now_ns(),
+	    .now_ns = now_ns,
 	    .interval_s = 30,
 	    .live = kc != NULL,
 	    .kc = kc,
