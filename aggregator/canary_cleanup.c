@@ -1,7 +1,8 @@
 /*
  * canary.cleanup (docs/checks/canary.cleanup.md): delete what the canary
- * labelled, in dependency order (pods, then PVCs, then its namespace), and
- * wait until each is gone, within the run's --timeout. Whatever is still
+ * labelled, in dependency order (kinds[] below), and wait until each is
+ * gone and the Longhorn volumes behind its PVCs too, within the run's
+ * --timeout. Whatever is still
  * there at the end is a FAIL that names it. It selects by label only, so it
  * never deletes an object the canary did not create.
  */
@@ -14,26 +15,45 @@
 
 #define POLL_MS 500
 
+/* In dependency order: a restore before the snapshot it reads, the
+ * snapshot before its VM, a migration before its VMI, the VM (whose
+ * DataVolumes and VMI it owns) before those, the DataVolumes before their
+ * PVCs. A kind whose API is not served (KubeVirt absent) has no objects. */
 static const struct {
-	const char *plural, *kind;
+	const char *api, *plural, *kind;
 	bool namespaced;
 } kinds[] = {
-    {"pods", "Pod", true},
-    {"persistentvolumeclaims", "PersistentVolumeClaim", true},
-    {"namespaces", "Namespace", false},
+    {"/apis/snapshot.kubevirt.io/v1beta1", "virtualmachinerestores", "VirtualMachineRestore", true},
+    {"/apis/snapshot.kubevirt.io/v1beta1", "virtualmachinesnapshots", "VirtualMachineSnapshot",
+     true},
+    {"/apis/kubevirt.io/v1", "virtualmachineinstancemigrations", "VirtualMachineInstanceMigration",
+     true},
+    {"/apis/kubevirt.io/v1", "virtualmachines", "VirtualMachine", true},
+    {"/apis/kubevirt.io/v1", "virtualmachineinstances", "VirtualMachineInstance", true},
+    {"/apis/cdi.kubevirt.io/v1beta1", "datavolumes", "DataVolume", true},
+    {"/api/v1", "pods", "Pod", true},
+    {"/api/v1", "persistentvolumeclaims", "PersistentVolumeClaim", true},
+    {"/api/v1", "namespaces", "Namespace", false},
 };
+
+/* Longhorn's Volume behind a PVC is named after its PV (spec.volumeName) and
+ * lives in longhorn-system; the CSI driver deletes it after the PV
+ * (reclaimPolicy Delete). */
+#define LONGHORN_VOLUMES "/apis/longhorn.io/v1beta2/namespaces/" CANARY_LONGHORN_NS "/volumes"
 
 /* The labelled objects of kinds[k] as "Kind/namespace/name" in *ret; with
  * paths, those not yet being deleted as their API paths, and their names in
  * *todo (the same order); -errno on an API error. */
 static int list_kind(struct canary *c, int64_t until, size_t k, const char *selector,
-		     struct strv *ret, struct strv *paths, struct strv *todo, char *err,
-		     size_t errlen)
+		     struct strv *ret, struct strv *paths, struct strv *todo, struct strv *volumes,
+		     char *err, size_t errlen)
 {
 	_cleanup_free_ char *q = canary_selector_query("labelSelector", selector);
-	_cleanup_free_ char *path = xasprintf("/api/v1/%s?%s", kinds[k].plural, q);
+	_cleanup_free_ char *path = xasprintf("%s/%s?%s", kinds[k].api, kinds[k].plural, q);
 	json_object *list = NULL;
 	int r = canary_api(c, until, "GET", path, NULL, &list, err, errlen);
+	if (r == -ENOENT && !streq(kinds[k].api, "/api/v1"))
+		return 0; /* the CRD is not installed: nothing of this kind */
 	if (r < 0)
 		return r;
 	json_object *items = cj_get(list, "items", NULL);
@@ -44,6 +64,10 @@ static int list_kind(struct canary *c, int64_t until, size_t k, const char *sele
 		bool deleting = cj_get(o, "metadata", "deletionTimestamp", NULL) != NULL;
 		if (!name)
 			continue;
+		const char *vol = cj_str(o, "spec", "volumeName", NULL);
+		if (volumes && vol && streq(kinds[k].plural, "persistentvolumeclaims") &&
+		    !strv_contains(volumes, vol))
+			strv_add(volumes, vol);
 		/* "Kind/namespace/name", "Kind/name" for cluster-scoped objects */
 		_cleanup_free_ char *id =
 		    xasprintf("%s/%s%s%s%s", kinds[k].kind, ns ? ns : "", ns ? "/" : "", name,
@@ -51,9 +75,10 @@ static int list_kind(struct canary *c, int64_t until, size_t k, const char *sele
 		strv_add(ret, id);
 		if (paths && !deleting) {
 			_cleanup_free_ char *p =
-			    kinds[k].namespaced ? xasprintf("/api/v1/namespaces/%s/%s/%s",
-							    ns ? ns : "", kinds[k].plural, name)
-						: xasprintf("/api/v1/%s/%s", kinds[k].plural, name);
+			    kinds[k].namespaced
+				? xasprintf("%s/namespaces/%s/%s/%s", kinds[k].api, ns ? ns : "",
+					    kinds[k].plural, name)
+				: xasprintf("%s/%s/%s", kinds[k].api, kinds[k].plural, name);
 			strv_add(paths, p);
 			_cleanup_free_ char *t = xasprintf("%s/%s%s%s", kinds[k].kind, ns ? ns : "",
 							   ns ? "/" : "", name);
@@ -94,7 +119,7 @@ void canary_cleanup(struct canary *c, bool all, struct finding *f)
 		return;
 	}
 	char err[1024] = "";
-	struct strv deleted = {0};
+	struct strv deleted = {0}, volumes = {0};
 	int api_errors = 0;
 	/* Each kind may wait for up to half of what is left, the last for all of
 	 * it but the final listing's share (a quarter, at most 2 s). */
@@ -102,13 +127,23 @@ void canary_cleanup(struct canary *c, bool all, struct finding *f)
 	if (reserve > 2000000000LL)
 		reserve = 2000000000LL;
 	int64_t wait_end = c->end_ns - reserve;
+	/* The PVCs' volumes first: deleting a VM takes its DataVolumes' PVCs with
+	 * it (ownerReferences), before their kind's turn comes. */
+	for (size_t k = 0; k < ELEMENTSOF(kinds); k++)
+		if (streq(kinds[k].plural, "persistentvolumeclaims")) {
+			struct strv seen = {0};
+			char lerr[256];
+			list_kind(c, wait_end, k, selector, &seen, NULL, NULL, &volumes, lerr,
+				  sizeof(lerr));
+			strv_clear(&seen);
+		}
 	for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
 		int64_t now = util_now_mono_ns();
 		int64_t until = k + 1 == ELEMENTSOF(kinds) ? wait_end : now + (wait_end - now) / 2;
 		for (;;) {
 			struct strv left = {0}, paths = {0}, todo = {0};
-			int r = list_kind(c, until, k, selector, &left, &paths, &todo, err,
-					  sizeof(err));
+			int r = list_kind(c, until, k, selector, &left, &paths, &todo, &volumes,
+					  err, sizeof(err));
 			for (size_t i = 0; r == 0 && i < paths.n; i++) {
 				char derr[512];
 				_cleanup_free_ char *q =
@@ -129,11 +164,32 @@ void canary_cleanup(struct canary *c, bool all, struct finding *f)
 				break;
 		}
 	}
+	/* Longhorn's volumes behind the PVCs, until they are gone too. */
+	int r = 0;
+	for (size_t i = 0; i < volumes.n; i++) {
+		_cleanup_free_ char *vp = xasprintf(LONGHORN_VOLUMES "/%s", volumes.items[i]);
+		for (;;) {
+			r = canary_api(c, wait_end, "GET", vp, NULL, NULL, err, sizeof(err));
+			if (r < 0 || !sleep_until(wait_end, POLL_MS))
+				break;
+		}
+	}
 	/* What is left, of every kind. */
 	struct strv left = {0};
-	int r = 0;
+	r = 0;
 	for (size_t k = 0; r == 0 && k < ELEMENTSOF(kinds); k++)
-		r = list_kind(c, c->end_ns, k, selector, &left, NULL, NULL, err, sizeof(err));
+		r = list_kind(c, c->end_ns, k, selector, &left, NULL, NULL, &volumes, err,
+			      sizeof(err));
+	for (size_t i = 0; r == 0 && i < volumes.n; i++) {
+		_cleanup_free_ char *vp = xasprintf(LONGHORN_VOLUMES "/%s", volumes.items[i]);
+		int g = canary_api(c, c->end_ns, "GET", vp, NULL, NULL, err, sizeof(err));
+		if (g == 0) {
+			_cleanup_free_ char *id = xasprintf(
+			    "Volume/" CANARY_LONGHORN_NS "/%s (Longhorn)", volumes.items[i]);
+			strv_add(&left, id);
+		} else if (g != -ENOENT)
+			r = g;
+	}
 	int64_t ms = (util_now_mono_ns() - t0) / 1000000;
 	kv_add_int(&f->evidence, "duration_ms", ms);
 	struct value_list *dl = kv_add_list(&f->evidence, "deleted");
@@ -165,4 +221,5 @@ void canary_cleanup(struct canary *c, bool all, struct finding *f)
 			    all ? ": no objects of earlier runs" : "");
 	strv_clear(&left);
 	strv_clear(&deleted);
+	strv_clear(&volumes);
 }

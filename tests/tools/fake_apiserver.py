@@ -45,8 +45,12 @@ labelSelector (=, ==, !=, KEY, !KEY) and fieldSelector (dotted paths, =, !=).
 pods run on their node and end Succeeded or Failed with the termination
 message of `hvready-agent canary-io`. Faults: --canary-fault
 share-manager-pull|pvc-never-binds|read-mismatch|stuck-finalizer (pods keep a
-finalizer nobody removes), --fail-post RES:SKIP:N (500
-for N POSTs of RES after the first SKIP), --pod-seconds SEC (time Running).
+finalizer nobody removes), the KubeVirt and CDI ones of fake_kubevirt.py
+(VirtualMachine -> DataVolume -> VMI Running on a node, migrations; faults
+vm-unschedulable|not-migratable|migrate-fails|migrate-stuck|volume-stuck),
+--fail-post RES:SKIP:N (500 for N POSTs of RES after the first SKIP), --drop
+RES:SKIP:N (the connection closed without an answer, for N GETs of RES after
+SKIP), --pod-seconds SEC (time Running), --migrate-seconds SEC.
 """
 import argparse
 import base64
@@ -415,6 +419,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                    % (res.name, user, verb, res.plural, res.group, scope))
             return self.send_json(403, status(403, "Forbidden", msg,
                                               {"group": res.group, "kind": res.plural}), res)
+        if self.take_drop(res.name):
+            self.close_connection = True  # mid-run: no answer at all
+            return
         if self.st.take_failure(res.name):
             return self.send_json(500, status(500, "InternalError",
                                               "Internal error occurred: etcdserver: request "
@@ -425,6 +432,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if name:
             return self.get_one(res, ns, name)
         return self.list(res, ns)
+
+    def take_drop(self, name):
+        for spec in self.st.args.drop:
+            pat, skip, n = spec.rsplit(":", 2)
+            if not fnmatch.fnmatchcase(name, pat):
+                continue
+            with self.st.lock:
+                cnt = self.st.__dict__.setdefault("drop_counts", {})
+                i = cnt.get(spec, 0)
+                cnt[spec] = i + 1
+            if int(skip) <= i < int(skip) + int(n):
+                return True
+        return False
 
     def discovery(self, path):
         """The legacy discovery documents kubectl reads before a get."""
@@ -741,7 +761,12 @@ def main():
                    help="simulate the controllers the canary observes (implies --writable)")
     p.add_argument("--canary-fault", action="append", default=[],
                    choices=["share-manager-pull", "pvc-never-binds", "read-mismatch",
-                            "stuck-finalizer"])
+                            "stuck-finalizer", "vm-unschedulable", "not-migratable",
+                            "migrate-fails", "migrate-stuck", "volume-stuck"])
+    p.add_argument("--migrate-seconds", type=float, default=0.5,
+                   help="how long a simulated live migration runs")
+    p.add_argument("--drop", action="append", default=[], metavar="RES:SKIP:N",
+                   help="close the connection without an answer for N GETs of RES after SKIP")
     p.add_argument("--fail-post", action="append", default=[], metavar="RES:SKIP:N",
                    help="500 for N POSTs of RES after the first SKIP")
     p.add_argument("--pod-seconds", type=float, default=0.3,

@@ -235,6 +235,15 @@ class Sim:
         pvc["spec"]["volumeName"] = vol
         pvc["status"] = {"phase": "Bound", "accessModes": pvc["spec"].get("accessModes"),
                          "capacity": (pvc["spec"].get("resources") or {}).get("requests")}
+        sc = find(self.r("storage.k8s.io", "StorageClass"), None, cls)
+        if ((sc.get("parameters") or {}).get("migratable") == "true"
+                or pvc["spec"].get("volumeMode") == "Block"):
+            # a migratable RWX Block volume: no share-manager, attached to the VM's node
+            insert(self.st, self.r("longhorn.io", "Volume"),
+                   {"metadata": {"name": vol, "_pvc": m["uid"]},
+                    "spec": {"accessMode": "rwx", "migratable": True, "frontend": "blockdev"},
+                    "status": {"state": "detached", "robustness": "unknown"}}, LH_NS)
+            return
         v = insert(self.st, self.r("longhorn.io", "Volume"),
                    {"metadata": {"name": vol, "_pvc": m["uid"]},
                     "spec": {"accessMode": "rwx", "migratable": False},
@@ -297,6 +306,8 @@ class Sim:
         m, stt = pod["metadata"], pod["status"]
         if m.get("namespace") == LH_NS or stt.get("phase") in ("Succeeded", "Failed"):
             return
+        if (m.get("labels") or {}).get("kubevirt.io") == "virt-launcher":
+            return  # the KubeVirt simulation (fake_kubevirt.py) runs these
         if m.get("deletionTimestamp"):
             return
         node = self.node_of(pod)
@@ -377,6 +388,8 @@ class Sim:
                                                         and not c["metadata"].get("finalizers"))]
         live = {c["metadata"]["uid"] for c in pvcs.objects}
         for g, k in (("longhorn.io", "Volume"), ("longhorn.io", "ShareManager")):
+            if k == "Volume" and "volume-stuck" in self.faults():
+                continue  # longhorn-manager never deletes the volume
             r = self.r(g, k)
             r.objects = [o for o in r.objects
                          if "_pvc" not in o["metadata"] or o["metadata"]["_pvc"] in live]
@@ -402,6 +415,7 @@ class Sim:
 
     def tick(self):
         with self.st.lock:
+            self.kubevirt.tick()
             for c in list(self.r("", "PersistentVolumeClaim").objects):
                 self.bind(c)
             for p in list(self.r("", "Pod").objects):
@@ -410,7 +424,9 @@ class Sim:
 
 
 def start_controller(st):
+    import fake_kubevirt
     sim = Sim(st)
+    sim.kubevirt = fake_kubevirt.KubeVirtSim(sim)
 
     def loop():
         while True:

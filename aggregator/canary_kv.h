@@ -1,0 +1,31 @@
+/*
+ * What the canary's KubeVirt steps share (canary_vm.c, canary_migrate.c):
+ * the names of the objects of a run (fixed by the run id, so a later step
+ * finds what an earlier one made without state of its own) and the nodes
+ * that can run a VM.
+ */
+#pragma once
+#include "canary.h"
+
+#define CANARY_KV_API  "/apis/kubevirt.io/v1"
+#define CANARY_CDI_API "/apis/cdi.kubevirt.io/v1beta1"
+/* The KubeVirt device plugin's resource: a node that offers it can run a VM
+ * (kubevirt/kubevirt pkg/virt-handler/device-manager, KVMName). */
+#define CANARY_KVM_RESOURCE "devices.kubevirt.io/kvm"
+
+/* "hvready-canary-vm-RUN", also the name of its VMI; caller frees. */
+char *canary_vm_name(const struct canary *c);
+
+/* The Ready, schedulable nodes whose allocatable offers /dev/kvm, by name,
+ * in *ret; the others, each with why, in *bad; the node count in *total.
+ * -errno with err on an API error. */
+int canary_kvm_nodes(struct canary *c, struct strv *ret, struct strv *bad, size_t *total, char *err,
+		     size_t errlen);
+
+/* The finding of an earlier step of this run, or NULL. */
+const struct finding *canary_step_finding(const struct canary *c, const char *id);
+
+/* "TYPE=STATUS (REASON): MESSAGE; ..." of an object's status.conditions that
+ * are not what a healthy object shows (with all, every one); "" if none.
+ * Caller frees. */
+char *canary_conditions(json_object *obj, bool all);

@@ -1,0 +1,275 @@
+/*
+ * canary.migrate (docs/checks/canary.migrate.md): a
+ * VirtualMachineInstanceMigration of the VM the vm step started. PASS when
+ * the migration's phase is Succeeded, the VMI's status.migrationState is
+ * completed and not failed, and the VMI runs on another node; timed. A
+ * failure quotes migrationState.failureReason, the migration's phase and
+ * its conditions (kubevirt/kubevirt staging/src/kubevirt.io/api/core/v1
+ * types.go: VirtualMachineInstanceMigrationState, VirtualMachineInstance-
+ * MigrationPhase; failureReason from v1.3).
+ *
+ * Preconditions (SKIP or UNKNOWN, nothing created): the vm step passed in
+ * this run; another Ready, schedulable node offers devices.kubevirt.io/kvm;
+ * the VMI's LiveMigratable condition is not False (a FAIL quoting it: the
+ * VM was built to migrate, so the platform refuses what Harvester needs).
+ * Deleting the migration (cleanup) aborts one still running.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "canary_kv.h"
+
+#define POLL_MS 500
+
+struct mig {
+	struct canary *c;
+	struct finding *f;
+	char *vm, *name, *source;
+	char err[1024];
+};
+
+static bool json_true(json_object *o)
+{
+	return o && json_object_is_type(o, json_type_boolean) && json_object_get_boolean(o);
+}
+
+/* The VMI's condition TYPE when its status is False: "REASON: MESSAGE". */
+static char *cond_false(json_object *vmi, const char *type)
+{
+	json_object *conds = cj_get(vmi, "status", "conditions", NULL);
+	for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+		json_object *cd = json_object_array_get_idx(conds, i);
+		const char *t = cj_str(cd, "type", NULL), *s = cj_str(cd, "status", NULL);
+		if (t && streq(t, type) && s && streq(s, "False"))
+			return xasprintf("%s: %s", cj_str(cd, "reason", NULL) ?: "?",
+					 cj_str(cd, "message", NULL) ?: "");
+	}
+	return NULL;
+}
+
+static enum status preconditions(struct mig *m)
+{
+	struct canary *c = m->c;
+	struct finding *f = m->f;
+	const struct finding *vf = canary_step_finding(c, "canary.vm.start");
+	if (!vf) {
+		finding_set(f, STATUS_SKIP,
+			    "needs the vm step in the same run (--steps vm,migrate)");
+		return STATUS_SKIP;
+	}
+	if (vf->status != STATUS_PASS) {
+		finding_set(f, STATUS_SKIP, "the VM did not start (canary.vm.start is %s)",
+			    status_name(vf->status));
+		return STATUS_SKIP;
+	}
+	_cleanup_free_ char *path =
+	    xasprintf(CANARY_KV_API "/namespaces/%s/virtualmachineinstances/%s", c->o->ns, m->vm);
+	json_object *vmi = NULL;
+	if (canary_api(c, c->steps_end_ns, "GET", path, NULL, &vmi, m->err, sizeof(m->err)) < 0) {
+		finding_set(f, STATUS_UNKNOWN, "cannot read the VMI %s/%s: %s", c->o->ns, m->vm,
+			    m->err);
+		return STATUS_UNKNOWN;
+	}
+	const char *node = cj_str(vmi, "status", "nodeName", NULL);
+	m->source = node ? xstrdup(node) : NULL;
+	_cleanup_free_ char *why = cond_false(vmi, "LiveMigratable");
+	json_object_put(vmi);
+	if (!m->source) {
+		finding_set(f, STATUS_UNKNOWN, "the VMI %s/%s has no node", c->o->ns, m->vm);
+		return STATUS_UNKNOWN;
+	}
+	struct strv nodes = {0}, bad = {0};
+	size_t total = 0;
+	enum status st = STATUS_PASS;
+	if (canary_kvm_nodes(c, &nodes, &bad, &total, m->err, sizeof(m->err)) < 0) {
+		finding_set(f, STATUS_UNKNOWN, "cannot list the nodes: %s", m->err);
+		st = STATUS_UNKNOWN;
+	} else if (total < 2) {
+		finding_set(f, STATUS_SKIP, "the cluster has %zu node: a VM cannot migrate", total);
+		st = STATUS_SKIP;
+	} else {
+		size_t others = 0;
+		for (size_t i = 0; i < nodes.n; i++)
+			others += !streq(nodes.items[i], m->source);
+		if (!others) {
+			_cleanup_free_ char *s = strv_join(&bad, ", ");
+			finding_set(f, STATUS_UNKNOWN,
+				    "no node but %s can take the VM (Ready, schedulable, with "
+				    "KVM)%s%s",
+				    m->source, bad.n ? ": " : "", s);
+			finding_remedy(f, "Run it when two nodes can run VMs "
+					  "(docs/checks/canary.migrate.md).");
+			st = STATUS_UNKNOWN;
+		}
+	}
+	strv_clear(&nodes);
+	strv_clear(&bad);
+	if (st == STATUS_PASS && why) {
+		finding_set(f, STATUS_FAIL, "the VMI %s/%s is not live-migratable: %s", c->o->ns,
+			    m->vm, why);
+		finding_remedy(f, "The canary's VM has an RWX Block disk and no pod network, as "
+				  "Harvester's VMs: see docs/checks/canary.migrate.md.");
+		st = STATUS_FAIL;
+	}
+	return st;
+}
+
+static json_object *mig_body(struct mig *m)
+{
+	json_object *o = json_object_new_object(), *meta = json_object_new_object(),
+		    *spec = json_object_new_object();
+	json_object_object_add(o, "apiVersion", json_object_new_string("kubevirt.io/v1"));
+	json_object_object_add(o, "kind",
+			       json_object_new_string("VirtualMachineInstanceMigration"));
+	json_object_object_add(meta, "name", json_object_new_string(m->name));
+	json_object_object_add(meta, "labels", canary_labels(m->c));
+	json_object_object_add(o, "metadata", meta);
+	json_object_object_add(spec, "vmiName", json_object_new_string(m->vm));
+	json_object_object_add(o, "spec", spec);
+	return o;
+}
+
+/* "(phase P; conditions)" of the migration, for a failure. */
+static char *mig_state(json_object *mo)
+{
+	const char *phase = cj_str(mo, "status", "phase", NULL);
+	_cleanup_free_ char *conds = canary_conditions(mo, true);
+	return xasprintf("migration phase %s%s%s", phase ? phase : "unset", *conds ? "; " : "",
+			 conds);
+}
+
+static void migrate_run(struct mig *m, int64_t t0)
+{
+	struct canary *c = m->c;
+	struct finding *f = m->f;
+	_cleanup_free_ char *path =
+	    xasprintf(CANARY_KV_API "/namespaces/%s/virtualmachineinstancemigrations", c->o->ns);
+	json_object *body = mig_body(m);
+	int r = canary_create(c, path, "VirtualMachineInstanceMigration", m->name, body, m->err,
+			      sizeof(m->err));
+	json_object_put(body);
+	kv_add_str(&f->evidence, "migration", m->name);
+	kv_add_str(&f->evidence, "source_node", m->source);
+	if (r < 0) {
+		finding_set(f, STATUS_UNKNOWN, "cannot create the migration: %s", m->err);
+		return;
+	}
+	_cleanup_free_ char *mpath = xasprintf("%s/%s", path, m->name);
+	_cleanup_free_ char *vpath =
+	    xasprintf(CANARY_KV_API "/namespaces/%s/virtualmachineinstances/%s", c->o->ns, m->vm);
+	json_object *mo = NULL, *vmi = NULL;
+	for (;;) {
+		json_object *a = NULL, *b = NULL;
+		r = canary_api(c, c->steps_end_ns, "GET", mpath, NULL, &a, m->err, sizeof(m->err));
+		if (r == 0)
+			r = canary_api(c, c->steps_end_ns, "GET", vpath, NULL, &b, m->err,
+				       sizeof(m->err));
+		if (r < 0) {
+			json_object_put(a);
+			json_object_put(b);
+			if (canary_signal || (r == -ETIMEDOUT &&
+					      util_now_mono_ns() + 1000000000LL >= c->steps_end_ns))
+				break;
+			finding_set(f, STATUS_UNKNOWN,
+				    "API error while waiting for the migration: %s", m->err);
+			goto out;
+		}
+		json_object_put(mo);
+		json_object_put(vmi);
+		mo = a;
+		vmi = b;
+		const char *phase = cj_str(mo, "status", "phase", NULL);
+		const char *uid = cj_str(mo, "metadata", "uid", NULL);
+		json_object *ms = cj_get(vmi, "status", "migrationState", NULL);
+		const char *ms_uid = cj_str(ms, "migrationUid", NULL);
+		bool ours = ms && (!ms_uid || !uid || streq(ms_uid, uid));
+		bool failed = (phase && streq(phase, "Failed")) ||
+			      (ours && json_true(cj_get(ms, "failed", NULL)));
+		bool completed = ours && json_true(cj_get(ms, "completed", NULL));
+		const char *node = cj_str(vmi, "status", "nodeName", NULL);
+		const char *target = ours ? cj_str(ms, "targetNode", NULL) : NULL;
+		if (failed) {
+			const char *reason = ours ? cj_str(ms, "failureReason", NULL) : NULL;
+			_cleanup_free_ char *st = mig_state(mo);
+			struct strv ev = {0};
+			canary_events(c, c->o->ns, m->name, false, 3, &ev);
+			_cleanup_free_ char *q = strv_join(&ev, "\"; \"");
+			finding_set(f, STATUS_FAIL,
+				    "the live migration of %s/%s from %s%s%s failed after %.1fs: "
+				    "%s%s(%s)%s%s%s",
+				    c->o->ns, m->vm, m->source, target ? " to " : "",
+				    target ? target : "", (double)(util_now_mono_ns() - t0) / 1e9,
+				    reason ? reason : "no failureReason", " ", st,
+				    ev.n ? ": \"" : "", ev.n ? q : "", ev.n ? "\"" : "");
+			finding_remedy(f,
+				       "See the target virt-launcher pod's log and the migration "
+				       "network (docs/checks/canary.migrate.md).");
+			strv_clear(&ev);
+			goto out;
+		}
+		if (completed && phase && streq(phase, "Succeeded")) {
+			int64_t ms_took = (util_now_mono_ns() - t0) / 1000000;
+			kv_add_int(&f->evidence, "migration_ms", ms_took);
+			const char *s0 = cj_str(ms, "startTimestamp", NULL),
+				   *s1 = cj_str(ms, "endTimestamp", NULL);
+			if (s0)
+				kv_add_str(&f->evidence, "start_timestamp", s0);
+			if (s1)
+				kv_add_str(&f->evidence, "end_timestamp", s1);
+			if (node)
+				kv_add_str(&f->evidence, "target_node", node);
+			if (!node || streq(node, m->source))
+				finding_set(
+				    f, STATUS_FAIL,
+				    "the migration of %s/%s completed, but the VMI is still "
+				    "on %s",
+				    c->o->ns, m->vm, node ? node : "no node");
+			else
+				finding_set(f, STATUS_PASS,
+					    "the VM %s/%s live-migrated from %s to %s in %.1fs",
+					    c->o->ns, m->vm, m->source, node,
+					    (double)ms_took / 1000.0);
+			goto out;
+		}
+		if (!canary_sleep(c, c->steps_end_ns, POLL_MS))
+			break;
+	}
+	if (canary_signal)
+		finding_set(f, STATUS_UNKNOWN,
+			    "interrupted by signal %d after %llds, waiting for the migration",
+			    (int)canary_signal,
+			    (long long)((util_now_mono_ns() - t0) / 1000000000));
+	else {
+		_cleanup_free_ char *st = mig_state(mo);
+		struct strv ev = {0};
+		canary_events(c, c->o->ns, m->name, false, 3, &ev);
+		_cleanup_free_ char *q = strv_join(&ev, "\"; \"");
+		finding_set(
+		    f, STATUS_FAIL,
+		    "the live migration of %s/%s from %s did not finish within %llds (%s)%s%s%s",
+		    c->o->ns, m->vm, m->source, (long long)((util_now_mono_ns() - t0) / 1000000000),
+		    st, ev.n ? ": \"" : "", ev.n ? q : "", ev.n ? "\"" : "");
+		finding_remedy(f, "A stall is not a pass; the cleanup deletes the migration, which "
+				  "aborts it (docs/checks/canary.migrate.md).");
+		strv_clear(&ev);
+	}
+out:
+	json_object_put(mo);
+	json_object_put(vmi);
+}
+
+void canary_step_migrate(struct canary *c, struct finding *f)
+{
+	struct mig m = {.c = c,
+			.f = f,
+			.vm = canary_vm_name(c),
+			.name = xasprintf("hvready-canary-migrate-%s", c->run_id)};
+	int64_t t0 = util_now_mono_ns();
+	if (preconditions(&m) == STATUS_PASS)
+		migrate_run(&m, t0);
+	kv_add_int(&f->evidence, "duration_ms", (util_now_mono_ns() - t0) / 1000000);
+	free(m.vm);
+	free(m.name);
+	free(m.source);
+}

@@ -1,0 +1,476 @@
+/*
+ * canary.vm.start (docs/checks/canary.vm.start.md): a VirtualMachine with a
+ * blank DataVolume (CDI source "blank": no image is downloaded) on the
+ * migratable Longhorn class (RWX Block, as Harvester's VM disks), one vCPU
+ * and 128Mi, started at once (runStrategy Always); PASS when its VMI is
+ * Running on a node. A guest without a bootable disk still runs: QEMU's
+ * firmware waits for one, which is all a migration and a snapshot need.
+ *
+ * Labels reach every object it leads to: KubeVirt copies a
+ * dataVolumeTemplate's labels to the DataVolume (kubevirt/kubevirt
+ * pkg/virt-controller/watch/vm.go, createDataVolumeManifest), CDI copies the
+ * DataVolume's labels to its PVC (kubevirt/containerized-data-importer
+ * pkg/controller/datavolume, newPersistentVolumeClaim), the VMI takes
+ * spec.template.metadata.labels and its virt-launcher pod the VMI's.
+ *
+ * Preconditions (SKIP or UNKNOWN, nothing created): KubeVirt installed and
+ * Deployed, CDI installed, a migratable Longhorn StorageClass, a Ready
+ * schedulable node offering devices.kubevirt.io/kvm.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "canary_kv.h"
+
+#define POLL_MS	     500
+#define VM_DISK_SIZE "64Mi"
+#define VM_MEMORY    "128Mi"
+#define LONGHORN_CSI "driver.longhorn.io"
+
+char *canary_vm_name(const struct canary *c)
+{
+	return xasprintf("hvready-canary-vm-%s", c->run_id);
+}
+
+const struct finding *canary_step_finding(const struct canary *c, const char *id)
+{
+	for (size_t i = 0; i < c->findings.n; i++)
+		if (c->findings.items[i].check && streq(c->findings.items[i].check, id))
+			return &c->findings.items[i];
+	return NULL;
+}
+
+static bool cond_true(json_object *o, const char *type)
+{
+	json_object *conds = cj_get(o, "status", "conditions", NULL);
+	for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+		json_object *cd = json_object_array_get_idx(conds, i);
+		const char *t = cj_str(cd, "type", NULL), *s = cj_str(cd, "status", NULL);
+		if (t && streq(t, type))
+			return s && streq(s, "True");
+	}
+	return false;
+}
+
+char *canary_conditions(json_object *obj, bool all)
+{
+	json_object *conds = cj_get(obj, "status", "conditions", NULL);
+	struct strv v = {0};
+	for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+		json_object *cd = json_object_array_get_idx(conds, i);
+		const char *t = cj_str(cd, "type", NULL), *s = cj_str(cd, "status", NULL);
+		const char *reason = cj_str(cd, "reason", NULL), *msg = cj_str(cd, "message", NULL);
+		if (!t || !s)
+			continue;
+		/* healthy: Ready/Running/Bound/LiveMigratable True, Failure/Paused False */
+		bool bad = streq(s, "True")
+			       ? (streq(t, "Failure") || streq(t, "Paused") || streq(t, "Degraded"))
+			       : streq(s, "False") && !streq(t, "Failure") && !streq(t, "Paused") &&
+				     !streq(t, "Degraded");
+		if (!all && !bad)
+			continue;
+		_cleanup_free_ char *one =
+		    xasprintf("%s=%s%s%s%s%s%s", t, s, reason && *reason ? " (" : "",
+			      reason && *reason ? reason : "", reason && *reason ? ")" : "",
+			      msg && *msg ? ": " : "", msg && *msg ? msg : "");
+		strv_add(&v, one);
+	}
+	char *out = strv_join(&v, "; ");
+	strv_clear(&v);
+	return out;
+}
+
+static const char *node_unusable(json_object *n)
+{
+	if (!cond_true(n, "Ready"))
+		return "not Ready";
+	json_object *u = cj_get(n, "spec", "unschedulable", NULL);
+	if (u && json_object_get_boolean(u))
+		return "cordoned";
+	json_object *taints = cj_get(n, "spec", "taints", NULL);
+	for (size_t i = 0; taints && i < json_object_array_length(taints); i++) {
+		const char *e = cj_str(json_object_array_get_idx(taints, i), "effect", NULL);
+		if (e && (streq(e, "NoSchedule") || streq(e, "NoExecute")))
+			return "tainted NoSchedule/NoExecute";
+	}
+	const char *kvm = cj_str(n, "status", "allocatable", CANARY_KVM_RESOURCE, NULL);
+	if (!kvm || !*kvm || streq(kvm, "0"))
+		return "no " CANARY_KVM_RESOURCE " (KVM) allocatable";
+	return NULL;
+}
+
+int canary_kvm_nodes(struct canary *c, struct strv *ret, struct strv *bad, size_t *total, char *err,
+		     size_t errlen)
+{
+	json_object *list = NULL;
+	int r = canary_api(c, c->steps_end_ns, "GET", "/api/v1/nodes", NULL, &list, err, errlen);
+	if (r < 0)
+		return r;
+	json_object *items = cj_get(list, "items", NULL);
+	size_t n = items && json_object_is_type(items, json_type_array)
+		       ? json_object_array_length(items)
+		       : 0;
+	*total = n;
+	for (size_t i = 0; i < n; i++) {
+		json_object *nd = json_object_array_get_idx(items, i);
+		const char *name = cj_str(nd, "metadata", "name", NULL), *why = node_unusable(nd);
+		if (!name)
+			continue;
+		if (why) {
+			_cleanup_free_ char *s = xasprintf("%s (%s)", name, why);
+			strv_add(bad, s);
+		} else
+			strv_add(ret, name);
+	}
+	json_object_put(list);
+	return 0;
+}
+
+struct vm {
+	struct canary *c;
+	struct finding *f;
+	char *class, *name;
+	char err[1024];
+};
+
+static json_object *jstr(const char *s)
+{
+	return json_object_new_string(s);
+}
+
+/* KubeVirt and CDI are installed, KubeVirt is Deployed. */
+static bool have_kubevirt(struct vm *v)
+{
+	struct canary *c = v->c;
+	json_object *list = NULL;
+	int r = canary_api(c, c->steps_end_ns, "GET", CANARY_KV_API "/kubevirts", NULL, &list,
+			   v->err, sizeof(v->err));
+	if (r == -ENOENT) {
+		finding_set(v->f, STATUS_SKIP,
+			    "KubeVirt is not installed (kubevirt.io/v1 is not "
+			    "served): there is no VM to start");
+		return false;
+	}
+	if (r < 0) {
+		finding_set(v->f, STATUS_UNKNOWN, "cannot read the KubeVirt CR: %s", v->err);
+		return false;
+	}
+	json_object *items = cj_get(list, "items", NULL);
+	json_object *kv =
+	    items && json_object_array_length(items) ? json_object_array_get_idx(items, 0) : NULL;
+	const char *phase = cj_str(kv, "status", "phase", NULL);
+	bool ok = false;
+	if (!kv)
+		finding_set(v->f, STATUS_SKIP,
+			    "no KubeVirt CR: KubeVirt is not deployed, there is no VM to start");
+	else if (!phase || !streq(phase, "Deployed"))
+		finding_set(v->f, STATUS_UNKNOWN,
+			    "KubeVirt %s/%s is %s, not Deployed: a VM would not start for a reason "
+			    "the passive checks report (api.kubevirt.*)",
+			    cj_str(kv, "metadata", "namespace", NULL) ?: "?",
+			    cj_str(kv, "metadata", "name", NULL) ?: "?",
+			    phase ? phase : "without a phase");
+	else
+		ok = true;
+	json_object_put(list);
+	if (!ok)
+		return false;
+	r = canary_api(c, c->steps_end_ns, "GET", CANARY_CDI_API "/cdis", NULL, &list, v->err,
+		       sizeof(v->err));
+	json_object_put(list);
+	if (r == -ENOENT) {
+		finding_set(
+		    v->f, STATUS_UNKNOWN,
+		    "CDI is not installed (cdi.kubevirt.io/v1beta1 is not served): the VM's "
+		    "DataVolume needs it");
+		return false;
+	}
+	if (r < 0) {
+		finding_set(v->f, STATUS_UNKNOWN, "cannot read the CDI CR: %s", v->err);
+		return false;
+	}
+	return true;
+}
+
+/* The migratable Longhorn class: the one annotated the default for VMs
+ * (storageclass.kubevirt.io/is-default-virt-class, honoured by CDI), else the
+ * cluster's default, else the first by name. */
+static bool pick_class(struct vm *v)
+{
+	struct canary *c = v->c;
+	json_object *list = NULL;
+	if (canary_api(c, c->steps_end_ns, "GET", "/apis/storage.k8s.io/v1/storageclasses", NULL,
+		       &list, v->err, sizeof(v->err)) < 0) {
+		finding_set(v->f, STATUS_UNKNOWN, "cannot list the StorageClasses: %s", v->err);
+		return false;
+	}
+	json_object *items = cj_get(list, "items", NULL);
+	const char *best = NULL;
+	int best_rank = 0;
+	for (size_t i = 0; items && i < json_object_array_length(items); i++) {
+		json_object *sc = json_object_array_get_idx(items, i);
+		const char *name = cj_str(sc, "metadata", "name", NULL);
+		const char *prov = cj_str(sc, "provisioner", NULL);
+		const char *mig = cj_str(sc, "parameters", "migratable", NULL);
+		if (!name || !prov || !streq(prov, LONGHORN_CSI) || !mig || !streq(mig, "true"))
+			continue;
+		const char *dv = cj_str(sc, "metadata", "annotations",
+					"storageclass.kubevirt.io/is-default-virt-class", NULL);
+		const char *dc = cj_str(sc, "metadata", "annotations",
+					"storageclass.kubernetes.io/is-default-class", NULL);
+		int rank = dv && streq(dv, "true") ? 3 : dc && streq(dc, "true") ? 2 : 1;
+		if (!best || rank > best_rank || (rank == best_rank && strcmp(name, best) < 0)) {
+			best = name;
+			best_rank = rank;
+		}
+	}
+	if (best)
+		v->class = xstrdup(best);
+	else {
+		finding_set(v->f, STATUS_UNKNOWN,
+			    "no StorageClass of " LONGHORN_CSI
+			    " with parameters.migratable \"true\": "
+			    "the VM's RWX Block disk needs one");
+		finding_remedy(v->f, "Harvester's harvester-longhorn is one; see "
+				     "docs/checks/canary.vm.start.md.");
+	}
+	json_object_put(list);
+	return best != NULL;
+}
+
+static json_object *vm_body(struct vm *v)
+{
+	struct canary *c = v->c;
+	_cleanup_free_ char *dv = xasprintf("%s-disk", v->name);
+	_cleanup_free_ char *fmt = xasprintf(
+	    "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"VirtualMachine\","
+	    "\"metadata\":{\"name\":\"%s\"},"
+	    "\"spec\":{\"runStrategy\":\"Always\","
+	    "\"dataVolumeTemplates\":[{\"metadata\":{\"name\":\"%s\"},"
+	    "\"spec\":{\"source\":{\"blank\":{}},\"storage\":{\"accessModes\":[\"ReadWriteMany\"],"
+	    "\"volumeMode\":\"Block\",\"resources\":{\"requests\":{\"storage\":\"" VM_DISK_SIZE
+	    "\"}}}}}],"
+	    "\"template\":{\"metadata\":{},\"spec\":{"
+	    "\"domain\":{\"cpu\":{\"cores\":1,\"sockets\":1,\"threads\":1},"
+	    "\"memory\":{\"guest\":\"" VM_MEMORY "\"},"
+	    "\"resources\":{\"requests\":{\"memory\":\"" VM_MEMORY "\",\"cpu\":\"100m\"}},"
+	    "\"devices\":{\"disks\":[{\"name\":\"disk0\",\"disk\":{\"bus\":\"virtio\"}}],"
+	    "\"autoattachGraphicsDevice\":false}},"
+	    "\"evictionStrategy\":\"LiveMigrate\",\"terminationGracePeriodSeconds\":0,"
+	    "\"volumes\":[{\"name\":\"disk0\",\"dataVolume\":{\"name\":\"%s\"}}]}}}}",
+	    v->name, dv, dv);
+	json_object *o = json_tokener_parse(fmt);
+	if (!o)
+		abort(); /* a fixed template with checked names */
+	json_object_object_add(cj_get(o, "metadata", NULL), "labels", canary_labels(c));
+	json_object *dvt =
+	    json_object_array_get_idx(cj_get(o, "spec", "dataVolumeTemplates", NULL), 0);
+	json_object_object_add(cj_get(dvt, "metadata", NULL), "labels", canary_labels(c));
+	json_object_object_add(cj_get(dvt, "spec", "storage", NULL), "storageClassName",
+			       jstr(v->class));
+	json_object_object_add(cj_get(o, "spec", "template", "metadata", NULL), "labels",
+			       canary_labels(c));
+	return o;
+}
+
+static void add_list(struct finding *f, const char *key, struct strv *l)
+{
+	struct value_list *vl = kv_add_list(&f->evidence, key);
+	for (size_t i = 0; i < l->n; i++)
+		vlist_add_str(vl, l->items[i]);
+}
+
+/* The VMI did not run in time: the first broken link, DataVolume (and its
+ * PVC), then the VM's own status, then the VMI's scheduling. */
+static void diagnose(struct vm *v, json_object *vmi, int64_t waited_s)
+{
+	struct canary *c = v->c;
+	struct finding *f = v->f;
+	int64_t until = c->diag_end_ns;
+	char err[512];
+	_cleanup_free_ char *dvname = xasprintf("%s-disk", v->name);
+	_cleanup_free_ char *dvpath =
+	    xasprintf(CANARY_CDI_API "/namespaces/%s/datavolumes/%s", c->o->ns, dvname);
+	json_object *dv = NULL;
+	canary_api(c, until, "GET", dvpath, NULL, &dv, err, sizeof(err));
+	const char *dvphase = cj_str(dv, "status", "phase", NULL);
+	if (!dvphase || !streq(dvphase, "Succeeded")) {
+		_cleanup_free_ char *conds = canary_conditions(dv, false);
+		struct strv ev = {0};
+		canary_events(c, c->o->ns, dvname, false, 3, &ev);
+		_cleanup_free_ char *q = strv_join(&ev, "\"; \"");
+		finding_set(f, STATUS_FAIL, "the VM's DataVolume %s/%s is %s after %llds%s%s%s%s%s",
+			    c->o->ns, dvname,
+			    dv ? (dvphase ? dvphase : "without a phase") : "not created",
+			    (long long)waited_s, *conds ? ": " : "", conds, ev.n ? ": \"" : "",
+			    ev.n ? q : "", ev.n ? "\"" : "");
+		finding_remedy(f,
+			       "CDI or Longhorn did not provide the VM's disk on StorageClass %s: "
+			       "see the DataVolume's PVC, CDI's and Longhorn's logs "
+			       "(docs/checks/canary.vm.start.md).",
+			       v->class);
+		add_list(f, "datavolume_events", &ev);
+		strv_clear(&ev);
+		json_object_put(dv);
+		return;
+	}
+	json_object_put(dv);
+	if (!vmi) {
+		_cleanup_free_ char *vmpath =
+		    xasprintf(CANARY_KV_API "/namespaces/%s/virtualmachines/%s", c->o->ns, v->name);
+		json_object *vm = NULL;
+		canary_api(c, until, "GET", vmpath, NULL, &vm, err, sizeof(err));
+		const char *ps = cj_str(vm, "status", "printableStatus", NULL);
+		_cleanup_free_ char *conds = canary_conditions(vm, false);
+		finding_set(f, STATUS_FAIL, "the VM %s/%s has no VMI after %llds (%s)%s%s",
+			    c->o->ns, v->name, (long long)waited_s, ps ? ps : "no status",
+			    *conds ? ": " : "", conds);
+		finding_remedy(f, "virt-controller did not start the VM: see its log "
+				  "(docs/checks/canary.vm.start.md).");
+		json_object_put(vm);
+		return;
+	}
+	const char *phase = cj_str(vmi, "status", "phase", NULL);
+	_cleanup_free_ char *conds = canary_conditions(vmi, false);
+	struct strv ev = {0};
+	canary_events(c, c->o->ns, v->name, false, 3, &ev);
+	_cleanup_free_ char *q = strv_join(&ev, "\"; \"");
+	finding_set(f, STATUS_FAIL, "the VMI %s/%s is %s after %llds, not Running%s%s%s%s%s",
+		    c->o->ns, v->name, phase ? phase : "without a phase", (long long)waited_s,
+		    *conds ? ": " : "", conds, ev.n ? ": \"" : "", ev.n ? q : "", ev.n ? "\"" : "");
+	finding_remedy(f, "A stall is not a pass: see the VMI's virt-launcher pod and its events "
+			  "(docs/checks/canary.vm.start.md).");
+	add_list(f, "vmi_events", &ev);
+	strv_clear(&ev);
+}
+
+static void vm_run(struct vm *v, int64_t t0)
+{
+	struct canary *c = v->c;
+	struct finding *f = v->f;
+	int r = canary_namespace(c, v->err, sizeof(v->err));
+	if (r == -EPERM) {
+		finding_set(f, STATUS_UNKNOWN, "refused: %s", v->err);
+		return;
+	}
+	if (r < 0) {
+		finding_set(f, STATUS_UNKNOWN, "namespace %s: %s", c->o->ns, v->err);
+		return;
+	}
+	_cleanup_free_ char *path =
+	    xasprintf(CANARY_KV_API "/namespaces/%s/virtualmachines", c->o->ns);
+	json_object *body = vm_body(v);
+	r = canary_create(c, path, "VirtualMachine", v->name, body, v->err, sizeof(v->err));
+	json_object_put(body);
+	kv_add_str(&f->evidence, "vm", v->name);
+	if (r < 0) {
+		finding_set(f, STATUS_UNKNOWN, "cannot create the VM: %s", v->err);
+		return;
+	}
+	_cleanup_free_ char *vmipath =
+	    xasprintf(CANARY_KV_API "/namespaces/%s/virtualmachineinstances/%s", c->o->ns, v->name);
+	_cleanup_free_ char *dvpath =
+	    xasprintf(CANARY_CDI_API "/namespaces/%s/datavolumes/%s-disk", c->o->ns, v->name);
+	int64_t dv_ms = -1;
+	json_object *vmi = NULL;
+	for (;;) {
+		if (dv_ms < 0) {
+			json_object *dv = NULL;
+			r = canary_api(c, c->steps_end_ns, "GET", dvpath, NULL, &dv, v->err,
+				       sizeof(v->err));
+			const char *ph = cj_str(dv, "status", "phase", NULL);
+			if (ph && streq(ph, "Succeeded"))
+				dv_ms = (util_now_mono_ns() - t0) / 1000000;
+			json_object_put(dv);
+			if (r < 0 && r != -ENOENT)
+				goto api_error;
+		}
+		json_object *got = NULL;
+		r = canary_api(c, c->steps_end_ns, "GET", vmipath, NULL, &got, v->err,
+			       sizeof(v->err));
+		if (r < 0 && r != -ENOENT) {
+			json_object_put(got);
+			goto api_error;
+		}
+		if (r == 0) {
+			json_object_put(vmi);
+			vmi = got;
+		}
+		const char *phase = cj_str(vmi, "status", "phase", NULL);
+		const char *node = cj_str(vmi, "status", "nodeName", NULL);
+		if (phase && streq(phase, "Running") && node && *node) {
+			int64_t ms = (util_now_mono_ns() - t0) / 1000000;
+			kv_add_str(&f->evidence, "node", node);
+			kv_add_int(&f->evidence, "running_ms", ms);
+			if (dv_ms >= 0)
+				kv_add_int(&f->evidence, "datavolume_ms", dv_ms);
+			finding_set(f, STATUS_PASS,
+				    "the VM %s/%s runs on %s (VMI Running after %.1fs; its blank "
+				    "DataVolume on StorageClass %s)",
+				    c->o->ns, v->name, node, (double)ms / 1000.0, v->class);
+			json_object_put(vmi);
+			return;
+		}
+		if (phase && (streq(phase, "Failed") || streq(phase, "Succeeded"))) {
+			_cleanup_free_ char *conds = canary_conditions(vmi, false);
+			finding_set(f, STATUS_FAIL, "the VMI %s/%s ended %s instead of running%s%s",
+				    c->o->ns, v->name, phase, *conds ? ": " : "", conds);
+			finding_remedy(f, "See the virt-launcher pod's log "
+					  "(docs/checks/canary.vm.start.md).");
+			json_object_put(vmi);
+			return;
+		}
+		if (!canary_sleep(c, c->steps_end_ns, POLL_MS))
+			break;
+	}
+	if (canary_signal)
+		finding_set(f, STATUS_UNKNOWN,
+			    "interrupted by signal %d after %llds, waiting for the "
+			    "VM to run",
+			    (int)canary_signal,
+			    (long long)((util_now_mono_ns() - t0) / 1000000000));
+	else
+		diagnose(v, vmi, (util_now_mono_ns() - t0) / 1000000000);
+	json_object_put(vmi);
+	return;
+api_error:
+	if (canary_signal)
+		finding_set(f, STATUS_UNKNOWN,
+			    "interrupted by signal %d, waiting for the VM to run",
+			    (int)canary_signal);
+	else if (r == -ETIMEDOUT && util_now_mono_ns() + 1000000000LL >= c->steps_end_ns)
+		diagnose(v, vmi, (util_now_mono_ns() - t0) / 1000000000);
+	else
+		finding_set(f, STATUS_UNKNOWN, "API error while waiting for the VM to run: %s",
+			    v->err);
+	json_object_put(vmi);
+}
+
+void canary_step_vm(struct canary *c, struct finding *f)
+{
+	struct vm v = {.c = c, .f = f, .name = canary_vm_name(c)};
+	int64_t t0 = util_now_mono_ns();
+	struct strv nodes = {0}, bad = {0};
+	size_t total = 0;
+	if (have_kubevirt(&v) && pick_class(&v)) {
+		if (canary_kvm_nodes(c, &nodes, &bad, &total, v.err, sizeof(v.err)) < 0)
+			finding_set(f, STATUS_UNKNOWN, "cannot list the nodes: %s", v.err);
+		else if (!nodes.n) {
+			_cleanup_free_ char *s = strv_join(&bad, ", ");
+			finding_set(f, STATUS_UNKNOWN,
+				    "no Ready, schedulable node offers " CANARY_KVM_RESOURCE "%s%s",
+				    bad.n ? ": " : "", s);
+			finding_remedy(f, "See the passive checks of KVM and virt-handler "
+					  "(docs/checks/canary.vm.start.md).");
+		} else {
+			kv_add_str(&f->evidence, "storage_class", v.class);
+			vm_run(&v, t0);
+		}
+	}
+	kv_add_int(&f->evidence, "duration_ms", (util_now_mono_ns() - t0) / 1000000);
+	strv_clear(&nodes);
+	strv_clear(&bad);
+	free(v.class);
+	free(v.name);
+}

@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# `hvready-aggregator canary` steps vm and migrate and their cleanup
+# (docs/canary.md) against the fake kube-apiserver's KubeVirt, CDI and
+# Longhorn simulation (tests/tools/fake_kubevirt.py):
+#  - success: canary.vm.start PASS (the VMI Running on a node), canary.migrate
+#    PASS (on the other node, timed), canary.cleanup PASS, zero objects left
+#    (nor the DataVolume's PVC, the launcher pods or the Longhorn volume);
+#  - the launcher pod cannot be scheduled, the DataVolume's PVC never binds,
+#    the VMI is not live-migratable, the migration fails, the migration never
+#    finishes, a 500 on the migration's POST, a dropped connection mid-run,
+#    SIGTERM mid-migration, a Longhorn volume that is never deleted: each the
+#    right status and message, never PASS, within --timeout, zero objects
+#    left (the stuck volume: a cleanup FAIL naming it);
+#  - preconditions (KubeVirt absent, one KVM node, no migratable class,
+#    migrate without vm) create nothing.
+# ctest: serial
+set -euo pipefail
+: "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
+. "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
+test_init
+extra_cleanup() { kt_cleanup; }
+kt_pki "$TMP/pki"
+FIX="$HVREADY_SRC/tests/fixtures/canary"
+VMSTEPS="--steps vm,migrate"
+
+# api METHOD PATH [BODY]: a request to the fake with the admin certificate; prints the answer.
+api() {
+	"$PY" - "$FAKE_PORT" "$TMP/pki" "$@" <<'EOF'
+import json, ssl, sys, urllib.request, urllib.error
+port, pki, method, path = sys.argv[1:5]
+body = sys.argv[5].encode() if len(sys.argv) > 5 else None
+ctx = ssl.create_default_context(cafile=pki + "/server-ca.crt")
+ctx.load_cert_chain(pki + "/client.crt", pki + "/client.key")
+req = urllib.request.Request("https://127.0.0.1:%s%s" % (port, path), data=body, method=method,
+                             headers={"Content-Type": "application/json"})
+try:
+    print(urllib.request.urlopen(req, context=ctx, timeout=10).read().decode())
+except urllib.error.HTTPError as e:
+    print(e.read().decode())
+EOF
+}
+
+# left: the canary's namespace, every pod, PVC, VM, VMI, migration and
+# DataVolume in the fake, and Longhorn's volumes, one "Kind/ns/name" a line
+# (the fixtures hold none of these).
+left() {
+	local sel="labelSelector=app.kubernetes.io%2Fmanaged-by%3Dhvready-canary" p
+	for p in "/api/v1/namespaces?$sel" "/api/v1/pods" "/api/v1/persistentvolumeclaims" \
+		"/apis/kubevirt.io/v1/virtualmachines" "/apis/kubevirt.io/v1/virtualmachineinstances" \
+		"/apis/kubevirt.io/v1/virtualmachineinstancemigrations" \
+		"/apis/cdi.kubevirt.io/v1beta1/datavolumes" \
+		"/apis/longhorn.io/v1beta2/volumes" "/apis/longhorn.io/v1beta2/sharemanagers"; do
+		api GET "$p"
+	done | "$PY" -c '
+import json, sys
+for v in map(json.loads, filter(str.strip, sys.stdin)):
+    for o in v.get("items") or []:
+        m = o["metadata"]
+        print("%s/%s/%s" % (v["kind"][:-4], m.get("namespace", ""), m["name"]))'
+}
+
+# run NAME TIMEOUT_S FAKE_ARGS... -- CANARY_ARGS...: a fresh fake and one canary
+# run; sets RC, ELAPSED (whole seconds, rounded up) and $TMP/NAME.json.
+run() {
+	local name=$1 tmo=$2
+	shift 2
+	local fake=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+		fake+=("$1")
+		shift
+	done
+	shift
+	kt_cleanup
+	kt_fake "$name" --fixtures "$FIX" --canary-sim ${fake[@]+"${fake[@]}"}
+	kt_kubeconfig "$TMP/$name.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+	local t0 t1
+	t0=$(date +%s%N)
+	RC=0
+	kt_run_timeout $((tmo + 10)) "$AGG" canary --kubeconfig "$TMP/$name.kc" --timeout "${tmo}s" \
+		--format json "$@" >"$TMP/$name.json" 2>"$TMP/$name.stderr" || RC=$?
+	t1=$(date +%s%N)
+	ELAPSED=$(((t1 - t0 + 999999999) / 1000000000))
+}
+
+# expect NAME CHECK STATUS MESSAGE-GLOB
+expect() {
+	local got
+	got=$(kt_finding "$TMP/$1.json" "$2")
+	[ -n "$got" ] || fail "$1: no $2 finding: $(cat "$TMP/$1.json" "$TMP/$1.stderr")"
+	[[ ${got%%$'\t'*} == "$3" ]] || fail "$1: $2 is ${got%%$'\t'*}, want $3: ${got#*$'\t'}"
+	# shellcheck disable=SC2053
+	[[ ${got#*$'\t'} == $4 ]] || fail "$1: $2 says: ${got#*$'\t'}"
+}
+
+# nothing_left NAME: zero objects of the canary in the fake.
+nothing_left() {
+	local l
+	l=$(left)
+	[ -z "$l" ] || fail "$1: objects left in the cluster: $l"
+}
+
+within() {
+	[ "$ELAPSED" -le "$2" ] || fail "$1: took ${ELAPSED}s, more than --timeout ${2}s"
+}
+
+# fixture_variant NAME PYTHON: a copy of the fixtures changed by PYTHON (which
+# sees the directory as d); FIX names it until fixture_reset.
+FIX_SAVED=$FIX
+fixture_variant() {
+	mkdir -p "$TMP/$1"
+	cp "$FIX_SAVED"/*.json "$TMP/$1/"
+	"$PY" -c "import json, os; d='$TMP/$1'
+$2"
+	FIX="$TMP/$1"
+}
+fixture_reset() { FIX=$FIX_SAVED; }
+
+# 1. success
+run ok 40 -- $VMSTEPS
+[ $RC -eq 0 ] || fail "ok: exit $RC: $(cat "$TMP/ok.json" "$TMP/ok.stderr")"
+expect ok canary.vm.start PASS "the VM hvready-canary/hvready-canary-vm-* runs on hv-node-1 (VMI Running after *s; its blank DataVolume on StorageClass harvester-longhorn)"
+expect ok canary.migrate PASS "the VM hvready-canary/hvready-canary-vm-* live-migrated from hv-node-1 to hv-node-2 in *s"
+expect ok canary.cleanup PASS "removed * objects in *s"
+grep -q '"migration_ms": [0-9]' "$TMP/ok.json" || fail "ok: no migration_ms evidence"
+grep -q '"VirtualMachine/hvready-canary/hvready-canary-vm-' "$TMP/ok.json" || fail "ok: the VM is not among the deleted"
+nothing_left ok
+
+# 2. the launcher pod cannot be scheduled: the VMI's condition is quoted
+run unsched 20 --canary-fault vm-unschedulable -- $VMSTEPS
+[ $RC -eq 1 ] || fail "unsched: exit $RC, want 1"
+expect unsched canary.vm.start FAIL "the VMI hvready-canary/hvready-canary-vm-* is Scheduling after *s, not Running: *PodScheduled=False (Unschedulable): 0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient devices.kubevirt.io/kvm*"
+expect unsched canary.migrate SKIP "the VM did not start (canary.vm.start is FAIL)"
+within unsched 20
+nothing_left unsched
+
+# 3. the DataVolume's PVC never binds
+run dvpend 20 --canary-fault pvc-never-binds -- $VMSTEPS
+[ $RC -eq 1 ] || fail "dvpend: exit $RC, want 1"
+expect dvpend canary.vm.start FAIL "the VM's DataVolume hvready-canary/hvready-canary-vm-*-disk is Pending after *s: Bound=False (Pending): PVC hvready-canary-vm-*-disk Pending*"
+within dvpend 20
+nothing_left dvpend
+
+# 4. the VMI is not live-migratable: not attempted, FAIL quoting the condition
+run notmig 30 --canary-fault not-migratable -- $VMSTEPS
+[ $RC -eq 1 ] || fail "notmig: exit $RC, want 1"
+expect notmig canary.vm.start PASS "*"
+expect notmig canary.migrate FAIL "the VMI hvready-canary/hvready-canary-vm-* is not live-migratable: DisksNotLiveMigratable: cannot migrate VMI: PVC *"
+if grep -q '"POST", "path": "/apis/kubevirt.io/v1/namespaces/hvready-canary/virtualmachineinstancemigrations"' "$TMP/notmig.log"; then
+	fail "notmig: a migration was attempted"
+fi
+nothing_left notmig
+
+# 5. the migration fails: failureReason, phase and conditions quoted
+run migfail 30 --canary-fault migrate-fails -- $VMSTEPS
+[ $RC -eq 1 ] || fail "migfail: exit $RC, want 1"
+expect migfail canary.migrate FAIL "the live migration of hvready-canary/hvready-canary-vm-* from hv-node-1 to hv-node-2 failed after *s: Live migration failed error encountered during MigrateToURI3 libvirt api call: * (migration phase Failed; Failed=True: source node reported migration failed): \"FailedMigration: source node reported migration failed\""
+nothing_left migfail
+
+# 6. the migration never finishes: a stall is a FAIL, within --timeout
+run migstuck 20 --canary-fault migrate-stuck -- $VMSTEPS
+[ $RC -eq 1 ] || fail "migstuck: exit $RC, want 1"
+expect migstuck canary.migrate FAIL "the live migration of hvready-canary/hvready-canary-vm-* from hv-node-1 did not finish within *s (migration phase Scheduling)"
+within migstuck 20
+nothing_left migstuck
+
+# 7. a 500 on the migration's POST: UNKNOWN, cleaned up
+run mig500 30 --fail-post 'virtualmachineinstancemigrations.kubevirt.io:0:100' -- $VMSTEPS
+[ $RC -eq 3 ] || fail "mig500: exit $RC, want 3"
+expect mig500 canary.migrate UNKNOWN "cannot create the migration: POST /apis/kubevirt.io/v1/namespaces/hvready-canary/virtualmachineinstancemigrations: HTTP 500: Internal error occurred: *"
+expect mig500 canary.cleanup PASS "removed * objects in *s"
+nothing_left mig500
+
+# 8. the connection drops mid-run (the VMI's second GET gets no answer): UNKNOWN, cleaned up
+run drop 30 --drop 'virtualmachineinstances.kubevirt.io:1:1' -- $VMSTEPS
+[ $RC -eq 3 ] || fail "drop: exit $RC, want 3: $(cat "$TMP/drop.json")"
+expect drop canary.vm.start UNKNOWN "API error while waiting for the VM to run: *"
+expect drop canary.cleanup PASS "removed * objects in *s"
+within drop 30
+nothing_left drop
+
+# 9. SIGTERM while the VM migrates
+kt_cleanup
+kt_fake sigterm --fixtures "$FIX" --canary-sim --migrate-seconds 60
+kt_kubeconfig "$TMP/sigterm.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+"$AGG" canary --kubeconfig "$TMP/sigterm.kc" --timeout 60s --format json $VMSTEPS >"$TMP/sigterm.json" 2>"$TMP/sigterm.stderr" &
+cpid=$!
+wait_for 20 "the migration to be created" grep -q '"POST", "path": "/apis/kubevirt.io/v1/namespaces/hvready-canary/virtualmachineinstancemigrations"' "$TMP/sigterm.log"
+sleep 0.5
+t0=$SECONDS
+kill -TERM "$cpid"
+RC=0
+wait "$cpid" || RC=$?
+[ $((SECONDS - t0)) -le 20 ] || fail "sigterm: took $((SECONDS - t0))s after the signal"
+[ $RC -eq 3 ] || fail "sigterm: exit $RC, want 3: $(cat "$TMP/sigterm.stderr")"
+expect sigterm canary.vm.start PASS "*"
+expect sigterm canary.migrate UNKNOWN "interrupted by signal 15 after *s, waiting for the migration"
+expect sigterm canary.cleanup PASS "removed * objects in *s"
+nothing_left sigterm
+
+# 10. Longhorn never deletes the volume: the cleanup waits for it, then names it
+run volstuck 20 --canary-fault volume-stuck -- --steps vm
+[ $RC -eq 1 ] || fail "volstuck: exit $RC, want 1"
+expect volstuck canary.vm.start PASS "*"
+expect volstuck canary.cleanup FAIL "1 object left after *s: Volume/longhorn-system/pvc-* (Longhorn)"
+within volstuck 20
+
+# 11. preconditions: SKIP/UNKNOWN with the reason, nothing created
+run nokv 20 --not-installed 'kubevirts.kubevirt.io' -- $VMSTEPS
+[ $RC -eq 0 ] || fail "nokv: exit $RC, want 0"
+expect nokv canary.vm.start SKIP "KubeVirt is not installed (kubevirt.io/v1 is not served): there is no VM to start"
+expect nokv canary.migrate SKIP "the VM did not start (canary.vm.start is SKIP)"
+expect nokv canary.cleanup PASS "nothing to remove"
+if grep -q '"POST"' "$TMP/nokv.log"; then fail "nokv: the canary created objects"; fi
+
+fixture_variant onekvm '
+p = os.path.join(d, "nodes.json"); n = json.load(open(p))
+del n["items"][1]["status"]["allocatable"]["devices.kubevirt.io/kvm"]
+json.dump(n, open(p, "w"))'
+run onekvm 30 -- $VMSTEPS
+fixture_reset
+[ $RC -eq 3 ] || fail "onekvm: exit $RC, want 3"
+expect onekvm canary.vm.start PASS "*runs on hv-node-1*"
+expect onekvm canary.migrate UNKNOWN "no node but hv-node-1 can take the VM (Ready, schedulable, with KVM): hv-node-2 (no devices.kubevirt.io/kvm (KVM) allocatable), hv-node-3 (cordoned)"
+if grep -q '"POST", "path": "/apis/kubevirt.io/v1/namespaces/hvready-canary/virtualmachineinstancemigrations"' "$TMP/onekvm.log"; then
+	fail "onekvm: a migration was attempted"
+fi
+nothing_left onekvm
+
+fixture_variant noclass '
+p = os.path.join(d, "storageclasses.json"); s = json.load(open(p))
+s["items"] = [c for c in s["items"] if (c.get("parameters") or {}).get("migratable") != "true"]
+json.dump(s, open(p, "w"))'
+run noclass 20 -- $VMSTEPS
+fixture_reset
+[ $RC -eq 3 ] || fail "noclass: exit $RC, want 3"
+expect noclass canary.vm.start UNKNOWN "no StorageClass of driver.longhorn.io with parameters.migratable \"true\": the VM's RWX Block disk needs one"
+if grep -q '"POST"' "$TMP/noclass.log"; then fail "noclass: the canary created objects"; fi
+
+run onlymig 20 -- --steps migrate
+[ $RC -eq 0 ] || fail "onlymig: exit $RC, want 0"
+expect onlymig canary.migrate SKIP "needs the vm step in the same run (--steps vm,migrate)"
+if grep -q '"POST"' "$TMP/onlymig.log"; then fail "onlymig: the canary created objects"; fi
+
+# 12. rwx and the VM steps in one run; `--steps vm.start` names the same step
+run all 60 -- --steps rwx,vm.start,migrate
+[ $RC -eq 0 ] || fail "all: exit $RC: $(cat "$TMP/all.json")"
+expect all canary.rwx PASS "*"
+expect all canary.vm.start PASS "*"
+expect all canary.migrate PASS "*"
+nothing_left all
+echo PASS
