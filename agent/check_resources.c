@@ -14,6 +14,7 @@
 #include "checks.h"
 #include "cpuinfo.h"
 #include "facts.h"
+#include "judge.h"
 #include "meminfo.h"
 
 #define MEM_TOLERANCE_PCT 5
@@ -69,26 +70,26 @@ void check_resources(struct agent_ctx *ctx, const char *id)
 
 	bool few_cpus = rc == 0 && cores < thr->min_cpu_cores;
 	bool little_mem = rm == 0 && mem < mem_floor;
+	_cleanup_(judge_clear) struct judge j = {.status = STATUS_PASS};
 	if (cpu_err || mem_err) {
-		finding_set(f, STATUS_UNKNOWN, "cannot tell: %s%s%s", cpu_err ? cpu_err : "",
-			    cpu_err && mem_err ? "; " : "", mem_err ? mem_err : "");
-		finding_remedy(f, "Give the agent the host's /proc and /sys under its host root.");
-		return;
+		judge_note(&j, STATUS_UNKNOWN, "cannot tell: %s%s%s", cpu_err ? cpu_err : "",
+			   cpu_err && mem_err ? "; " : "", mem_err ? mem_err : "");
+		judge_remedy(&j, "Give the agent the host's /proc and /sys under its host root.");
+	} else if (few_cpus || little_mem) {
+		judge_note(&j, STATUS_WARN,
+			   "%lld %s and %s memory: below Harvester's minimum of "
+			   "%lld %s and %s",
+			   (long long)cores, plural(cores, "CPU", "CPUs"), have,
+			   (long long)thr->min_cpu_cores, plural(thr->min_cpu_cores, "CPU", "CPUs"),
+			   need);
+		judge_remedy(&j, "Harvester needs at least 8 CPUs and 32 GiB per node for testing, "
+				 "16 CPUs and 64 GiB for production; VMs and Longhorn replicas "
+				 "compete for what is left.");
+	} else {
+		judge_note(&j, STATUS_PASS, "%lld %s and %s memory (minimum %lld %s and %s)",
+			   (long long)cores, plural(cores, "CPU", "CPUs"), have,
+			   (long long)thr->min_cpu_cores, plural(thr->min_cpu_cores, "CPU", "CPUs"),
+			   need);
 	}
-	if (few_cpus || little_mem) {
-		finding_set(f, STATUS_WARN,
-			    "%lld %s and %s memory: below Harvester's minimum of "
-			    "%lld %s and %s",
-			    (long long)cores, plural(cores, "CPU", "CPUs"), have,
-			    (long long)thr->min_cpu_cores,
-			    plural(thr->min_cpu_cores, "CPU", "CPUs"), need);
-		finding_remedy(f,
-			       "Harvester needs at least 8 CPUs and 32 GiB per node for testing, "
-			       "16 CPUs and 64 GiB for production; VMs and Longhorn replicas "
-			       "compete for what is left.");
-		return;
-	}
-	finding_set(f, STATUS_PASS, "%lld %s and %s memory (minimum %lld %s and %s)",
-		    (long long)cores, plural(cores, "CPU", "CPUs"), have,
-		    (long long)thr->min_cpu_cores, plural(thr->min_cpu_cores, "CPU", "CPUs"), need);
+	judge_apply(&j, f, "");
 }
