@@ -13,6 +13,7 @@
 
 #include "checks.h"
 #include "facts.h"
+#include "judge.h"
 #include "timesync.h"
 #include "unitfiles.h"
 
@@ -58,42 +59,41 @@ struct init_sys {
 	char *comm;  /* PID 1's name, when read */
 };
 
-static void remedy_unsynced(struct finding *f, const struct timesync_daemons *d,
+static void remedy_unsynced(struct judge *j, const struct timesync_daemons *d,
 			    const struct init_sys *in)
 {
 	const char *other = in->comm && *in->comm ? in->comm : "not known";
 	if (d->running.n > 0) {
 		const char *name = d->running.items[0];
-		finding_remedy(
-		    f,
-		    "%s is running but has not synchronised the clock: check its sources "
-		    "(%s) and that its NTP servers are reachable (UDP 123).",
-		    name,
-		    streq(name, "chronyd") ? "`chronyc tracking`, `chronyc sources`"
-		    : streq(name, "ntpd")  ? "`ntpq -p`"
-					   : "`timedatectl timesync-status`");
+		judge_remedy(j,
+			     "%s is running but has not synchronised the clock: check its sources "
+			     "(%s) and that its NTP servers are reachable (UDP 123).",
+			     name,
+			     streq(name, "chronyd") ? "`chronyc tracking`, `chronyc sources`"
+			     : streq(name, "ntpd")  ? "`ntpq -p`"
+						    : "`timedatectl timesync-status`");
 	} else if (d->enabled.n > 0 && in->systemd == 1) {
-		finding_remedy(f,
-			       "%s is enabled but not running: `systemctl restart %s`, then "
-			       "check its log.",
-			       d->enabled.items[0], d->enabled.items[0]);
+		judge_remedy(j,
+			     "%s is enabled but not running: `systemctl restart %s`, then "
+			     "check its log.",
+			     d->enabled.items[0], d->enabled.items[0]);
 	} else if (d->enabled.n > 0) {
-		finding_remedy(f,
-			       "%s is enabled but not running: start it with the host's init "
-			       "system (PID 1 is %s, not systemd), then check its log.",
-			       d->enabled.items[0], other);
+		judge_remedy(j,
+			     "%s is enabled but not running: start it with the host's init "
+			     "system (PID 1 is %s, not systemd), then check its log.",
+			     d->enabled.items[0], other);
 	} else if (d->installed.n > 0 && in->systemd == 1) {
-		finding_remedy(f, "%s is installed but not enabled: `systemctl enable --now %s`.",
-			       d->installed.items[0], d->installed.items[0]);
+		judge_remedy(j, "%s is installed but not enabled: `systemctl enable --now %s`.",
+			     d->installed.items[0], d->installed.items[0]);
 	} else if (d->installed.n > 0) {
-		finding_remedy(f,
-			       "%s is installed but not started: start it at boot with the host's "
-			       "init system (PID 1 is %s, not systemd).",
-			       d->installed.items[0], other);
+		judge_remedy(j,
+			     "%s is installed but not started: start it at boot with the host's "
+			     "init system (PID 1 is %s, not systemd).",
+			     d->installed.items[0], other);
 	} else {
-		finding_remedy(f, "Install and enable a time sync daemon (chrony: `chronyd`), "
-				  "pointed at the same NTP servers on every node; Longhorn, etcd "
-				  "and TLS all need agreeing clocks.");
+		judge_remedy(j, "Install and enable a time sync daemon (chrony: `chronyd`), "
+				"pointed at the same NTP servers on every node; Longhorn, etcd "
+				"and TLS all need agreeing clocks.");
 	}
 }
 
@@ -139,6 +139,7 @@ static void fmt_us(char *buf, size_t len, int64_t us)
 void check_clock(struct agent_ctx *ctx, const char *id)
 {
 	struct finding *f = agent_finding(ctx, id);
+	_cleanup_(judge_clear) struct judge j = {.status = STATUS_PASS};
 	int64_t thr = ctx->opts->thr.clock_maxerror_warn_us;
 	struct timesync_daemons d;
 	timesync_find_daemons(&ctx->root, &d);
@@ -147,10 +148,11 @@ void check_clock(struct agent_ctx *ctx, const char *id)
 	if (r < 0) {
 		add_daemons(f, &d);
 		kv_add_strf(&f->evidence, "error", "adjtimex: %s", strerror(-r));
-		finding_set(f, STATUS_UNKNOWN, "cannot read the kernel clock state: adjtimex: %s",
-			    strerror(-r));
-		finding_remedy(f, "adjtimex() with modes 0 only reads; allow it in the agent's "
-				  "seccomp profile (container runtimes allow it by default).");
+		judge_note(&j, STATUS_UNKNOWN, "cannot read the kernel clock state: adjtimex: %s",
+			   strerror(-r));
+		judge_remedy(&j, "adjtimex() with modes 0 only reads; allow it in the agent's "
+				 "seccomp profile (container runtimes allow it by default).");
+		judge_apply(&j, f, "");
 		timesync_daemons_clear(&d);
 		return;
 	}
@@ -177,8 +179,8 @@ void check_clock(struct agent_ctx *ctx, const char *id)
 		/* chronyd writes its real error bound only while it is synchronised (16 s
 		 * otherwise), so the bound, not the flag, says whether it is: a healthy
 		 * node is not failed for a flag chronyd never clears. */
-		finding_set(
-		    f, STATUS_WARN,
+		judge_note(
+		    &j, STATUS_WARN,
 		    "chronyd runs synchronised (it bounds the error at %s%s%s) but leaves the "
 		    "kernel clock flagged unsynchronised (%s, STA_UNSYNC): its configuration "
 		    "has no rtcsync, and without it chronyd on Linux never clears the flag, "
@@ -186,32 +188,33 @@ void check_clock(struct agent_ctx *ctx, const char *id)
 		    "reports the clock unsynchronised",
 		    maxerr, c.maxerror_us > thr ? ", above " : "", c.maxerror_us > thr ? limit : "",
 		    timesync_state_name(c.state));
-		finding_remedy(f,
-			       "Add the line `rtcsync` to %s (the distributions' default "
-			       "configuration has it; remove any `rtcfile` line), then "
-			       "restart chronyd%s and confirm with `chronyc tracking` "
-			       "(Leap status: Normal).",
-			       cc.files.items[0],
-			       in.systemd == 1 ? " (`systemctl restart chronyd`)" : "");
+		judge_remedy(&j,
+			     "Add the line `rtcsync` to %s (the distributions' default "
+			     "configuration has it; remove any `rtcfile` line), then "
+			     "restart chronyd%s and confirm with `chronyc tracking` "
+			     "(Leap status: Normal).",
+			     cc.files.items[0],
+			     in.systemd == 1 ? " (`systemctl restart chronyd`)" : "");
 	} else if (!c.synced) {
-		finding_set(f, STATUS_FAIL, "the kernel clock is not synchronised (%s%s)",
-			    timesync_state_name(c.state),
-			    (c.status & STA_UNSYNC) ? ", STA_UNSYNC" : "");
-		remedy_unsynced(f, &d, &in);
+		judge_note(&j, STATUS_FAIL, "the kernel clock is not synchronised (%s%s)",
+			   timesync_state_name(c.state),
+			   (c.status & STA_UNSYNC) ? ", STA_UNSYNC" : "");
+		remedy_unsynced(&j, &d, &in);
 	} else if (c.maxerror_us > thr) {
-		finding_set(f, STATUS_WARN,
-			    "the kernel clock's maximum error is %s, above %s: its sync daemon has "
-			    "not updated it for a long time",
-			    maxerr, limit);
-		finding_remedy(f,
-			       "Check that the sync daemon%s%s still reaches its servers; the "
-			       "bound grows by 0.5 ms per second without an update.",
-			       via ? " " : "", via ? via : "");
+		judge_note(&j, STATUS_WARN,
+			   "the kernel clock's maximum error is %s, above %s: its sync daemon has "
+			   "not updated it for a long time",
+			   maxerr, limit);
+		judge_remedy(&j,
+			     "Check that the sync daemon%s%s still reaches its servers; the "
+			     "bound grows by 0.5 ms per second without an update.",
+			     via ? " " : "", via ? via : "");
 	} else {
-		finding_set(f, STATUS_PASS, "synchronised (%s), maximum error %s%s%s",
-			    timesync_state_name(c.state), maxerr, via ? ", by " : "",
-			    via ? via : "");
+		judge_note(&j, STATUS_PASS, "synchronised (%s), maximum error %s%s%s",
+			   timesync_state_name(c.state), maxerr, via ? ", by " : "",
+			   via ? via : "");
 	}
+	judge_apply(&j, f, "");
 	timesync_chrony_clear(&cc);
 	timesync_daemons_clear(&d);
 	free(in.comm);
