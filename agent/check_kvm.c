@@ -9,6 +9,7 @@
 
 #include "checks.h"
 #include "facts.h"
+#include "judge.h"
 #include "modules.h"
 #include "sys_kvm.h"
 
@@ -86,117 +87,117 @@ static bool denied(int err)
 	return err == EACCES || err == EPERM;
 }
 
-static void remedy_no_kvm(struct finding *f, const struct strv *mods)
+static void remedy_no_kvm(struct judge *j, const struct strv *mods)
 {
 	if (has_vendor_module(mods))
-		finding_remedy(f,
-			       "A KVM module is loaded but KVM is unusable: check `dmesg | grep -i "
-			       "kvm` (\"disabled by bios\", \"no hardware support\"), enable "
-			       "VT-x/AMD-V in the firmware and reload the module.");
+		judge_remedy(j,
+			     "A KVM module is loaded but KVM is unusable: check `dmesg | grep -i "
+			     "kvm` (\"disabled by bios\", \"no hardware support\"), enable "
+			     "VT-x/AMD-V in the firmware and reload the module.");
 	else
-		finding_remedy(
-		    f, "Enable hardware virtualization in the firmware (Intel VT-x, "
-		       "AMD-V/SVM; on arm64 the kernel must boot at EL2) and load KVM "
-		       "(`modprobe kvm_intel` or `modprobe kvm_amd`); on a virtual machine, "
-		       "enable nested virtualization on its hypervisor.");
+		judge_remedy(j,
+			     "Enable hardware virtualization in the firmware (Intel VT-x, "
+			     "AMD-V/SVM; on arm64 the kernel must boot at EL2) and load KVM "
+			     "(`modprobe kvm_intel` or `modprobe kvm_amd`); on a virtual machine, "
+			     "enable nested virtualization on its hypervisor.");
 }
 
-static void missing_device(struct agent_ctx *ctx, struct finding *f, const char *dev,
-			   const struct strv *mods)
+static void missing_device(struct agent_ctx *ctx, struct finding *f, struct judge *j,
+			   const char *dev, const struct strv *mods)
 {
 	struct stat st;
 	bool registered = hostroot_stat(&ctx->root, "sys/class/misc/kvm", &st) == 0;
 	if (hostroot_exists(&ctx->root, "sys/class/misc"))
 		kv_add_bool(&f->evidence, "kernel_kvm_device_registered", registered);
-	finding_set(f, STATUS_FAIL, "%s does not exist", dev);
+	judge_note(j, STATUS_FAIL, "%s does not exist", dev);
 	if (registered)
-		finding_remedy(f,
-			       "The kernel provides KVM (/sys/class/misc/kvm) but %s is missing: "
-			       "in a container, mount the host's /dev/kvm (the DaemonSet's host "
-			       "root or a hostPath); on the host, recreate it with `udevadm "
-			       "trigger` or `mknod /dev/kvm c 10 232`.",
-			       dev);
+		judge_remedy(j,
+			     "The kernel provides KVM (/sys/class/misc/kvm) but %s is missing: "
+			     "in a container, mount the host's /dev/kvm (the DaemonSet's host "
+			     "root or a hostPath); on the host, recreate it with `udevadm "
+			     "trigger` or `mknod /dev/kvm c 10 232`.",
+			     dev);
 	else
-		remedy_no_kvm(f, mods);
+		remedy_no_kvm(j, mods);
 }
 
-static void judge(struct agent_ctx *ctx, struct finding *f, const struct sys_kvm_probe *p,
-		  const char *dev, const struct strv *mods)
+static void decide(struct agent_ctx *ctx, struct finding *f, struct judge *j,
+		   const struct sys_kvm_probe *p, const char *dev, const struct strv *mods)
 {
 	const char *err = p->err ? strerror(p->err) : NULL;
 	switch (p->step) {
 	case SYS_KVM_STEP_STAT:
 		if (p->err == ENOENT || p->err == ENOTDIR) {
-			missing_device(ctx, f, dev, mods);
+			missing_device(ctx, f, j, dev, mods);
 			return;
 		}
-		finding_set(f, STATUS_UNKNOWN, "cannot stat %s: %s", dev, err);
-		finding_remedy(f, "Run the agent with read access to the host's /dev.");
+		judge_note(j, STATUS_UNKNOWN, "cannot stat %s: %s", dev, err);
+		judge_remedy(j, "Run the agent with read access to the host's /dev.");
 		return;
 	case SYS_KVM_STEP_WRONG_NODE:
 		if (p->is_char)
-			finding_set(f, STATUS_FAIL,
-				    "%s is the character device %u:%u, not KVM's 10:232", dev,
-				    p->major, p->minor);
+			judge_note(j, STATUS_FAIL,
+				   "%s is the character device %u:%u, not KVM's 10:232", dev,
+				   p->major, p->minor);
 		else
-			finding_set(f, STATUS_FAIL, "%s is %s, not KVM's character device 10:232",
-				    dev, file_type((mode_t)p->file_type));
-		finding_remedy(f,
-			       "Replace it with the real device: `rm %s && mknod %s c 10 232` "
-			       "(udev normally creates it), or fix the mount that put something "
-			       "else there.",
-			       dev, dev);
+			judge_note(j, STATUS_FAIL, "%s is %s, not KVM's character device 10:232",
+				   dev, file_type((mode_t)p->file_type));
+		judge_remedy(j,
+			     "Replace it with the real device: `rm %s && mknod %s c 10 232` "
+			     "(udev normally creates it), or fix the mount that put something "
+			     "else there.",
+			     dev, dev);
 		return;
 	case SYS_KVM_STEP_OPEN:
 		if (denied(p->err)) {
-			finding_set(f, STATUS_UNKNOWN,
-				    "cannot open %s: %s; whether KVM works cannot be told", dev,
-				    err);
-			finding_remedy(f, "Run the agent as root with access to the device: "
-					  "privileged in Kubernetes, or `DeviceAllow=/dev/kvm rw` "
-					  "under systemd.");
+			judge_note(j, STATUS_UNKNOWN,
+				   "cannot open %s: %s; whether KVM works cannot be told", dev,
+				   err);
+			judge_remedy(j, "Run the agent as root with access to the device: "
+					"privileged in Kubernetes, or `DeviceAllow=/dev/kvm rw` "
+					"under systemd.");
 			return;
 		}
-		finding_set(f, STATUS_FAIL, "cannot open %s: %s", dev, err);
-		remedy_no_kvm(f, mods);
+		judge_note(j, STATUS_FAIL, "cannot open %s: %s", dev, err);
+		remedy_no_kvm(j, mods);
 		return;
 	case SYS_KVM_STEP_API_VERSION:
 		if (p->err && denied(p->err)) {
-			finding_set(f, STATUS_UNKNOWN, "KVM_GET_API_VERSION on %s was refused: %s",
-				    dev, err);
-			finding_remedy(f, "A seccomp or LSM policy restricts the agent; run it "
-					  "unconfined to test KVM.");
+			judge_note(j, STATUS_UNKNOWN, "KVM_GET_API_VERSION on %s was refused: %s",
+				   dev, err);
+			judge_remedy(j, "A seccomp or LSM policy restricts the agent; run it "
+					"unconfined to test KVM.");
 			return;
 		}
 		if (p->err)
-			finding_set(f, STATUS_FAIL, "KVM_GET_API_VERSION on %s failed: %s", dev,
-				    err);
+			judge_note(j, STATUS_FAIL, "KVM_GET_API_VERSION on %s failed: %s", dev,
+				   err);
 		else
-			finding_set(f, STATUS_FAIL, "%s reports KVM API version %d, not %d", dev,
-				    p->api_version, SYS_KVM_API_VERSION);
-		finding_remedy(f, "This is not a working KVM device; check `dmesg | grep -i kvm`.");
+			judge_note(j, STATUS_FAIL, "%s reports KVM API version %d, not %d", dev,
+				   p->api_version, SYS_KVM_API_VERSION);
+		judge_remedy(j, "This is not a working KVM device; check `dmesg | grep -i kvm`.");
 		return;
 	case SYS_KVM_STEP_CREATE_VM:
 		if (denied(p->err)) {
-			finding_set(f, STATUS_UNKNOWN, "KVM_CREATE_VM on %s was refused: %s", dev,
-				    err);
-			finding_remedy(f, "A seccomp or LSM policy restricts the agent; run it "
-					  "unconfined to test KVM.");
+			judge_note(j, STATUS_UNKNOWN, "KVM_CREATE_VM on %s was refused: %s", dev,
+				   err);
+			judge_remedy(j, "A seccomp or LSM policy restricts the agent; run it "
+					"unconfined to test KVM.");
 			return;
 		}
-		finding_set(f, STATUS_FAIL, "%s opens but cannot create a VM (KVM_CREATE_VM: %s)",
-			    dev, err);
+		judge_note(j, STATUS_FAIL, "%s opens but cannot create a VM (KVM_CREATE_VM: %s)",
+			   dev, err);
 		if (p->err == EBUSY)
-			finding_remedy(f, "Another hypervisor (VirtualBox, VMware) holds the "
-					  "virtualization extensions: stop it.");
+			judge_remedy(j, "Another hypervisor (VirtualBox, VMware) holds the "
+					"virtualization extensions: stop it.");
 		else
-			finding_remedy(
-			    f, "Check `dmesg | grep -i kvm`; KVM_CREATE_VM fails when "
-			       "the module could not enable VT-x/AMD-V or memory is short.");
+			judge_remedy(j,
+				     "Check `dmesg | grep -i kvm`; KVM_CREATE_VM fails when "
+				     "the module could not enable VT-x/AMD-V or memory is short.");
 		return;
 	case SYS_KVM_STEP_DONE:
-		finding_set(f, STATUS_PASS, "%s works: API version %d, a VM was created", dev,
-			    p->api_version);
+		judge_note(j, STATUS_PASS, "%s works: API version %d, a VM was created", dev,
+			   p->api_version);
 		return;
 	}
 }
@@ -220,6 +221,8 @@ void check_kvm(struct agent_ctx *ctx, const char *id)
 
 	struct strv mods = {0};
 	add_modules(ctx, f, &mods);
-	judge(ctx, f, &p, dev, &mods);
+	_cleanup_(judge_clear) struct judge j = {.status = STATUS_PASS};
+	decide(ctx, f, &j, &p, dev, &mods);
+	judge_apply(&j, f, "");
 	strv_clear(&mods);
 }
