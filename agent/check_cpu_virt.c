@@ -11,6 +11,7 @@
 
 #include "checks.h"
 #include "facts.h"
+#include "judge.h"
 
 static void add_identity(struct finding *f, const struct cpuinfo *ci)
 {
@@ -57,7 +58,8 @@ static enum status kvm_state(struct agent_ctx *ctx, const char **ret_name)
 	return st;
 }
 
-static void judge_x86(struct agent_ctx *ctx, struct finding *f, const struct cpuinfo *ci, bool vm)
+static void decide_x86(struct agent_ctx *ctx, struct finding *f, struct judge *j,
+		       const struct cpuinfo *ci, bool vm)
 {
 	const char *flag = cpuinfo_has_flag(ci, "vmx")	 ? "vmx"
 			   : cpuinfo_has_flag(ci, "svm") ? "svm"
@@ -75,31 +77,30 @@ static void judge_x86(struct agent_ctx *ctx, struct finding *f, const struct cpu
 		    : streq(flag, "svm") ? "; but KVM does not work (host.kvm FAIL): the svm flag "
 					   "stays visible while the firmware disables SVM"
 					 : "; but KVM does not work (host.kvm FAIL)";
-		finding_set(f, STATUS_PASS, "%s (%s)%s%s", flag,
-			    streq(flag, "vmx") ? "Intel VT-x" : "AMD-V",
-			    vm ? "; the node is a VM and its hypervisor passes it through (nested "
-				 "virtualization)"
-			       : "",
-			    kvm_note);
+		judge_note(j, STATUS_PASS, "%s (%s)%s%s", flag,
+			   streq(flag, "vmx") ? "Intel VT-x" : "AMD-V",
+			   vm ? "; the node is a VM and its hypervisor passes it through (nested "
+				"virtualization)"
+			      : "",
+			   kvm_note);
 		return;
 	}
 	if (kvm == STATUS_PASS) {
-		finding_set(f, STATUS_WARN,
-			    "no vmx/svm flag, but KVM works without hardware virtualization flags "
-			    "(paravirtual or nested KVM%s)",
-			    vm ? " in a VM" : "");
-		finding_remedy(f,
-			       "VMs run here (host.kvm PASS), so this is not a blocker; tools that "
-			       "look only at the flags (virt-host-validate) say FAIL. Expect "
-			       "paravirtual-KVM limits (performance, nested guests); production "
-			       "Harvester nodes should have VT-x/AMD-V.");
+		judge_note(j, STATUS_WARN,
+			   "no vmx/svm flag, but KVM works without hardware virtualization flags "
+			   "(paravirtual or nested KVM%s)",
+			   vm ? " in a VM" : "");
+		judge_remedy(j,
+			     "VMs run here (host.kvm PASS), so this is not a blocker; tools that "
+			     "look only at the flags (virt-host-validate) say FAIL. Expect "
+			     "paravirtual-KVM limits (performance, nested guests); production "
+			     "Harvester nodes should have VT-x/AMD-V.");
 		return;
 	}
 	if (kvm == STATUS_FAIL) {
-		finding_set(f, STATUS_FAIL,
-			    "no vmx/svm flag and KVM does not work (host.kvm FAIL)");
-		finding_remedy(
-		    f, vm ? "The node is a VM: enable nested virtualization on its "
+		judge_note(j, STATUS_FAIL, "no vmx/svm flag and KVM does not work (host.kvm FAIL)");
+		judge_remedy(
+		    j, vm ? "The node is a VM: enable nested virtualization on its "
 			    "hypervisor (KVM: `kvm_intel nested=1` / `kvm_amd nested=1` and "
 			    "CPU mode host-passthrough; vSphere: \"Expose hardware assisted "
 			    "virtualization\"; Hyper-V: ExposeVirtualizationExtensions)."
@@ -108,64 +109,66 @@ static void judge_x86(struct agent_ctx *ctx, struct finding *f, const struct cpu
 			    "disables it.");
 		return;
 	}
-	finding_set(f, STATUS_UNKNOWN,
-		    "no vmx/svm flag, and whether KVM works without them is unknown (host.kvm %s)",
-		    kvm_name);
-	finding_remedy(f, "Let host.kvm run with access to /dev/kvm: it decides whether VMs can "
-			  "run here.");
+	judge_note(j, STATUS_UNKNOWN,
+		   "no vmx/svm flag, and whether KVM works without them is unknown (host.kvm %s)",
+		   kvm_name);
+	judge_remedy(j, "Let host.kvm run with access to /dev/kvm: it decides whether VMs can "
+			"run here.");
 }
 
 /* arm64 (and s390x, ppc64le, riscv64) CPUs advertise no virtualization flag:
  * on arm64, KVM needs the kernel booted at EL2, which only KVM itself shows. */
-static void judge_other(struct agent_ctx *ctx, struct finding *f, const struct cpuinfo *ci)
+static void decide_other(struct agent_ctx *ctx, struct finding *f, struct judge *j,
+			 const struct cpuinfo *ci)
 {
 	const char *kvm_name;
 	enum status kvm = kvm_state(ctx, &kvm_name);
 	const char *arch = cpuinfo_arch_name(ci->arch);
 	kv_add_str(&f->evidence, "host.kvm", kvm_name);
 	if (kvm == STATUS_PASS) {
-		finding_set(
-		    f, STATUS_PASS,
+		judge_note(
+		    j, STATUS_PASS,
 		    "%s CPUs have no virtualization flag to check; KVM works (host.kvm PASS)",
 		    arch);
 		return;
 	}
 	if (kvm == STATUS_FAIL) {
-		finding_set(f, STATUS_FAIL,
-			    "%s CPUs have no virtualization flag to check, and KVM does not work "
-			    "(host.kvm FAIL)",
-			    arch);
-		finding_remedy(f,
-			       ci->arch == CPUINFO_ARCH_ARM
-				   ? "On arm64 the kernel must boot at EL2 (`dmesg | grep -i "
-				     "kvm` says \"HYP mode not available\" otherwise): check the "
-				     "firmware, or the hypervisor if this is a VM."
-				   : "Check `dmesg | grep -i kvm` for why KVM is unavailable.");
+		judge_note(j, STATUS_FAIL,
+			   "%s CPUs have no virtualization flag to check, and KVM does not work "
+			   "(host.kvm FAIL)",
+			   arch);
+		judge_remedy(j, ci->arch == CPUINFO_ARCH_ARM
+				    ? "On arm64 the kernel must boot at EL2 (`dmesg | grep -i "
+				      "kvm` says \"HYP mode not available\" otherwise): check the "
+				      "firmware, or the hypervisor if this is a VM."
+				    : "Check `dmesg | grep -i kvm` for why KVM is unavailable.");
 		return;
 	}
-	finding_set(f, STATUS_UNKNOWN,
-		    "%s CPUs have no virtualization flag to check, and host.kvm is %s", arch,
-		    kvm_name);
-	finding_remedy(f, "Let host.kvm run with access to /dev/kvm: on this architecture it "
-			  "alone decides.");
+	judge_note(j, STATUS_UNKNOWN,
+		   "%s CPUs have no virtualization flag to check, and host.kvm is %s", arch,
+		   kvm_name);
+	judge_remedy(j, "Let host.kvm run with access to /dev/kvm: on this architecture it "
+			"alone decides.");
 }
 
 void check_cpu_virt(struct agent_ctx *ctx, const char *id)
 {
 	struct finding *f = agent_finding(ctx, id);
+	_cleanup_(judge_clear) struct judge j = {.status = STATUS_PASS};
 	_cleanup_free_ char *path = hostroot_display(&ctx->root, "proc/cpuinfo");
 	struct cpuinfo ci;
 	int r = cpuinfo_read(&ctx->root, &ci);
 	if (r < 0) {
 		kv_add_str(&f->evidence, "file", path);
 		if (r == -EBADMSG)
-			finding_set(f, STATUS_UNKNOWN, "%s has no processor entries: not cpuinfo",
-				    path);
+			judge_note(&j, STATUS_UNKNOWN, "%s has no processor entries: not cpuinfo",
+				   path);
 		else
-			finding_set(f, STATUS_UNKNOWN, "cannot read %s: %s", path,
-				    util_read_strerror(r));
-		finding_remedy(f, "Give the agent the host's /proc (the host root must contain "
-				  "proc/cpuinfo).");
+			judge_note(&j, STATUS_UNKNOWN, "cannot read %s: %s", path,
+				   util_read_strerror(r));
+		judge_remedy(&j, "Give the agent the host's /proc (the host root must contain "
+				 "proc/cpuinfo).");
+		judge_apply(&j, f, "");
 		cpuinfo_clear(&ci);
 		return;
 	}
@@ -176,8 +179,9 @@ void check_cpu_virt(struct agent_ctx *ctx, const char *id)
 	if (vm)
 		add_nested(ctx, f);
 	if (ci.arch == CPUINFO_ARCH_X86 || ci.arch == CPUINFO_ARCH_UNKNOWN)
-		judge_x86(ctx, f, &ci, vm);
+		decide_x86(ctx, f, &j, &ci, vm);
 	else
-		judge_other(ctx, f, &ci);
+		decide_other(ctx, f, &j, &ci);
+	judge_apply(&j, f, "");
 	cpuinfo_clear(&ci);
 }
