@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "checks.h"
+#include "judge.h"
 #include "nfs_probe.h"
 
 #define NFS_PROBE_BUDGET_FACTOR 3
@@ -328,7 +329,7 @@ static char *remedy(const struct endpoint *e, const struct nfs_probe_result *r)
 
 /* ---------------------------------------------------------------- findings */
 
-static void fail_message(struct finding *f, const char *url, const struct endpoint *e,
+static void fail_message(struct judge *j, const char *url, const struct endpoint *e,
 			 const struct nfs_probe_result *r)
 {
 	char lim[32];
@@ -339,138 +340,156 @@ static void fail_message(struct finding *f, const char *url, const struct endpoi
 		break;
 	case NFS_PROBE_NFS_ERROR:
 		if (r->step >= NFS_STEP_CREATE)
-			finding_set(f, STATUS_FAIL, "%s: canary %s failed: %s", url, step,
-				    r->nfs_error);
+			judge_note(j, STATUS_FAIL, "%s: canary %s failed: %s", url, step,
+				   r->nfs_error);
 		else
-			finding_set(f, STATUS_FAIL, "%s: %s failed: %s", url, step, r->nfs_error);
+			judge_note(j, STATUS_FAIL, "%s: %s failed: %s", url, step, r->nfs_error);
 		break;
 	case NFS_PROBE_REFUSED:
-		finding_set(f, STATUS_FAIL, "%s: connection to %s port %u refused", url, r->address,
-			    e->u.port);
+		judge_note(j, STATUS_FAIL, "%s: connection to %s port %u refused", url, r->address,
+			   e->u.port);
 		break;
 	case NFS_PROBE_SOCKET_ERROR:
-		finding_set(f, STATUS_FAIL, "%s: cannot connect to %s port %u: %s", url, r->address,
-			    e->u.port, strerror(r->sock_errno));
+		judge_note(j, STATUS_FAIL, "%s: cannot connect to %s port %u: %s", url, r->address,
+			   e->u.port, strerror(r->sock_errno));
 		break;
 	case NFS_PROBE_TIMEOUT:
 		if (r->step == NFS_STEP_RESOLVE)
-			finding_set(f, STATUS_FAIL,
-				    "%s: name resolution of %s got no answer within %s", url,
-				    e->u.host, lim);
+			judge_note(j, STATUS_FAIL,
+				   "%s: name resolution of %s got no answer within %s", url,
+				   e->u.host, lim);
 		else
-			finding_set(
-			    f, STATUS_FAIL,
-			    "%s: no answer within %s (%s): the share-manager may be hung or "
-			    "a NetworkPolicy blocks %u",
-			    url, lim, r->tcp_connected ? step : "TCP connection not established",
-			    e->u.port);
+			judge_note(j, STATUS_FAIL,
+				   "%s: no answer within %s (%s): the share-manager may be hung or "
+				   "a NetworkPolicy blocks %u",
+				   url, lim,
+				   r->tcp_connected ? step : "TCP connection not established",
+				   e->u.port);
 		break;
 	case NFS_PROBE_DISCONNECTED:
-		finding_set(f, STATUS_FAIL, "%s: the server closed the connection during %s", url,
-			    step);
+		judge_note(j, STATUS_FAIL, "%s: the server closed the connection during %s", url,
+			   step);
 		break;
 	case NFS_PROBE_RESOLVE:
-		finding_set(f, STATUS_FAIL, "%s: host name %s does not resolve: %s", url, e->u.host,
-			    r->nfs_error);
+		judge_note(j, STATUS_FAIL, "%s: host name %s does not resolve: %s", url, e->u.host,
+			   r->nfs_error);
 		break;
 	case NFS_PROBE_NO_VERSION:
-		finding_set(f, STATUS_FAIL,
-			    "%s: the NFS server refuses NFSv4.0, 4.1 and 4.2 "
-			    "(NFS4ERR_MINOR_VERS_MISMATCH): no NFS client can mount it",
-			    url);
+		judge_note(j, STATUS_FAIL,
+			   "%s: the NFS server refuses NFSv4.0, 4.1 and 4.2 "
+			   "(NFS4ERR_MINOR_VERS_MISMATCH): no NFS client can mount it",
+			   url);
 		break;
 	case NFS_PROBE_RPC_ERROR:
-		finding_set(f, STATUS_FAIL, "%s: %s failed: %s", url, step, r->nfs_error);
+		judge_note(j, STATUS_FAIL, "%s: %s failed: %s", url, step, r->nfs_error);
 		break;
 	case NFS_PROBE_BAD_REPLY:
-		finding_set(f, STATUS_UNKNOWN,
-			    "%s: could not decode the server's reply during %s (%s); the export "
-			    "was not checked",
-			    url, step, r->nfs_error);
+		judge_note(j, STATUS_UNKNOWN,
+			   "%s: could not decode the server's reply during %s (%s); the export "
+			   "was not checked",
+			   url, step, r->nfs_error);
 		break;
 	case NFS_PROBE_MISMATCH:
 	case NFS_PROBE_SHORT_IO:
-		finding_set(f, STATUS_FAIL, "%s: canary %s failed: %s", url, step, r->nfs_error);
+		judge_note(j, STATUS_FAIL, "%s: canary %s failed: %s", url, step, r->nfs_error);
 		break;
 	case NFS_PROBE_INTERNAL:
-		finding_set(f, STATUS_UNKNOWN, "%s: the probe could not run: %s", url,
-			    r->nfs_error);
+		judge_note(j, STATUS_UNKNOWN, "%s: the probe could not run: %s", url, r->nfs_error);
 		break;
 	}
 }
 
-/* The finding for one probed endpoint. */
-static void report_result(struct finding *f, const struct endpoint *e,
-			  const struct nfs_probe_result *r)
+/* What one probed endpoint's result says. */
+static void judge_result(struct finding *f, struct judge *j, const struct endpoint *e,
+			 const struct nfs_probe_result *r)
 {
 	_cleanup_free_ char *url = printable(e->url);
 	add_result_evidence(f, r);
 	if (r->outcome == NFS_PROBE_OK) {
 		if (e->canary)
-			finding_set(f, STATUS_PASS,
-				    "%s: mounted with NFSv4.%d; canary file created, written, read "
-				    "back identical and removed in %lld ms",
-				    url, r->nfs_minor, (long long)r->canary_ms);
+			judge_note(j, STATUS_PASS,
+				   "%s: mounted with NFSv4.%d; canary file created, written, read "
+				   "back identical and removed in %lld ms",
+				   url, r->nfs_minor, (long long)r->canary_ms);
 		else if (r->session_ms >= 0)
-			finding_set(
-			    f, STATUS_PASS,
+			judge_note(
+			    j, STATUS_PASS,
 			    "%s: mounted with NFSv4.%d and read the export root's attributes "
 			    "(session %lld ms, lookup and getattr %lld ms)",
 			    url, r->nfs_minor, (long long)r->session_ms, (long long)r->mount_ms);
 		else
-			finding_set(
-			    f, STATUS_PASS,
+			judge_note(
+			    j, STATUS_PASS,
 			    "%s: mounted with NFSv4.%d and read the export root's attributes "
 			    "(mount %lld ms, getattr %lld ms)",
 			    url, r->nfs_minor, (long long)r->mount_ms, (long long)r->getattr_ms);
-		finding_remedy(f, "%s", "");
 		return;
 	}
-	fail_message(f, url, e, r);
+	fail_message(j, url, e, r);
 	_cleanup_free_ char *rem = remedy(e, r);
+	judge_remedy(j, "%s", rem);
 	if (r->canary_left_behind)
-		finding_remedy(f,
-			       "%s The canary file %s%s %s left behind: remove it from the "
-			       "export by hand%s.",
-			       rem, streq(e->u.export_path, "/") ? "" : e->u.export_path,
-			       r->canary_file, r->canary_left_maybe ? "may have been" : "was",
-			       r->canary_left_maybe ? " if it is there" : "");
-	else
-		finding_remedy(f, "%s", rem);
+		judge_remedy(j,
+			     "The canary file %s%s %s left behind: remove it from the export by "
+			     "hand%s.",
+			     streq(e->u.export_path, "/") ? "" : e->u.export_path, r->canary_file,
+			     r->canary_left_maybe ? "may have been" : "was",
+			     r->canary_left_maybe ? " if it is there" : "");
 }
 
-static void probe_endpoint(struct agent_ctx *ctx, const char *id, const struct endpoint *e,
-			   int64_t timeout_ns, int64_t budget_end, int64_t budget_ns)
+/* The finding for one probed endpoint, judged once. */
+static void report_result(struct finding *f, const struct endpoint *e,
+			  const struct nfs_probe_result *r)
 {
-	struct finding *f = endpoint_finding(ctx, id, e);
+	_cleanup_(judge_clear) struct judge j = {.status = STATUS_PASS};
+	judge_result(f, &j, e, r);
+	judge_apply(&j, f, "");
+}
+
+/* Probe e into r and return true, or note in j why it is not probed. */
+static bool run_probe(struct finding *f, struct judge *j, const struct endpoint *e,
+		      int64_t timeout_ns, int64_t budget_end, int64_t budget_ns,
+		      struct nfs_probe_result *r)
+{
 	_cleanup_free_ char *url = printable(e->url);
 	if (!e->parsed) {
-		finding_set(f, STATUS_UNKNOWN, "malformed NFS endpoint \"%s\": %s", url, e->err);
+		judge_note(j, STATUS_UNKNOWN, "malformed NFS endpoint \"%s\": %s", url, e->err);
 		kv_add_str(&f->evidence, "parse_error", e->err);
-		finding_remedy(f,
-			       "Fix the %s: it must read nfs://HOST[:PORT]/EXPORT as Longhorn "
-			       "writes a volume's status.shareEndpoint (IPv6 in brackets).",
-			       e->canary ? "canary_export" : "endpoint in the probe targets");
-		return;
+		judge_remedy(j,
+			     "Fix the %s: it must read nfs://HOST[:PORT]/EXPORT as Longhorn "
+			     "writes a volume's status.shareEndpoint (IPv6 in brackets).",
+			     e->canary ? "canary_export" : "endpoint in the probe targets");
+		return false;
 	}
 	int64_t now = util_now_mono_ns();
 	/* A tenth of a timeout of slack for our own overhead between probes. */
 	if (budget_end - now < timeout_ns - timeout_ns / 10) {
 		char b[32];
 		seconds(budget_ns / NSEC_PER_MSEC, b, sizeof(b));
-		finding_set(f, STATUS_UNKNOWN,
-			    "%s: not probed: budget exhausted (%s for the whole check)", url, b);
+		judge_note(j, STATUS_UNKNOWN,
+			   "%s: not probed: budget exhausted (%s for the whole check)", url, b);
 		kv_add_int(&f->evidence, "budget_ms", budget_ns / NSEC_PER_MSEC);
-		finding_remedy(f,
-			       "Earlier endpoints used up this check's time, most likely by timing "
-			       "out (see their findings): fix those first, or raise --timeout (the "
-			       "check may take %d times the timeout).",
-			       NFS_PROBE_BUDGET_FACTOR);
-		return;
+		judge_remedy(j,
+			     "Earlier endpoints used up this check's time, most likely by timing "
+			     "out (see their findings): fix those first, or raise --timeout (the "
+			     "check may take %d times the timeout).",
+			     NFS_PROBE_BUDGET_FACTOR);
+		return false;
 	}
+	nfs_probe_run(&e->u, now + timeout_ns, e->canary, r);
+	return true;
+}
+
+static void probe_endpoint(struct agent_ctx *ctx, const char *id, const struct endpoint *e,
+			   int64_t timeout_ns, int64_t budget_end, int64_t budget_ns)
+{
+	struct finding *f = endpoint_finding(ctx, id, e);
+	_cleanup_(judge_clear) struct judge j = {.status = STATUS_PASS};
 	struct nfs_probe_result r;
-	nfs_probe_run(&e->u, now + timeout_ns, e->canary, &r);
-	report_result(f, e, &r);
+	if (run_probe(f, &j, e, timeout_ns, budget_end, budget_ns, &r))
+		report_result(f, e, &r);
+	else
+		judge_apply(&j, f, "");
 }
 
 static void run_all(struct agent_ctx *ctx, const char *id, int64_t timeout_ns, int64_t budget_ns)
@@ -494,13 +513,15 @@ void check_nfs_probe(struct agent_ctx *ctx, const char *id)
 	const struct probe_targets *t = &ctx->opts->targets;
 	if (t->nfs_endpoints.n == 0 && !t->canary_export) {
 		struct finding *f = agent_finding(ctx, id);
-		finding_set(f, STATUS_SKIP, "no RWX share endpoints to probe");
+		/* Nothing to judge: a judge starting at SKIP stays there. */
+		_cleanup_(judge_clear) struct judge j = {.status = STATUS_SKIP};
+		judge_note(&j, STATUS_SKIP, "no RWX share endpoints to probe");
 		kv_add_int(&f->evidence, "nfs_endpoints", 0);
 		kv_add_bool(&f->evidence, "canary_export", false);
 		if (ctx->opts->probe_targets_file)
 			kv_add_str(&f->evidence, "probe_targets_file",
 				   ctx->opts->probe_targets_file);
-		finding_remedy(f, "%s", "");
+		judge_apply(&j, f, "");
 		return;
 	}
 	int64_t timeout_ns = (int64_t)ctx->opts->timeout_s * NSEC_PER_SEC;
