@@ -23,6 +23,7 @@
 
 #include "checks.h"
 #include "containerd_config.h"
+#include "judge.h"
 #include "unit_cmdline.h"
 #include "k8s_distro.h"
 #include "rke2_config.h"
@@ -76,6 +77,7 @@ enum rendered {
 struct eval {
 	struct agent_ctx *ctx;
 	struct finding *f;
+	struct judge j;		/* what decides f's status, message and remedy (applied once) */
 	const struct distro *d; /* NULL: plain containerd */
 	struct rke2_config rc;
 	int nonroot;	   /* rke2_config_bool() of nonroot-devices */
@@ -104,6 +106,7 @@ static void eval_clear(struct eval *e)
 	free(e->tmpl_path);
 	free(e->config_path);
 	strv_clear(&e->misplaced);
+	judge_clear(&e->j);
 }
 
 static bool any_exists(const struct hostroot *root, const char *const *paths, size_t n)
@@ -468,43 +471,42 @@ static void decide_distro_true(struct eval *e)
 	const char *why;
 	const char *cfg = e->config_file;
 	if (durable_true(e, &why)) {
-		finding_set(
-		    e->f, STATUS_PASS,
+		judge_note(
+		    &e->j, STATUS_PASS,
 		    "containerd's CRI config has %s = true (%s:%u) and it survives restarts: %s",
 		    KEY, e->set.file, e->set.line, why);
 		return;
 	}
 	if (e->tmpl == TMPL_FALSE || e->tmpl == TMPL_UNSET || e->tmpl == TMPL_TEMPLATED) {
-		finding_set(
-		    e->f, STATUS_WARN,
+		judge_note(
+		    &e->j, STATUS_WARN,
 		    "%s = true in %s, but %s renders that file from %s at every start, which "
 		    "%s: the setting will be lost at the next restart",
 		    KEY, e->set.file, e->d->name, e->tmpl_path, tmpl_effect_name(e->tmpl));
-		finding_remedy(e->f,
-			       "Set %s = {{ .NonrootDevices }} under [plugins.\"%s\"] in %s, add "
-			       "`nonroot-devices: true` to %s, then %s.",
-			       KEY, e->plugin, e->tmpl_path, cfg, unit_names(e));
+		judge_remedy(&e->j,
+			     "Set %s = {{ .NonrootDevices }} under [plugins.\"%s\"] in %s, add "
+			     "`nonroot-devices: true` to %s, then %s.",
+			     KEY, e->plugin, e->tmpl_path, cfg, unit_names(e));
 		return;
 	}
 	if (e->nonroot == -EINVAL) {
-		finding_set(
-		    e->f, STATUS_WARN,
+		judge_note(
+		    &e->j, STATUS_WARN,
 		    "%s = true in %s, but nonroot-devices in the %s config is not a boolean: "
 		    "%s will refuse to start, and the setting is lost when it regenerates the file",
 		    KEY, e->set.file, e->d->name, e->d->name);
-		finding_remedy(e->f, "Write `nonroot-devices: true` (unquoted) in %s.", cfg);
+		judge_remedy(&e->j, "Write `nonroot-devices: true` (unquoted) in %s.", cfg);
 		return;
 	}
-	finding_set(
-	    e->f, STATUS_WARN,
+	judge_note(
+	    &e->j, STATUS_WARN,
 	    "%s = true in %s, but %s regenerates that file at every start and its config does "
 	    "not set nonroot-devices: the setting will be lost at the next restart",
 	    KEY, e->set.file, e->d->name);
-	finding_remedy(
-	    e->f,
-	    "Add `nonroot-devices: true` to %s (or a file in %s.d/) so that %s keeps the "
-	    "option; it takes effect with the next restart (%s).",
-	    cfg, cfg, e->d->name, unit_names(e));
+	judge_remedy(&e->j,
+		     "Add `nonroot-devices: true` to %s (or a file in %s.d/) so that %s keeps the "
+		     "option; it takes effect with the next restart (%s).",
+		     cfg, cfg, e->d->name, unit_names(e));
 }
 
 static void remedy_not_effective(struct eval *e)
@@ -512,28 +514,28 @@ static void remedy_not_effective(struct eval *e)
 	const char *cfg = e->config_file;
 	const struct rke2_value *v = rke2_config_get(&e->rc, "nonroot-devices");
 	if (e->tmpl == TMPL_FALSE || e->tmpl == TMPL_UNSET || e->tmpl == TMPL_TEMPLATED) {
-		finding_remedy(e->f,
-			       "%s renders containerd's config from %s, which %s: set %s = {{ "
-			       ".NonrootDevices }} (or true) under [plugins.\"%s\"] there, add "
-			       "`nonroot-devices: true` to %s, then %s.",
-			       e->d->name, e->tmpl_path, tmpl_effect_name(e->tmpl), KEY,
-			       e->plugin ? e->plugin : containerd_cri_runtime_plugin(3), cfg,
-			       unit_names(e));
+		judge_remedy(&e->j,
+			     "%s renders containerd's config from %s, which %s: set %s = {{ "
+			     ".NonrootDevices }} (or true) under [plugins.\"%s\"] there, add "
+			     "`nonroot-devices: true` to %s, then %s.",
+			     e->d->name, e->tmpl_path, tmpl_effect_name(e->tmpl), KEY,
+			     e->plugin ? e->plugin : containerd_cri_runtime_plugin(3), cfg,
+			     unit_names(e));
 	} else if (e->nonroot == -EINVAL) {
-		finding_remedy(
-		    e->f,
+		judge_remedy(
+		    &e->j,
 		    "nonroot-devices at %s:%u is not a boolean (%s accepts true or false): "
 		    "write `nonroot-devices: true`, then %s.",
 		    v->file, v->line, e->d->name, unit_names(e));
 	} else if (e->nonroot == 1 && e->rendered == R_FALSE) {
-		finding_remedy(
-		    e->f,
+		judge_remedy(
+		    &e->j,
 		    "nonroot-devices: true is set (%s:%u) but containerd still runs with the "
 		    "config rendered before: %s to apply it.",
 		    v->file, v->line, unit_names(e));
 	} else if (e->nonroot == 1) {
-		finding_remedy(
-		    e->f,
+		judge_remedy(
+		    &e->j,
 		    "nonroot-devices: true is set (%s:%u) but %s did not render the option: "
 		    "%s; if it is still missing, this release predates nonroot-devices "
 		    "(%s): upgrade, or set %s = true under [plugins.\"%s\"] in a config "
@@ -541,14 +543,14 @@ static void remedy_not_effective(struct eval *e)
 		    v->file, v->line, e->d->name, unit_names(e), NONROOT_SINCE, KEY, e->plugin,
 		    e->etc_dir, e->cc.version >= 3 ? "-v3" : "");
 	} else if (e->nonroot == 0) {
-		finding_remedy(e->f, "nonroot-devices is false at %s:%u: set it to true, then %s.",
-			       v->file, v->line, unit_names(e));
+		judge_remedy(&e->j, "nonroot-devices is false at %s:%u: set it to true, then %s.",
+			     v->file, v->line, unit_names(e));
 	} else if (e->rendered == R_UNSET) {
 		/* Releases that know the option always write it, true or false: a
 		 * rendered config without it comes from a release that predates it,
 		 * where the setting alone would do nothing. The upgrade leads. */
-		finding_remedy(
-		    e->f,
+		judge_remedy(
+		    &e->j,
 		    "Upgrade %s first: the rendered config does not mention the option at "
 		    "all, which releases that know nonroot-devices never do, so this one "
 		    "predates it (%s). Then add `nonroot-devices: true` to %s (or a file in "
@@ -557,12 +559,11 @@ static void remedy_not_effective(struct eval *e)
 		    e->d->name, NONROOT_SINCE, cfg, cfg, unit_names(e), KEY, e->plugin, e->etc_dir,
 		    e->cc.version >= 3 ? "-v3" : "");
 	} else {
-		finding_remedy(
-		    e->f,
-		    "Add `nonroot-devices: true` to %s (or a file in %s.d/), then %s. %s "
-		    "regenerates containerd's config.toml at every start, so editing that "
-		    "file does not last.",
-		    cfg, cfg, unit_names(e), e->d->name);
+		judge_remedy(&e->j,
+			     "Add `nonroot-devices: true` to %s (or a file in %s.d/), then %s. %s "
+			     "regenerates containerd's config.toml at every start, so editing that "
+			     "file does not last.",
+			     cfg, cfg, unit_names(e), e->d->name);
 	}
 }
 
@@ -578,38 +579,38 @@ static void decide_distro(struct eval *e)
 		bool will = (e->tmpl == TMPL_TRUE) ||
 			    ((e->tmpl == TMPL_NONE || e->tmpl == TMPL_FOLLOWS) && e->nonroot == 1);
 		if (will) {
-			finding_set(
-			    e->f, STATUS_PASS,
-			    "%s is configured to render %s = true (%s), and %s has not been "
-			    "rendered yet",
-			    e->d->name, KEY,
-			    e->tmpl == TMPL_TRUE ? "config template" : "nonroot-devices: true",
-			    e->config_path);
+			judge_note(&e->j, STATUS_PASS,
+				   "%s is configured to render %s = true (%s), and %s has not been "
+				   "rendered yet",
+				   e->d->name, KEY,
+				   e->tmpl == TMPL_TRUE ? "config template"
+							: "nonroot-devices: true",
+				   e->config_path);
 			return;
 		}
-		finding_set(e->f, STATUS_FAIL,
-			    "%s will start containerd without %s = true (nonroot-devices %s, no "
-			    "config.toml rendered yet): %s",
-			    e->d->name, KEY,
-			    e->nonroot == -EINVAL ? "invalid"
-			    : e->nonroot == 0	  ? "is false"
-						  : "not set",
-			    cdi_failure());
+		judge_note(&e->j, STATUS_FAIL,
+			   "%s will start containerd without %s = true (nonroot-devices %s, no "
+			   "config.toml rendered yet): %s",
+			   e->d->name, KEY,
+			   e->nonroot == -EINVAL ? "invalid"
+			   : e->nonroot == 0	 ? "is false"
+						 : "not set",
+			   cdi_failure());
 		remedy_not_effective(e);
 		return;
 	}
 	if (e->rendered == R_FALSE)
-		finding_set(e->f, STATUS_FAIL,
-			    "containerd's CRI config has %s = false (%s:%u)%s: %s", KEY,
-			    e->set.file, e->set.line, hint, cdi_failure());
+		judge_note(&e->j, STATUS_FAIL,
+			   "containerd's CRI config has %s = false (%s:%u)%s: %s", KEY, e->set.file,
+			   e->set.line, hint, cdi_failure());
 	else if (e->rendered == R_INVALID)
-		finding_set(e->f, STATUS_FAIL,
-			    "containerd's CRI config has %s set to a non-boolean (%s:%u), which "
-			    "containerd rejects%s: %s",
-			    KEY, e->set.file, e->set.line, hint, cdi_failure());
+		judge_note(&e->j, STATUS_FAIL,
+			   "containerd's CRI config has %s set to a non-boolean (%s:%u), which "
+			   "containerd rejects%s: %s",
+			   KEY, e->set.file, e->set.line, hint, cdi_failure());
 	else
-		finding_set(e->f, STATUS_FAIL, "containerd's CRI config has no %s in %s%s: %s", KEY,
-			    e->config_path, hint, cdi_failure());
+		judge_note(&e->j, STATUS_FAIL, "containerd's CRI config has no %s in %s%s: %s", KEY,
+			   e->config_path, hint, cdi_failure());
 	remedy_not_effective(e);
 }
 
@@ -624,54 +625,52 @@ static void decide_plain(struct eval *e)
 		 * cache): whatever it knows, every other setting is a FAIL. */
 		find_binary(e);
 		if (e->bin_knows == 0) {
-			finding_set(
-			    e->f, STATUS_FAIL,
-			    "containerd's CRI config has %s = true (%s:%u), but %s predates "
-			    "the option and ignores it: %s",
-			    KEY, e->set.file, e->set.line, e->bin_path, cdi_failure());
-			finding_remedy(e->f,
-				       "Upgrade containerd to a release that has %s (containerd "
-				       "1.6 and later; Debian 12's 1.6.20 has it), then systemctl "
-				       "restart containerd.",
-				       KEY);
+			judge_note(&e->j, STATUS_FAIL,
+				   "containerd's CRI config has %s = true (%s:%u), but %s predates "
+				   "the option and ignores it: %s",
+				   KEY, e->set.file, e->set.line, e->bin_path, cdi_failure());
+			judge_remedy(&e->j,
+				     "Upgrade containerd to a release that has %s (containerd "
+				     "1.6 and later; Debian 12's 1.6.20 has it), then systemctl "
+				     "restart containerd.",
+				     KEY);
 			return;
 		}
-		finding_set(e->f, STATUS_PASS, "containerd's CRI config has %s = true (%s:%u)", KEY,
-			    e->set.file, e->set.line);
+		judge_note(&e->j, STATUS_PASS, "containerd's CRI config has %s = true (%s:%u)", KEY,
+			   e->set.file, e->set.line);
 		return;
 	case R_MISSING:
-		finding_set(e->f, STATUS_FAIL,
-			    "containerd runs without %s (no %s: the default is false): %s", KEY,
-			    CONTAINERD_CONFIG, cdi_failure());
+		judge_note(&e->j, STATUS_FAIL,
+			   "containerd runs without %s (no %s: the default is false): %s", KEY,
+			   CONTAINERD_CONFIG, cdi_failure());
 		break;
 	case R_FALSE:
-		finding_set(e->f, STATUS_FAIL,
-			    "containerd's CRI config has %s = false (%s:%u)%s: %s", KEY,
-			    e->set.file, e->set.line, hint, cdi_failure());
+		judge_note(&e->j, STATUS_FAIL,
+			   "containerd's CRI config has %s = false (%s:%u)%s: %s", KEY, e->set.file,
+			   e->set.line, hint, cdi_failure());
 		break;
 	case R_INVALID:
-		finding_set(e->f, STATUS_FAIL,
-			    "containerd's CRI config has %s set to a non-boolean (%s:%u), which "
-			    "containerd rejects%s: %s",
-			    KEY, e->set.file, e->set.line, hint, cdi_failure());
+		judge_note(&e->j, STATUS_FAIL,
+			   "containerd's CRI config has %s set to a non-boolean (%s:%u), which "
+			   "containerd rejects%s: %s",
+			   KEY, e->set.file, e->set.line, hint, cdi_failure());
 		break;
 	case R_UNSET:
-		finding_set(e->f, STATUS_FAIL, "containerd's CRI config has no %s in %s%s: %s", KEY,
-			    e->config_path, hint, cdi_failure());
+		judge_note(&e->j, STATUS_FAIL, "containerd's CRI config has no %s in %s%s: %s", KEY,
+			   e->config_path, hint, cdi_failure());
 		break;
 	}
 	const char *upgrade = "Check `containerd --version` first: containerd before 1.6 "
 			      "(Debian 11's 1.4.13) predates the option and ignores it, so "
 			      "upgrade such a one. Then: ";
 	if (e->plugin)
-		finding_remedy(
-		    e->f,
-		    "%sSet %s = true under [plugins.\"%s\"] in %s (config version %lld), "
-		    "then systemctl restart containerd.",
-		    upgrade, KEY, plugin, CONTAINERD_CONFIG, (long long)e->cc.version);
+		judge_remedy(&e->j,
+			     "%sSet %s = true under [plugins.\"%s\"] in %s (config version %lld), "
+			     "then systemctl restart containerd.",
+			     upgrade, KEY, plugin, CONTAINERD_CONFIG, (long long)e->cc.version);
 	else
-		finding_remedy(
-		    e->f,
+		judge_remedy(
+		    &e->j,
 		    "%sCreate %s with `version = 2` and %s = true under "
 		    "[plugins.\"io.containerd.grpc.v1.cri\"] (containerd 1.x), or `version = "
 		    "3` and the option under [plugins.\"io.containerd.cri.v1.runtime\"] "
@@ -684,20 +683,20 @@ static void run_distro(struct eval *e)
 	char err[512];
 	kv_add_str(&e->f->evidence, "runtime", e->d->name);
 	if (load_distro_config(e, err, sizeof(err)) < 0) {
-		finding_set(e->f, STATUS_UNKNOWN, "cannot read the %s config: %s", e->d->name, err);
-		finding_remedy(e->f, "Fix %s so that %s can start; this check reads it as %s does.",
-			       e->config_file ? e->config_file : e->d->config, e->d->name,
-			       e->d->name);
+		judge_note(&e->j, STATUS_UNKNOWN, "cannot read the %s config: %s", e->d->name, err);
+		judge_remedy(&e->j, "Fix %s so that %s can start; this check reads it as %s does.",
+			     e->config_file ? e->config_file : e->d->config, e->d->name,
+			     e->d->name);
 		return;
 	}
 	e->etc_dir = xasprintf("%s/agent/etc/containerd", e->data_dir);
 	e->config_path = xasprintf("%s/config.toml", e->etc_dir);
 	add_versions(e);
 	if (load_containerd(e, err, sizeof(err)) < 0 || load_template(e, err, sizeof(err)) < 0) {
-		finding_set(e->f, STATUS_UNKNOWN, "cannot read containerd's config: %s", err);
-		finding_remedy(e->f,
-			       "Make the file readable by the agent (and valid TOML: containerd "
-			       "does not start with a broken config).");
+		judge_note(&e->j, STATUS_UNKNOWN, "cannot read containerd's config: %s", err);
+		judge_remedy(&e->j,
+			     "Make the file readable by the agent (and valid TOML: containerd "
+			     "does not start with a broken config).");
 		return;
 	}
 	decide_distro(e);
@@ -709,10 +708,10 @@ static void run_plain(struct eval *e)
 	kv_add_str(&e->f->evidence, "runtime", "containerd");
 	e->config_path = xstrdup(CONTAINERD_CONFIG);
 	if (load_containerd(e, err, sizeof(err)) < 0) {
-		finding_set(e->f, STATUS_UNKNOWN, "cannot read containerd's config: %s", err);
-		finding_remedy(e->f,
-			       "Make the file readable by the agent (and valid TOML: containerd "
-			       "does not start with a broken config).");
+		judge_note(&e->j, STATUS_UNKNOWN, "cannot read containerd's config: %s", err);
+		judge_remedy(&e->j,
+			     "Make the file readable by the agent (and valid TOML: containerd "
+			     "does not start with a broken config).");
 		return;
 	}
 	decide_plain(e);
@@ -720,7 +719,10 @@ static void run_plain(struct eval *e)
 
 void check_containerd_device_ownership(struct agent_ctx *ctx, const char *id)
 {
-	struct eval e = {.ctx = ctx, .f = agent_finding(ctx, id), .nonroot = -ENOENT};
+	struct eval e = {.ctx = ctx,
+			 .f = agent_finding(ctx, id),
+			 .j = {.status = STATUS_PASS},
+			 .nonroot = -ENOENT};
 	const struct distro *found = NULL;
 	for (size_t i = 0; i < ELEMENTSOF(distros); i++) {
 		if (!any_exists(&ctx->root, distros[i].markers, ELEMENTSOF(distros[i].markers)))
@@ -739,14 +741,15 @@ void check_containerd_device_ownership(struct agent_ctx *ctx, const char *id)
 	} else {
 		/* Not SKIP: a node without a visible runtime config is more likely an agent that
 		 * does not see the host's /etc and /var/lib than a node without containerd. */
-		finding_set(e.f, STATUS_UNKNOWN,
-			    "no container runtime configuration found (looked for RKE2, k3s and "
-			    "containerd under %s)",
-			    ctx->root.path ? ctx->root.path : "/");
-		finding_remedy(e.f,
-			       "Run the agent with the host's root filesystem as --host-root (the "
-			       "DaemonSet mounts it at /host) so it can read /etc/rancher and "
-			       "/var/lib/rancher.");
+		judge_note(&e.j, STATUS_UNKNOWN,
+			   "no container runtime configuration found (looked for RKE2, k3s and "
+			   "containerd under %s)",
+			   ctx->root.path ? ctx->root.path : "/");
+		judge_remedy(&e.j,
+			     "Run the agent with the host's root filesystem as --host-root (the "
+			     "DaemonSet mounts it at /host) so it can read /etc/rancher and "
+			     "/var/lib/rancher.");
 	}
+	judge_apply(&e.j, e.f, "");
 	eval_clear(&e);
 }
