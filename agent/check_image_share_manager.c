@@ -853,6 +853,8 @@ static void apply_pull_policy(struct run *r, const char *image)
 void check_image_share_manager(struct agent_ctx *ctx, const char *id)
 {
 	struct run r = {.ctx = ctx, .f = agent_finding(ctx, id)};
+	/* Why the image cannot be checked at all, when it cannot (then nothing else is judged). */
+	_cleanup_(judge_clear) struct judge cannot = {.status = STATUS_PASS};
 	struct kv_list *ev = &r.f->evidence;
 	const char *given = ctx->opts->targets.share_manager_image;
 	const char *image = given && *given ? given : DEFAULT_IMAGE;
@@ -861,18 +863,20 @@ void check_image_share_manager(struct agent_ctx *ctx, const char *id)
 	kv_add_str(ev, "image", image);
 	kv_add_str(ev, "image_source", given && *given ? "probe targets" : DEFAULT_IMAGE_WHY);
 	if (image_ref_parse(image, &r.ref, err, sizeof(err)) < 0) {
-		finding_set(r.f, STATUS_UNKNOWN, "cannot check the share-manager image: %s", err);
-		finding_remedy(r.f, "Give a valid image reference (probe targets "
-				    "\"share_manager_image\").");
+		judge_note(&cannot, STATUS_UNKNOWN, "cannot check the share-manager image: %s",
+			   err);
+		judge_remedy(&cannot, "Give a valid image reference (probe targets "
+				      "\"share_manager_image\").");
 		goto out;
 	}
 	full = image_ref_string(&r.ref);
 	kv_add_str(ev, "resolved_image", full);
 	if (load_distro(&r, err, sizeof(err)) < 0 || load_registries(&r, err, sizeof(err)) < 0) {
-		finding_set(r.f, STATUS_UNKNOWN, "cannot tell where containerd pulls %s from: %s",
-			    image, err);
-		finding_remedy(
-		    r.f, "Fix the file (%s refuses to start with it too), then rerun the check.",
+		judge_note(&cannot, STATUS_UNKNOWN,
+			   "cannot tell where containerd pulls %s from: %s", image, err);
+		judge_remedy(
+		    &cannot,
+		    "Fix the file (%s refuses to start with it too), then rerun the check.",
 		    r.d ? r.d->name : "containerd");
 		goto out;
 	}
@@ -887,8 +891,8 @@ void check_image_share_manager(struct agent_ctx *ctx, const char *id)
 	const char *override = test_default_override(&r, ovr, sizeof(ovr));
 	if (registries_plan(r.have_regs ? &r.regs : NULL, r.ref.registry, r.no_default, override,
 			    &r.plan) < 0) {
-		finding_set(r.f, STATUS_UNKNOWN, "cannot resolve the registry \"%s\" of %s",
-			    r.ref.registry, image);
+		judge_note(&cannot, STATUS_UNKNOWN, "cannot resolve the registry \"%s\" of %s",
+			   r.ref.registry, image);
 		goto out;
 	}
 	if (r.plan.mirror_key)
@@ -923,6 +927,8 @@ local:
 	ask_runtime(&r, full);
 	apply_pull_policy(&r, image);
 out:
+	if (cannot.reasons.n)
+		judge_apply(&cannot, r.f, "");
 	free(full);
 	run_clear(&r);
 }
