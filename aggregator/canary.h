@@ -34,8 +34,10 @@ struct kube_client;
 struct canary_opts {
 	const char *ns;
 	const char *rwx_class; /* NULL: the first Longhorn class that is not migratable */
+	const char *vm_class;  /* --storage-class; NULL: the default class for VMs */
 	const char *image;     /* NULL: the hvready-agent DaemonSet's */
-	const char *nodes[2];
+	const char *nodes[2];  /* --node A --node B: the RWX writer and reader; the VM
+			       * prefers A, the migration targets B */
 	size_t n_nodes;
 	int64_t timeout_ms;
 	unsigned steps; /* 1u << the step's index in canary_checks[] */

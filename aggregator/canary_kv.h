@@ -22,6 +22,10 @@ char *canary_vm_name(const struct canary *c);
 int canary_kvm_nodes(struct canary *c, struct strv *ret, struct strv *bad, size_t *total, char *err,
 		     size_t errlen);
 
+/* NULL when name is in nodes (from canary_kvm_nodes()); else why it cannot
+ * run a VM ("cordoned", "not found", ...), pointing into bad or static. */
+const char *canary_node_why_not(const struct strv *nodes, const struct strv *bad, const char *name);
+
 /* The finding of an earlier step of this run, or NULL. */
 const struct finding *canary_step_finding(const struct canary *c, const char *id);
 

@@ -26,6 +26,8 @@ struct mig {
 	struct canary *c;
 	struct finding *f;
 	char *vm, *name, *source;
+	char *want;	     /* --node B: the target asked for, or NULL */
+	char *want_hostname; /* its kubernetes.io/hostname label */
 	char err[1024];
 };
 
@@ -101,10 +103,44 @@ static enum status preconditions(struct mig *m)
 			finding_remedy(f, "Run it when two nodes can run VMs "
 					  "(docs/checks/canary.migrate.md).");
 			st = STATUS_UNKNOWN;
+		} else if (m->want && (streq(m->want, m->source) ||
+				       canary_node_why_not(&nodes, &bad, m->want))) {
+			finding_set(f, STATUS_UNKNOWN, "--node %s cannot take the VM %s", m->want,
+				    streq(m->want, m->source)
+					? "(the VM runs there already)"
+					: canary_node_why_not(&nodes, &bad, m->want));
+			finding_remedy(f,
+				       "Name as the second --node a Ready, schedulable node with "
+				       "KVM other than the VM's (docs/checks/canary.migrate.md).");
+			st = STATUS_UNKNOWN;
 		}
 	}
 	strv_clear(&nodes);
 	strv_clear(&bad);
+	if (st == STATUS_PASS && m->want) {
+		/* addedNodeSelector matches labels, not the node's name. */
+		_cleanup_free_ char *np = xasprintf("/api/v1/nodes/%s", m->want);
+		json_object *nd = NULL;
+		if (canary_api(c, c->steps_end_ns, "GET", np, NULL, &nd, m->err, sizeof(m->err)) <
+		    0) {
+			finding_set(f, STATUS_UNKNOWN, "cannot read the node %s: %s", m->want,
+				    m->err);
+			st = STATUS_UNKNOWN;
+		} else {
+			const char *h =
+			    cj_str(nd, "metadata", "labels", "kubernetes.io/hostname", NULL);
+			if (h && *h)
+				m->want_hostname = xstrdup(h);
+			else {
+				finding_set(f, STATUS_UNKNOWN,
+					    "the node %s has no kubernetes.io/hostname label to "
+					    "target the migration with",
+					    m->want);
+				st = STATUS_UNKNOWN;
+			}
+		}
+		json_object_put(nd);
+	}
 	if (st == STATUS_PASS && why) {
 		finding_set(f, STATUS_FAIL, "the VMI %s/%s is not live-migratable: %s", c->o->ns,
 			    m->vm, why);
@@ -126,6 +162,15 @@ static json_object *mig_body(struct mig *m)
 	json_object_object_add(meta, "labels", canary_labels(m->c));
 	json_object_object_add(o, "metadata", meta);
 	json_object_object_add(spec, "vmiName", json_object_new_string(m->vm));
+	if (m->want_hostname) {
+		/* VirtualMachineInstanceMigrationSpec.AddedNodeSelector, from
+		 * KubeVirt v1.6.0 (staging/src/kubevirt.io/api/core/v1/types.go);
+		 * an older CRD's structural schema prunes it. */
+		json_object *sel = json_object_new_object();
+		json_object_object_add(sel, "kubernetes.io/hostname",
+				       json_object_new_string(m->want_hostname));
+		json_object_object_add(spec, "addedNodeSelector", sel);
+	}
 	json_object_object_add(o, "spec", spec);
 	return o;
 }
@@ -225,11 +270,25 @@ static void migrate_run(struct mig *m, int64_t t0)
 				    "the migration of %s/%s completed, but the VMI is still "
 				    "on %s",
 				    c->o->ns, m->vm, node ? node : "no node");
-			else
+			else {
+				const char *note = "";
+				if (m->want) {
+					kv_add_str(&f->evidence, "target_requested", m->want);
+					bool kept = cj_get(mo, "spec", "addedNodeSelector", NULL);
+					kv_add_bool(&f->evidence, "target_selector_kept", kept);
+					if (!streq(node, m->want))
+						note = kept ? "; not to --node B, whose selector "
+							      "the migration kept"
+							    : "; --node B was not honoured: this "
+							      "KubeVirt's VirtualMachineInstance"
+							      "Migration has no spec.addedNode"
+							      "Selector (KubeVirt 1.6 and later)";
+				}
 				finding_set(f, STATUS_PASS,
-					    "the VM %s/%s live-migrated from %s to %s in %.1fs",
+					    "the VM %s/%s live-migrated from %s to %s in %.1fs%s",
 					    c->o->ns, m->vm, m->source, node,
-					    (double)ms_took / 1000.0);
+					    (double)ms_took / 1000.0, note);
+			}
 			goto out;
 		}
 		if (!canary_sleep(c, c->steps_end_ns, POLL_MS))
@@ -266,10 +325,14 @@ void canary_step_migrate(struct canary *c, struct finding *f)
 			.vm = canary_vm_name(c),
 			.name = xasprintf("hvready-canary-migrate-%s", c->run_id)};
 	int64_t t0 = util_now_mono_ns();
+	if (c->o->n_nodes == 2)
+		m.want = xstrdup(c->o->nodes[1]);
 	if (preconditions(&m) == STATUS_PASS)
 		migrate_run(&m, t0);
 	kv_add_int(&f->evidence, "duration_ms", (util_now_mono_ns() - t0) / 1000000);
 	free(m.vm);
 	free(m.name);
 	free(m.source);
+	free(m.want);
+	free(m.want_hostname);
 }

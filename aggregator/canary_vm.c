@@ -127,6 +127,18 @@ int canary_kvm_nodes(struct canary *c, struct strv *ret, struct strv *bad, size_
 	return 0;
 }
 
+const char *canary_node_why_not(const struct strv *nodes, const struct strv *bad, const char *name)
+{
+	for (size_t i = 0; i < nodes->n; i++)
+		if (streq(nodes->items[i], name))
+			return NULL;
+	size_t n = strlen(name);
+	for (size_t i = 0; i < bad->n; i++)
+		if (!strncmp(bad->items[i], name, n) && !strncmp(bad->items[i] + n, " (", 2))
+			return bad->items[i] + n + 1; /* "(why)" */
+	return "(no such node)";
+}
+
 struct vm {
 	struct canary *c;
 	struct finding *f;
@@ -193,6 +205,40 @@ static bool have_kubevirt(struct vm *v)
 	return true;
 }
 
+/* --storage-class NAME: it must exist; a Longhorn class must be migratable,
+ * since Longhorn serves an RWX volume that is not through a share-manager
+ * (NFS), which a VM's Block disk and its live migration cannot use
+ * (longhorn/longhorn-manager csi/util.go, getVolumeOptions: "migratable";
+ * csi/controller_server.go, ControllerPublishVolume: a "regular RWX volume"
+ * is one that is not migratable). Another provisioner is taken as given. */
+static bool named_class(struct vm *v, json_object *items)
+{
+	const char *want = v->c->o->vm_class;
+	for (size_t i = 0; items && i < json_object_array_length(items); i++) {
+		json_object *sc = json_object_array_get_idx(items, i);
+		const char *name = cj_str(sc, "metadata", "name", NULL);
+		if (!name || !streq(name, want))
+			continue;
+		const char *prov = cj_str(sc, "provisioner", NULL);
+		const char *mig = cj_str(sc, "parameters", "migratable", NULL);
+		if (prov && streq(prov, LONGHORN_CSI) && !(mig && streq(mig, "true"))) {
+			finding_set(v->f, STATUS_UNKNOWN,
+				    "--storage-class %s: a Longhorn class without parameters."
+				    "migratable \"true\": Longhorn would serve the VM's RWX disk "
+				    "through a share-manager, which live migration cannot use",
+				    want);
+			finding_remedy(v->f, "Name a migratable class (Harvester's "
+					     "harvester-longhorn is one), or leave --storage-class "
+					     "out (docs/checks/canary.vm.start.md).");
+			return false;
+		}
+		v->class = xstrdup(name);
+		return true;
+	}
+	finding_set(v->f, STATUS_UNKNOWN, "--storage-class %s: no such StorageClass", want);
+	return false;
+}
+
 /* The migratable Longhorn class: the one annotated the default for VMs
  * (storageclass.kubevirt.io/is-default-virt-class, honoured by CDI), else the
  * cluster's default, else the first by name. */
@@ -206,6 +252,11 @@ static bool pick_class(struct vm *v)
 		return false;
 	}
 	json_object *items = cj_get(list, "items", NULL);
+	if (c->o->vm_class) {
+		bool ok = named_class(v, items);
+		json_object_put(list);
+		return ok;
+	}
 	const char *best = NULL;
 	int best_rank = 0;
 	for (size_t i = 0; items && i < json_object_array_length(items); i++) {
@@ -271,6 +322,25 @@ static json_object *vm_body(struct vm *v)
 			       jstr(v->class));
 	json_object_object_add(cj_get(o, "spec", "template", "metadata", NULL), "labels",
 			       canary_labels(c));
+	if (c->o->n_nodes) {
+		/* --node A: preferred, not required, so that the VMI may migrate
+		 * away (a required affinity would bind every target to A). */
+		_cleanup_free_ char *aff = xasprintf(
+		    "{\"nodeAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":"
+		    "[{\"weight\":100,\"preference\":{\"matchFields\":[{\"key\":"
+		    "\"metadata.name\",\"operator\":\"In\",\"values\":[]}]}}]}}");
+		json_object *a = json_tokener_parse(aff);
+		if (!a)
+			abort(); /* a fixed template */
+		json_object *term = json_object_array_get_idx(
+		    cj_get(a, "nodeAffinity", "preferredDuringSchedulingIgnoredDuringExecution",
+			   NULL),
+		    0);
+		json_object *mf =
+		    json_object_array_get_idx(cj_get(term, "preference", "matchFields", NULL), 0);
+		json_object_array_add(cj_get(mf, "values", NULL), jstr(c->o->nodes[0]));
+		json_object_object_add(cj_get(o, "spec", "template", "spec", NULL), "affinity", a);
+	}
 	return o;
 }
 
@@ -405,10 +475,18 @@ static void vm_run(struct vm *v, int64_t t0)
 			kv_add_int(&f->evidence, "running_ms", ms);
 			if (dv_ms >= 0)
 				kv_add_int(&f->evidence, "datavolume_ms", dv_ms);
+			const char *want = c->o->n_nodes ? c->o->nodes[0] : NULL;
+			if (want)
+				kv_add_str(&f->evidence, "node_preferred", want);
 			finding_set(f, STATUS_PASS,
 				    "the VM %s/%s runs on %s (VMI Running after %.1fs; its blank "
-				    "DataVolume on StorageClass %s)",
-				    c->o->ns, v->name, node, (double)ms / 1000.0, v->class);
+				    "DataVolume on StorageClass %s)%s%s%s",
+				    c->o->ns, v->name, node, (double)ms / 1000.0, v->class,
+				    want && !streq(want, node)
+					? "; the scheduler did not take --node "
+					: "",
+				    want && !streq(want, node) ? want : "",
+				    want && !streq(want, node) ? ", a preference" : "");
 			json_object_put(vmi);
 			return;
 		}
@@ -463,6 +541,12 @@ void canary_step_vm(struct canary *c, struct finding *f)
 				    bad.n ? ": " : "", s);
 			finding_remedy(f, "See the passive checks of KVM and virt-handler "
 					  "(docs/checks/canary.vm.start.md).");
+		} else if (c->o->n_nodes && canary_node_why_not(&nodes, &bad, c->o->nodes[0])) {
+			finding_set(f, STATUS_UNKNOWN, "--node %s cannot run a VM %s",
+				    c->o->nodes[0],
+				    canary_node_why_not(&nodes, &bad, c->o->nodes[0]));
+			finding_remedy(f, "Name a Ready, schedulable node with KVM as the first "
+					  "--node (docs/checks/canary.vm.start.md).");
 		} else {
 			kv_add_str(&f->evidence, "storage_class", v.class);
 			vm_run(&v, t0);

@@ -66,6 +66,7 @@ enum {
 	OPT_NAMESPACE,
 	OPT_STEPS,
 	OPT_RWX_CLASS,
+	OPT_STORAGE_CLASS,
 	OPT_IMAGE,
 	OPT_NODE,
 	OPT_TIMEOUT,
@@ -151,10 +152,14 @@ static const struct cli_option options[] = {
      false},
     {"rwx-class", required_argument, OPT_RWX_CLASS, CMD_CANARY, "NAME",
      "the non-migratable Longhorn StorageClass of the RWX step", "the first one found", false},
+    {"storage-class", required_argument, OPT_STORAGE_CLASS, CMD_CANARY, "NAME",
+     "the StorageClass of the VM's disk (RWX Block)", "the default class for VMs", false},
     {"image", required_argument, OPT_IMAGE, CMD_CANARY, "IMAGE", "the image of the canary's pods",
      "the hvready-agent DaemonSet's", false},
     {"node", required_argument, OPT_NODE, CMD_CANARY, "NAME",
-     "given twice: the writer's node, then the reader's", "two Ready nodes", false},
+     "given twice: node A (the RWX writer; the VM starts there) then node B (the reader; the "
+     "migration's target)",
+     "two Ready nodes", false},
     {"timeout", required_argument, OPT_TIMEOUT, CMD_CANARY, "DURATION",
      "the whole run, cleanup included: N, Ns, Nm or Nh, 10s to 24h", "300s", false},
     {"keep", no_argument, OPT_KEEP, CMD_CANARY, NULL,
@@ -612,6 +617,9 @@ static int cmd_canary(int argc, char **argv)
 			break;
 		case OPT_RWX_CLASS:
 			o.rwx_class = optarg;
+			break;
+		case OPT_STORAGE_CLASS:
+			o.vm_class = optarg;
 			break;
 		case OPT_IMAGE:
 			o.image = optarg;

@@ -248,4 +248,40 @@ expect all canary.rwx PASS "*"
 expect all canary.vm.start PASS "*"
 expect all canary.migrate PASS "*"
 nothing_left all
+
+# 13. --node A --node B with three KVM nodes: the VM prefers A, the migration
+# targets B (spec.addedNodeSelector), where the default would pick hv-node-1;
+# a KubeVirt older than 1.6 prunes the selector: said, not hidden.
+fixture_variant threekvm '
+p = os.path.join(d, "nodes.json"); n = json.load(open(p))
+n["items"][2]["spec"].pop("unschedulable", None)
+n["items"][2]["spec"]["taints"] = []
+json.dump(n, open(p, "w"))'
+run nodes 40 -- $VMSTEPS --node hv-node-2 --node hv-node-3
+[ $RC -eq 0 ] || fail "nodes: exit $RC: $(cat "$TMP/nodes.json" "$TMP/nodes.stderr")"
+expect nodes canary.vm.start PASS "the VM hvready-canary/hvready-canary-vm-* runs on hv-node-2 (VMI Running after *s; its blank DataVolume on StorageClass harvester-longhorn)"
+expect nodes canary.migrate PASS "the VM hvready-canary/hvready-canary-vm-* live-migrated from hv-node-2 to hv-node-3 in *s"
+nothing_left nodes
+run pruned 40 --canary-fault prune-added-node-selector -- $VMSTEPS --node hv-node-2 --node hv-node-3
+[ $RC -eq 0 ] || fail "pruned: exit $RC: $(cat "$TMP/pruned.json")"
+expect pruned canary.migrate PASS "*from hv-node-2 to hv-node-1 in *s; --node B was not honoured: this KubeVirt's VirtualMachineInstanceMigration has no spec.addedNodeSelector (KubeVirt 1.6 and later)"
+run samenode 30 -- $VMSTEPS --node hv-node-2 --node hv-node-2
+expect samenode canary.migrate UNKNOWN "--node hv-node-2 cannot take the VM (the VM runs there already)"
+fixture_reset
+run badnode 20 -- $VMSTEPS --node hv-node-3 --node hv-node-1
+[ $RC -eq 3 ] || fail "badnode: exit $RC, want 3"
+expect badnode canary.vm.start UNKNOWN "--node hv-node-3 cannot run a VM (cordoned)"
+if grep -q '"POST", "path": "/apis/kubevirt.io' "$TMP/badnode.log"; then fail "badnode: a VM was created"; fi
+
+# 14. --storage-class: a missing class or a Longhorn class that is not
+# migratable is refused before anything is created; a named one is used.
+run noclassarg 20 -- $VMSTEPS --storage-class nope
+[ $RC -eq 3 ] || fail "noclassarg: exit $RC, want 3"
+expect noclassarg canary.vm.start UNKNOWN "--storage-class nope: no such StorageClass"
+run rwxclass 20 -- $VMSTEPS --storage-class longhorn-rwx
+expect rwxclass canary.vm.start UNKNOWN "--storage-class longhorn-rwx: a Longhorn class without parameters.migratable \"true\"*share-manager*"
+if grep -q '"POST", "path": "/apis/kubevirt.io' "$TMP/rwxclass.log"; then fail "rwxclass: a VM was created"; fi
+run namedclass 40 -- --steps vm --storage-class harvester-longhorn
+expect namedclass canary.vm.start PASS "*on StorageClass harvester-longhorn)"
+nothing_left namedclass
 echo PASS

@@ -762,7 +762,8 @@ def main():
     p.add_argument("--canary-fault", action="append", default=[],
                    choices=["share-manager-pull", "pvc-never-binds", "read-mismatch",
                             "stuck-finalizer", "vm-unschedulable", "not-migratable",
-                            "migrate-fails", "migrate-stuck", "volume-stuck"])
+                            "migrate-fails", "migrate-stuck", "volume-stuck",
+                            "prune-added-node-selector"])
     p.add_argument("--migrate-seconds", type=float, default=0.5,
                    help="how long a simulated live migration runs")
     p.add_argument("--drop", action="append", default=[], metavar="RES:SKIP:N",

@@ -187,6 +187,14 @@ class KubeVirtSim:
             if not nodes or self.since(vmi) < 0.2:
                 return
             node = nodes[0]
+            # the scheduler honours a preferred node affinity on metadata.name
+            aff = ((vmi["spec"].get("affinity") or {}).get("nodeAffinity") or {})
+            for term in aff.get("preferredDuringSchedulingIgnoredDuringExecution") or []:
+                for mf in (term.get("preference") or {}).get("matchFields") or []:
+                    if mf.get("key") == "metadata.name" and mf.get("operator") == "In":
+                        pick = [n for n in mf.get("values") or [] if n in nodes]
+                        if pick:
+                            node = pick[0]
             self.launcher(vmi, node)
             migratable = cond("LiveMigratable", "True")
             if "not-migratable" in self.faults():
@@ -250,6 +258,15 @@ class KubeVirtSim:
         if "migrate-stuck" in self.faults():
             return  # the target pod never schedules
         targets = [n for n in self.kvm_nodes() if n != vst.get("nodeName")]
+        sel = (mig.get("spec") or {}).get("addedNodeSelector")
+        if sel and "prune-added-node-selector" in self.faults():
+            del mig["spec"]["addedNodeSelector"]  # a KubeVirt < 1.6 CRD prunes it
+            sel = None
+        if sel:  # restricts the targets to the nodes whose labels match
+            labels = {n["metadata"]["name"]: n["metadata"].get("labels") or {}
+                      for n in self.r("", "Node").objects}
+            targets = [n for n in targets
+                       if all(labels.get(n, {}).get(k) == v for k, v in sel.items())]
         if st["phase"] == "Scheduling":
             if not targets:
                 return
