@@ -27,21 +27,7 @@ cat >"$TMP/reviews.json" <<EOF
  "$(sa_token node-1-late)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-1"},
  "$(sa_token node-2-late)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-2"}}
 EOF
-# The fake API server, its TokenReview answered after DELAY seconds.
-cat >"$TMP/slow_review.py" <<'EOF'
-import os, sys, time
-sys.path.insert(0, os.path.dirname(os.environ["FAKE_REAL"]))
-import fake_apiserver as f
-answer = f.Handler.token_review
-def slow(self, body):
-    time.sleep(float(os.environ["REVIEW_DELAY"]))
-    return answer(self, body)
-f.Handler.token_review = slow
-f.main()
-EOF
-export FAKE_REAL=$FAKE REVIEW_DELAY=$DELAY
-FAKE="$TMP/slow_review.py"
-kt_fake api --fixtures "$FIXTURES/harvester" --token admin-token --require-auth --tokenreview "$TMP/reviews.json"
+kt_fake api --fixtures "$FIXTURES/harvester" --token admin-token --require-auth --tokenreview "$TMP/reviews.json" --tokenreview-delay "$DELAY"
 mkdir -p "$TMP/kc"
 kt_kubeconfig "$TMP/kc/config" "https://127.0.0.1:$FAKE_PORT" inline-token admin-token
 start_aggregator "$TMP/aggregator.log" --kubeconfig "$TMP/kc/config" --tokenreview --interval 2 ||

@@ -25,7 +25,8 @@ accepts client certificates signed by that CA (the user is the CN); with
 Also: GET /version and the discovery documents (/api, /apis, /api/v1,
 /apis/GROUP/VERSION) that kubectl reads; POST /apis/authentication.k8s.io/v1/tokenreviews answered
 from --tokenreview FILE ({"TOKEN": {"user", "uid", "groups", "node", "pod",
-"pod_uid"}}); PATCH /api/v1/nodes/NAME/status and POST
+"pod_uid"}}, each answered after --tokenreview-delay seconds, as a slow
+API server would); PATCH /api/v1/nodes/NAME/status and POST
 /api/v1/namespaces/NS/events appended to --record FILE (one JSON line each,
 with the user who wrote); a node status patch merges its conditions by type
 into the served Node, as a strategic merge does ("--forbid nodes/status": 403).
@@ -572,6 +573,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                           "the server could not find the requested resource"))
 
     def token_review(self, body):
+        if self.st.args.tokenreview_delay:
+            time.sleep(self.st.args.tokenreview_delay)
         try:
             spec = json.loads(body)["spec"]
             tok = spec["token"]
@@ -753,6 +756,8 @@ def main():
     p.add_argument("--serve-version", action="append", default=[], metavar="GROUP=VERSION",
                    help="serve that group at VERSION only (its CRDs list only VERSION)")
     p.add_argument("--tokenreview", metavar="FILE")
+    p.add_argument("--tokenreview-delay", type=float, default=0, metavar="SECONDS",
+                   help="answer each TokenReview after this long")
     p.add_argument("--record", metavar="FILE")
     p.add_argument("--log", metavar="FILE")
     p.add_argument("--version-string", default="v1.34.4+rke2r1")
