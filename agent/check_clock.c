@@ -73,10 +73,9 @@ static void remedy_unsynced(struct judge *j, const struct timesync_daemons *d,
 			     : streq(name, "ntpd")  ? "`ntpq -p`"
 						    : "`timedatectl timesync-status`");
 	} else if (d->enabled.n > 0 && in->systemd == 1) {
-		judge_remedy(j,
-			     "%s is enabled but not running: `systemctl restart %s`, then "
-			     "check its log.",
+		judge_remedy(j, "%s is enabled but not running: `systemctl restart %s`.",
 			     d->enabled.items[0], d->enabled.items[0]);
+		judge_remedy(j, "Check its log: `journalctl -u %s`.", d->enabled.items[0]);
 	} else if (d->enabled.n > 0) {
 		judge_remedy(j,
 			     "%s is enabled but not running: start it with the host's init "

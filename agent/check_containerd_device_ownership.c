@@ -122,9 +122,9 @@ static const char *unit_names(const struct eval *e)
 	static char buf[96];
 	_cleanup_free_ char *server = xasprintf("%s/server", e->data_dir);
 	if (hostroot_exists(&e->ctx->root, server))
-		snprintf(buf, sizeof(buf), "systemctl restart %s", e->d->unit_server);
+		snprintf(buf, sizeof(buf), "`systemctl restart %s`", e->d->unit_server);
 	else
-		snprintf(buf, sizeof(buf), "systemctl restart %s (%s on agent nodes)",
+		snprintf(buf, sizeof(buf), "`systemctl restart %s` (%s on agent nodes)",
 			 e->d->unit_server, e->d->unit_agent);
 	return buf;
 }
@@ -484,9 +484,10 @@ static void decide_distro_true(struct eval *e)
 		    "%s: the setting will be lost at the next restart",
 		    KEY, e->set.file, e->d->name, e->tmpl_path, tmpl_effect_name(e->tmpl));
 		judge_remedy(&e->j,
-			     "Set %s = {{ .NonrootDevices }} under [plugins.\"%s\"] in %s, add "
-			     "`nonroot-devices: true` to %s, then %s.",
-			     KEY, e->plugin, e->tmpl_path, cfg, unit_names(e));
+			     "Set `%s = {{ .NonrootDevices }}` under [plugins.\"%s\"] in %s.", KEY,
+			     e->plugin, e->tmpl_path);
+		judge_remedy(&e->j, "Add `nonroot-devices: true` to %s.", cfg);
+		judge_remedy(&e->j, "Restart: %s.", unit_names(e));
 		return;
 	}
 	if (e->nonroot == -EINVAL) {
@@ -631,8 +632,8 @@ static void decide_plain(struct eval *e)
 				   KEY, e->set.file, e->set.line, e->bin_path, cdi_failure());
 			judge_remedy(&e->j,
 				     "Upgrade containerd to a release that has %s (containerd "
-				     "1.6 and later; Debian 12's 1.6.20 has it), then systemctl "
-				     "restart containerd.",
+				     "1.6 and later; Debian 12's 1.6.20 has it), then `systemctl "
+				     "restart containerd`.",
 				     KEY);
 			return;
 		}
@@ -666,7 +667,7 @@ static void decide_plain(struct eval *e)
 	if (e->plugin)
 		judge_remedy(&e->j,
 			     "%sSet %s = true under [plugins.\"%s\"] in %s (config version %lld), "
-			     "then systemctl restart containerd.",
+			     "then `systemctl restart containerd`.",
 			     upgrade, KEY, plugin, CONTAINERD_CONFIG, (long long)e->cc.version);
 	else
 		judge_remedy(

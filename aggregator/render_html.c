@@ -75,6 +75,29 @@ static void esc_rich(FILE *f, const char *s)
 	}
 }
 
+/* A remediation: one step as a paragraph (as before steps existed), several
+ * as a numbered list. A command (`…` in a step) is a <code> the reader
+ * selects whole with one click (user-select:all), to copy without script. */
+static void fix_html(FILE *f, const char *remediation, const char *cls_attr)
+{
+	struct strv steps = {0};
+	remedy_steps(remediation, &steps);
+	if (steps.n == 1) {
+		fprintf(f, "<p%s><b>Remediation:</b> ", cls_attr);
+		esc_rich(f, steps.items[0]);
+		fputs("</p>", f);
+	} else if (steps.n > 1) {
+		fprintf(f, "<div%s><b>Remediation:</b><ol class=\"steps\">", cls_attr);
+		for (size_t i = 0; i < steps.n; i++) {
+			fputs("<li>", f);
+			esc_rich(f, steps.items[i]);
+			fputs("</li>", f);
+		}
+		fputs("</ol></div>", f);
+	}
+	strv_clear(&steps);
+}
+
 static const char *cls(enum status s)
 {
 	switch (s) {
@@ -176,6 +199,9 @@ static const char css[] =
     "font-weight:600;background:#fafafa}"
     "table.ev td code{white-space:pre-wrap;background:none;padding:0}"
     ".fix{margin:.4em 0;padding:.3em .6em;background:#eef5ff;border-radius:3px}"
+    ".fix{white-space:pre-wrap}.fix ol{margin:.2em 0;padding-left:1.6em;white-space:normal}"
+    ".fix li{margin:.15em 0;white-space:pre-wrap}"
+    ".fix code,.tip code{user-select:all;-webkit-user-select:all;white-space:pre-wrap}"
     ".noev{color:#555;font-size:.9em}"
     ".scroll{overflow-x:auto}"
     "details.fold{margin:.5em 0}details.fold>summary{cursor:pointer;color:var(--skip)}"
@@ -335,9 +361,7 @@ static void finding_detail_ex(FILE *f, const struct finding *fd, size_t idx, con
 	evidence_table(f, fd);
 	if (fd->remediation && *fd->remediation && fd->status != STATUS_PASS &&
 	    fd->status != STATUS_SKIP) {
-		fputs("<p class=\"fix\"><b>Remediation:</b> ", f);
-		esc_rich(f, fd->remediation);
-		fputs("</p>", f);
+		fix_html(f, fd->remediation, " class=\"fix\"");
 	}
 	/* The check's page, the same URL as the JSON's doc_url; only an http(s)
 	 * or relative one becomes a link (tests/tools/check_html.py). */
@@ -754,9 +778,7 @@ static void cell_tip(FILE *f, const struct finding *fd, const char *fallback)
 	}
 	if (fd->remediation && *fd->remediation && fd->status != STATUS_PASS &&
 	    fd->status != STATUS_SKIP) {
-		fputs("<p><b>Remediation:</b> ", f);
-		esc_rich(f, fd->remediation);
-		fputs("</p>", f);
+		fix_html(f, fd->remediation, "");
 	}
 	fputs("</div>", f);
 }
