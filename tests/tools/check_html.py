@@ -374,7 +374,14 @@ def main(argv):
             elif sts:
                 worst = [f for f in findings if f.get("node") == n and f["check"] == c
                          and f["status"] == want][0]
-                for k, v in worst["evidence"].items():
+                # A problem's tip has its evidence; a PASS or SKIP one its
+                # message only (the cell links to the finding).
+                problem = want not in ("PASS", "SKIP")
+                if sanitize(worst["message"]) not in text(tip[0]):
+                    bad("matrix %s on %s: the message is not in the tip" % (c, n))
+                if not problem and tip[0].find("dl") is not None:
+                    bad("matrix %s on %s: a %s tip with evidence" % (c, n, want))
+                for k, v in worst["evidence"].items() if problem else []:
                     if sanitize(value_text(v)) not in text(tip[0]):
                         bad("matrix %s on %s: evidence %s not in the tip" % (c, n, k))
 
