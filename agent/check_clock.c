@@ -189,11 +189,11 @@ void check_clock(struct agent_ctx *ctx, const char *id)
 		    timesync_state_name(c.state));
 		judge_remedy(&j,
 			     "Add the line `rtcsync` to %s (the distributions' default "
-			     "configuration has it; remove any `rtcfile` line), then "
-			     "restart chronyd%s and confirm with `chronyc tracking` "
-			     "(Leap status: Normal).",
-			     cc.files.items[0],
-			     in.systemd == 1 ? " (`systemctl restart chronyd`)" : "");
+			     "configuration has it; remove any `rtcfile` line).",
+			     cc.files.items[0]);
+		judge_remedy(&j, "Restart chronyd%s.",
+			     in.systemd == 1 ? ": `systemctl restart chronyd`" : "");
+		judge_remedy(&j, "Confirm with `chronyc tracking` (Leap status: Normal).");
 	} else if (!c.synced) {
 		judge_note(&j, STATUS_FAIL, "the kernel clock is not synchronised (%s%s)",
 			   timesync_state_name(c.state),

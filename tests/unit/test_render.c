@@ -1170,6 +1170,15 @@ static void test_remedy_steps(void **state)
 	/* a step that would open a nested list is escaped */
 	assert_non_null(strstr(m1, "\n3. \\- Check: `iscsiadm -m session` \\<b\\>x\\</b\\>\n"));
 	assert_non_null(strstr(text, "**Remediation:** raise the memory limit"));
+	/* GitHub's renderer makes it a list of three, the JSON's remedy_steps */
+	_cleanup_free_ char *mjs = json_string(&v);
+	dump("steps.json", mjs);
+	struct tmpdir mt;
+	tmpdir_make(&mt);
+	_cleanup_free_ char *mdp = fx_write_tmp(mt.path, "v.md", text);
+	_cleanup_free_ char *mjp = fx_write_tmp(mt.path, "v.json", mjs);
+	assert_int_equal(run_tool("check_markdown.py", mdp, mjp), 0);
+	tmpdir_remove(&mt);
 	free(text);
 
 	char *html = NULL;
