@@ -1135,6 +1135,7 @@ static void test_remedy_steps(void **state)
 	    "a reinstall: `systemctl enable --now iscsid.socket iscsid.service`.\n\n"
 	    "- Check: `iscsiadm -m session` <b>x</b>");
 	(void)f3;
+	gates_clear(v.gates);
 	gates_compute(&v.findings, v.gates);
 
 	char *text = NULL;
