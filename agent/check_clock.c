@@ -73,10 +73,9 @@ static void remedy_unsynced(struct judge *j, const struct timesync_daemons *d,
 			     : streq(name, "ntpd")  ? "`ntpq -p`"
 						    : "`timedatectl timesync-status`");
 	} else if (d->enabled.n > 0 && in->systemd == 1) {
-		judge_remedy(j,
-			     "%s is enabled but not running: `systemctl restart %s`, then "
-			     "check its log.",
+		judge_remedy(j, "%s is enabled but not running: `systemctl restart %s`.",
 			     d->enabled.items[0], d->enabled.items[0]);
+		judge_remedy(j, "Check its log: `journalctl -u %s`.", d->enabled.items[0]);
 	} else if (d->enabled.n > 0) {
 		judge_remedy(j,
 			     "%s is enabled but not running: start it with the host's init "
@@ -190,11 +189,11 @@ void check_clock(struct agent_ctx *ctx, const char *id)
 		    timesync_state_name(c.state));
 		judge_remedy(&j,
 			     "Add the line `rtcsync` to %s (the distributions' default "
-			     "configuration has it; remove any `rtcfile` line), then "
-			     "restart chronyd%s and confirm with `chronyc tracking` "
-			     "(Leap status: Normal).",
-			     cc.files.items[0],
-			     in.systemd == 1 ? " (`systemctl restart chronyd`)" : "");
+			     "configuration has it; remove any `rtcfile` line).",
+			     cc.files.items[0]);
+		judge_remedy(&j, "Restart chronyd%s.",
+			     in.systemd == 1 ? ": `systemctl restart chronyd`" : "");
+		judge_remedy(&j, "Confirm with `chronyc tracking` (Leap status: Normal).");
 	} else if (!c.synced) {
 		judge_note(&j, STATUS_FAIL, "the kernel clock is not synchronised (%s%s)",
 			   timesync_state_name(c.state),

@@ -122,9 +122,9 @@ static const char *unit_names(const struct eval *e)
 	static char buf[96];
 	_cleanup_free_ char *server = xasprintf("%s/server", e->data_dir);
 	if (hostroot_exists(&e->ctx->root, server))
-		snprintf(buf, sizeof(buf), "systemctl restart %s", e->d->unit_server);
+		snprintf(buf, sizeof(buf), "`systemctl restart %s`", e->d->unit_server);
 	else
-		snprintf(buf, sizeof(buf), "systemctl restart %s (%s on agent nodes)",
+		snprintf(buf, sizeof(buf), "`systemctl restart %s` (%s on agent nodes)",
 			 e->d->unit_server, e->d->unit_agent);
 	return buf;
 }
@@ -484,9 +484,10 @@ static void decide_distro_true(struct eval *e)
 		    "%s: the setting will be lost at the next restart",
 		    KEY, e->set.file, e->d->name, e->tmpl_path, tmpl_effect_name(e->tmpl));
 		judge_remedy(&e->j,
-			     "Set %s = {{ .NonrootDevices }} under [plugins.\"%s\"] in %s, add "
-			     "`nonroot-devices: true` to %s, then %s.",
-			     KEY, e->plugin, e->tmpl_path, cfg, unit_names(e));
+			     "Set `%s = {{ .NonrootDevices }}` under [plugins.\"%s\"] in %s.", KEY,
+			     e->plugin, e->tmpl_path);
+		judge_remedy(&e->j, "Add `nonroot-devices: true` to %s.", cfg);
+		judge_remedy(&e->j, "Restart: %s.", unit_names(e));
 		return;
 	}
 	if (e->nonroot == -EINVAL) {
@@ -515,12 +516,12 @@ static void remedy_not_effective(struct eval *e)
 	const struct rke2_value *v = rke2_config_get(&e->rc, "nonroot-devices");
 	if (e->tmpl == TMPL_FALSE || e->tmpl == TMPL_UNSET || e->tmpl == TMPL_TEMPLATED) {
 		judge_remedy(&e->j,
-			     "%s renders containerd's config from %s, which %s: set %s = {{ "
-			     ".NonrootDevices }} (or true) under [plugins.\"%s\"] there, add "
-			     "`nonroot-devices: true` to %s, then %s.",
+			     "%s renders containerd's config from %s, which %s: set `%s = {{ "
+			     ".NonrootDevices }}` (or true) under [plugins.\"%s\"] there.",
 			     e->d->name, e->tmpl_path, tmpl_effect_name(e->tmpl), KEY,
-			     e->plugin ? e->plugin : containerd_cri_runtime_plugin(3), cfg,
-			     unit_names(e));
+			     e->plugin ? e->plugin : containerd_cri_runtime_plugin(3));
+		judge_remedy(&e->j, "Add `nonroot-devices: true` to %s.", cfg);
+		judge_remedy(&e->j, "Restart: %s.", unit_names(e));
 	} else if (e->nonroot == -EINVAL) {
 		judge_remedy(
 		    &e->j,
@@ -549,21 +550,27 @@ static void remedy_not_effective(struct eval *e)
 		/* Releases that know the option always write it, true or false: a
 		 * rendered config without it comes from a release that predates it,
 		 * where the setting alone would do nothing. The upgrade leads. */
+		judge_remedy(&e->j,
+			     "Upgrade %s first: the rendered config does not mention the option at "
+			     "all, which releases that know nonroot-devices never do, so this one "
+			     "predates it (%s).",
+			     e->d->name, NONROOT_SINCE);
+		judge_remedy(&e->j,
+			     "Then add `nonroot-devices: true` to %s (or a file in %s.d/) and "
+			     "restart: %s.",
+			     cfg, cfg, unit_names(e));
 		judge_remedy(
 		    &e->j,
-		    "Upgrade %s first: the rendered config does not mention the option at "
-		    "all, which releases that know nonroot-devices never do, so this one "
-		    "predates it (%s). Then add `nonroot-devices: true` to %s (or a file in "
-		    "%s.d/) and %s. Until the upgrade, set %s = true under [plugins.\"%s\"] "
-		    "in a config template (%s/config%s.toml.tmpl).",
-		    e->d->name, NONROOT_SINCE, cfg, cfg, unit_names(e), KEY, e->plugin, e->etc_dir,
-		    e->cc.version >= 3 ? "-v3" : "");
+		    "Until the upgrade, set `%s = true` under [plugins.\"%s\"] in a config "
+		    "template (%s/config%s.toml.tmpl).",
+		    KEY, e->plugin, e->etc_dir, e->cc.version >= 3 ? "-v3" : "");
 	} else {
 		judge_remedy(&e->j,
-			     "Add `nonroot-devices: true` to %s (or a file in %s.d/), then %s. %s "
+			     "Add `nonroot-devices: true` to %s (or a file in %s.d/): %s "
 			     "regenerates containerd's config.toml at every start, so editing that "
 			     "file does not last.",
-			     cfg, cfg, unit_names(e), e->d->name);
+			     cfg, cfg, e->d->name);
+		judge_remedy(&e->j, "Restart: %s.", unit_names(e));
 	}
 }
 
@@ -631,8 +638,8 @@ static void decide_plain(struct eval *e)
 				   KEY, e->set.file, e->set.line, e->bin_path, cdi_failure());
 			judge_remedy(&e->j,
 				     "Upgrade containerd to a release that has %s (containerd "
-				     "1.6 and later; Debian 12's 1.6.20 has it), then systemctl "
-				     "restart containerd.",
+				     "1.6 and later; Debian 12's 1.6.20 has it), then `systemctl "
+				     "restart containerd`.",
 				     KEY);
 			return;
 		}
@@ -666,7 +673,7 @@ static void decide_plain(struct eval *e)
 	if (e->plugin)
 		judge_remedy(&e->j,
 			     "%sSet %s = true under [plugins.\"%s\"] in %s (config version %lld), "
-			     "then systemctl restart containerd.",
+			     "then `systemctl restart containerd`.",
 			     upgrade, KEY, plugin, CONTAINERD_CONFIG, (long long)e->cc.version);
 	else
 		judge_remedy(

@@ -644,7 +644,7 @@ static void decide(struct run *r, const char *image)
 		judge_remedy(&r->pull,
 			     "The agent follows redirects only within the registry and its "
 			     "mirrors (docs/robustness.md); check the pull on the node with "
-			     "crictl pull %s.",
+			     "`crictl pull %s`.",
 			     image);
 		return;
 	}
@@ -657,7 +657,7 @@ static void decide(struct run *r, const char *image)
 		judge_remedy(
 		    &r->pull,
 		    "Use a rewrite pattern in POSIX-compatible syntax (e.g. \"^longhornio/(.*)\"), "
-		    "or check the pull on the node with crictl pull %s.",
+		    "or check the pull on the node with `crictl pull %s`.",
 		    image);
 		return;
 	}
@@ -802,7 +802,7 @@ static void apply_pull_policy(struct run *r, const char *image)
 				   image);
 			judge_remedy(&j,
 				     "Import the image into containerd's k8s.io namespace on every "
-				     "node (ctr -n k8s.io images import, or RKE2's "
+				     "node (`ctr -n k8s.io images import`, or RKE2's "
 				     "/var/lib/rancher/rke2/agent/images/), or set Longhorn's "
 				     "system-managed-pods-image-pull-policy to if-not-present.");
 		} else {
@@ -812,7 +812,7 @@ static void apply_pull_policy(struct run *r, const char *image)
 			    "policy is never",
 			    image, r->local_why);
 			judge_remedy(&j,
-				     "Check on the node: crictl inspecti %s (RKE2: "
+				     "Check on the node: `crictl inspecti %s` (RKE2: "
 				     "/var/lib/rancher/rke2/bin/crictl).",
 				     image);
 		}
@@ -842,7 +842,7 @@ static void apply_pull_policy(struct run *r, const char *image)
 			judge_remedy(
 			    &j,
 			    "Or, on an air-gapped site, import the image into containerd's "
-			    "k8s.io namespace on every node (ctr -n k8s.io images import, or "
+			    "k8s.io namespace on every node (`ctr -n k8s.io images import`, or "
 			    "RKE2's /var/lib/rancher/rke2/agent/images/): Longhorn's pull "
 			    "policy %s then needs no registry.",
 			    policy);

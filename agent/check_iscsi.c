@@ -176,13 +176,13 @@ static void judge_start_check(const struct initiator *in, const struct daemon *d
 			    "without blanks)");
 	if (letter)
 		judge_remedy(j,
-			     "Use an iqn. name: echo \"InitiatorName=$(iscsi-iname -p "
-			     "iqn.1993-08.org.debian:01)\" > /etc/iscsi/initiatorname.iscsi, then "
-			     "systemctl restart iscsid.");
+			     "Use an iqn. name: `echo \"InitiatorName=$(iscsi-iname -p "
+			     "iqn.1993-08.org.debian:01)\" > /etc/iscsi/initiatorname.iscsi`, then "
+			     "`systemctl restart iscsid`.");
 	else
 		judge_remedy(j,
-			     "Write the line as InitiatorName=%s (at the start of the line, no "
-			     "blanks around '='), then systemctl restart iscsid.",
+			     "Write the line as `InitiatorName=%s` (at the start of the line, no "
+			     "blanks around '='), then `systemctl restart iscsid`.",
 			     in->name);
 }
 
@@ -232,8 +232,9 @@ static void judge_initiator(const struct hostroot *hr, const struct initiator *i
 {
 	_cleanup_free_ char *file = hostroot_display(hr, INITIATORNAME_FILE);
 	kv_add_str(ev, "initiatorname_file", "/" INITIATORNAME_FILE);
-	const char *gen = "echo \"InitiatorName=$(iscsi-iname)\" > /etc/iscsi/initiatorname.iscsi, "
-			  "then restart iscsid.";
+	const char *gen =
+	    "`echo \"InitiatorName=$(iscsi-iname)\" > /etc/iscsi/initiatorname.iscsi`, "
+	    "then `systemctl restart iscsid`.";
 	bool will_start = d->socket == UNITFILE_ENABLED || d->service == UNITFILE_ENABLED;
 	bool running = iscsid_running(d);
 	if (in->err == -ENOENT && d->init_unit && will_start && !running) {
@@ -302,12 +303,12 @@ static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, stru
 			   "refuses to start iscsid without it",
 			   running ? "iscsid runs, but it will not start again: " : "",
 			   d->start_check);
-		judge_remedy(j,
-			     "Restore Debian's configuration file: apt-get install --reinstall -o "
-			     "Dpkg::Options::=--force-confmiss open-iscsi, then systemctl restart "
-			     "iscsid.");
+		judge_remedy(
+		    j, "Restore Debian's configuration file: `apt-get install --reinstall -o "
+		       "Dpkg::Options::=--force-confmiss open-iscsi`, then `systemctl restart "
+		       "iscsid`.");
 	}
-	const char *enable = "systemctl enable --now iscsid.socket iscsid.service";
+	const char *enable = "`systemctl enable --now iscsid.socket iscsid.service`";
 	if (running) {
 		judge_note(j, STATUS_PASS, "iscsid running");
 	} else if (d->socket == UNITFILE_ENABLED) {
@@ -315,14 +316,14 @@ static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, stru
 	} else if (d->socket == UNITFILE_MASKED || d->service == UNITFILE_MASKED) {
 		judge_note(j, STATUS_FAIL, "iscsid is masked (%s)",
 			   d->socket == UNITFILE_MASKED ? d->socket_where : d->service_where);
-		judge_remedy(j, "systemctl unmask iscsid.socket iscsid.service; %s.", enable);
+		judge_remedy(j, "Unmask iscsid: `systemctl unmask iscsid.socket iscsid.service`.");
+		judge_remedy(j, "Enable it: %s.", enable);
 	} else if (d->procs_err == 0 && d->service == UNITFILE_ENABLED) {
 		judge_note(j, STATUS_FAIL,
 			   "iscsid.service is enabled but iscsid is not running, and iscsid.socket "
 			   "is not enabled: iscsiadm cannot reach it");
-		judge_remedy(j,
-			     "Start it and see why it stopped: systemctl start iscsid; journalctl "
-			     "-u iscsid.");
+		judge_remedy(j, "Start it: `systemctl start iscsid`.");
+		judge_remedy(j, "See why it stopped: `journalctl -u iscsid`.");
 	} else if (d->procs_err == 0) {
 		judge_note(j, STATUS_FAIL, "iscsid is not running and not socket-activated");
 		judge_remedy(j, "Enable iscsid: %s.", enable);
@@ -388,12 +389,12 @@ static void judge_iscsi_tcp(const struct hostroot *hr, const struct osrelease *o
 		    rel);
 		if (streq(os->id, "ubuntu"))
 			judge_remedy(j,
-				     "Install the kernel's extra modules: apt-get install -y "
-				     "linux-modules-extra-%s, then modprobe iscsi_tcp.",
+				     "Install the kernel's extra modules: `apt-get install -y "
+				     "linux-modules-extra-%s`, then `modprobe iscsi_tcp`.",
 				     rel);
 		else
 			judge_remedy(j, "Boot a kernel with CONFIG_ISCSI_TCP (=m with its module "
-					"installed, or =y), then modprobe iscsi_tcp.");
+					"installed, or =y), then `modprobe iscsi_tcp`.");
 		return;
 	}
 	/* Not seen, and not proven absent: what could not be read decides nothing,

@@ -89,17 +89,19 @@ static bool denied(int err)
 
 static void remedy_no_kvm(struct judge *j, const struct strv *mods)
 {
-	if (has_vendor_module(mods))
+	if (has_vendor_module(mods)) {
 		judge_remedy(j,
 			     "A KVM module is loaded but KVM is unusable: check `dmesg | grep -i "
-			     "kvm` (\"disabled by bios\", \"no hardware support\"), enable "
-			     "VT-x/AMD-V in the firmware and reload the module.");
-	else
-		judge_remedy(j,
-			     "Enable hardware virtualization in the firmware (Intel VT-x, "
-			     "AMD-V/SVM; on arm64 the kernel must boot at EL2) and load KVM "
-			     "(`modprobe kvm_intel` or `modprobe kvm_amd`); on a virtual machine, "
-			     "enable nested virtualization on its hypervisor.");
+			     "kvm` (\"disabled by bios\", \"no hardware support\").");
+		judge_remedy(j, "Enable VT-x/AMD-V in the firmware.");
+		judge_remedy(j, "Reload the module: `modprobe -r kvm_intel && modprobe kvm_intel` "
+				"(`kvm_amd` on AMD).");
+	} else {
+		judge_remedy(j, "Enable hardware virtualization in the firmware (Intel VT-x, "
+				"AMD-V/SVM; on arm64 the kernel must boot at EL2); on a virtual "
+				"machine, enable nested virtualization on its hypervisor.");
+		judge_remedy(j, "Load KVM: `modprobe kvm_intel` or `modprobe kvm_amd`.");
+	}
 }
 
 static void missing_device(struct agent_ctx *ctx, struct finding *f, struct judge *j,

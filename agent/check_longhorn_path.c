@@ -145,10 +145,9 @@ static void judge_mount(const struct mounts *m, const char *path, const char *re
 	if (*ret_ro) {
 		judge_note(j, STATUS_FAIL, "%s is on a read-only mount (%s, %s)", path,
 			   e->mount_point, e->mount_opts);
-		judge_remedy(j,
-			     "Mount %s read-write (mount -o remount,rw %s) and fix its /etc/fstab "
-			     "entry.",
-			     e->mount_point, e->mount_point);
+		judge_remedy(j, "Mount %s read-write: `mount -o remount,rw %s`.", e->mount_point,
+			     e->mount_point);
+		judge_remedy(j, "Fix its /etc/fstab entry so that it mounts read-write at boot.");
 	}
 	/* A bind mount has a mount point of its own but not a filesystem: the
 	 * device (major:minor) says which filesystem it is, the mountinfo root

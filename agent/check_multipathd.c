@@ -206,9 +206,9 @@ static void judge_split(struct judge *j, const char *state, const struct multipa
 			   state, e, by->where, conf->config_dir, conf->config_dir_where);
 	judge_remedy(j,
 		     "Put the blacklist in /etc/multipath.conf itself (every release reads it), "
-		     "or drop config_dir from it and keep the blacklist in %s; then run: "
-		     "systemctl restart multipathd.",
+		     "or drop config_dir from it and keep the blacklist in %s.",
 		     DEFAULT_CONFIG_DIR);
+	judge_remedy(j, "Restart multipathd: `systemctl restart multipathd`.");
 }
 
 /* Why the configuration does not cover Longhorn's devices, for the message. */
@@ -361,10 +361,11 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 				   state, why);
 		judge_remedy(
 		    &j,
-		    "Add to /etc/multipath.conf (or a .conf file in /etc/multipath/conf.d):\n"
-		    "%s\nthen run: systemctl restart multipathd. If this node needs no "
-		    "multipath: systemctl disable --now multipathd.service multipathd.socket.",
+		    "Add to /etc/multipath.conf (or a .conf file in /etc/multipath/conf.d):\n%s",
 		    LONGHORN_BLACKLIST);
+		judge_remedy(&j, "Restart multipathd: `systemctl restart multipathd`.");
+		judge_remedy(&j, "Or, if this node needs no multipath: `systemctl disable --now "
+				 "multipathd.service multipathd.socket`.");
 	}
 	judge_apply(&j, f, "");
 	judge_clear(&j);

@@ -603,8 +603,8 @@ static void decide(const struct kernel_facts *k, const struct osrelease *os, str
 				   ? "modules_disabled stays on until reboot: load nfsv4 "
 				     "before it is set (/etc/modules-load.d/nfsv4.conf) "
 				     "and reboot."
-				   : "Remove that line, then modprobe nfsv4; and at boot: echo "
-				     "nfsv4 > /etc/modules-load.d/nfsv4.conf.");
+				   : "Remove that line, then `modprobe nfsv4`; and at boot: `echo "
+				     "nfsv4 > /etc/modules-load.d/nfsv4.conf`.");
 		} else if (k->blk.blacklist) {
 			judge_note(
 			    j, STATUS_WARN,
@@ -613,8 +613,9 @@ static void decide(const struct kernel_facts *k, const struct osrelease *os, str
 			    "alias (fs-nfs4) loads nothing",
 			    rel, k->dep_entry, k->blk.blacklist);
 			judge_remedy(j,
-				     "Remove the blacklist line, or load it by name at boot: echo "
-				     "nfsv4 > /etc/modules-load.d/nfsv4.conf; modprobe nfsv4.");
+				     "Remove the blacklist line, or load it by name at boot: `echo "
+				     "nfsv4 > /etc/modules-load.d/nfsv4.conf`.");
+			judge_remedy(j, "Load it now: `modprobe nfsv4`.");
 		} else {
 			/* The normal state of a fresh RHEL/Debian/Ubuntu node: the kernel's
 			 * request_module("fs-nfs4") at the first mount loads it. */

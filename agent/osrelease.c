@@ -160,15 +160,15 @@ char *osrelease_install_hint(const struct osrelease *o, const struct os_packages
 	const char *pkg = osrelease_package(o, pkgs);
 	switch (osrelease_family(o)) {
 	case OS_FAMILY_DEBIAN:
-		return xasprintf("apt-get install -y %s", pkg);
+		return xasprintf("`apt-get install -y %s`", pkg);
 	case OS_FAMILY_SUSE:
 		if (osrelease_transactional(o))
-			return xasprintf("transactional-update pkg install %s, then reboot", pkg);
-		return xasprintf("zypper install -y %s", pkg);
+			return xasprintf("`transactional-update pkg install %s`, then reboot", pkg);
+		return xasprintf("`zypper install -y %s`", pkg);
 	case OS_FAMILY_RHEL:
-		return xasprintf("dnf install -y %s", pkg);
+		return xasprintf("`dnf install -y %s`", pkg);
 	case OS_FAMILY_ARCH:
-		return xasprintf("pacman -S --noconfirm %s", pkg);
+		return xasprintf("`pacman -S --noconfirm %s`", pkg);
 	case OS_FAMILY_UNKNOWN:
 		break;
 	}

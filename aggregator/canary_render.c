@@ -136,8 +136,17 @@ void canary_render(FILE *out, const struct canary *c, const char *format)
 		} else {
 			fprintf(out, "\n%-7s %s: %s\n", status_name(f->status), f->check,
 				f->message);
-			if (f->remediation && *f->remediation)
-				fprintf(out, "        fix: %s\n", f->remediation);
+			struct strv steps = {0};
+			remedy_steps(f->remediation, &steps);
+			for (size_t k = 0; k < steps.n; k++) {
+				if (steps.n == 1)
+					fprintf(out, "        fix: %s\n", steps.items[k]);
+				else
+					fprintf(out, "%s%zu. %s\n",
+						k ? "             " : "        fix: ", k + 1,
+						steps.items[k]);
+			}
+			strv_clear(&steps);
 			for (size_t k = 0; k < f->evidence.n; k++) {
 				fprintf(out, "        %s: ", f->evidence.items[k].key);
 				text_value(out, &f->evidence.items[k].val);
@@ -149,11 +158,20 @@ void canary_render(FILE *out, const struct canary *c, const char *format)
 		for (size_t i = 0; i < l->n; i++) {
 			const struct finding *f = &l->items[i];
 			fprintf(out, "\n## `%s`\n\n", f->check);
-			if (f->remediation && *f->remediation) {
-				fputs("Fix: ", out);
-				md_esc(out, f->remediation);
-				fputs("\n\n", out);
+			struct strv steps = {0};
+			remedy_steps(f->remediation, &steps);
+			for (size_t k = 0; k < steps.n; k++) {
+				if (steps.n == 1) {
+					fputs("Fix: ", out);
+				} else {
+					if (!k)
+						fputs("Fix:\n\n", out);
+					fprintf(out, "%zu. ", k + 1);
+				}
+				md_esc(out, steps.items[k]);
+				fputs(steps.n == 1 || k + 1 == steps.n ? "\n\n" : "\n", out);
 			}
+			strv_clear(&steps);
 			for (size_t k = 0; k < f->evidence.n; k++) {
 				_cleanup_free_ char *v = NULL;
 				value_string(&f->evidence.items[k].val, &v);

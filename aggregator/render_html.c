@@ -75,6 +75,29 @@ static void esc_rich(FILE *f, const char *s)
 	}
 }
 
+/* A remediation: one step as a paragraph (as before steps existed), several
+ * as a numbered list. A command (`…` in a step) is a <code> the reader
+ * selects whole with one click (user-select:all), to copy without script. */
+static void fix_html(FILE *f, const char *remediation, const char *cls_attr)
+{
+	struct strv steps = {0};
+	remedy_steps(remediation, &steps);
+	if (steps.n == 1) {
+		fprintf(f, "<p%s><b>Remediation:</b> ", cls_attr);
+		esc_rich(f, steps.items[0]);
+		fputs("</p>", f);
+	} else if (steps.n > 1) {
+		fprintf(f, "<div%s><b>Remediation:</b><ol class=\"steps\">", cls_attr);
+		for (size_t i = 0; i < steps.n; i++) {
+			fputs("<li>", f);
+			esc_rich(f, steps.items[i]);
+			fputs("</li>", f);
+		}
+		fputs("</ol></div>", f);
+	}
+	strv_clear(&steps);
+}
+
 static const char *cls(enum status s)
 {
 	switch (s) {
@@ -176,6 +199,9 @@ static const char css[] =
     "font-weight:600;background:#fafafa}"
     "table.ev td code{white-space:pre-wrap;background:none;padding:0}"
     ".fix{margin:.4em 0;padding:.3em .6em;background:#eef5ff;border-radius:3px}"
+    ".fix{white-space:pre-wrap}.fix ol{margin:.2em 0;padding-left:1.6em;white-space:normal}"
+    ".fix li{margin:.15em 0;white-space:pre-wrap}"
+    ".fix code,.tip code{user-select:all;-webkit-user-select:all;white-space:pre-wrap}"
     ".noev{color:#555;font-size:.9em}"
     ".scroll{overflow-x:auto}"
     "details.fold{margin:.5em 0}details.fold>summary{cursor:pointer;color:var(--skip)}"
@@ -335,9 +361,7 @@ static void finding_detail_ex(FILE *f, const struct finding *fd, size_t idx, con
 	evidence_table(f, fd);
 	if (fd->remediation && *fd->remediation && fd->status != STATUS_PASS &&
 	    fd->status != STATUS_SKIP) {
-		fputs("<p class=\"fix\"><b>Remediation:</b> ", f);
-		esc_rich(f, fd->remediation);
-		fputs("</p>", f);
+		fix_html(f, fd->remediation, " class=\"fix\"");
 	}
 	/* The check's page, the same URL as the JSON's doc_url; only an http(s)
 	 * or relative one becomes a link (tests/tools/check_html.py). */
@@ -653,7 +677,8 @@ static void vm_row_html(FILE *f, const struct vm_row *r)
 	esc(f, vm);
 	fputs("\" data-node=\"", f);
 	esc(f, r->node);
-	fprintf(f, "\" data-can-migrate=\"%s\"><td>", ans);
+	fprintf(f, "\" data-can-migrate=\"%s\" data-status=\"%s\"><td>", ans,
+		status_name(vm_row_status(r)));
 	esc(f, vm);
 	fputs("</td><td>", f);
 	esc(f, r->node);
@@ -678,7 +703,13 @@ static void vm_row_html(FILE *f, const struct vm_row *r)
 static const char vm_thead[] = "<table class=\"vms\"><thead><tr><th>VM</th><th>node</th>"
 			       "<th>can live-migrate</th><th>why not</th></tr></thead><tbody>\n";
 
-static void vm_table(FILE *f, const struct verdict *v)
+/* A status filter that narrows (not 0, not every status). */
+static bool filtering(unsigned statuses)
+{
+	return statuses && (statuses & RENDER_STATUS_ALL) != RENDER_STATUS_ALL;
+}
+
+static void vm_table(FILE *f, const struct verdict *v, unsigned statuses)
 {
 	fputs("<section id=\"vms\"><h2>Live migration</h2>\n", f);
 	if (!v->vms.n) {
@@ -689,6 +720,29 @@ static void vm_table(FILE *f, const struct verdict *v)
 	fprintf(f, "<p class=\"meta\">");
 	esc(f, summary);
 	fputs(".</p>\n", f);
+	if (filtering(statuses)) {
+		/* The view's filter (?status=, report --status): only the VMs of
+		 * those statuses, worst first, and how many that is. */
+		size_t shown = 0;
+		for (size_t i = 0; i < v->vms.n; i++)
+			shown += render_status_shown(statuses, vm_row_status(&v->vms.items[i]));
+		_cleanup_free_ char *names = render_status_mask_names(statuses);
+		fprintf(f, "<p class=\"meta\" id=\"vms-filter\">VMs: showing %s, %zu of %zu.</p>\n",
+			names, shown, v->vms.n);
+		if (shown) {
+			fprintf(f, "<div class=\"scroll\">%s", vm_thead);
+			for (int pass = 0; pass < 4; pass++)
+				for (size_t i = 0; i < v->vms.n; i++) {
+					const struct vm_row *r = &v->vms.items[i];
+					if (render_verdict_vm_rank(r) == pass &&
+					    render_status_shown(statuses, vm_row_status(r)))
+						vm_row_html(f, r);
+				}
+			fputs("</tbody></table></div>\n", f);
+		}
+		fputs("</section>\n", f);
+		return;
+	}
 	size_t n_yes = 0;
 	for (size_t i = 0; i < v->vms.n; i++)
 		n_yes += render_verdict_vm_rank(&v->vms.items[i]) == 3;
@@ -739,7 +793,10 @@ static void cell_tip(FILE *f, const struct finding *fd, const char *fallback)
 	}
 	fprintf(f, "<b>%s</b> ", status_name(fd->status));
 	esc(f, fd->message);
-	if (fd->evidence.n) {
+	/* A passing cell's tip is its message: its evidence is one click away
+	 * (the cell links to the finding), and 500 nodes × every host check of
+	 * evidence would be most of the page. */
+	if (fd->evidence.n && fd->status != STATUS_PASS && fd->status != STATUS_SKIP) {
 		fputs("<dl>", f);
 		for (size_t i = 0; i < fd->evidence.n; i++) {
 			_cleanup_free_ char *val =
@@ -754,9 +811,7 @@ static void cell_tip(FILE *f, const struct finding *fd, const char *fallback)
 	}
 	if (fd->remediation && *fd->remediation && fd->status != STATUS_PASS &&
 	    fd->status != STATUS_SKIP) {
-		fputs("<p><b>Remediation:</b> ", f);
-		esc_rich(f, fd->remediation);
-		fputs("</p>", f);
+		fix_html(f, fd->remediation, "");
 	}
 	fputs("</div>", f);
 }
@@ -778,6 +833,40 @@ static void node_range(const struct verdict *v, const size_t *idx, const char *n
 	while (a < v->findings.n && streq(v->findings.items[idx[a]].node, node))
 		a++;
 	*hi = a;
+}
+
+/* The statuses of a node's row, a mask of 1u << status: each cell's worst
+ * status, UNKNOWN for a host check the node did not report (a cell with
+ * nothing, "–", adds none). What the matrix cells show (matrix_cell). */
+static unsigned row_statuses(const struct verdict *v, const size_t *idx, size_t lo, size_t hi,
+			     const struct strv *checks)
+{
+	unsigned mask = 0;
+	for (size_t c = 0; c < checks->n; c++) {
+		int worst = -1;
+		for (size_t k = lo; k < hi; k++) {
+			const struct finding *fd = &v->findings.items[idx[k]];
+			if (streq(fd->check, checks->items[c]) &&
+			    (worst < 0 ||
+			     status_severity(fd->status) > status_severity((enum status)worst)))
+				worst = (int)fd->status;
+		}
+		const struct check_info *ci = catalog_find(checks->items[c]);
+		if (worst < 0 && ci && ci->source == CHECK_HOST)
+			worst = STATUS_UNKNOWN;
+		if (worst >= 0)
+			mask |= 1u << worst;
+	}
+	return mask;
+}
+
+static enum status mask_worst(unsigned mask)
+{
+	enum status w = STATUS_SKIP;
+	for (int s = 0; s < _STATUS_MAX; s++)
+		if (mask & (1u << s))
+			w = status_worst(w, (enum status)s);
+	return w;
 }
 
 static void matrix_cell(FILE *f, const struct verdict *v, const size_t *idx, size_t lo, size_t hi,
@@ -855,8 +944,9 @@ static void matrix_row(FILE *f, const struct verdict *v, const size_t *idx,
 {
 	fputs("<tr class=\"node\" data-node=\"", f);
 	esc(f, node->name);
-	fprintf(f, "\" data-reporting=\"%s\"><th class=\"node\" scope=\"row\">",
-		node->reporting ? "yes" : "no");
+	unsigned mask = row_statuses(v, idx, lo, hi, checks);
+	fprintf(f, "\" data-reporting=\"%s\" data-status=\"%s\"><th class=\"node\" scope=\"row\">",
+		node->reporting ? "yes" : "no", mask ? status_name(mask_worst(mask)) : "NONE");
 	esc(f, node->name);
 	fputs("<small>", f);
 	fputs(!node->in_cluster ? "no Node object" : node->k8s_ready ? "Ready" : "NotReady", f);
@@ -900,7 +990,7 @@ static void matrix_gate_summary(FILE *f, const struct verdict *v, const size_t *
 	fputs("</ul>\n", f);
 }
 
-static void matrix(FILE *f, const struct verdict *v)
+static void matrix(FILE *f, const struct verdict *v, unsigned statuses)
 {
 	fputs("<section id=\"matrix\"><h2>Nodes × checks</h2>\n", f);
 	if (!v->n_nodes) {
@@ -924,6 +1014,37 @@ static void matrix(FILE *f, const struct verdict *v)
 		node_range(v, idx, v->nodes[n].name, &lo, &hi);
 		clean[n] = node_clean(v, idx, &v->nodes[n], lo, hi);
 		n_clean += clean[n];
+	}
+	if (filtering(statuses)) {
+		/* The view's filter: the rows with a cell of those statuses (the
+		 * whole row, for the context), and how many that is. */
+		_cleanup_free_ bool *shown = xcalloc(v->n_nodes + 1, sizeof(*shown));
+		size_t n_shown = 0;
+		for (size_t n = 0; n < v->n_nodes; n++) {
+			size_t lo, hi;
+			node_range(v, idx, v->nodes[n].name, &lo, &hi);
+			shown[n] = (row_statuses(v, idx, lo, hi, &checks) & statuses) != 0;
+			n_shown += shown[n];
+		}
+		_cleanup_free_ char *names = render_status_mask_names(statuses);
+		fprintf(f,
+			"<p class=\"meta\" id=\"matrix-filter\">Nodes: showing those with a %s "
+			"cell, %zu of %zu.</p>\n",
+			names, n_shown, v->n_nodes);
+		if (n_shown) {
+			matrix_head(f, &checks);
+			for (size_t n = 0; n < v->n_nodes; n++) {
+				if (!shown[n])
+					continue;
+				size_t lo, hi;
+				node_range(v, idx, v->nodes[n].name, &lo, &hi);
+				matrix_row(f, v, idx, &v->nodes[n], lo, hi, &checks);
+			}
+			fputs("</tbody></table>\n", f);
+		}
+		fputs("</section>\n", f);
+		strv_clear(&checks);
+		return;
 	}
 	bool fold = n_clean > FOLD_MIN;
 	/* No scrolling box around the matrix: it would clip the hover boxes. */
@@ -1011,8 +1132,8 @@ void verdict_render_html_view(FILE *f, const struct verdict *v, int gate, unsign
 	gate_cards(f, v, gate, up, statuses);
 	blockers(f, v, blocks, &groups, statuses);
 	finding_groups_clear(&groups);
-	vm_table(f, v);
-	matrix(f, v);
+	vm_table(f, v, statuses);
+	matrix(f, v, statuses);
 	html_waivers(f, v);
 	all_findings(f, v, blocks, up, statuses);
 	fputs("<footer>hvready-aggregator " HVREADY_VERSION

@@ -859,7 +859,7 @@ static void md_code(FILE *f, const char *s, bool table)
 
 /* Text a check wrote (remediation): `…` pairs stay code spans (commands to
  * copy), the rest is escaped. */
-static void md_rich(FILE *f, const char *s)
+static void md_rich_at(FILE *f, const char *s, bool line_start)
 {
 	const char *p = s ? s : "";
 	while (*p) {
@@ -868,15 +868,20 @@ static void md_rich(FILE *f, const char *s)
 		if (close && memchr(open, '\n', (size_t)(close - open)))
 			close = NULL;
 		if (!close || close == open + 1) {
-			md_text(f, p);
+			md_text_at(f, p, line_start && p == s);
 			return;
 		}
 		_cleanup_free_ char *before = xstrndup(p, (size_t)(open - p));
 		_cleanup_free_ char *code = xstrndup(open + 1, (size_t)(close - open - 1));
-		md_text(f, before);
+		md_text_at(f, before, line_start && p == s);
 		md_code(f, code, false);
 		p = close + 1;
 	}
+}
+
+static void md_rich(FILE *f, const char *s)
+{
+	md_rich_at(f, s, false);
 }
 
 static void md_value(FILE *f, const struct value *val)
@@ -981,11 +986,23 @@ static void md_blocker_body(FILE *f, const struct finding *fd, unsigned blocks,
 		md_value(f, &fd->evidence.items[k].val);
 		fputc('\n', f);
 	}
-	if (fd->remediation && *fd->remediation) {
+	struct strv steps = {0};
+	remedy_steps(fd->remediation, &steps);
+	if (steps.n == 1) {
 		fputs(fd->evidence.n ? "\n**Remediation:** " : "**Remediation:** ", f);
-		md_rich(f, fd->remediation);
+		md_rich(f, steps.items[0]);
 		fputs("\n", f);
+	} else if (steps.n > 1) {
+		/* Numbered steps; a command stays a code span inside its step. */
+		fputs(fd->evidence.n ? "\n**Remediation:**\n\n" : "**Remediation:**\n\n", f);
+		for (size_t k = 0; k < steps.n; k++) {
+			fprintf(f, "%zu. ", k + 1);
+			/* In a list item: what would open a block there is escaped. */
+			md_rich_at(f, steps.items[k], true);
+			fputc('\n', f);
+		}
 	}
+	strv_clear(&steps);
 	/* The check's page, the same URL as the JSON's doc_url (only an http(s)
 	 * or relative one becomes a link). */
 	_cleanup_free_ char *doc = render_doc_url(fd->check);

@@ -299,6 +299,46 @@ if want 2 && [ -f "${cluster500:-}.complete" ] && [ -d "$reports500" ]; then
 	done
 fi
 
+# 2g. Grouping: the text and HTML verdict of the 500-node cluster with one host
+# failure on every node (generated reports without /dev/kvm: host.kvm FAIL
+# everywhere), grouped as the reports are (one card for the 500 nodes) and
+# ungrouped (HVREADY_BENCH_NO_GROUPING, a card per node, as before grouping):
+# bytes, lines and the rendering's time (HVREADY_TIMINGS' "(render FORMAT)").
+# ---------------------------------------------------------------- 2g. grouping
+if want 2 && [ -f "${cluster500:-}.complete" ]; then
+	say "2g. grouping: text and HTML of 500 nodes with host.kvm FAIL on every one, grouped and not ($REPORT_RUNS runs each)"
+	reports_nokvm="$tmp/reports500-nokvm"
+	if gen_reports 500 "$reports_nokvm" --no-kvm; then
+		: >"$RAW/grouping.tsv"
+		for mode in grouped ungrouped; do
+			nog=
+			[ "$mode" = ungrouped ] && nog=1
+			for fmt in text html; do
+				for i in $(seq 1 "$REPORT_RUNS"); do
+					rc=0
+					HVREADY_BENCH_NO_GROUPING=$nog HVREADY_TIMINGS=1 timeout "$REPORT_TIMEOUT" \
+						"$BIN/hvready-aggregator" report --cluster-state "$cluster500" \
+						--node-reports "$reports_nokvm" --format "$fmt" \
+						>"$tmp/grouping.out" 2>"$tmp/grouping.err" || rc=$?
+					if [ "$rc" -eq 124 ] || [ "$rc" -eq 2 ] || [ "$rc" -gt 3 ]; then
+						not_measured report.grouping "report --format $fmt ($mode) exited $rc: $(grep -v '^timing' "$tmp/grouping.err" | head -c 300)"
+						break 3
+					fi
+					ms=$(awk -F'\t' -v id="(render $fmt)" '$1 == "timing" && $2 == id { print $3 }' "$tmp/grouping.err")
+					printf '%s\t%s\t%s\t%s\t%s\n' "$mode" "$fmt" "$(stat -c %s "$tmp/grouping.out")" \
+						"$(wc -l <"$tmp/grouping.out")" "${ms:--1}" >>"$RAW/grouping.tsv"
+				done
+			done
+		done
+		rm -f "$tmp/grouping.out"
+	else
+		not_measured report.grouping "clone_reports --generate --no-kvm: $(head -c 300 "$tmp/gen.err")"
+	fi
+	rm -rf "$reports_nokvm"
+else
+	not_measured report.grouping "no 500-node cluster state (section 2)"
+fi
+
 # 2c. The same cluster read live: the fake kube-apiserver of the tests serves
 # it over TLS through the list API, pages of 500 (HVREADY_LIST_LIMIT's default).
 # ---------------------------------------------------------------- 2c. live report

@@ -211,7 +211,8 @@ def fig_scale(raw, figs):
                     "rss_mib": round(median([r[1] / MIB for r in rows if r[1] >= 0]), 1) if rows else None,
                     "cpu_s": round(median([r[3] for r in rows if r[3] >= 0]), 2)
                     if [r for r in rows if r[3] >= 0] else None,
-                    "checks_ms": round(sum(v for c, v in t.items()), 1) if t else None,
+                    "checks_ms": round(sum(v for c, v in t.items() if not c.startswith("(render")), 1)
+                    if t else None,
                     "slowest_check": {"check": slow[1], "ms": round(slow[0], 1)} if slow else None,
                     "checks": work(raw, "scale_%d" % n)})
     done = [p for p in per if p["wall_s"]]
@@ -254,6 +255,44 @@ def fig_report_variant(raw, figs, tsv, counts_file, group, what, wall_limit, rss
     if rss_limit:
         figs.add(group + ".rss", group, what + ", peak RSS", "MiB", "<= %d MiB" % rss_limit, "le",
                  rss_limit, value=rss)
+
+
+def fig_grouping(raw, figs):
+    """Section 2g: the text and HTML verdict of 500 nodes with one host failure on
+    every node, grouped (one card) beside ungrouped (HVREADY_BENCH_NO_GROUPING)."""
+    rows = []
+    for line in (read(os.path.join(raw, "grouping.tsv"), "") or "").splitlines():
+        p = line.split("\t")
+        if len(p) == 5:
+            rows.append((p[0], p[1], int(p[2]), int(p[3]), float(p[4])))
+
+    def med(mode, fmt, k):
+        xs = [r[k] for r in rows if r[0] == mode and r[1] == fmt and r[k] >= 0]
+        return median(xs)
+
+    cmd = ("hvready-aggregator report --cluster-state DIR --node-reports DIR --format FORMAT; "
+           "ungrouped: HVREADY_BENCH_NO_GROUPING=1")
+    for fmt, name in (("text", "text"), ("html", "HTML")):
+        runs = len([r for r in rows if r[0] == "grouped" and r[1] == fmt])
+        g_b, u_b = med("grouped", fmt, 2), med("ungrouped", fmt, 2)
+        g_l, u_l = med("grouped", fmt, 3), med("ungrouped", fmt, 3)
+        det = {"runs": runs, "nodes": 500, "failure": "host.kvm FAIL on every node (--no-kvm)",
+               "bytes": g_b, "lines": g_l, "ungrouped_bytes": u_b, "ungrouped_lines": u_l,
+               "command": cmd}
+        figs.add("report.grouping.%s.size" % fmt, "report.grouping",
+                 "%s verdict, 500 nodes, a host failure on each, size" % name, "KiB",
+                 "smaller than ungrouped", "lt_peer", None,
+                 value=g_b / 1024.0 if g_b is not None else None,
+                 peer={"name": "ungrouped", "value": u_b / 1024.0 if u_b is not None else None},
+                 detail=det)
+        figs.add("report.grouping.%s.lines" % fmt, "report.grouping",
+                 "%s verdict, 500 nodes, a host failure on each, lines" % name, "lines",
+                 "fewer than ungrouped", "lt_peer", None, value=g_l,
+                 peer={"name": "ungrouped", "value": u_l})
+        figs.add("report.grouping.%s.render" % fmt, "report.grouping",
+                 "%s verdict, 500 nodes, a host failure on each, render time" % name, "ms",
+                 "<= 1 s", "le", 1000, value=med("grouped", fmt, 4),
+                 peer={"name": "ungrouped", "value": med("ungrouped", fmt, 4)})
 
 
 def sched_delta(path):
@@ -427,6 +466,8 @@ def fmt(v, unit):
         return "%.2f" % v
     if unit == "% of a core":
         return "%.2f %%" % v
+    if unit == "lines":
+        return "{:,.0f} lines".format(v)
     if unit == "ms":
         return ("%.1f ms" % v) if v < 100 else ("%.0f ms" % v)
     if unit == "s":
@@ -544,6 +585,7 @@ def main(argv):
                        "objects",
                        3.0, 0,
                        "hvready-aggregator report --kubeconfig FILE --node-reports DIR --format json")
+    fig_grouping(raw, figs)
     fig_ingest(raw, figs)
     fig_daemon(raw, figs)
     res = {

@@ -44,7 +44,7 @@ static char *join(const struct strv *v, const char *sep)
 void judge_apply(const struct judge *j, struct finding *f, const char *empty_msg)
 {
 	_cleanup_free_ char *msg = join(&j->reasons, "; ");
-	_cleanup_free_ char *rem = join(&j->remedies, " ");
+	_cleanup_free_ char *rem = join(&j->remedies, REMEDY_STEP_SEP);
 	finding_set(f, j->status, "%s", *msg ? msg : empty_msg);
 	finding_remedy(f, "%s", rem);
 }

@@ -72,6 +72,15 @@ json_object *render_finding_json(const struct finding *f)
 	json_object_object_add(o, "evidence", render_kv_json(&f->evidence));
 	json_object_object_add(o, "remediation",
 			       json_object_new_string(f->remediation ? f->remediation : ""));
+	/* The same remediation as its steps (report.h remedy_steps): [] for none,
+	 * one item for a one-sentence remedy. */
+	struct strv steps = {0};
+	remedy_steps(f->remediation, &steps);
+	json_object *a = json_object_new_array_ext((int)steps.n);
+	for (size_t i = 0; i < steps.n; i++)
+		json_object_array_add(a, json_object_new_string(steps.items[i]));
+	json_object_object_add(o, "remedy_steps", a);
+	strv_clear(&steps);
 	_cleanup_free_ char *doc = render_doc_url(f->check);
 	json_object_object_add(o, "doc_url", json_object_new_string(doc));
 	if (f->node)

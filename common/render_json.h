@@ -6,7 +6,7 @@
 
 json_object *render_value_json(const struct value *v);
 json_object *render_kv_json(const struct kv_list *l);
-/* {"check","status","message","evidence","remediation"[,"node"][,"object"]} */
+/* {"check","status","message","evidence","remediation","remedy_steps","doc_url"[,"node"][,"object"]} */
 json_object *render_finding_json(const struct finding *f);
 json_object *render_findings_json(const struct finding_list *l);
 /* {"schema":"hvready.node/v1","node",...,"results":[...],"facts":{...}} */

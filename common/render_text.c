@@ -345,6 +345,42 @@ static void detail_line(FILE *f, const char *label, const char *text, int indent
 	fputc('\n', f);
 }
 
+/* Remedy steps under their label: "fix: 1. …", the next "2. …" under the "1.",
+ * each wrapped under its own text. One step is one detail_line, as before. */
+static void detail_steps(FILE *f, const char *label, const char *remediation, int indent, bool bold)
+{
+	struct strv steps = {0};
+	remedy_steps(remediation, &steps);
+	if (steps.n <= 1) {
+		detail_line(f, label, steps.n ? steps.items[0] : "", indent, bold, true);
+		strv_clear(&steps);
+		return;
+	}
+	int numw = steps.n >= 10 ? 3 : 2; /* "1." or "10." */
+	int start = indent + (int)strlen(label) + 1;
+	for (size_t i = 0; i < steps.n; i++) {
+		int col;
+		if (i == 0) {
+			fprintf(f, "%*s", indent, "");
+			if (bold)
+				fputs("\033[1m", f);
+			fputs(label, f);
+			if (bold)
+				fputs("\033[0m", f);
+			fputc(' ', f);
+		} else {
+			fprintf(f, "%*s", start, "");
+		}
+		char num[24];
+		snprintf(num, sizeof(num), "%zu.", i + 1);
+		fprintf(f, "%-*s ", numw, num);
+		col = start + numw + 1;
+		render_text_wrap(f, steps.items[i], &col, col, RENDER_TEXT_WIDTH, true);
+		fputc('\n', f);
+	}
+	strv_clear(&steps);
+}
+
 static void detail_text(FILE *f, const char *text, int indent)
 {
 	int col = indent;
@@ -412,7 +448,7 @@ void render_text_finding_ex(FILE *f, const struct finding *fd, const struct text
 	}
 	if (fd->remediation && *fd->remediation && fd->status != STATUS_PASS &&
 	    fd->status != STATUS_SKIP)
-		detail_line(f, "fix:", fd->remediation, di, o->color, true);
+		detail_steps(f, "fix:", fd->remediation, di, o->color);
 	if (fd->status != STATUS_PASS && fd->status != STATUS_SKIP) {
 		/* The check's page, the same URL as the JSON's doc_url. */
 		_cleanup_free_ char *doc = render_doc_url(fd->check);

@@ -82,6 +82,47 @@ void finding_remedy(struct finding *f, const char *fmt, ...)
 	free(m);
 }
 
+static bool blank_char(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* The end of the blank line that starts at p (after its "\n"), or NULL when
+ * the line has more than blanks. */
+static const char *blank_line_end(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\r')
+		p++;
+	return *p == '\n' ? p + 1 : *p ? NULL : p;
+}
+
+void remedy_steps(const char *remediation, struct strv *ret)
+{
+	const char *p = remediation ? remediation : "";
+	while (*p) {
+		/* A step runs to the next blank line: a "\n" followed by a line of
+		 * nothing but blanks (or the end). */
+		const char *e = p;
+		const char *next = NULL;
+		while (*e) {
+			if (*e == '\n' && (next = blank_line_end(e + 1)))
+				break;
+			e++;
+		}
+		const char *b = p;
+		while (b < e && blank_char(*b))
+			b++;
+		const char *t = e;
+		while (t > b && blank_char(t[-1]))
+			t--;
+		if (t > b) {
+			_cleanup_free_ char *step = xstrndup(b, (size_t)(t - b));
+			strv_add(ret, step);
+		}
+		p = *e ? next : e;
+	}
+}
+
 void finding_set_node(struct finding *f, const char *node)
 {
 	free(f->node);

@@ -30,7 +30,7 @@ struct finding {
 	enum status status;
 	char *message; /* one line */
 	struct kv_list evidence;
-	char *remediation; /* may be empty, never NULL once set */
+	char *remediation; /* may be empty, never NULL once set; steps, one a line */
 	char *node;	   /* optional */
 	char *object;	   /* optional, "Kind/namespace/name" */
 };
@@ -44,6 +44,18 @@ struct finding_list {
 struct finding *finding_list_add(struct finding_list *l, const char *check);
 void finding_set(struct finding *f, enum status st, const char *fmt, ...) _printf_(3, 4);
 void finding_remedy(struct finding *f, const char *fmt, ...) _printf_(2, 3);
+/*
+ * A remediation is one or more steps with a blank line between them ("\n\n";
+ * docs/protocol.md, docs/decisions.md#remedies-as-numbered-steps). A single
+ * "\n" stays inside its step: a line break, as before steps existed (a
+ * configuration block to paste). An agent of an earlier version, which writes
+ * no blank line, sends one step. Text between a pair of backticks on one line
+ * of a step is a command, shown to be copied as is.
+ */
+#define REMEDY_STEP_SEP "\n\n"
+/* The steps of remediation into ret: the parts between blank lines, trimmed
+ * of blanks at both ends, empty ones dropped ("" and NULL have none). */
+void remedy_steps(const char *remediation, struct strv *ret);
 void finding_set_node(struct finding *f, const char *node);
 void finding_set_object(struct finding *f, const char *fmt, ...) _printf_(2, 3);
 void finding_copy(struct finding *dst, const struct finding *src);

@@ -85,6 +85,22 @@ grep -Eq '^timing	cluster\.cpu\.compat	[0-9]+\.[0-9]{3}$' "$tmp/timings.err" ||
 grep -q '^timing' "$tmp/report.err" && fail "timing lines without HVREADY_TIMINGS"
 [ "$(json "$tmp/timed.json" 'len(d["findings"])')" = "$(json "$tmp/gen-intel-20.a.json" 'len(d["findings"])')" ] ||
 	fail "HVREADY_TIMINGS=1 changed the verdict"
+grep -Eq '^timing	\(render json\)	[0-9]+\.[0-9]{3}$' "$tmp/timings.err" ||
+	fail "HVREADY_TIMINGS=1: no timing line for the rendering"
+# Figure 2g's inputs: one host failure on every node (--no-kvm), grouped into one
+# card, and with HVREADY_BENCH_NO_GROUPING=1 a card per node, the verdict the same.
+"$tmp/tools/clone_reports" --generate --cpus intel --seed 1 --count 20 --no-kvm \
+	--out-dir "$tmp/nokvm" 2>"$tmp/clone.err" || fail "clone_reports --generate --no-kvm"
+for nog in "" 1; do
+	HVREADY_BENCH_NO_GROUPING=$nog "$BIN/hvready-aggregator" report --cluster-state "$tmp/c20" \
+		--node-reports "$tmp/nokvm" --format text >"$tmp/nokvm$nog.txt" 2>"$tmp/report.err"
+	rc=$?
+	if [ "$rc" -eq 2 ] || [ "$rc" -gt 3 ]; then fail "report on --no-kvm reports exited $rc"; fi
+done
+grep -q 'host.kvm.*20 nodes' "$tmp/nokvm.txt" || fail "20 host.kvm FAILs are not one card"
+grep -q 'host.kvm.*20 nodes' "$tmp/nokvm1.txt" && fail "HVREADY_BENCH_NO_GROUPING=1 still groups"
+[ "$(grep -c 'host.kvm' "$tmp/nokvm1.txt")" -ge 20 ] || fail "HVREADY_BENCH_NO_GROUPING=1: not a card per node"
+[ "$(wc -l <"$tmp/nokvm1.txt")" -gt "$(wc -l <"$tmp/nokvm.txt")" ] || fail "ungrouped is not longer"
 python3 "$SRC/bench/check_work.py" "$tmp/gen-intel-20.a.json" "$tmp/gen-intel-20.a.manifest.json" \
 	>"$tmp/work.out" || fail "check_work.py: not every check did its work on 20 generated nodes: $(grep NOT "$tmp/work.out")"
 grep -q '^  cluster.cpu.compat .* full$' "$tmp/work.out" || fail "check_work.py: cluster.cpu.compat is not 'full'"

@@ -68,8 +68,15 @@ for f in v["findings"]:
     for k, val in f["evidence"].items():
         if isinstance(val, (str, int)) and not isinstance(val, bool) and gone(str(val)):
             missing.append("evidence %s of %s" % (k, f["check"]))
-    if f["remediation"] and gone(f["remediation"]):
-        missing.append("remediation of %s" % f["check"])
+    # every step of the remediation, in order (several are a numbered list)
+    at = 0
+    for step in f.get("remedy_steps", []):
+        s = re.sub(r"\s+", "", step.replace("`", ""))
+        i = text.find(s, at)
+        if i < 0:
+            missing.append("remediation of %s: %s" % (f["check"], step))
+            break
+        at = i + len(s)
 for m in missing:
     print("not printed:", m)
 sys.exit(1 if missing else 0)

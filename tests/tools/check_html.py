@@ -108,6 +108,13 @@ def strip_code_ticks(s):
     return out
 
 
+def remedy_steps(rem):
+    """A remediation's steps (common/report.h remedy_steps): the parts between
+    blank lines, trimmed, empty ones dropped."""
+    return [p.strip(" \t\r\n") for p in re.split(r"\n[ \t\r]*(?:\n|$)", rem)
+            if p.strip(" \t\r\n")]
+
+
 def text(el):
     return "".join(el.itertext()) if el is not None else ""
 
@@ -235,13 +242,26 @@ def main(argv):
         if rows != want:
             bad("%s %s: evidence %r, the JSON says %r" % (where, f["check"], rows, want))
         fix = [text(p) for p in find_all(d, "p", "fix")]
+        fix_steps = [[text(li) for li in find_all(div, "li")] for div in find_all(d, "div", "fix")]
         rem = f.get("remediation", "")
-        if rem and f["status"] not in ("PASS", "SKIP"):
-            want_fix = "Remediation: " + strip_code_ticks(sanitize(rem))
-            if fix != [want_fix]:
+        steps = remedy_steps(rem)
+        if f.get("remedy_steps") != steps:
+            bad("%s %s: remedy_steps %r, the remediation's steps are %r" %
+                (where, f["check"], f.get("remedy_steps"), steps))
+        if len(steps) == 1 and f["status"] not in ("PASS", "SKIP"):
+            # One step: a paragraph, as before steps existed (no "1.").
+            want_fix = "Remediation: " + strip_code_ticks(sanitize(steps[0]))
+            if fix != [want_fix] or fix_steps:
                 bad("%s %s: remediation %r, the JSON says %r" % (where, f["check"], fix,
                                                                 want_fix))
-        elif fix:
+        elif steps and f["status"] not in ("PASS", "SKIP"):
+            # Several: one numbered list, a step an item, in order.
+            want_steps = [strip_code_ticks(sanitize(x)) for x in steps]
+            ols = [ol for div in find_all(d, "div", "fix") for ol in find_all(div, "ol", "steps")]
+            if fix or fix_steps != [want_steps] or len(ols) != 1:
+                bad("%s %s: remedy steps %r, the JSON says %r" % (where, f["check"], fix_steps,
+                                                                 want_steps))
+        elif fix or fix_steps:
             bad("%s %s: remediation shown for %s" % (where, f["check"], f["status"]))
         docs = [a.get("href") for a in find_all(d, "a", "doc")]
         if f.get("doc_url") and docs != [f["doc_url"]]:
@@ -354,7 +374,14 @@ def main(argv):
             elif sts:
                 worst = [f for f in findings if f.get("node") == n and f["check"] == c
                          and f["status"] == want][0]
-                for k, v in worst["evidence"].items():
+                # A problem's tip has its evidence; a PASS or SKIP one its
+                # message only (the cell links to the finding).
+                problem = want not in ("PASS", "SKIP")
+                if sanitize(worst["message"]) not in text(tip[0]):
+                    bad("matrix %s on %s: the message is not in the tip" % (c, n))
+                if not problem and tip[0].find("dl") is not None:
+                    bad("matrix %s on %s: a %s tip with evidence" % (c, n, want))
+                for k, v in worst["evidence"].items() if problem else []:
                     if sanitize(value_text(v)) not in text(tip[0]):
                         bad("matrix %s on %s: evidence %s not in the tip" % (c, n, k))
 

@@ -17,10 +17,10 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_html import TreeBuilder, sanitize  # noqa: E402
+from check_html import TreeBuilder, remedy_steps, sanitize, strip_code_ticks  # noqa: E402
 
 ALLOWED = {"document", "h1", "h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td",
-           "code", "pre", "strong", "ul", "li", "br"}
+           "code", "pre", "strong", "ul", "ol", "li", "br"}
 
 
 def text(el):
@@ -130,6 +130,20 @@ def main(argv):
     for f in others:
         if norm(f["message"]) not in paragraphs:
             problems.append("message not rendered as itself: %r" % f["message"])
+
+    # A remedy of several steps is a numbered list, a step an item, in order
+    # (docs/outputs.md); one step stays a sentence.
+    lists = [[text(li).strip() for li in ol if li.tag == "li"]
+             for name in ("Blockers", "Other problems") for el in sections.get(name, [])
+             for ol in ([el] if el.tag == "ol" else []) + list(el.iter("ol"))]
+    for f in list(blockers.values()) + others:
+        steps = remedy_steps(f.get("remediation", ""))
+        if f.get("remedy_steps") != steps:
+            problems.append("%s: remedy_steps %r, the remediation's steps are %r"
+                            % (f["check"], f.get("remedy_steps"), steps))
+        if len(steps) > 1 and [norm(strip_code_ticks(x)) for x in steps] not in lists:
+            problems.append("%s: the remedy's %d steps are not a numbered list" %
+                            (f["check"], len(steps)))
 
     vms = verdict.get("vms", [])
     if vms:

@@ -859,7 +859,8 @@ static void test_helpers(void **state)
 	static const struct os_packages pk = {"open-iscsi", "open-iscsi", "iscsi-initiator-utils",
 					      "open-iscsi"};
 	char *hint = osrelease_install_hint(&o, &pk);
-	assert_string_equal(hint, "transactional-update pkg install open-iscsi, then reboot");
+	/* the command in backticks: copyable (docs/decisions.md#remedies-as-numbered-steps) */
+	assert_string_equal(hint, "`transactional-update pkg install open-iscsi`, then reboot");
 	free(hint);
 	osrelease_clear(&o);
 

@@ -20,6 +20,7 @@
 #include "render_verdict.h"
 #include "render_json.h"
 #include "render_text.h"
+#include "judge.h"
 
 /* ---------- helpers ---------- */
 
@@ -1092,6 +1093,149 @@ static void test_status_filter(void **state)
 	verdict_clear(&v);
 }
 
+/* Remedies as numbered steps: a blank line between steps (report.h). One step
+ * renders as before (no "1."); several as 1., 2., … in text (80 columns) and
+ * Markdown, an <ol> in HTML with each command a <code>, and remedy_steps in
+ * JSON. A single "\n" stays inside its step. */
+static void test_remedy_steps(void **state)
+{
+	(void)state;
+	struct strv st = {0};
+	remedy_steps("one", &st);
+	assert_int_equal(st.n, 1);
+	strv_clear(&st);
+	remedy_steps("", &st);
+	remedy_steps(NULL, &st);
+	assert_int_equal(st.n, 0);
+	remedy_steps("  a\nstill a \n \n\n b\n\nc  \n", &st);
+	assert_int_equal(st.n, 3);
+	assert_string_equal(st.items[0], "a\nstill a");
+	assert_string_equal(st.items[1], "b");
+	assert_string_equal(st.items[2], "c");
+	strv_clear(&st);
+	/* judge_apply joins its remedies as steps. */
+	struct judge j = {0};
+	judge_note(&j, STATUS_FAIL, "broken");
+	judge_remedy(&j, "Install it: `apt-get install -y open-iscsi`.");
+	judge_remedy(&j, "Enable it: `systemctl enable --now iscsid.socket`.");
+	struct finding_list fl = {0};
+	struct finding *jf = finding_list_add(&fl, "host.iscsi");
+	judge_apply(&j, jf, "");
+	assert_string_equal(jf->remediation, "Install it: `apt-get install -y open-iscsi`.\n\n"
+					     "Enable it: `systemctl enable --now iscsid.socket`.");
+	judge_clear(&j);
+	finding_list_clear(&fl);
+
+	struct verdict v;
+	fixture_verdict(&v);
+	struct finding *f3 = fx_add(
+	    &v, "host.iscsi", STATUS_FAIL, "harvester-node-2", NULL, "iscsid is not running",
+	    "Install the iSCSI initiator: `zypper install -y open-iscsi`.\n\n"
+	    "Enable iscsid and its socket so that iscsiadm can reach it at every boot, also after "
+	    "a reinstall: `systemctl enable --now iscsid.socket iscsid.service`.\n\n"
+	    "- Check: `iscsiadm -m session` <b>x</b>");
+	(void)f3;
+	gates_clear(v.gates);
+	gates_compute(&v.findings, v.gates);
+
+	char *text = NULL;
+	RENDER(text, verdict_render_text(f, &v, -1, false));
+	dump("steps.txt", text);
+	assert_fits(text, RENDER_TEXT_WIDTH);
+	const char *s1 = strstr(text, "fix: 1. Install the iSCSI initiator: `zypper install -y "
+				      "open-iscsi`.\n");
+	assert_non_null(s1);
+	/* 2. under 1., its second line under its own text, 3. under 2. */
+	const char *line1 = s1;
+	while (line1 > text && line1[-1] != '\n')
+		line1--;
+	int c1 = (int)(s1 - line1) + 5; /* the column of "1." */
+	_cleanup_free_ char *l2 = xasprintf("\n%*s2. Enable iscsid and its socket", c1, "");
+	_cleanup_free_ char *l2b = xasprintf("\n%*severy boot", c1 + 3, "");
+	_cleanup_free_ char *l3 =
+	    xasprintf("\n%*s3. - Check: `iscsiadm -m session` <b>x</b>\n", c1, "");
+	const char *s2 = strstr(s1, l2);
+	assert_non_null(s2);
+	assert_non_null(strstr(s2, l2b));
+	assert_non_null(strstr(s2, l3));
+	/* one step: as before */
+	assert_non_null(strstr(text, "fix: raise the memory limit"));
+	assert_null(strstr(text, "fix: 1. raise"));
+	free(text);
+
+	RENDER(text, verdict_render_markdown(f, &v, -1));
+	dump("steps.md", text);
+	const char *m1 = strstr(text, "**Remediation:**\n\n1. Install the iSCSI initiator: "
+				      "`zypper install -y open-iscsi`.\n2. Enable iscsid");
+	assert_non_null(m1);
+	/* a step that would open a nested list is escaped */
+	assert_non_null(strstr(m1, "\n3. \\- Check: `iscsiadm -m session` \\<b\\>x\\</b\\>\n"));
+	assert_non_null(strstr(text, "**Remediation:** raise the memory limit"));
+	/* GitHub's renderer makes it a list of three, the JSON's remedy_steps */
+	_cleanup_free_ char *mjs = json_string(&v);
+	dump("steps.json", mjs);
+	struct tmpdir mt;
+	tmpdir_make(&mt);
+	_cleanup_free_ char *mdp = fx_write_tmp(mt.path, "v.md", text);
+	_cleanup_free_ char *mjp = fx_write_tmp(mt.path, "v.json", mjs);
+	assert_int_equal(run_tool("check_markdown.py", mdp, mjp), 0);
+	tmpdir_remove(&mt);
+	free(text);
+
+	char *html = NULL;
+	RENDER(html, verdict_render_html(f, &v, -1, 0));
+	dump("steps.html", html);
+	assert_non_null(strstr(html, "<div class=\"fix\"><b>Remediation:</b><ol class=\"steps\">"
+				     "<li>Install the iSCSI initiator: <code>zypper install -y "
+				     "open-iscsi</code>.</li><li>Enable iscsid"));
+	assert_non_null(strstr(html, "<li>- Check: <code>iscsiadm -m session</code> "
+				     "&lt;b&gt;x&lt;/b&gt;</li></ol></div>"));
+	assert_non_null(strstr(html, "<p class=\"fix\"><b>Remediation:</b> raise the memory"));
+	/* commands are selected whole, without script */
+	assert_non_null(strstr(html, ".fix code,.tip code{user-select:all;"));
+	assert_null(strstr(html, "<script"));
+
+	_cleanup_free_ char *js = json_string(&v);
+	json_object *o = json_tokener_parse(js);
+	assert_non_null(o);
+	json_object *fa = json_object_object_get(o, "findings");
+	bool seen_steps = false, seen_one = false;
+	for (size_t i = 0; i < json_object_array_length(fa); i++) {
+		json_object *fo = json_object_array_get_idx(fa, i);
+		json_object *rs = json_object_object_get(fo, "remedy_steps");
+		assert_non_null(rs);
+		assert_true(json_object_is_type(rs, json_type_array));
+		const char *rem = json_object_get_string(json_object_object_get(fo, "remediation"));
+		if (!*rem)
+			assert_int_equal(json_object_array_length(rs), 0);
+		if (strstr(rem, "zypper install")) {
+			seen_steps = true;
+			assert_int_equal(json_object_array_length(rs), 3);
+			assert_string_equal(
+			    json_object_get_string(json_object_array_get_idx(rs, 0)),
+			    "Install the iSCSI initiator: `zypper install -y "
+			    "open-iscsi`.");
+		} else if (*rem) {
+			seen_one = true;
+			assert_int_equal(json_object_array_length(rs), 1);
+			assert_string_equal(
+			    json_object_get_string(json_object_array_get_idx(rs, 0)), rem);
+		}
+	}
+	assert_true(seen_steps && seen_one);
+	json_object_put(o);
+
+	/* The strict comparison with the JSON (check_html.py compares the steps). */
+	struct tmpdir t;
+	tmpdir_make(&t);
+	_cleanup_free_ char *hp = fx_write_tmp(t.path, "v.html", html);
+	_cleanup_free_ char *jp = fx_write_tmp(t.path, "v.json", js);
+	assert_int_equal(run_tool("check_html.py", hp, jp), 0);
+	tmpdir_remove(&t);
+	free(html);
+	verdict_clear(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1113,6 +1257,7 @@ int main(void)
 	    cmocka_unit_test(test_example_cluster),
 	    cmocka_unit_test(test_header_in_every_format),
 	    cmocka_unit_test(test_status_filter),
+	    cmocka_unit_test(test_remedy_steps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
