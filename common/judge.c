@@ -8,9 +8,10 @@ void judge_note(struct judge *j, enum status st, const char *fmt, ...)
 	va_start(ap, fmt);
 	_cleanup_free_ char *m = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (status_severity(st) > status_severity(j->status)) {
+	if (!j->noted || status_severity(st) > status_severity(j->status)) {
 		strv_clear(&j->reasons);
 		j->status = st;
+		j->noted = true;
 	}
 	if (st == j->status)
 		strv_add(&j->reasons, m);
@@ -54,4 +55,5 @@ void judge_clear(struct judge *j)
 	strv_clear(&j->reasons);
 	strv_clear(&j->remedies);
 	j->status = STATUS_PASS;
+	j->noted = false;
 }
