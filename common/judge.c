@@ -27,14 +27,19 @@ void judge_remedy(struct judge *j, const char *fmt, ...)
 		strv_add(&j->remedies, m);
 }
 
-static char *join(const struct strv *v, const char *sep)
+/* The items joined by sep; with sentences, an item that does not end a
+ * sentence is ended with "." before the next one (remedies are steps). */
+static char *join(const struct strv *v, const char *sep, bool sentences)
 {
 	size_t len = 1;
 	for (size_t i = 0; i < v->n; i++)
-		len += strlen(v->items[i]) + strlen(sep);
+		len += strlen(v->items[i]) + strlen(sep) + 1;
 	char *s = xmalloc(len);
 	s[0] = '\0';
 	for (size_t i = 0; i < v->n; i++) {
+		size_t n = strlen(s);
+		if (i && sentences && n && !strchr(".!?", s[n - 1]))
+			strcat(s, ".");
 		if (i)
 			strcat(s, sep);
 		strcat(s, v->items[i]);
@@ -44,8 +49,8 @@ static char *join(const struct strv *v, const char *sep)
 
 void judge_apply(const struct judge *j, struct finding *f, const char *empty_msg)
 {
-	_cleanup_free_ char *msg = join(&j->reasons, "; ");
-	_cleanup_free_ char *rem = join(&j->remedies, " ");
+	_cleanup_free_ char *msg = join(&j->reasons, "; ", false);
+	_cleanup_free_ char *rem = join(&j->remedies, " ", true);
 	finding_set(f, j->status, "%s", *msg ? msg : empty_msg);
 	finding_remedy(f, "%s", rem);
 }

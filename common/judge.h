@@ -27,7 +27,8 @@ struct judge {
 void judge_note(struct judge *j, enum status st, const char *fmt, ...) _printf_(3, 4);
 void judge_remedy(struct judge *j, const char *fmt, ...) _printf_(2, 3);
 /* Set f's status, message (the reasons joined by "; ", or empty_msg when there are
- * none) and remediation (the remedies joined by " "). */
+ * none) and remediation (the remedies joined by " ", each one that does not end
+ * a sentence ended with "." before the next). */
 void judge_apply(const struct judge *j, struct finding *f, const char *empty_msg);
 /* Forget every note and remedy; the judge starts again at PASS. */
 void judge_clear(struct judge *j);

@@ -86,7 +86,25 @@ static void test_worst_decides(void **state)
 	judge_note(&j, STATUS_UNKNOWN, "u");
 	judge_note(&j, STATUS_FAIL, "f2");
 	judge_remedy(&j, "fix w");
-	expect(&j, STATUS_FAIL, "f1; f2", "fix w fix f");
+	expect(&j, STATUS_FAIL, "f1; f2", "fix w. fix f");
+	judge_clear(&j);
+}
+
+/* Remedies are steps: one that does not end a sentence is ended with "." before
+ * the next, one that does is not ended twice. */
+static void test_remedies_are_sentences(void **state)
+{
+	(void)state;
+	struct judge j = {0};
+	judge_note(&j, STATUS_WARN, "w");
+	judge_remedy(&j, "let the restore finish");
+	judge_remedy(&j, "Restart it.");
+	judge_remedy(&j, "read the log: kubectl logs x");
+	expect(&j, STATUS_WARN, "w",
+	       "let the restore finish. Restart it. read the log: kubectl logs x");
+	judge_clear(&j);
+	judge_remedy(&j, "only one");
+	expect(&j, STATUS_PASS, "nothing noted", "only one");
 	judge_clear(&j);
 }
 
@@ -106,9 +124,8 @@ static void test_nothing_noted(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_skip_only),
-	    cmocka_unit_test(test_skip_ranks_lowest),
-	    cmocka_unit_test(test_worst_decides),
+	    cmocka_unit_test(test_skip_only),	  cmocka_unit_test(test_skip_ranks_lowest),
+	    cmocka_unit_test(test_worst_decides), cmocka_unit_test(test_remedies_are_sentences),
 	    cmocka_unit_test(test_nothing_noted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
