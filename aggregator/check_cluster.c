@@ -109,8 +109,7 @@ void check_nodes_reporting(struct agg_ctx *ctx, const char *id)
 			     "check the hvready-agent pod or unit on %s (kubectl -n hvready-system "
 			     "get pods -o wide; journalctl -u hvready-agent)",
 			     name);
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 	}
 	/* Reports under names that are no Kubernetes node: a wrong --node, or a
 	 * host that is not (yet) part of the cluster. */
@@ -127,8 +126,7 @@ void check_nodes_reporting(struct agg_ctx *ctx, const char *id)
 			   ctx->nodes[i].report->hostname ? ctx->nodes[i].report->hostname : "");
 		judge_remedy(&j, "run the agent with --node set to the node's Kubernetes name "
 				 "(the DaemonSet passes spec.nodeName)");
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 	}
 	struct finding *f = agg_finding(ctx, id);
 	struct judge j = {0};
@@ -146,8 +144,7 @@ void check_nodes_reporting(struct agg_ctx *ctx, const char *id)
 		judge_note(&j, STATUS_UNKNOWN, "%zu of %zu Ready nodes report", fresh, expected);
 	strv_clear(&not_ready);
 	free(ix.e);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* Does Longhorn's taint-toleration setting ("key1=value1:NoSchedule;
@@ -341,8 +338,7 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 				"v2 key of default-replica-count"
 			      : "");
 out:
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 void check_clock_skew(struct agg_ctx *ctx, const char *id)
@@ -376,8 +372,7 @@ void check_clock_skew(struct agg_ctx *ctx, const char *id)
 		kv_add_int(&f->evidence, "fail_ms", SKEW_FAIL_NS / NSEC_PER_MSEC);
 		judge_remedy(&j, "synchronise the node's clock (chronyc sources; timedatectl "
 				 "timesync-status); Longhorn and etcd leases need agreeing clocks");
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 	}
 	struct finding *f = agg_finding(ctx, id);
 	struct judge j = {0};
@@ -402,8 +397,7 @@ void check_clock_skew(struct agg_ctx *ctx, const char *id)
 	else
 		judge_note(&j, worst, "clock skew on some nodes (see the per-node findings)");
 out:
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* The nodes where KVM works: those are the live-migration targets. */
@@ -711,8 +705,7 @@ out:
 	free(bits);
 	free(ignored_id);
 	free(kvm);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* Hostname of a Kubernetes node: the agent's report, else status.addresses. */
@@ -845,6 +838,5 @@ void check_hostname_unique(struct agg_ctx *ctx, const char *id)
 	strv_clear(&names);
 	strv_clear(&hosts);
 	strv_clear(&missing);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }

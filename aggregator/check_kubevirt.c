@@ -288,8 +288,7 @@ static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, const struct 
 		judge_note(&j, j.status, "%s",
 			   g.assumed); /* joined to the verdict's notes by "; " */
 	strv_clear(&near);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* KubeVirt CRD not served, or no CR: nothing to judge here (api.kubevirt.available
@@ -497,8 +496,7 @@ static void gate_stale_one(struct agg_ctx *ctx, const char *id, const struct jv 
 			   n_running == 1 ? "the" : "all", n_running,
 			   plural((int64_t)n_running, "pod", "pods"));
 	}
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 void check_kubevirt_gate_stale(struct agg_ctx *ctx, const char *id)
@@ -600,8 +598,7 @@ static void judge_operator_cr(struct agg_ctx *ctx, const char *id, const struct 
 		judge_note(&j, STATUS_PASS, "%s is Deployed and Available", what);
 	if (j.status != STATUS_PASS)
 		judge_remedy(&j, "%s", remedy);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* Harvester ships CDI since v1.5 (harvester/harvester
@@ -643,8 +640,7 @@ static void missing_operator_cr(struct agg_ctx *ctx, const char *id, enum resour
 		judge_note(&j, STATUS_FAIL, "Harvester is installed but there is no %s CR", what);
 		judge_remedy(&j, "%s", remedy);
 	}
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 void check_kubevirt_available(struct agg_ctx *ctx, const char *id)

@@ -44,8 +44,7 @@ static bool longhorn_applies(struct agg_ctx *ctx, const char *id, enum resource_
 	} else {
 		judge_note(&j, STATUS_SKIP, "Longhorn is not installed (%s is not served)", name);
 	}
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 	return false;
 }
 
@@ -364,8 +363,7 @@ static void volume_judge(struct agg_ctx *ctx, const char *id, const struct jv *v
 	health_remedy(&j, name, v.fix);
 	free(v.msg);
 	hc->problems++;
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 void check_longhorn_volume_health(struct agg_ctx *ctx, const char *id)
@@ -396,8 +394,7 @@ void check_longhorn_volume_health(struct agg_ctx *ctx, const char *id)
 			   hc.total, plural((int64_t)hc.total, "volume", "volumes"),
 			   hc.attached_healthy, hc.detached,
 			   hc.other_ok ? ", others still settling" : "");
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.longhorn.clone-stuck ---- */
@@ -503,8 +500,7 @@ static void clone_judge(struct agg_ctx *ctx, const char *id, const struct jv *vo
 		judge_note(&j, STATUS_UNKNOWN, "spec.dataSource %s is neither vol:// nor snap://",
 			   ds);
 		cc->problems++;
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 		return;
 	}
 	cc->clones++;
@@ -530,8 +526,7 @@ static void clone_judge(struct agg_ctx *ctx, const char *id, const struct jv *vo
 		clone_evidence(f, vol, state, have_age ? age : -1, !src_gone, snap_exists);
 		judge_note(&j, STATUS_UNKNOWN, "clone state %s is not one Longhorn defines", st);
 		cc->problems++;
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 		return;
 	}
 	if (pending && !have_age) {
@@ -542,8 +537,7 @@ static void clone_judge(struct agg_ctx *ctx, const char *id, const struct jv *vo
 		    &j, STATUS_UNKNOWN,
 		    "clone in state %s, but without creationTimestamp its duration is unknown", st);
 		cc->problems++;
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 		return;
 	}
 	if (pending && (age <= SETTLE_S || (!src_gone && !snap_gone &&
@@ -564,8 +558,7 @@ static void clone_judge(struct agg_ctx *ctx, const char *id, const struct jv *vo
 			   st, SETTLE_S, r.name);
 	else
 		clone_failed_retrying(&j, vol, &r, attempts);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 void check_longhorn_clone_stuck(struct agg_ctx *ctx, const char *id)
@@ -605,8 +598,7 @@ void check_longhorn_clone_stuck(struct agg_ctx *ctx, const char *id)
 			   "present",
 			   cc.clones, plural((int64_t)cc.clones, "volume", "volumes"), cc.completed,
 			   cc.in_progress);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.longhorn.rwx-share ---- */
@@ -767,8 +759,7 @@ static void share_judge(struct agg_ctx *ctx, const char *id, const struct jv *vo
 		    "client (host.nfs.client, host.nfs.kernel)",
 		    ns, name, ns, pod_name, ns);
 	}
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 void check_longhorn_rwx_share(struct agg_ctx *ctx, const char *id)
@@ -833,8 +824,7 @@ void check_longhorn_rwx_share(struct agg_ctx *ctx, const char *id)
 	else
 		judge_note(&j, STATUS_PASS,
 			   "%zu attached RWX volumes are served by running share-managers", sc.ok);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.longhorn.node-disk ---- */
@@ -870,8 +860,7 @@ static bool read_int_setting(struct agg_ctx *ctx, const char *id, const char *na
 	struct judge j = {0};
 	judge_note(&j, STATUS_UNKNOWN, "Longhorn setting %s has an unreadable value", name);
 	storage_ev_str(&f->evidence, name, v);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 	return false;
 }
 
@@ -945,8 +934,7 @@ static bool disk_limits(struct agg_ctx *ctx, const char *id, struct disk_limits 
 		judge_note(&j, STATUS_UNKNOWN,
 			   "Longhorn setting default-replica-count has an unreadable value");
 		storage_ev_str(&f->evidence, "default-replica-count", raw);
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 		return false;
 	}
 	dl->soft_anti_affinity = false;
@@ -1205,8 +1193,7 @@ static void node_judge(struct agg_ctx *ctx, const char *id, const struct jv *nod
 		judge_note(&j, st, "%s", msg);
 		if (remedy)
 			judge_remedy(&j, "%s", remedy);
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 	} else {
 		const struct value_list *dl_lines = kv_get_list(&ev, "disks");
 		for (size_t i = 0; dl_lines && i < dl_lines->n; i++)
@@ -1254,8 +1241,7 @@ static bool replica_room(struct agg_ctx *ctx, const char *id, const struct disk_
 	kv_add_int(&f->evidence, "default_replica_count", dl->replicas[e]);
 	judge_remedy(&j, "add nodes or disks, or lower default-replica-count (Longhorn UI "
 			 "Settings) and the StorageClasses' numberOfReplicas");
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 	return true;
 }
 
@@ -1312,6 +1298,5 @@ void check_longhorn_node_disk(struct agg_ctx *ctx, const char *id)
 		   jq_len(nodes), plural((int64_t)jq_len(nodes), "node", "nodes"), which,
 		   (long long)dl.min_avail_pct, (long long)dl.over_pct);
 out:
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }

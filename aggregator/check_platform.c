@@ -71,8 +71,7 @@ static void webhook_one(struct agg_ctx *ctx, const char *id, enum resource_id ri
 	judge_note(&j, STATUS_PASS, "webhook entry %s is registered in %s %s", entry, kind,
 		   jq_name(cfg) ? jq_name(cfg) : "?");
 out:
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 void check_webhooks_harvester(struct agg_ctx *ctx, const char *id)
@@ -385,8 +384,7 @@ static void crash_finding(struct agg_ctx *ctx, const char *id, const struct jv *
 			     kubevirt_util_str(jq_namespace(pod)), kubevirt_util_str(jq_name(pod)));
 	else
 		restart_remedy(&j, pod, c, code, reason);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 static void pod_restarts(struct agg_ctx *ctx, const char *id, const struct jv *pod,
@@ -432,8 +430,7 @@ void check_pods_restarts(struct agg_ctx *ctx, const char *id)
 			   "%zu %s in harvester-system, longhorn-system, cattle-system: no "
 			   "container restarted",
 			   n, plural((int64_t)n, "pod", "pods"));
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 	}
 }
 
@@ -527,8 +524,7 @@ static bool apiservice_one(struct agg_ctx *ctx, const char *id, const struct jv 
 			     "jsonpath='{.spec.service}'; check that service's pods",
 			     name);
 	}
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 	return true;
 }
 
@@ -548,8 +544,7 @@ void check_apiservices(struct agg_ctx *ctx, const char *id)
 		judge_remedy(&j, "kubectl get crd | grep harvesterhci.io; kubectl get apiservice "
 				 "| grep harvesterhci");
 		flagged++;
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 	}
 	if (flagged == 0) {
 		struct finding *f = agg_finding(ctx, id);
@@ -559,8 +554,7 @@ void check_apiservices(struct agg_ctx *ctx, const char *id)
 		judge_note(&j, STATUS_PASS, "%s %zu %s available",
 			   jq_len(items) == 1 ? "the" : "all", jq_len(items),
 			   plural((int64_t)jq_len(items), "APIService is", "APIServices are"));
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 	}
 }
 
@@ -830,8 +824,7 @@ void check_harvester_endpoint(struct agg_ctx *ctx, const char *id)
 		judge_note(&j, STATUS_FAIL, "Service harvester-system/harvester does not exist");
 		judge_remedy(&j, "kubectl -n harvester-system get svc; the chart's "
 				 "service.harvester.type sets how it is exposed");
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 		return;
 	}
 	struct target t[EP_MAX_TARGETS];
@@ -897,6 +890,5 @@ void check_harvester_endpoint(struct agg_ctx *ctx, const char *id)
 				 "ClusterIP), or allow it to reach the NodePort");
 	}
 out:
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }

@@ -79,8 +79,7 @@ static void conflict_snapshot_controller(struct agg_ctx *ctx, const char *id, si
 		     "after the install (harvester exits fatally without it):\n%s",
 		     VSC_MANIFEST);
 	strv_clear(&found);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 static const char *first_image(const struct jv *workload)
@@ -118,8 +117,7 @@ static void conflict_operator(struct agg_ctx *ctx, const char *id, const char *n
 	judge_note(&j, level, "%s already runs in namespace %s: %s", name,
 		   jq_namespace(o) ? jq_namespace(o) : "?", what);
 	judge_remedy(&j, "%s", remedy);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* The Harvester releases whose Longhorn chart is minor m or m+1 of an existing
@@ -245,8 +243,7 @@ static void conflict_longhorn(struct agg_ctx *ctx, const char *id, size_t *n)
 			     "values",
 			     path ? path : "the current default-data-path setting");
 	}
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 static bool ingress_present(const struct cluster_state *cs, const char **ret)
@@ -306,8 +303,7 @@ void check_preinstall_conflicts(struct agg_ctx *ctx, const char *id)
 			     "name: curl -k --resolve harvester.local:PORT:NODE_IP "
 			     "https://harvester.local:PORT/dashboard/; ssl-certificates requeue "
 			     "messages are then expected and harmless");
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 	}
 	if (n == 0) {
 		struct finding *f = agg_finding(ctx, id);
@@ -320,8 +316,7 @@ void check_preinstall_conflicts(struct agg_ctx *ctx, const char *id)
 		judge_note(&j, STATUS_PASS,
 			   "no conflicting snapshot-controller, KubeVirt, CDI or Longhorn; an "
 			   "ingress controller is present");
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 	}
 }
 
@@ -654,6 +649,5 @@ void check_preinstall_cidrs(struct agg_ctx *ctx, const char *id)
 			     "/etc/rancher/rke2/config.yaml /etc/rancher/rke2/config.yaml.d/* on a "
 			     "server node; a node's /24 is never the cluster CIDR):\n%s",
 			     block);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }

@@ -253,8 +253,7 @@ void check_vsc_longhorn(struct agg_ctx *ctx, const char *id)
 		   "driver.longhorn.io (type %s)",
 		   type);
 out:
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.vsc.ambiguous ---- */
@@ -474,8 +473,7 @@ void check_vsc_ambiguous(struct agg_ctx *ctx, const char *id)
 		    w.n, vsc_type_desc(&w.v[0]));
 	}
 	vsc_view_free(&w);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.vsc.backup-target ---- */
@@ -667,8 +665,7 @@ static void backup_targets_in_use(struct agg_ctx *ctx, const char *id, const cha
 		}
 		free(u[i].volumes);
 		free(u[i].classes);
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 	}
 	free(u);
 }
@@ -839,8 +836,7 @@ others:
 	}
 	backup_targets_in_use(ctx, id, classes);
 out:
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.vsc.snap-restore-risk ---- */
@@ -924,8 +920,7 @@ void check_vsc_snap_restore_risk(struct agg_ctx *ctx, const char *id)
 			   w.n_broken ? " (other Longhorn StorageClasses: api.vsc.ambiguous)" : "");
 	}
 	vsc_view_free(&w);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.snapshot.restorable ---- */
@@ -1045,8 +1040,7 @@ static void restorable_snap(struct agg_ctx *ctx, const char *id, const struct jv
 			   r->name);
 		c->bad++;
 	}
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 static void restorable_judge(struct agg_ctx *ctx, const char *id, const struct jv *vs,
@@ -1077,8 +1071,7 @@ static void restorable_judge(struct agg_ctx *ctx, const char *id, const struct j
 				   "VolumeSnapshotContent");
 		}
 		c->bad++;
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 		return;
 	}
 	if (!streq(JQS(content, "spec", "driver"), LONGHORN_DRIVER)) {
@@ -1101,8 +1094,7 @@ static void restorable_judge(struct agg_ctx *ctx, const char *id, const struct j
 			   handle ? "a snapshot handle that is not a Longhorn handle"
 				  : "no snapshot handle");
 		c->bad++;
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 		return;
 	}
 	if (r.type == LONGHORN_REF_BACKUP)
@@ -1153,8 +1145,7 @@ void check_snapshot_restorable(struct agg_ctx *ctx, const char *id)
 			   plural((int64_t)c.longhorn, "VolumeSnapshot", "VolumeSnapshots"),
 			   c.snap_ok, plural((int64_t)c.snap_ok, "snapshot", "snapshots"),
 			   c.backups, plural((int64_t)c.backups, "backup", "backups"));
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.snapshot.stuck-deletion ---- */
@@ -1210,8 +1201,7 @@ static void stuck_content(struct agg_ctx *ctx, const char *id, const struct jv *
 		     "finalizer skips the driver's cleanup: look for leftover Longhorn snapshots "
 		     "or backups (kubectl -n longhorn-system get snapshots.longhorn.io)",
 		     name, vsns ? vsns : "?", vsname ? vsname : "?");
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 static bool names_snapshot(const struct jv *src, const char *name)
@@ -1387,8 +1377,7 @@ static void stuck_snapshot(struct agg_ctx *ctx, const char *id, const struct jv 
 		     ns, name);
 	name_finalizer(f, &j, vs, false, 0);
 out:
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
@@ -1412,8 +1401,7 @@ void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
 			    storage_object_finding(ctx, id, "VolumeSnapshotContent", c);
 			struct judge j = {0};
 			judge_note(&j, STATUS_UNKNOWN, "unreadable metadata.deletionTimestamp");
-			judge_apply(&j, f, "");
-			judge_clear(&j);
+			judge_decide(&j, f, "");
 			stuck++;
 		} else if (r > 0) {
 			stuck_content(ctx, id, c, age);
@@ -1429,8 +1417,7 @@ void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
 			struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshot", vs);
 			struct judge j = {0};
 			judge_note(&j, STATUS_UNKNOWN, "unreadable metadata.deletionTimestamp");
-			judge_apply(&j, f, "");
-			judge_clear(&j);
+			judge_decide(&j, f, "");
 			stuck++;
 			continue;
 		}
@@ -1459,6 +1446,5 @@ void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
 		   "(%zu %s, %zu %s)",
 		   jq_len(snaps), plural((int64_t)jq_len(snaps), "snapshot", "snapshots"),
 		   jq_len(contents), plural((int64_t)jq_len(contents), "content", "contents"));
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }

@@ -208,8 +208,7 @@ void check_storageclass_default(struct agg_ctx *ctx, const char *id)
 	} else {
 		sc_default_one(ctx, &j, items, defaults.items[0]);
 	}
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 	strv_clear(&defaults);
 }
 
@@ -361,9 +360,7 @@ static void pvc_judge(struct agg_ctx *ctx, const char *id, const struct jv *pvc,
 		c->bad++;
 	}
 out:
-	if (f)
-		judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, ""); /* f is NULL when the PVC has no problem */
 }
 
 void check_pvc_rwx_class_mismatch(struct agg_ctx *ctx, const char *id)
@@ -395,8 +392,7 @@ void check_pvc_rwx_class_mismatch(struct agg_ctx *ctx, const char *id)
 			   "%zu RWX %s, %zu on Longhorn classes: each has the volume mode its "
 			   "class serves (Filesystem: non-migratable, Block: migratable)",
 			   c.rwx, plural((int64_t)c.rwx, "PVC", "PVCs"), c.longhorn);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.dns.replicas ---- */
@@ -466,8 +462,7 @@ static void dns_judge(struct agg_ctx *ctx, const char *id, const struct jv *d)
 		    name);
 	dns_remedy(&j, name, ready < 1);
 out:
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 void check_dns_replicas(struct agg_ctx *ctx, const char *id)
@@ -491,6 +486,5 @@ void check_dns_replicas(struct agg_ctx *ctx, const char *id)
 	kv_add_int(&f->evidence, "deployments", (int64_t)jq_len(deps));
 	judge_remedy(&j, "kubectl -n kube-system get deploy,ds -l k8s-app=kube-dns; on RKE2 the "
 			 "rke2-coredns chart must not be disabled (--disable rke2-coredns)");
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }

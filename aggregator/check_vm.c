@@ -547,8 +547,7 @@ static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
 	judge_remedy(&j, "%s", rem);
 	strv_clear(&e.reasons);
 	strv_clear(&e.remedies);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 }
 
 void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
@@ -583,8 +582,7 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 		kv_add_int(&f->evidence, "virtualmachineinstances", (int64_t)jq_len(vmis));
 		kv_add_int(&f->evidence, "virtualmachines", (int64_t)cs_count(ctx->cs, RES_VMS));
 		judge_note(&j, STATUS_SKIP, "no running VMI: nothing to live-migrate");
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 		return;
 	}
 	/* A migration that failed before it reached the VMI is on its VMIM only:
@@ -629,8 +627,7 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 				   n_running == 1 ? "the" : "all", n_running,
 				   plural((int64_t)n_running, "VMI", "VMIs"), now);
 		}
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 	} else if (unread && sum.n_ok > 0) {
 		struct finding *f = agg_finding(ctx, id);
 		struct judge j = {0};
@@ -642,8 +639,7 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 			     "grant get/list/watch on "
 			     "virtualmachineinstancemigrations.kubevirt.io (deploy/base/rbac.yaml "
 			     "does) or collect them: docs/collect.md");
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 	}
 	strv_clear(&sum.migrating);
 }
@@ -718,8 +714,7 @@ static bool run_strategy_one(struct agg_ctx *ctx, const char *id, const struct j
 		    "'{\"spec\":{\"runStrategy\":\"Always\"}}' (kubectl patch vm --type=merge)",
 		    ns, name, run ? "Always" : "Halted");
 	}
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 	return true;
 }
 
@@ -744,8 +739,7 @@ void check_vm_run_strategy(struct agg_ctx *ctx, const char *id)
 		judge_note(&j, STATUS_PASS, "%s %zu %s spec.runStrategy",
 			   jq_len(vms) == 1 ? "the" : "all", jq_len(vms),
 			   plural((int64_t)jq_len(vms), "VM uses", "VMs use"));
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 	}
 }
 
@@ -956,8 +950,7 @@ static bool import_one(struct agg_ctx *ctx, const char *id, const struct jv *dv,
 			   plural(st.restarts, "time", "times"),
 			   JQS(dv, "status", "progress") ? JQS(dv, "status", "progress") : "?");
 	import_remedy(&j, &src, &st, ns);
-	judge_apply(&j, f, "");
-	judge_clear(&j);
+	judge_decide(&j, f, "");
 	return true;
 }
 
@@ -982,7 +975,6 @@ void check_cdi_import_source(struct agg_ctx *ctx, const char *id)
 		judge_note(&j, STATUS_PASS, "%zu %s, %zu from a URL; no importer restarted",
 			   jq_len(dvs), plural((int64_t)jq_len(dvs), "DataVolume", "DataVolumes"),
 			   n_url);
-		judge_apply(&j, f, "");
-		judge_clear(&j);
+		judge_decide(&j, f, "");
 	}
 }

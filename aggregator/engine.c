@@ -66,8 +66,7 @@ void agg_not_applicable(struct agg_ctx *ctx, const char *id, const char *fmt, ..
 	va_end(ap);
 	struct judge j = {0};
 	judge_note(&j, STATUS_SKIP, "%s", why);
-	judge_apply(&j, agg_finding(ctx, id), "");
-	judge_clear(&j);
+	judge_decide(&j, agg_finding(ctx, id), "");
 }
 
 bool engine_harvester_installed(const struct cluster_state *cs)

@@ -62,3 +62,10 @@ void judge_clear(struct judge *j)
 	j->status = STATUS_PASS;
 	j->noted = false;
 }
+
+void judge_decide(struct judge *j, struct finding *f, const char *empty_msg)
+{
+	if (f)
+		judge_apply(j, f, empty_msg);
+	judge_clear(j);
+}

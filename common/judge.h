@@ -32,3 +32,6 @@ void judge_remedy(struct judge *j, const char *fmt, ...) _printf_(2, 3);
 void judge_apply(const struct judge *j, struct finding *f, const char *empty_msg);
 /* Forget every note and remedy; the judge starts again at PASS. */
 void judge_clear(struct judge *j);
+/* Where a check decides a finding and is done with the judge: judge_apply to f
+ * (when f is not NULL: the finding may not have been made), then judge_clear. */
+void judge_decide(struct judge *j, struct finding *f, const char *empty_msg);

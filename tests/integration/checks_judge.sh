@@ -2,10 +2,10 @@
 # Every check, the agent's on a host (agent/check_*.c) and the aggregator's on
 # the cluster (aggregator/check_*.c), builds its findings one way: it collects
 # notes and remedies in a judge (common/judge.h) and sets each finding's
-# status, message and remedy once, with judge_apply() (docs/development.md,
-# "Adding a check"). This fails when a check file sets them by hand
-# (finding_set, finding_remedy, or an assignment to a status/message/
-# remediation), or never calls judge_apply().
+# status, message and remedy once, with judge_apply() or judge_decide()
+# (docs/development.md, "Adding a check"). This fails when a check file sets
+# them by hand (finding_set, finding_remedy, or an assignment to a status/
+# message/remediation), or never calls judge_apply() or judge_decide().
 #
 # Outside the check files and so not scanned: agent/agent.c, agent/daemon.c and
 # aggregator/engine.c, whose findings are the runner's own (a check not
@@ -54,14 +54,14 @@ for f in "${files[@]}"; do
 		[ $ok = 1 ] || left+="$h"$'\n'
 	done <<<"$hits"
 	[ -z "$left" ] || bad+="$f:"$'\n'"$left"
-	if grep -q 'judge_apply(' "$f"; then
+	if grep -qE 'judge_(apply|decide)\(' "$f"; then
 		judged=$((judged + 1))
 	else
-		bad+="$f: never calls judge_apply()"$'\n'
+		bad+="$f: never calls judge_apply() or judge_decide()"$'\n'
 	fi
 done
 if [ -n "$bad" ]; then
-	echo "checks_judge: checks must set their findings through judge.h (judge_note, judge_remedy, judge_apply):" >&2
+	echo "checks_judge: checks must set their findings through judge.h (judge_note, judge_remedy, judge_apply/judge_decide):" >&2
 	printf '%s' "$bad" >&2
 	exit 1
 fi
