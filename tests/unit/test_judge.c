@@ -121,12 +121,35 @@ static void test_nothing_noted(void **state)
 	expect(&j, STATUS_PASS, "nothing noted", "");
 }
 
+/* judge_decide applies and clears; with no finding (none was made) it only clears. */
+static void test_decide(void **state)
+{
+	(void)state;
+	struct finding_list l = {0};
+	struct finding *f = finding_list_add(&l, "api.test");
+	struct judge j = {0};
+	judge_note(&j, STATUS_SKIP, "Longhorn is not installed");
+	judge_remedy(&j, "install it");
+	judge_decide(&j, f, "");
+	assert_int_equal(f->status, STATUS_SKIP);
+	assert_string_equal(f->message, "Longhorn is not installed");
+	assert_string_equal(f->remediation, "install it");
+	assert_false(j.noted);
+	assert_int_equal(j.reasons.n, 0);
+	assert_int_equal(j.remedies.n, 0);
+	judge_note(&j, STATUS_FAIL, "x");
+	judge_decide(&j, NULL, "");
+	assert_false(j.noted);
+	assert_int_equal(j.reasons.n, 0);
+	finding_list_clear(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_skip_only),	  cmocka_unit_test(test_skip_ranks_lowest),
 	    cmocka_unit_test(test_worst_decides), cmocka_unit_test(test_remedies_are_sentences),
-	    cmocka_unit_test(test_nothing_noted),
+	    cmocka_unit_test(test_nothing_noted), cmocka_unit_test(test_decide),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
