@@ -513,8 +513,7 @@ void check_nfs_probe(struct agent_ctx *ctx, const char *id)
 	const struct probe_targets *t = &ctx->opts->targets;
 	if (t->nfs_endpoints.n == 0 && !t->canary_export) {
 		struct finding *f = agent_finding(ctx, id);
-		/* Nothing to judge: a judge starting at SKIP stays there. */
-		_cleanup_(judge_clear) struct judge j = {.status = STATUS_SKIP};
+		_cleanup_(judge_clear) struct judge j = {0};
 		judge_note(&j, STATUS_SKIP, "no RWX share endpoints to probe");
 		kv_add_int(&f->evidence, "nfs_endpoints", 0);
 		kv_add_bool(&f->evidence, "canary_export", false);

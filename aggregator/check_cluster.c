@@ -92,23 +92,24 @@ void check_nodes_reporting(struct agg_ctx *ctx, const char *id)
 			continue;
 		}
 		struct finding *f = agg_object_finding(ctx, id, n);
+		struct judge j = {0};
 		finding_set_node(f, name);
 		if (e) {
-			finding_set(f, STATUS_UNKNOWN,
-				    "last report is %llds old (more than 3 intervals)",
-				    (long long)(age / NSEC_PER_SEC));
+			judge_note(&j, STATUS_UNKNOWN,
+				   "last report is %llds old (more than 3 intervals)",
+				   (long long)(age / NSEC_PER_SEC));
 			kv_add_int(&f->evidence, "report_age_seconds", age / NSEC_PER_SEC);
 			kv_add_int(&f->evidence, "interval_seconds",
 				   e->report->interval_s ? (int64_t)e->report->interval_s
 							 : ctx->interval_s);
 		} else {
-			finding_set(f, STATUS_UNKNOWN, "no agent report from this Ready node");
+			judge_note(&j, STATUS_UNKNOWN, "no agent report from this Ready node");
 		}
-		finding_remedy(
-		    f,
-		    "check the hvready-agent pod or unit on %s (kubectl -n hvready-system "
-		    "get pods -o wide; journalctl -u hvready-agent)",
-		    name);
+		judge_remedy(&j,
+			     "check the hvready-agent pod or unit on %s (kubectl -n hvready-system "
+			     "get pods -o wide; journalctl -u hvready-agent)",
+			     name);
+		judge_decide(&j, f, "");
 	}
 	/* Reports under names that are no Kubernetes node: a wrong --node, or a
 	 * host that is not (yet) part of the cluster. */
@@ -117,29 +118,33 @@ void check_nodes_reporting(struct agg_ctx *ctx, const char *id)
 		if (cs_find(ctx->cs, RES_NODES, NULL, name))
 			continue;
 		struct finding *f = agg_finding(ctx, id);
+		struct judge j = {0};
 		finding_set_node(f, name);
-		finding_set(f, STATUS_WARN, "report from \"%s\", which is not a Kubernetes node",
-			    name);
+		judge_note(&j, STATUS_WARN, "report from \"%s\", which is not a Kubernetes node",
+			   name);
 		kv_add_str(&f->evidence, "hostname",
 			   ctx->nodes[i].report->hostname ? ctx->nodes[i].report->hostname : "");
-		finding_remedy(f, "run the agent with --node set to the node's Kubernetes name "
-				  "(the DaemonSet passes spec.nodeName)");
+		judge_remedy(&j, "run the agent with --node set to the node's Kubernetes name "
+				 "(the DaemonSet passes spec.nodeName)");
+		judge_decide(&j, f, "");
 	}
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	kv_add_int(&f->evidence, "ready_nodes", (int64_t)expected);
 	kv_add_int(&f->evidence, "reporting", (int64_t)fresh);
 	struct value_list *nr = kv_add_list(&f->evidence, "not_ready_nodes");
 	for (size_t i = 0; i < not_ready.n; i++)
 		vlist_add_str(nr, not_ready.items[i]);
 	if (expected == 0)
-		finding_set(f, STATUS_UNKNOWN, "no Ready Kubernetes node to expect reports from");
+		judge_note(&j, STATUS_UNKNOWN, "no Ready Kubernetes node to expect reports from");
 	else if (fresh == expected)
-		finding_set(f, STATUS_PASS, "%s %zu Ready %s", expected == 1 ? "the" : "all",
-			    expected, plural((int64_t)expected, "node reports", "nodes report"));
+		judge_note(&j, STATUS_PASS, "%s %zu Ready %s", expected == 1 ? "the" : "all",
+			   expected, plural((int64_t)expected, "node reports", "nodes report"));
 	else
-		finding_set(f, STATUS_UNKNOWN, "%zu of %zu Ready nodes report", fresh, expected);
+		judge_note(&j, STATUS_UNKNOWN, "%zu of %zu Ready nodes report", fresh, expected);
 	strv_clear(&not_ready);
 	free(ix.e);
+	judge_decide(&j, f, "");
 }
 
 /* Does Longhorn's taint-toleration setting ("key1=value1:NoSchedule;
@@ -188,6 +193,7 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 	    JQS(cs_find(ctx->cs, RES_LH_SETTINGS, NULL, "taint-toleration"), "value");
 	size_t total = jq_len(nodes), ready = 0, replica = 0, witnesses = 0;
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	struct value_list *excluded = NULL;
 	size_t replica_v2 = 0;
 	/* kept apart until the loop ends: a second list added to the evidence
@@ -249,11 +255,11 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 	enum resource_status rs = ctx->cs->res[RES_LH_SETTINGS].status;
 	int r = longhorn_replica_count(ctx->cs, "v1", &want, &raw);
 	if (r == -EINVAL) {
-		finding_set(f, STATUS_UNKNOWN,
-			    "Longhorn setting default-replica-count has an unreadable value: the "
-			    "replica count to place apart is not known");
+		judge_note(&j, STATUS_UNKNOWN,
+			   "Longhorn setting default-replica-count has an unreadable value: the "
+			   "replica count to place apart is not known");
 		kv_add_str(&f->evidence, "default_replica_count", raw ? raw : "(absent)");
-		return;
+		goto out;
 	}
 	if (r == 0)
 		kv_add_strf(&f->evidence, "default_replica_count", "%lld (setting value %s)",
@@ -271,13 +277,13 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 	if (v2) {
 		const char *raw_v2;
 		if (longhorn_replica_count(ctx->cs, "v2", &want_v2, &raw_v2) == -EINVAL) {
-			finding_set(
-			    f, STATUS_UNKNOWN,
+			judge_note(
+			    &j, STATUS_UNKNOWN,
 			    "Longhorn setting default-replica-count has an unreadable value: "
 			    "the v2 engine's replica count to place apart is not known");
 			kv_add_str(&f->evidence, "v2_default_replica_count",
 				   raw_v2 ? raw_v2 : "(absent)");
-			return;
+			goto out;
 		}
 		kv_add_int(&f->evidence, "v2_replica_nodes", (int64_t)replica_v2);
 		if (v2_excluded.n) {
@@ -293,45 +299,46 @@ void check_nodes_count(struct agg_ctx *ctx, const char *id)
 	bool v2_short = v2 && replica_v2 < (size_t)want_v2;
 	if (!v1_short && !v2_short) {
 		if (v2)
-			finding_set(
-			    f, STATUS_PASS,
+			judge_note(
+			    &j, STATUS_PASS,
 			    "%zu Ready %s can hold Longhorn replicas, %zu of them v2 data "
 			    "engine replicas: %lld (v1) and %lld (v2) replicas can be placed "
 			    "apart",
 			    replica, plural((int64_t)replica, "node", "nodes"), replica_v2,
 			    (long long)want, (long long)want_v2);
 		else
-			finding_set(f, STATUS_PASS,
-				    "%zu Ready %s can hold Longhorn replicas: %lld %s can be "
-				    "placed apart",
-				    replica, plural((int64_t)replica, "node", "nodes"),
-				    (long long)want, plural(want, "replica", "replicas"));
-		return;
+			judge_note(&j, STATUS_PASS,
+				   "%zu Ready %s can hold Longhorn replicas: %lld %s can be "
+				   "placed apart",
+				   replica, plural((int64_t)replica, "node", "nodes"),
+				   (long long)want, plural(want, "replica", "replicas"));
+		goto out;
 	}
 	if (v1_short)
-		finding_set(
-		    f, STATUS_WARN,
+		judge_note(
+		    &j, STATUS_WARN,
 		    "%zu node%s can hold Longhorn replicas (%zu Ready, %zu excluded: tainted "
 		    "against longhorn-manager or witness): Longhorn's default-replica-count "
 		    "%lld cannot be placed on separate nodes%s",
 		    replica, replica == 1 ? "" : "s", ready, ready - replica, (long long)want,
 		    v2_short ? " (nor the v2 engine's, see v2_replica_nodes)" : "");
 	else
-		finding_set(f, STATUS_WARN,
-			    "%zu node%s can hold Longhorn v2 data engine replicas (%zu more are "
-			    "labelled " LONGHORN_V2_DISABLE_LABEL "=true): the v2 engine's "
-			    "default-replica-count %lld cannot be placed on separate nodes",
-			    replica_v2, replica_v2 == 1 ? "" : "s", replica - replica_v2,
-			    (long long)want_v2);
-	finding_remedy(f,
-		       "add nodes before relying on replica redundancy, or lower Longhorn's "
-		       "default-replica-count (and numberOfReplicas of the harvester-longhorn "
-		       "StorageClass) to the node count%s",
-		       v2_short
-			   ? "; for v2 volumes, remove the label "
-			     "node.longhorn.io/disable-v2-data-engine from a node or lower the "
-			     "v2 key of default-replica-count"
-			   : "");
+		judge_note(&j, STATUS_WARN,
+			   "%zu node%s can hold Longhorn v2 data engine replicas (%zu more are "
+			   "labelled " LONGHORN_V2_DISABLE_LABEL "=true): the v2 engine's "
+			   "default-replica-count %lld cannot be placed on separate nodes",
+			   replica_v2, replica_v2 == 1 ? "" : "s", replica - replica_v2,
+			   (long long)want_v2);
+	judge_remedy(&j,
+		     "add nodes before relying on replica redundancy, or lower Longhorn's "
+		     "default-replica-count (and numberOfReplicas of the harvester-longhorn "
+		     "StorageClass) to the node count%s",
+		     v2_short ? "; for v2 volumes, remove the label "
+				"node.longhorn.io/disable-v2-data-engine from a node or lower the "
+				"v2 key of default-replica-count"
+			      : "");
+out:
+	judge_decide(&j, f, "");
 }
 
 void check_clock_skew(struct agg_ctx *ctx, const char *id)
@@ -355,38 +362,42 @@ void check_clock_skew(struct agg_ctx *ctx, const char *id)
 			continue;
 		worst = status_worst(worst, st);
 		struct finding *f = agg_finding(ctx, id);
+		struct judge j = {0};
 		finding_set_node(f, e->report->node);
-		finding_set(f, st, "clock differs from the aggregator's by %+lld ms",
-			    (long long)(skew / NSEC_PER_MSEC));
+		judge_note(&j, st, "clock differs from the aggregator's by %+lld ms",
+			   (long long)(skew / NSEC_PER_MSEC));
 		kv_add_int(&f->evidence, "skew_ms", skew / NSEC_PER_MSEC);
 		kv_add_int(&f->evidence, "round_trip_ms", e->rtt_ns / NSEC_PER_MSEC);
 		kv_add_int(&f->evidence, "warn_ms", SKEW_WARN_NS / NSEC_PER_MSEC);
 		kv_add_int(&f->evidence, "fail_ms", SKEW_FAIL_NS / NSEC_PER_MSEC);
-		finding_remedy(f,
-			       "synchronise the node's clock (chronyc sources; timedatectl "
-			       "timesync-status); Longhorn and etcd leases need agreeing clocks");
+		judge_remedy(&j, "synchronise the node's clock (chronyc sources; timedatectl "
+				 "timesync-status); Longhorn and etcd leases need agreeing clocks");
+		judge_decide(&j, f, "");
 	}
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	kv_add_int(&f->evidence, "nodes_measured", (int64_t)measured);
 	if (measured == 0) {
 		bool offline = false;
 		for (size_t i = 0; i < ctx->n_nodes; i++)
 			offline |= ctx->nodes[i].from_file;
 		if (offline)
-			finding_set(f, STATUS_SKIP,
-				    "not measurable from report files (no send/receive pair)");
+			judge_note(&j, STATUS_SKIP,
+				   "not measurable from report files (no send/receive pair)");
 		else
-			finding_set(f, STATUS_UNKNOWN,
-				    "no live agent reports to measure skew from");
-		return;
+			judge_note(&j, STATUS_UNKNOWN,
+				   "no live agent reports to measure skew from");
+		goto out;
 	}
 	if (worst == STATUS_PASS)
-		finding_set(f, STATUS_PASS, "%s of %zu %s within %lld ms of the aggregator's",
-			    plural((int64_t)measured, "clock", "clocks"), measured,
-			    plural((int64_t)measured, "node", "nodes"),
-			    (long long)(SKEW_WARN_NS / NSEC_PER_MSEC));
+		judge_note(&j, STATUS_PASS, "%s of %zu %s within %lld ms of the aggregator's",
+			   plural((int64_t)measured, "clock", "clocks"), measured,
+			   plural((int64_t)measured, "node", "nodes"),
+			   (long long)(SKEW_WARN_NS / NSEC_PER_MSEC));
 	else
-		finding_set(f, worst, "clock skew on some nodes (see the per-node findings)");
+		judge_note(&j, worst, "clock skew on some nodes (see the per-node findings)");
+out:
+	judge_decide(&j, f, "");
 }
 
 /* The nodes where KVM works: those are the live-migration targets. */
@@ -603,6 +614,7 @@ void check_cpu_compat(struct agg_ctx *ctx, const char *id)
 			strv_add(&vendors, kv_get_str(cpu, "vendor"));
 	}
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	kv_add_int(&f->evidence, "kvm_nodes", (int64_t)n);
 	struct value_list *vl = kv_add_list(&f->evidence, "vendors");
 	for (size_t i = 0; i < vendors.n; i++)
@@ -613,15 +625,15 @@ void check_cpu_compat(struct agg_ctx *ctx, const char *id)
 			vlist_add_str(ul, unknown.items[i]);
 	}
 	if (vendors.n > 1) {
-		finding_set(f, STATUS_FAIL,
-			    "mixed CPU vendors among KVM nodes: VMs cannot "
-			    "live-migrate between them");
+		judge_note(&j, STATUS_FAIL,
+			   "mixed CPU vendors among KVM nodes: VMs cannot "
+			   "live-migrate between them");
 		struct kv_list *by = kv_add_map(&f->evidence, "vendor_by_node");
 		for (size_t i = 0; i < n; i++)
 			kv_add_str(by, kvm[i]->node, kv_get_str(cpu_facts(kvm[i]), "vendor"));
-		finding_remedy(f,
-			       "keep live migration within nodes of one vendor (node affinity or "
-			       "separate clusters); KubeVirt cannot migrate between Intel and AMD");
+		judge_remedy(&j,
+			     "keep live migration within nodes of one vendor (node affinity or "
+			     "separate clusters); KubeVirt cannot migrate between Intel and AMD");
 		goto out;
 	}
 	/* For each node, the flags some other KVM node has and it lacks: a VM
@@ -662,27 +674,27 @@ void check_cpu_compat(struct agg_ctx *ctx, const char *id)
 			vlist_add_str(il, ignored.items[i]);
 	}
 	if (lacking_nodes) {
-		finding_set(f, STATUS_WARN, "CPU flags differ: %zu %s features other nodes have",
-			    lacking_nodes,
-			    plural((int64_t)lacking_nodes, "node lacks", "nodes lack"));
-		finding_remedy(f,
-			       "VMs using host-model/host-passthrough cannot migrate to the nodes "
-			       "listed; set a common CPU model in the KubeVirt CR "
-			       "(spec.configuration.cpuModel) or per VM");
+		judge_note(&j, STATUS_WARN, "CPU flags differ: %zu %s features other nodes have",
+			   lacking_nodes,
+			   plural((int64_t)lacking_nodes, "node lacks", "nodes lack"));
+		judge_remedy(&j,
+			     "VMs using host-model/host-passthrough cannot migrate to the nodes "
+			     "listed; set a common CPU model in the KubeVirt CR "
+			     "(spec.configuration.cpuModel) or per VM");
 	} else if (n >= 2) {
-		finding_set(f, STATUS_PASS,
-			    "%zu KVM nodes with the same CPU vendor and guest-visible flags", n);
+		judge_note(&j, STATUS_PASS,
+			   "%zu KVM nodes with the same CPU vendor and guest-visible flags", n);
 	} else if (unknown.n) {
-		finding_set(f, STATUS_UNKNOWN, "no CPU facts from %zu KVM node%s", unknown.n,
-			    unknown.n == 1 ? "" : "s");
+		judge_note(&j, STATUS_UNKNOWN, "no CPU facts from %zu KVM node%s", unknown.n,
+			   unknown.n == 1 ? "" : "s");
 	} else if (n == 1) {
-		finding_set(f, STATUS_SKIP, "only one KVM node: no migration target to compare");
+		judge_note(&j, STATUS_SKIP, "only one KVM node: no migration target to compare");
 	} else {
-		finding_set(f, STATUS_UNKNOWN, "no node reports with a working KVM");
+		judge_note(&j, STATUS_UNKNOWN, "no node reports with a working KVM");
 	}
-	if (unknown.n && f->status == STATUS_PASS)
-		finding_set(f, STATUS_UNKNOWN, "%zu KVM node%s sent no CPU facts", unknown.n,
-			    unknown.n == 1 ? "" : "s");
+	if (unknown.n && j.status == STATUS_PASS)
+		judge_note(&j, STATUS_UNKNOWN, "%zu KVM node%s sent no CPU facts", unknown.n,
+			   unknown.n == 1 ? "" : "s");
 out:
 	strv_clear(&unknown);
 	strv_clear(&vendors);
@@ -693,6 +705,7 @@ out:
 	free(bits);
 	free(ignored_id);
 	free(kvm);
+	judge_decide(&j, f, "");
 }
 
 /* Hostname of a Kubernetes node: the agent's report, else status.addresses. */
@@ -775,6 +788,7 @@ void check_hostname_unique(struct agg_ctx *ctx, const char *id)
 	}
 	free(sorted);
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	kv_add_int(&f->evidence, "hosts", (int64_t)hosts.n);
 	/* Equal hostnames (ignoring case) side by side, then each group with
 	 * more than one node in the order of its first occurrence; a group is
@@ -786,11 +800,11 @@ void check_hostname_unique(struct agg_ctx *ctx, const char *id)
 		qsort(hp, hosts.n, sizeof(*hp), cmp_host_pos);
 	struct dup_group *groups = xcalloc(hosts.n ? hosts.n : 1, sizeof(*groups));
 	size_t n_groups = 0;
-	for (size_t i = 0, j; i < hosts.n; i = j) {
-		for (j = i + 1; j < hosts.n && strcaseeq(hp[i].host, hp[j].host); j++)
+	for (size_t i = 0, end; i < hosts.n; i = end) {
+		for (end = i + 1; end < hosts.n && strcaseeq(hp[i].host, hp[end].host); end++)
 			;
-		if (j - i > 1)
-			groups[n_groups++] = (struct dup_group){hp[i].pos, i, j - i};
+		if (end - i > 1)
+			groups[n_groups++] = (struct dup_group){hp[i].pos, i, end - i};
 	}
 	if (n_groups)
 		qsort(groups, n_groups, sizeof(*groups), cmp_group);
@@ -808,20 +822,21 @@ void check_hostname_unique(struct agg_ctx *ctx, const char *id)
 			vlist_add_str(ml, missing.items[i]);
 	}
 	if (dups) {
-		finding_set(f, STATUS_FAIL, "hostnames are not unique");
-		finding_remedy(
-		    f, "give every node a unique hostname (hostnamectl set-hostname) before "
-		       "installing: Longhorn's RWX lock recovery identifies nodes by hostname");
+		judge_note(&j, STATUS_FAIL, "hostnames are not unique");
+		judge_remedy(
+		    &j, "give every node a unique hostname (hostnamectl set-hostname) before "
+			"installing: Longhorn's RWX lock recovery identifies nodes by hostname");
 	} else if (missing.n) {
-		finding_set(f, STATUS_UNKNOWN, "no hostname known for %zu node%s", missing.n,
-			    missing.n == 1 ? "" : "s");
+		judge_note(&j, STATUS_UNKNOWN, "no hostname known for %zu node%s", missing.n,
+			   missing.n == 1 ? "" : "s");
 	} else if (hosts.n == 0) {
-		finding_set(f, STATUS_UNKNOWN, "no hostnames known (no nodes, no reports)");
+		judge_note(&j, STATUS_UNKNOWN, "no hostnames known (no nodes, no reports)");
 	} else {
-		finding_set(f, STATUS_PASS, "%zu %s", hosts.n,
-			    hosts.n == 1 ? "hostname" : "hostnames, all unique");
+		judge_note(&j, STATUS_PASS, "%zu %s", hosts.n,
+			   hosts.n == 1 ? "hostname" : "hostnames, all unique");
 	}
 	strv_clear(&names);
 	strv_clear(&hosts);
 	strv_clear(&missing);
+	judge_decide(&j, f, "");
 }

@@ -152,7 +152,7 @@ static char *gate_list(const struct jv *gates, const char *sep, const char *quot
 
 /* default_on: the gate is on when listed nowhere (Beta from KubeVirt 1.9): only
  * then does taking it out of disabledFeatureGates switch it on. */
-static void remedy_gate_off(struct finding *f, const struct jv *kv, const struct jv *gates,
+static void remedy_gate_off(struct judge *j, const struct jv *kv, const struct jv *gates,
 			    const struct jv *disabled, const struct helm_values *hv,
 			    bool default_on)
 {
@@ -180,8 +180,8 @@ static void remedy_gate_off(struct finding *f, const struct jv *kv, const struct
 				"'{\"spec\":{\"configuration\":{\"developerConfiguration\":"
 				"{\"featureGates\":[%s]}}}}'",
 				ns, name, json);
-	finding_remedy(
-	    f,
+	judge_remedy(
+	    j,
 	    "1) %s. 2) restart virt-api pod by pod, it reads gates only at start: for p in "
 	    "$(kubectl -n %s get pod -l kubevirt.io=virt-api -o "
 	    "jsonpath='{.items[*].metadata.name}'); do kubectl -n %s delete pod \"$p\" "
@@ -220,6 +220,7 @@ static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, const struct 
 	}
 
 	struct finding *f = agg_object_finding(ctx, id, kv);
+	struct judge j = {0};
 	kv_add_str(&f->evidence, "kubevirt_version", vs ? vs : "unknown");
 	if (vfield)
 		kv_add_strf(&f->evidence, "version_from", "status.%s", vfield);
@@ -248,47 +249,46 @@ static void snapshot_gate_one(struct agg_ctx *ctx, const char *id, const struct 
 	}
 
 	if (!g.decided) {
-		finding_set(f, STATUS_UNKNOWN, "Snapshot gate: %s", g.why);
-		finding_remedy(f, "check status.observedKubeVirtVersion of KubeVirt %s/%s",
-			       jq_namespace(kv) ? jq_namespace(kv) : "",
-			       kubevirt_util_str(jq_name(kv)));
+		judge_note(&j, STATUS_UNKNOWN, "Snapshot gate: %s", g.why);
+		judge_remedy(&j, "check status.observedKubeVirtVersion of KubeVirt %s/%s",
+			     jq_namespace(kv) ? jq_namespace(kv) : "",
+			     kubevirt_util_str(jq_name(kv)));
 	} else if (g.on) {
 		/* Only when the values were readable: unparsable values say nothing. */
 		if (listed && hv->found && hv->errors.n == 0 && helm_managed(kv) &&
 		    !list_has(values_gates, SNAPSHOT_GATE)) {
-			finding_set(
-			    f, STATUS_WARN,
-			    "Snapshot gate is on now, but the Helm values do not list it at "
-			    "%s: the next helm upgrade renders the CR without it",
-			    VALUES_GATE_PATH);
-			remedy_gate_off(f, kv, gates, disabled, hv, dflt.on);
+			judge_note(&j, STATUS_WARN,
+				   "Snapshot gate is on now, but the Helm values do not list it at "
+				   "%s: the next helm upgrade renders the CR without it",
+				   VALUES_GATE_PATH);
+			remedy_gate_off(&j, kv, gates, disabled, hv, dflt.on);
 		} else {
-			finding_set(f, STATUS_PASS, "Snapshot gate is on (%s)", g.why);
+			judge_note(&j, STATUS_PASS, "Snapshot gate is on (%s)", g.why);
 		}
 	} else if (near.n > 0) {
-		finding_set(f, STATUS_FAIL, "Snapshot gate is off: %s%s", near.items[0],
-			    near.n > 1 ? " (and more, see near_misses)" : "");
-		remedy_gate_off(f, kv, gates, disabled, hv, dflt.on);
+		judge_note(&j, STATUS_FAIL, "Snapshot gate is off: %s%s", near.items[0],
+			   near.n > 1 ? " (and more, see near_misses)" : "");
+		remedy_gate_off(&j, kv, gates, disabled, hv, dflt.on);
 	} else if (n_snap + n_rest > 0) {
-		finding_set(f, STATUS_FAIL,
-			    "Snapshot gate is off (%s) while %zu VirtualMachineSnapshot and %zu "
-			    "VirtualMachineRestore objects exist: new ones are denied with "
-			    "\"snapshot feature gate not enabled\"",
-			    g.why, n_snap, n_rest);
-		remedy_gate_off(f, kv, gates, disabled, hv, dflt.on);
+		judge_note(&j, STATUS_FAIL,
+			   "Snapshot gate is off (%s) while %zu VirtualMachineSnapshot and %zu "
+			   "VirtualMachineRestore objects exist: new ones are denied with "
+			   "\"snapshot feature gate not enabled\"",
+			   g.why, n_snap, n_rest);
+		remedy_gate_off(&j, kv, gates, disabled, hv, dflt.on);
 	} else {
-		finding_set(f, STATUS_WARN,
-			    "Snapshot gate is off (%s): VM snapshots through snapshot.kubevirt.io "
-			    "are denied; Harvester's own VM backups do not need it",
-			    g.why);
-		remedy_gate_off(f, kv, gates, disabled, hv, dflt.on);
+		judge_note(&j, STATUS_WARN,
+			   "Snapshot gate is off (%s): VM snapshots through snapshot.kubevirt.io "
+			   "are denied; Harvester's own VM backups do not need it",
+			   g.why);
+		remedy_gate_off(&j, kv, gates, disabled, hv, dflt.on);
 	}
 	/* A rule taken from another release than the one running is said, never implied. */
-	if (g.assumed[0] && f->message) {
-		_cleanup_free_ char *msg = xstrdup(f->message);
-		finding_set(f, f->status, "%s; %s", msg, g.assumed);
-	}
+	if (g.assumed[0])
+		judge_note(&j, j.status, "%s",
+			   g.assumed); /* joined to the verdict's notes by "; " */
 	strv_clear(&near);
+	judge_decide(&j, f, "");
 }
 
 /* KubeVirt CRD not served, or no CR: nothing to judge here (api.kubevirt.available
@@ -297,10 +297,10 @@ static bool kubevirt_absent(struct agg_ctx *ctx, const char *id)
 {
 	if (jq_len(cs_items(ctx->cs, RES_KUBEVIRTS)) > 0)
 		return false;
-	finding_set(agg_finding(ctx, id), STATUS_SKIP,
-		    ctx->cs->res[RES_KUBEVIRTS].status == RES_NOT_INSTALLED
-			? "KubeVirt is not installed (kubevirts.kubevirt.io is not served)"
-			: "no KubeVirt CR exists (see api.kubevirt.available)");
+	agg_not_applicable(ctx, id,
+			   ctx->cs->res[RES_KUBEVIRTS].status == RES_NOT_INSTALLED
+			       ? "KubeVirt is not installed (kubevirts.kubevirt.io is not served)"
+			       : "no KubeVirt CR exists (see api.kubevirt.available)");
 	return true;
 }
 
@@ -386,16 +386,16 @@ static bool process_start(const struct jv *pod, int64_t *ret, const char **ret_s
 	return false;
 }
 
-static void remedy_restart_virt_api(struct finding *f, const char *ns)
+static void remedy_restart_virt_api(struct judge *j, const char *ns)
 {
-	finding_remedy(f,
-		       "delete the virt-api pods one at a time, waiting for each to be ready "
-		       "(the webhook stays served; avoid rollout restart, virt-operator owns the "
-		       "Deployment): for p in $(kubectl -n %s get pod -l kubevirt.io=virt-api -o "
-		       "jsonpath='{.items[*].metadata.name}'); do kubectl -n %s delete pod \"$p\" "
-		       "--wait=false; kubectl -n %s rollout status deploy/virt-api "
-		       "--timeout=120s; done",
-		       ns, ns, ns);
+	judge_remedy(j,
+		     "delete the virt-api pods one at a time, waiting for each to be ready "
+		     "(the webhook stays served; avoid rollout restart, virt-operator owns the "
+		     "Deployment): for p in $(kubectl -n %s get pod -l kubevirt.io=virt-api -o "
+		     "jsonpath='{.items[*].metadata.name}'); do kubectl -n %s delete pod \"$p\" "
+		     "--wait=false; kubectl -n %s rollout status deploy/virt-api "
+		     "--timeout=120s; done",
+		     ns, ns, ns);
 }
 
 static void gate_stale_one(struct agg_ctx *ctx, const char *id, const struct jv *kv)
@@ -408,6 +408,7 @@ static void gate_stale_one(struct agg_ctx *ctx, const char *id, const struct jv 
 	bool have_obs = jq_int(JQ(kv, "status", "observedGeneration"), &obs);
 
 	struct finding *f = agg_object_finding(ctx, id, kv);
+	struct judge j = {0};
 	char ts[64];
 	if (have_gen)
 		kv_add_int(&f->evidence, "generation", gen);
@@ -444,60 +445,58 @@ static void gate_stale_one(struct agg_ctx *ctx, const char *id, const struct jv 
 	}
 
 	if (n_running == 0) {
-		finding_set(f, STATUS_UNKNOWN,
-			    "no running virt-api pod (label kubevirt.io=virt-api) in %s to compare "
-			    "with the KubeVirt CR",
-			    ns);
-		finding_remedy(f,
-			       "kubectl -n %s get pod -l kubevirt.io=virt-api; see "
-			       "api.kubevirt.available",
-			       ns);
+		judge_note(&j, STATUS_UNKNOWN,
+			   "no running virt-api pod (label kubevirt.io=virt-api) in %s to compare "
+			   "with the KubeVirt CR",
+			   ns);
+		judge_remedy(&j,
+			     "kubectl -n %s get pod -l kubevirt.io=virt-api; see "
+			     "api.kubevirt.available",
+			     ns);
 	} else if (!ch.known) {
-		finding_set(f, STATUS_UNKNOWN,
-			    "cannot tell when the feature gates last changed: the KubeVirt CR has "
-			    "no managedFields (kubectl get -o json leaves them out unless given "
-			    "--show-managed-fields) and generation %lld > 1",
-			    (long long)gen);
-		finding_remedy(
-		    f,
-		    "collect with hvready-aggregator collect (or kubectl get kubevirt -n "
-		    "%s -o json --show-managed-fields); if the gates changed after the "
-		    "virt-api pods' start times shown here, restart them: for p in "
-		    "$(kubectl -n %s get pod -l kubevirt.io=virt-api -o "
-		    "jsonpath='{.items[*].metadata.name}'); do kubectl -n %s delete pod "
-		    "\"$p\" --wait=false; kubectl -n %s rollout status deploy/virt-api "
-		    "--timeout=120s; done",
-		    ns, ns, ns, ns);
+		judge_note(&j, STATUS_UNKNOWN,
+			   "cannot tell when the feature gates last changed: the KubeVirt CR has "
+			   "no managedFields (kubectl get -o json leaves them out unless given "
+			   "--show-managed-fields) and generation %lld > 1",
+			   (long long)gen);
+		judge_remedy(&j,
+			     "collect with hvready-aggregator collect (or kubectl get kubevirt -n "
+			     "%s -o json --show-managed-fields); if the gates changed after the "
+			     "virt-api pods' start times shown here, restart them: for p in "
+			     "$(kubectl -n %s get pod -l kubevirt.io=virt-api -o "
+			     "jsonpath='{.items[*].metadata.name}'); do kubectl -n %s delete pod "
+			     "\"$p\" --wait=false; kubectl -n %s rollout status deploy/virt-api "
+			     "--timeout=120s; done",
+			     ns, ns, ns, ns);
 	} else if (n_stale > 0) {
 		char started[64], changed[64];
 		util_format_rfc3339(first_stale_at, started, sizeof(started));
 		util_format_rfc3339(ch.at, changed, sizeof(changed));
-		finding_set(
-		    f, STATUS_FAIL,
-		    "%zu of %zu virt-api pods started before the feature gates last changed "
-		    "(%s started=%s, gates changed at %s): they still run with the old "
-		    "gates",
-		    n_stale, n_running, first_stale ? first_stale : "?", started, changed);
-		remedy_restart_virt_api(f, ns);
+		judge_note(&j, STATUS_FAIL,
+			   "%zu of %zu virt-api pods started before the feature gates last changed "
+			   "(%s started=%s, gates changed at %s): they still run with the old "
+			   "gates",
+			   n_stale, n_running, first_stale ? first_stale : "?", started, changed);
+		remedy_restart_virt_api(&j, ns);
 	} else if (have_gen && have_obs && obs < gen) {
-		finding_set(
-		    f, STATUS_WARN,
+		judge_note(
+		    &j, STATUS_WARN,
 		    "virt-api pods started after the last gate change, but virt-operator has "
 		    "not yet observed generation %lld (observedGeneration %lld)",
 		    (long long)gen, (long long)obs);
-		finding_remedy(
-		    f,
-		    "wait until status.observedGeneration equals metadata.generation and "
-		    "phase is Deployed: kubectl -n %s get kubevirt %s -o "
-		    "jsonpath='{.metadata.generation} {.status.observedGeneration} "
-		    "{.status.phase}'",
-		    ns, jq_name(kv) ? jq_name(kv) : "kubevirt");
+		judge_remedy(&j,
+			     "wait until status.observedGeneration equals metadata.generation and "
+			     "phase is Deployed: kubectl -n %s get kubevirt %s -o "
+			     "jsonpath='{.metadata.generation} {.status.observedGeneration} "
+			     "{.status.phase}'",
+			     ns, jq_name(kv) ? jq_name(kv) : "kubevirt");
 	} else {
-		finding_set(f, STATUS_PASS,
-			    "%s %zu virt-api %s started after the feature gates last changed",
-			    n_running == 1 ? "the" : "all", n_running,
-			    plural((int64_t)n_running, "pod", "pods"));
+		judge_note(&j, STATUS_PASS,
+			   "%s %zu virt-api %s started after the feature gates last changed",
+			   n_running == 1 ? "the" : "all", n_running,
+			   plural((int64_t)n_running, "pod", "pods"));
 	}
+	judge_decide(&j, f, "");
 }
 
 void check_kubevirt_gate_stale(struct agg_ctx *ctx, const char *id)
@@ -569,35 +568,37 @@ static void judge_operator_cr(struct agg_ctx *ctx, const char *id, const struct 
 	const char *target = target_version(o) ? target_version(o) : "?";
 	bool available = streq(avail, "True");
 	struct finding *f = agg_object_finding(ctx, id, o);
+	struct judge j = {0};
 	operator_cr_evidence(&f->evidence, o, conds, phase);
 
 	if (kubevirt_util_deleting(o))
-		finding_set(f, STATUS_FAIL, "%s CR is being deleted", what);
+		judge_note(&j, STATUS_FAIL, "%s CR is being deleted", what);
 	else if (streq(phase, "Upgrading") && available)
-		finding_set(f, STATUS_WARN,
-			    "%s is upgrading to %s and still Available (phase Upgrading: %s)", what,
-			    target, cond_text(conds, "Degraded", "no message"));
+		judge_note(&j, STATUS_WARN,
+			   "%s is upgrading to %s and still Available (phase Upgrading: %s)", what,
+			   target, cond_text(conds, "Degraded", "no message"));
 	else if (!streq(phase, "Deployed") && streq(cond_status(conds, "Synchronized"), "False"))
-		finding_set(f, STATUS_FAIL, "%s is not deployed (phase %s): %s", what,
-			    phase && *phase ? phase : "not set",
-			    cond_text(conds, "Synchronized", "Synchronized=False"));
+		judge_note(&j, STATUS_FAIL, "%s is not deployed (phase %s): %s", what,
+			   phase && *phase ? phase : "not set",
+			   cond_text(conds, "Synchronized", "Synchronized=False"));
 	else if (!streq(phase, "Deployed"))
-		finding_set(f, STATUS_FAIL, "%s is not deployed: phase %s", what,
-			    phase && *phase ? phase
-					    : "not set (the operator has not reconciled it)");
+		judge_note(&j, STATUS_FAIL, "%s is not deployed: phase %s", what,
+			   phase && *phase ? phase
+					   : "not set (the operator has not reconciled it)");
 	else if (!available)
-		finding_set(f, STATUS_FAIL, "%s is Deployed but not Available (Available=%s)", what,
-			    avail ? avail : "not reported");
+		judge_note(&j, STATUS_FAIL, "%s is Deployed but not Available (Available=%s)", what,
+			   avail ? avail : "not reported");
 	else if (streq(cond_status(conds, "Progressing"), "True"))
-		finding_set(f, STATUS_WARN, "%s is Available, an update is in progress (to %s)",
-			    what, target);
+		judge_note(&j, STATUS_WARN, "%s is Available, an update is in progress (to %s)",
+			   what, target);
 	else if (streq(cond_status(conds, "Degraded"), "True"))
-		finding_set(f, STATUS_WARN, "%s is Available but Degraded: %s", what,
-			    cond_text(conds, "Degraded", "no reason given"));
+		judge_note(&j, STATUS_WARN, "%s is Available but Degraded: %s", what,
+			   cond_text(conds, "Degraded", "no reason given"));
 	else
-		finding_set(f, STATUS_PASS, "%s is Deployed and Available", what);
-	if (f->status != STATUS_PASS)
-		finding_remedy(f, "%s", remedy);
+		judge_note(&j, STATUS_PASS, "%s is Deployed and Available", what);
+	if (j.status != STATUS_PASS)
+		judge_remedy(&j, "%s", remedy);
+	judge_decide(&j, f, "");
 }
 
 /* Harvester ships CDI since v1.5 (harvester/harvester
@@ -624,20 +625,22 @@ static void missing_operator_cr(struct agg_ctx *ctx, const char *id, enum resour
 				const char *what, const char *remedy)
 {
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	const char *hv_version = NULL;
 	kv_add_str(&f->evidence, "resource", resource_status_name(ctx->cs->res[rid].status));
 	if (!ctx->harvester_installed) {
-		finding_set(f, STATUS_SKIP, "%s is not installed (Harvester is not installed yet)",
-			    what);
+		judge_note(&j, STATUS_SKIP, "%s is not installed (Harvester is not installed yet)",
+			   what);
 	} else if (rid == RES_CDIS && !harvester_ships_cdi(ctx->cs, &hv_version)) {
 		kv_add_str(&f->evidence, "harvester_image", hv_version);
 		versions_note(&f->evidence, ctx->cs, VC_HARVESTER);
-		finding_set(f, STATUS_SKIP, "no CDI: this Harvester release (%s) ships none",
-			    hv_version);
+		judge_note(&j, STATUS_SKIP, "no CDI: this Harvester release (%s) ships none",
+			   hv_version);
 	} else {
-		finding_set(f, STATUS_FAIL, "Harvester is installed but there is no %s CR", what);
-		finding_remedy(f, "%s", remedy);
+		judge_note(&j, STATUS_FAIL, "Harvester is installed but there is no %s CR", what);
+		judge_remedy(&j, "%s", remedy);
 	}
+	judge_decide(&j, f, "");
 }
 
 void check_kubevirt_available(struct agg_ctx *ctx, const char *id)
@@ -655,8 +658,8 @@ void check_kubevirt_available(struct agg_ctx *ctx, const char *id)
 	const struct jv *kvs = cs_items(ctx->cs, RES_KUBEVIRTS),
 			*cdis = cs_items(ctx->cs, RES_CDIS);
 	if (jq_len(kvs) == 0 && jq_len(cdis) == 0 && !ctx->harvester_installed) {
-		finding_set(
-		    agg_finding(ctx, id), STATUS_SKIP,
+		agg_not_applicable(
+		    ctx, id,
 		    "neither KubeVirt nor CDI is installed (Harvester is not installed yet)");
 		return;
 	}

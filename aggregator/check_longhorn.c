@@ -33,16 +33,18 @@ static bool longhorn_applies(struct agg_ctx *ctx, const char *id, enum resource_
 		return true;
 	_cleanup_free_ char *name = resource_display_name(&resource_defs[res]);
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	if (ctx->harvester_installed) {
-		finding_set(f, STATUS_FAIL,
-			    "Harvester is installed but %s is not served: Longhorn "
-			    "is missing",
-			    name);
-		finding_remedy(f, "kubectl -n longhorn-system get pods; kubectl get crd | grep "
-				  "longhorn.io");
+		judge_note(&j, STATUS_FAIL,
+			   "Harvester is installed but %s is not served: Longhorn "
+			   "is missing",
+			   name);
+		judge_remedy(&j, "kubectl -n longhorn-system get pods; kubectl get crd | grep "
+				 "longhorn.io");
 	} else {
-		finding_set(f, STATUS_SKIP, "Longhorn is not installed (%s is not served)", name);
+		judge_note(&j, STATUS_SKIP, "Longhorn is not installed (%s is not served)", name);
 	}
+	judge_decide(&j, f, "");
 	return false;
 }
 
@@ -174,25 +176,25 @@ enum health_fix {
 	FIX_INSPECT
 };
 
-static void health_remedy(struct finding *f, const char *name, enum health_fix fix)
+static void health_remedy(struct judge *j, const char *name, enum health_fix fix)
 {
 	switch (fix) {
 	case FIX_SALVAGE:
-		finding_remedy(f,
-			       "kubectl -n longhorn-system get replicas.longhorn.io -l "
-			       "longhornvolume=%s -o wide; Longhorn salvages a faulted volume's "
-			       "replicas when it is reattached (setting auto-salvage); if none can "
-			       "be salvaged, restore the volume from a backup",
-			       name);
+		judge_remedy(j,
+			     "kubectl -n longhorn-system get replicas.longhorn.io -l "
+			     "longhornvolume=%s -o wide; Longhorn salvages a faulted volume's "
+			     "replicas when it is reattached (setting auto-salvage); if none can "
+			     "be salvaged, restore the volume from a backup",
+			     name);
 		break;
 	case FIX_CLONE:
-		finding_remedy(
-		    f, "see api.longhorn.clone-stuck: if its source is gone, delete the "
-		       "restored volume's PVC and restore from a backup (type bak) instead");
+		judge_remedy(j,
+			     "see api.longhorn.clone-stuck: if its source is gone, delete the "
+			     "restored volume's PVC and restore from a backup (type bak) instead");
 		break;
 	case FIX_REBUILD:
-		finding_remedy(
-		    f,
+		judge_remedy(
+		    j,
 		    "Longhorn rebuilds replicas when a node with a schedulable disk is "
 		    "free: watch kubectl -n longhorn-system get volumes.longhorn.io %s -w; "
 		    "if it stays degraded, see api.longhorn.node-disk and the volume's "
@@ -200,8 +202,8 @@ static void health_remedy(struct finding *f, const char *name, enum health_fix f
 		    name);
 		break;
 	case FIX_ATTACH_CLONE:
-		finding_remedy(
-		    f,
+		judge_remedy(
+		    j,
 		    "attach the volume once (start its workload, or Longhorn UI → Attach): "
 		    "Longhorn then rebuilds the missing replicas and marks the clone completed; "
 		    "or let Longhorn rebuild it detached: setting offline-replica-rebuilding "
@@ -212,21 +214,19 @@ static void health_remedy(struct finding *f, const char *name, enum health_fix f
 		    name);
 		break;
 	case FIX_NO_REPLICAS:
-		finding_remedy(
-		    f,
-		    "kubectl -n longhorn-system get replicas.longhorn.io -l "
-		    "longhornvolume=%s; a volume without replicas holds no data: restore "
-		    "it from a backup",
-		    name);
+		judge_remedy(j,
+			     "kubectl -n longhorn-system get replicas.longhorn.io -l "
+			     "longhornvolume=%s; a volume without replicas holds no data: restore "
+			     "it from a backup",
+			     name);
 		break;
 	case FIX_INSPECT:
 	case FIX_NONE:
-		finding_remedy(
-		    f,
-		    "kubectl -n longhorn-system get volumes.longhorn.io %s -o yaml; "
-		    "kubectl -n longhorn-system logs -l app=longhorn-manager --tail=500 | "
-		    "grep %s",
-		    name, name);
+		judge_remedy(j,
+			     "kubectl -n longhorn-system get volumes.longhorn.io %s -o yaml; "
+			     "kubectl -n longhorn-system logs -l app=longhorn-manager --tail=500 | "
+			     "grep %s",
+			     name, name);
 		break;
 	}
 }
@@ -353,15 +353,17 @@ static void volume_judge(struct agg_ctx *ctx, const char *id, const struct jv *v
 		return;
 	}
 	struct finding *f = storage_object_finding(ctx, id, "Volume", vol);
+	struct judge j = {0};
 	volume_evidence(f, vol, x.state, x.rob, x.clone, have_age ? age : -1);
 	kv_add_value(&f->evidence, "replicas", &rev.items[0].val);
 	kv_list_clear(&rev);
 	if (x.vm)
 		kv_add_str(&f->evidence, "vm", x.vm);
-	finding_set(f, v.st, "volume %s: %s", name, v.msg);
-	health_remedy(f, name, v.fix);
+	judge_note(&j, v.st, "volume %s: %s", name, v.msg);
+	health_remedy(&j, name, v.fix);
 	free(v.msg);
 	hc->problems++;
+	judge_decide(&j, f, "");
 }
 
 void check_longhorn_volume_health(struct agg_ctx *ctx, const char *id)
@@ -377,20 +379,22 @@ void check_longhorn_volume_health(struct agg_ctx *ctx, const char *id)
 	if (hc.problems)
 		return;
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	kv_add_int(&f->evidence, "volumes", (int64_t)hc.total);
 	kv_add_int(&f->evidence, "attached_healthy", (int64_t)hc.attached_healthy);
 	kv_add_int(&f->evidence, "detached", (int64_t)hc.detached);
 	kv_add_int(&f->evidence, "being_deleted", (int64_t)hc.deleting);
 	kv_add_int(&f->evidence, "other", (int64_t)hc.other_ok);
 	if (hc.total == hc.deleting)
-		finding_set(f, STATUS_SKIP, "no Longhorn volumes (%zu being deleted)", hc.deleting);
+		judge_note(&j, STATUS_SKIP, "no Longhorn volumes (%zu being deleted)", hc.deleting);
 	else
-		finding_set(f, STATUS_PASS,
-			    "%zu Longhorn %s: %zu attached and healthy, %zu detached "
-			    "(robustness unknown while detached is normal)%s",
-			    hc.total, plural((int64_t)hc.total, "volume", "volumes"),
-			    hc.attached_healthy, hc.detached,
-			    hc.other_ok ? ", others still settling" : "");
+		judge_note(&j, STATUS_PASS,
+			   "%zu Longhorn %s: %zu attached and healthy, %zu detached "
+			   "(robustness unknown while detached is normal)%s",
+			   hc.total, plural((int64_t)hc.total, "volume", "volumes"),
+			   hc.attached_healthy, hc.detached,
+			   hc.other_ok ? ", others still settling" : "");
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.longhorn.clone-stuck ---- */
@@ -428,7 +432,7 @@ static void clone_evidence(struct finding *f, const struct jv *vol, const char *
 			    str_or(JQS(vol, "status", "kubernetesStatus", "namespace"), "?"), pvc);
 }
 
-static void clone_never(struct finding *f, const struct jv *vol, const struct longhorn_ref *r,
+static void clone_never(struct judge *j, const struct jv *vol, const struct longhorn_ref *r,
 			bool src_gone, bool snap_gone, const char *state)
 {
 	const char *ns = str_or(JQS(vol, "status", "kubernetesStatus", "namespace"), "<ns>");
@@ -442,10 +446,10 @@ static void clone_never(struct finding *f, const struct jv *vol, const struct lo
 	if (snap_gone)
 		storage_appendf(&why, "%ssnapshot %s no longer exists", why ? ", " : "source ",
 				r->name);
-	finding_set(f, STATUS_FAIL, "clone %s will never converge: %s (clone state %s)", name, why,
-		    *state ? state : "\"\"");
-	finding_remedy(
-	    f,
+	judge_note(j, STATUS_FAIL, "clone %s will never converge: %s (clone state %s)", name, why,
+		   *state ? state : "\"\"");
+	judge_remedy(
+	    j,
 	    "nothing can fill this volume any more: delete what uses it and its claim (for "
 	    "a VM restore: kubectl delete vm -n %s %s; kubectl delete "
 	    "virtualmachinerestores.snapshot.kubevirt.io -n %s <restore>; kubectl delete "
@@ -456,29 +460,28 @@ static void clone_never(struct finding *f, const struct jv *vol, const struct lo
 }
 
 /* state failed, sources present: Longhorn retries with back-off, at most 10 times. */
-static void clone_failed_retrying(struct finding *f, const struct jv *vol,
+static void clone_failed_retrying(struct judge *j, const struct jv *vol,
 				  const struct longhorn_ref *r, int64_t attempts)
 {
 	const char *name = str_or(jq_name(vol), "?");
 	if (attempts >= 10) {
-		finding_set(f, STATUS_FAIL,
-			    "clone %s failed %lld times and Longhorn stops retrying (at most 10)",
-			    name, (long long)attempts);
-		finding_remedy(f,
-			       "kubectl -n longhorn-system logs -l app=longhorn-manager "
-			       "--tail=500 | grep -i clone; recreate the volume from its source");
+		judge_note(j, STATUS_FAIL,
+			   "clone %s failed %lld times and Longhorn stops retrying (at most 10)",
+			   name, (long long)attempts);
+		judge_remedy(j, "kubectl -n longhorn-system logs -l app=longhorn-manager "
+				"--tail=500 | grep -i clone; recreate the volume from its source");
 		return;
 	}
-	finding_set(
-	    f, STATUS_WARN,
+	judge_note(
+	    j, STATUS_WARN,
 	    "clone %s failed (attempt %lld); its source exists and Longhorn retries at %s", name,
 	    (long long)attempts,
 	    str_or(JQS(vol, "status", "cloneStatus", "nextAllowedAttemptAt"), "the next back-off"));
-	finding_remedy(f,
-		       "keep the source volume %s and its snapshot until the clone completes; "
-		       "kubectl -n longhorn-system logs -l app=longhorn-manager --tail=500 | grep "
-		       "-i clone",
-		       r->volume);
+	judge_remedy(j,
+		     "keep the source volume %s and its snapshot until the clone completes; "
+		     "kubectl -n longhorn-system logs -l app=longhorn-manager --tail=500 | grep "
+		     "-i clone",
+		     r->volume);
 }
 
 static void clone_judge(struct agg_ctx *ctx, const char *id, const struct jv *vol, const char *ds,
@@ -492,10 +495,12 @@ static void clone_judge(struct agg_ctx *ctx, const char *id, const struct jv *vo
 	if (longhorn_ref_parse((const uint8_t *)ds, strlen(ds), &r) < 0 ||
 	    (r.type != LONGHORN_REF_VOLUME && r.type != LONGHORN_REF_SNAPSHOT)) {
 		struct finding *f = storage_object_finding(ctx, id, "Volume", vol);
+		struct judge j = {0};
 		clone_evidence(f, vol, state, have_age ? age : -1, false, -1);
-		finding_set(f, STATUS_UNKNOWN, "spec.dataSource %s is neither vol:// nor snap://",
-			    ds);
+		judge_note(&j, STATUS_UNKNOWN, "spec.dataSource %s is neither vol:// nor snap://",
+			   ds);
 		cc->problems++;
+		judge_decide(&j, f, "");
 		return;
 	}
 	cc->clones++;
@@ -517,18 +522,22 @@ static void clone_judge(struct agg_ctx *ctx, const char *id, const struct jv *vo
 	bool pending = !state || !*state || streq(state, "initiated");
 	if (!failed && !pending) {
 		struct finding *f = storage_object_finding(ctx, id, "Volume", vol);
+		struct judge j = {0};
 		clone_evidence(f, vol, state, have_age ? age : -1, !src_gone, snap_exists);
-		finding_set(f, STATUS_UNKNOWN, "clone state %s is not one Longhorn defines", st);
+		judge_note(&j, STATUS_UNKNOWN, "clone state %s is not one Longhorn defines", st);
 		cc->problems++;
+		judge_decide(&j, f, "");
 		return;
 	}
 	if (pending && !have_age) {
 		struct finding *f = storage_object_finding(ctx, id, "Volume", vol);
+		struct judge j = {0};
 		clone_evidence(f, vol, state, -1, !src_gone, snap_exists);
-		finding_set(
-		    f, STATUS_UNKNOWN,
+		judge_note(
+		    &j, STATUS_UNKNOWN,
 		    "clone in state %s, but without creationTimestamp its duration is unknown", st);
 		cc->problems++;
+		judge_decide(&j, f, "");
 		return;
 	}
 	if (pending && (age <= SETTLE_S || (!src_gone && !snap_gone &&
@@ -537,23 +546,25 @@ static void clone_judge(struct agg_ctx *ctx, const char *id, const struct jv *vo
 		return;
 	}
 	struct finding *f = storage_object_finding(ctx, id, "Volume", vol);
+	struct judge j = {0};
 	clone_evidence(f, vol, state, have_age ? age : -1, !src_gone, snap_exists);
 	cc->problems++;
 	if (src_gone || snap_gone)
-		clone_never(f, vol, &r, src_gone, snap_gone, st);
+		clone_never(&j, vol, &r, src_gone, snap_gone, st);
 	else if (pending)
-		finding_set(f, STATUS_UNKNOWN,
-			    "clone in state %s for more than %ds; snapshots.longhorn.io is not "
-			    "served, so whether snapshot %s still exists is unknown",
-			    st, SETTLE_S, r.name);
+		judge_note(&j, STATUS_UNKNOWN,
+			   "clone in state %s for more than %ds; snapshots.longhorn.io is not "
+			   "served, so whether snapshot %s still exists is unknown",
+			   st, SETTLE_S, r.name);
 	else
-		clone_failed_retrying(f, vol, &r, attempts);
+		clone_failed_retrying(&j, vol, &r, attempts);
+	judge_decide(&j, f, "");
 }
 
 void check_longhorn_clone_stuck(struct agg_ctx *ctx, const char *id)
 {
 	if (ctx->cs->res[RES_LH_VOLUMES].status == RES_NOT_INSTALLED) {
-		finding_set(agg_finding(ctx, id), STATUS_SKIP, "Longhorn is not installed");
+		agg_not_applicable(ctx, id, "Longhorn is not installed");
 		return;
 	}
 	const struct jv *vols = cs_items(ctx->cs, RES_LH_VOLUMES);
@@ -571,21 +582,23 @@ void check_longhorn_clone_stuck(struct agg_ctx *ctx, const char *id)
 	if (cc.problems)
 		return;
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	kv_add_int(&f->evidence, "volumes", (int64_t)jq_len(vols));
 	kv_add_int(&f->evidence, "clones", (int64_t)cc.clones);
 	kv_add_int(&f->evidence, "completed", (int64_t)cc.completed);
 	kv_add_int(&f->evidence, "in_progress", (int64_t)cc.in_progress);
 	kv_add_int(&f->evidence, "being_deleted", (int64_t)cc.deleting);
 	if (cc.clones == 0)
-		finding_set(f, STATUS_SKIP,
-			    "no Longhorn volume is a clone (spec.dataSource empty)%s",
-			    cc.deleting ? "; clones being deleted are not judged" : "");
+		judge_note(&j, STATUS_SKIP,
+			   "no Longhorn volume is a clone (spec.dataSource empty)%s",
+			   cc.deleting ? "; clones being deleted are not judged" : "");
 	else
-		finding_set(f, STATUS_PASS,
-			    "%zu cloned %s: %zu copied, %zu in progress with their source "
-			    "present",
-			    cc.clones, plural((int64_t)cc.clones, "volume", "volumes"),
-			    cc.completed, cc.in_progress);
+		judge_note(&j, STATUS_PASS,
+			   "%zu cloned %s: %zu copied, %zu in progress with their source "
+			   "present",
+			   cc.clones, plural((int64_t)cc.clones, "volume", "volumes"), cc.completed,
+			   cc.in_progress);
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.longhorn.rwx-share ---- */
@@ -692,6 +705,7 @@ static void share_judge(struct agg_ctx *ctx, const char *id, const struct jv *vo
 	}
 	sc->problems++;
 	struct finding *f = storage_object_finding(ctx, id, "Volume", vol);
+	struct judge j = {0};
 	struct kv_list *ev = &f->evidence;
 	storage_ev_str(ev, "state", JQS(vol, "status", "state"));
 	storage_ev_str(ev, "robustness", JQS(vol, "status", "robustness"));
@@ -717,41 +731,41 @@ static void share_judge(struct agg_ctx *ctx, const char *id, const struct jv *vo
 	bool starting = streq(share_state, "starting") && pod && pod_age >= 0 &&
 			pod_age < SETTLE_S && !image_pull_error(pf.waiting_reason);
 	if (image_pull_error(pf.waiting_reason)) {
-		finding_set(f, STATUS_FAIL,
-			    "RWX volume %s is attached but its share-manager image %s cannot be "
-			    "pulled (%s: %s): no NFS share, writes fail",
-			    name, str_or(pf.image, "?"), pf.waiting_reason,
-			    str_or(pf.waiting_message, ""));
-		finding_remedy(
-		    f,
-		    "make %s pullable on every node (mirror it and point RKE2's "
-		    "registries.yaml at the mirror); host.image.share-manager tests each "
-		    "node; then kubectl -n %s delete pod %s",
-		    str_or(pf.image, "the share-manager image"), ns, pod_name);
+		judge_note(&j, STATUS_FAIL,
+			   "RWX volume %s is attached but its share-manager image %s cannot be "
+			   "pulled (%s: %s): no NFS share, writes fail",
+			   name, str_or(pf.image, "?"), pf.waiting_reason,
+			   str_or(pf.waiting_message, ""));
+		judge_remedy(&j,
+			     "make %s pullable on every node (mirror it and point RKE2's "
+			     "registries.yaml at the mirror); host.image.share-manager tests each "
+			     "node; then kubectl -n %s delete pod %s",
+			     str_or(pf.image, "the share-manager image"), ns, pod_name);
 	} else if (starting) {
-		finding_set(f, STATUS_WARN, "RWX volume %s: share-manager is starting (%s)", name,
-			    why);
-		finding_remedy(f, "wait a minute and check again: kubectl -n %s get pod %s", ns,
-			       pod_name);
+		judge_note(&j, STATUS_WARN, "RWX volume %s: share-manager is starting (%s)", name,
+			   why);
+		judge_remedy(&j, "wait a minute and check again: kubectl -n %s get pod %s", ns,
+			     pod_name);
 	} else {
-		finding_set(f, STATUS_FAIL,
-			    "RWX volume %s is attached but its NFS share is not served: %s; "
-			    "pods writing to it fail",
-			    name, why);
-		finding_remedy(
-		    f,
+		judge_note(&j, STATUS_FAIL,
+			   "RWX volume %s is attached but its NFS share is not served: %s; "
+			   "pods writing to it fail",
+			   name, why);
+		judge_remedy(
+		    &j,
 		    "kubectl -n %s get sharemanagers.longhorn.io %s -o yaml; kubectl -n %s "
 		    "describe pod %s; kubectl -n %s logs -l app=longhorn-manager "
 		    "--tail=500 --prefix | grep -i share; every node needs an NFSv4.1 "
 		    "client (host.nfs.client, host.nfs.kernel)",
 		    ns, name, ns, pod_name, ns);
 	}
+	judge_decide(&j, f, "");
 }
 
 void check_longhorn_rwx_share(struct agg_ctx *ctx, const char *id)
 {
 	if (ctx->cs->res[RES_LH_VOLUMES].status == RES_NOT_INSTALLED) {
-		finding_set(agg_finding(ctx, id), STATUS_SKIP, "Longhorn is not installed");
+		agg_not_applicable(ctx, id, "Longhorn is not installed");
 		return;
 	}
 	const struct jv *vols = cs_items(ctx->cs, RES_LH_VOLUMES);
@@ -792,6 +806,7 @@ void check_longhorn_rwx_share(struct agg_ctx *ctx, const char *id)
 		return;
 	}
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	kv_add_int(&f->evidence, "rwx_volumes", (int64_t)sc.rwx);
 	kv_add_int(&f->evidence, "migratable_rwx", (int64_t)sc.migratable);
 	kv_add_int(&f->evidence, "not_attached", (int64_t)sc.detached);
@@ -800,15 +815,16 @@ void check_longhorn_rwx_share(struct agg_ctx *ctx, const char *id)
 	kv_add_value(&f->evidence, "attached_not_exported", &unexported.items[0].val);
 	kv_list_clear(&unexported);
 	if (sc.attached == 0)
-		finding_set(f, STATUS_SKIP,
-			    "no RWX volume a pod uses through a share-manager (%zu RWX %s: %zu "
-			    "migratable need no share-manager, %zu not attached, %zu attached "
-			    "without a pod using them, %zu being deleted)",
-			    sc.rwx, plural((int64_t)sc.rwx, "volume", "volumes"), sc.migratable,
-			    sc.detached, sc.unexported, sc.deleting);
+		judge_note(&j, STATUS_SKIP,
+			   "no RWX volume a pod uses through a share-manager (%zu RWX %s: %zu "
+			   "migratable need no share-manager, %zu not attached, %zu attached "
+			   "without a pod using them, %zu being deleted)",
+			   sc.rwx, plural((int64_t)sc.rwx, "volume", "volumes"), sc.migratable,
+			   sc.detached, sc.unexported, sc.deleting);
 	else
-		finding_set(f, STATUS_PASS,
-			    "%zu attached RWX volumes are served by running share-managers", sc.ok);
+		judge_note(&j, STATUS_PASS,
+			   "%zu attached RWX volumes are served by running share-managers", sc.ok);
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.longhorn.node-disk ---- */
@@ -841,8 +857,10 @@ static bool read_int_setting(struct agg_ctx *ctx, const char *id, const char *na
 	if (v && longhorn_int_value_parse((const uint8_t *)v, strlen(v), ret) == 0 && *ret >= 0)
 		return true;
 	struct finding *f = agg_finding(ctx, id);
-	finding_set(f, STATUS_UNKNOWN, "Longhorn setting %s has an unreadable value", name);
+	struct judge j = {0};
+	judge_note(&j, STATUS_UNKNOWN, "Longhorn setting %s has an unreadable value", name);
 	storage_ev_str(&f->evidence, name, v);
+	judge_decide(&j, f, "");
 	return false;
 }
 
@@ -912,9 +930,11 @@ static bool disk_limits(struct agg_ctx *ctx, const char *id, struct disk_limits 
 		    !dl->judged[e])
 			continue;
 		struct finding *f = agg_finding(ctx, id);
-		finding_set(f, STATUS_UNKNOWN,
-			    "Longhorn setting default-replica-count has an unreadable value");
+		struct judge j = {0};
+		judge_note(&j, STATUS_UNKNOWN,
+			   "Longhorn setting default-replica-count has an unreadable value");
 		storage_ev_str(&f->evidence, "default-replica-count", raw);
+		judge_decide(&j, f, "");
 		return false;
 	}
 	dl->soft_anti_affinity = false;
@@ -1167,11 +1187,13 @@ static void node_judge(struct agg_ctx *ctx, const char *id, const struct jv *nod
 	*ret_problem = st != STATUS_PASS;
 	if (*ret_problem) {
 		struct finding *f = storage_object_finding(ctx, id, "Node", node);
+		struct judge j = {0};
 		kv_list_clear(&f->evidence);
 		f->evidence = ev;
-		finding_set(f, st, "%s", msg);
+		judge_note(&j, st, "%s", msg);
 		if (remedy)
-			finding_remedy(f, "%s", remedy);
+			judge_remedy(&j, "%s", remedy);
+		judge_decide(&j, f, "");
 	} else {
 		const struct value_list *dl_lines = kv_get_list(&ev, "disks");
 		for (size_t i = 0; dl_lines && i < dl_lines->n; i++)
@@ -1197,27 +1219,29 @@ static bool replica_room(struct agg_ctx *ctx, const char *id, const struct disk_
 	    dl->soft_anti_affinity)
 		return false;
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	if (dl->named)
-		finding_set(f, STATUS_WARN,
-			    "%zu Longhorn %s a schedulable %s disk for the %s data engine "
-			    "but its default-replica-count is %lld: new %s volumes stay degraded "
-			    "(one replica per node)",
-			    schedulable_nodes,
-			    plural((int64_t)schedulable_nodes, "node has", "nodes have"),
-			    longhorn_engine_disk_type(e), longhorn_engine_name(e),
-			    (long long)dl->replicas[e], longhorn_engine_name(e));
+		judge_note(&j, STATUS_WARN,
+			   "%zu Longhorn %s a schedulable %s disk for the %s data engine "
+			   "but its default-replica-count is %lld: new %s volumes stay degraded "
+			   "(one replica per node)",
+			   schedulable_nodes,
+			   plural((int64_t)schedulable_nodes, "node has", "nodes have"),
+			   longhorn_engine_disk_type(e), longhorn_engine_name(e),
+			   (long long)dl->replicas[e], longhorn_engine_name(e));
 	else
-		finding_set(f, STATUS_WARN,
-			    "%zu Longhorn %s a schedulable disk but default-replica-count "
-			    "is %lld: new volumes stay degraded (one replica per node)",
-			    schedulable_nodes,
-			    plural((int64_t)schedulable_nodes, "node has", "nodes have"),
-			    (long long)dl->replicas[e]);
+		judge_note(&j, STATUS_WARN,
+			   "%zu Longhorn %s a schedulable disk but default-replica-count "
+			   "is %lld: new volumes stay degraded (one replica per node)",
+			   schedulable_nodes,
+			   plural((int64_t)schedulable_nodes, "node has", "nodes have"),
+			   (long long)dl->replicas[e]);
 	kv_add_str(&f->evidence, "data_engine", longhorn_engine_name(e));
 	kv_add_int(&f->evidence, "schedulable_nodes", (int64_t)schedulable_nodes);
 	kv_add_int(&f->evidence, "default_replica_count", dl->replicas[e]);
-	finding_remedy(f, "add nodes or disks, or lower default-replica-count (Longhorn UI "
-			  "Settings) and the StorageClasses' numberOfReplicas");
+	judge_remedy(&j, "add nodes or disks, or lower default-replica-count (Longhorn UI "
+			 "Settings) and the StorageClasses' numberOfReplicas");
+	judge_decide(&j, f, "");
 	return true;
 }
 
@@ -1244,12 +1268,13 @@ void check_longhorn_node_disk(struct agg_ctx *ctx, const char *id)
 	if (problems > 0)
 		return;
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	if (jq_len(nodes) == 0) {
-		finding_set(f, STATUS_FAIL,
-			    "Longhorn is installed but no Longhorn node is registered");
-		finding_remedy(
-		    f, "kubectl -n longhorn-system get pods -l app=longhorn-manager -o wide");
-		return;
+		judge_note(&j, STATUS_FAIL,
+			   "Longhorn is installed but no Longhorn node is registered");
+		judge_remedy(&j,
+			     "kubectl -n longhorn-system get pods -l app=longhorn-manager -o wide");
+		goto out;
 	}
 	struct value_list *l = kv_add_list(&f->evidence, "disks");
 	for (size_t i = 0; i < ok.n; i++)
@@ -1267,9 +1292,11 @@ void check_longhorn_node_disk(struct agg_ctx *ctx, const char *id)
 			    : !dl.judged[LONGHORN_V2] ? " (v1 engine: filesystem)"
 			    : dl.judged[LONGHORN_V1]  ? " (v1: filesystem, v2: block)"
 						      : " (v2 engine: block)";
-	finding_set(f, STATUS_PASS,
-		    "%zu Longhorn %s, each with a schedulable disk%s above %lld%% free and "
-		    "within %lld%% over-provisioning",
-		    jq_len(nodes), plural((int64_t)jq_len(nodes), "node", "nodes"), which,
-		    (long long)dl.min_avail_pct, (long long)dl.over_pct);
+	judge_note(&j, STATUS_PASS,
+		   "%zu Longhorn %s, each with a schedulable disk%s above %lld%% free and "
+		   "within %lld%% over-provisioning",
+		   jq_len(nodes), plural((int64_t)jq_len(nodes), "node", "nodes"), which,
+		   (long long)dl.min_avail_pct, (long long)dl.over_pct);
+out:
+	judge_decide(&j, f, "");
 }

@@ -37,26 +37,27 @@ static void webhook_one(struct agg_ctx *ctx, const char *id, enum resource_id ri
 	const struct jv *hook = NULL, *configs = cs_items(ctx->cs, rid);
 	const struct jv *cfg = find_webhook(configs, entry, &hook);
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	const char *kind = rid == RES_VWEBHOOKS ? "ValidatingWebhookConfiguration"
 						: "MutatingWebhookConfiguration";
 	if (!cfg) {
 		struct value_list *l = kv_add_list(&f->evidence, "configurations");
 		for (size_t i = 0; i < jq_len(configs); i++) {
 			const struct jv *hooks = JQ(jq_at(configs, i), "webhooks");
-			for (size_t j = 0; j < jq_len(hooks); j++)
+			for (size_t k = 0; k < jq_len(hooks); k++)
 				vlist_add_strf(
 				    l, "%s: %s", kubevirt_util_str(jq_name(jq_at(configs, i))),
-				    JQS(jq_at(hooks, j), "name") ? JQS(jq_at(hooks, j), "name")
+				    JQS(jq_at(hooks, k), "name") ? JQS(jq_at(hooks, k), "name")
 								 : "?");
 		}
-		finding_set(f, STATUS_FAIL,
-			    "no webhook entry %s in any %s (Harvester's configuration is %s)",
-			    entry, kind, expected_cfg);
-		finding_remedy(
-		    f, "the harvester-webhook pod registers it at start: kubectl -n "
-		       "harvester-system rollout status deploy/harvester-webhook; kubectl -n "
-		       "harvester-system logs deploy/harvester-webhook --tail=50");
-		return;
+		judge_note(&j, STATUS_FAIL,
+			   "no webhook entry %s in any %s (Harvester's configuration is %s)", entry,
+			   kind, expected_cfg);
+		judge_remedy(&j,
+			     "the harvester-webhook pod registers it at start: kubectl -n "
+			     "harvester-system rollout status deploy/harvester-webhook; kubectl -n "
+			     "harvester-system logs deploy/harvester-webhook --tail=50");
+		goto out;
 	}
 	finding_set_object(f, "%s/%s", kind, jq_name(cfg) ? jq_name(cfg) : "?");
 	kv_add_str(&f->evidence, "configuration", jq_name(cfg) ? jq_name(cfg) : "?");
@@ -67,14 +68,16 @@ static void webhook_one(struct agg_ctx *ctx, const char *id, enum resource_id ri
 		kv_add_strf(&f->evidence, "service", "%s/%s", sns ? sns : "", sname);
 	if (JQS(hook, "failurePolicy"))
 		kv_add_str(&f->evidence, "failurePolicy", JQS(hook, "failurePolicy"));
-	finding_set(f, STATUS_PASS, "webhook entry %s is registered in %s %s", entry, kind,
-		    jq_name(cfg) ? jq_name(cfg) : "?");
+	judge_note(&j, STATUS_PASS, "webhook entry %s is registered in %s %s", entry, kind,
+		   jq_name(cfg) ? jq_name(cfg) : "?");
+out:
+	judge_decide(&j, f, "");
 }
 
 void check_webhooks_harvester(struct agg_ctx *ctx, const char *id)
 {
 	if (!ctx->harvester_installed) {
-		finding_set(agg_finding(ctx, id), STATUS_SKIP, "Harvester is not installed");
+		agg_not_applicable(ctx, id, "Harvester is not installed");
 		return;
 	}
 	webhook_one(ctx, id, RES_VWEBHOOKS, "validator.harvesterhci.io", "harvester-validator");
@@ -255,44 +258,43 @@ static const char *job_done_by(const struct jobs_done *d, const struct jv *pod,
 	return NULL;
 }
 
-static void restart_remedy(struct finding *f, const struct jv *pod, const struct crash *c,
+static void restart_remedy(struct judge *j, const struct jv *pod, const struct crash *c,
 			   int64_t code, const char *reason)
 {
 	const char *ns = kubevirt_util_str(jq_namespace(pod));
 	const char *name = kubevirt_util_str(jq_name(pod));
 	if (kubelet_stop(pod)) {
-		finding_remedy(f,
-			       "the controller has replaced it; delete the leftover Failed pod: "
-			       "kubectl -n %s delete pod %s%s",
-			       ns, name,
-			       streq(JQS(pod, "status", "reason"), "Evicted")
-				   ? "; and relieve the node's pressure (kubectl describe node: "
-				     "Conditions, the eviction message names the resource)"
-				   : "");
+		judge_remedy(j,
+			     "the controller has replaced it; delete the leftover Failed pod: "
+			     "kubectl -n %s delete pod %s%s",
+			     ns, name,
+			     streq(JQS(pod, "status", "reason"), "Evicted")
+				 ? "; and relieve the node's pressure (kubectl describe node: "
+				   "Conditions, the eviction message names the resource)"
+				 : "");
 		return;
 	}
 	_cleanup_free_ char *logs = xasprintf("kubectl -n %s logs %s -c %s --previous --tail=12",
 					      ns, name, c->container ? c->container : "?");
 	const char *m = JQS(c->term, "message");
 	if (streq(reason, "OOMKilled"))
-		finding_remedy(
-		    f,
-		    "raise the container's memory limit or find what grew: kubectl -n %s "
-		    "get pod %s -o jsonpath='{.spec.containers[*].resources}'; %s",
-		    ns, name, logs);
+		judge_remedy(j,
+			     "raise the container's memory limit or find what grew: kubectl -n %s "
+			     "get pod %s -o jsonpath='{.spec.containers[*].resources}'; %s",
+			     ns, name, logs);
 	else if ((m && strstr(m, "volumesnapshotclasses.snapshot.storage.k8s.io \"longhorn\"")) ||
 		 (streq(ns, "harvester-system") && code == 1))
-		finding_remedy(f,
-			       "%s — a level=fatal line names the cause; harvester exits at start "
-			       "when the VolumeSnapshotClass longhorn is missing (create it: see "
-			       "api.vsc.longhorn). The count only grows: what matters is whether "
-			       "finishedAt still moves",
-			       logs);
+		judge_remedy(j,
+			     "%s — a level=fatal line names the cause; harvester exits at start "
+			     "when the VolumeSnapshotClass longhorn is missing (create it: see "
+			     "api.vsc.longhorn). The count only grows: what matters is whether "
+			     "finishedAt still moves",
+			     logs);
 	else
-		finding_remedy(f,
-			       "%s; the count only grows: what matters is whether finishedAt still "
-			       "moves",
-			       logs);
+		judge_remedy(j,
+			     "%s; the count only grows: what matters is whether finishedAt still "
+			     "moves",
+			     logs);
 }
 
 static void crash_finding(struct agg_ctx *ctx, const char *id, const struct jv *pod,
@@ -322,6 +324,7 @@ static void crash_finding(struct agg_ctx *ctx, const char *id, const struct jv *
 	enum status st = c->waiting ? STATUS_FAIL : recent && !benign ? STATUS_FAIL : STATUS_WARN;
 	char ts[64], age[32];
 	struct finding *f = agg_object_finding(ctx, id, pod);
+	struct judge j = {0};
 	kv_add_str(&f->evidence, "container", c->container ? c->container : "?");
 	kv_add_int(&f->evidence, "restarts", c->restarts);
 	if (c->term) {
@@ -353,35 +356,35 @@ static void crash_finding(struct agg_ctx *ctx, const char *id, const struct jv *
 	if (JQS(pod, "spec", "nodeName"))
 		finding_set_node(f, JQS(pod, "spec", "nodeName"));
 	if (stopped)
-		finding_set(f, st, "pod %s (status.reason %s)%s%s%s: container %s exit code %lld",
-			    what, JQS(pod, "status", "reason"), c->when_known ? ", " : "",
-			    c->when_known ? age : "", c->when_known ? " ago" : "",
-			    c->container ? c->container : "?", (long long)code);
+		judge_note(&j, st, "pod %s (status.reason %s)%s%s%s: container %s exit code %lld",
+			   what, JQS(pod, "status", "reason"), c->when_known ? ", " : "",
+			   c->when_known ? age : "", c->when_known ? " ago" : "",
+			   c->container ? c->container : "?", (long long)code);
 	else if (c->waiting)
-		finding_set(f, st, "container %s is in %s after %lld %s: %s",
-			    c->container ? c->container : "?", c->waiting, (long long)c->restarts,
-			    plural(c->restarts, "restart", "restarts"), what);
+		judge_note(&j, st, "container %s is in %s after %lld %s: %s",
+			   c->container ? c->container : "?", c->waiting, (long long)c->restarts,
+			   plural(c->restarts, "restart", "restarts"), what);
 	else if (c->when_known)
-		finding_set(f, st, "container %s restarted %lld %s, last crash %s ago%s: %s",
-			    c->container ? c->container : "?", (long long)c->restarts,
-			    plural(c->restarts, "time", "times"), age,
-			    recent ? " (within the last hour)" : "", what);
+		judge_note(&j, st, "container %s restarted %lld %s, last crash %s ago%s: %s",
+			   c->container ? c->container : "?", (long long)c->restarts,
+			   plural(c->restarts, "time", "times"), age,
+			   recent ? " (within the last hour)" : "", what);
 	else
-		finding_set(f, st,
-			    "container %s restarted %lld %s; when it last crashed is not "
-			    "recorded: %s",
-			    c->container ? c->container : "?", (long long)c->restarts,
-			    plural(c->restarts, "time", "times"), what);
+		judge_note(&j, st,
+			   "container %s restarted %lld %s; when it last crashed is not "
+			   "recorded: %s",
+			   c->container ? c->container : "?", (long long)c->restarts,
+			   plural(c->restarts, "time", "times"), what);
 	if (done_by && !streq(done_by, jq_name(pod)))
-		finding_remedy(
-		    f,
-		    "Job %s completed; kubectl -n %s logs %s -c %s says why this "
-		    "attempt failed; delete the leftover pod: kubectl -n %s delete pod %s",
-		    job, kubevirt_util_str(jq_namespace(pod)), kubevirt_util_str(jq_name(pod)),
-		    c->container ? c->container : "?", kubevirt_util_str(jq_namespace(pod)),
-		    kubevirt_util_str(jq_name(pod)));
+		judge_remedy(&j,
+			     "Job %s completed; kubectl -n %s logs %s -c %s says why this "
+			     "attempt failed; delete the leftover pod: kubectl -n %s delete pod %s",
+			     job, kubevirt_util_str(jq_namespace(pod)),
+			     kubevirt_util_str(jq_name(pod)), c->container ? c->container : "?",
+			     kubevirt_util_str(jq_namespace(pod)), kubevirt_util_str(jq_name(pod)));
 	else
-		restart_remedy(f, pod, c, code, reason);
+		restart_remedy(&j, pod, c, code, reason);
+	judge_decide(&j, f, "");
 }
 
 static void pod_restarts(struct agg_ctx *ctx, const char *id, const struct jv *pod,
@@ -415,17 +418,19 @@ void check_pods_restarts(struct agg_ctx *ctx, const char *id)
 	}
 	free(jobs.v);
 	if (n == 0) {
-		finding_set(agg_finding(ctx, id), STATUS_SKIP,
-			    "no pods in harvester-system, longhorn-system or cattle-system");
+		agg_not_applicable(ctx, id,
+				   "no pods in harvester-system, longhorn-system or cattle-system");
 		return;
 	}
 	if (flagged == 0) {
 		struct finding *f = agg_finding(ctx, id);
+		struct judge j = {0};
 		kv_add_int(&f->evidence, "pods", (int64_t)n);
-		finding_set(f, STATUS_PASS,
-			    "%zu %s in harvester-system, longhorn-system, cattle-system: no "
-			    "container restarted",
-			    n, plural((int64_t)n, "pod", "pods"));
+		judge_note(&j, STATUS_PASS,
+			   "%zu %s in harvester-system, longhorn-system, cattle-system: no "
+			   "container restarted",
+			   n, plural((int64_t)n, "pod", "pods"));
+		judge_decide(&j, f, "");
 	}
 }
 
@@ -476,49 +481,50 @@ static bool apiservice_one(struct agg_ctx *ctx, const char *id, const struct jv 
 	if (streq(st, "True"))
 		return false;
 	struct finding *f = agg_object_finding(ctx, id, a);
+	struct judge j = {0};
 	apiservice_evidence(f, a, avail);
 	const char *name = jq_name(a) ? jq_name(a) : "?";
 	if (hv && !st) {
-		finding_set(f, STATUS_UNKNOWN, "APIService %s reports no Available condition yet",
-			    name);
-		finding_remedy(f, "kubectl get apiservice %s -o yaml", name);
+		judge_note(&j, STATUS_UNKNOWN, "APIService %s reports no Available condition yet",
+			   name);
+		judge_remedy(&j, "kubectl get apiservice %s -o yaml", name);
 	} else if (hv) {
-		finding_set(f, STATUS_FAIL, "Harvester APIService %s is not available (%s)", name,
-			    JQS(avail, "reason") ? JQS(avail, "reason") : st);
-		finding_remedy(f,
-			       "kubectl get apiservice %s -o jsonpath='{.status.conditions}'; "
-			       "kubectl -n harvester-system get pod -l "
-			       "app.kubernetes.io/name=harvester",
-			       name);
+		judge_note(&j, STATUS_FAIL, "Harvester APIService %s is not available (%s)", name,
+			   JQS(avail, "reason") ? JQS(avail, "reason") : st);
+		judge_remedy(&j,
+			     "kubectl get apiservice %s -o jsonpath='{.status.conditions}'; "
+			     "kubectl -n harvester-system get pod -l "
+			     "app.kubernetes.io/name=harvester",
+			     name);
 	} else if (group_is(g, "cattle.io")) {
 		kv_add_bool(&f->evidence, "rancher_deployed", rancher);
 		if (rancher)
-			finding_set(f, STATUS_WARN,
-				    "Rancher APIService %s is not available: Rancher features "
-				    "(cattle-system/rancher is deployed) are affected",
-				    name);
+			judge_note(&j, STATUS_WARN,
+				   "Rancher APIService %s is not available: Rancher features "
+				   "(cattle-system/rancher is deployed) are affected",
+				   name);
 		else
-			finding_set(f, STATUS_WARN,
-				    "Rancher/Steve APIService %s is not available: known non-fatal "
-				    "noise while Harvester runs without embedded Rancher",
-				    name);
-		finding_remedy(
-		    f,
-		    "nothing to do without Rancher integration (rancherEmbedded: false); "
-		    "to integrate, register the cluster in Rancher so that its server-url "
-		    "is reachable. Otherwise it only makes discovery print errors: "
-		    "kubectl delete apiservice %s removes it if nothing serves it",
-		    name);
+			judge_note(&j, STATUS_WARN,
+				   "Rancher/Steve APIService %s is not available: known non-fatal "
+				   "noise while Harvester runs without embedded Rancher",
+				   name);
+		judge_remedy(&j,
+			     "nothing to do without Rancher integration (rancherEmbedded: false); "
+			     "to integrate, register the cluster in Rancher so that its server-url "
+			     "is reachable. Otherwise it only makes discovery print errors: "
+			     "kubectl delete apiservice %s removes it if nothing serves it",
+			     name);
 	} else {
-		finding_set(f, STATUS_WARN,
-			    "APIService %s is not available (%s): API discovery reports errors and "
-			    "tools such as helm can fail",
-			    name, JQS(avail, "reason") ? JQS(avail, "reason") : "no reason");
-		finding_remedy(f,
-			       "fix or remove it: kubectl get apiservice %s -o "
-			       "jsonpath='{.spec.service}'; check that service's pods",
-			       name);
+		judge_note(&j, STATUS_WARN,
+			   "APIService %s is not available (%s): API discovery reports errors and "
+			   "tools such as helm can fail",
+			   name, JQS(avail, "reason") ? JQS(avail, "reason") : "no reason");
+		judge_remedy(&j,
+			     "fix or remove it: kubectl get apiservice %s -o "
+			     "jsonpath='{.spec.service}'; check that service's pods",
+			     name);
 	}
+	judge_decide(&j, f, "");
 	return true;
 }
 
@@ -531,20 +537,24 @@ void check_apiservices(struct agg_ctx *ctx, const char *id)
 		flagged += apiservice_one(ctx, id, jq_at(items, i), rancher, &n_hv);
 	if (ctx->harvester_installed && n_hv == 0) {
 		struct finding *f = agg_finding(ctx, id);
+		struct judge j = {0};
 		kv_add_int(&f->evidence, "apiservices", (int64_t)jq_len(items));
-		finding_set(f, STATUS_FAIL,
-			    "Harvester is installed but no APIService serves harvesterhci.io");
-		finding_remedy(f, "kubectl get crd | grep harvesterhci.io; kubectl get apiservice "
-				  "| grep harvesterhci");
+		judge_note(&j, STATUS_FAIL,
+			   "Harvester is installed but no APIService serves harvesterhci.io");
+		judge_remedy(&j, "kubectl get crd | grep harvesterhci.io; kubectl get apiservice "
+				 "| grep harvesterhci");
 		flagged++;
+		judge_decide(&j, f, "");
 	}
 	if (flagged == 0) {
 		struct finding *f = agg_finding(ctx, id);
+		struct judge j = {0};
 		kv_add_int(&f->evidence, "apiservices", (int64_t)jq_len(items));
 		kv_add_int(&f->evidence, "harvesterhci_io", (int64_t)n_hv);
-		finding_set(f, STATUS_PASS, "%s %zu %s available",
-			    jq_len(items) == 1 ? "the" : "all", jq_len(items),
-			    plural((int64_t)jq_len(items), "APIService is", "APIServices are"));
+		judge_note(&j, STATUS_PASS, "%s %zu %s available",
+			   jq_len(items) == 1 ? "the" : "all", jq_len(items),
+			   plural((int64_t)jq_len(items), "APIService is", "APIServices are"));
+		judge_decide(&j, f, "");
 	}
 }
 
@@ -746,8 +756,9 @@ static void endpoint_attempt(struct hv_endpoint_req *rq, const struct target *t,
 			       r->error);
 }
 
-static void endpoint_judge(struct agg_ctx *ctx, struct finding *f, const struct target *t,
-			   const char *host, struct hv_endpoint_resp *r, bool ca)
+static void endpoint_judge(struct agg_ctx *ctx, struct finding *f, struct judge *j,
+			   const struct target *t, const char *host, struct hv_endpoint_resp *r,
+			   bool ca)
 {
 	struct strv schemas = {0};
 	size_t total = 0;
@@ -772,9 +783,9 @@ static void endpoint_judge(struct agg_ctx *ctx, struct finding *f, const struct 
 				"snapshot.kubevirt.io schema (%zu %s): VM snapshots are "
 				"KubeVirt's snapshot.kubevirt.io API in Harvester 1.8",
 				host, t->port, total, plural((int64_t)total, "schema", "schemas"));
-		finding_remedy(f, "kubectl get crd virtualmachinesnapshots.snapshot.kubevirt.io "
-				  "virtualmachinerestores.snapshot.kubevirt.io; an unauthenticated "
-				  "client may see fewer schemas than an admin");
+		judge_remedy(j, "kubectl get crd virtualmachinesnapshots.snapshot.kubevirt.io "
+				"virtualmachinerestores.snapshot.kubevirt.io; an unauthenticated "
+				"client may see fewer schemas than an admin");
 	} else if (r->http_status == 401 || r->http_status == 403) {
 		st = STATUS_WARN;
 		msg = xasprintf("https://%s:%d/v1/harvester answers over TLS with SNI %s but "
@@ -784,13 +795,13 @@ static void endpoint_judge(struct agg_ctx *ctx, struct finding *f, const struct 
 		st = STATUS_FAIL;
 		msg = xasprintf("https://%s:%d/v1/harvester answers HTTP %ld with SNI %s", host,
 				t->port, r->http_status, host);
-		finding_remedy(f,
-			       "curl -k --resolve %s:%d:%s https://%s:%d/v1/harvester; kubectl -n "
-			       "harvester-system logs deploy/harvester --tail=50",
-			       host, t->port, t->ip, host, t->port);
+		judge_remedy(j,
+			     "curl -k --resolve %s:%d:%s https://%s:%d/v1/harvester; kubectl -n "
+			     "harvester-system logs deploy/harvester --tail=50",
+			     host, t->port, t->ip, host, t->port);
 	}
 	endpoint_cert_evidence(ctx, f, r, ca, &st, &msg);
-	finding_set(f, st, "%s", msg);
+	judge_note(j, st, "%s", msg);
 	free(msg);
 	strv_clear(&schemas);
 }
@@ -798,20 +809,22 @@ static void endpoint_judge(struct agg_ctx *ctx, struct finding *f, const struct 
 void check_harvester_endpoint(struct agg_ctx *ctx, const char *id)
 {
 	if (!ctx->live) {
-		finding_set(agg_finding(ctx, id), STATUS_SKIP,
-			    "offline: the endpoint is only probed against a live cluster");
+		agg_not_applicable(ctx, id,
+				   "offline: the endpoint is only probed against a live cluster");
 		return;
 	}
 	if (!ctx->harvester_installed) {
-		finding_set(agg_finding(ctx, id), STATUS_SKIP, "Harvester is not installed");
+		agg_not_applicable(ctx, id, "Harvester is not installed");
 		return;
 	}
 	const struct jv *svc = cs_find(ctx->cs, RES_SERVICES, "harvester-system", "harvester");
 	if (!svc) {
 		struct finding *f = agg_finding(ctx, id);
-		finding_set(f, STATUS_FAIL, "Service harvester-system/harvester does not exist");
-		finding_remedy(f, "kubectl -n harvester-system get svc; the chart's "
-				  "service.harvester.type sets how it is exposed");
+		struct judge j = {0};
+		judge_note(&j, STATUS_FAIL, "Service harvester-system/harvester does not exist");
+		judge_remedy(&j, "kubectl -n harvester-system get svc; the chart's "
+				 "service.harvester.type sets how it is exposed");
+		judge_decide(&j, f, "");
 		return;
 	}
 	struct target t[EP_MAX_TARGETS];
@@ -820,17 +833,18 @@ void check_harvester_endpoint(struct agg_ctx *ctx, const char *id)
 	_cleanup_free_ char *host = sni_host(ctx->cs, &sni_from);
 	_cleanup_free_ char *ca = custom_ca(ctx->cs);
 	struct finding *f = agg_object_finding(ctx, id, svc);
+	struct judge j = {0};
 	kv_add_str(&f->evidence, "sni", host);
 	kv_add_str(&f->evidence, "sni_from", sni_from);
 	const char *sslp = hv_setting(ctx->cs, "ssl-parameters");
 	if (sslp)
 		kv_add_str(&f->evidence, "ssl_parameters", sslp);
 	if (n == 0) {
-		finding_set(
-		    f, STATUS_FAIL,
+		judge_note(
+		    &j, STATUS_FAIL,
 		    "Service harvester-system/harvester has no address and port to connect to");
-		finding_remedy(f, "kubectl -n harvester-system get svc harvester -o yaml");
-		return;
+		judge_remedy(&j, "kubectl -n harvester-system get svc harvester -o yaml");
+		goto out;
 	}
 	struct hv_endpoint_req rq = {.host = host,
 				     .path = "/v1/harvester",
@@ -850,30 +864,31 @@ void check_harvester_endpoint(struct agg_ctx *ctx, const char *id)
 		struct hv_endpoint_resp r;
 		endpoint_attempt(&rq, &t[i], attempts, &r, &reached, &refused);
 		if (r.curl_code == 0) {
-			endpoint_judge(ctx, f, &t[i], host, &r, ca != NULL);
+			endpoint_judge(ctx, f, &j, &t[i], host, &r, ca != NULL);
 			hv_endpoint_resp_clear(&r);
-			return;
+			goto out;
 		}
 		hv_endpoint_resp_clear(&r);
 	}
 	if (reached || refused) {
-		finding_set(f, STATUS_FAIL,
-			    "no address of the harvester Service answered https://%s/v1/harvester "
-			    "(%s)",
-			    host,
-			    reached ? "connected, but TLS or HTTP failed" : "connection refused");
-		finding_remedy(
-		    f,
-		    "curl -k --resolve %s:PORT:NODE_IP https://%s:PORT/v1/harvester "
-		    "(PORT: kubectl -n harvester-system get svc harvester -o "
-		    "jsonpath='{.spec.ports[?(@.name==\"https\")].nodePort}'); kubectl -n "
-		    "harvester-system get pod -l app.kubernetes.io/name=harvester",
-		    host, host);
+		judge_note(&j, STATUS_FAIL,
+			   "no address of the harvester Service answered https://%s/v1/harvester "
+			   "(%s)",
+			   host,
+			   reached ? "connected, but TLS or HTTP failed" : "connection refused");
+		judge_remedy(&j,
+			     "curl -k --resolve %s:PORT:NODE_IP https://%s:PORT/v1/harvester "
+			     "(PORT: kubectl -n harvester-system get svc harvester -o "
+			     "jsonpath='{.spec.ports[?(@.name==\"https\")].nodePort}'); kubectl -n "
+			     "harvester-system get pod -l app.kubernetes.io/name=harvester",
+			     host, host);
 	} else {
-		finding_set(f, STATUS_UNKNOWN,
-			    "could not reach any address of the harvester Service from where the "
-			    "aggregator runs (timeouts): not evidence that it is down");
-		finding_remedy(f, "run the aggregator in the cluster (it then reaches the "
-				  "ClusterIP), or allow it to reach the NodePort");
+		judge_note(&j, STATUS_UNKNOWN,
+			   "could not reach any address of the harvester Service from where the "
+			   "aggregator runs (timeouts): not evidence that it is down");
+		judge_remedy(&j, "run the aggregator in the cluster (it then reaches the "
+				 "ClusterIP), or allow it to reach the NodePort");
 	}
+out:
+	judge_decide(&j, f, "");
 }

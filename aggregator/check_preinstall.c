@@ -65,19 +65,21 @@ static void conflict_snapshot_controller(struct agg_ctx *ctx, const char *id, si
 		return;
 	(*n)++;
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	struct value_list *l = kv_add_list(&f->evidence, "found");
 	for (size_t i = 0; i < found.n; i++)
 		vlist_add_str(l, found.items[i]);
-	finding_set(f, STATUS_WARN,
-		    "a snapshot-controller already runs (%s): a second one from Harvester's "
-		    "csi-snapshotter sub-chart would fight it for the lock and the CRDs",
-		    found.items[0]);
-	finding_remedy(f,
-		       "set csi-snapshotter.enabled: false in the Harvester values; that sub-chart "
-		       "also creates the VolumeSnapshotClass longhorn, so create it by hand right "
-		       "after the install (harvester exits fatally without it):\n%s",
-		       VSC_MANIFEST);
+	judge_note(&j, STATUS_WARN,
+		   "a snapshot-controller already runs (%s): a second one from Harvester's "
+		   "csi-snapshotter sub-chart would fight it for the lock and the CRDs",
+		   found.items[0]);
+	judge_remedy(&j,
+		     "set csi-snapshotter.enabled: false in the Harvester values; that sub-chart "
+		     "also creates the VolumeSnapshotClass longhorn, so create it by hand right "
+		     "after the install (harvester exits fatally without it):\n%s",
+		     VSC_MANIFEST);
 	strv_clear(&found);
+	judge_decide(&j, f, "");
 }
 
 static const char *first_image(const struct jv *workload)
@@ -103,6 +105,7 @@ static void conflict_operator(struct agg_ctx *ctx, const char *id, const char *n
 	(*n)++;
 	const struct jv *o = hit ? hit : pod;
 	struct finding *f = agg_object_finding(ctx, id, o);
+	struct judge j = {0};
 	kv_add_str(&f->evidence, "namespace", jq_namespace(o) ? jq_namespace(o) : "");
 	if (hit) {
 		int64_t ready = 0;
@@ -111,9 +114,10 @@ static void conflict_operator(struct agg_ctx *ctx, const char *id, const char *n
 		if (first_image(hit))
 			kv_add_str(&f->evidence, "image", first_image(hit));
 	}
-	finding_set(f, level, "%s already runs in namespace %s: %s", name,
-		    jq_namespace(o) ? jq_namespace(o) : "?", what);
-	finding_remedy(f, "%s", remedy);
+	judge_note(&j, level, "%s already runs in namespace %s: %s", name,
+		   jq_namespace(o) ? jq_namespace(o) : "?", what);
+	judge_remedy(&j, "%s", remedy);
+	judge_decide(&j, f, "");
 }
 
 /* The Harvester releases whose Longhorn chart is minor m or m+1 of an existing
@@ -181,6 +185,7 @@ static void conflict_longhorn(struct agg_ctx *ctx, const char *id, size_t *n)
 	semver_parse(TARGET_LONGHORN, &target);
 	bool known = ver && semver_parse(ver, &v) == 0;
 	struct finding *f = agg_object_finding(ctx, id, ds);
+	struct judge j = {0};
 	kv_add_str(&f->evidence, "longhorn_version", ver ? ver : "unknown");
 	if (from)
 		kv_add_str(&f->evidence, "version_from", from);
@@ -194,54 +199,51 @@ static void conflict_longhorn(struct agg_ctx *ctx, const char *id, size_t *n)
 		longhorn_paths(&v, &f->evidence);
 
 	if (!streq(ns, "longhorn-system")) {
-		finding_set(f, STATUS_FAIL,
-			    "Longhorn %s runs in namespace %s: Harvester's chart installs its own "
-			    "into longhorn-system, two Longhorns would fight over the same CRDs",
-			    ver ? ver : "(unknown version)", ns);
-		finding_remedy(f, "migrate the volumes off and uninstall this Longhorn, or move "
-				  "it to longhorn-system at a version the chart can upgrade");
+		judge_note(&j, STATUS_FAIL,
+			   "Longhorn %s runs in namespace %s: Harvester's chart installs its own "
+			   "into longhorn-system, two Longhorns would fight over the same CRDs",
+			   ver ? ver : "(unknown version)", ns);
+		judge_remedy(&j, "migrate the volumes off and uninstall this Longhorn, or move "
+				 "it to longhorn-system at a version the chart can upgrade");
 	} else if (!known) {
-		finding_set(
-		    f, STATUS_WARN,
+		judge_note(
+		    &j, STATUS_WARN,
 		    "an existing Longhorn of unknown version: the chart installs Longhorn %s "
 		    "over it",
 		    TARGET_LONGHORN);
-		finding_remedy(f,
-			       "kubectl -n longhorn-system get settings.longhorn.io "
-			       "current-longhorn-version; Longhorn upgrades one minor at a time");
+		judge_remedy(&j, "kubectl -n longhorn-system get settings.longhorn.io "
+				 "current-longhorn-version; Longhorn upgrades one minor at a time");
 	} else if (v.major != target.major || semver_cmp(&v, &target) > 0) {
-		finding_set(f, STATUS_FAIL,
-			    "existing Longhorn %s is newer than the %s that Harvester %s ships: "
-			    "Longhorn cannot be downgraded",
-			    ver, TARGET_LONGHORN, TARGET_HARVESTER);
-		finding_remedy(f, "install a Harvester release whose Longhorn is not older (see "
-				  "harvester_releases_that_fit)");
+		judge_note(&j, STATUS_FAIL,
+			   "existing Longhorn %s is newer than the %s that Harvester %s ships: "
+			   "Longhorn cannot be downgraded",
+			   ver, TARGET_LONGHORN, TARGET_HARVESTER);
+		judge_remedy(&j, "install a Harvester release whose Longhorn is not older (see "
+				 "harvester_releases_that_fit)");
 	} else if (v.minor + 1 < target.minor) {
-		finding_set(
-		    f, STATUS_FAIL,
-		    "existing Longhorn %s is more than one minor release behind the %s that "
-		    "Harvester %s ships: Longhorn upgrades one minor at a time",
-		    ver, TARGET_LONGHORN, TARGET_HARVESTER);
-		finding_remedy(
-		    f,
-		    "upgrade the existing Longhorn to 1.%d.x first (one minor at a time), "
-		    "or install a Harvester release listed in "
-		    "harvester_releases_that_fit",
-		    target.minor - 1);
+		judge_note(&j, STATUS_FAIL,
+			   "existing Longhorn %s is more than one minor release behind the %s that "
+			   "Harvester %s ships: Longhorn upgrades one minor at a time",
+			   ver, TARGET_LONGHORN, TARGET_HARVESTER);
+		judge_remedy(&j,
+			     "upgrade the existing Longhorn to 1.%d.x first (one minor at a time), "
+			     "or install a Harvester release listed in "
+			     "harvester_releases_that_fit",
+			     target.minor - 1);
 	} else {
-		finding_set(
-		    f, STATUS_WARN,
-		    "an existing Longhorn %s: the chart takes it over and upgrades it to %s "
-		    "(%s)",
-		    ver, TARGET_LONGHORN,
-		    v.minor == target.minor ? "same minor release"
-					    : "a supported one-minor upgrade");
-		finding_remedy(f,
-			       "back up the volumes first; keep the data path: set "
-			       "longhorn.defaultSettings.defaultDataPath to %s in the Harvester "
-			       "values",
-			       path ? path : "the current default-data-path setting");
+		judge_note(&j, STATUS_WARN,
+			   "an existing Longhorn %s: the chart takes it over and upgrades it to %s "
+			   "(%s)",
+			   ver, TARGET_LONGHORN,
+			   v.minor == target.minor ? "same minor release"
+						   : "a supported one-minor upgrade");
+		judge_remedy(&j,
+			     "back up the volumes first; keep the data path: set "
+			     "longhorn.defaultSettings.defaultDataPath to %s in the Harvester "
+			     "values",
+			     path ? path : "the current default-data-path setting");
 	}
+	judge_decide(&j, f, "");
 }
 
 static bool ingress_present(const struct cluster_state *cs, const char **ret)
@@ -286,31 +288,35 @@ void check_preinstall_conflicts(struct agg_ctx *ctx, const char *id)
 	if (!ingress_present(ctx->cs, &ingress)) {
 		n++;
 		struct finding *f = agg_finding(ctx, id);
+		struct judge j = {0};
 		kv_add_str(
 		    &f->evidence, "looked_for",
 		    "DaemonSet kube-system/rke2-ingress-nginx-controller, any *ingress-nginx* "
 		    "or *traefik* workload");
-		finding_set(
-		    f, STATUS_WARN,
+		judge_note(
+		    &j, STATUS_WARN,
 		    "no ingress controller: Harvester's UI/API will not be reachable through "
 		    "an Ingress");
-		finding_remedy(f,
-			       "expose the harvester Service as NodePort (values: "
-			       "service.harvester.type: NodePort) and access it with the SNI host "
-			       "name: curl -k --resolve harvester.local:PORT:NODE_IP "
-			       "https://harvester.local:PORT/dashboard/; ssl-certificates requeue "
-			       "messages are then expected and harmless");
+		judge_remedy(&j,
+			     "expose the harvester Service as NodePort (values: "
+			     "service.harvester.type: NodePort) and access it with the SNI host "
+			     "name: curl -k --resolve harvester.local:PORT:NODE_IP "
+			     "https://harvester.local:PORT/dashboard/; ssl-certificates requeue "
+			     "messages are then expected and harmless");
+		judge_decide(&j, f, "");
 	}
 	if (n == 0) {
 		struct finding *f = agg_finding(ctx, id);
+		struct judge j = {0};
 		if (ingress)
 			kv_add_strf(&f->evidence, "ingress",
 				    "%s (it holds 80/443: expose Harvester "
 				    "by NodePort to avoid it)",
 				    ingress);
-		finding_set(f, STATUS_PASS,
-			    "no conflicting snapshot-controller, KubeVirt, CDI or Longhorn; an "
-			    "ingress controller is present");
+		judge_note(&j, STATUS_PASS,
+			   "no conflicting snapshot-controller, KubeVirt, CDI or Longhorn; an "
+			   "ingress controller is present");
+		judge_decide(&j, f, "");
 	}
 }
 
@@ -580,6 +586,7 @@ void check_preinstall_cidrs(struct agg_ctx *ctx, const char *id)
 {
 	struct net_pick dns = {0}, pod = {0}, svc = {0};
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	pick_dns(ctx->cs, &dns);
 	pick_pod(ctx->cs, &pod, &f->evidence);
 	pick_service(ctx->cs, &svc);
@@ -612,37 +619,35 @@ void check_preinstall_cidrs(struct agg_ctx *ctx, const char *id)
 			   : !svc.found ? "clusterServiceCIDR"
 					: NULL;
 	if (parse_errors) {
-		finding_set(
-		    f, STATUS_FAIL,
-		    "the harvester HelmChart's values cannot be parsed: the chart would not "
-		    "get what they seem to say (see helm_values_compared)");
+		judge_note(&j, STATUS_FAIL,
+			   "the harvester HelmChart's values cannot be parsed: the chart would not "
+			   "get what they seem to say (see helm_values_compared)");
 	} else if (st == STATUS_FAIL) {
-		finding_set(f, STATUS_FAIL,
-			    "the harvester HelmChart's promote values do not match this cluster "
-			    "(see helm_values_compared)");
+		judge_note(&j, STATUS_FAIL,
+			   "the harvester HelmChart's promote values do not match this cluster "
+			   "(see helm_values_compared)");
 	} else if (what) {
-		finding_set(f, STATUS_UNKNOWN, "cannot detect %s: %s", what,
-			    !dns.found	 ? dns.how
-			    : !pod.found ? pod.how
-					 : svc.how);
+		judge_note(&j, STATUS_UNKNOWN, "cannot detect %s: %s", what,
+			   !dns.found	? dns.how
+			   : !pod.found ? pod.how
+					: svc.how);
 	} else if (pod.estimate || svc.estimate) {
-		finding_set(f, STATUS_WARN, "promote values: %s; %s is an estimate: confirm it",
-			    line, pod.estimate ? "clusterPodCIDR" : "clusterServiceCIDR");
+		judge_note(&j, STATUS_WARN, "promote values: %s; %s is an estimate: confirm it",
+			   line, pod.estimate ? "clusterPodCIDR" : "clusterServiceCIDR");
 	} else if (st == STATUS_WARN) {
-		finding_set(
-		    f, STATUS_WARN,
-		    "promote values: %s; part of the harvester HelmChart's values could not "
-		    "be verified (see helm_values_compared)",
-		    line);
+		judge_note(&j, STATUS_WARN,
+			   "promote values: %s; part of the harvester HelmChart's values could not "
+			   "be verified (see helm_values_compared)",
+			   line);
 	} else {
-		finding_set(f, STATUS_PASS, "promote values: %s", line);
+		judge_note(&j, STATUS_PASS, "promote values: %s", line);
 	}
-	if (f->status != STATUS_PASS || !have_values)
-		finding_remedy(
-		    f,
-		    "put exactly this into the Harvester values (confirm estimates and "
-		    "unknowns with: grep -E 'cluster-cidr|service-cidr|cluster-dns' "
-		    "/etc/rancher/rke2/config.yaml /etc/rancher/rke2/config.yaml.d/* on a "
-		    "server node; a node's /24 is never the cluster CIDR):\n%s",
-		    block);
+	if (j.status != STATUS_PASS || !have_values)
+		judge_remedy(&j,
+			     "put exactly this into the Harvester values (confirm estimates and "
+			     "unknowns with: grep -E 'cluster-cidr|service-cidr|cluster-dns' "
+			     "/etc/rancher/rke2/config.yaml /etc/rancher/rke2/config.yaml.d/* on a "
+			     "server node; a node's /24 is never the cluster CIDR):\n%s",
+			     block);
+	judge_decide(&j, f, "");
 }

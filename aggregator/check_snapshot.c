@@ -43,9 +43,9 @@ static void vsc_evidence(struct finding *f, const struct vsc *v, size_t n)
 static bool vsc_applies(struct agg_ctx *ctx, const char *id)
 {
 	if (ctx->cs->res[RES_VS_CLASSES].status == RES_NOT_INSTALLED) {
-		finding_set(agg_finding(ctx, id), STATUS_SKIP,
-			    "the VolumeSnapshotClass API is not served%s",
-			    ctx->harvester_installed ? " (api.vsc.longhorn reports it)" : "");
+		agg_not_applicable(ctx, id, "the VolumeSnapshotClass API is not served%s",
+				   ctx->harvester_installed ? " (api.vsc.longhorn reports it)"
+							    : "");
 		return false;
 	}
 	return true;
@@ -177,25 +177,25 @@ static struct finding *vsc_view_finding(struct agg_ctx *ctx, const char *id, str
 void check_vsc_longhorn(struct agg_ctx *ctx, const char *id)
 {
 	if (!ctx->harvester_installed) {
-		finding_set(
-		    agg_finding(ctx, id), STATUS_SKIP,
+		agg_not_applicable(
+		    ctx, id,
 		    "Harvester is not installed: it needs VolumeSnapshotClass longhorn once "
 		    "it is (api.preinstall.conflicts tells whether to create it by hand)");
 		return;
 	}
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	if (ctx->cs->res[RES_VS_CLASSES].status == RES_NOT_INSTALLED) {
-		finding_set(
-		    f, STATUS_FAIL,
+		judge_note(
+		    &j, STATUS_FAIL,
 		    "the VolumeSnapshotClass API (snapshot.storage.k8s.io/v1) is not served: "
 		    "harvester cannot find class longhorn and VM snapshots and backups fail");
-		finding_remedy(
-		    f,
-		    "install the CSI snapshot CRDs and controller (on RKE2 the "
-		    "rke2-snapshot-controller charts), then create the class: echo '%s' | "
-		    "kubectl apply -f -",
-		    VSC_LONGHORN_JSON);
-		return;
+		judge_remedy(&j,
+			     "install the CSI snapshot CRDs and controller (on RKE2 the "
+			     "rke2-snapshot-controller charts), then create the class: echo '%s' | "
+			     "kubectl apply -f -",
+			     VSC_LONGHORN_JSON);
+		goto out;
 	}
 	const struct jv *items = cs_items(ctx->cs, RES_VS_CLASSES);
 	struct value_list *all = kv_add_list(&f->evidence, "volume_snapshot_classes");
@@ -206,126 +206,127 @@ void check_vsc_longhorn(struct agg_ctx *ctx, const char *id)
 							      : STORAGE_ABSENT);
 	const struct jv *c = cs_find(ctx->cs, RES_VS_CLASSES, NULL, "longhorn");
 	if (!c) {
-		finding_set(
-		    f, STATUS_FAIL,
+		judge_note(
+		    &j, STATUS_FAIL,
 		    "VolumeSnapshotClass longhorn does not exist: harvester exits at start "
 		    "(\"volumesnapshotclasses.snapshot.storage.k8s.io \\\"longhorn\\\" not "
 		    "found\") and VM snapshots have no class (docs/checks/api.vsc.longhorn.md)");
-		finding_remedy(
-		    f,
+		judge_remedy(
+		    &j,
 		    "echo '%s' | kubectl apply -f - (type bak needs a backup target, see "
 		    "api.vsc.backup-target; type snap restores depend on the source volume "
 		    "staying); keep the manifest and apply it again after every Harvester "
 		    "upgrade that keeps csi-snapshotter disabled",
 		    VSC_LONGHORN_JSON);
-		return;
+		goto out;
 	}
 	const char *driver = JQS(c, "driver"), *raw, *type = vsc_type(c, &raw);
 	storage_ev_str(&f->evidence, "driver", driver);
 	storage_ev_str(&f->evidence, "deletion_policy", JQS(c, "deletionPolicy"));
 	storage_ev_str(&f->evidence, "parameters.type", raw);
 	if (!streq(driver, LONGHORN_DRIVER)) {
-		finding_set(f, STATUS_FAIL,
-			    "VolumeSnapshotClass longhorn has driver %s, not driver.longhorn.io: "
-			    "snapshots of Longhorn volumes cannot use it",
-			    driver ? driver : STORAGE_ABSENT);
-		finding_remedy(
-		    f,
-		    "driver is immutable: kubectl delete %s longhorn; echo '%s' | kubectl "
-		    "apply -f -",
-		    VSC_RESOURCE, VSC_LONGHORN_JSON);
-		return;
+		judge_note(&j, STATUS_FAIL,
+			   "VolumeSnapshotClass longhorn has driver %s, not driver.longhorn.io: "
+			   "snapshots of Longhorn volumes cannot use it",
+			   driver ? driver : STORAGE_ABSENT);
+		judge_remedy(&j,
+			     "driver is immutable: kubectl delete %s longhorn; echo '%s' | kubectl "
+			     "apply -f -",
+			     VSC_RESOURCE, VSC_LONGHORN_JSON);
+		goto out;
 	}
 	if (!type) {
-		finding_set(f, STATUS_FAIL,
-			    "VolumeSnapshotClass longhorn has parameters.type %s, which Longhorn "
-			    "rejects (\"invalid CSI snapshot type\"): every snapshot with it fails",
-			    raw ? raw : "(not a string)");
-		finding_remedy(f,
-			       "kubectl patch %s longhorn --type=merge -p "
-			       "'{\"parameters\":{\"type\":\"bak\"}}' (or \"snap\": see "
-			       "api.vsc.snap-restore-risk)",
-			       VSC_RESOURCE);
-		return;
+		judge_note(&j, STATUS_FAIL,
+			   "VolumeSnapshotClass longhorn has parameters.type %s, which Longhorn "
+			   "rejects (\"invalid CSI snapshot type\"): every snapshot with it fails",
+			   raw ? raw : "(not a string)");
+		judge_remedy(&j,
+			     "kubectl patch %s longhorn --type=merge -p "
+			     "'{\"parameters\":{\"type\":\"bak\"}}' (or \"snap\": see "
+			     "api.vsc.snap-restore-risk)",
+			     VSC_RESOURCE);
+		goto out;
 	}
 	kv_add_str(&f->evidence, "type", type);
-	finding_set(f, STATUS_PASS,
-		    "VolumeSnapshotClass longhorn exists with driver "
-		    "driver.longhorn.io (type %s)",
-		    type);
+	judge_note(&j, STATUS_PASS,
+		   "VolumeSnapshotClass longhorn exists with driver "
+		   "driver.longhorn.io (type %s)",
+		   type);
+out:
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.vsc.ambiguous ---- */
 
-static void ambiguous_broken_message(struct finding *f, const struct vsc_view *w,
-				     const struct sc_pick *p)
+static void ambiguous_broken_message(struct judge *j, const struct vsc_view *w,
+				     const struct sc_pick *p, enum status st, const char *tail)
 {
 	char more[96] = "";
 	if (w->n_broken > 1)
 		snprintf(more, sizeof(more),
 			 " (and %zu more Longhorn StorageClasses, see evidence)", w->n_broken - 1);
 	if (p->result == PICK_MISSING)
-		finding_set(
-		    f, STATUS_FAIL,
+		judge_note(
+		    j, st,
 		    "VM snapshots leave out the disks on StorageClass %s: StorageProfile %s "
 		    "status.snapshotClass names VolumeSnapshotClass %s, which does not exist, "
-		    "so KubeVirt finds no class for them%s",
-		    p->sc, p->sc, p->name, more);
+		    "so KubeVirt finds no class for them%s%s",
+		    p->sc, p->sc, p->name, more, tail);
 	else if (p->result == PICK_FOREIGN)
-		finding_set(f, STATUS_FAIL,
-			    "VM snapshots of disks on StorageClass %s go to VolumeSnapshotClass %s "
-			    "of driver %s (StorageProfile %s status.snapshotClass), which cannot "
-			    "snapshot a Longhorn volume%s",
-			    p->sc, p->name, p->driver, p->sc, more);
+		judge_note(j, st,
+			   "VM snapshots of disks on StorageClass %s go to VolumeSnapshotClass %s "
+			   "of driver %s (StorageProfile %s status.snapshotClass), which cannot "
+			   "snapshot a Longhorn volume%s%s",
+			   p->sc, p->name, p->driver, p->sc, more, tail);
 	else
-		finding_set(f, STATUS_FAIL,
-			    "VM snapshots of disks on StorageClass %s fail: %zu Longhorn "
-			    "VolumeSnapshotClasses, none annotated default and no StorageProfile "
-			    "class, so KubeVirt refuses (\"%zu matching VolumeSnapshotClasses for "
-			    "%s\")%s",
-			    p->sc, w->n, w->n, p->sc, more);
+		judge_note(j, st,
+			   "VM snapshots of disks on StorageClass %s fail: %zu Longhorn "
+			   "VolumeSnapshotClasses, none annotated default and no StorageProfile "
+			   "class, so KubeVirt refuses (\"%zu matching VolumeSnapshotClasses for "
+			   "%s\")%s%s",
+			   p->sc, w->n, w->n, p->sc, more, tail);
 }
 
 /* A Longhorn StorageClass whose VM disks get no usable class: what KubeVirt does, and
  * how to give it one. */
-static void ambiguous_broken(struct finding *f, const struct vsc_view *w)
+static void ambiguous_broken(struct judge *j, const struct vsc_view *w, enum status st,
+			     const char *tail)
 {
 	const struct sc_pick *p = NULL;
 	for (size_t i = 0; i < w->np && !p; i++)
 		if (w->p[i].result != PICK_OK && w->p[i].result != PICK_NONE)
 			p = &w->p[i];
-	ambiguous_broken_message(f, w, p);
+	ambiguous_broken_message(j, w, p, st, tail);
 	const char *why;
 	const struct vsc *suggest = vsc_cdi_pick(w->v, w->n, &why);
 	if (p->result == PICK_UNDECIDED)
-		finding_remedy(f,
-			       "mark the class VM snapshots should use: kubectl annotate %s %s "
-			       "%s=true (type bak needs a backup target; type snap restores need "
-			       "the source volume: docs/checks/api.vsc.snap-restore-risk.md)%s%s%s",
-			       VSC_RESOURCE, suggest->name, ANN_VSC_DEFAULT,
-			       w->profiles_collected ? "; CDI has written no status.snapshotClass "
-						       "for it: check that cdi-deployment runs, or "
-						       "set one: kubectl patch " SP_RESOURCE " "
-						     : "",
-			       w->profiles_collected ? p->sc : "",
-			       w->profiles_collected
-				   ? " --type=merge -p '{\"spec\":{\"snapshotClass\":\"<class>\"}}'"
-				   : "");
+		judge_remedy(j,
+			     "mark the class VM snapshots should use: kubectl annotate %s %s "
+			     "%s=true (type bak needs a backup target; type snap restores need "
+			     "the source volume: docs/checks/api.vsc.snap-restore-risk.md)%s%s%s",
+			     VSC_RESOURCE, suggest->name, ANN_VSC_DEFAULT,
+			     w->profiles_collected ? "; CDI has written no status.snapshotClass "
+						     "for it: check that cdi-deployment runs, or "
+						     "set one: kubectl patch " SP_RESOURCE " "
+						   : "",
+			     w->profiles_collected ? p->sc : "",
+			     w->profiles_collected
+				 ? " --type=merge -p '{\"spec\":{\"snapshotClass\":\"<class>\"}}'"
+				 : "");
 	else if (suggest)
-		finding_remedy(f,
-			       "point the StorageProfile at a Longhorn class: kubectl patch %s %s "
-			       "--type=merge -p '{\"spec\":{\"snapshotClass\":\"%s\"}}' (CDI then "
-			       "rewrites status.snapshotClass; %s is of type %s: see "
-			       "api.vsc.snap-restore-risk)",
-			       SP_RESOURCE, p->sc, suggest->name, suggest->name,
-			       vsc_type_desc(suggest));
+		judge_remedy(j,
+			     "point the StorageProfile at a Longhorn class: kubectl patch %s %s "
+			     "--type=merge -p '{\"spec\":{\"snapshotClass\":\"%s\"}}' (CDI then "
+			     "rewrites status.snapshotClass; %s is of type %s: see "
+			     "api.vsc.snap-restore-risk)",
+			     SP_RESOURCE, p->sc, suggest->name, suggest->name,
+			     vsc_type_desc(suggest));
 	else
-		finding_remedy(
-		    f,
-		    "create a Longhorn VolumeSnapshotClass: echo '%s' | kubectl apply -f "
-		    "-; then kubectl patch %s %s --type=merge -p "
-		    "'{\"spec\":{\"snapshotClass\":\"longhorn\"}}'",
-		    VSC_LONGHORN_JSON, SP_RESOURCE, p->sc);
+		judge_remedy(j,
+			     "create a Longhorn VolumeSnapshotClass: echo '%s' | kubectl apply -f "
+			     "-; then kubectl patch %s %s --type=merge -p "
+			     "'{\"spec\":{\"snapshotClass\":\"longhorn\"}}'",
+			     VSC_LONGHORN_JSON, SP_RESOURCE, p->sc);
 }
 
 /* A class chosen on purpose: named in spec.snapshotClass, or annotated
@@ -346,7 +347,7 @@ static const struct sc_pick *first_spec_ignored(const struct vsc_view *w)
 
 /* Several Longhorn classes of different types: WARN unless every StorageClass's class
  * was chosen on purpose. */
-static void ambiguous_types(struct finding *f, const struct vsc_view *w, size_t n_default)
+static void ambiguous_types(struct judge *j, const struct vsc_view *w, size_t n_default)
 {
 	bool all_explicit = true;
 	for (size_t i = 0; i < w->np; i++)
@@ -354,18 +355,18 @@ static void ambiguous_types(struct finding *f, const struct vsc_view *w, size_t 
 		    all_explicit && (w->p[i].result != PICK_OK || pick_explicit(&w->p[i]));
 	_cleanup_free_ char *sum = picks_summary(w, false);
 	if (all_explicit) {
-		finding_set(f, STATUS_PASS,
-			    "%zu Longhorn VolumeSnapshotClasses with different types, each chosen "
-			    "on purpose: VM snapshots of %s",
-			    w->n, sum);
+		judge_note(j, STATUS_PASS,
+			   "%zu Longhorn VolumeSnapshotClasses with different types, each chosen "
+			   "on purpose: VM snapshots of %s",
+			   w->n, sum);
 		return;
 	}
-	finding_set(f, STATUS_WARN,
-		    "%zu Longhorn VolumeSnapshotClasses with different types: VM snapshots of %s%s "
-		    "(a Harvester backup then gets the snapshot class, or the other way round)",
-		    w->n, sum, n_default > 1 ? "; several are marked default" : "");
-	finding_remedy(
-	    f,
+	judge_note(j, STATUS_WARN,
+		   "%zu Longhorn VolumeSnapshotClasses with different types: VM snapshots of %s%s "
+		   "(a Harvester backup then gets the snapshot class, or the other way round)",
+		   w->n, sum, n_default > 1 ? "; several are marked default" : "");
+	judge_remedy(
+	    j,
 	    "decide what VM snapshots need (type bak: restorable without the source volume, "
 	    "needs a backup target; type snap: fast, restores need the source volume — cases "
 	    "4, 5, 17), then name that class for each Longhorn StorageClass: kubectl patch %s "
@@ -416,6 +417,7 @@ void check_vsc_ambiguous(struct agg_ctx *ctx, const char *id)
 	struct finding *f = vsc_view_finding(ctx, id, &w);
 	if (!f)
 		return;
+	struct judge j = {0};
 	size_t n_default = 0;
 	bool differ = false;
 	for (size_t i = 0; i < w.n; i++) {
@@ -425,60 +427,61 @@ void check_vsc_ambiguous(struct agg_ctx *ctx, const char *id)
 	}
 	const struct sc_pick *ign = first_spec_ignored(&w);
 	if (w.np == 0) {
-		finding_set(f, STATUS_SKIP,
-			    "no StorageClass of provisioner driver.longhorn.io: no VM disk is a "
-			    "Longhorn volume, so no VM snapshot uses these classes");
+		judge_note(&j, STATUS_SKIP,
+			   "no StorageClass of provisioner driver.longhorn.io: no VM disk is a "
+			   "Longhorn volume, so no VM snapshot uses these classes");
 	} else if (w.n_broken) {
-		ambiguous_broken(f, &w);
 		/* KubeVirt's refusal bites only where its snapshot API is used; Harvester's
 		 * own VM backups pick the class from csi-driver-config: at most WARN there. */
-		if (f->status == STATUS_FAIL && harvester_csi_driver_config(ctx->cs) &&
-		    kubevirt_snapshot_api_in_use(ctx->cs) == 0) {
-			_cleanup_free_ char *msg = xstrdup(f->message);
-			finding_set(f, STATUS_WARN,
-				    "%s; not used now: the KubeVirt Snapshot gate is off and no "
-				    "VirtualMachineSnapshot exists, and Harvester's VM backups and "
-				    "snapshots take the class from its csi-driver-config setting",
-				    msg);
+		bool unused = harvester_csi_driver_config(ctx->cs) &&
+			      kubevirt_snapshot_api_in_use(ctx->cs) == 0;
+		ambiguous_broken(&j, &w, unused ? STATUS_WARN : STATUS_FAIL,
+				 unused
+				     ? "; not used now: the KubeVirt Snapshot gate is off and no "
+				       "VirtualMachineSnapshot exists, and Harvester's VM backups "
+				       "and snapshots take the class from its csi-driver-config "
+				       "setting"
+				     : "");
+		if (unused)
 			kv_add_str(&f->evidence, "kubevirt_snapshot_api", "not in use");
-		}
 	} else if (w.n_ok == 0) {
-		finding_set(
-		    f, STATUS_SKIP,
+		judge_note(
+		    &j, STATUS_SKIP,
 		    "no VolumeSnapshotClass for driver.longhorn.io (api.vsc.longhorn reports "
 		    "it)");
 	} else if (differ) {
-		ambiguous_types(f, &w, n_default);
+		ambiguous_types(&j, &w, n_default);
 	} else if (ign) {
-		finding_set(
-		    f, STATUS_WARN,
+		judge_note(
+		    &j, STATUS_WARN,
 		    "StorageProfile %s spec.snapshotClass %s is not applied: VM snapshots of "
 		    "its disks use %s (%s)",
 		    ign->sc, ign->spec, ign->name, ign->why);
-		finding_remedy(f,
-			       "spec.snapshotClass must name an existing class of driver "
-			       "driver.longhorn.io: kubectl patch %s %s --type=merge -p "
-			       "'{\"spec\":{\"snapshotClass\":\"%s\"}}', or remove it",
-			       SP_RESOURCE, ign->sc, ign->name);
+		judge_remedy(&j,
+			     "spec.snapshotClass must name an existing class of driver "
+			     "driver.longhorn.io: kubectl patch %s %s --type=merge -p "
+			     "'{\"spec\":{\"snapshotClass\":\"%s\"}}', or remove it",
+			     SP_RESOURCE, ign->sc, ign->name);
 	} else if (w.n == 1) {
-		finding_set(f, STATUS_PASS, "one Longhorn VolumeSnapshotClass: %s (type %s)",
-			    w.v[0].name, vsc_type_desc(&w.v[0]));
+		judge_note(&j, STATUS_PASS, "one Longhorn VolumeSnapshotClass: %s (type %s)",
+			   w.v[0].name, vsc_type_desc(&w.v[0]));
 	} else {
-		finding_set(
-		    f, STATUS_PASS,
+		judge_note(
+		    &j, STATUS_PASS,
 		    "%zu Longhorn VolumeSnapshotClasses, all of type %s: whichever is picked "
 		    "behaves the same",
 		    w.n, vsc_type_desc(&w.v[0]));
 	}
 	vsc_view_free(&w);
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.vsc.backup-target ---- */
 
 /* A BackupTarget's availability: `default` (Longhorn ≥ 1.8, and since 1.2 the
  * mirror of the setting) or another one that volumes name. */
-static void backup_target_judge(struct finding *f, const struct jv *bt, const char *name,
-				const char *users)
+static void backup_target_judge(struct finding *f, struct judge *j, const struct jv *bt,
+				const char *name, const char *users)
 {
 	const struct jv *avail = JQ(bt, "status", "available");
 	const struct jv *cond = jq_condition(JQ(bt, "status", "conditions"), "Unavailable");
@@ -507,13 +510,13 @@ static void backup_target_judge(struct finding *f, const struct jv *bt, const ch
 	bool no_url = !url || !*url;
 	const char *why = cmsg && *cmsg ? cmsg : (no_url ? "spec.backupTargetURL is empty" : NULL);
 	if (no_url || streq(cstatus, "True") || (have_avail && !available)) {
-		finding_set(f, STATUS_FAIL,
-			    "backup target %s is not available (%s): snapshots with %s fail "
-			    "and their deletion hangs on the finalizer",
-			    name, why ? why : "status.available is false", users);
+		judge_note(j, STATUS_FAIL,
+			   "backup target %s is not available (%s): snapshots with %s fail "
+			   "and their deletion hangs on the finalizer",
+			   name, why ? why : "status.available is false", users);
 		if (is_default)
-			finding_remedy(
-			    f,
+			judge_remedy(
+			    j,
 			    "configure a reachable backup target (Harvester UI Settings → "
 			    "backup-target, NFS or S3) and check kubectl -n longhorn-system get "
 			    "backuptargets.longhorn.io default -o "
@@ -523,8 +526,8 @@ static void backup_target_judge(struct finding *f, const struct jv *bt, const ch
 			    "source volume: docs/checks/api.vsc.snap-restore-risk.md)",
 			    VSC_RESOURCE, users);
 		else
-			finding_remedy(
-			    f,
+			judge_remedy(
+			    j,
 			    "make backup target %s reachable (Longhorn UI Setting → Backup "
 			    "Target: its URL and credential secret) and check kubectl -n "
 			    "longhorn-system get backuptargets.longhorn.io %s -o "
@@ -533,17 +536,17 @@ static void backup_target_judge(struct finding *f, const struct jv *bt, const ch
 			    "--type=merge -p '{\"spec\":{\"backupTargetName\":\"default\"}}'",
 			    name, name);
 	} else if (have_avail && available) {
-		finding_set(f, STATUS_PASS, "backup target %s is available (%s)", name,
-			    url ? url : STORAGE_ABSENT);
+		judge_note(j, STATUS_PASS, "backup target %s is available (%s)", name,
+			   url ? url : STORAGE_ABSENT);
 	} else {
-		finding_set(f, STATUS_UNKNOWN,
-			    "BackupTarget %s reports no availability yet (status.available "
-			    "absent)",
-			    name);
-		finding_remedy(f,
-			       "kubectl -n longhorn-system get backuptargets.longhorn.io %s -o "
-			       "yaml",
-			       name);
+		judge_note(j, STATUS_UNKNOWN,
+			   "BackupTarget %s reports no availability yet (status.available "
+			   "absent)",
+			   name);
+		judge_remedy(j,
+			     "kubectl -n longhorn-system get backuptargets.longhorn.io %s -o "
+			     "yaml",
+			     name);
 	}
 }
 
@@ -622,6 +625,7 @@ static void backup_targets_in_use(struct agg_ctx *ctx, const char *id, const cha
 	size_t n = backup_target_users(cs, &u);
 	for (size_t i = 0; i < n; i++) {
 		struct finding *f = agg_finding(ctx, id);
+		struct judge j = {0};
 		finding_set_object(f, "BackupTarget/longhorn-system/%s", u[i].name);
 		kv_add_str(&f->evidence, "path",
 			   "BackupTarget named by volumes' spec.backupTargetName or Longhorn "
@@ -641,12 +645,12 @@ static void backup_targets_in_use(struct agg_ctx *ctx, const char *id, const cha
 					u[i].n_classes == 1 ? "" : "es", u[i].classes);
 		const struct jv *bt = cs_find(cs, RES_LH_BACKUPTARGETS, NULL, u[i].name);
 		if (!bt) {
-			finding_set(f, STATUS_FAIL,
-				    "BackupTarget %s does not exist, but %s name it: their backups "
-				    "(snapshots with %s) fail",
-				    u[i].name, users, classes);
-			finding_remedy(
-			    f,
+			judge_note(&j, STATUS_FAIL,
+				   "BackupTarget %s does not exist, but %s name it: their backups "
+				   "(snapshots with %s) fail",
+				   u[i].name, users, classes);
+			judge_remedy(
+			    &j,
 			    "create backup target %s (Longhorn UI Setting → Backup Target), or "
 			    "point the volumes at an existing one: kubectl -n longhorn-system "
 			    "patch volumes.longhorn.io VOLUME --type=merge -p "
@@ -657,39 +661,40 @@ static void backup_targets_in_use(struct agg_ctx *ctx, const char *id, const cha
 		} else {
 			_cleanup_free_ char *what = NULL;
 			storage_appendf(&what, "%s of %s", classes, users);
-			backup_target_judge(f, bt, u[i].name, what);
+			backup_target_judge(f, &j, bt, u[i].name, what);
 		}
 		free(u[i].volumes);
 		free(u[i].classes);
+		judge_decide(&j, f, "");
 	}
 	free(u);
 }
 
 /* Longhorn < 1.8: the backup-target setting (no availability is reported there). */
-static void backup_setting_judge(struct agg_ctx *ctx, struct finding *f, const char *classes)
+static void backup_setting_judge(struct agg_ctx *ctx, struct finding *f, struct judge *j,
+				 const char *classes)
 {
 	const struct jv *s = longhorn_setting(ctx->cs, "backup-target");
 	_cleanup_free_ char *value = redact_url(JQS(s, "value"));
 	kv_add_str(&f->evidence, "path", "Longhorn setting backup-target");
 	storage_ev_str(&f->evidence, "backup_target", s ? value : NULL);
 	if (!s || !value || !*value) {
-		finding_set(f, STATUS_FAIL,
-			    "no backup target configured (%s): snapshots with %s fail with "
-			    "\"backup target default is not available\"",
-			    s ? "setting backup-target is empty"
-			      : "no BackupTarget default and no backup-target setting",
-			    classes);
-		finding_remedy(f,
-			       "configure a backup target (Harvester UI Settings → backup-target, "
-			       "NFS or S3), then check kubectl get settings.longhorn.io -n "
-			       "longhorn-system backup-target -o jsonpath='{.value}'");
+		judge_note(j, STATUS_FAIL,
+			   "no backup target configured (%s): snapshots with %s fail with "
+			   "\"backup target default is not available\"",
+			   s ? "setting backup-target is empty"
+			     : "no BackupTarget default and no backup-target setting",
+			   classes);
+		judge_remedy(j, "configure a backup target (Harvester UI Settings → backup-target, "
+				"NFS or S3), then check kubectl get settings.longhorn.io -n "
+				"longhorn-system backup-target -o jsonpath='{.value}'");
 		return;
 	}
-	finding_set(f, STATUS_UNKNOWN,
-		    "backup-target is set to %s, but no BackupTarget object reports whether it "
-		    "is reachable",
-		    value);
-	finding_remedy(f, "test a backup from the Longhorn UI, or upgrade Longhorn");
+	judge_note(j, STATUS_UNKNOWN,
+		   "backup-target is set to %s, but no BackupTarget object reports whether it "
+		   "is reachable",
+		   value);
+	judge_remedy(j, "test a backup from the Longhorn UI, or upgrade Longhorn");
 }
 
 /* Harvester's backup-target setting, when collected: a JSON value such as
@@ -727,6 +732,7 @@ void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 	size_t n = vsc_longhorn_classes(ctx->cs, &v), n_bak = 0;
 	_cleanup_free_ char *classes = NULL;
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	struct value_list *bl = kv_add_list(&f->evidence, "backup_classes");
 	for (size_t i = 0; i < n; i++)
 		if (streq(v[i].type, "bak")) {
@@ -737,21 +743,21 @@ void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 		}
 	free(v);
 	if (n_bak == 0) {
-		finding_set(f, STATUS_SKIP,
-			    "no Longhorn VolumeSnapshotClass of type bak (or without a type): no "
-			    "backup target is needed for CSI snapshots");
-		return;
+		judge_note(&j, STATUS_SKIP,
+			   "no Longhorn VolumeSnapshotClass of type bak (or without a type): no "
+			   "backup target is needed for CSI snapshots");
+		goto out;
 	}
 	const struct cluster_state *cs = ctx->cs;
 	if (cs->res[RES_LH_SETTINGS].status == RES_NOT_INSTALLED &&
 	    cs->res[RES_LH_BACKUPTARGETS].status == RES_NOT_INSTALLED) {
-		finding_set(
-		    f, STATUS_FAIL,
+		judge_note(
+		    &j, STATUS_FAIL,
 		    "Longhorn is not installed (settings and backuptargets.longhorn.io are not "
 		    "served): the backup classes cannot take backups");
-		finding_remedy(
-		    f, "install Longhorn (Harvester ships it) and configure a backup target");
-		return;
+		judge_remedy(&j,
+			     "install Longhorn (Harvester ships it) and configure a backup target");
+		goto out;
 	}
 	struct longhorn_version ver;
 	bool have_ver = longhorn_version_get(cs, &ver);
@@ -776,7 +782,7 @@ void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 		_cleanup_free_ char *sv = redact_url(JQS(bts, "value"));
 		_cleanup_free_ char *cv = redact_url(JQS(bt, "spec", "backupTargetURL"));
 		if (!sv || !*sv) {
-			backup_setting_judge(ctx, f, classes);
+			backup_setting_judge(ctx, f, &j, classes);
 			goto others;
 		}
 		kv_add_str(&f->evidence, "path",
@@ -785,34 +791,33 @@ void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 		storage_ev_str(&f->evidence, "backup_target", sv);
 		if (!streq(sv, cv ? cv : "")) {
 			storage_ev_str(&f->evidence, "backup_target_url", cv);
-			finding_set(
-			    f, STATUS_UNKNOWN,
-			    "setting backup-target is %s but BackupTarget default still has "
-			    "%s: longhorn-manager has not copied the setting yet, so its "
-			    "availability is the old target's",
-			    sv, cv && *cv ? cv : "no URL");
-			finding_remedy(
-			    f, "wait for the copy, then check kubectl -n longhorn-system get "
-			       "backuptargets.longhorn.io default -o "
-			       "jsonpath='{.spec.backupTargetURL} {.status.available}'");
+			judge_note(&j, STATUS_UNKNOWN,
+				   "setting backup-target is %s but BackupTarget default still has "
+				   "%s: longhorn-manager has not copied the setting yet, so its "
+				   "availability is the old target's",
+				   sv, cv && *cv ? cv : "no URL");
+			judge_remedy(&j,
+				     "wait for the copy, then check kubectl -n longhorn-system get "
+				     "backuptargets.longhorn.io default -o "
+				     "jsonpath='{.spec.backupTargetURL} {.status.available}'");
 		} else {
-			backup_target_judge(f, bt, "default", classes);
+			backup_target_judge(f, &j, bt, "default", classes);
 		}
 	} else if (bt) {
 		kv_add_str(&f->evidence, "path",
 			   "BackupTarget default: status.available and condition Unavailable");
-		backup_target_judge(f, bt, "default", classes);
+		backup_target_judge(f, &j, bt, "default", classes);
 	} else if (have_ver && longhorn_version_at_least(&ver, 1, 8)) {
 		kv_add_str(&f->evidence, "path", "BackupTarget default (Longhorn >= 1.8)");
-		finding_set(f, STATUS_FAIL,
-			    "Longhorn %d.%d keeps its backup target in BackupTarget default, which "
-			    "does not exist: snapshots with %s cannot take backups",
-			    ver.major, ver.minor, classes);
-		finding_remedy(f,
-			       "configure a backup target (Harvester UI Settings → backup-target); "
-			       "longhorn-manager then creates BackupTarget default");
+		judge_note(&j, STATUS_FAIL,
+			   "Longhorn %d.%d keeps its backup target in BackupTarget default, which "
+			   "does not exist: snapshots with %s cannot take backups",
+			   ver.major, ver.minor, classes);
+		judge_remedy(&j,
+			     "configure a backup target (Harvester UI Settings → backup-target); "
+			     "longhorn-manager then creates BackupTarget default");
 	} else {
-		backup_setting_judge(ctx, f, classes);
+		backup_setting_judge(ctx, f, &j, classes);
 	}
 others:
 	/* The targets other than default that volumes name (the targets
@@ -830,6 +835,8 @@ others:
 		break;
 	}
 	backup_targets_in_use(ctx, id, classes);
+out:
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.vsc.snap-restore-risk ---- */
@@ -846,21 +853,21 @@ static const struct sc_pick *first_risky(const struct vsc_view *w, bool invalid)
 	return NULL;
 }
 
-static void snap_risk_warn(struct finding *f, const struct vsc_view *w, const struct sc_pick *p)
+static void snap_risk_warn(struct judge *j, const struct vsc_view *w, const struct sc_pick *p)
 {
 	_cleanup_free_ char *sum = picks_summary(w, true);
 	const struct vsc *bak = NULL;
 	for (size_t i = 0; i < w->n && !bak; i++)
 		if (streq(w->v[i].type, "bak"))
 			bak = &w->v[i];
-	finding_set(f, STATUS_WARN,
-		    "VM snapshots of %s: restoring a type snap snapshot clones from the source "
-		    "volume, which the restore itself deletes — the restored disk may never "
-		    "converge (docs/checks/api.vsc.snap-restore-risk.md)",
-		    sum);
+	judge_note(j, STATUS_WARN,
+		   "VM snapshots of %s: restoring a type snap snapshot clones from the source "
+		   "volume, which the restore itself deletes — the restored disk may never "
+		   "converge (docs/checks/api.vsc.snap-restore-risk.md)",
+		   sum);
 	if (bak)
-		finding_remedy(
-		    f,
+		judge_remedy(
+		    j,
 		    "for restorable VM snapshots use backups: point the StorageProfile at a "
 		    "type bak class, kubectl patch %s %s --type=merge -p "
 		    "'{\"spec\":{\"snapshotClass\":\"%s\"}}', or change the class: kubectl "
@@ -869,13 +876,12 @@ static void snap_risk_warn(struct finding *f, const struct vsc_view *w, const st
 		    "short-lived rollback points whose source VM stays",
 		    SP_RESOURCE, p->sc, bak->name, VSC_RESOURCE, p->name);
 	else
-		finding_remedy(
-		    f,
-		    "for restorable VM snapshots use backups: kubectl patch %s %s "
-		    "--type=merge -p '{\"parameters\":{\"type\":\"bak\"}}' and configure "
-		    "a backup target (api.vsc.backup-target); keep type snap only for "
-		    "short-lived rollback points whose source VM stays",
-		    VSC_RESOURCE, p->name);
+		judge_remedy(j,
+			     "for restorable VM snapshots use backups: kubectl patch %s %s "
+			     "--type=merge -p '{\"parameters\":{\"type\":\"bak\"}}' and configure "
+			     "a backup target (api.vsc.backup-target); keep type snap only for "
+			     "short-lived rollback points whose source VM stays",
+			     VSC_RESOURCE, p->name);
 }
 
 void check_vsc_snap_restore_risk(struct agg_ctx *ctx, const char *id)
@@ -884,36 +890,37 @@ void check_vsc_snap_restore_risk(struct agg_ctx *ctx, const char *id)
 	struct finding *f = vsc_view_finding(ctx, id, &w);
 	if (!f)
 		return;
+	struct judge j = {0};
 	const struct sc_pick *snap = first_risky(&w, false), *bad = first_risky(&w, true);
 	if (w.np == 0) {
-		finding_set(f, STATUS_SKIP,
-			    "no StorageClass of provisioner driver.longhorn.io: no VM disk is a "
-			    "Longhorn volume");
+		judge_note(&j, STATUS_SKIP,
+			   "no StorageClass of provisioner driver.longhorn.io: no VM disk is a "
+			   "Longhorn volume");
 	} else if (w.n_ok == 0) {
-		finding_set(f, STATUS_SKIP,
-			    "no Longhorn StorageClass gets a usable VolumeSnapshotClass for VM "
-			    "snapshots (%s)",
-			    w.n_broken ? "api.vsc.ambiguous says why"
-				       : "no VolumeSnapshotClass for driver.longhorn.io");
+		judge_note(&j, STATUS_SKIP,
+			   "no Longhorn StorageClass gets a usable VolumeSnapshotClass for VM "
+			   "snapshots (%s)",
+			   w.n_broken ? "api.vsc.ambiguous says why"
+				      : "no VolumeSnapshotClass for driver.longhorn.io");
 	} else if (snap) {
-		snap_risk_warn(f, &w, snap);
+		snap_risk_warn(&j, &w, snap);
 	} else if (bad) {
-		finding_set(f, STATUS_WARN,
-			    "VM snapshots of disks on %s use VolumeSnapshotClass %s whose "
-			    "parameters.type %s Longhorn rejects: every VM snapshot of them fails",
-			    bad->sc, bad->name, bad->vsc->raw ? bad->vsc->raw : "(not a string)");
-		finding_remedy(f,
-			       "kubectl patch %s %s --type=merge -p "
-			       "'{\"parameters\":{\"type\":\"bak\"}}'",
-			       VSC_RESOURCE, bad->name);
+		judge_note(&j, STATUS_WARN,
+			   "VM snapshots of disks on %s use VolumeSnapshotClass %s whose "
+			   "parameters.type %s Longhorn rejects: every VM snapshot of them fails",
+			   bad->sc, bad->name, bad->vsc->raw ? bad->vsc->raw : "(not a string)");
+		judge_remedy(&j,
+			     "kubectl patch %s %s --type=merge -p "
+			     "'{\"parameters\":{\"type\":\"bak\"}}'",
+			     VSC_RESOURCE, bad->name);
 	} else {
 		_cleanup_free_ char *sum = picks_summary(&w, false);
-		finding_set(
-		    f, STATUS_PASS,
-		    "VM snapshots of %s: restores do not depend on the source volume%s", sum,
-		    w.n_broken ? " (other Longhorn StorageClasses: api.vsc.ambiguous)" : "");
+		judge_note(&j, STATUS_PASS,
+			   "VM snapshots of %s: restores do not depend on the source volume%s", sum,
+			   w.n_broken ? " (other Longhorn StorageClasses: api.vsc.ambiguous)" : "");
 	}
 	vsc_view_free(&w);
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.snapshot.restorable ---- */
@@ -942,18 +949,18 @@ static const char *vm_snapshot_content(const struct jv *vs)
 	return JQS(jq_owner(vs, "VirtualMachineSnapshotContent", false), "name");
 }
 
-static void restorable_fail(struct finding *f, const struct jv *vs, const char *why)
+static void restorable_fail(struct judge *j, const struct jv *vs, const char *why)
 {
 	const char *ns = jq_namespace(vs) ? jq_namespace(vs) : "?";
 	const char *name = jq_name(vs) ? jq_name(vs) : "?";
 	const char *owner = vm_snapshot_content(vs);
-	finding_set(f, STATUS_FAIL,
-		    "VolumeSnapshot %s/%s is readyToUse=true but cannot be restored: %s (the CSI "
-		    "layer never notices)",
-		    ns, name, why);
+	judge_note(j, STATUS_FAIL,
+		   "VolumeSnapshot %s/%s is readyToUse=true but cannot be restored: %s (the CSI "
+		   "layer never notices)",
+		   ns, name, why);
 	if (owner)
-		finding_remedy(
-		    f,
+		judge_remedy(
+		    j,
 		    "do not count on it: a restore creates a volume whose clone never "
 		    "converges (api.longhorn.clone-stuck). Delete the VirtualMachineSnapshot "
 		    "it belongs to (its VolumeSnapshots go with it): kubectl get "
@@ -965,13 +972,13 @@ static void restorable_fail(struct finding *f, const struct jv *vs, const char *
 		    "(docs/checks/api.snapshot.restorable.md)",
 		    ns, owner, ns);
 	else
-		finding_remedy(f,
-			       "do not count on it: a restore creates a volume whose clone never "
-			       "converges (api.longhorn.clone-stuck). Delete it: kubectl delete "
-			       "volumesnapshots.snapshot.storage.k8s.io -n %s %s; take restorable "
-			       "snapshots with a type bak class and a backup target "
-			       "(docs/checks/api.snapshot.restorable.md)",
-			       ns, name);
+		judge_remedy(j,
+			     "do not count on it: a restore creates a volume whose clone never "
+			     "converges (api.longhorn.clone-stuck). Delete it: kubectl delete "
+			     "volumesnapshots.snapshot.storage.k8s.io -n %s %s; take restorable "
+			     "snapshots with a type bak class and a backup target "
+			     "(docs/checks/api.snapshot.restorable.md)",
+			     ns, name);
 }
 
 /* A ready VolumeSnapshot whose content points at an in-cluster Longhorn snapshot. */
@@ -994,6 +1001,7 @@ static void restorable_snap(struct agg_ctx *ctx, const char *id, const struct jv
 		return;
 	}
 	struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshot", vs);
+	struct judge j = {0};
 	restorable_evidence(f, vs, content, handle);
 	kv_add_str(&f->evidence, "longhorn_volume", r->volume);
 	kv_add_str(&f->evidence, "longhorn_volume_state",
@@ -1014,24 +1022,25 @@ static void restorable_snap(struct agg_ctx *ctx, const char *id, const struct jv
 			storage_appendf(&why, "%s snapshot %s %s",
 					why ? "; Longhorn" : "its Longhorn", r->name,
 					snap_gone ? "no longer exists" : "is being deleted");
-		restorable_fail(f, vs, why);
+		restorable_fail(&j, vs, why);
 		c->bad++;
 	} else if (removed) {
-		finding_set(f, STATUS_WARN,
-			    "VolumeSnapshot %s/%s: its Longhorn snapshot %s is marked removed and "
-			    "disappears at the next purge; restores from it will then fail",
-			    jq_namespace(vs) ? jq_namespace(vs) : "?",
-			    jq_name(vs) ? jq_name(vs) : "?", r->name);
-		finding_remedy(f, "restore what you need now, or take a new snapshot (type bak for "
-				  "one that survives the source volume)");
+		judge_note(&j, STATUS_WARN,
+			   "VolumeSnapshot %s/%s: its Longhorn snapshot %s is marked removed and "
+			   "disappears at the next purge; restores from it will then fail",
+			   jq_namespace(vs) ? jq_namespace(vs) : "?",
+			   jq_name(vs) ? jq_name(vs) : "?", r->name);
+		judge_remedy(&j, "restore what you need now, or take a new snapshot (type bak for "
+				 "one that survives the source volume)");
 		c->bad++;
 	} else {
-		finding_set(f, STATUS_UNKNOWN,
-			    "snapshots.longhorn.io is not served: cannot tell whether Longhorn "
-			    "snapshot %s still exists",
-			    r->name);
+		judge_note(&j, STATUS_UNKNOWN,
+			   "snapshots.longhorn.io is not served: cannot tell whether Longhorn "
+			   "snapshot %s still exists",
+			   r->name);
 		c->bad++;
 	}
+	judge_decide(&j, f, "");
 }
 
 static void restorable_judge(struct agg_ctx *ctx, const char *id, const struct jv *vs,
@@ -1043,24 +1052,26 @@ static void restorable_judge(struct agg_ctx *ctx, const char *id, const struct j
 	const struct jv *content = cname ? cs_find(ctx->cs, RES_VS_CONTENTS, NULL, cname) : NULL;
 	if (!content) {
 		struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshot", vs);
+		struct judge j = {0};
 		restorable_evidence(f, vs, NULL, NULL);
 		if (cname) {
 			storage_ev_str(&f->evidence, "content", cname);
-			finding_set(
-			    f, STATUS_FAIL,
+			judge_note(
+			    &j, STATUS_FAIL,
 			    "VolumeSnapshot is readyToUse=true but its VolumeSnapshotContent "
 			    "%s no longer exists: it cannot be restored",
 			    cname);
-			finding_remedy(
-			    f, "kubectl delete volumesnapshots.snapshot.storage.k8s.io -n %s %s",
+			judge_remedy(
+			    &j, "kubectl delete volumesnapshots.snapshot.storage.k8s.io -n %s %s",
 			    jq_namespace(vs) ? jq_namespace(vs) : "?",
 			    jq_name(vs) ? jq_name(vs) : "?");
 		} else {
-			finding_set(f, STATUS_UNKNOWN,
-				    "VolumeSnapshot is readyToUse=true but names no "
-				    "VolumeSnapshotContent");
+			judge_note(&j, STATUS_UNKNOWN,
+				   "VolumeSnapshot is readyToUse=true but names no "
+				   "VolumeSnapshotContent");
 		}
 		c->bad++;
+		judge_decide(&j, f, "");
 		return;
 	}
 	if (!streq(JQS(content, "spec", "driver"), LONGHORN_DRIVER)) {
@@ -1075,13 +1086,15 @@ static void restorable_judge(struct agg_ctx *ctx, const char *id, const struct j
 	if (!handle || longhorn_ref_parse((const uint8_t *)handle, strlen(handle), &r) < 0 ||
 	    r.type == LONGHORN_REF_VOLUME) {
 		struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshot", vs);
+		struct judge j = {0};
 		restorable_evidence(f, vs, content, handle);
-		finding_set(f, STATUS_UNKNOWN,
-			    "VolumeSnapshotContent %s has %s: cannot tell what a restore reads",
-			    jq_name(content) ? jq_name(content) : "?",
-			    handle ? "a snapshot handle that is not a Longhorn handle"
-				   : "no snapshot handle");
+		judge_note(&j, STATUS_UNKNOWN,
+			   "VolumeSnapshotContent %s has %s: cannot tell what a restore reads",
+			   jq_name(content) ? jq_name(content) : "?",
+			   handle ? "a snapshot handle that is not a Longhorn handle"
+				  : "no snapshot handle");
 		c->bad++;
+		judge_decide(&j, f, "");
 		return;
 	}
 	if (r.type == LONGHORN_REF_BACKUP)
@@ -1095,8 +1108,8 @@ static void restorable_judge(struct agg_ctx *ctx, const char *id, const struct j
 void check_snapshot_restorable(struct agg_ctx *ctx, const char *id)
 {
 	if (ctx->cs->res[RES_VS_SNAPSHOTS].status == RES_NOT_INSTALLED) {
-		finding_set(agg_finding(ctx, id), STATUS_SKIP,
-			    "the VolumeSnapshot API is not served: no CSI snapshot exists");
+		agg_not_applicable(ctx, id,
+				   "the VolumeSnapshot API is not served: no CSI snapshot exists");
 		return;
 	}
 	const struct jv *items = cs_items(ctx->cs, RES_VS_SNAPSHOTS);
@@ -1113,6 +1126,7 @@ void check_snapshot_restorable(struct agg_ctx *ctx, const char *id)
 	if (c.bad)
 		return;
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	kv_add_int(&f->evidence, "volume_snapshots", (int64_t)jq_len(items));
 	kv_add_int(&f->evidence, "ready", (int64_t)c.ready);
 	kv_add_int(&f->evidence, "longhorn_snapshots_checked", (int64_t)c.snap_ok);
@@ -1120,17 +1134,18 @@ void check_snapshot_restorable(struct agg_ctx *ctx, const char *id)
 	kv_add_int(&f->evidence, "longhorn_backing_images", (int64_t)c.backing_images);
 	kv_add_int(&f->evidence, "other_drivers", (int64_t)c.other_drivers);
 	if (c.longhorn == 0)
-		finding_set(f, STATUS_SKIP, "no ready Longhorn VolumeSnapshot (%zu %s)",
-			    jq_len(items),
-			    plural((int64_t)jq_len(items), "VolumeSnapshot", "VolumeSnapshots"));
+		judge_note(&j, STATUS_SKIP, "no ready Longhorn VolumeSnapshot (%zu %s)",
+			   jq_len(items),
+			   plural((int64_t)jq_len(items), "VolumeSnapshot", "VolumeSnapshots"));
 	else
-		finding_set(f, STATUS_PASS,
-			    "%zu ready Longhorn %s: %zu in-cluster %s whose volume "
-			    "and snapshot exist, %zu %s (restored from the backup target)",
-			    c.longhorn,
-			    plural((int64_t)c.longhorn, "VolumeSnapshot", "VolumeSnapshots"),
-			    c.snap_ok, plural((int64_t)c.snap_ok, "snapshot", "snapshots"),
-			    c.backups, plural((int64_t)c.backups, "backup", "backups"));
+		judge_note(&j, STATUS_PASS,
+			   "%zu ready Longhorn %s: %zu in-cluster %s whose volume "
+			   "and snapshot exist, %zu %s (restored from the backup target)",
+			   c.longhorn,
+			   plural((int64_t)c.longhorn, "VolumeSnapshot", "VolumeSnapshots"),
+			   c.snap_ok, plural((int64_t)c.snap_ok, "snapshot", "snapshots"),
+			   c.backups, plural((int64_t)c.backups, "backup", "backups"));
+	judge_decide(&j, f, "");
 }
 
 /* ---- api.snapshot.stuck-deletion ---- */
@@ -1160,6 +1175,7 @@ static void stuck_common_evidence(struct finding *f, const struct jv *o, int64_t
 static void stuck_content(struct agg_ctx *ctx, const char *id, const struct jv *c, int64_t age)
 {
 	struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshotContent", c);
+	struct judge j = {0};
 	const char *name = jq_name(c) ? jq_name(c) : "?";
 	const char *err = JQS(c, "status", "error", "message");
 	const char *vsns = JQS(c, "spec", "volumeSnapshotRef", "namespace");
@@ -1171,21 +1187,21 @@ static void stuck_content(struct agg_ctx *ctx, const char *id, const struct jv *
 	storage_ev_str(&f->evidence, "class", JQS(c, "spec", "volumeSnapshotClassName"));
 	kv_add_strf(&f->evidence, "volume_snapshot", "%s/%s", vsns ? vsns : "?",
 		    vsname ? vsname : "?");
-	finding_set(f, STATUS_WARN,
-		    "VolumeSnapshotContent %s has been deleting for %s, held by its finalizers; "
-		    "last error: %s",
-		    name, d, err ? err : "(none recorded)");
-	finding_remedy(
-	    f,
-	    "in this order: 1) fix the cause of the error first (for \"backup target ... "
-	    "not available\": api.vsc.backup-target) — the sidecar's retry may then "
-	    "finish the deletion by itself; 2) if it stays stuck: kubectl patch "
-	    "volumesnapshotcontents.snapshot.storage.k8s.io %s --type=merge -p "
-	    "'{\"metadata\":{\"finalizers\":null}}' — the VolumeSnapshot %s/%s is then "
-	    "released by the snapshot controller, no patch needed; 3) removing the "
-	    "finalizer skips the driver's cleanup: look for leftover Longhorn snapshots "
-	    "or backups (kubectl -n longhorn-system get snapshots.longhorn.io)",
-	    name, vsns ? vsns : "?", vsname ? vsname : "?");
+	judge_note(&j, STATUS_WARN,
+		   "VolumeSnapshotContent %s has been deleting for %s, held by its finalizers; "
+		   "last error: %s",
+		   name, d, err ? err : "(none recorded)");
+	judge_remedy(&j,
+		     "in this order: 1) fix the cause of the error first (for \"backup target ... "
+		     "not available\": api.vsc.backup-target) — the sidecar's retry may then "
+		     "finish the deletion by itself; 2) if it stays stuck: kubectl patch "
+		     "volumesnapshotcontents.snapshot.storage.k8s.io %s --type=merge -p "
+		     "'{\"metadata\":{\"finalizers\":null}}' — the VolumeSnapshot %s/%s is then "
+		     "released by the snapshot controller, no patch needed; 3) removing the "
+		     "finalizer skips the driver's cleanup: look for leftover Longhorn snapshots "
+		     "or backups (kubectl -n longhorn-system get snapshots.longhorn.io)",
+		     name, vsns ? vsns : "?", vsname ? vsname : "?");
+	judge_decide(&j, f, "");
 }
 
 static bool names_snapshot(const struct jv *src, const char *name)
@@ -1213,8 +1229,8 @@ static const struct jv *restoring_pvc(const struct cluster_state *cs, const stru
 
 /* The snapshot's content exists and is not being deleted: either a restore still
  * reads from the snapshot, or the snapshot controller is not doing its part. */
-static void stuck_snapshot_held(struct agg_ctx *ctx, struct finding *f, const struct jv *vs,
-				const char *d, const char *cname)
+static void stuck_snapshot_held(struct agg_ctx *ctx, struct finding *f, struct judge *j,
+				const struct jv *vs, const char *d, const char *cname)
 {
 	const char *ns = jq_namespace(vs) ? jq_namespace(vs) : "?";
 	const char *name = jq_name(vs) ? jq_name(vs) : "?";
@@ -1225,33 +1241,32 @@ static void stuck_snapshot_held(struct agg_ctx *ctx, struct finding *f, const st
 		kv_add_strf(&f->evidence, "restoring_pvc", "%s/%s (phase %s)", ns, pname,
 			    JQS(pvc, "status", "phase") ? JQS(pvc, "status", "phase")
 							: STORAGE_ABSENT);
-		finding_set(f, STATUS_WARN,
-			    "VolumeSnapshot %s/%s has been deleting for %s: PVC %s/%s is still "
-			    "being restored from it, so the snapshot controller keeps it and its "
-			    "content %s",
-			    ns, name, d, ns, pname, cname);
-		finding_remedy(
-		    f,
-		    "let the restore finish (kubectl describe pvc -n %s %s), or give it "
-		    "up: kubectl delete pvc -n %s %s; the snapshot controller then "
-		    "deletes content %s (deletionPolicy Delete) and releases the snapshot",
-		    ns, pname, ns, pname, cname);
+		judge_note(j, STATUS_WARN,
+			   "VolumeSnapshot %s/%s has been deleting for %s: PVC %s/%s is still "
+			   "being restored from it, so the snapshot controller keeps it and its "
+			   "content %s",
+			   ns, name, d, ns, pname, cname);
+		judge_remedy(j,
+			     "let the restore finish (kubectl describe pvc -n %s %s), or give it "
+			     "up: kubectl delete pvc -n %s %s; the snapshot controller then "
+			     "deletes content %s (deletionPolicy Delete) and releases the snapshot",
+			     ns, pname, ns, pname, cname);
 		return;
 	}
-	finding_set(f, STATUS_WARN,
-		    "VolumeSnapshot %s/%s has been deleting for %s, held by its finalizers; its "
-		    "content %s is not being deleted although %s",
-		    ns, name, d, cname,
-		    pvcs_known ? "no PVC is being restored from it"
-			       : "(PersistentVolumeClaims were not collected: a restore from it "
-				 "would explain it)");
-	finding_remedy(f,
-		       "the snapshot-controller deletes content %s (deletionPolicy Delete) or "
-		       "releases the snapshot (Retain) itself: check that it runs and read its "
-		       "log: kubectl get pods -A | grep snapshot-controller; kubectl logs -n "
-		       "<namespace> <snapshot-controller pod> | grep %s; kubectl describe "
-		       "volumesnapshots.snapshot.storage.k8s.io -n %s %s",
-		       cname, name, ns, name);
+	judge_note(j, STATUS_WARN,
+		   "VolumeSnapshot %s/%s has been deleting for %s, held by its finalizers; its "
+		   "content %s is not being deleted although %s",
+		   ns, name, d, cname,
+		   pvcs_known ? "no PVC is being restored from it"
+			      : "(PersistentVolumeClaims were not collected: a restore from it "
+				"would explain it)");
+	judge_remedy(j,
+		     "the snapshot-controller deletes content %s (deletionPolicy Delete) or "
+		     "releases the snapshot (Retain) itself: check that it runs and read its "
+		     "log: kubectl get pods -A | grep snapshot-controller; kubectl logs -n "
+		     "<namespace> <snapshot-controller pod> | grep %s; kubectl describe "
+		     "volumesnapshots.snapshot.storage.k8s.io -n %s %s",
+		     cname, name, ns, name);
 }
 
 /* The finalizer that holds vs: the one the operator must act on. Names and
@@ -1292,10 +1307,11 @@ static const char *holding_finalizer(const struct jv *vs)
 
 /* Name the holding finalizer in the message and say what removes it. */
 /* restoring: 1 a Pending PVC restores from vs, 0 none, -1 PVCs not collected. */
-static void name_finalizer(struct finding *f, const struct jv *vs, bool content, int restoring)
+static void name_finalizer(struct finding *f, struct judge *j, const struct jv *vs, bool content,
+			   int restoring)
 {
 	const char *fin = holding_finalizer(vs);
-	if (!fin || !f->message)
+	if (!fin)
 		return;
 	const char *ns = jq_namespace(vs) ? jq_namespace(vs) : "?";
 	const char *name = jq_name(vs) ? jq_name(vs) : "?";
@@ -1317,20 +1333,20 @@ static void name_finalizer(struct finding *f, const struct jv *vs, bool content,
 		what = "removed when its VolumeGroupSnapshot is deleted";
 	else
 		what = "not the snapshot-controller's: the controller that set it must remove it";
-	_cleanup_free_ char *msg = xstrdup(f->message);
-	finding_set(f, f->status, "%s; held by finalizer %s", msg, fin);
-	_cleanup_free_ char *rem = f->remediation ? xstrdup(f->remediation) : NULL;
-	finding_remedy(f,
-		       "%s%sfinalizer %s is %s (by hand: kubectl patch "
-		       "volumesnapshots.snapshot.storage.k8s.io -n %s %s --type=json -p "
-		       "'[{\"op\":\"remove\",\"path\":\"/metadata/finalizers/<index of %s>\"}]')",
-		       rem ? rem : "", rem ? ". " : "", fin, what, ns, name, fin);
+	/* a second note of the verdict's status and a second step of the remedy */
+	judge_note(j, j->status, "held by finalizer %s", fin);
+	judge_remedy(j,
+		     "finalizer %s is %s (by hand: kubectl patch "
+		     "volumesnapshots.snapshot.storage.k8s.io -n %s %s --type=json -p "
+		     "'[{\"op\":\"remove\",\"path\":\"/metadata/finalizers/<index of %s>\"}]')",
+		     fin, what, ns, name, fin);
 }
 
 static void stuck_snapshot(struct agg_ctx *ctx, const char *id, const struct jv *vs, int64_t age,
 			   const struct jv *content)
 {
 	struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshot", vs);
+	struct judge j = {0};
 	const char *ns = jq_namespace(vs) ? jq_namespace(vs) : "?";
 	const char *name = jq_name(vs) ? jq_name(vs) : "?";
 	const char *cname = JQS(vs, "status", "boundVolumeSnapshotContentName");
@@ -1343,23 +1359,25 @@ static void stuck_snapshot(struct agg_ctx *ctx, const char *id, const struct jv 
 	if (content) {
 		storage_ev_str(&f->evidence, "content_deletion_policy",
 			       JQS(content, "spec", "deletionPolicy"));
-		stuck_snapshot_held(ctx, f, vs, d, cname);
-		name_finalizer(f, vs, true,
+		stuck_snapshot_held(ctx, f, &j, vs, d, cname);
+		name_finalizer(f, &j, vs, true,
 			       ctx->cs->res[RES_PVCS].status != RES_COLLECTED ? -1
 			       : restoring_pvc(ctx->cs, vs)		      ? 1
 									      : 0);
-		return;
+		goto out;
 	}
-	finding_set(f, STATUS_WARN,
-		    "VolumeSnapshot %s/%s has been deleting for %s, held by its finalizers; its "
-		    "content %s does not exist",
-		    ns, name, d, cname ? cname : "(none bound)");
-	finding_remedy(f,
-		       "nothing is left to clean up: kubectl patch "
-		       "volumesnapshots.snapshot.storage.k8s.io -n %s %s --type=merge -p "
-		       "'{\"metadata\":{\"finalizers\":null}}'",
-		       ns, name);
-	name_finalizer(f, vs, false, 0);
+	judge_note(&j, STATUS_WARN,
+		   "VolumeSnapshot %s/%s has been deleting for %s, held by its finalizers; its "
+		   "content %s does not exist",
+		   ns, name, d, cname ? cname : "(none bound)");
+	judge_remedy(&j,
+		     "nothing is left to clean up: kubectl patch "
+		     "volumesnapshots.snapshot.storage.k8s.io -n %s %s --type=merge -p "
+		     "'{\"metadata\":{\"finalizers\":null}}'",
+		     ns, name);
+	name_finalizer(f, &j, vs, false, 0);
+out:
+	judge_decide(&j, f, "");
 }
 
 void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
@@ -1367,8 +1385,8 @@ void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
 	const struct cluster_state *cs = ctx->cs;
 	if (cs->res[RES_VS_SNAPSHOTS].status == RES_NOT_INSTALLED &&
 	    cs->res[RES_VS_CONTENTS].status == RES_NOT_INSTALLED) {
-		finding_set(agg_finding(ctx, id), STATUS_SKIP,
-			    "the VolumeSnapshot API is not served: no CSI snapshot exists");
+		agg_not_applicable(ctx, id,
+				   "the VolumeSnapshot API is not served: no CSI snapshot exists");
 		return;
 	}
 	const struct jv *contents = cs_items(cs, RES_VS_CONTENTS),
@@ -1381,7 +1399,9 @@ void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
 		if (r < 0) {
 			struct finding *f =
 			    storage_object_finding(ctx, id, "VolumeSnapshotContent", c);
-			finding_set(f, STATUS_UNKNOWN, "unreadable metadata.deletionTimestamp");
+			struct judge j = {0};
+			judge_note(&j, STATUS_UNKNOWN, "unreadable metadata.deletionTimestamp");
+			judge_decide(&j, f, "");
 			stuck++;
 		} else if (r > 0) {
 			stuck_content(ctx, id, c, age);
@@ -1395,7 +1415,9 @@ void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
 		int r = stuck_deleting(ctx, vs, &age);
 		if (r < 0) {
 			struct finding *f = storage_object_finding(ctx, id, "VolumeSnapshot", vs);
-			finding_set(f, STATUS_UNKNOWN, "unreadable metadata.deletionTimestamp");
+			struct judge j = {0};
+			judge_note(&j, STATUS_UNKNOWN, "unreadable metadata.deletionTimestamp");
+			judge_decide(&j, f, "");
 			stuck++;
 			continue;
 		}
@@ -1415,12 +1437,14 @@ void check_snapshot_stuck_deletion(struct agg_ctx *ctx, const char *id)
 	if (stuck)
 		return;
 	struct finding *f = agg_finding(ctx, id);
+	struct judge j = {0};
 	kv_add_int(&f->evidence, "volume_snapshots", (int64_t)jq_len(snaps));
 	kv_add_int(&f->evidence, "volume_snapshot_contents", (int64_t)jq_len(contents));
 	kv_add_int(&f->evidence, "deleting_less_than_5m", (int64_t)recent);
-	finding_set(f, STATUS_PASS,
-		    "no VolumeSnapshot or VolumeSnapshotContent deleting for more than 5m "
-		    "(%zu %s, %zu %s)",
-		    jq_len(snaps), plural((int64_t)jq_len(snaps), "snapshot", "snapshots"),
-		    jq_len(contents), plural((int64_t)jq_len(contents), "content", "contents"));
+	judge_note(&j, STATUS_PASS,
+		   "no VolumeSnapshot or VolumeSnapshotContent deleting for more than 5m "
+		   "(%zu %s, %zu %s)",
+		   jq_len(snaps), plural((int64_t)jq_len(snaps), "snapshot", "snapshots"),
+		   jq_len(contents), plural((int64_t)jq_len(contents), "content", "contents"));
+	judge_decide(&j, f, "");
 }

@@ -523,6 +523,7 @@ static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
 		strv_add(&row->reasons, e.reasons.items[i]);
 
 	struct finding *f = agg_object_finding(ctx, id, vmi);
+	struct judge j = {0};
 	if (node)
 		finding_set_node(f, node);
 	kv_list_clear(&f->evidence);
@@ -530,11 +531,11 @@ static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
 	struct value_list *rl = kv_add_list(&f->evidence, "reasons");
 	for (size_t i = 0; i < e.reasons.n; i++)
 		vlist_add_str(rl, e.reasons.items[i]);
-	finding_set(f, e.level, "%s/%s %s live-migrate: %s%s", ns, name ? name : "?",
-		    e.level == STATUS_UNKNOWN ? "may not be able to"
-		    : e.level == STATUS_WARN  ? "may not"
-					      : "cannot",
-		    e.reasons.items[0], e.reasons.n > 1 ? " (and more, see reasons)" : "");
+	judge_note(&j, e.level, "%s/%s %s live-migrate: %s%s", ns, name ? name : "?",
+		   e.level == STATUS_UNKNOWN ? "may not be able to"
+		   : e.level == STATUS_WARN  ? "may not"
+					     : "cannot",
+		   e.reasons.items[0], e.reasons.n > 1 ? " (and more, see reasons)" : "");
 	_cleanup_free_ char *rem = strv_join(&e.remedies, "; ");
 	if (!*rem) {
 		free(rem);
@@ -543,18 +544,20 @@ static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
 				"{.message}{\"\\n\"}{end}'",
 				ns, name ? name : "?");
 	}
-	finding_remedy(f, "%s", rem);
+	judge_remedy(&j, "%s", rem);
 	strv_clear(&e.reasons);
 	strv_clear(&e.remedies);
+	judge_decide(&j, f, "");
 }
 
 void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 {
 	const struct jv *vmis = cs_items(ctx->cs, RES_VMIS);
 	if (!vmis) {
-		finding_set(agg_finding(ctx, id), STATUS_SKIP,
-			    "KubeVirt is not installed (virtualmachineinstances.kubevirt.io is not "
-			    "served)");
+		agg_not_applicable(
+		    ctx, id,
+		    "KubeVirt is not installed (virtualmachineinstances.kubevirt.io is not "
+		    "served)");
 		return;
 	}
 	size_t n_running = 0;
@@ -575,9 +578,11 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 	strv_clear(&t.out);
 	if (n_running == 0) {
 		struct finding *f = agg_finding(ctx, id);
+		struct judge j = {0};
 		kv_add_int(&f->evidence, "virtualmachineinstances", (int64_t)jq_len(vmis));
 		kv_add_int(&f->evidence, "virtualmachines", (int64_t)cs_count(ctx->cs, RES_VMS));
-		finding_set(f, STATUS_SKIP, "no running VMI: nothing to live-migrate");
+		judge_note(&j, STATUS_SKIP, "no running VMI: nothing to live-migrate");
+		judge_decide(&j, f, "");
 		return;
 	}
 	/* A migration that failed before it reached the VMI is on its VMIM only:
@@ -587,6 +592,7 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 	    "scheduled, rejected by a quota) is not known";
 	if (sum.n_ok == n_running) {
 		struct finding *f = agg_finding(ctx, id);
+		struct judge j = {0};
 		struct value_list *l = kv_add_list(&f->evidence, "vmis");
 		for (size_t i = 0; i < ctx->vms->n; i++)
 			vlist_add_strf(l, "%s/%s on %s", ctx->vms->items[i].namespace,
@@ -603,35 +609,37 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 					       : xstrdup("");
 		if (unread) {
 			kv_add_str(&f->evidence, "migrations_not_read", unread);
-			finding_set(f, STATUS_UNKNOWN,
-				    "%s %zu running %s live-migrate by %s own status%s, but "
-				    "%s: %s",
-				    n_running == 1 ? "the" : "all", n_running,
-				    plural((int64_t)n_running, "VMI can", "VMIs can"),
-				    plural((int64_t)n_running, "its", "their"), now, unread_part,
-				    unread);
-			finding_remedy(f,
-				       "grant get/list/watch on "
-				       "virtualmachineinstancemigrations.kubevirt.io (deploy/base/"
-				       "rbac.yaml does) or collect them: docs/collect.md");
+			judge_note(&j, STATUS_UNKNOWN,
+				   "%s %zu running %s live-migrate by %s own status%s, but "
+				   "%s: %s",
+				   n_running == 1 ? "the" : "all", n_running,
+				   plural((int64_t)n_running, "VMI can", "VMIs can"),
+				   plural((int64_t)n_running, "its", "their"), now, unread_part,
+				   unread);
+			judge_remedy(&j,
+				     "grant get/list/watch on "
+				     "virtualmachineinstancemigrations.kubevirt.io (deploy/base/"
+				     "rbac.yaml does) or collect them: docs/collect.md");
 		} else {
 			if (sum.n_v2)
 				kv_add_int(&f->evidence, "longhorn_v2_volumes", (int64_t)sum.n_v2);
-			finding_set(f, STATUS_PASS, "%s %zu running %s can live-migrate%s",
-				    n_running == 1 ? "the" : "all", n_running,
-				    plural((int64_t)n_running, "VMI", "VMIs"), now);
+			judge_note(&j, STATUS_PASS, "%s %zu running %s can live-migrate%s",
+				   n_running == 1 ? "the" : "all", n_running,
+				   plural((int64_t)n_running, "VMI", "VMIs"), now);
 		}
+		judge_decide(&j, f, "");
 	} else if (unread && sum.n_ok > 0) {
 		struct finding *f = agg_finding(ctx, id);
+		struct judge j = {0};
 		kv_add_str(&f->evidence, "migrations_not_read", unread);
-		finding_set(f, STATUS_UNKNOWN,
-			    "for the %zu running %s without a finding of their own, %s: %s",
-			    sum.n_ok, plural((int64_t)sum.n_ok, "VMI", "VMIs"), unread_part,
-			    unread);
-		finding_remedy(
-		    f, "grant get/list/watch on "
-		       "virtualmachineinstancemigrations.kubevirt.io (deploy/base/rbac.yaml "
-		       "does) or collect them: docs/collect.md");
+		judge_note(&j, STATUS_UNKNOWN,
+			   "for the %zu running %s without a finding of their own, %s: %s",
+			   sum.n_ok, plural((int64_t)sum.n_ok, "VMI", "VMIs"), unread_part, unread);
+		judge_remedy(&j,
+			     "grant get/list/watch on "
+			     "virtualmachineinstancemigrations.kubevirt.io (deploy/base/rbac.yaml "
+			     "does) or collect them: docs/collect.md");
+		judge_decide(&j, f, "");
 	}
 	strv_clear(&sum.migrating);
 }
@@ -663,6 +671,7 @@ static bool run_strategy_one(struct agg_ctx *ctx, const char *id, const struct j
 		return false;
 
 	struct finding *f = agg_object_finding(ctx, id, vm);
+	struct judge j = {0};
 	_cleanup_free_ char *running_text = jv_dump(running), *rs_text = jv_dump(rsj);
 	if (has_running)
 		kv_add_str(&f->evidence, "spec.running", running_text);
@@ -671,33 +680,33 @@ static bool run_strategy_one(struct agg_ctx *ctx, const char *id, const struct j
 	if (JQS(vm, "status", "printableStatus"))
 		kv_add_str(&f->evidence, "printableStatus", JQS(vm, "status", "printableStatus"));
 	if (has_running && has_rs) {
-		finding_set(f, STATUS_FAIL,
-			    "VM sets both spec.running and spec.runStrategy: every update is "
-			    "rejected (\"running and runstrategy are mutually exclusive\")");
-		finding_remedy(f,
-			       "remove the deprecated field (it is present, so the JSON patch "
-			       "applies): kubectl patch vm -n %s %s --type=json -p "
-			       "'[{\"op\":\"remove\",\"path\":\"/spec/running\"}]'",
-			       ns, name);
+		judge_note(&j, STATUS_FAIL,
+			   "VM sets both spec.running and spec.runStrategy: every update is "
+			   "rejected (\"running and runstrategy are mutually exclusive\")");
+		judge_remedy(&j,
+			     "remove the deprecated field (it is present, so the JSON patch "
+			     "applies): kubectl patch vm -n %s %s --type=json -p "
+			     "'[{\"op\":\"remove\",\"path\":\"/spec/running\"}]'",
+			     ns, name);
 	} else if (has_rs) {
-		finding_set(f, STATUS_FAIL,
-			    "VM has an invalid spec.runStrategy %s: valid values are Always, "
-			    "Halted, Manual, RerunOnFailure, Once, WaitAsReceiver (stop is Halted, "
-			    "not Stopped)",
-			    rs_text);
-		finding_remedy(f,
-			       "kubectl patch vm -n %s %s --type=merge -p "
-			       "'{\"spec\":{\"runStrategy\":\"Halted\"}}'   # stop; \"Always\" to "
-			       "start",
-			       ns, name);
+		judge_note(&j, STATUS_FAIL,
+			   "VM has an invalid spec.runStrategy %s: valid values are Always, "
+			   "Halted, Manual, RerunOnFailure, Once, WaitAsReceiver (stop is Halted, "
+			   "not Stopped)",
+			   rs_text);
+		judge_remedy(&j,
+			     "kubectl patch vm -n %s %s --type=merge -p "
+			     "'{\"spec\":{\"runStrategy\":\"Halted\"}}'   # stop; \"Always\" to "
+			     "start",
+			     ns, name);
 	} else {
-		finding_set(f, STATUS_WARN,
-			    "VM uses the deprecated spec.running=%s: patching spec.running is "
-			    "rejected once runStrategy exists; stop is runStrategy Halted, not "
-			    "Stopped",
-			    running_text);
-		finding_remedy(
-		    f,
+		judge_note(&j, STATUS_WARN,
+			   "VM uses the deprecated spec.running=%s: patching spec.running is "
+			   "rejected once runStrategy exists; stop is runStrategy Halted, not "
+			   "Stopped",
+			   running_text);
+		judge_remedy(
+		    &j,
 		    "switch to runStrategy in one request: kubectl patch vm -n %s %s --type=json "
 		    "-p '[{\"op\":\"remove\",\"path\":\"/spec/running\"},{\"op\":\"add\",\"path\":"
 		    "\"/spec/runStrategy\",\"value\":\"%s\"}]'; afterwards stop with "
@@ -705,6 +714,7 @@ static bool run_strategy_one(struct agg_ctx *ctx, const char *id, const struct j
 		    "'{\"spec\":{\"runStrategy\":\"Always\"}}' (kubectl patch vm --type=merge)",
 		    ns, name, run ? "Always" : "Halted");
 	}
+	judge_decide(&j, f, "");
 	return true;
 }
 
@@ -712,10 +722,11 @@ void check_vm_run_strategy(struct agg_ctx *ctx, const char *id)
 {
 	const struct jv *vms = cs_items(ctx->cs, RES_VMS);
 	if (!vms || jq_len(vms) == 0) {
-		finding_set(agg_finding(ctx, id), STATUS_SKIP,
-			    vms ? "no VirtualMachines"
-				: "KubeVirt is not installed (virtualmachines.kubevirt.io is not "
-				  "served)");
+		agg_not_applicable(
+		    ctx, id,
+		    vms ? "no VirtualMachines"
+			: "KubeVirt is not installed (virtualmachines.kubevirt.io is not "
+			  "served)");
 		return;
 	}
 	size_t flagged = 0;
@@ -723,10 +734,12 @@ void check_vm_run_strategy(struct agg_ctx *ctx, const char *id)
 		flagged += run_strategy_one(ctx, id, jq_at(vms, i));
 	if (flagged == 0) {
 		struct finding *f = agg_finding(ctx, id);
+		struct judge j = {0};
 		kv_add_int(&f->evidence, "virtualmachines", (int64_t)jq_len(vms));
-		finding_set(f, STATUS_PASS, "%s %zu %s spec.runStrategy",
-			    jq_len(vms) == 1 ? "the" : "all", jq_len(vms),
-			    plural((int64_t)jq_len(vms), "VM uses", "VMs use"));
+		judge_note(&j, STATUS_PASS, "%s %zu %s spec.runStrategy",
+			   jq_len(vms) == 1 ? "the" : "all", jq_len(vms),
+			   plural((int64_t)jq_len(vms), "VM uses", "VMs use"));
+		judge_decide(&j, f, "");
 	}
 }
 
@@ -859,7 +872,7 @@ static void importer_state(const struct jv *dv, const struct jv *pod, struct imp
 	}
 }
 
-static void import_remedy(struct finding *f, const struct import_src *src,
+static void import_remedy(struct judge *j, const struct import_src *src,
 			  const struct import_state *st, const char *ns)
 {
 	const char *m = st->message ? st->message : "";
@@ -867,17 +880,17 @@ static void import_remedy(struct finding *f, const struct import_src *src,
 		       strstr(m, "connection reset") || strstr(m, "timeout") ||
 		       strstr(m, "no such host");
 	if (strstr(m, "cdi-block-volume") && strstr(m, "Permission denied"))
-		finding_remedy(
-		    f, "the importer (non-root) cannot open the block device: set "
-		       "nonroot-devices: true in /etc/rancher/rke2/config.yaml on every node "
-		       "(containerd device_ownership_from_security_context) and restart "
-		       "rke2-server/rke2-agent; see host.containerd.device-ownership");
+		judge_remedy(j,
+			     "the importer (non-root) cannot open the block device: set "
+			     "nonroot-devices: true in /etc/rancher/rke2/config.yaml on every node "
+			     "(containerd device_ownership_from_security_context) and restart "
+			     "rke2-server/rke2-agent; see host.containerd.device-ownership");
 	else if (strstr(m, "qemu-img") && !network)
-		finding_remedy(f, "the write to the volume failed, not the download: for RWX "
-				  "Filesystem disks check the NFS share (api.longhorn.rwx-share)");
+		judge_remedy(j, "the write to the volume failed, not the download: for RWX "
+				"Filesystem disks check the NFS share (api.longhorn.rwx-share)");
 	else if (!src->internal)
-		finding_remedy(
-		    f,
+		judge_remedy(
+		    j,
 		    "do not import production disks from an Internet URL (%s): create a "
 		    "VirtualMachineImage (harvesterhci.io/v1beta1) from it once and create VMs "
 		    "from "
@@ -885,13 +898,12 @@ static void import_remedy(struct finding *f, const struct import_src *src,
 		    "source (spec.source.blank: {}) verifies the storage path without a download",
 		    src->host);
 	else
-		finding_remedy(
-		    f,
-		    "kubectl -n %s get pod -l cdi.kubevirt.io=importer -o "
-		    "jsonpath='{range .items[*]}{.metadata.name} "
-		    "{.status.containerStatuses[0].lastState.terminated.message}{\"\\n\"}"
-		    "{end}'",
-		    ns);
+		judge_remedy(j,
+			     "kubectl -n %s get pod -l cdi.kubevirt.io=importer -o "
+			     "jsonpath='{range .items[*]}{.metadata.name} "
+			     "{.status.containerStatuses[0].lastState.terminated.message}{\"\\n\"}"
+			     "{end}'",
+			     ns);
 }
 
 static bool import_one(struct agg_ctx *ctx, const char *id, const struct jv *dv, size_t *n_url)
@@ -909,6 +921,7 @@ static bool import_one(struct agg_ctx *ctx, const char *id, const struct jv *dv,
 		return false;
 
 	struct finding *f = agg_object_finding(ctx, id, dv);
+	struct judge j = {0};
 	kv_add_str(&f->evidence, "source", src.kind);
 	_cleanup_free_ char *shown = redact_url(src.url); /* presigned URLs, user:pass@ */
 	kv_add_str(&f->evidence, "url", shown);
@@ -925,18 +938,19 @@ static bool import_one(struct agg_ctx *ctx, const char *id, const struct jv *dv,
 		kv_add_str(&f->evidence, "last_error", m);
 	}
 	if (src.internal)
-		finding_set(f, STATUS_WARN,
-			    "import from in-cluster source %s restarted %lld %s (the source is "
-			    "not the likely cause)",
-			    src.host, (long long)st.restarts, plural(st.restarts, "time", "times"));
+		judge_note(&j, STATUS_WARN,
+			   "import from in-cluster source %s restarted %lld %s (the source is "
+			   "not the likely cause)",
+			   src.host, (long long)st.restarts, plural(st.restarts, "time", "times"));
 	else
-		finding_set(f, STATUS_WARN,
-			    "import from external %s URL %s restarted %lld %s at %s: every "
-			    "failure starts the download again",
-			    src.kind, src.host, (long long)st.restarts,
-			    plural(st.restarts, "time", "times"),
-			    JQS(dv, "status", "progress") ? JQS(dv, "status", "progress") : "?");
-	import_remedy(f, &src, &st, ns);
+		judge_note(&j, STATUS_WARN,
+			   "import from external %s URL %s restarted %lld %s at %s: every "
+			   "failure starts the download again",
+			   src.kind, src.host, (long long)st.restarts,
+			   plural(st.restarts, "time", "times"),
+			   JQS(dv, "status", "progress") ? JQS(dv, "status", "progress") : "?");
+	import_remedy(&j, &src, &st, ns);
+	judge_decide(&j, f, "");
 	return true;
 }
 
@@ -944,8 +958,8 @@ void check_cdi_import_source(struct agg_ctx *ctx, const char *id)
 {
 	const struct jv *dvs = cs_items(ctx->cs, RES_DATAVOLUMES);
 	if (!dvs || jq_len(dvs) == 0) {
-		finding_set(
-		    agg_finding(ctx, id), STATUS_SKIP,
+		agg_not_applicable(
+		    ctx, id,
 		    dvs ? "no DataVolumes"
 			: "CDI is not installed (datavolumes.cdi.kubevirt.io is not served)");
 		return;
@@ -955,10 +969,12 @@ void check_cdi_import_source(struct agg_ctx *ctx, const char *id)
 		flagged += import_one(ctx, id, jq_at(dvs, i), &n_url);
 	if (flagged == 0) {
 		struct finding *f = agg_finding(ctx, id);
+		struct judge j = {0};
 		kv_add_int(&f->evidence, "datavolumes", (int64_t)jq_len(dvs));
 		kv_add_int(&f->evidence, "url_imports", (int64_t)n_url);
-		finding_set(f, STATUS_PASS, "%zu %s, %zu from a URL; no importer restarted",
-			    jq_len(dvs), plural((int64_t)jq_len(dvs), "DataVolume", "DataVolumes"),
-			    n_url);
+		judge_note(&j, STATUS_PASS, "%zu %s, %zu from a URL; no importer restarted",
+			   jq_len(dvs), plural((int64_t)jq_len(dvs), "DataVolume", "DataVolumes"),
+			   n_url);
+		judge_decide(&j, f, "");
 	}
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include "engine.h"
 #include "json_query.h"
+#include "judge.h"
 
 /* The runner of every CLUSTER and API row of common/checks.def, and only
  * those: a check function is declared nowhere else, so one without a row has

@@ -7,6 +7,7 @@
 #include "catalog.h"
 #include "check_select.h"
 #include "json_query.h"
+#include "judge.h"
 
 enum status vm_row_status(const struct vm_row *r)
 {
@@ -55,6 +56,17 @@ struct finding *agg_object_finding(struct agg_ctx *ctx, const char *id, const st
 	else
 		finding_set_object(f, "%s/%s", kind ? kind : "?", name ? name : "?");
 	return f;
+}
+
+void agg_not_applicable(struct agg_ctx *ctx, const char *id, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *why = xvasprintf(fmt, ap);
+	va_end(ap);
+	struct judge j = {0};
+	judge_note(&j, STATUS_SKIP, "%s", why);
+	judge_decide(&j, agg_finding(ctx, id), "");
 }
 
 bool engine_harvester_installed(const struct cluster_state *cs)

@@ -87,6 +87,10 @@ extern const size_t api_checks_len;
 struct finding *agg_finding(struct agg_ctx *ctx, const char *id);
 /* Add a finding about one object: object = "Kind/namespace/name" (or "Kind/name"). */
 struct finding *agg_object_finding(struct agg_ctx *ctx, const char *id, const struct jv *obj);
+/* The check does not apply to this cluster (Longhorn, KubeVirt or Harvester is
+ * not installed, nothing of its kind exists): its one finding is SKIP, the
+ * message saying why, judged through judge.h like every other. */
+void agg_not_applicable(struct agg_ctx *ctx, const char *id, const char *fmt, ...) _printf_(3, 4);
 
 /* docs/design.md#statuses-and-gates: the harvester Deployment in
  * harvester-system, or harvesterhci.io served. */

@@ -457,6 +457,80 @@ static void test_scale_grouped_and_folded(void **state)
 	verdict_clear(&v);
 }
 
+static size_t count_of(const char *doc, const char *s)
+{
+	size_t n = 0;
+	for (const char *p = strstr(doc, s); p; p = strstr(p + 1, s))
+		n++;
+	return n;
+}
+
+/* A copy of doc from its start to the first "end" (asserted present). */
+static char *section(const char *doc, const char *end)
+{
+	const char *e = strstr(doc, end);
+	assert_non_null(e);
+	return strndup(doc, (size_t)(e - doc));
+}
+
+/* One failure on several nodes is one card, in the text and the Markdown: its
+ * heading names the check and how many nodes, then the nodes; the evidence the
+ * nodes share is shown once and the values that differ node by node. A
+ * rendering without the card's heading fails here, not only one in another
+ * order. */
+static void test_grouped_card(void **state)
+{
+	struct verdict v = {0};
+	v.source = xstrdup("files: generated");
+	v.harvester_installed = true;
+	static const char *const nodes[] = {"hv-a", "hv-b", "hv-c", "hv-d"};
+	for (int i = 0; i < 4; i++) {
+		fx_node(&v, nodes[i], true, 30);
+		bool bad = i > 0;
+		struct finding *fd = fx_add(
+		    &v, "host.multipathd", bad ? STATUS_FAIL : STATUS_PASS, nodes[i], NULL,
+		    bad ? "multipathd claims the Longhorn devices" : "multipathd is not running",
+		    bad ? "blacklist Longhorn's devices" : NULL);
+		kv_add_str(&fd->evidence, "unit", "multipathd.service");
+		char conf[64];
+		snprintf(conf, sizeof(conf), "/etc/multipath.conf.%s", nodes[i]);
+		kv_add_str(&fd->evidence, "config", conf);
+	}
+	gates_compute(&v.findings, v.gates);
+	char *text = NULL, *md = NULL;
+	RENDER(text, verdict_render_text(f, &v, -1, false));
+	RENDER(md, verdict_render_markdown(f, &v, -1));
+	/* Text: the card's heading names the check, the status and the nodes, once. */
+	const char *th = strstr(text, "\n  host.multipathd : FAIL    3 nodes: hv-b, hv-c, hv-d\n");
+	assert_non_null(th);
+	assert_int_equal(count_of(text, "host.multipathd : FAIL"), 1); /* no card per node */
+	char *tcard = section(th, "\nNODES");
+	assert_non_null(strstr(tcard, "\n      multipathd claims the Longhorn devices\n"));
+	assert_int_equal(count_of(tcard, "unit: multipathd.service"), 1); /* shared: once */
+	assert_non_null(strstr(tcard, "config: {hv-b=/etc/multipath.conf.hv-b, "
+				      "hv-c=/etc/multipath.conf.hv-c,"));
+	assert_non_null(strstr(tcard, "hv-d=/etc/multipath.conf.hv-d}"));
+	assert_non_null(strstr(tcard, "fix: blacklist Longhorn's devices"));
+	assert_null(strstr(tcard, "hv-a")); /* the passing node is not in the card */
+	free(tcard);
+	/* Markdown: the card is the first thing under "## Blockers". */
+	const char *mh = strstr(md, "\n## Blockers\n\n### FAIL `host.multipathd` on 3 nodes\n\n"
+				    "Nodes: hv-b, hv-c, hv-d.\n");
+	assert_non_null(mh);
+	assert_int_equal(count_of(md, "### FAIL `host.multipathd`"), 1);
+	char *mcard = section(mh + 1, "\n## Nodes");
+	assert_int_equal(count_of(mcard, "- unit: `multipathd.service`\n"), 1);
+	assert_non_null(strstr(mcard, "- config: `{hv-b=/etc/multipath.conf.hv-b, "
+				      "hv-c=/etc/multipath.conf.hv-c, "
+				      "hv-d=/etc/multipath.conf.hv-d}`\n"));
+	assert_non_null(strstr(mcard, "**Remediation:** blacklist Longhorn's devices\n"));
+	assert_null(strstr(mcard, "hv-a"));
+	free(mcard);
+	free(text);
+	free(md);
+	verdict_clear(&v);
+}
+
 /* A verdict with nothing in it still renders, and says so. */
 static void test_html_empty_verdict(void **state)
 {
@@ -1246,6 +1320,7 @@ int main(void)
 	    cmocka_unit_test(test_html_refresh_and_gate),
 	    cmocka_unit_test(test_html_empty_verdict),
 	    cmocka_unit_test(test_scale_grouped_and_folded),
+	    cmocka_unit_test(test_grouped_card),
 	    cmocka_unit_test(test_one_finding_singular),
 	    cmocka_unit_test(test_doc_links),
 	    cmocka_unit_test(test_json_groups),
