@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "canary.h"
+#include "canary_result.h"
 #include "catalog_list.h"
 #include "cli.h"
 #include "cli_common_options.h"
@@ -71,6 +72,8 @@ enum {
 	OPT_TIMEOUT,
 	OPT_KEEP,
 	OPT_CLEANUP,
+	OPT_CANARY_RESULT,
+	OPT_CANARY_MAX_AGE,
 };
 
 /* The commands, in the order of cmds[] in main(): bit i is cmds[i]. */
@@ -161,6 +164,10 @@ static const struct cli_option options[] = {
      "leave what the run created, for a person to look at", NULL, false},
     {"cleanup", no_argument, OPT_CLEANUP, CMD_CANARY, NULL,
      "only delete what earlier runs left (by label)", NULL, false},
+    {"canary-result", required_argument, OPT_CANARY_RESULT, CMD_REPORT | CMD_SERVE, "FILE",
+     "a `canary --format json` result: its steps count in the gates, with their age", NULL, false},
+    {"canary-max-age", required_argument, OPT_CANARY_MAX_AGE, CMD_REPORT | CMD_SERVE, "DURATION",
+     "an older canary result proves nothing: N, Ns, Nm, Nh or Nd, 1s to 365d", "7d", false},
 };
 
 static const char exit_status[] =
@@ -247,10 +254,23 @@ static int64_t report_now_ns(void)
 	return (int64_t)s * 1000000000;
 }
 
+/* --canary-max-age DURATION, or exit. */
+static int64_t canary_max_age_arg(const char *arg)
+{
+	int64_t ns;
+	if (canary_result_parse_age(arg, &ns) < 0)
+		fatalx("--canary-max-age %s: expected a duration from 1s to 365d (N, Ns, Nm, Nh, "
+		       "Nd)",
+		       arg);
+	return ns;
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	static const char *const formats[] = {"text", "json", "markdown", "html", NULL};
 	const char *node_dir = NULL, *format = "text", *target_version = NULL, *waivers_file = NULL;
+	const char *canary_file = NULL;
+	int64_t canary_max_age_ns = CANARY_MAX_AGE_DEFAULT_NS;
 	_cleanup_free_ char *operator_name = NULL;
 	struct source_args src = {0};
 	int gate = -1;
@@ -311,6 +331,12 @@ static int cmd_report(int argc, char **argv)
 		case OPT_WAIVERS:
 			waivers_file = optarg;
 			break;
+		case OPT_CANARY_RESULT:
+			canary_file = optarg;
+			break;
+		case OPT_CANARY_MAX_AGE:
+			canary_max_age_ns = canary_max_age_arg(optarg);
+			break;
 		default:
 			abort(); /* a row of options[] without its case */
 		}
@@ -328,6 +354,10 @@ static int cmd_report(int argc, char **argv)
 	struct waiver_list waivers = {0};
 	if (waivers_file && waivers_load(waivers_file, &waivers, err, sizeof(err)) < 0)
 		fatalx("--waivers %s", err);
+	/* So does a bad canary result: it was given as proof. */
+	struct canary_result canary = {0};
+	if (canary_file && canary_result_load(canary_file, &canary, NULL, err, sizeof(err)) < 0)
+		fatalx("--canary-result %s", err);
 	cluster_state_init(&cs);
 	if (src.states.n) {
 		for (size_t i = 0; i < src.states.n; i++)
@@ -361,6 +391,9 @@ static int cmd_report(int argc, char **argv)
 	struct verdict v;
 	verdict_evaluate(&v, &ctx, &eo);
 	verdict_set_board(&v, operator_name, target_version);
+	if (canary_file)
+		verdict_apply_canary(&v, &canary, canary_max_age_ns, &eo);
+	canary_result_clear(&canary);
 	if (waivers_file)
 		verdict_apply_waivers(&v, &waivers);
 
