@@ -281,6 +281,7 @@ void verdict_canary_clear(struct verdict_canary *vc)
 	free(vc->ns);
 	free(vc->status);
 	free(vc->error);
+	free(vc->run_error);
 	*vc = (struct verdict_canary){0};
 }
 

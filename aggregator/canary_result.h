@@ -56,7 +56,12 @@ struct verdict_canary {
 	int64_t started_ns, finished_ns, age_ns, max_age_ns;
 	bool stale;  /* older than max_age_ns: no proof */
 	bool future; /* finished more than CANARY_FUTURE_SLACK_NS after now */
-	char *error; /* serve: the file could not be read (then nothing else is set) */
+	char *error; /* serve: the file could not be read (then no result is set) */
+	/* serve --canary-interval: the schedule as the evaluation saw it */
+	int64_t interval_ns;
+	bool running;
+	uint64_t runs;
+	char *run_error; /* the last run gave no result: why */
 };
 void verdict_canary_clear(struct verdict_canary *vc);
 

@@ -74,6 +74,13 @@ enum {
 	OPT_CLEANUP,
 	OPT_CANARY_RESULT,
 	OPT_CANARY_MAX_AGE,
+	OPT_CANARY_INTERVAL,
+	OPT_CANARY_NAMESPACE,
+	OPT_CANARY_STEPS,
+	OPT_CANARY_RWX_CLASS,
+	OPT_CANARY_IMAGE,
+	OPT_CANARY_NODE,
+	OPT_CANARY_TIMEOUT,
 };
 
 /* The commands, in the order of cmds[] in main(): bit i is cmds[i]. */
@@ -168,6 +175,23 @@ static const struct cli_option options[] = {
      "a `canary --format json` result: its steps count in the gates, with their age", NULL, false},
     {"canary-max-age", required_argument, OPT_CANARY_MAX_AGE, CMD_REPORT | CMD_SERVE, "DURATION",
      "an older canary result proves nothing: N, Ns, Nm, Nh or Nd, 1s to 365d", "7d", false},
+    {"canary-interval", required_argument, OPT_CANARY_INTERVAL, CMD_SERVE, "DURATION",
+     "run the canary every so often (the first at start; never two at once): N, Ns, Nm, Nh, "
+     "10s to 24h",
+     "never", false},
+    {"canary-namespace", required_argument, OPT_CANARY_NAMESPACE, CMD_SERVE, "NS",
+     "with --canary-interval: the canary's --namespace", "hvready-canary", false},
+    {"canary-steps", required_argument, OPT_CANARY_STEPS, CMD_SERVE, "rwx,...",
+     "with --canary-interval: the canary's --steps", "rwx", false},
+    {"canary-rwx-class", required_argument, OPT_CANARY_RWX_CLASS, CMD_SERVE, "NAME",
+     "with --canary-interval: the canary's --rwx-class", "the first one found", false},
+    {"canary-image", required_argument, OPT_CANARY_IMAGE, CMD_SERVE, "IMAGE",
+     "with --canary-interval: the canary's --image", "the hvready-agent DaemonSet's", false},
+    {"canary-node", required_argument, OPT_CANARY_NODE, CMD_SERVE, "NAME",
+     "with --canary-interval, given twice: the canary's --node A --node B", "two Ready nodes",
+     false},
+    {"canary-timeout", required_argument, OPT_CANARY_TIMEOUT, CMD_SERVE, "DURATION",
+     "with --canary-interval: the canary's --timeout, 10s to 24h", "300s", false},
 };
 
 static const char exit_status[] =
@@ -252,6 +276,25 @@ static int64_t report_now_ns(void)
 	if (errno || end == e || *end || s < 0 || s > INT64_MAX / 1000000000)
 		fatalx("SOURCE_DATE_EPOCH: not a number of seconds since 1970");
 	return (int64_t)s * 1000000000;
+}
+
+/* A namespace name (RFC 1123 label), or exit. */
+static const char *canary_namespace_arg(const char *opt, const char *arg)
+{
+	if (!*arg || strlen(arg) > 63 ||
+	    strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(arg))
+		fatalx("%s %s: not a namespace name", opt, arg);
+	return arg;
+}
+
+/* A canary duration from min_ms to 24 h, or exit. */
+static int64_t canary_duration_arg(const char *opt, const char *arg, int64_t min_ms)
+{
+	int64_t ms;
+	if (canary_parse_duration(arg, &ms) < 0 || ms < min_ms)
+		fatalx("%s %s: expected a duration from %llds to 24h (N, Ns, Nm, Nh)", opt, arg,
+		       (long long)(min_ms / 1000));
+	return ms;
 }
 
 /* --canary-max-age DURATION, or exit. */
@@ -487,9 +530,12 @@ static bool valid_sa_username(const char *u)
 
 static int cmd_serve(int argc, char **argv)
 {
-	struct server_opts o = {.listen = xstrdup("0.0.0.0:9443"), .interval_s = 30};
+	struct server_opts o = {.listen = xstrdup("0.0.0.0:9443"),
+				.interval_s = 30,
+				.canary_max_age_ns = CANARY_MAX_AGE_DEFAULT_NS,
+				.canary_timeout_ms = CANARY_DEFAULT_TIMEOUT_S * 1000LL};
 	struct source_args src = {0};
-	int auth_modes = 0, c;
+	int auth_modes = 0, canary_opts = 0, n_canary_nodes = 0, c;
 	while ((c = cli_getopt(argc, argv)) != -1) {
 		if (source_option(&src, c))
 			continue;
@@ -571,6 +617,54 @@ static int cmd_serve(int argc, char **argv)
 			free(o.read_auth_arg);
 			o.agent_sa = xstrdup(optarg);
 			break;
+		case OPT_CANARY_RESULT:
+			free(o.canary_result);
+			o.canary_result = xstrdup(optarg);
+			break;
+		case OPT_CANARY_MAX_AGE:
+			o.canary_max_age_ns = canary_max_age_arg(optarg);
+			break;
+		case OPT_CANARY_INTERVAL:
+			o.canary_interval_ms =
+			    canary_duration_arg("serve: --canary-interval", optarg, 10000);
+			break;
+		case OPT_CANARY_NAMESPACE:
+			free(o.canary_ns);
+			o.canary_ns =
+			    xstrdup(canary_namespace_arg("serve: --canary-namespace", optarg));
+			canary_opts++;
+			break;
+		case OPT_CANARY_STEPS: {
+			unsigned steps;
+			char err[512];
+			if (canary_parse_steps(optarg, &steps, err, sizeof(err)) < 0)
+				fatalx("serve: --canary-%s", err + 2);
+			free(o.canary_steps);
+			o.canary_steps = xstrdup(optarg);
+			canary_opts++;
+			break;
+		}
+		case OPT_CANARY_RWX_CLASS:
+			free(o.canary_rwx_class);
+			o.canary_rwx_class = xstrdup(optarg);
+			canary_opts++;
+			break;
+		case OPT_CANARY_IMAGE:
+			free(o.canary_image);
+			o.canary_image = xstrdup(optarg);
+			canary_opts++;
+			break;
+		case OPT_CANARY_NODE:
+			if (n_canary_nodes == 2)
+				fatalx("serve: --canary-node goes twice, for node A and node B");
+			o.canary_nodes[n_canary_nodes++] = xstrdup(optarg);
+			canary_opts++;
+			break;
+		case OPT_CANARY_TIMEOUT:
+			o.canary_timeout_ms =
+			    canary_duration_arg("serve: --canary-timeout", optarg, 10000);
+			canary_opts++;
+			break;
 		default:
 			abort(); /* a row of options[] without its case */
 		}
@@ -603,6 +697,14 @@ static int cmd_serve(int argc, char **argv)
 		fatalx("serve: give one of --kubeconfig, --in-cluster, --cluster-state");
 	if (!o.tls_cert != !o.tls_key)
 		fatalx("serve: --tls-cert and --tls-key go together");
+	if (canary_opts && !o.canary_interval_ms)
+		fatalx("serve: --canary-namespace, --canary-steps, --canary-rwx-class, "
+		       "--canary-image, --canary-node and --canary-timeout go with "
+		       "--canary-interval");
+	if (o.canary_interval_ms && o.states.n)
+		fatalx("serve: --canary-interval needs the API (--kubeconfig or --in-cluster)");
+	if (n_canary_nodes == 1)
+		fatalx("serve: --canary-node goes twice, for node A (writer) and node B (reader)");
 	int code = server_run(&o);
 	free(o.listen);
 	free(o.tls_cert);
@@ -612,6 +714,13 @@ static int cmd_serve(int argc, char **argv)
 	free(o.agent_sa);
 	free(o.node_token_file);
 	free(o.read_auth_arg);
+	free(o.canary_result);
+	free(o.canary_ns);
+	free(o.canary_steps);
+	free(o.canary_rwx_class);
+	free(o.canary_image);
+	free(o.canary_nodes[0]);
+	free(o.canary_nodes[1]);
 	strv_clear(&o.states);
 	return code;
 }
@@ -633,11 +742,7 @@ static int cmd_canary(int argc, char **argv)
 			continue;
 		switch (c) {
 		case OPT_NAMESPACE:
-			if (!*optarg || strlen(optarg) > 63 ||
-			    strspn(optarg, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
-				strlen(optarg))
-				fatalx("canary: --namespace %s: not a namespace name", optarg);
-			o.ns = optarg;
+			o.ns = canary_namespace_arg("canary: --namespace", optarg);
 			break;
 		case OPT_STEPS:
 			if (canary_parse_steps(optarg, &o.steps, err, sizeof(err)) < 0)

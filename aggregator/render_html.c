@@ -518,7 +518,7 @@ static void header(FILE *f, const struct verdict *v, int gate, unsigned statuses
 	}
 	fputs("</p>\n", f);
 	html_versions(f, &v->versions);
-	if (v->canary.present || v->canary.error) {
+	if (v->canary.present || v->canary.error || v->canary.interval_ns) {
 		_cleanup_free_ char *line = render_verdict_canary_line(v);
 		fprintf(f, "<p class=\"canary\" id=\"canary\" data-stale=\"%s\">",
 			v->canary.error || v->canary.stale || v->canary.future ? "true" : "false");

@@ -11,6 +11,7 @@
 #include "finding_groups.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <string.h>
 #include <strings.h>
 
@@ -278,23 +279,37 @@ char *render_verdict_canary_proof(const struct verdict *v, int g)
 char *render_verdict_canary_line(const struct verdict *v)
 {
 	const struct verdict_canary *vc = &v->canary;
+	_cleanup_free_ char *sched = NULL;
+	if (vc->interval_ns) {
+		char every[32];
+		canary_result_age(vc->interval_ns, every, sizeof(every));
+		sched = xasprintf(" Serve runs it every %s (%" PRIu64 " %s so far%s)%s%s.", every,
+				  vc->runs, vc->runs == 1 ? "run" : "runs",
+				  vc->running ? ", one running now" : "",
+				  vc->run_error ? "; the last gave no result: " : "",
+				  vc->run_error ? vc->run_error : "");
+	}
+	if (!vc->present && !vc->error)
+		return xasprintf("Canary: no result yet.%s", sched ? sched : "");
 	if (vc->error)
-		return xasprintf("Canary: %s: no proof from it (%s).", vc->source, vc->error);
+		return xasprintf("Canary: %s: no proof from it (%s).%s", vc->source, vc->error,
+				 sched ? sched : "");
 	char ts[64], age[32], max[32];
 	util_format_rfc3339(vc->finished_ns, ts, sizeof(ts));
 	canary_result_age(vc->age_ns, age, sizeof(age));
 	canary_result_age(vc->max_age_ns, max, sizeof(max));
 	_cleanup_free_ char *until = xasprintf("proof until it is %s old", max);
-	return xasprintf("Canary: run %s (%s) ended %s, %s %s, from %s; %s.", vc->run, vc->status,
+	return xasprintf("Canary: run %s (%s) ended %s, %s %s, from %s; %s.%s", vc->run, vc->status,
 			 ts, age, vc->future ? "in the future" : "ago", vc->source,
 			 vc->future  ? "the clocks disagree: it proves nothing"
 			 : vc->stale ? "stale (past --canary-max-age): it proves nothing"
-				     : until);
+				     : until,
+			 sched ? sched : "");
 }
 
 static void text_canary(FILE *f, const struct verdict *v)
 {
-	if (!v->canary.present && !v->canary.error)
+	if (!v->canary.present && !v->canary.error && !v->canary.interval_ns)
 		return;
 	_cleanup_free_ char *raw = render_verdict_canary_line(v);
 	_cleanup_free_ char *line = render_text_sanitize_line(raw);
@@ -1192,7 +1207,7 @@ void verdict_render_markdown_view(FILE *f, const struct verdict *v, int gate, un
 	if (showing)
 		fprintf(f, "Findings: %s.\n\n", showing);
 
-	if (v->canary.present || v->canary.error) {
+	if (v->canary.present || v->canary.error || v->canary.interval_ns) {
 		_cleanup_free_ char *line = render_verdict_canary_line(v);
 		md_text(f, line);
 		fputs("\n\n", f);

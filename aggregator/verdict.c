@@ -141,10 +141,23 @@ static json_object *canary_json(const struct verdict_canary *vc)
 	char ts[64];
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "source", json_object_new_string(vc->source ? vc->source : ""));
+	if (vc->interval_ns) {
+		json_object *sc = json_object_new_object();
+		json_object_object_add(sc, "interval_seconds",
+				       json_object_new_int64(vc->interval_ns / NSEC_PER_SEC));
+		json_object_object_add(sc, "running", json_object_new_boolean(vc->running));
+		json_object_object_add(sc, "runs", json_object_new_int64((int64_t)vc->runs));
+		if (vc->run_error)
+			json_object_object_add(sc, "last_run_error",
+					       json_object_new_string(vc->run_error));
+		json_object_object_add(o, "schedule", sc);
+	}
 	if (vc->error) {
 		json_object_object_add(o, "error", json_object_new_string(vc->error));
 		return o;
 	}
+	if (!vc->present)
+		return o;
 	json_object_object_add(o, "run", json_object_new_string(vc->run));
 	json_object_object_add(o, "namespace", json_object_new_string(vc->ns));
 	json_object_object_add(o, "status", json_object_new_string(vc->status));
@@ -300,7 +313,7 @@ json_object *verdict_head_json(const struct verdict *v)
 	json_object_object_add(o, "versions", cluster_versions_json(&v->versions));
 	if (v->have_waivers)
 		json_object_object_add(o, "waivers", waivers_json(v));
-	if (v->canary.present || v->canary.error)
+	if (v->canary.present || v->canary.error || v->canary.interval_ns)
 		json_object_object_add(o, "canary", canary_json(&v->canary));
 	json_object_object_add(o, "status",
 			       json_object_new_string(status_name(verdict_status(v, -1))));
