@@ -40,10 +40,12 @@ void canary_result_age(int64_t ns, char *buf, size_t len)
 
 int canary_result_parse_age(const char *s, int64_t *ret_ns)
 {
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
 	char *end = NULL;
 	errno = 0;
 	long long n = strtoll(s, &end, 10);
-	if (errno || end == s || n < 1 || !s || *s < '0' || *s > '9')
+	if (errno || end == s || n < 1)
 		return -EINVAL;
 	long long mult;
 	if (streq(end, "") || streq(end, "s"))

@@ -48,8 +48,9 @@ int render_verdict_vm_rank(const struct vm_row *r);
  * NULL without a canary result or steps of the gate. Malloc'd. */
 char *render_verdict_canary_proof(const struct verdict *v, int g);
 /* "Canary: run RUN (PASS) ended TIME, 2h05m ago, from FILE; ...": the canary
- * result of the verdict, or why it could not be read; only when there is one
- * (verdict.canary present or error). Malloc'd. */
+ * result of the verdict, or why it could not be read, and serve's schedule;
+ * only when there is one of them (verdict.canary present, error or
+ * interval_ns). Malloc'd. */
 char *render_verdict_canary_line(const struct verdict *v);
 /* Nodes with a report. */
 size_t render_verdict_nodes_reporting(const struct verdict *v);
