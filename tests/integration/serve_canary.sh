@@ -87,6 +87,11 @@ grep -q '^hvready_canary_running 0$' "$TMP/one.metrics" || fail "one: running is
 grep -q '^hvready_canary_result_stale 0$' "$TMP/one.metrics" || fail "one: stale is not 0"
 curl -fsS --max-time 5 "$AGG_URL/v1/verdict?format=text" >"$TMP/one.txt"
 grep -Eq "^  rwx +[A-Z]+ .*proved by canary run $RUN, " "$TMP/one.txt" || fail "one: text has no proof"
+curl -fsS --max-time 5 "$AGG_URL/" >"$TMP/one.html"
+grep -q "<p class=\"canary\" id=\"canary\" data-stale=\"false\">Canary: run $RUN (PASS) ended " "$TMP/one.html" ||
+	fail "one: the dashboard has no canary line"
+grep -q "<p class=\"canary\">proved by canary run $RUN, " "$TMP/one.html" ||
+	fail "one: the dashboard's rwx card has no proof"
 [ -z "$(left)" ] || fail "one: objects left: $(left)"
 stop_aggregator || fail "one: serve did not exit cleanly: $(tail -5 "$TMP/one.serve.log")"
 kt_cleanup
