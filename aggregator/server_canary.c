@@ -71,10 +71,11 @@ static void poll_file(struct server_canary *c, bool first)
 {
 	const char *path = c->s->o->canary_result;
 	struct stat st;
-	if (stat(path, &st) < 0 && errno == ENOENT) {
-		if (c->file_res || c->file_error || first)
-			log_info("--canary-result %s: no such file (yet): no canary proof from it",
-				 path);
+	int sr = stat(path, &st);
+	if (sr < 0 && errno == ENOENT) {
+		if (!c->file_res && !c->file_error && !first)
+			return; /* still none */
+		log_info("--canary-result %s: no such file (yet): no canary proof from it", path);
 		res_unref(c->file_res);
 		c->file_res = NULL;
 		free(c->file_error);
@@ -83,6 +84,8 @@ static void poll_file(struct server_canary *c, bool first)
 		c->s->dirty = true;
 		return;
 	}
+	if (sr < 0) /* unreadable: a fixed "stat" of it, so it is not read again until it changes */
+		memset(&st, 0, sizeof(st));
 	if (c->file_known && same_file(&st, &c->file_st))
 		return;
 	struct canary_result *r = xcalloc(1, sizeof(*r));
