@@ -8,7 +8,8 @@
 #  - without a result the gates are what they were;
 #  - older than --canary-max-age (default 7d): WARN "stale", never PASS; a larger
 #    --canary-max-age makes it proof again;
-#  - a failing canary.rwx blocks the rwx gate (FAIL, exit 1 for --gate rwx);
+#  - a failing canary.rwx blocks the rwx gate (FAIL, exit 1 for --gate rwx); one the
+#    canary could not decide (UNKNOWN) is WARN "not proved";
 #  - malformed input (truncated, another schema, a FIFO, a directory, a missing
 #    file, a step that is not a canary's, no finished_at): exit 2, one line.
 # ctest: serial
@@ -52,6 +53,7 @@ report() {
 
 canary ok
 canary mismatch --canary-fault read-mismatch
+canary api500 --fail-post 'pods:1:100'
 kt_cleanup
 RUN=$(field "$TMP/ok.json" 'd["run"]')
 [ "$(field "$TMP/ok.json" 'd["status"]')" = PASS ] || fail "ok: the canary did not pass: $(cat "$TMP/ok.json")"
@@ -116,6 +118,14 @@ field "$TMP/failed.out" '{k: g["status"] for k, g in d["gates"].items() if k != 
 a, b = (json.load(open(p)) for p in sys.argv[1:])
 a.pop("rwx")
 sys.exit(a != b)' "$TMP/base.gates" "$TMP/failed.gates" || fail "failed: other gates changed: $(cat "$TMP/failed.gates")"
+
+# 4b. a step the canary could not decide (a 500 mid-run): no proof, WARN, never PASS nor UNKNOWN
+[ "$(field "$TMP/api500.json" '[f["status"] for f in d["findings"] if f["check"] == "canary.rwx"][0]')" = UNKNOWN ] ||
+	fail "api500: canary.rwx is not UNKNOWN"
+report undecided "$AT" --format json --canary-result "$TMP/api500.json"
+got=$(field "$TMP/undecided.out" '[(f["status"], f["message"][:18]) for f in d["findings"] if f["check"] == "canary.rwx"][0]')
+[ "$got" = '["WARN", "not proved: canary"]' ] || fail "undecided: canary.rwx is $got"
+[ "$(field "$TMP/undecided.out" 'd["gates"]["rwx"]["status"]')" = WARN ] || fail "undecided: rwx is not WARN"
 
 # 5. bad input: exit 2, one line naming the file and why
 bad() {
