@@ -66,6 +66,7 @@ int canary_run(struct canary *c)
 	for (size_t i = 0; i < sizeof(rb); i++)
 		sprintf(c->run_id + 2 * i, "%02x", rb[i]);
 	c->start_ns = util_now_mono_ns();
+	c->started_at_ns = util_now_realtime_ns();
 	int64_t timeout_ns = o->timeout_ms * 1000000;
 	/* 0.5 s for the report itself */
 	c->end_ns = c->start_ns + timeout_ns - 500000000LL;
@@ -95,6 +96,7 @@ int canary_run(struct canary *c)
 		abort(); /* the registry has the row */
 	struct finding *cf = finding_list_add(&c->findings, cleanup->id);
 	cleanup->run(c, cf);
+	c->ended_at_ns = util_now_realtime_ns();
 
 	if (c->refused)
 		return 2;

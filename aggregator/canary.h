@@ -53,6 +53,9 @@ struct canary {
 	const struct canary_opts *o;
 	char run_id[17];
 	int64_t start_ns, steps_end_ns, diag_end_ns, end_ns;
+	/* When the run started and ended (realtime): the age of its proof
+	 * (canary_result.h) counts from ended_at_ns. */
+	int64_t started_at_ns, ended_at_ns;
 	bool ns_created; /* this run made o->ns (and so deletes it) */
 	bool ns_ready;
 	bool refused;	     /* o->ns holds objects the canary did not create */

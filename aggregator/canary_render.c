@@ -86,6 +86,12 @@ void canary_render(FILE *out, const struct canary *c, const char *format)
 		json_object_object_add(o, "schema", json_object_new_string("hvready.canary/v1"));
 		json_object_object_add(o, "run", json_object_new_string(c->run_id));
 		json_object_object_add(o, "namespace", json_object_new_string(c->o->ns));
+		/* The result's age counts from finished_at (canary_result.h). */
+		char ts[64];
+		util_format_rfc3339(c->started_at_ns, ts, sizeof(ts));
+		json_object_object_add(o, "started_at", json_object_new_string(ts));
+		util_format_rfc3339(c->ended_at_ns, ts, sizeof(ts));
+		json_object_object_add(o, "finished_at", json_object_new_string(ts));
 		json_object_object_add(o, "status", json_object_new_string(status_name(worst)));
 		json_object_object_add(o, "findings", render_findings_json(l));
 		render_json_write(out, o);

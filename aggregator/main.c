@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "canary.h"
+#include "canary_result.h"
 #include "catalog_list.h"
 #include "cli.h"
 #include "cli_common_options.h"
@@ -72,6 +73,15 @@ enum {
 	OPT_TIMEOUT,
 	OPT_KEEP,
 	OPT_CLEANUP,
+	OPT_CANARY_RESULT,
+	OPT_CANARY_MAX_AGE,
+	OPT_CANARY_INTERVAL,
+	OPT_CANARY_NAMESPACE,
+	OPT_CANARY_STEPS,
+	OPT_CANARY_RWX_CLASS,
+	OPT_CANARY_IMAGE,
+	OPT_CANARY_NODE,
+	OPT_CANARY_TIMEOUT,
 };
 
 /* The commands, in the order of cmds[] in main(): bit i is cmds[i]. */
@@ -166,6 +176,27 @@ static const struct cli_option options[] = {
      "leave what the run created, for a person to look at", NULL, false},
     {"cleanup", no_argument, OPT_CLEANUP, CMD_CANARY, NULL,
      "only delete what earlier runs left (by label)", NULL, false},
+    {"canary-result", required_argument, OPT_CANARY_RESULT, CMD_REPORT | CMD_SERVE, "FILE",
+     "a `canary --format json` result: its steps count in the gates, with their age", NULL, false},
+    {"canary-max-age", required_argument, OPT_CANARY_MAX_AGE, CMD_REPORT | CMD_SERVE, "DURATION",
+     "an older canary result proves nothing: N, Ns, Nm, Nh or Nd, 1s to 365d", "7d", false},
+    {"canary-interval", required_argument, OPT_CANARY_INTERVAL, CMD_SERVE, "DURATION",
+     "run the canary every so often (the first at start; never two at once): N, Ns, Nm, Nh, "
+     "10s to 24h",
+     "never", false},
+    {"canary-namespace", required_argument, OPT_CANARY_NAMESPACE, CMD_SERVE, "NS",
+     "with --canary-interval: the canary's --namespace", "hvready-canary", false},
+    {"canary-steps", required_argument, OPT_CANARY_STEPS, CMD_SERVE, "rwx,...",
+     "with --canary-interval: the canary's --steps", "rwx", false},
+    {"canary-rwx-class", required_argument, OPT_CANARY_RWX_CLASS, CMD_SERVE, "NAME",
+     "with --canary-interval: the canary's --rwx-class", "the first one found", false},
+    {"canary-image", required_argument, OPT_CANARY_IMAGE, CMD_SERVE, "IMAGE",
+     "with --canary-interval: the canary's --image", "the hvready-agent DaemonSet's", false},
+    {"canary-node", required_argument, OPT_CANARY_NODE, CMD_SERVE, "NAME",
+     "with --canary-interval, given twice: the canary's --node A --node B", "two Ready nodes",
+     false},
+    {"canary-timeout", required_argument, OPT_CANARY_TIMEOUT, CMD_SERVE, "DURATION",
+     "with --canary-interval: the canary's --timeout, 10s to 24h", "300s", false},
 };
 
 static const char exit_status[] =
@@ -252,10 +283,42 @@ static int64_t report_now_ns(void)
 	return (int64_t)s * 1000000000;
 }
 
+/* A namespace name (RFC 1123 label), or exit. */
+static const char *canary_namespace_arg(const char *opt, const char *arg)
+{
+	if (!*arg || strlen(arg) > 63 ||
+	    strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(arg))
+		fatalx("%s %s: not a namespace name", opt, arg);
+	return arg;
+}
+
+/* A canary duration from min_ms to 24 h, or exit. */
+static int64_t canary_duration_arg(const char *opt, const char *arg, int64_t min_ms)
+{
+	int64_t ms;
+	if (canary_parse_duration(arg, &ms) < 0 || ms < min_ms)
+		fatalx("%s %s: expected a duration from %llds to 24h (N, Ns, Nm, Nh)", opt, arg,
+		       (long long)(min_ms / 1000));
+	return ms;
+}
+
+/* --canary-max-age DURATION, or exit. */
+static int64_t canary_max_age_arg(const char *arg)
+{
+	int64_t ns;
+	if (canary_result_parse_age(arg, &ns) < 0)
+		fatalx("--canary-max-age %s: expected a duration from 1s to 365d (N, Ns, Nm, Nh, "
+		       "Nd)",
+		       arg);
+	return ns;
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	static const char *const formats[] = {"text", "json", "markdown", "html", NULL};
 	const char *node_dir = NULL, *format = "text", *target_version = NULL, *waivers_file = NULL;
+	const char *canary_file = NULL;
+	int64_t canary_max_age_ns = CANARY_MAX_AGE_DEFAULT_NS;
 	_cleanup_free_ char *operator_name = NULL;
 	struct source_args src = {0};
 	int gate = -1;
@@ -316,6 +379,12 @@ static int cmd_report(int argc, char **argv)
 		case OPT_WAIVERS:
 			waivers_file = optarg;
 			break;
+		case OPT_CANARY_RESULT:
+			canary_file = optarg;
+			break;
+		case OPT_CANARY_MAX_AGE:
+			canary_max_age_ns = canary_max_age_arg(optarg);
+			break;
 		default:
 			abort(); /* a row of options[] without its case */
 		}
@@ -333,6 +402,10 @@ static int cmd_report(int argc, char **argv)
 	struct waiver_list waivers = {0};
 	if (waivers_file && waivers_load(waivers_file, &waivers, err, sizeof(err)) < 0)
 		fatalx("--waivers %s", err);
+	/* So does a bad canary result: it was given as proof. */
+	struct canary_result canary = {0};
+	if (canary_file && canary_result_load(canary_file, &canary, NULL, err, sizeof(err)) < 0)
+		fatalx("--canary-result %s", err);
 	cluster_state_init(&cs);
 	if (src.states.n) {
 		for (size_t i = 0; i < src.states.n; i++)
@@ -366,6 +439,9 @@ static int cmd_report(int argc, char **argv)
 	struct verdict v;
 	verdict_evaluate(&v, &ctx, &eo);
 	verdict_set_board(&v, operator_name, target_version);
+	if (canary_file)
+		verdict_apply_canary(&v, &canary, canary_max_age_ns, &eo);
+	canary_result_clear(&canary);
 	if (waivers_file)
 		verdict_apply_waivers(&v, &waivers);
 
@@ -466,9 +542,12 @@ static bool valid_sa_username(const char *u)
 
 static int cmd_serve(int argc, char **argv)
 {
-	struct server_opts o = {.listen = xstrdup("0.0.0.0:9443"), .interval_s = 30};
+	struct server_opts o = {.listen = xstrdup("0.0.0.0:9443"),
+				.interval_s = 30,
+				.canary_max_age_ns = CANARY_MAX_AGE_DEFAULT_NS,
+				.canary_timeout_ms = CANARY_DEFAULT_TIMEOUT_S * 1000LL};
 	struct source_args src = {0};
-	int auth_modes = 0, c;
+	int auth_modes = 0, canary_opts = 0, n_canary_nodes = 0, c;
 	while ((c = cli_getopt(argc, argv)) != -1) {
 		if (source_option(&src, c))
 			continue;
@@ -550,6 +629,54 @@ static int cmd_serve(int argc, char **argv)
 			free(o.read_auth_arg);
 			o.agent_sa = xstrdup(optarg);
 			break;
+		case OPT_CANARY_RESULT:
+			free(o.canary_result);
+			o.canary_result = xstrdup(optarg);
+			break;
+		case OPT_CANARY_MAX_AGE:
+			o.canary_max_age_ns = canary_max_age_arg(optarg);
+			break;
+		case OPT_CANARY_INTERVAL:
+			o.canary_interval_ms =
+			    canary_duration_arg("serve: --canary-interval", optarg, 10000);
+			break;
+		case OPT_CANARY_NAMESPACE:
+			free(o.canary_ns);
+			o.canary_ns =
+			    xstrdup(canary_namespace_arg("serve: --canary-namespace", optarg));
+			canary_opts++;
+			break;
+		case OPT_CANARY_STEPS: {
+			unsigned steps;
+			char err[512];
+			if (canary_parse_steps(optarg, &steps, err, sizeof(err)) < 0)
+				fatalx("serve: --canary-%s", err + 2);
+			free(o.canary_steps);
+			o.canary_steps = xstrdup(optarg);
+			canary_opts++;
+			break;
+		}
+		case OPT_CANARY_RWX_CLASS:
+			free(o.canary_rwx_class);
+			o.canary_rwx_class = xstrdup(optarg);
+			canary_opts++;
+			break;
+		case OPT_CANARY_IMAGE:
+			free(o.canary_image);
+			o.canary_image = xstrdup(optarg);
+			canary_opts++;
+			break;
+		case OPT_CANARY_NODE:
+			if (n_canary_nodes == 2)
+				fatalx("serve: --canary-node goes twice, for node A and node B");
+			o.canary_nodes[n_canary_nodes++] = xstrdup(optarg);
+			canary_opts++;
+			break;
+		case OPT_CANARY_TIMEOUT:
+			o.canary_timeout_ms =
+			    canary_duration_arg("serve: --canary-timeout", optarg, 10000);
+			canary_opts++;
+			break;
 		default:
 			abort(); /* a row of options[] without its case */
 		}
@@ -582,6 +709,14 @@ static int cmd_serve(int argc, char **argv)
 		fatalx("serve: give one of --kubeconfig, --in-cluster, --cluster-state");
 	if (!o.tls_cert != !o.tls_key)
 		fatalx("serve: --tls-cert and --tls-key go together");
+	if (canary_opts && !o.canary_interval_ms)
+		fatalx("serve: --canary-namespace, --canary-steps, --canary-rwx-class, "
+		       "--canary-image, --canary-node and --canary-timeout go with "
+		       "--canary-interval");
+	if (o.canary_interval_ms && o.states.n)
+		fatalx("serve: --canary-interval needs the API (--kubeconfig or --in-cluster)");
+	if (n_canary_nodes == 1)
+		fatalx("serve: --canary-node goes twice, for node A (writer) and node B (reader)");
 	int code = server_run(&o);
 	free(o.listen);
 	free(o.tls_cert);
@@ -591,6 +726,13 @@ static int cmd_serve(int argc, char **argv)
 	free(o.agent_sa);
 	free(o.node_token_file);
 	free(o.read_auth_arg);
+	free(o.canary_result);
+	free(o.canary_ns);
+	free(o.canary_steps);
+	free(o.canary_rwx_class);
+	free(o.canary_image);
+	free(o.canary_nodes[0]);
+	free(o.canary_nodes[1]);
 	strv_clear(&o.states);
 	return code;
 }
@@ -612,11 +754,7 @@ static int cmd_canary(int argc, char **argv)
 			continue;
 		switch (c) {
 		case OPT_NAMESPACE:
-			if (!*optarg || strlen(optarg) > 63 ||
-			    strspn(optarg, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
-				strlen(optarg))
-				fatalx("canary: --namespace %s: not a namespace name", optarg);
-			o.ns = optarg;
+			o.ns = canary_namespace_arg("canary: --namespace", optarg);
 			break;
 		case OPT_STEPS:
 			if (canary_parse_steps(optarg, &o.steps, err, sizeof(err)) < 0)

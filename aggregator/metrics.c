@@ -320,6 +320,80 @@ struct family {
 	void (*write)(FILE *f, const struct metrics_in *in);
 };
 
+/* The canary in the gates (docs/canary.md#results-in-the-gates): the result
+ * the verdict took, and serve --canary-interval's runs. */
+static const struct verdict_canary *canary_of(const struct metrics_in *in)
+{
+	return in->v && in->v->canary.present ? &in->v->canary : NULL;
+}
+
+static void w_canary_last_run(FILE *f, const struct metrics_in *in)
+{
+	const struct verdict_canary *vc = canary_of(in);
+	if (!vc)
+		return;
+	fputs("hvready_canary_last_run_timestamp_seconds{run=", f);
+	metrics_label(f, vc->run);
+	fputs("} ", f);
+	seconds(f, vc->finished_ns);
+	fputc('\n', f);
+}
+
+static void w_canary_age(FILE *f, const struct metrics_in *in)
+{
+	const struct verdict_canary *vc = canary_of(in);
+	if (!vc)
+		return;
+	int64_t age = util_sub_sat_i64(in->now_ns, vc->finished_ns);
+	fputs("hvready_canary_result_age_seconds ", f);
+	seconds(f, age > 0 ? age : 0);
+	fputc('\n', f);
+}
+
+static void w_canary_stale(FILE *f, const struct metrics_in *in)
+{
+	const struct verdict_canary *vc = canary_of(in);
+	if (vc)
+		fprintf(f, "hvready_canary_result_stale %d\n", vc->stale || vc->future);
+}
+
+static void w_canary_step(FILE *f, const struct metrics_in *in)
+{
+	if (!canary_of(in))
+		return;
+	for (size_t i = 0; i < in->v->findings.n; i++) {
+		const struct finding *fd = &in->v->findings.items[i];
+		const struct check_info *ci = catalog_find(fd->check);
+		if (!ci || ci->source != CHECK_CANARY)
+			continue;
+		fputs("hvready_canary_step_status{check=", f);
+		metrics_label(f, fd->check);
+		fputs(",status=", f);
+		metrics_label(f, status_name(fd->status));
+		fputs("} 1\n", f);
+	}
+}
+
+static void w_canary_running(FILE *f, const struct metrics_in *in)
+{
+	if (in->c && in->c->canary_scheduled)
+		fprintf(f, "hvready_canary_running %d\n", in->c->canary_running);
+}
+
+static void w_canary_runs(FILE *f, const struct metrics_in *in)
+{
+	if (in->c && in->c->canary_scheduled)
+		fprintf(f, "hvready_canary_runs_total %llu\n",
+			(unsigned long long)in->c->canary_runs);
+}
+
+static void w_canary_skipped(FILE *f, const struct metrics_in *in)
+{
+	if (in->c && in->c->canary_scheduled)
+		fprintf(f, "hvready_canary_runs_skipped_total %llu\n",
+			(unsigned long long)in->c->canary_skipped);
+}
+
 static void w_series_dropped(FILE *f, const struct metrics_in *in);
 
 /* docs/outputs.md describes each of these; keep the two in step. */
@@ -369,6 +443,23 @@ static const struct family families[] = {
      w_resource_status},
     {"hvready_api_list_duration_seconds", "gauge",
      "How long the latest list of each resource took (live API only).", w_api_list_duration},
+    {"hvready_canary_last_run_timestamp_seconds", "gauge",
+     "Unix time at which the canary run whose result the verdict takes ended (run=its id).",
+     w_canary_last_run},
+    {"hvready_canary_result_age_seconds", "gauge",
+     "Age of that canary result: since its run ended.", w_canary_age},
+    {"hvready_canary_result_stale", "gauge",
+     "1 if that canary result is older than --canary-max-age (or from the future): no proof.",
+     w_canary_stale},
+    {"hvready_canary_step_status", "gauge",
+     "1 for the status each canary step counts with in the gates (stale: WARN).", w_canary_step},
+    {"hvready_canary_running", "gauge", "serve --canary-interval: 1 while a canary run is going.",
+     w_canary_running},
+    {"hvready_canary_runs_total", "counter",
+     "serve --canary-interval: canary runs that ended, with a result or not.", w_canary_runs},
+    {"hvready_canary_runs_skipped_total", "counter",
+     "serve --canary-interval: runs not started because the last was still going.",
+     w_canary_skipped},
     {"hvready_metrics_series_dropped", "gauge",
      "Series of a family not written in this scrape: past the most written per family "
      "(METRICS_SERIES_MAX).",

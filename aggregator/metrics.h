@@ -18,6 +18,9 @@ enum reject_reason {
 struct metrics_counters {
 	uint64_t reports_received;
 	uint64_t rejected[_REJECT_MAX];
+	/* serve --canary-interval (server_canary.c) */
+	bool canary_scheduled, canary_running;
+	uint64_t canary_runs, canary_skipped;
 };
 
 const char *metrics_reject_name(enum reject_reason r);

@@ -183,9 +183,23 @@ static void copy_findings(struct nc_snapshot *s, const struct verdict *v)
 	s->findings = xcalloc(n + 1, sizeof(*s->findings));
 	for (size_t i = 0; i < n; i++) {
 		const struct check_info *ci = catalog_find(sel[i]->check);
+		/* A canary step's message carries its age, which changes every
+		 * minute: the condition names the run and its end instead, so a
+		 * Node is not patched every minute (canary_result.c). */
+		const struct kv_list *ev = &sel[i]->evidence;
+		const char *run = kv_get_str(ev, "canary_run");
+		char *msg = ci->source == CHECK_CANARY && run
+				? xasprintf("canary run %s (ended %s, was %s)", run,
+					    kv_get_str(ev, "canary_finished_at")
+						? kv_get_str(ev, "canary_finished_at")
+						: "?",
+					    kv_get_str(ev, "canary_status")
+						? kv_get_str(ev, "canary_status")
+						: "?")
+				: xstrdup(sel[i]->message ? sel[i]->message : "");
 		s->findings[i] = (struct nc_finding){
 		    .check = xstrdup(sel[i]->check),
-		    .message = xstrdup(sel[i]->message ? sel[i]->message : ""),
+		    .message = msg,
 		    .node = sel[i]->node ? xstrdup(sel[i]->node) : NULL,
 		    .status = sel[i]->status,
 		    .gates = ci->gates & (G_RWX | G_LM),

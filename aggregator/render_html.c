@@ -542,6 +542,13 @@ static void header(FILE *f, const struct verdict *v, int gate, unsigned statuses
 	}
 	fputs("</p>\n", f);
 	html_versions(f, &v->versions);
+	if (v->canary.present || v->canary.error || v->canary.interval_ns) {
+		_cleanup_free_ char *line = render_verdict_canary_line(v);
+		fprintf(f, "<p class=\"canary\" id=\"canary\" data-stale=\"%s\">",
+			v->canary.error || v->canary.stale || v->canary.future ? "true" : "false");
+		esc(f, line);
+		fputs("</p>\n", f);
+	}
 	html_board(f, v);
 	if (statuses || refresh_s)
 		status_links(f, v, statuses, gate, refresh_s);
@@ -594,6 +601,12 @@ static void gate_cards(FILE *f, const struct verdict *v, int gate, const size_t 
 			cls(gr->status), gate_name(g), gate_name(g), status_name(gr->status),
 			gr->n_blockers, gate_name(g), g == gate ? " (asked)" : "", cls(gr->status),
 			status_name(gr->status), gate_title(g));
+		_cleanup_free_ char *proof = render_verdict_canary_proof(v, g);
+		if (proof) {
+			fputs("<p class=\"canary\">", f);
+			esc(f, proof);
+			fputs("</p>", f);
+		}
 		if (!gr->n_blockers)
 			fputs(gr->status == STATUS_UNKNOWN
 				  ? "<p class=\"none\">No findings: nothing was checked.</p>"

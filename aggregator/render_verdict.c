@@ -11,6 +11,7 @@
 #include "finding_groups.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <string.h>
 #include <strings.h>
 
@@ -242,6 +243,79 @@ static void text_one(FILE *f, const struct finding *fd, int w, const char *note,
 	render_text_finding_ex(f, fd, &o);
 }
 
+char *render_verdict_canary_proof(const struct verdict *v, int g)
+{
+	const struct verdict_canary *vc = &v->canary;
+	if (!vc->present)
+		return NULL;
+	size_t proved = 0, steps = 0;
+	for (size_t i = 0; i < v->findings.n; i++) {
+		const struct finding *fd = &v->findings.items[i];
+		const struct check_info *ci = catalog_find(fd->check);
+		/* the cleanup proves nothing of a gate; its residue is a finding */
+		if (!ci || ci->source != CHECK_CANARY || !(ci->gates & (1u << g)) ||
+		    fd->status == STATUS_SKIP || streq(fd->check, "canary.cleanup"))
+			continue;
+		steps++;
+		proved += fd->status == STATUS_PASS;
+	}
+	if (!steps)
+		return NULL;
+	char age[32];
+	canary_result_age(vc->age_ns, age, sizeof(age));
+	if (vc->future)
+		return xasprintf("canary run %s: its time is %s in the future, no proof", vc->run,
+				 age);
+	if (vc->stale)
+		return xasprintf("canary run %s is stale (%s ago), no proof", vc->run, age);
+	if (proved == steps)
+		return xasprintf("proved by canary run %s, %s ago", vc->run, age);
+	return xasprintf("canary run %s, %s ago: %zu of %zu %s proved", vc->run, age, proved, steps,
+			 plural((int64_t)steps, "step", "steps"));
+}
+
+/* The canary result the gates take, or why it could not be read: one line
+ * (text, Markdown). Malloc'd. */
+char *render_verdict_canary_line(const struct verdict *v)
+{
+	const struct verdict_canary *vc = &v->canary;
+	_cleanup_free_ char *sched = NULL;
+	if (vc->interval_ns) {
+		char every[32];
+		canary_result_age(vc->interval_ns, every, sizeof(every));
+		sched = xasprintf(" Serve runs it every %s (%" PRIu64 " %s so far%s)%s%s.", every,
+				  vc->runs, vc->runs == 1 ? "run" : "runs",
+				  vc->running ? ", one running now" : "",
+				  vc->run_error ? "; the last gave no result: " : "",
+				  vc->run_error ? vc->run_error : "");
+	}
+	if (!vc->present && !vc->error)
+		return xasprintf("Canary: no result yet.%s", sched ? sched : "");
+	if (vc->error)
+		return xasprintf("Canary: %s: no proof from it (%s).%s", vc->source, vc->error,
+				 sched ? sched : "");
+	char ts[64], age[32], max[32];
+	util_format_rfc3339(vc->finished_ns, ts, sizeof(ts));
+	canary_result_age(vc->age_ns, age, sizeof(age));
+	canary_result_age(vc->max_age_ns, max, sizeof(max));
+	_cleanup_free_ char *until = xasprintf("proof until it is %s old", max);
+	return xasprintf("Canary: run %s (%s) ended %s, %s %s, from %s; %s.%s", vc->run, vc->status,
+			 ts, age, vc->future ? "in the future" : "ago", vc->source,
+			 vc->future  ? "the clocks disagree: it proves nothing"
+			 : vc->stale ? "stale (past --canary-max-age): it proves nothing"
+				     : until,
+			 sched ? sched : "");
+}
+
+static void text_canary(FILE *f, const struct verdict *v)
+{
+	if (!v->canary.present && !v->canary.error && !v->canary.interval_ns)
+		return;
+	_cleanup_free_ char *raw = render_verdict_canary_line(v);
+	_cleanup_free_ char *line = render_text_sanitize_line(raw);
+	text_line(f, line, 0, 2);
+}
+
 static void text_gates(FILE *f, const struct verdict *v, int gate, bool color)
 {
 	text_heading(f, "GATES", NULL, color);
@@ -261,6 +335,9 @@ static void text_gates(FILE *f, const struct verdict *v, int gate, bool color)
 		}
 		if (waived)
 			fprintf(f, "  %zu waived", waived);
+		_cleanup_free_ char *proof = render_verdict_canary_proof(v, g);
+		if (proof)
+			fprintf(f, "  %s", proof);
 		if (g == gate)
 			fputs("  (asked)", f);
 		fputc('\n', f);
@@ -735,6 +812,7 @@ void verdict_render_text_view(FILE *f, const struct verdict *v, int gate, unsign
 	    *v->source ? v->source : "(unknown source)", v->harvester_installed ? "yes" : "no");
 	text_line(f, meta, 0, 2);
 	text_versions(f, &v->versions);
+	text_canary(f, v);
 	text_board(f, v, color);
 	_cleanup_free_ char *showing = render_status_showing(v, statuses);
 	if (showing)
@@ -1146,13 +1224,25 @@ void verdict_render_markdown_view(FILE *f, const struct verdict *v, int gate, un
 	if (showing)
 		fprintf(f, "Findings: %s.\n\n", showing);
 
+	if (v->canary.present || v->canary.error || v->canary.interval_ns) {
+		_cleanup_free_ char *line = render_verdict_canary_line(v);
+		md_text(f, line);
+		fputs("\n\n", f);
+	}
 	fputs("## Gates\n\n| Gate | Status | Blockers |\n|---|---|---|\n", f);
-	for (int g = 0; g < _GATE_MAX; g++)
-		fprintf(f, "| %s%s | **%s** | %zu%s |\n", gate_name(g), g == gate ? " (asked)" : "",
+	for (int g = 0; g < _GATE_MAX; g++) {
+		fprintf(f, "| %s%s | **%s** | %zu%s", gate_name(g), g == gate ? " (asked)" : "",
 			status_name(v->gates[g].status), v->gates[g].n_blockers,
 			v->gates[g].status == STATUS_WARN && v->gates[g].n_blockers
 			    ? " (findings to review, none blocks)"
 			    : "");
+		_cleanup_free_ char *proof = render_verdict_canary_proof(v, g);
+		if (proof) {
+			fputs("; ", f);
+			md_text(f, proof);
+		}
+		fputs(" |\n", f);
+	}
 
 	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
 	render_verdict_blocks_for_gate(v, blocks, gate);

@@ -43,6 +43,15 @@ char *render_verdict_vm_summary(const struct verdict *v);
 const char *render_verdict_vm_answer(const struct vm_row *r);
 /* The order VMs are listed in: cannot, undecided, with a warning, can (0-3). */
 int render_verdict_vm_rank(const struct vm_row *r);
+/* What a gate's canary steps (verdict.canary) say, for the gate lines: "proved
+ * by canary run RUN, 2h05m ago", "... is stale ...", "... 1 of 2 steps proved";
+ * NULL without a canary result or steps of the gate. Malloc'd. */
+char *render_verdict_canary_proof(const struct verdict *v, int g);
+/* "Canary: run RUN (PASS) ended TIME, 2h05m ago, from FILE; ...": the canary
+ * result of the verdict, or why it could not be read, and serve's schedule;
+ * only when there is one of them (verdict.canary present, error or
+ * interval_ns). Malloc'd. */
+char *render_verdict_canary_line(const struct verdict *v);
 /* Nodes with a report. */
 size_t render_verdict_nodes_reporting(const struct verdict *v);
 /* The key under which findings group (finding_groups.h): the gates a finding

@@ -1352,7 +1352,12 @@ int server_run(const struct server_opts *o)
 	/* Sockets are bound: systemd may start dependants now. */
 	sd_notify(0, "READY=1\nSTATUS=listening; reading the cluster state");
 
+	server_canary_start(&s);
+
 	event_base_dispatch(s.base);
+
+	/* first: a running canary cleans up while the rest stops */
+	server_canary_stop(&s);
 
 	pthread_mutex_lock(&s.lock);
 	s.stopping = true;

@@ -40,6 +40,15 @@ struct server_opts {
 	 * and not yet read in full, across all connections, before more are
 	 * refused with 503; 0 = SERVER_MAX_INFLIGHT_BODY_BYTES */
 	size_t max_inflight_body_bytes;
+	/* The canary in the gates (docs/canary.md#results-in-the-gates):
+	 * --canary-result, read again when it changes; --canary-max-age. */
+	char *canary_result;
+	int64_t canary_max_age_ns;
+	/* --canary-interval: serve runs `canary` itself every so often (0: never),
+	 * with these (the canary's own options, checked by main.c): */
+	int64_t canary_interval_ms, canary_timeout_ms;
+	char *canary_ns, *canary_steps, *canary_rwx_class, *canary_image;
+	char *canary_nodes[2];
 };
 
 /* The agent's ServiceAccount outside a cluster's pod (main.c finds the

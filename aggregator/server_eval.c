@@ -38,6 +38,7 @@ struct eval_job {
 	int64_t now_ns, now_mono_ns;
 	bool live, want_nc;
 	char *state_error; /* handed to the verdict */
+	struct server_canary_view canary;
 	/* results */
 	struct verdict verdict;
 	bool have_verdict;
@@ -111,6 +112,7 @@ void server_eval_job_unref(struct server *s, struct eval_job *j)
 	if (j->have_verdict)
 		verdict_clear(&j->verdict);
 	free(j->state_error);
+	server_canary_view_clear(&j->canary);
 	for (size_t i = 0; i < j->n; i++)
 		store_rec_unref(&s->store, j->recs[i]);
 	free(j->recs);
@@ -234,6 +236,8 @@ static void run_job(struct server *s, struct eval_job *j)
 	verdict_evaluate(&j->verdict, &ctx, NULL);
 	j->verdict.state_error = j->state_error;
 	j->state_error = NULL;
+	/* before the node conditions: a canary's FAIL is a gate's blocker */
+	server_canary_apply(s, &j->canary, &j->verdict);
 	j->have_verdict = true;
 	if (j->want_nc) {
 		j->nc = xcalloc(1, sizeof(*j->nc));
@@ -278,6 +282,7 @@ void server_eval_start(struct server *s)
 	j->live = s->o->kubeconfig || s->o->in_cluster;
 	j->state_error = s->state_error ? xstrdup(s->state_error) : NULL;
 	j->want_nc = s->nc && node_conditions_due(s->nc);
+	server_canary_snapshot(s, &j->canary);
 	s->dirty = false;
 	s->evaluating = true;
 	s->last_eval_mono_ns = util_now_mono_ns();

@@ -162,7 +162,8 @@ struct server {
 	unsigned refused_logged;
 	struct ev_token_bucket_cfg *throttle_cfg; /* server_conn.c */
 	unsigned long refused_unlogged;
-	struct node_conditions *nc; /* --node-conditions: its own thread and client */
+	struct node_conditions *nc;   /* --node-conditions: its own thread and client */
+	struct server_canary *canary; /* --canary-result, --canary-interval (server_canary.c) */
 };
 
 /* A report waiting for its token to be reviewed. */
@@ -339,6 +340,30 @@ void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum
  * after answering 400 with the reason. */
 int server_query_view(struct server *s, struct evhttp_request *req, int *gate, bool *paused,
 		      unsigned *statuses);
+
+/* ---------- server_canary.c ---------- */
+
+/* What an evaluation takes of the canary (loop thread): a reference to the
+ * result in use, or why the file could not be read; and the schedule. */
+struct server_canary_view {
+	struct canary_result *res;
+	char *error_source, *error;
+	char *run_error;
+	int64_t interval_ms;
+	bool running;
+	uint64_t runs;
+};
+struct verdict;
+/* Read --canary-result, start --canary-interval's schedule (the first run now). */
+void server_canary_start(struct server *s);
+/* After the loop: SIGTERM a running canary and wait until it has cleaned up
+ * (its --timeout bounds it; killed past a grace), and free everything. */
+void server_canary_stop(struct server *s);
+void server_canary_snapshot(struct server *s, struct server_canary_view *ret);
+void server_canary_view_clear(struct server_canary_view *v);
+/* Evaluator thread: the view into the verdict. */
+void server_canary_apply(const struct server *s, const struct server_canary_view *cv,
+			 struct verdict *v);
 
 /* ---------- server_verdict.c ---------- */
 

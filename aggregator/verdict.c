@@ -107,6 +107,7 @@ void verdict_clear(struct verdict *v)
 	report_header_clear(&v->header);
 	waivers_clear(&v->waivers);
 	free(v->waiver_of);
+	verdict_canary_clear(&v->canary);
 	*v = (struct verdict){0};
 }
 
@@ -116,6 +117,61 @@ void verdict_set_board(struct verdict *v, const char *operator_name, const char 
 	free(v->header.target_version);
 	v->header.operator_name = operator_name ? xstrdup(operator_name) : NULL;
 	v->header.target_version = target_version ? xstrdup(target_version) : NULL;
+}
+
+void verdict_apply_canary(struct verdict *v, const struct canary_result *r, int64_t max_age_ns,
+			  const struct engine_opts *opts)
+{
+	canary_result_apply(r, v->generated_ns, max_age_ns, opts ? &opts->skip : NULL,
+			    opts ? &opts->only : NULL, &v->findings, &v->canary);
+	gates_clear(v->gates);
+	gates_compute(&v->findings, v->gates);
+}
+
+void verdict_canary_error(struct verdict *v, const char *source, const char *why)
+{
+	verdict_canary_clear(&v->canary);
+	v->canary.source = xstrdup(source);
+	v->canary.error = xstrdup(why);
+}
+
+/* "canary": the result in the gates, or why it could not be read. */
+static json_object *canary_json(const struct verdict_canary *vc)
+{
+	char ts[64];
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "source", json_object_new_string(vc->source ? vc->source : ""));
+	if (vc->interval_ns) {
+		json_object *sc = json_object_new_object();
+		json_object_object_add(sc, "interval_seconds",
+				       json_object_new_int64(vc->interval_ns / NSEC_PER_SEC));
+		json_object_object_add(sc, "running", json_object_new_boolean(vc->running));
+		json_object_object_add(sc, "runs", json_object_new_int64((int64_t)vc->runs));
+		if (vc->run_error)
+			json_object_object_add(sc, "last_run_error",
+					       json_object_new_string(vc->run_error));
+		json_object_object_add(o, "schedule", sc);
+	}
+	if (vc->error) {
+		json_object_object_add(o, "error", json_object_new_string(vc->error));
+		return o;
+	}
+	if (!vc->present)
+		return o;
+	json_object_object_add(o, "run", json_object_new_string(vc->run));
+	json_object_object_add(o, "namespace", json_object_new_string(vc->ns));
+	json_object_object_add(o, "status", json_object_new_string(vc->status));
+	util_format_rfc3339(vc->started_ns, ts, sizeof(ts));
+	json_object_object_add(o, "started_at", json_object_new_string(ts));
+	util_format_rfc3339(vc->finished_ns, ts, sizeof(ts));
+	json_object_object_add(o, "finished_at", json_object_new_string(ts));
+	json_object_object_add(
+	    o, "age_seconds",
+	    json_object_new_int64((vc->future ? -1 : 1) * vc->age_ns / NSEC_PER_SEC));
+	json_object_object_add(o, "max_age_seconds",
+			       json_object_new_int64(vc->max_age_ns / NSEC_PER_SEC));
+	json_object_object_add(o, "stale", json_object_new_boolean(vc->stale || vc->future));
+	return o;
 }
 
 void verdict_apply_waivers(struct verdict *v, struct waiver_list *wl)
@@ -257,6 +313,8 @@ json_object *verdict_head_json(const struct verdict *v)
 	json_object_object_add(o, "versions", cluster_versions_json(&v->versions));
 	if (v->have_waivers)
 		json_object_object_add(o, "waivers", waivers_json(v));
+	if (v->canary.present || v->canary.error || v->canary.interval_ns)
+		json_object_object_add(o, "canary", canary_json(&v->canary));
 	json_object_object_add(o, "status",
 			       json_object_new_string(status_name(verdict_status(v, -1))));
 	return o;

@@ -6,6 +6,7 @@
 #pragma once
 #include <stdio.h>
 #include <json-c/json.h>
+#include "canary_result.h"
 #include "cluster_versions.h"
 #include "engine.h"
 #include "report_header.h"
@@ -41,6 +42,9 @@ struct verdict {
 	struct waiver_list waivers;
 	bool have_waivers;
 	ssize_t *waiver_of;
+	/* --canary-result / serve --canary-interval: the canary's result
+	 * whose findings are among findings (present false without one) */
+	struct verdict_canary canary;
 	struct finding_list findings;
 	struct gate_result gates[_GATE_MAX];
 	struct vm_table vms;
@@ -58,6 +62,13 @@ void verdict_clear(struct verdict *v);
 /* The operator and target version of the header (report --operator,
  * --target-version), already checked; NULL: not given. */
 void verdict_set_board(struct verdict *v, const char *operator_name, const char *target_version);
+/* Add a canary's result (canary_result.h) at the verdict's time: its
+ * findings, aged (older than max_age_ns: no proof), and the gates again.
+ * Before verdict_apply_waivers(). opts: --skip/--only, may be NULL. */
+void verdict_apply_canary(struct verdict *v, const struct canary_result *r, int64_t max_age_ns,
+			  const struct engine_opts *opts);
+/* serve: the result could not be read (why); the gates stay as they are. */
+void verdict_canary_error(struct verdict *v, const char *source, const char *why);
 /* Apply waivers (taken over: *wl is emptied) at the verdict's time, and
  * compute the gates again without the waived findings. */
 void verdict_apply_waivers(struct verdict *v, struct waiver_list *wl);

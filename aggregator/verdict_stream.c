@@ -160,7 +160,15 @@ void verdict_stream_json(const struct verdict *v, const struct verdict_stream_ou
 				ws_put(w, ",", 1);
 			ws_finding(w, v, v->gates[g].blockers[i]);
 		}
-		ws_lit(w, "]}");
+		ws_lit(w, "]");
+		/* the canary's word on the gate (docs/outputs.md) */
+		char *proof = render_verdict_canary_proof(v, g);
+		if (proof) {
+			ws_lit(w, ",\"canary\":");
+			ws_string(w, proof);
+			free(proof);
+		}
+		ws_lit(w, "}");
 	}
 	ws_lit(w, "},\"findings\":[");
 	for (size_t i = 0; i < v->findings.n; i++) {

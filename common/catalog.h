@@ -26,7 +26,9 @@ enum check_source {
 	CHECK_CLUSTER, /* aggregator, across agent facts (cluster.*) */
 	CHECK_API,     /* aggregator, Kubernetes API (api.*) */
 	CHECK_CANARY,  /* aggregator `canary`: an opt-in step that creates objects
-			* (docs/canary.md); never run by report or serve */
+			* (docs/canary.md); report never runs it, serve only with
+			* --canary-interval; results enter the gates
+			* via canary_result.h */
 };
 
 struct check_info {

@@ -158,6 +158,41 @@ static void test_all_pass(void **state)
 	fx_clear(&x);
 }
 
+/* A canary's FAIL (canary_result.h) blocks rwx on every node; its message
+ * names the run and its end, not the age, which changes every minute. */
+static void test_canary_message_is_stable(void **state)
+{
+	static const char res[] =
+	    "{\"schema\": \"hvready.canary/v1\", \"run\": \"feedc0de\", \"finished_at\": "
+	    "\"2026-12-02T10:00:00Z\", \"status\": \"FAIL\", \"findings\": [{\"check\": "
+	    "\"canary.rwx\", \"status\": \"FAIL\", \"message\": \"read-mismatch\"}]}";
+	struct canary_result r;
+	char err[256];
+	assert_int_equal(canary_result_parse(res, strlen(res), "f", &r, err, sizeof(err)), 0);
+	int64_t end;
+	assert_int_equal(util_parse_rfc3339("2026-12-02T10:00:00Z", &end), 0);
+	char *first = NULL;
+	for (int k = 0; k < 2; k++) {
+		struct fx x;
+		fx_healthy(&x);
+		canary_result_apply(&r, end + (k ? 3 * 3600 : 65) * SEC, CANARY_MAX_AGE_DEFAULT_NS,
+				    NULL, NULL, &x.v.findings, &x.v.canary);
+		fx_snapshot(&x);
+		struct nc_cond c;
+		node_conditions_desired(&x.s, node_index(&x.s, "harvester-node-1"), NC_RWX, &c);
+		assert_string_equal(nc_status_name(c.status), nc_status_name(NC_FALSE));
+		assert_string_equal(c.message, "canary.rwx: canary run feedc0de (ended "
+					       "2026-12-02T10:00:00Z, was FAIL)");
+		if (!first)
+			first = xstrdup(c.message);
+		assert_string_equal(c.message, first);
+		nc_cond_clear(&c);
+		fx_clear(&x);
+	}
+	free(first);
+	canary_result_clear(&r);
+}
+
 static void test_fail_on_one_node(void **state)
 {
 	struct fx x;
@@ -788,6 +823,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_all_pass),
 	    cmocka_unit_test(test_fail_on_one_node),
+	    cmocka_unit_test(test_canary_message_is_stable),
 	    cmocka_unit_test(test_cluster_wide_fail_and_worst),
 	    cmocka_unit_test(test_no_fresh_report),
 	    cmocka_unit_test(test_warn_is_true),

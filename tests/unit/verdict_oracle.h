@@ -27,6 +27,10 @@ static inline json_object *verdict_to_json(const struct verdict *v)
 		for (size_t i = 0; i < v->gates[g].n_blockers; i++)
 			json_object_array_add(b, verdict_finding_json(v, v->gates[g].blockers[i]));
 		json_object_object_add(go, "blockers", b);
+		char *proof = render_verdict_canary_proof(v, g);
+		if (proof)
+			json_object_object_add(go, "canary", json_object_new_string(proof));
+		free(proof);
 		json_object_object_add(gates, gate_name(g), go);
 	}
 	json_object_object_add(o, "gates", gates);
