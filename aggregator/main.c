@@ -79,6 +79,7 @@ enum {
 	OPT_CANARY_NAMESPACE,
 	OPT_CANARY_STEPS,
 	OPT_CANARY_RWX_CLASS,
+	OPT_CANARY_STORAGE_CLASS,
 	OPT_CANARY_IMAGE,
 	OPT_CANARY_NODE,
 	OPT_CANARY_TIMEOUT,
@@ -190,6 +191,8 @@ static const struct cli_option options[] = {
      "with --canary-interval: the canary's --steps", "rwx", false},
     {"canary-rwx-class", required_argument, OPT_CANARY_RWX_CLASS, CMD_SERVE, "NAME",
      "with --canary-interval: the canary's --rwx-class", "the first one found", false},
+    {"canary-storage-class", required_argument, OPT_CANARY_STORAGE_CLASS, CMD_SERVE, "NAME",
+     "with --canary-interval: the canary's --storage-class", "the default class for VMs", false},
     {"canary-image", required_argument, OPT_CANARY_IMAGE, CMD_SERVE, "IMAGE",
      "with --canary-interval: the canary's --image", "the hvready-agent DaemonSet's", false},
     {"canary-node", required_argument, OPT_CANARY_NODE, CMD_SERVE, "NAME",
@@ -661,6 +664,11 @@ static int cmd_serve(int argc, char **argv)
 			o.canary_rwx_class = xstrdup(optarg);
 			canary_opts++;
 			break;
+		case OPT_CANARY_STORAGE_CLASS:
+			free(o.canary_vm_class);
+			o.canary_vm_class = xstrdup(optarg);
+			canary_opts++;
+			break;
 		case OPT_CANARY_IMAGE:
 			free(o.canary_image);
 			o.canary_image = xstrdup(optarg);
@@ -711,7 +719,8 @@ static int cmd_serve(int argc, char **argv)
 		fatalx("serve: --tls-cert and --tls-key go together");
 	if (canary_opts && !o.canary_interval_ms)
 		fatalx("serve: --canary-namespace, --canary-steps, --canary-rwx-class, "
-		       "--canary-image, --canary-node and --canary-timeout go with "
+		       "--canary-storage-class, --canary-image, --canary-node and "
+		       "--canary-timeout go with "
 		       "--canary-interval");
 	if (o.canary_interval_ms && o.states.n)
 		fatalx("serve: --canary-interval needs the API (--kubeconfig or --in-cluster)");
@@ -730,6 +739,7 @@ static int cmd_serve(int argc, char **argv)
 	free(o.canary_ns);
 	free(o.canary_steps);
 	free(o.canary_rwx_class);
+	free(o.canary_vm_class);
 	free(o.canary_image);
 	free(o.canary_nodes[0]);
 	free(o.canary_nodes[1]);

@@ -47,7 +47,7 @@ struct server_opts {
 	/* --canary-interval: serve runs `canary` itself every so often (0: never),
 	 * with these (the canary's own options, checked by main.c): */
 	int64_t canary_interval_ms, canary_timeout_ms;
-	char *canary_ns, *canary_steps, *canary_rwx_class, *canary_image;
+	char *canary_ns, *canary_steps, *canary_rwx_class, *canary_vm_class, *canary_image;
 	char *canary_nodes[2];
 };
 

@@ -139,8 +139,9 @@ static void build_argv(struct server_canary *c)
 	strv_add(v, tmo);
 	const char *pairs[][2] = {
 	    {"--namespace", o->canary_ns},	  {"--steps", o->canary_steps},
-	    {"--rwx-class", o->canary_rwx_class}, {"--image", o->canary_image},
-	    {"--node", o->canary_nodes[0]},	  {"--node", o->canary_nodes[1]}};
+	    {"--rwx-class", o->canary_rwx_class}, {"--storage-class", o->canary_vm_class},
+	    {"--image", o->canary_image},	  {"--node", o->canary_nodes[0]},
+	    {"--node", o->canary_nodes[1]}};
 	for (size_t i = 0; i < ELEMENTSOF(pairs); i++)
 		if (pairs[i][1]) {
 			strv_add(v, pairs[i][0]);

@@ -7,6 +7,7 @@
 #    namespace created, the skip counted and logged);
 #  - SIGTERM during a run: serve stops the canary, which cleans up: serve exits 0
 #    and the fake holds zero canary objects;
+#  - the --canary-* options reach the run (--canary-storage-class);
 #  - --canary-result: a file written later is read (and a bad one named, no proof);
 #  - usage: --canary-* without --canary-interval, --canary-interval offline: exit 2.
 # ctest: serial
@@ -94,6 +95,21 @@ grep -q "<p class=\"canary\">proved by canary run $RUN, " "$TMP/one.html" ||
 	fail "one: the dashboard's rwx card has no proof"
 [ -z "$(left)" ] || fail "one: objects left: $(left)"
 stop_aggregator || fail "one: serve did not exit cleanly: $(tail -5 "$TMP/one.serve.log")"
+kt_cleanup
+
+# 1b. the canary options reach the run: --canary-storage-class names a class
+# that does not exist, so the VM step says so (and creates nothing)
+kt_fake opts --fixtures "$FIX" --canary-sim
+kt_kubeconfig "$TMP/opts.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+start_aggregator "$TMP/opts.serve.log" --kubeconfig "$TMP/opts.kc" --insecure-no-auth \
+	--canary-interval 1h --canary-timeout 30s --canary-steps vm --canary-storage-class nope ||
+	fail "serve did not start: $(cat "$TMP/opts.serve.log")"
+wait_for 40 "the canary result in /v1/verdict" verdict_has_run
+got=$(field "$TMP/verdict.json" '[(f["status"], f["message"]) for f in d["findings"] if f["check"] == "canary.vm.start"]')
+# (a step that could not decide is "not proved", WARN, in the gates)
+[[ $got == '[["WARN", "not proved: canary run '*', could not decide: --storage-class nope: no such StorageClass"]]' ]] ||
+	fail "opts: canary.vm.start is $got"
+stop_aggregator || fail "opts: serve did not exit cleanly: $(tail -5 "$TMP/opts.serve.log")"
 kt_cleanup
 
 # 2. a slow run: the next interval is skipped, not overlapped; SIGTERM mid-run cleans up
