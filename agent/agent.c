@@ -569,7 +569,8 @@ void agent_run_checks(struct agent_ctx *ctx)
 	struct node_report *r = ctx->report;
 	identity_bounded(ctx);
 	if (!r->node)
-		r->node = agent_node_name(ctx->opts, *r->hostname ? r->hostname : NULL);
+		r->node =
+		    agent_node_name(ctx->opts, r->hostname && *r->hostname ? r->hostname : NULL);
 	if (!r->agent_version)
 		r->agent_version = xstrdup(HVREADY_VERSION);
 	r->schema_minor = NODE_SCHEMA_MINOR;
