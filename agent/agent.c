@@ -135,7 +135,8 @@ struct check_job {
 
 static pthread_mutex_t blocked_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct check_job *blocked_jobs[BLOCKED_JOBS_MAX];
-#define FACTS_SLOT (BLOCKED_JOBS_MAX - 1)
+#define FACTS_SLOT    (BLOCKED_JOBS_MAX - 1)
+#define IDENTITY_SLOT (BLOCKED_JOBS_MAX - 2)
 
 static void strv_copy(struct strv *dst, const struct strv *src)
 {
@@ -404,6 +405,26 @@ static void run_bounded(struct agent_ctx *ctx, size_t i, const char *id)
 	job_park(j);
 }
 
+/* Whether the job parked in slot is still running (then it stays); frees one
+ * that has ended. */
+static bool slot_alive(size_t slot)
+{
+	pthread_mutex_lock(&blocked_lock);
+	struct check_job *old = blocked_jobs[slot];
+	bool alive = false;
+	if (old) {
+		pthread_mutex_lock(&old->lock);
+		alive = !old->done;
+		pthread_mutex_unlock(&old->lock);
+		if (!alive) {
+			blocked_jobs[slot] = NULL;
+			job_free(old);
+		}
+	}
+	pthread_mutex_unlock(&blocked_lock);
+	return alive;
+}
+
 static void facts_step(struct agent_ctx *ctx, const char *id)
 {
 	facts_collect(ctx);
@@ -414,20 +435,7 @@ static void facts_step(struct agent_ctx *ctx, const char *id)
  * the report goes with the facts the checks recorded, and a warning in the log. */
 static void collect_facts_bounded(struct agent_ctx *ctx)
 {
-	pthread_mutex_lock(&blocked_lock);
-	struct check_job *old = blocked_jobs[FACTS_SLOT];
-	bool alive = false;
-	if (old) {
-		pthread_mutex_lock(&old->lock);
-		alive = !old->done;
-		pthread_mutex_unlock(&old->lock);
-		if (!alive) {
-			blocked_jobs[FACTS_SLOT] = NULL;
-			job_free(old);
-		}
-	}
-	pthread_mutex_unlock(&blocked_lock);
-	if (alive) {
+	if (slot_alive(FACTS_SLOT)) {
 		log_warnx("facts: still blocked since an earlier cycle, not collected again; the "
 			  "report carries the facts its checks recorded, ignoring");
 		return;
@@ -461,6 +469,75 @@ static void collect_facts_bounded(struct agent_ctx *ctx)
 	job_park(j);
 }
 
+static void identity_step(struct agent_ctx *ctx, const char *id)
+{
+	struct node_report *r = ctx->report;
+	if (!r->hostname)
+		r->hostname = agent_hostname(&ctx->root);
+	if (!r->boot_id) {
+		char *b = NULL;
+		r->boot_id =
+		    hostroot_read_line(&ctx->root, "proc/sys/kernel/random/boot_id", &b) == 0
+			? b
+			: xstrdup("");
+	}
+}
+
+/* The node's identity before the checks (etc/hostname, else the kernel's
+ * hostname; proc/sys/kernel/random/boot_id): the same bounded reads as the
+ * checks' (hostroot_open_file: O_NONBLOCK, a regular or procfs file, a size
+ * cap) under the same deadline (--timeout), in a thread of its own. Blocked,
+ * the report goes without them (the node name from --node, else "unknown";
+ * an empty boot_id) and the log says where it blocked; while that read has
+ * not returned, the next cycles do not start it again. */
+static void identity_bounded(struct agent_ctx *ctx)
+{
+	struct node_report *r = ctx->report;
+	if (r->hostname && r->boot_id)
+		return;
+	const char *why = NULL;
+	_cleanup_free_ char *at = NULL;
+	struct check_job *j = NULL;
+	if (slot_alive(IDENTITY_SLOT)) {
+		why = "still blocked since an earlier cycle, not read again";
+	} else if (!(j = job_new(ctx, IDENTITY_SLOT, identity_step, "identity"))) {
+		why = "cannot duplicate the host root's descriptor";
+	} else {
+		bool stop = false;
+		int rr = job_run(ctx, j, (int64_t)ctx->opts->timeout_s * NSEC_PER_SEC, &stop);
+		if (rr > 0) {
+			if (!r->hostname) {
+				r->hostname = j->report.hostname;
+				j->report.hostname = NULL;
+			}
+			if (!r->boot_id) {
+				r->boot_id = j->report.boot_id;
+				j->report.boot_id = NULL;
+			}
+			job_free(j);
+			return;
+		}
+		if (rr < 0) {
+			why = "cannot start a thread";
+			job_free(j);
+		} else {
+			pthread_mutex_lock(&j->lock);
+			at = j->last[0] ? hostroot_display(&ctx->root, j->last) : NULL;
+			pthread_mutex_unlock(&j->lock);
+			why = "blocked";
+			job_park(j);
+		}
+	}
+	log_warnx("node identity: %s%s%s after at most %d s; the report goes without the "
+		  "hostname and boot_id (node name %s)",
+		  why, at ? ": last at " : "", at ? at : "", ctx->opts->timeout_s,
+		  ctx->opts->node ? "from --node" : "\"unknown\"");
+	if (!r->hostname)
+		r->hostname = xstrdup("");
+	if (!r->boot_id)
+		r->boot_id = xstrdup("");
+}
+
 void agent_run_check(struct agent_ctx *ctx, size_t i)
 {
 	const char *id = host_checks[i].id;
@@ -490,19 +567,12 @@ void agent_run_check(struct agent_ctx *ctx, size_t i)
 void agent_run_checks(struct agent_ctx *ctx)
 {
 	struct node_report *r = ctx->report;
-	if (!r->hostname)
-		r->hostname = agent_hostname(&ctx->root);
+	identity_bounded(ctx);
 	if (!r->node)
-		r->node = agent_node_name(ctx->opts, r->hostname);
+		r->node =
+		    agent_node_name(ctx->opts, r->hostname && *r->hostname ? r->hostname : NULL);
 	if (!r->agent_version)
 		r->agent_version = xstrdup(HVREADY_VERSION);
-	if (!r->boot_id) {
-		char *b = NULL;
-		r->boot_id =
-		    hostroot_read_line(&ctx->root, "proc/sys/kernel/random/boot_id", &b) == 0
-			? b
-			: xstrdup("");
-	}
 	r->schema_minor = NODE_SCHEMA_MINOR;
 	/* On the heap: a check abandoned with it keeps it (run_bounded). */
 	ctx->procs = xmalloc(sizeof(*ctx->procs));

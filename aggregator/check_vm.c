@@ -11,8 +11,11 @@
 #include <string.h>
 
 #include "cidr.h"
+#include "cluster_versions.h"
+#include "kubevirt_gates.h"
 #include "kubevirt_util.h"
 #include "redact.h"
+#include "semver.h"
 #include "longhorn.h"
 #include "longhorn_engine.h"
 #include "storage.h"
@@ -646,17 +649,49 @@ void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 
 /* ---- api.vm.run-strategy -------------------------------------------------- */
 
-static bool valid_run_strategy(const char *s)
+/* What the cluster's KubeVirt release says about the two fields (kubevirt/kubevirt
+ * staging/src/kubevirt.io/api/core/v1/types.go and pkg/virt-api/webhooks/
+ * validating-webhook/admitters/vms-admitter.go at v1.2.2 … v1.9.0):
+ * - spec.running is deprecated from v1.4.0 (the "Deprecated:" comment, the
+ *   admission warning "spec.running is deprecated, please use spec.runStrategy
+ *   instead."); at v1.2 and v1.3 it is the field KubeVirt's own
+ *   examples/vm-cirros.yaml uses, so a VM on it is not a finding there.
+ * - RunStrategy WaitAsReceiver exists from v1.6.0 (decentralized migration). */
+struct rs_release {
+	bool known;
+	struct semver v;
+	const char *text; /* the version string, or NULL */
+};
+
+static void rs_release_find(const struct cluster_state *cs, struct rs_release *r)
 {
-	static const char *const v[] = {"Always",	  "Halted", "Manual",
-					"RerunOnFailure", "Once",   "WaitAsReceiver"};
+	*r = (struct rs_release){0};
+	const struct jv *kvs = cs_items(cs, RES_KUBEVIRTS);
+	for (size_t i = 0; i < jq_len(kvs) && !r->known; i++) {
+		r->text = kv_cr_version(jq_at(kvs, i), &r->v, NULL);
+		r->known = r->text != NULL;
+	}
+}
+
+static bool rs_before(const struct rs_release *r, int major, int minor)
+{
+	struct semver at = {major, minor, 0};
+	return r->known && semver_cmp(&r->v, &at) < 0;
+}
+
+static bool valid_run_strategy(const char *s, const struct rs_release *r)
+{
+	static const char *const v[] = {"Always", "Halted", "Manual", "RerunOnFailure", "Once"};
 	for (size_t i = 0; i < ELEMENTSOF(v); i++)
 		if (streq(s, v[i]))
 			return true;
-	return false;
+	return streq(s, "WaitAsReceiver") && !rs_before(r, 1, 6);
 }
 
-static bool run_strategy_one(struct agg_ctx *ctx, const char *id, const struct jv *vm)
+/* Returns 1 when the VM has a finding, 2 when it is on spec.running at a
+ * release where that is not deprecated (no finding), 0 otherwise. */
+static int run_strategy_one(struct agg_ctx *ctx, const char *id, const struct jv *vm,
+			    const struct rs_release *rel)
 {
 	const struct jv *running = JQ(vm, "spec", "running");
 	const struct jv *rsj = JQ(vm, "spec", "runStrategy");
@@ -667,8 +702,10 @@ static bool run_strategy_one(struct agg_ctx *ctx, const char *id, const struct j
 	const char *name = kubevirt_util_str(jq_name(vm));
 	bool run = false;
 	jq_bool(running, &run);
-	if (!has_running && (!has_rs || valid_run_strategy(rs)))
-		return false;
+	if (!has_running && (!has_rs || valid_run_strategy(rs, rel)))
+		return 0;
+	if (has_running && !has_rs && rs_before(rel, 1, 4))
+		return 2;
 
 	struct finding *f = agg_object_finding(ctx, id, vm);
 	struct judge j = {0};
@@ -679,6 +716,8 @@ static bool run_strategy_one(struct agg_ctx *ctx, const char *id, const struct j
 		kv_add_str(&f->evidence, "spec.runStrategy", rs_text);
 	if (JQS(vm, "status", "printableStatus"))
 		kv_add_str(&f->evidence, "printableStatus", JQS(vm, "status", "printableStatus"));
+	kv_add_str(&f->evidence, "kubevirt_version", rel->known ? rel->text : "unknown");
+	versions_note(&f->evidence, ctx->cs, VC_KUBEVIRT);
 	if (has_running && has_rs) {
 		judge_note(&j, STATUS_FAIL,
 			   "VM sets both spec.running and spec.runStrategy: every update is "
@@ -691,9 +730,10 @@ static bool run_strategy_one(struct agg_ctx *ctx, const char *id, const struct j
 	} else if (has_rs) {
 		judge_note(&j, STATUS_FAIL,
 			   "VM has an invalid spec.runStrategy %s: valid values are Always, "
-			   "Halted, Manual, RerunOnFailure, Once, WaitAsReceiver (stop is Halted, "
-			   "not Stopped)",
-			   rs_text);
+			   "Halted, Manual, RerunOnFailure, Once%s (stop is Halted, not Stopped)",
+			   rs_text,
+			   rs_before(rel, 1, 6) ? " (WaitAsReceiver only from KubeVirt 1.6)"
+						: ", WaitAsReceiver");
 		judge_remedy(&j,
 			     "kubectl patch vm -n %s %s --type=merge -p "
 			     "'{\"spec\":{\"runStrategy\":\"Halted\"}}'   # stop; \"Always\" to "
@@ -701,10 +741,10 @@ static bool run_strategy_one(struct agg_ctx *ctx, const char *id, const struct j
 			     ns, name);
 	} else {
 		judge_note(&j, STATUS_WARN,
-			   "VM uses the deprecated spec.running=%s: patching spec.running is "
-			   "rejected once runStrategy exists; stop is runStrategy Halted, not "
-			   "Stopped",
-			   running_text);
+			   "VM uses spec.running=%s, deprecated from KubeVirt 1.4%s: patching "
+			   "spec.running is rejected once runStrategy exists; stop is runStrategy "
+			   "Halted, not Stopped",
+			   running_text, rel->known ? "" : " (the KubeVirt version is not known)");
 		judge_remedy(
 		    &j,
 		    "switch to runStrategy in one request: kubectl patch vm -n %s %s --type=json "
@@ -715,7 +755,7 @@ static bool run_strategy_one(struct agg_ctx *ctx, const char *id, const struct j
 		    ns, name, run ? "Always" : "Halted");
 	}
 	judge_decide(&j, f, "");
-	return true;
+	return 1;
 }
 
 void check_vm_run_strategy(struct agg_ctx *ctx, const char *id)
@@ -729,16 +769,42 @@ void check_vm_run_strategy(struct agg_ctx *ctx, const char *id)
 			  "served)");
 		return;
 	}
+	struct rs_release rel;
+	rs_release_find(ctx->cs, &rel);
 	size_t flagged = 0;
-	for (size_t i = 0; i < jq_len(vms); i++)
-		flagged += run_strategy_one(ctx, id, jq_at(vms, i));
+	_cleanup_(strv_clear) struct strv on_running = {0};
+	for (size_t i = 0; i < jq_len(vms); i++) {
+		const struct jv *vm = jq_at(vms, i);
+		int r = run_strategy_one(ctx, id, vm, &rel);
+		flagged += r == 1;
+		if (r == 2) {
+			_cleanup_free_ char *val = jv_dump(JQ(vm, "spec", "running"));
+			_cleanup_free_ char *line =
+			    xasprintf("%s/%s: spec.running=%s", kubevirt_util_str(jq_namespace(vm)),
+				      kubevirt_util_str(jq_name(vm)), val);
+			strv_add(&on_running, line);
+		}
+	}
 	if (flagged == 0) {
 		struct finding *f = agg_finding(ctx, id);
 		struct judge j = {0};
-		kv_add_int(&f->evidence, "virtualmachines", (int64_t)jq_len(vms));
-		judge_note(&j, STATUS_PASS, "%s %zu %s spec.runStrategy",
-			   jq_len(vms) == 1 ? "the" : "all", jq_len(vms),
-			   plural((int64_t)jq_len(vms), "VM uses", "VMs use"));
+		size_t n = jq_len(vms);
+		kv_add_int(&f->evidence, "virtualmachines", (int64_t)n);
+		if (on_running.n == 0) {
+			judge_note(&j, STATUS_PASS, "%s %zu %s spec.runStrategy",
+				   n == 1 ? "the" : "all", n,
+				   plural((int64_t)n, "VM uses", "VMs use"));
+		} else {
+			kv_add_str(&f->evidence, "kubevirt_version", rel.text);
+			struct value_list *l = kv_add_list(&f->evidence, "spec_running");
+			for (size_t i = 0; i < on_running.n; i++)
+				vlist_add_str(l, on_running.items[i]);
+			judge_note(&j, STATUS_PASS,
+				   "%zu of %zu VMs %s spec.running, which KubeVirt %s supports "
+				   "(deprecated only from 1.4: switch to spec.runStrategy before "
+				   "upgrading), the others spec.runStrategy",
+				   on_running.n, n, on_running.n == 1 ? "uses" : "use", rel.text);
+		}
 		judge_decide(&j, f, "");
 	}
 }

@@ -47,8 +47,8 @@ static void add_values(struct helm_values *v, json_object *merged, const struct 
 		return;
 	json_object *parsed = NULL;
 	char err[256];
-	if (yaml_json_parse((const uint8_t *)content, strlen(content), &parsed, err, sizeof(err)) <
-	    0) {
+	if (yaml_json_parse_schema((const uint8_t *)content, strlen(content), YAML_JSON_HELM,
+				   &parsed, err, sizeof(err)) < 0) {
 		char *line = xasprintf("%s %s/%s spec.valuesContent: %s", what,
 				       jq_namespace(obj) ? jq_namespace(obj) : "",
 				       jq_name(obj) ? jq_name(obj) : "?", err);

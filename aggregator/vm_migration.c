@@ -4,7 +4,9 @@
  * v1.9.0 except where noted:
  * - VMI status.migrationState: startTimestamp, endTimestamp, sourceNode,
  *   targetNode, completed, failed, abortStatus, migrationUid (the VMIM's
- *   metadata.uid); failureReason only from v1.3.0. virt-handler sets failed
+ *   metadata.uid), failureReason (new in v1.2.0: absent at v1.1.0; set by
+ *   virt-handler from the domain's migration metadata, pkg/virt-handler/vm.go
+ *   v1.2.2-v1.9.0). virt-handler sets failed
  *   and completed together; an abort on request ends failed with abortStatus
  *   "Succeeded" (pkg/virt-handler/migration-target.go, v1.9.0: failureReason
  *   "Live migration has been aborted").
@@ -203,8 +205,8 @@ char *vm_migration_describe(const struct vm_migration *m)
 				  m->reason_type ? ": " : "", m->reason)
 	    : m->kind != VM_MIGRATION_FAILED ? xstrdup("")
 	    : m->from_vmi
-		? xstrdup(": no failure reason recorded (KubeVirt before v1.3 does not set "
-			  "failureReason; the VMI's events say why)")
+		? xstrdup(": no failure reason recorded in status.migrationState.failureReason "
+			  "(the VMI's events say why)")
 		: xstrdup(": no failure reason recorded (it never reached the VMI: the "
 			  "VMIM's and the VMI's events say why)");
 	return xasprintf("%s%s%s from %s to %s%s%s", words[m->kind],

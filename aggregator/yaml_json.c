@@ -25,6 +25,7 @@ struct builder {
 	bool have_root;
 	struct anchor *anchors;
 	size_t n_anchors, cap_anchors;
+	enum yaml_json_schema schema;
 };
 
 static void builder_free(struct builder *b)
@@ -88,6 +89,24 @@ static json_object *scalar(const yaml_event_t *ev)
 	return json_object_new_string_len(v, (int)ev->data.scalar.length);
 }
 
+/* yaml.v2's merge key (decode.go merge()): a mapping's entries are set on the
+ * mapping in order, so keys after "<<" override them; of a sequence of
+ * mappings the first wins (merged last to first). */
+static void merge_key(json_object *dst, json_object *src)
+{
+	if (json_object_is_type(src, json_type_array)) {
+		for (size_t i = json_object_array_length(src); i-- > 0;)
+			merge_key(dst, json_object_array_get_idx(src, i));
+		return;
+	}
+	if (!json_object_is_type(src, json_type_object))
+		return;
+	json_object_object_foreach(src, k, v)
+	{
+		json_object_object_add(dst, k, json_object_get(v));
+	}
+}
+
 /* Attach node (a reference is taken over) to the current container. */
 static int attach(struct builder *b, json_object *node, const char *keytext, char *err,
 		  size_t errlen)
@@ -117,7 +136,14 @@ static int attach(struct builder *b, json_object *node, const char *keytext, cha
 		json_object_put(node);
 		return 0;
 	}
-	json_object_object_add(f->container, f->key, node);
+	if (b->schema == YAML_JSON_HELM && streq(f->key, "<<") &&
+	    (json_object_is_type(node, json_type_object) ||
+	     json_object_is_type(node, json_type_array))) {
+		merge_key(f->container, node);
+		json_object_put(node);
+	} else {
+		json_object_object_add(f->container, f->key, node);
+	}
 	free(f->key);
 	f->key = NULL;
 	return 0;
@@ -215,9 +241,27 @@ static int handle(struct builder *b, const yaml_event_t *ev, char *err, size_t e
 			snprintf(err, errlen, "more than %d nodes", YAML_JSON_MAX_NODES);
 			return -EINVAL;
 		}
-		json_object *s = scalar(ev);
+		const char *text = (const char *)ev->data.scalar.value;
+		bool plain =
+		    ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
+		if (b->schema == YAML_JSON_HELM && ev->data.scalar.tag &&
+		    streq((const char *)ev->data.scalar.tag, YAML_STR_TAG)) {
+			json_object *s =
+			    json_object_new_string_len(text, (int)ev->data.scalar.length);
+			remember(b, ev->data.scalar.anchor, s);
+			return attach(b, s, text, err, errlen);
+		}
+		if (b->schema != YAML_JSON_HELM || !plain) {
+			json_object *s = scalar(ev);
+			remember(b, ev->data.scalar.anchor, s);
+			return attach(b, s, text, err, errlen);
+		}
+		json_object *s = NULL;
+		if (yaml_json_v2_scalar(text, &s, err, errlen) < 0)
+			return -EINVAL;
 		remember(b, ev->data.scalar.anchor, s);
-		return attach(b, s, (const char *)ev->data.scalar.value, err, errlen);
+		_cleanup_free_ char *key = yaml_json_v2_key(text);
+		return attach(b, s, key, err, errlen);
 	}
 	case YAML_ALIAS_EVENT:
 		return alias(b, ev, err, errlen);
@@ -237,8 +281,14 @@ static int handle(struct builder *b, const yaml_event_t *ev, char *err, size_t e
 
 int yaml_json_parse(const uint8_t *buf, size_t len, json_object **ret, char *err, size_t errlen)
 {
+	return yaml_json_parse_schema(buf, len, YAML_JSON_CORE, ret, err, errlen);
+}
+
+int yaml_json_parse_schema(const uint8_t *buf, size_t len, enum yaml_json_schema schema,
+			   json_object **ret, char *err, size_t errlen)
+{
 	yaml_parser_t parser;
-	struct builder b = {0};
+	struct builder b = {.schema = schema};
 	int r = 0;
 	if (!yaml_parser_initialize(&parser)) {
 		snprintf(err, errlen, "cannot initialise the YAML parser");

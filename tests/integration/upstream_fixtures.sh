@@ -70,7 +70,7 @@ out_of_matrix = {"k3s-kubevirt-1.10-out-of-matrix": {"kubevirt", "longhorn", "ku
 # "Rules that depend on a version"), and the evidence key of a finding that
 # applied such a rule (api.preinstall.conflicts judges other components too).
 dependent = {
-    "kubevirt": ({"api.kubevirt.snapshot-gate"}, "kubevirt_version"),
+    "kubevirt": ({"api.kubevirt.snapshot-gate", "api.vm.run-strategy"}, "kubevirt_version"),
     "longhorn": ({"api.vsc.backup-target", "api.preinstall.conflicts"}, "longhorn_version"),
 }
 assert name in expected, name + ": add its expected versions to this test"
@@ -142,6 +142,52 @@ if kv_minor < 9:
 elif kv_minor == 9:
     assert sg["status"] == "PASS" and "on by default" in sg["message"], \
         f"{name}: api.kubevirt.snapshot-gate {sg['status']} {sg['message']}"
+# The VM, VMI and VMIM shapes of the family's KubeVirt (gen_upstream.py vm_shapes).
+import os
+fam_dir = os.path.join(os.environ["HVREADY_SRC"], "tests/fixtures/upstream", name)
+vmis = json.load(open(f"{fam_dir}/virtualmachineinstances.kubevirt.io.json"))["items"]
+for o in vmis:
+    types = {c["type"] for c in o["status"]["conditions"]}
+    assert ("StorageLiveMigratable" in types) == (kv_minor >= 4), \
+        f"{name}: {o['metadata']['name']} conditions {types} at KubeVirt 1.{kv_minor}"
+    ms = o["status"].get("migrationState")
+    if ms:
+        assert ("sourceState" in ms) == (kv_minor >= 6), f"{name}: migrationState {sorted(ms)}"
+        assert "failureReason" in ms or not ms.get("failed"), f"{name}: {sorted(ms)}"
+vms = {o["metadata"]["name"]: o for o in
+       json.load(open(f"{fam_dir}/virtualmachines.kubevirt.io.json"))["items"]}
+on_running = sorted(n for n, o in vms.items() if "running" in o["spec"])
+rs = by["api.vm.run-strategy"]
+if kv_minor < 4:
+    # spec.running is the release's own field (deprecated only from v1.4.0).
+    assert on_running, f"{name}: no VM on spec.running at KubeVirt 1.{kv_minor}"
+    assert len(rs) == 1 and rs[0]["status"] == "PASS", \
+        f"{name}: api.vm.run-strategy on KubeVirt 1.{kv_minor}: {[(x['status'], x['message']) for x in rs]}"
+    assert "spec.running, which KubeVirt" in rs[0]["message"], rs[0]["message"]
+    listed = sorted(l.split("/")[1].split(":")[0] for l in rs[0]["evidence"]["spec_running"])
+    assert listed == on_running, f"{name}: spec_running {listed} != {on_running}"
+elif on_running:
+    assert len(rs) == len(on_running) and all(
+        x["status"] == "WARN" and "deprecated from KubeVirt 1.4" in x["message"] for x in rs), \
+        f"{name}: api.vm.run-strategy {[(x['status'], x['message']) for x in rs]}"
+else:
+    assert len(rs) == 1 and rs[0]["status"] == "PASS", f"{name}: api.vm.run-strategy {rs}"
+# vm-002's last migration failed with a device error (FAIL, the reason quoted,
+# read from its VMIM); vm-001's completed one leaves it migratable.
+lm = {f["object"]: f for f in by["api.vm.live-migratable"] if f.get("object")}
+assert "VirtualMachineInstance/workloads/vm-001" not in lm, f"{name}: vm-001 {lm}"
+f2 = lm.get("VirtualMachineInstance/default/vm-002")
+assert f2 and f2["status"] == "FAIL", f"{name}: vm-002 {f2}"
+assert "Permission denied" in f2["message"] and \
+    "VirtualMachineInstanceMigration vm-002-migration-02, phase Failed" in f2["message"], \
+    f"{name}: vm-002 {f2['message']}"
+assert ("StorageLiveMigratable" in f2["evidence"]) == (kv_minor >= 4), \
+    f"{name}: vm-002 evidence {sorted(f2['evidence'])}"
+cdi = by["api.cdi.import-source"][0]
+if expected[name]["cdi"]:
+    assert cdi["status"] == "PASS" and cdi["evidence"]["datavolumes"] == 1, f"{name}: {cdi}"
+else:
+    assert cdi["status"] == "SKIP", f"{name}: {cdi}"
 checked = 0
 for f in v["findings"]:
     note = (f.get("evidence") or {}).get("version_note")

@@ -349,6 +349,30 @@ static void test_gate_unknown_version_and_garbage(void **state)
 	}
 }
 
+/* The Helm values as Helm reads them (yaml.v2, docs/decisions.md): gates given
+ * through a YAML merge key are in the rendered values, so a Helm-managed CR
+ * with Snapshot on is not warned about "values that do not list it". */
+static void test_gate_values_merge_key(void **state)
+{
+	struct harness h;
+	harness_init(&h);
+	harness_add(
+	    &h, "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":"
+		"{\"name\":\"kubevirt\",\"namespace\":\"harvester-system\",\"annotations\":"
+		"{\"meta.helm.sh/release-name\":\"harvester\"}},\"spec\":{\"configuration\":"
+		"{\"developerConfiguration\":{\"featureGates\":[\"LiveMigration\",\"Snapshot\"]}}},"
+		"\"status\":{\"observedKubeVirtVersion\":\"v1.7.4\"}}");
+	harness_add(&h, "{\"apiVersion\":\"helm.cattle.io/v1\",\"kind\":\"HelmChart\","
+			"\"metadata\":{\"name\":\"harvester\",\"namespace\":\"kube-system\"},"
+			"\"spec\":{\"valuesContent\":\"kvDefaults: &kv\\n  spec:\\n    "
+			"configuration:\\n      developerConfiguration:\\n        featureGates: "
+			"[LiveMigration, Snapshot]\\nkubevirt:\\n  <<: *kv\\n\"}}");
+	harness_run(&h, GATE);
+	const struct finding *f = harness_finding(&h, GATE, "KubeVirt/harvester-system/kubevirt");
+	assert_int_equal(f->status, STATUS_PASS);
+	harness_clear(&h);
+}
+
 /* ---- gate-stale ---- */
 
 static void test_stale_fail_case3(void **state)
@@ -661,6 +685,7 @@ int main(void)
 	    cmocka_unit_test(test_gate_comma_joined_from_spec_set),
 	    cmocka_unit_test(test_gate_per_release),
 	    cmocka_unit_test(test_gate_unknown_version_and_garbage),
+	    cmocka_unit_test(test_gate_values_merge_key),
 	    cmocka_unit_test(test_stale_fail_case3),
 	    cmocka_unit_test(test_stale_pass),
 	    cmocka_unit_test(test_stale_unknown),

@@ -415,6 +415,78 @@ static void test_rs(void **state)
 	harness_clear(&h);
 }
 
+/* The fields per KubeVirt release (check_vm.c rs_release): spec.running is
+ * deprecated only from v1.4.0, RunStrategy WaitAsReceiver exists from v1.6.0. */
+static const struct finding *rs_obj(struct harness *h, const char *obj)
+{
+	for (size_t i = 0; i < h->out.n; i++)
+		if (strcmp(h->out.items[i].check, RS) == 0 && h->out.items[i].object &&
+		    strcmp(h->out.items[i].object, obj) == 0)
+			return &h->out.items[i];
+	return NULL;
+}
+
+static void rs_at(struct harness *h, const char *version)
+{
+	harness_init(h);
+	_cleanup_free_ char *kv = xasprintf(
+	    "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":{\"name\":"
+	    "\"kubevirt\",\"namespace\":\"kubevirt\"},\"status\":{\"phase\":\"Deployed\","
+	    "\"observedKubeVirtVersion\":\"%s\"}}",
+	    version);
+	harness_add(h, kv);
+	harness_add(h,
+		    "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"VirtualMachine\",\"metadata\":"
+		    "{\"name\":\"old\",\"namespace\":\"default\"},\"spec\":{\"running\":true}}");
+	harness_add(h,
+		    "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"VirtualMachine\",\"metadata\":"
+		    "{\"name\":\"recv\",\"namespace\":\"default\"},\"spec\":{\"runStrategy\":"
+		    "\"WaitAsReceiver\"}}");
+	harness_run(h, RS);
+}
+
+static void test_rs_per_release(void **state)
+{
+	struct harness h;
+	/* 1.3: spec.running is the release's field; WaitAsReceiver does not exist. */
+	rs_at(&h, "1.3.1-150600.5.9.1");
+	assert_null(rs_obj(&h, "VirtualMachine/default/old"));
+	const struct finding *f = harness_finding(&h, RS, "VirtualMachine/default/recv");
+	assert_int_equal(f->status, STATUS_FAIL);
+	assert_non_null(strstr(f->message, "WaitAsReceiver only from KubeVirt 1.6"));
+	harness_clear(&h);
+
+	/* 1.5: spec.running deprecated (WARN), WaitAsReceiver still invalid. */
+	rs_at(&h, "v1.5.2");
+	f = harness_finding(&h, RS, "VirtualMachine/default/old");
+	assert_int_equal(f->status, STATUS_WARN);
+	assert_non_null(strstr(f->message, "deprecated from KubeVirt 1.4"));
+	assert_int_equal(harness_finding(&h, RS, "VirtualMachine/default/recv")->status,
+			 STATUS_FAIL);
+	harness_clear(&h);
+
+	/* 1.6: WaitAsReceiver is valid. */
+	rs_at(&h, "v1.6.3");
+	assert_int_equal(harness_finding(&h, RS, "VirtualMachine/default/old")->status,
+			 STATUS_WARN);
+	assert_null(rs_obj(&h, "VirtualMachine/default/recv"));
+	harness_clear(&h);
+
+	/* 1.2 with only spec.running VMs: a PASS that names them. */
+	harness_init(&h);
+	harness_add(&h, "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"KubeVirt\",\"metadata\":"
+			"{\"name\":\"kubevirt\",\"namespace\":\"kubevirt\"},\"status\":"
+			"{\"observedKubeVirtVersion\":\"v1.2.2\"}}");
+	harness_add(&h,
+		    "{\"apiVersion\":\"kubevirt.io/v1\",\"kind\":\"VirtualMachine\",\"metadata\":"
+		    "{\"name\":\"old\",\"namespace\":\"default\"},\"spec\":{\"running\":false}}");
+	harness_run(&h, RS);
+	f = harness_finding(&h, RS, NULL);
+	assert_int_equal(f->status, STATUS_PASS);
+	assert_non_null(strstr(f->message, "1 of 1 VMs uses spec.running, which KubeVirt v1.2.2"));
+	harness_clear(&h);
+}
+
 /* ---- cdi.import-source ---- */
 
 static void test_cdi_skip_pass(void **state)
@@ -573,6 +645,7 @@ int main(void)
 	    cmocka_unit_test(test_lm_other_reasons),
 	    cmocka_unit_test(test_lm_garbage),
 	    cmocka_unit_test(test_rs),
+	    cmocka_unit_test(test_rs_per_release),
 	    cmocka_unit_test(test_cdi_skip_pass),
 	    cmocka_unit_test(test_cdi_case13),
 	    cmocka_unit_test(test_cdi_case7_in_cluster),

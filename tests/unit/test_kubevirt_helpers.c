@@ -96,6 +96,85 @@ static void test_cidr(void **state)
 	assert_true(cidr_is_private(&a));
 }
 
+/* Helm reads values with yaml.v2 (yaml_json_v2.c): the plain scalars whose
+ * value differs from YAML 1.2's core schema, each checked both ways. */
+static void test_yaml_json_helm(void **state)
+{
+	const char *y = "a: yes\nb: No\nc: on\nd: OFF\ne: y\nf: n\ng: 0755\nh: 0x1F\ni: 1_000\n"
+			"j: 1e3\nk: 08\nl: 2026-09-01\nm: 0o17\nnn: .5\non: key\nq: \"yes\"\n"
+			"r: !!str 0755\ns: +12\nt: 10.53.0.10\nbase: &b {x: 1, z: 2}\n"
+			"u:\n  <<: *b\n  z: 3\ny: Y\nv: Snapshot\n";
+	json_object *core = NULL, *helm = NULL;
+	char err[256];
+	assert_int_equal(yaml_json_parse((const uint8_t *)y, strlen(y), &core, err, sizeof(err)),
+			 0);
+	assert_int_equal(yaml_json_parse_schema((const uint8_t *)y, strlen(y), YAML_JSON_HELM,
+						&helm, err, sizeof(err)),
+			 0);
+	struct jv_arena *ar = jv_arena_new();
+	struct jv rc = jv_from_json(ar, core), rh = jv_from_json(ar, helm);
+	const struct jv *c = &rc, *h = &rh;
+	static const struct {
+		const char *key;
+		bool value;
+	} bools[] = {{"a", true},  {"b", false}, {"c", true},
+		     {"d", false}, {"e", true},	 {"f", false}};
+	for (size_t k = 0; k < ELEMENTSOF(bools); k++) {
+		bool b = !bools[k].value;
+		assert_true(jq_bool(JQ(h, bools[k].key), &b));
+		assert_int_equal(b, bools[k].value);
+		assert_true(jv_is(JQ(c, bools[k].key), JV_STRING)); /* YAML 1.2: a string */
+	}
+	static const struct {
+		const char *key;
+		int64_t helm;
+	} ints[] = {{"g", 493}, {"h", 31}, {"i", 1000}, {"m", 15}, {"s", 12}};
+	for (size_t k = 0; k < ELEMENTSOF(ints); k++) {
+		int64_t i = 0;
+		assert_true(jq_int(JQ(h, ints[k].key), &i));
+		assert_int_equal(i, ints[k].helm);
+	}
+	int64_t i = 0;
+	assert_true(jq_int(JQ(c, "g"), &i));
+	assert_int_equal(i, 755); /* YAML 1.2 core: decimal */
+	assert_string_equal(JQS(c, "h"), "0x1F");
+	assert_string_equal(JQS(c, "i"), "1_000");
+	assert_true(jv_is(JQ(h, "j"), JV_DOUBLE) || jv_is(JQ(h, "j"), JV_INT));
+	assert_string_equal(JQS(c, "j"), "1e3");
+	assert_false(jv_is(JQ(h, "k"), JV_STRING)); /* 08: not octal, a float 8 */
+	assert_string_equal(JQS(h, "l"), "2026-09-01T00:00:00Z");
+	assert_string_equal(JQS(c, "l"), "2026-09-01");
+	assert_false(jv_is(JQ(h, "nn"), JV_STRING));
+	/* keys: `on:` is the key "true" (checked after y: below) */
+	assert_null(JQ(h, "on"));
+	assert_string_equal(JQS(c, "on"), "key");
+	/* quoted and !!str stay strings; an IP is a string both ways */
+	assert_string_equal(JQS(h, "q"), "yes");
+	assert_string_equal(JQS(h, "r"), "0755");
+	assert_string_equal(JQS(h, "t"), "10.53.0.10");
+	assert_string_equal(JQS(h, "v"), "Snapshot");
+	/* merge key: the anchor's entries, then the keys after it */
+	assert_true(jq_int(JQ(h, "u", "x"), &i));
+	assert_int_equal(i, 1);
+	assert_true(jq_int(JQ(h, "u", "z"), &i));
+	assert_int_equal(i, 3);
+	/* the key y is a boolean too: "true" (where on's "key" was overwritten) */
+	assert_true(jv_is(JQ(h, "true"), JV_BOOL));
+	assert_string_equal(JQS(c, "y"), "Y");
+	assert_null(JQ(c, "u", "x"));
+	json_object_put(core);
+	json_object_put(helm);
+	jv_arena_free(ar);
+
+	/* .inf / .nan: helm cannot turn them into JSON and fails on the values */
+	json_object *o = NULL;
+	assert_int_equal(yaml_json_parse_schema((const uint8_t *)"a: .inf\n", 8, YAML_JSON_HELM, &o,
+						err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, ".inf"));
+	assert_null(o);
+}
+
 static void test_yaml_json(void **state)
 {
 	const char *y = "a: 1\nb: \"2\"\nc: true\nd: ~\ne: [x, y]\nf:\n  g: &anc hello\n  h: *anc\n"
@@ -276,9 +355,9 @@ static void test_util(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_semver),    cmocka_unit_test(test_cidr),
-	    cmocka_unit_test(test_yaml_json), cmocka_unit_test(test_helm_values),
-	    cmocka_unit_test(test_util),
+	    cmocka_unit_test(test_semver),	cmocka_unit_test(test_cidr),
+	    cmocka_unit_test(test_yaml_json),	cmocka_unit_test(test_yaml_json_helm),
+	    cmocka_unit_test(test_helm_values), cmocka_unit_test(test_util),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
