@@ -39,6 +39,16 @@ static void load_upstream(struct harness *h)
 		snprintf(rel, sizeof(rel), UP "%s", files[i]);
 		harness_load(h, rel);
 	}
+	/* These tests judge the data engines. The family's VMs also carry their
+	 * last migration (vm-002's failed, with a reason that repeats), which
+	 * it_upstream_fixtures judges: forget it here. */
+	static const char *const vmis[] = {"vm-001", "vm-002", "vm-003"};
+	for (size_t i = 0; i < ELEMENTSOF(vmis); i++) {
+		size_t k = harness_index(h, RES_VMIS, vmis[i]);
+		json_object *o = harness_edit(h, RES_VMIS, k);
+		json_object_object_del(jc_get(o, "status", NULL), "migrationState");
+		harness_commit(h, RES_VMIS, k, o);
+	}
 }
 
 /* obj.k1.k2 = v (k2 NULL: obj.k1 = v) on the object called name. */
