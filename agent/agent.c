@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <time.h>
 #include <string.h>
@@ -130,7 +131,8 @@ struct check_job {
 	struct node_report report;
 	struct agent_ctx ctx;
 	size_t before;	/* findings copied in before the check ran */
-	bool own_procs; /* abandoned: ctx.procs (heap) is the job's, freed with it */
+	bool own_procs; /* abandoned: ctx.procs and ctx.units (heap) are the job's, freed with it */
+	int64_t cpu_ns; /* the thread's CPU time, when done */
 };
 
 static pthread_mutex_t blocked_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -171,6 +173,10 @@ static void job_free(struct check_job *j)
 		procs_scan_clear(j->ctx.procs);
 		free(j->ctx.procs);
 	}
+	if (j->own_procs && j->ctx.units) {
+		unit_scan_clear(j->ctx.units);
+		free(j->ctx.units);
+	}
 	hostroot_close(&j->ctx.root);
 	node_report_clear(&j->report);
 	agent_opts_clear(&j->opts);
@@ -187,13 +193,24 @@ static void job_trace(void *arg, const char *path)
 	pthread_mutex_unlock(&j->lock);
 }
 
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
 static void *job_main(void *arg)
 {
 	struct check_job *j = arg;
 	hostroot_set_tracer(job_trace, j);
+	int64_t cpu0 = thread_cpu_ns();
 	j->fn(&j->ctx, j->id);
+	int64_t cpu = thread_cpu_ns() - cpu0;
 	hostroot_set_tracer(NULL, NULL);
 	pthread_mutex_lock(&j->lock);
+	j->cpu_ns = cpu;
 	j->done = true;
 	pthread_cond_signal(&j->cond);
 	pthread_mutex_unlock(&j->lock);
@@ -231,6 +248,7 @@ static struct check_job *job_new(struct agent_ctx *ctx, size_t i, host_check_fn 
 	    .report = &j->report,
 	    /* Lent for the run; the job keeps it if abandoned (run_bounded). */
 	    .procs = ctx->procs,
+	    .units = ctx->units,
 	};
 	return j;
 }
@@ -356,6 +374,20 @@ static int job_run(struct agent_ctx *ctx, struct check_job *j, int64_t budget_ns
 	return done ? 1 : 0;
 }
 
+/* HVREADY_TIMINGS=1 (a benchmark hook, docs/benchmarks.md): each finished
+ * check's cost on stderr, "timing<TAB>ID<TAB>wall ms<TAB>cpu ms": the wall
+ * time from starting its thread until the runner saw it end, the CPU time
+ * of the check's own thread. */
+static void job_timing(const struct check_job *j)
+{
+	const char *tv = getenv("HVREADY_TIMINGS");
+	if (!tv || !*tv || streq(tv, "0"))
+		return;
+	fprintf(stderr, "timing\t%s\t%.3f\t%.3f\n", j->id,
+		(double)(util_now_mono_ns() - j->started_mono_ns) / (double)NSEC_PER_MSEC,
+		(double)j->cpu_ns / (double)NSEC_PER_MSEC);
+}
+
 /* Leave a job whose thread still runs in its slot, for still_blocked(). */
 static void job_park(struct check_job *j)
 {
@@ -386,17 +418,20 @@ static void run_bounded(struct agent_ctx *ctx, size_t i, const char *id)
 		return;
 	}
 	if (r > 0) {
+		job_timing(j);
 		job_merge(ctx, j);
 		job_free(j);
 		return;
 	}
 	/* The thread may still write the run's proc/ scan: it is the job's now, the
 	 * next checks get a new one. */
+	j->own_procs = true;
 	if (ctx->procs) {
-		j->own_procs = true;
 		ctx->procs = xmalloc(sizeof(*ctx->procs));
 		*ctx->procs = (struct procs_scan){0};
 	}
+	if (ctx->units)
+		ctx->units = xcalloc(1, sizeof(*ctx->units));
 	blocked_unknown(ctx, id, j, false);
 	if (stop) {
 		struct finding *f = &ctx->report->results.items[ctx->report->results.n - 1];
@@ -449,6 +484,7 @@ static void collect_facts_bounded(struct agent_ctx *ctx)
 	bool stop = false;
 	int r = job_run(ctx, j, (int64_t)ctx->opts->timeout_s * NSEC_PER_SEC, &stop);
 	if (r > 0) {
+		job_timing(j);
 		kv_list_clear(&ctx->report->facts);
 		ctx->report->facts = j->report.facts;
 		j->report.facts = (struct kv_list){0};
@@ -577,6 +613,7 @@ void agent_run_checks(struct agent_ctx *ctx)
 	/* On the heap: a check abandoned with it keeps it (run_bounded). */
 	ctx->procs = xmalloc(sizeof(*ctx->procs));
 	*ctx->procs = (struct procs_scan){0};
+	ctx->units = xcalloc(1, sizeof(*ctx->units));
 	for (size_t i = 0; i < host_checks_len; i++) {
 		const char *id = host_checks[i].id;
 		const char *why = check_left_out(&ctx->opts->skip, &ctx->opts->only, id);
@@ -591,6 +628,9 @@ void agent_run_checks(struct agent_ctx *ctx)
 	procs_scan_clear(ctx->procs);
 	free(ctx->procs);
 	ctx->procs = NULL;
+	unit_scan_clear(ctx->units);
+	free(ctx->units);
+	ctx->units = NULL;
 	collect_facts_bounded(ctx);
 	r->sent_ns = util_now_realtime_ns();
 }
@@ -656,6 +696,11 @@ int agent_procs_find(struct agent_ctx *ctx, const char *comm, struct procs_found
 {
 	return ctx->procs ? procs_scan_find(ctx->procs, &ctx->root, comm, ret)
 			  : procs_find(&ctx->root, comm, ret);
+}
+
+int agent_unitfiles_state(struct agent_ctx *ctx, const char *unit, char **ret_where)
+{
+	return unitfiles_state_in(ctx->units, &ctx->root, unit, ret_where);
 }
 
 /* systemd's is_localhost(): such a static hostname counts as unset, and the kernel's

@@ -11,6 +11,7 @@
 #include "probe_targets.h"
 #include "report.h"
 #include "procs.h"
+#include "unitfiles.h"
 
 /* Thresholds with their defaults; all can be set in the config file. */
 struct agent_thresholds {
@@ -47,6 +48,9 @@ struct agent_ctx {
 	/* proc/ read once for all checks of a run (heap), or NULL; a check abandoned
 	 * at its deadline keeps the scan it was lent, the next ones get a new one. */
 	struct procs_scan *procs;
+	/* The unit directories listed once for all checks of a run (unitfiles.h;
+	 * heap, or NULL), lent and kept as procs is. */
+	struct unit_scan *units;
 	/* The daemon: the network checks --skip/--only leave in are its probe
 	 * helper's; agent_run_checks adds nothing for them, agent_add_deferred
 	 * puts the helper's findings in their places. */
@@ -72,6 +76,8 @@ struct finding *agent_finding(struct agent_ctx *ctx, const char *id);
 bool agent_result(const struct agent_ctx *ctx, const char *id, enum status *ret);
 /* procs_find through the run's shared scan of proc/ (procs.h), when there is one. */
 int agent_procs_find(struct agent_ctx *ctx, const char *comm, struct procs_found *ret);
+/* unitfiles_state through the run's shared listing of the unit directories. */
+int agent_unitfiles_state(struct agent_ctx *ctx, const char *unit, char **ret_where);
 
 void agent_opts_init(struct agent_opts *o);
 void agent_opts_clear(struct agent_opts *o);

@@ -194,9 +194,9 @@ static void judge_start_check(const struct initiator *in, const struct daemon *d
  * iscsid.service Requires= it: so images ship without the file and every
  * node gets its own name at iscsid's first start.
  */
-static char *find_init_unit(const struct hostroot *hr)
+static char *find_init_unit(struct agent_ctx *ctx, const struct hostroot *hr)
 {
-	if (unitfiles_state(hr, ISCSI_INIT_UNIT, NULL) == UNITFILE_MASKED)
+	if (agent_unitfiles_state(ctx, ISCSI_INIT_UNIT, NULL) == UNITFILE_MASKED)
 		return NULL;
 	return unitfiles_find(hr, ISCSI_INIT_UNIT);
 }
@@ -428,9 +428,9 @@ void check_iscsi(struct agent_ctx *ctx, const char *id)
 	read_initiator(hr, &in);
 	struct daemon d = {0};
 	d.procs_err = agent_procs_find(ctx, "iscsid", &d.procs);
-	d.socket = unitfiles_state(hr, "iscsid.socket", &d.socket_where);
-	d.service = unitfiles_state(hr, "iscsid.service", &d.service_where);
-	d.init_unit = find_init_unit(hr);
+	d.socket = agent_unitfiles_state(ctx, "iscsid.socket", &d.socket_where);
+	d.service = agent_unitfiles_state(ctx, "iscsid.service", &d.service_where);
+	d.init_unit = find_init_unit(ctx, hr);
 	find_start_check(hr, &d);
 
 	struct judge j = {0};

@@ -247,8 +247,8 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 	struct procs_found procs;
 	int perr = agent_procs_find(ctx, "multipathd", &procs);
 	_cleanup_free_ char *svc_where = NULL, *sock_where = NULL;
-	int svc = unitfiles_state(hr, "multipathd.service", &svc_where);
-	int sock = unitfiles_state(hr, "multipathd.socket", &sock_where);
+	int svc = agent_unitfiles_state(ctx, "multipathd.service", &svc_where);
+	int sock = agent_unitfiles_state(ctx, "multipathd.socket", &sock_where);
 	bool running = perr == 0 && procs.total > 0;
 	bool enabled = svc == UNITFILE_ENABLED || sock == UNITFILE_ENABLED;
 

@@ -42,19 +42,21 @@ static void insert_sorted(struct procs_found *ret, int pid)
 		ret->n++;
 }
 
-static void procs_scan_run(struct procs_scan *scan, const struct hostroot *hr)
+void procs_scan_fill(struct procs_scan *scan, const struct hostroot *hr)
 {
+	if (scan->done)
+		return;
 	scan->done = true;
 	DIR *d = hostroot_opendir(hr, "proc");
 	if (!d) {
 		scan->err = -errno;
 		return;
 	}
-	if (!hostroot_exists(hr, "proc/1")) {
-		closedir(d);
+	scan->listed = true;
+	/* Without PID 1 procs_find answers -ESRCH; the processes that are
+	 * visible are still listed (timesync.c counts them). */
+	if (!hostroot_exists(hr, "proc/1"))
 		scan->err = -ESRCH;
-		return;
-	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (!all_digits(de->d_name))
@@ -63,7 +65,7 @@ static void procs_scan_run(struct procs_scan *scan, const struct hostroot *hr)
 		_cleanup_free_ char *c = NULL;
 		/* A process may exit between readdir and this read: then it simply
 		 * does not match. */
-		if (hostroot_read_line(hr, path, &c) < 0 || strlen(c) >= sizeof(scan->p->comm))
+		if (hostroot_read_line(hr, path, &c) < 0)
 			continue;
 		if (scan->n == scan->cap) {
 			scan->cap = scan->cap ? 2 * scan->cap : 256;
@@ -71,7 +73,8 @@ static void procs_scan_run(struct procs_scan *scan, const struct hostroot *hr)
 		}
 		struct procs_entry *e = &scan->p[scan->n++];
 		e->pid = atoi(de->d_name);
-		snprintf(e->comm, sizeof(e->comm), "%s", c);
+		e->long_comm = strlen(c) >= sizeof(e->comm);
+		snprintf(e->comm, sizeof(e->comm), "%s", e->long_comm ? "" : c);
 	}
 	closedir(d);
 }
@@ -80,15 +83,14 @@ int procs_scan_find(struct procs_scan *scan, const struct hostroot *hr, const ch
 		    struct procs_found *ret)
 {
 	*ret = (struct procs_found){0};
-	if (!scan->done)
-		procs_scan_run(scan, hr);
+	procs_scan_fill(scan, hr);
 	if (scan->err)
 		return scan->err;
 	for (size_t i = 0; i < scan->n; i++) {
 		const struct procs_entry *e = &scan->p[i];
 		char pid[24];
 		snprintf(pid, sizeof(pid), "%d", e->pid);
-		if (!streq(e->comm, comm) || is_zombie(hr, pid))
+		if (e->long_comm || !streq(e->comm, comm) || is_zombie(hr, pid))
 			continue;
 		insert_sorted(ret, e->pid);
 		ret->total++;

@@ -32,14 +32,21 @@ int procs_find(const struct hostroot *hr, const char *comm, struct procs_found *
  */
 struct procs_scan {
 	bool done;
-	int err; /* as procs_find's */
+	int err;     /* as procs_find's */
+	bool listed; /* proc/ could be listed (also with err -ESRCH) */
+	/* every process whose comm could be read, in readdir order */
 	struct procs_entry {
 		int pid;
+		bool long_comm; /* 16 bytes or more: no kernel comm, matches nothing */
 		char comm[16];
 	} * p;
 	size_t n, cap;
 };
 
+/* Fill scan now, if not done yet (the questions below do it on first use).
+ * A scan is used by one thread at a time (agent.c lends it to one check at a
+ * time; a check abandoned at its deadline keeps it). */
+void procs_scan_fill(struct procs_scan *scan, const struct hostroot *hr);
 /* procs_find, answered from scan (filled on first use). */
 int procs_scan_find(struct procs_scan *scan, const struct hostroot *hr, const char *comm,
 		    struct procs_found *ret);

@@ -103,40 +103,27 @@ static const char *const wants_dirs[] = {
     "etc/systemd/system/sysinit.target.wants",
 };
 
-static bool all_digits(const char *s)
+/* In readdir order, as far as needed: the count of processes looked at stops
+ * where every daemon was found. */
+static void scan_processes(const struct hostroot *root, struct procs_scan *scan,
+			   struct timesync_daemons *d)
 {
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
-static void scan_processes(const struct hostroot *root, struct timesync_daemons *d)
-{
-	DIR *dir = hostroot_opendir(root, "proc");
-	if (!dir)
-		return;
-	d->proc_readable = true;
-	struct dirent *de;
-	while ((de = readdir(dir)) && d->processes < MAX_PROCESSES &&
-	       d->running.n < ELEMENTSOF(daemons)) {
-		if (!all_digits(de->d_name))
-			continue;
-		char path[sizeof(de->d_name) + 16];
-		snprintf(path, sizeof(path), "proc/%s/comm", de->d_name);
-		_cleanup_free_ char *comm = NULL;
-		/* A process may exit between readdir and read: not an error. */
-		if (hostroot_read_line(root, path, &comm) < 0)
-			continue;
+	struct procs_scan own = {0};
+	if (!scan)
+		scan = &own;
+	procs_scan_fill(scan, root);
+	d->proc_readable = scan->listed;
+	for (size_t k = 0;
+	     k < scan->n && d->processes < MAX_PROCESSES && d->running.n < ELEMENTSOF(daemons);
+	     k++) {
+		const struct procs_entry *e = &scan->p[k];
 		d->processes++;
 		for (size_t i = 0; i < ELEMENTSOF(daemons); i++)
-			if (streq(comm, daemons[i].comm) &&
+			if (!e->long_comm && streq(e->comm, daemons[i].comm) &&
 			    !strv_contains(&d->running, daemons[i].name))
 				strv_add(&d->running, daemons[i].name);
 	}
-	closedir(dir);
+	procs_scan_clear(&own);
 }
 
 static bool any_exists(const struct hostroot *root, const char *dir, const char *const *names,
@@ -151,10 +138,11 @@ static bool any_exists(const struct hostroot *root, const char *dir, const char 
 	return false;
 }
 
-void timesync_find_daemons(const struct hostroot *root, struct timesync_daemons *ret)
+void timesync_find_daemons(const struct hostroot *root, struct procs_scan *scan,
+			   struct timesync_daemons *ret)
 {
 	*ret = (struct timesync_daemons){0};
-	scan_processes(root, ret);
+	scan_processes(root, scan, ret);
 	for (size_t i = 0; i < ELEMENTSOF(daemons); i++) {
 		const struct daemon *dm = &daemons[i];
 		if (any_exists(root, NULL, dm->binaries, ELEMENTSOF(dm->binaries)))

@@ -5,6 +5,7 @@
 #pragma once
 #include "hostroot.h"
 #include "kv.h"
+#include "procs.h"
 
 struct timesync_clock {
 	int state;	     /* adjtimex's answer: TIME_OK … TIME_ERROR */
@@ -32,7 +33,10 @@ struct timesync_daemons {
 	int64_t processes;			 /* processes looked at */
 };
 
-void timesync_find_daemons(const struct hostroot *root, struct timesync_daemons *ret);
+/* The processes from scan (procs.h: the run's one scan of proc/, filled on
+ * first use), or from a scan of its own when scan is NULL. */
+void timesync_find_daemons(const struct hostroot *root, struct procs_scan *scan,
+			   struct timesync_daemons *ret);
 void timesync_daemons_clear(struct timesync_daemons *d);
 
 /*

@@ -28,33 +28,52 @@ static bool masked_in(const struct hostroot *hr, const char *dir, const char *un
 	return streq(target, "/dev/null");
 }
 
-/* Find DIR/X.wants/UNIT or DIR/X.requires/UNIT that resolves. Returns true and the
- * link's path, or false. -errno of opening DIR in *ret_err. */
-static bool wanted_in(const struct hostroot *hr, const char *dir, const char *unit, char **ret,
-		      int *ret_err)
+_Static_assert(ELEMENTSOF(unit_dirs) == UNIT_SCAN_DIRS, "unit_scan's directories");
+
+static void unit_scan_fill(struct unit_scan *scan, const struct hostroot *hr)
 {
-	DIR *d = hostroot_opendir(hr, dir);
-	if (!d) {
-		*ret_err = -errno;
-		return false;
-	}
-	*ret_err = 0;
-	bool found = false;
-	struct dirent *de;
-	while (!found && (de = readdir(d))) {
-		if (!endswith(de->d_name, ".wants") && !endswith(de->d_name, ".requires"))
+	if (scan->done)
+		return;
+	scan->done = true;
+	for (size_t i = 0; i < ELEMENTSOF(unit_dirs); i++) {
+		struct unit_scan_dir *sd = &scan->dirs[i];
+		DIR *d = hostroot_opendir(hr, unit_dirs[i]);
+		if (!d) {
+			sd->err = -errno;
 			continue;
-		_cleanup_free_ char *link = xasprintf("%s/%s/%s", dir, de->d_name, unit);
-		if (hostroot_exists(hr, link)) {
-			*ret = xasprintf("/%s", link);
-			found = true;
 		}
+		struct dirent *de;
+		while ((de = readdir(d)))
+			if (endswith(de->d_name, ".wants") || endswith(de->d_name, ".requires"))
+				strv_add(&sd->wants, de->d_name);
+		closedir(d);
 	}
-	closedir(d);
-	return found;
 }
 
-int unitfiles_state(const struct hostroot *hr, const char *unit, char **ret_where)
+void unit_scan_clear(struct unit_scan *scan)
+{
+	for (size_t i = 0; i < ELEMENTSOF(scan->dirs); i++)
+		strv_clear(&scan->dirs[i].wants);
+	*scan = (struct unit_scan){0};
+}
+
+/* Find DIR/X.wants/UNIT or DIR/X.requires/UNIT that resolves, X in readdir
+ * order. Returns true and the link's path, or false. */
+static bool wanted_in(const struct hostroot *hr, const char *dir, const struct unit_scan_dir *sd,
+		      const char *unit, char **ret)
+{
+	for (size_t k = 0; k < sd->wants.n; k++) {
+		_cleanup_free_ char *link = xasprintf("%s/%s/%s", dir, sd->wants.items[k], unit);
+		if (hostroot_exists(hr, link)) {
+			*ret = xasprintf("/%s", link);
+			return true;
+		}
+	}
+	return false;
+}
+
+int unitfiles_state_in(struct unit_scan *scan, const struct hostroot *hr, const char *unit,
+		       char **ret_where)
 {
 	if (ret_where)
 		*ret_where = NULL;
@@ -64,22 +83,32 @@ int unitfiles_state(const struct hostroot *hr, const char *unit, char **ret_wher
 				*ret_where = xasprintf("/%s/%s", mask_dirs[i], unit);
 			return UNITFILE_MASKED;
 		}
+	struct unit_scan own = {0};
+	if (!scan)
+		scan = &own;
+	unit_scan_fill(scan, hr);
 	bool any_dir = false;
+	int r = -ENOENT;
 	for (size_t i = 0; i < ELEMENTSOF(unit_dirs); i++) {
 		char *where = NULL;
-		int err;
-		bool found = wanted_in(hr, unit_dirs[i], unit, &where, &err);
-		if (err == 0)
+		if (scan->dirs[i].err == 0)
 			any_dir = true;
-		if (found) {
+		if (wanted_in(hr, unit_dirs[i], &scan->dirs[i], unit, &where)) {
 			if (ret_where)
 				*ret_where = where;
 			else
 				free(where);
-			return UNITFILE_ENABLED;
+			r = UNITFILE_ENABLED;
+			break;
 		}
 	}
-	return any_dir ? UNITFILE_DISABLED : -ENOENT;
+	unit_scan_clear(&own);
+	return r == UNITFILE_ENABLED ? r : any_dir ? UNITFILE_DISABLED : -ENOENT;
+}
+
+int unitfiles_state(const struct hostroot *hr, const char *unit, char **ret_where)
+{
+	return unitfiles_state_in(NULL, hr, unit, ret_where);
 }
 
 const char *unitfile_state_name(enum unitfile_state s)

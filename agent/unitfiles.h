@@ -25,6 +25,26 @@ enum unitfile_state {
  * of the link that decided ENABLED or MASKED, else NULL.
  */
 int unitfiles_state(const struct hostroot *hr, const char *unit, char **ret_where);
+
+/*
+ * The unit directories' *.wants and *.requires subdirectories, listed once
+ * for several questions (a vendor directory holds hundreds of units, and one
+ * run of the agent asks about five units): zero-initialised, filled on first
+ * use, unit_scan_clear frees it. Used by one thread at a time (agent.c lends
+ * it to one check at a time, as the proc/ scan).
+ */
+#define UNIT_SCAN_DIRS 5
+struct unit_scan {
+	bool done;
+	struct unit_scan_dir {
+		int err;	   /* of opening it: 0 or -errno */
+		struct strv wants; /* its *.wants and *.requires names, in readdir order */
+	} dirs[UNIT_SCAN_DIRS];
+};
+/* unitfiles_state, the directories listed from scan (NULL: listed for this call). */
+int unitfiles_state_in(struct unit_scan *scan, const struct hostroot *hr, const char *unit,
+		       char **ret_where);
+void unit_scan_clear(struct unit_scan *scan);
 const char *unitfile_state_name(enum unitfile_state s);
 /* Evidence key: the state unitfiles_state() returned (st) for unit and the link that
  * decided it; a disabled unit without any unit file is "not installed". */

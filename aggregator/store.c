@@ -77,11 +77,45 @@ static const void *known_prior(void *ctx, bool is_fact, size_t i, const uint8_t 
 	return p;
 }
 
+/* The i-th finding or facts entry of the node's previous report, when the
+ * bytes at `at` are it: a finding stored without its "node" entry matches
+ * the bytes with that entry put back where it was. */
+static const void *known_prior_match(void *ctx, bool is_fact, size_t i, const uint8_t *at,
+				     size_t avail, size_t *ret_len, uint32_t *ret_node_off,
+				     uint32_t *ret_node_len, enum status *ret_status)
+{
+	const uint8_t *pb;
+	size_t pl;
+	struct store_piece *p =
+	    (struct store_piece *)known_prior(ctx, is_fact, i, &pb, &pl, ret_status);
+	if (!p)
+		return NULL;
+	const struct store_rec *r = ((struct store *)ctx)->prior;
+	uint32_t off = is_fact ? 0 : r->node_off[i], k = r->node_kv_len;
+	if (!off) {
+		if (pl > avail || memcmp(at, pb, pl) != 0)
+			return NULL;
+		*ret_len = pl;
+		return p;
+	}
+	/* a fixmap of one entry more; the entry at off */
+	if (pl + k > avail || at[0] != pb[0] + 1 || memcmp(at + 1, pb + 1, off - 1) != 0 ||
+	    memcmp(at + off, r->node_kv, k) != 0 || memcmp(at + off + k, pb + off, pl - off) != 0)
+		return NULL;
+	*ret_len = pl + k;
+	*ret_node_off = off;
+	*ret_node_len = k;
+	return p;
+}
+
 void store_init(struct store *s)
 {
 	*s = (struct store){0};
-	s->known = (struct wirescan_known){
-	    .lookup = known_lookup, .node = known_node, .prior = known_prior, .ctx = s};
+	s->known = (struct wirescan_known){.lookup = known_lookup,
+					   .node = known_node,
+					   .prior = known_prior,
+					   .prior_match = known_prior_match,
+					   .ctx = s};
 }
 
 /* ---- pieces ---- */
@@ -164,7 +198,8 @@ static void piece_unref(struct store *s, struct store_piece *p)
 /* The bytes of a record's allocation (store.rec_bytes). */
 static size_t rec_size(const struct store_rec *r)
 {
-	size_t n = sizeof(*r) + (r->n_results + r->n_facts) * sizeof(r->pieces[0]);
+	size_t n = sizeof(*r) + (r->n_results + r->n_facts) * sizeof(r->pieces[0]) +
+		   r->n_results * sizeof(uint32_t) + r->node_kv_len;
 	const char *str[4] = {r->report.node, r->report.hostname, r->report.agent_version,
 			      r->report.boot_id};
 	for (int i = 0; i < 4; i++)
@@ -172,21 +207,56 @@ static size_t rec_size(const struct store_rec *r)
 	return n;
 }
 
+/* Whether finding f of the report in buf can be stored without its "node"
+ * entry: it names the report's node, in a fixmap (its header one byte, the
+ * count one less without the entry), and the entry's bytes are kv (or kv is
+ * not chosen yet: *kv is set). */
+static bool node_strippable(const uint8_t *buf, const struct wirescan_report *w,
+			    const struct wirescan_finding *f, const uint8_t **kv, uint32_t *kv_len)
+{
+	if (!f->node_len || f->node_off < 1)
+		return false;
+	const uint8_t *at = buf + f->bytes.off;
+	if (f->known) /* matched the previous report's stripped piece */
+		goto same_kv;
+	if ((at[0] & 0xf0) != 0x80 || (at[0] & 0x0f) == 0 || f->node_val.len != w->node.len ||
+	    memcmp(buf + f->node_val.off, buf + w->node.off, w->node.len) != 0)
+		return false;
+same_kv:
+	if (!*kv) {
+		*kv = at + f->node_off;
+		*kv_len = f->node_len;
+		return true;
+	}
+	return f->node_len == *kv_len && memcmp(at + f->node_off, *kv, *kv_len) == 0;
+}
+
 struct store_rec *store_rec_new(struct store *s, const uint8_t *buf,
 				const struct wirescan_report *w, int64_t received_ns,
 				int64_t rtt_ns)
 {
 	size_t n = w->n_results + w->n_facts;
+	/* Which findings go without their "node" entry (one entry's bytes for all). */
+	const uint8_t *kv = NULL;
+	uint32_t kv_len = 0;
+	for (size_t i = 0; i < w->n_results; i++)
+		(void)node_strippable(buf, w, &w->results[i], &kv, &kv_len);
 	/* The header strings right after the pieces, node first: one allocation
 	 * a report (20,000 a second at the target). */
 	const struct wirescan_span *spans[4] = {&w->node, w->has_hostname ? &w->hostname : NULL,
 						w->has_agent_version ? &w->agent_version : NULL,
 						w->has_boot_id ? &w->boot_id : NULL};
-	size_t total = 0;
+	size_t total = w->n_results * sizeof(uint32_t) + kv_len;
 	for (int i = 0; i < 4; i++)
 		total += spans[i] ? spans[i]->len + 1 : 0;
 	struct store_rec *r = xcalloc(1, sizeof(*r) + n * sizeof(r->pieces[0]) + total);
-	char *at = (char *)&r->pieces[n];
+	r->node_off = (uint32_t *)&r->pieces[n];
+	uint8_t *kv_at = (uint8_t *)&r->node_off[w->n_results];
+	if (kv_len)
+		memcpy(kv_at, kv, kv_len);
+	r->node_kv = kv_at;
+	r->node_kv_len = kv_len;
+	char *at = (char *)kv_at + kv_len;
 	char **dst[4] = {&r->report.node, &r->report.hostname, &r->report.agent_version,
 			 &r->report.boot_id};
 	for (int i = 0; i < 4; i++) {
@@ -206,11 +276,32 @@ struct store_rec *store_rec_new(struct store *s, const uint8_t *buf,
 	r->rtt_ns = rtt_ns;
 	r->n_results = (uint32_t)w->n_results;
 	r->n_facts = (uint32_t)w->n_facts;
+	const uint8_t *kv_chosen = kv;
 	for (size_t i = 0; i < w->n_results; i++) {
 		const struct wirescan_finding *f = &w->results[i];
 		r->counts[f->status]++;
-		r->pieces[i] =
-		    piece_intern(s, buf + f->bytes.off, f->bytes.len, false, f->known, f->status);
+		const uint8_t *fb = buf + f->bytes.off;
+		if (!node_strippable(buf, w, f, &kv_chosen, &kv_len)) {
+			/* whole: the known piece only when it was matched whole */
+			r->pieces[i] = piece_intern(s, fb, f->bytes.len, false,
+						    f->node_len ? NULL : f->known, f->status);
+			continue;
+		}
+		r->node_off[i] = f->node_off;
+		if (f->known) {
+			r->pieces[i] = piece_intern(s, NULL, 0, false, f->known, f->status);
+			continue;
+		}
+		size_t len = f->bytes.len - f->node_len;
+		uint8_t small[1024];
+		uint8_t *b = len <= sizeof(small) ? small : xmalloc(len);
+		b[0] = (uint8_t)(fb[0] - 1);
+		memcpy(b + 1, fb + 1, f->node_off - 1);
+		memcpy(b + f->node_off, fb + f->node_off + f->node_len,
+		       f->bytes.len - f->node_off - f->node_len);
+		r->pieces[i] = piece_intern(s, b, len, false, NULL, f->status);
+		if (b != small)
+			free(b);
 	}
 	for (size_t i = 0; i < w->n_facts; i++) {
 		const struct wirescan_fact *f = &w->facts[i];
@@ -402,8 +493,11 @@ void store_rec_view(struct store_rec *r)
 	/* Result i stays at i (engine host_refs name pieces by it); one that
 	 * does not decode is left zeroed: no check ID, skipped by the engine. */
 	for (size_t i = 0; i < r->n_results; i++)
-		if (piece_decode(r->pieces[i]))
+		if (piece_decode(r->pieces[i])) {
 			rep->results.items[i] = r->pieces[i]->dec.finding;
+			if (r->node_off[i])
+				rep->results.items[i].node = rep->node; /* shallow, as the rest */
+		}
 	rep->results.n = r->n_results;
 	for (size_t i = 0; i < r->n_facts; i++) {
 		struct store_piece *p = r->pieces[r->n_results + i];
@@ -445,9 +539,12 @@ void store_rec_decode(const struct store_rec *r, struct node_report *ret)
 	ret->facts.cap = r->n_facts;
 	for (size_t i = 0; i < r->n_results; i++) {
 		const struct store_piece *p = r->pieces[i];
-		if (wirescan_decode_finding(p->bytes, p->len,
-					    &ret->results.items[ret->results.n]) == 0)
+		struct finding *f = &ret->results.items[ret->results.n];
+		if (wirescan_decode_finding(p->bytes, p->len, f) == 0) {
+			if (r->node_off[i])
+				finding_set_node(f, r->report.node);
 			ret->results.n++;
+		}
 	}
 	for (size_t i = 0; i < r->n_facts; i++) {
 		const struct store_piece *p = r->pieces[r->n_results + i];

@@ -53,6 +53,14 @@ struct store_rec {
 	int64_t generated_mono_ns;
 	uint32_t counts[_STATUS_MAX]; /* results by status */
 	uint32_t n_results, n_facts;
+	/* A finding naming the report's own node (every finding an agent sends)
+	 * is stored without its "node" entry, so that the same finding of two
+	 * nodes is one piece: node_off[i] is where that entry was in finding i's
+	 * bytes (0: stored whole), node_kv its bytes (node_kv_len of them), the
+	 * same for every such finding of the record. In this allocation. */
+	uint32_t *node_off;
+	const uint8_t *node_kv;
+	uint32_t node_kv_len;
 	struct store_piece *pieces[]; /* n_results findings, then n_facts facts entries */
 };
 

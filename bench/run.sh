@@ -129,6 +129,23 @@ else
 		run_timed "$RAW/agent_check.tsv" "${agent_check[@]}"
 		run_timed "$RAW/vhv.tsv" "${vhv[@]}"
 	done
+	# CPU time (user + system) is counted in clock ticks: summed over RUNS runs
+	# of each (the children of a subshell, from its /proc/PID/stat), it has a
+	# resolution of a tick over RUNS.
+	cpu_of_runs() {
+		(
+			for i in $(seq 1 "$RUNS"); do "$@" >/dev/null 2>&1; done
+			awk -v t="$(getconf CLK_TCK)" -v n="$RUNS" \
+				'{ sub(/^.*\) /, ""); printf "%.3f\n", ($14 + $15) * 1000 / t / n }' "/proc/$BASHPID/stat"
+		)
+	}
+	cpu_of_runs "${agent_check[@]}" >"$RAW/agent_check_cpu_ms"
+	cpu_of_runs "${vhv[@]}" >"$RAW/vhv_cpu_ms"
+	# Each check's cost (HVREADY_TIMINGS, agent/agent.c): 5 runs, medians in the detail.
+	: >"$RAW/agent_timings.tsv"
+	for i in 1 2 3 4 5; do
+		HVREADY_TIMINGS=1 "${agent_check[@]}" 2>&1 >/dev/null | awk -F'\t' '$1 == "timing"' >>"$RAW/agent_timings.tsv"
+	done
 	# 0/1/3 are verdicts; 2 is an error (usage, input, internal).
 	if awk -F'\t' '$3 == 2 || $3 > 3 { bad = 1 } END { exit !bad }' "$RAW/agent_check.tsv"; then
 		not_measured agent.check "hvready-agent check failed: $(head -c 300 "$tmp/run.err")"

@@ -87,7 +87,8 @@ class Figures:
 
     def add(self, fid, group, title, unit, target, op, limit, value=None, peer=None,
             detail=None, reason=None, lower_bound=False):
-        """op: "le" value <= limit, "lt" value < limit, "ge" value >= limit, "lt_peer"
+        """op: "le" value <= limit, "lt" value < limit, "ge" value >= limit, "le_peer_ratio"
+        value <= limit x peer, "lt_peer"
         value < peer."""
         reason = self.not_measured.get(group, reason)
         f = {"id": fid, "title": title, "unit": unit, "target": target}
@@ -104,6 +105,8 @@ class Figures:
                 ok = value >= limit
             elif op == "lt":
                 ok = value < limit and not lower_bound
+            elif op == "le_peer_ratio":
+                ok = peer is not None and peer["value"] is not None and value <= limit * peer["value"]
             else:
                 ok = peer is not None and peer["value"] is not None and value < peer["value"]
             f["result"] = "pass" if ok else "fail"
@@ -116,13 +119,40 @@ class Figures:
         self.items.append(f)
 
 
+def agent_timings(raw):
+    """Per check, the medians of HVREADY_TIMINGS' wall and CPU ms, in table order."""
+    by = {}
+    for line in (read(os.path.join(raw, "agent_timings.tsv"), "") or "").splitlines():
+        p = line.split("\t")
+        if len(p) == 4 and p[0] == "timing":
+            by.setdefault(p[1], []).append((float(p[2]), float(p[3])))
+    return [{"check": k, "wall_ms": round(median([x[0] for x in r]), 3),
+             "cpu_ms": round(median([x[1] for x in r]), 3), "runs": len(r)} for k, r in by.items()]
+
+
+def read_float(path):
+    try:
+        return float(read(path, "").strip())
+    except ValueError:
+        return None
+
+
 def fig_agent_check(raw, figs):
     a, v = read_tsv(os.path.join(raw, "agent_check.tsv")), read_tsv(os.path.join(raw, "vhv.tsv"))
     vhv = "virt-host-validate qemu (libvirt-clients)"
     det = {"runs": len(a), "command": "hvready-agent check --skip host.nfs.probe,host.image.share-manager",
            "exit_status": sorted({r[2] for r in a})}
+    cpu, peer_cpu = read_float(os.path.join(raw, "agent_check_cpu_ms")), read_float(os.path.join(raw, "vhv_cpu_ms"))
+    if cpu is not None and peer_cpu:
+        det.update(cpu_ms=cpu, peer_cpu_ms=peer_cpu, cpu_ratio=round(cpu / peer_cpu, 3))
+    wall, peer_wall = median([r[0] * 1000 for r in a]), median([r[0] * 1000 for r in v])
+    if wall is not None and peer_wall:
+        det["wall_ratio"] = round(wall / peer_wall, 3)
+    checks = agent_timings(raw)
+    if checks:
+        det["per_check"] = checks
     figs.add("agent.check.wall", "agent.check", "agent check, wall time", "ms",
-             "faster than virt-host-validate", "lt_peer", None,
+             "<= 0.3 x virt-host-validate", "le_peer_ratio", 0.3,
              value=median([r[0] * 1000 for r in a]),
              peer={"name": vhv, "value": median([r[0] * 1000 for r in v]), "runs": len(v)},
              detail=det)
@@ -498,10 +528,28 @@ def table(res):
     for r in rows:
         out.append("  ".join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip())
     out.extend(scale_lines(res))
+    out.extend(agent_lines(res))
     for f in res["figures"]:
         if f["result"] == "not measured":
             out.append("not measured: %s: %s" % (f["id"], f["reason"]))
     return "\n".join(out)
+
+
+def agent_lines(res):
+    """The agent check's CPU time against the peer's, and each check's cost."""
+    f = next((x for x in res["figures"] if x["id"] == "agent.check.wall"), None)
+    det = (f or {}).get("detail") or {}
+    out = []
+    if det.get("cpu_ms") is not None:
+        out += ["", "agent check, CPU time (user + system, mean of %d runs): %.1f ms, virt-host-validate "
+                "%.1f ms (%.2f x); wall time %.2f x" % (det["runs"], det["cpu_ms"], det["peer_cpu_ms"],
+                                                     det["cpu_ratio"], det.get("wall_ratio") or 0)]
+    if det.get("per_check"):
+        out += ["agent check, per check (HVREADY_TIMINGS, medians of 5 runs; wall: its thread "
+                "started until seen ended):"]
+        for c in det["per_check"]:
+            out.append("  {:<36} wall {:>7.2f} ms  CPU {:>6.2f} ms".format(c["check"], c["wall_ms"], c["cpu_ms"]))
+    return out
 
 
 def scale_lines(res):

@@ -779,8 +779,11 @@ static bool walk_finding(struct scan *s, struct wirescan_finding *f)
 			    WIRE_MAX_ARRAY);
 	size_t base = s->n_keys;
 	unsigned seen = 0;
+	f->node_off = f->node_len = 0;
+	f->node_val = (struct wirescan_span){0};
 	for (uint64_t i = 0; i < m.n; i++) {
 		struct mp key, v;
+		size_t kstart = s->r.pos;
 		if (!map_key(s, &key)) {
 			s->n_keys = base;
 			return false;
@@ -811,8 +814,14 @@ static bool walk_finding(struct scan *s, struct wirescan_finding *f)
 			ok = read_string(s, &v);
 		} else if (str_is(&s->r, &key, "evidence")) {
 			ok = rd_next(&s->r, &v) && walk_kv(s, &v, 1);
-		} else if (str_is(&s->r, &key, "remediation") || str_is(&s->r, &key, "node") ||
-			   str_is(&s->r, &key, "object")) {
+		} else if (str_is(&s->r, &key, "node")) {
+			ok = read_string(s, &v);
+			if (ok) {
+				f->node_off = (uint32_t)(kstart - start);
+				f->node_len = (uint32_t)(s->r.pos - kstart);
+				f->node_val = span_of(&v);
+			}
+		} else if (str_is(&s->r, &key, "remediation") || str_is(&s->r, &key, "object")) {
 			ok = read_string(s, &v);
 		} else {
 			ok = skip_ignored(s, 1);
@@ -833,13 +842,24 @@ static bool walk_finding(struct scan *s, struct wirescan_finding *f)
 /* The value at the reader is bytes seen and accepted before: then it is
  * skipped and *ret is its token. Else the reader is left where it was. */
 static bool known_value(struct scan *s, bool is_fact, size_t i, const void **ret,
-			enum status *ret_status)
+			enum status *ret_status, uint32_t *ret_node_off, uint32_t *ret_node_len)
 {
 	*ret = NULL;
+	*ret_node_off = *ret_node_len = 0;
 	if (!s->known)
 		return false;
 	size_t start = s->r.pos;
-	if (s->known->prior) {
+	if (s->known->prior_match) {
+		size_t n = 0;
+		*ret = s->known->prior_match(s->known->ctx, is_fact, i, s->r.b + start,
+					     s->r.len - start, &n, ret_node_off, ret_node_len,
+					     ret_status);
+		if (*ret) {
+			s->r.pos = start + n;
+			return true;
+		}
+		*ret_node_off = *ret_node_len = 0;
+	} else if (s->known->prior) {
 		const uint8_t *pb;
 		size_t pl;
 		*ret = s->known->prior(s->known->ctx, is_fact, i, &pb, &pl, ret_status);
@@ -875,7 +895,8 @@ static bool walk_results(struct scan *s, struct wirescan_report *r)
 	for (uint64_t i = 0; i < m.n; i++) {
 		struct wirescan_finding *f = &r->results[r->n_results++];
 		size_t start = s->r.pos;
-		if (known_value(s, false, i, &f->known, &f->status)) {
+		f->node_val = (struct wirescan_span){0};
+		if (known_value(s, false, i, &f->known, &f->status, &f->node_off, &f->node_len)) {
 			f->bytes =
 			    (struct wirescan_span){(uint32_t)start, (uint32_t)(s->r.pos - start)};
 			continue;
@@ -902,7 +923,8 @@ static bool walk_facts(struct scan *s, struct wirescan_report *r)
 		struct wirescan_fact *f = &r->facts[r->n_facts++];
 		enum status unused;
 		struct mp key;
-		if (known_value(s, true, i, &f->known, &unused)) {
+		uint32_t no_off, no_len;
+		if (known_value(s, true, i, &f->known, &unused, &no_off, &no_len)) {
 			/* Known: only its key matters here, for uniqueness. */
 			size_t end = s->r.pos;
 			s->r.pos = start;

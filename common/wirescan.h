@@ -21,6 +21,11 @@ struct wirescan_finding {
 	struct wirescan_span bytes; /* the finding's whole map */
 	enum status status;
 	const void *known; /* from wirescan_known.lookup, or NULL */
+	/* Its "node" entry (key and value), relative to bytes.off; node_len 0
+	 * when it has none, or when known was found without telling. node_val:
+	 * the value's payload, absolute (set by the full walk only). */
+	uint32_t node_off, node_len;
+	struct wirescan_span node_val;
 };
 
 struct wirescan_fact {
@@ -38,13 +43,21 @@ struct wirescan_fact {
  * entry of its previous report: when the message holds the same bytes at
  * that place, they are taken whole, not even delimited. Else lookup is asked
  * about the delimited bytes. Either returns a token (kept in the span) and,
- * for a finding, its status; NULL for bytes not known. */
+ * for a finding, its status; NULL for bytes not known.
+ *
+ * prior_match (optional, in place of prior) compares itself: the bytes at
+ * `at` (avail of them) against the i-th finding or facts entry of the previous
+ * report, and on a match returns its token, the length matched and, for a
+ * finding, where in it the "node" entry sits (*ret_node_len 0: not said). */
 struct wirescan_known {
 	const void *(*lookup)(void *ctx, const uint8_t *buf, size_t len, bool is_fact,
 			      enum status *ret_status);
 	void (*node)(void *ctx, const uint8_t *name, size_t len);
 	const void *(*prior)(void *ctx, bool is_fact, size_t i, const uint8_t **ret_buf,
 			     size_t *ret_len, enum status *ret_status);
+	const void *(*prior_match)(void *ctx, bool is_fact, size_t i, const uint8_t *at,
+				   size_t avail, size_t *ret_len, uint32_t *ret_node_off,
+				   uint32_t *ret_node_len, enum status *ret_status);
 	void *ctx;
 };
 

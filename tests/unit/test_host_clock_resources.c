@@ -389,6 +389,67 @@ static void test_clock_no_proc(void **state)
 	a_tmp_clean(root);
 }
 
+#define W(root, rel, text) a_tmp_write(root, rel, text, strlen(text))
+
+/* host.clock with the run's shared scan of proc/ (agent_ctx.procs) says what
+ * it says with a scan of its own, and fills that scan for host.iscsi and
+ * host.multipathd: a process started after host.clock ran is not seen by them
+ * (the scan is the run's one). With and without PID 1 (procs_find: -ESRCH). */
+static void test_clock_shares_proc_scan(void **state)
+{
+	for (int with_pid1 = 1; with_pid1 >= 0; with_pid1--) {
+		char *root = a_tmp_root();
+		if (with_pid1) {
+			W(root, "proc/1/comm", "systemd\n");
+			W(root, "proc/1/stat", "1 (systemd) S 0\n");
+		}
+		W(root, "proc/50/comm", "chronyd\n");
+		W(root, "proc/50/stat", "50 (chronyd) S 1\n");
+		W(root, "proc/60/comm", "a-comm-of-twenty-chars\n");
+		W(root, "proc/60/stat", "60 (a-comm-of-twenty-chars) S 1\n");
+		W(root, "usr/sbin/chronyd", "");
+		clock_synced(12000);
+		struct a_fixture own, shared;
+		const struct finding *a = run_clock(&own, root);
+		a_fixture_open(&shared, root);
+		struct procs_scan scan = {0};
+		shared.ctx.procs = &scan;
+		check_clock(&shared.ctx, "host.clock");
+		const struct finding *b = a_finding(&shared, "host.clock");
+		assert_int_equal(a->status, b->status);
+		assert_string_equal(a->message, b->message);
+		assert_string_equal(a_ev_str(a, "daemon_evidence"), a_ev_str(b, "daemon_evidence"));
+		assert_true(a_contains(a_ev_str(b, "daemon_evidence"),
+				       with_pid1 ? "3 processes" : "2 processes"));
+		char *ra = list_ev(a, "sync_daemons_running"),
+		     *rb = list_ev(b, "sync_daemons_running");
+		assert_string_equal(ra, "chronyd");
+		assert_string_equal(ra, rb);
+		free(ra);
+		free(rb);
+		/* filled by host.clock: a later daemon is not in it */
+		assert_true(scan.done);
+		W(root, "proc/900/comm", "multipathd\n");
+		W(root, "proc/900/stat", "900 (multipathd) S 1\n");
+		struct procs_found p;
+		int r = agent_procs_find(&shared.ctx, "multipathd", &p);
+		if (with_pid1) {
+			assert_int_equal(r, 0);
+			assert_int_equal(p.total, 0);
+			assert_int_equal(agent_procs_find(&shared.ctx, "chronyd", &p), 0);
+			assert_int_equal(p.total, 1);
+			assert_int_equal(p.pids[0], 50);
+		} else {
+			assert_int_equal(r, -ESRCH);
+		}
+		procs_scan_clear(&scan);
+		shared.ctx.procs = NULL;
+		a_fixture_close(&own);
+		a_fixture_close(&shared);
+		a_tmp_clean(root);
+	}
+}
+
 /* ---- host.resources ---- */
 
 static const struct finding *run_res(struct a_fixture *h, const char *root)
@@ -549,6 +610,7 @@ int main(void)
 	    cmocka_unit_test(test_chrony_conf_include),
 	    cmocka_unit_test(test_clock_unknown),
 	    cmocka_unit_test(test_clock_no_proc),
+	    cmocka_unit_test(test_clock_shares_proc_scan),
 	    cmocka_unit_test(test_resources_pass),
 	    cmocka_unit_test(test_resources_real_32g_host_passes),
 	    cmocka_unit_test(test_resources_warn),

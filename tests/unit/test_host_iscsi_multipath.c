@@ -1,6 +1,8 @@
 /* host.iscsi and host.multipathd on fixture host roots, the multipath.conf
  * parser and its Longhorn coverage rules, and the helpers they share
  * (processes, systemd unit files, os-release). */
+#include <dirent.h>
+
 #include "b_hostroot.h"
 #include "multipath_conf.h"
 #include "osrelease.h"
@@ -922,6 +924,68 @@ static void test_unitfiles_usr_local(void **state)
 	b_close(&b);
 }
 
+/* The run's one listing of the unit directories (unit_scan) answers as a
+ * listing per question does, on every fixture host root and for every unit
+ * the checks ask about; and it is one listing: a *.wants directory made after
+ * the first question is not in it. */
+static void test_unit_scan_same_answers(void **state)
+{
+	(void)state;
+	static const char *const units[] = {
+	    "iscsid.socket",	 "iscsid.service",  "iscsi-init.service", "multipathd.service",
+	    "multipathd.socket", "chronyd.service", "rke2-server.service"};
+	_cleanup_free_ char *top = b_fixture_path("");
+	DIR *d = opendir(top);
+	assert_non_null(d);
+	struct dirent *de;
+	size_t roots = 0, enabled = 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || streq(de->d_name, "README.md"))
+			continue;
+		struct bctx b;
+		b_fixture(&b, de->d_name);
+		struct unit_scan scan = {0};
+		for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+			char *w1 = NULL, *w2 = NULL;
+			int a = unitfiles_state(&b.ctx.root, units[i], &w1);
+			int c = unitfiles_state_in(&scan, &b.ctx.root, units[i], &w2);
+			if (a != c || !streq(w1 ? w1 : "", w2 ? w2 : ""))
+				fail_msg("%s %s: %d %s, with the shared listing %d %s", de->d_name,
+					 units[i], a, w1 ? w1 : "-", c, w2 ? w2 : "-");
+			enabled += a == UNITFILE_ENABLED;
+			free(w1);
+			free(w2);
+		}
+		unit_scan_clear(&scan);
+		b_close(&b);
+		roots++;
+	}
+	closedir(d);
+	assert_true(roots >= 40);
+	assert_true(enabled > 0);
+
+	struct bctx b;
+	b_scratch(&b);
+	b_write(&b, "usr/lib/systemd/system/multipathd.service", "[Service]\n");
+	b_write(&b, "usr/lib/systemd/system/multipathd.socket", "[Socket]\n");
+	b_mkdir(&b, "etc/systemd/system");
+	struct unit_scan scan = {0};
+	b.ctx.units = &scan;
+	assert_int_equal(agent_unitfiles_state(&b.ctx, "multipathd.service", NULL),
+			 UNITFILE_DISABLED);
+	b_symlink(&b, "etc/systemd/system/sockets.target.wants/multipathd.socket",
+		  "/usr/lib/systemd/system/multipathd.socket");
+	assert_int_equal(agent_unitfiles_state(&b.ctx, "multipathd.socket", NULL),
+			 UNITFILE_DISABLED);
+	assert_int_equal(unitfiles_state(&b.ctx.root, "multipathd.socket", NULL), UNITFILE_ENABLED);
+	unit_scan_clear(&scan);
+	assert_int_equal(agent_unitfiles_state(&b.ctx, "multipathd.socket", NULL),
+			 UNITFILE_ENABLED);
+	unit_scan_clear(&scan);
+	b.ctx.units = NULL;
+	b_close(&b);
+}
+
 /* One read of proc/ answers every question of a run: after the first answer
  * a process that appears is not seen (the comm files are not read again),
  * while a zombie is still judged when asked. */
@@ -985,6 +1049,7 @@ int main(void)
 	    cmocka_unit_test(test_parser_cover),
 	    cmocka_unit_test(test_helpers),
 	    cmocka_unit_test(test_unitfiles_usr_local),
+	    cmocka_unit_test(test_unit_scan_same_answers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

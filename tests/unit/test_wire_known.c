@@ -77,11 +77,13 @@ static void seen_clear(void)
 	store_init(&seen);
 }
 
-/* The store's offers of a node's previous pieces, counted. */
-static const void *counting_prior(void *ctx, bool is_fact, size_t i, const uint8_t **ret_buf,
-				  size_t *ret_len, enum status *ret_status)
+/* The store's matches of a node's previous pieces, counted. */
+static const void *counting_prior_match(void *ctx, bool is_fact, size_t i, const uint8_t *at,
+					size_t avail, size_t *ret_len, uint32_t *ret_node_off,
+					uint32_t *ret_node_len, enum status *ret_status)
 {
-	const void *p = seen.known.prior(ctx, is_fact, i, ret_buf, ret_len, ret_status);
+	const void *p = seen.known.prior_match(ctx, is_fact, i, at, avail, ret_len, ret_node_off,
+					       ret_node_len, ret_status);
 	prior_offers += p != NULL;
 	return p;
 }
@@ -91,7 +93,7 @@ static void check_scan(const uint8_t *buf, size_t len, int rd, const char *err,
 		       const char *what)
 {
 	struct wirescan_known known = seen.known;
-	known.prior = counting_prior;
+	known.prior_match = counting_prior_match;
 	int rs = wirescan_report(buf, len, with_known ? &known : NULL, w);
 	if ((rd == 0) != (rs == 0))
 		fail_msg("%s (%zu bytes): the decoder %s, the scan%s %s", what, len,
