@@ -55,6 +55,7 @@ struct canary {
 	bool ns_ready;
 	bool refused;	     /* o->ns holds objects the canary did not create */
 	struct strv created; /* "Kind/namespace/name", in creation order */
+	char snap_api[48];   /* canary_snapshot_api(): "" until found */
 	struct finding_list findings;
 };
 
