@@ -120,7 +120,7 @@ rc=0
 "$AGG" canary >/dev/null 2>"$TMP/usage.err" || rc=$?
 [ $rc -eq 2 ] || fail "canary without --kubeconfig/--in-cluster: exit $rc, want 2"
 n_before=$(grep -c '"POST"' "$TMP/stuck.log")
-for args in "--steps snapshot" "--steps nfs" "--node hv-node-1" "--timeout 5s" "--cleanup --keep" "--namespace Bad_NS"; do
+for args in "--steps nfs" "--node hv-node-1" "--timeout 5s" "--cleanup --keep" "--namespace Bad_NS"; do
 	rc=0
 	# shellcheck disable=SC2086
 	"$AGG" canary --kubeconfig "$TMP/stuck.kc" $args >/dev/null 2>"$TMP/usage.err" || rc=$?

@@ -33,7 +33,8 @@ Shaped by the upstream types and controllers:
 Faults: snapshot-never-ready (Longhorn cannot take the backup: the
 VolumeSnapshot stays readyToUse false with the CSI error),
 restore-source-gone (the clone's source volume and its snapshots are deleted
-when the restore starts: clone state failed). --snapshot-seconds: how long a
+when the restore starts: clone state failed), restore-drops-labels (the new
+VM without the snapshot VM's labels, so the cleanup would not find it). --snapshot-seconds: how long a
 VolumeSnapshot takes.
 """
 import copy
@@ -302,8 +303,11 @@ class SnapshotSim:
                         names[t["metadata"]["name"]] = new
                         v["dataVolume"]["name"] = new
                 t["metadata"]["name"] = names.get(t["metadata"]["name"], t["metadata"]["name"])
+            labels = copy.deepcopy(src["metadata"].get("labels") or {})
+            if "restore-drops-labels" in self.faults():
+                labels = {}  # a restore controller that does not copy them
             new_vm = json_patch({"metadata": {
-                "name": target, "labels": copy.deepcopy(src["metadata"].get("labels") or {}),
+                "name": target, "labels": labels,
                 "annotations": {"restore.kubevirt.io/lastRestoreUID": "%s-%s" % (m["name"], m["uid"])}},
                 "spec": spec}, rs["spec"].get("patches") or [])
             vm = fc.insert(self.st, self.r(KV, "VirtualMachine"), new_vm, ns)
