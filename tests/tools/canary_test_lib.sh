@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the canary's integration tests (sourced after kube_test_lib.sh and
 # test_init, with kt_pki "$TMP/pki" done): requests to the fake, one canary
 # run against a fresh fake, and what the fake still holds.
@@ -36,6 +37,7 @@ for v in map(json.loads, filter(str.strip, sys.stdin)):
 
 # run NAME TIMEOUT_S FAKE_ARGS... -- CANARY_ARGS...: a fresh fake and one canary
 # run; sets RC, ELAPSED (whole seconds, rounded up) and $TMP/NAME.json.
+# shellcheck disable=SC2034 # RC and ELAPSED are the caller's
 run() {
 	local name=$1 tmo=$2
 	shift 2
