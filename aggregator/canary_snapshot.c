@@ -379,6 +379,7 @@ static char *longhorn_objects(struct snap *s, struct strv *handles, bool *unknow
 			      : snap	   ? (ok ? "readyToUse" : "not readyToUse")
 					   : (state ? state : "no state"));
 		strv_add(&seen, line);
+		json_object_put(o);
 		if (r < 0 && r != -ENOENT)
 			*unknown = true;
 		else if (!ok)
