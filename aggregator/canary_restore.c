@@ -495,6 +495,11 @@ static void converge(struct rst *r, json_object *ro, int64_t t_done, const char 
 		if (!bad || (hopeless && !canary_signal) || !canary_sleep(c, until, POLL_MS))
 			break;
 	}
+	/* The steps' time may be up: the facts of a diagnosis are read within the
+	 * cleanup's first third, as every diagnosis is. */
+	for (size_t i = 0; bad && !canary_signal && i < n; i++)
+		if (!v[i].converged)
+			vol_read(r, c->diag_end_ns, &v[i]);
 	struct strv fl = {0};
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *s = facts(&v[i]);

@@ -7,7 +7,8 @@
 #    1.2): canary.snapshot PASS, canary.restore PASS (the new VM runs, the
 #    restored volume's four facts), canary.cleanup PASS, zero objects left (nor
 #    the snapshot content, VolumeSnapshots, Longhorn snapshots or backups);
-#  - the snapshot never becomes ready, the restore's clone source gone, a 500
+#  - the snapshot never becomes ready, the restore's clone source gone (the
+#    clone failed, or stuck initiated), a 500
 #    on the restore's POST, a dropped connection mid-snapshot, SIGTERM
 #    mid-snapshot, a restored VM without the canary's labels: each the right
 #    status per step, never PASS, within --timeout, zero objects left;
@@ -98,6 +99,13 @@ expect srcgone canary.restore FAIL "the restored volume pvc-* (PVC hvready-canar
 expect srcgone canary.cleanup PASS "removed * objects in *s"
 within srcgone 40
 nothing_left srcgone
+
+# 4b. the same, but the clone stays initiated: the root cause when the steps' time is up
+run clonestuck 30 --canary-fault restore-clone-stuck -- $STEPS
+[ $RC -eq 1 ] || fail "clonestuck: exit $RC, want 1: $(cat "$TMP/clonestuck.json")"
+expect clonestuck canary.restore FAIL "the restored volume pvc-* (PVC hvready-canary/restore-*-disk0) did not converge within *s (state attached, robustness healthy, replicas 3/3 running, clone state initiated): root cause: its source volume pvc-* is gone; its source snapshot snapshot-* is gone; the VolumeSnapshotClass longhorn-snapshot uses type: snap*"
+within clonestuck 30
+nothing_left clonestuck
 
 # 5. a 500 on the restore's POST: UNKNOWN, cleaned up
 run post500 40 --fail-post 'virtualmachinerestores.snapshot.kubevirt.io:0:100' -- $STEPS

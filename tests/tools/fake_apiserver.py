@@ -50,7 +50,8 @@ finalizer nobody removes), the KubeVirt and CDI ones of fake_kubevirt.py
 vm-unschedulable|not-migratable|migrate-fails|migrate-stuck|volume-stuck), the
 snapshot and restore ones of fake_snapshot.py (VirtualMachineSnapshot ->
 content and VolumeSnapshots -> ready, VirtualMachineRestore -> a new VM, the
-restored volume's clone; faults snapshot-never-ready|restore-source-gone|restore-drops-labels;
+restored volume's clone; faults snapshot-never-ready|restore-source-gone|restore-clone-stuck|
+restore-drops-labels;
 --snapshot-seconds SEC),
 --fail-post RES:SKIP:N (500 for N POSTs of RES after the first SKIP), --drop
 RES:SKIP:N (the connection closed without an answer, for N GETs of RES after
@@ -771,7 +772,7 @@ def main():
                             "stuck-finalizer", "vm-unschedulable", "not-migratable",
                             "migrate-fails", "migrate-stuck", "volume-stuck",
                             "snapshot-never-ready", "restore-source-gone",
-                            "restore-drops-labels"])
+                            "restore-clone-stuck", "restore-drops-labels"])
     p.add_argument("--snapshot-seconds", type=float, default=0.3,
                    help="how long a simulated VolumeSnapshot takes to become ready")
     p.add_argument("--migrate-seconds", type=float, default=0.5,

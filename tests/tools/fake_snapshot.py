@@ -33,7 +33,8 @@ Shaped by the upstream types and controllers:
 Faults: snapshot-never-ready (Longhorn cannot take the backup: the
 VolumeSnapshot stays readyToUse false with the CSI error),
 restore-source-gone (the clone's source volume and its snapshots are deleted
-when the restore starts: clone state failed), restore-drops-labels (the new
+when the restore starts: clone state failed), restore-clone-stuck (the same,
+but the clone stays initiated), restore-drops-labels (the new
 VM without the snapshot VM's labels, so the cleanup would not find it). --snapshot-seconds: how long a
 VolumeSnapshot takes.
 """
@@ -284,7 +285,7 @@ class SnapshotSim:
                                        "persistentVolumeClaim": name,
                                        "volumeSnapshotName": b["volumeSnapshotName"],
                                        "dataVolumeName": name})
-                if "restore-source-gone" in self.faults():
+                if {"restore-source-gone", "restore-clone-stuck"} & set(self.faults()):
                     self.remove_source(sp["metadata"]["name"], ns)
             st["conditions"] = [cond("Progressing", "True", "Creating new PVCs"),
                                 cond("Ready", "False", "Waiting for new PVCs")]
@@ -357,6 +358,8 @@ class SnapshotSim:
     def clone(self, v):
         cs = v["status"].get("cloneStatus") or {}
         t = self.kv.t.setdefault(v["metadata"]["uid"], time.monotonic())
+        if cs.get("state") == "initiated" and "restore-clone-stuck" in self.faults():
+            return  # the clone never leaves initiated
         if cs.get("state") == "initiated":
             if fc.find(self.r(LH, "Volume"), fc.LH_NS, cs["sourceVolume"]) is None:
                 cs.update({"state": "failed", "attemptCount": 1,
