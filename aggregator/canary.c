@@ -46,12 +46,6 @@ const size_t canary_checks_len = ELEMENTSOF(canary_checks);
 
 #define CLEANUP_ID "canary.cleanup"
 
-/* The rows whose step is not written yet: --steps refuses them. */
-void canary_step_pending(struct canary *c, struct finding *f)
-{
-	finding_set(f, STATUS_SKIP, "not in this version yet (docs/canary.md)");
-}
-
 void canary_step_cleanup(struct canary *c, struct finding *f)
 {
 	canary_cleanup(c, c->o->cleanup_only, f);
@@ -133,8 +127,7 @@ int canary_parse_steps(const char *arg, unsigned *ret, char *err, size_t errlen)
 	struct strv v = {0}, names = {0};
 	strv_split(&v, arg, ",");
 	for (size_t s = 0; s < canary_checks_len; s++)
-		if (!streq(canary_checks[s].id, CLEANUP_ID) &&
-		    canary_checks[s].run != canary_step_pending)
+		if (!streq(canary_checks[s].id, CLEANUP_ID))
 			strv_add(&names, canary_checks[s].id + strlen("canary."));
 	_cleanup_free_ char *known = strv_join(&names, ", ");
 	unsigned steps = 0;
@@ -151,13 +144,6 @@ int canary_parse_steps(const char *arg, unsigned *ret, char *err, size_t errlen)
 			snprintf(err, errlen, "--steps: \"%s\" is not a step: %s", v.items[i],
 				 known);
 			r = -EINVAL;
-		} else if (canary_checks[s].run == canary_step_pending) {
-			snprintf(
-			    err, errlen,
-			    "--steps: step \"%s\" is not in this version yet (docs/canary.md): "
-			    "%s",
-			    v.items[i], known);
-			r = -EOPNOTSUPP;
 		} else
 			steps |= 1u << s;
 	}

@@ -1,10 +1,14 @@
 /*
  * `hvready-aggregator canary`: an opt-in active test (docs/canary.md). Every
- * object it creates carries the labels below; it never changes an object it
- * did not create, refuses a namespace holding objects it did not label, and
- * deletes what it made (pods, then PVCs, then its namespace) when a step ends,
- * fails, hits --timeout, gets an API error or SIGINT/SIGTERM (--keep leaves
- * them; `canary --cleanup` removes what earlier runs left).
+ * object it creates carries the labels below (and KubeVirt copies them to
+ * what a restore makes); it never changes an object it did not create,
+ * refuses a namespace holding objects it did not label, and at the end of
+ * the run, after a failure, at --timeout, an API error or SIGINT/SIGTERM,
+ * deletes what it made in dependency order (canary_cleanup.c: restores,
+ * snapshots and then the contents and VolumeSnapshots KubeVirt deletes with
+ * them, migrations, VMs, VMIs, DataVolumes, pods, PVCs, its namespace), then
+ * waits for the Longhorn volumes behind the PVCs (--keep leaves them;
+ * `canary --cleanup` removes what earlier runs left).
  *
  * Findings have fixed IDs (common/checks.def, PROGRAM CANARY): canary.rwx,
  * canary.vm.start, canary.migrate, canary.snapshot, canary.restore and
@@ -60,6 +64,7 @@ struct canary {
 	bool ns_ready;
 	bool refused;	     /* o->ns holds objects the canary did not create */
 	struct strv created; /* "Kind/namespace/name", in creation order */
+	char snap_api[48];   /* canary_snapshot_api(): "" until found */
 	struct finding_list findings;
 };
 

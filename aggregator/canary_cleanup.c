@@ -15,25 +15,60 @@
 
 #define POLL_MS 500
 
+/* What KubeVirt makes for a VirtualMachineSnapshot carries no label of the
+ * canary: the content (named in spec.virtualMachineSnapshotName, deleted by
+ * KubeVirt with its snapshot, deletionPolicy Delete) and its VolumeSnapshots
+ * (labelled snapshot.kubevirt.io/source-vm-name, owned by the content;
+ * kubevirt/kubevirt pkg/storage/snapshot/snapshot.go). The cleanup waits for
+ * them in the canary's namespace, never deletes them itself. */
+static bool snapshot_content_ours(const struct canary *c, bool all, json_object *o)
+{
+	const char *n = cj_str(o, "spec", "virtualMachineSnapshotName", NULL);
+	_cleanup_free_ char *want =
+	    all ? xstrdup("hvready-canary-snap-") : xasprintf("hvready-canary-snap-%s", c->run_id);
+	return n && (all ? startswith(n, want) : streq(n, want));
+}
+
+static bool volume_snapshot_ours(const struct canary *c, bool all, json_object *o)
+{
+	const char *vm =
+	    cj_str(o, "metadata", "labels", "snapshot.kubevirt.io/source-vm-name", NULL);
+	if (!vm || !startswith(vm, "hvready-canary-"))
+		return false;
+	return all || (strlen(vm) >= strlen(c->run_id) &&
+		       streq(vm + strlen(vm) - strlen(c->run_id), c->run_id));
+}
+
 /* In dependency order: a restore before the snapshot it reads, the
- * snapshot before its VM, a migration before its VMI, the VM (whose
+ * snapshot (then its content and VolumeSnapshots, which KubeVirt deletes
+ * with it) before the VMs (the restored one too: it carries the source VM's
+ * labels), a migration before its VMI, the VM (whose
  * DataVolumes and VMI it owns) before those, the DataVolumes before their
  * PVCs. A kind whose API is not served (KubeVirt absent) has no objects. */
 static const struct {
 	const char *api, *plural, *kind;
 	bool namespaced;
+	const char *fallback; /* the API's older version: KubeVirt <= 1.2 serves v1alpha1 only */
+	/* Not labelled: which are the canary's (in its namespace); waited for only. */
+	bool (*ours)(const struct canary *c, bool all, json_object *o);
 } kinds[] = {
-    {"/apis/snapshot.kubevirt.io/v1beta1", "virtualmachinerestores", "VirtualMachineRestore", true},
+    {"/apis/snapshot.kubevirt.io/v1beta1", "virtualmachinerestores", "VirtualMachineRestore", true,
+     "/apis/snapshot.kubevirt.io/v1alpha1", NULL},
     {"/apis/snapshot.kubevirt.io/v1beta1", "virtualmachinesnapshots", "VirtualMachineSnapshot",
-     true},
+     true, "/apis/snapshot.kubevirt.io/v1alpha1", NULL},
+    {"/apis/snapshot.kubevirt.io/v1beta1", "virtualmachinesnapshotcontents",
+     "VirtualMachineSnapshotContent", true, "/apis/snapshot.kubevirt.io/v1alpha1",
+     snapshot_content_ours},
+    {"/apis/snapshot.storage.k8s.io/v1", "volumesnapshots", "VolumeSnapshot", true, NULL,
+     volume_snapshot_ours},
     {"/apis/kubevirt.io/v1", "virtualmachineinstancemigrations", "VirtualMachineInstanceMigration",
-     true},
-    {"/apis/kubevirt.io/v1", "virtualmachines", "VirtualMachine", true},
-    {"/apis/kubevirt.io/v1", "virtualmachineinstances", "VirtualMachineInstance", true},
-    {"/apis/cdi.kubevirt.io/v1beta1", "datavolumes", "DataVolume", true},
-    {"/api/v1", "pods", "Pod", true},
-    {"/api/v1", "persistentvolumeclaims", "PersistentVolumeClaim", true},
-    {"/api/v1", "namespaces", "Namespace", false},
+     true, NULL, NULL},
+    {"/apis/kubevirt.io/v1", "virtualmachines", "VirtualMachine", true, NULL, NULL},
+    {"/apis/kubevirt.io/v1", "virtualmachineinstances", "VirtualMachineInstance", true, NULL, NULL},
+    {"/apis/cdi.kubevirt.io/v1beta1", "datavolumes", "DataVolume", true, NULL, NULL},
+    {"/api/v1", "pods", "Pod", true, NULL, NULL},
+    {"/api/v1", "persistentvolumeclaims", "PersistentVolumeClaim", true, NULL, NULL},
+    {"/api/v1", "namespaces", "Namespace", false, NULL, NULL},
 };
 
 /* Longhorn's Volume behind a PVC is named after its PV (spec.volumeName) and
@@ -48,21 +83,33 @@ static int list_kind(struct canary *c, int64_t until, size_t k, const char *sele
 		     struct strv *ret, struct strv *paths, struct strv *todo, struct strv *volumes,
 		     char *err, size_t errlen)
 {
+	bool all = !strstr(selector, CANARY_LABEL_RUN);
 	_cleanup_free_ char *q = canary_selector_query("labelSelector", selector);
-	_cleanup_free_ char *path = xasprintf("%s/%s?%s", kinds[k].api, kinds[k].plural, q);
+	const char *api = kinds[k].api;
 	json_object *list = NULL;
-	int r = canary_api(c, until, "GET", path, NULL, &list, err, errlen);
+	int r;
+	for (;;) {
+		_cleanup_free_ char *path =
+		    kinds[k].ours ? xasprintf("%s/namespaces/%s/%s", api, c->o->ns, kinds[k].plural)
+				  : xasprintf("%s/%s?%s", api, kinds[k].plural, q);
+		r = canary_api(c, until, "GET", path, NULL, &list, err, errlen);
+		if (r != -ENOENT || !kinds[k].fallback || api == kinds[k].fallback)
+			break;
+		api = kinds[k].fallback;
+	}
 	if (r == -ENOENT && !streq(kinds[k].api, "/api/v1"))
 		return 0; /* the CRD is not installed: nothing of this kind */
 	if (r < 0)
 		return r;
+	if (kinds[k].ours)
+		paths = NULL; /* waited for, never deleted */
 	json_object *items = cj_get(list, "items", NULL);
 	for (size_t i = 0; items && i < json_object_array_length(items); i++) {
 		json_object *o = json_object_array_get_idx(items, i);
 		const char *name = cj_str(o, "metadata", "name", NULL);
 		const char *ns = cj_str(o, "metadata", "namespace", NULL);
 		bool deleting = cj_get(o, "metadata", "deletionTimestamp", NULL) != NULL;
-		if (!name)
+		if (!name || (kinds[k].ours && !kinds[k].ours(c, all, o)))
 			continue;
 		const char *vol = cj_str(o, "spec", "volumeName", NULL);
 		if (volumes && vol && streq(kinds[k].plural, "persistentvolumeclaims") &&
@@ -75,10 +122,9 @@ static int list_kind(struct canary *c, int64_t until, size_t k, const char *sele
 		strv_add(ret, id);
 		if (paths && !deleting) {
 			_cleanup_free_ char *p =
-			    kinds[k].namespaced
-				? xasprintf("%s/namespaces/%s/%s/%s", kinds[k].api, ns ? ns : "",
-					    kinds[k].plural, name)
-				: xasprintf("%s/%s/%s", kinds[k].api, kinds[k].plural, name);
+			    kinds[k].namespaced ? xasprintf("%s/namespaces/%s/%s/%s", api,
+							    ns ? ns : "", kinds[k].plural, name)
+						: xasprintf("%s/%s/%s", api, kinds[k].plural, name);
 			strv_add(paths, p);
 			_cleanup_free_ char *t = xasprintf("%s/%s%s%s", kinds[k].kind, ns ? ns : "",
 							   ns ? "/" : "", name);

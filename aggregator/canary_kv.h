@@ -1,5 +1,6 @@
 /*
- * What the canary's KubeVirt steps share (canary_vm.c, canary_migrate.c):
+ * What the canary's KubeVirt steps share (canary_vm.c, canary_migrate.c,
+ * canary_snapshot.c, canary_restore.c):
  * the names of the objects of a run (fixed by the run id, so a later step
  * finds what an earlier one made without state of its own) and the nodes
  * that can run a VM.
@@ -33,3 +34,21 @@ const struct finding *canary_step_finding(const struct canary *c, const char *id
  * are not what a healthy object shows (with all, every one); "" if none.
  * Caller frees. */
 char *canary_conditions(json_object *obj, bool all);
+
+/* snapshot.kubevirt.io: v1beta1 from KubeVirt 1.3, v1alpha1 only up to 1.2
+ * (kubevirt/kubevirt v1.2.0 and v1.3.0, pkg/virt-api/webhooks/validating-
+ * webhook/admitters/vmrestore-admitter.go imports kubevirt.io/api/snapshot/
+ * v1alpha1 and v1beta1). */
+#define CANARY_SNAP_GROUP "/apis/snapshot.kubevirt.io"
+#define CANARY_VS_API	  "/apis/snapshot.storage.k8s.io/v1"
+#define CANARY_LH_API	  "/apis/longhorn.io/v1beta2/namespaces/" CANARY_LONGHORN_NS
+
+/* The served version of snapshot.kubevirt.io ("/apis/snapshot.kubevirt.io/
+ * v1beta1", else ".../v1alpha1") in c->snap_api: 0, -ENOENT when neither is
+ * served, -errno with err on an API error. */
+int canary_snapshot_api(struct canary *c, char *err, size_t errlen);
+/* "hvready-canary-snap-RUN", "hvready-canary-restore-RUN" and the restored
+ * VM "hvready-canary-restored-RUN"; caller frees. */
+char *canary_snapshot_name(const struct canary *c);
+char *canary_restore_name(const struct canary *c);
+char *canary_restored_vm_name(const struct canary *c);

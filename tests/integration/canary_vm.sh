@@ -23,85 +23,16 @@ kt_pki "$TMP/pki"
 FIX="$HVREADY_SRC/tests/fixtures/canary"
 VMSTEPS="--steps vm,migrate"
 
-# api METHOD PATH [BODY]: a request to the fake with the admin certificate; prints the answer.
-api() {
-	"$PY" - "$FAKE_PORT" "$TMP/pki" "$@" <<'EOF'
-import json, ssl, sys, urllib.request, urllib.error
-port, pki, method, path = sys.argv[1:5]
-body = sys.argv[5].encode() if len(sys.argv) > 5 else None
-ctx = ssl.create_default_context(cafile=pki + "/server-ca.crt")
-ctx.load_cert_chain(pki + "/client.crt", pki + "/client.key")
-req = urllib.request.Request("https://127.0.0.1:%s%s" % (port, path), data=body, method=method,
-                             headers={"Content-Type": "application/json"})
-try:
-    print(urllib.request.urlopen(req, context=ctx, timeout=10).read().decode())
-except urllib.error.HTTPError as e:
-    print(e.read().decode())
-EOF
-}
-
-# left: the canary's namespace, every pod, PVC, VM, VMI, migration and
-# DataVolume in the fake, and Longhorn's volumes, one "Kind/ns/name" a line
-# (the fixtures hold none of these).
-left() {
-	local sel="labelSelector=app.kubernetes.io%2Fmanaged-by%3Dhvready-canary" p
-	for p in "/api/v1/namespaces?$sel" "/api/v1/pods" "/api/v1/persistentvolumeclaims" \
-		"/apis/kubevirt.io/v1/virtualmachines" "/apis/kubevirt.io/v1/virtualmachineinstances" \
-		"/apis/kubevirt.io/v1/virtualmachineinstancemigrations" \
-		"/apis/cdi.kubevirt.io/v1beta1/datavolumes" \
-		"/apis/longhorn.io/v1beta2/volumes" "/apis/longhorn.io/v1beta2/sharemanagers"; do
-		api GET "$p"
-	done | "$PY" -c '
-import json, sys
-for v in map(json.loads, filter(str.strip, sys.stdin)):
-    for o in v.get("items") or []:
-        m = o["metadata"]
-        print("%s/%s/%s" % (v["kind"][:-4], m.get("namespace", ""), m["name"]))'
-}
-
-# run NAME TIMEOUT_S FAKE_ARGS... -- CANARY_ARGS...: a fresh fake and one canary
-# run; sets RC, ELAPSED (whole seconds, rounded up) and $TMP/NAME.json.
-run() {
-	local name=$1 tmo=$2
-	shift 2
-	local fake=()
-	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
-		fake+=("$1")
-		shift
-	done
-	shift
-	kt_cleanup
-	kt_fake "$name" --fixtures "$FIX" --canary-sim ${fake[@]+"${fake[@]}"}
-	kt_kubeconfig "$TMP/$name.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
-	local t0 t1
-	t0=$(date +%s%N)
-	RC=0
-	kt_run_timeout $((tmo + 10)) "$AGG" canary --kubeconfig "$TMP/$name.kc" --timeout "${tmo}s" \
-		--format json "$@" >"$TMP/$name.json" 2>"$TMP/$name.stderr" || RC=$?
-	t1=$(date +%s%N)
-	ELAPSED=$(((t1 - t0 + 999999999) / 1000000000))
-}
-
-# expect NAME CHECK STATUS MESSAGE-GLOB
-expect() {
-	local got
-	got=$(kt_finding "$TMP/$1.json" "$2")
-	[ -n "$got" ] || fail "$1: no $2 finding: $(cat "$TMP/$1.json" "$TMP/$1.stderr")"
-	[[ ${got%%$'\t'*} == "$3" ]] || fail "$1: $2 is ${got%%$'\t'*}, want $3: ${got#*$'\t'}"
-	# shellcheck disable=SC2053
-	[[ ${got#*$'\t'} == $4 ]] || fail "$1: $2 says: ${got#*$'\t'}"
-}
-
-# nothing_left NAME: zero objects of the canary in the fake.
-nothing_left() {
-	local l
-	l=$(left)
-	[ -z "$l" ] || fail "$1: objects left in the cluster: $l"
-}
-
-within() {
-	[ "$ELAPSED" -le "$2" ] || fail "$1: took ${ELAPSED}s, more than --timeout ${2}s"
-}
+. "$HVREADY_SRC/tests/tools/canary_test_lib.sh"
+# left() lists these: the canary's namespace, every pod, PVC, VM, VMI,
+# migration and DataVolume in the fake, and Longhorn's volumes (the fixtures
+# hold none of these).
+SEL="labelSelector=app.kubernetes.io%2Fmanaged-by%3Dhvready-canary"
+LEFT_PATHS=("/api/v1/namespaces?$SEL" "/api/v1/pods" "/api/v1/persistentvolumeclaims"
+	"/apis/kubevirt.io/v1/virtualmachines" "/apis/kubevirt.io/v1/virtualmachineinstances"
+	"/apis/kubevirt.io/v1/virtualmachineinstancemigrations"
+	"/apis/cdi.kubevirt.io/v1beta1/datavolumes"
+	"/apis/longhorn.io/v1beta2/volumes" "/apis/longhorn.io/v1beta2/sharemanagers")
 
 # fixture_variant NAME PYTHON: a copy of the fixtures changed by PYTHON (which
 # sees the directory as d); FIX names it until fixture_reset.

@@ -48,7 +48,12 @@ message of `hvready-agent canary-io`. Faults: --canary-fault
 share-manager-pull|pvc-never-binds|read-mismatch|stuck-finalizer (pods keep a
 finalizer nobody removes), the KubeVirt and CDI ones of fake_kubevirt.py
 (VirtualMachine -> DataVolume -> VMI Running on a node, migrations; faults
-vm-unschedulable|not-migratable|migrate-fails|migrate-stuck|volume-stuck),
+vm-unschedulable|not-migratable|migrate-fails|migrate-stuck|volume-stuck), the
+snapshot and restore ones of fake_snapshot.py (VirtualMachineSnapshot ->
+content and VolumeSnapshots -> ready, VirtualMachineRestore -> a new VM, the
+restored volume's clone; faults snapshot-never-ready|restore-source-gone|restore-clone-stuck|
+restore-drops-labels;
+--snapshot-seconds SEC),
 --fail-post RES:SKIP:N (500 for N POSTs of RES after the first SKIP), --drop
 RES:SKIP:N (the connection closed without an answer, for N GETs of RES after
 SKIP), --pod-seconds SEC (time Running), --migrate-seconds SEC.
@@ -98,6 +103,8 @@ RESOURCES = [
      True),
     ("snapshot.kubevirt.io", "v1beta1", "virtualmachinerestores", "VirtualMachineRestore", True,
      True),
+    ("snapshot.kubevirt.io", "v1beta1", "virtualmachinesnapshotcontents",
+     "VirtualMachineSnapshotContent", True, True),
     ("cdi.kubevirt.io", "v1beta1", "cdis", "CDI", False, True),
     ("cdi.kubevirt.io", "v1beta1", "datavolumes", "DataVolume", True, True),
     ("cdi.kubevirt.io", "v1beta1", "storageprofiles", "StorageProfile", False, True),
@@ -105,6 +112,7 @@ RESOURCES = [
     ("longhorn.io", "v1beta2", "replicas", "Replica", True, True),
     ("longhorn.io", "v1beta2", "engines", "Engine", True, True),
     ("longhorn.io", "v1beta2", "snapshots", "Snapshot", True, True),
+    ("longhorn.io", "v1beta2", "backups", "Backup", True, True),
     ("longhorn.io", "v1beta2", "sharemanagers", "ShareManager", True, True),
     ("longhorn.io", "v1beta2", "settings", "Setting", True, True),
     ("longhorn.io", "v1beta2", "backuptargets", "BackupTarget", True, True),
@@ -768,7 +776,11 @@ def main():
                    choices=["share-manager-pull", "pvc-never-binds", "read-mismatch",
                             "stuck-finalizer", "vm-unschedulable", "not-migratable",
                             "migrate-fails", "migrate-stuck", "volume-stuck",
+                            "snapshot-never-ready", "restore-source-gone",
+                            "restore-clone-stuck", "restore-drops-labels",
                             "prune-added-node-selector"])
+    p.add_argument("--snapshot-seconds", type=float, default=0.3,
+                   help="how long a simulated VolumeSnapshot takes to become ready")
     p.add_argument("--migrate-seconds", type=float, default=0.5,
                    help="how long a simulated live migration runs")
     p.add_argument("--drop", action="append", default=[], metavar="RES:SKIP:N",

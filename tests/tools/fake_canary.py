@@ -239,10 +239,19 @@ class Sim:
         if ((sc.get("parameters") or {}).get("migratable") == "true"
                 or pvc["spec"].get("volumeMode") == "Block"):
             # a migratable RWX Block volume: no share-manager, attached to the VM's node
-            insert(self.st, self.r("longhorn.io", "Volume"),
-                   {"metadata": {"name": vol, "_pvc": m["uid"]},
-                    "spec": {"accessMode": "rwx", "migratable": True, "frontend": "blockdev"},
-                    "status": {"state": "detached", "robustness": "unknown"}}, LH_NS)
+            n = int((sc.get("parameters") or {}).get("numberOfReplicas") or 3)
+            v = insert(self.st, self.r("longhorn.io", "Volume"),
+                       {"metadata": {"name": vol, "_pvc": m["uid"]},
+                        "spec": {"accessMode": "rwx", "migratable": True, "frontend": "blockdev",
+                                 "numberOfReplicas": n},
+                        "status": {"state": "detached", "robustness": "unknown"}}, LH_NS)
+            self.kubevirt.snap.restore_source(pvc, v)
+            for i in range(n):
+                insert(self.st, self.r("longhorn.io", "Replica"),
+                       {"metadata": {"name": "%s-r-%s" % (vol, secrets.token_hex(4)),
+                                     "labels": {"longhornvolume": vol}, "_pvc": m["uid"]},
+                        "spec": {"volumeName": vol, "nodeID": "hv-node-%d" % (i + 1)},
+                        "status": {"currentState": "running"}}, LH_NS)
             return
         v = insert(self.st, self.r("longhorn.io", "Volume"),
                    {"metadata": {"name": vol, "_pvc": m["uid"]},
@@ -387,7 +396,8 @@ class Sim:
         pvcs.objects = [c for c in pvcs.objects if not (c["metadata"].get("deletionTimestamp")
                                                         and not c["metadata"].get("finalizers"))]
         live = {c["metadata"]["uid"] for c in pvcs.objects}
-        for g, k in (("longhorn.io", "Volume"), ("longhorn.io", "ShareManager")):
+        for g, k in (("longhorn.io", "Volume"), ("longhorn.io", "ShareManager"),
+                     ("longhorn.io", "Replica")):
             if k == "Volume" and "volume-stuck" in self.faults():
                 continue  # longhorn-manager never deletes the volume
             r = self.r(g, k)

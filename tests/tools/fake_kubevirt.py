@@ -57,6 +57,8 @@ class KubeVirtSim:
         self.st = sim.st
         self.r = sim.r
         self.t = {}  # uid -> monotonic time of the last phase change
+        import fake_snapshot
+        self.snap = fake_snapshot.SnapshotSim(self)
 
     def faults(self):
         return self.st.args.canary_fault
@@ -86,6 +88,7 @@ class KubeVirtSim:
             self.vmi(vmi)
         for mig in list(self.r(KV, "VirtualMachineInstanceMigration").objects):
             self.migration(mig)
+        self.snap.tick()
 
     # -- virt-controller: VM -> DataVolumes, VMI
     def vm(self, vm):
@@ -146,6 +149,10 @@ class KubeVirtSim:
                          "storageClassName": storage.get("storageClassName"),
                          "resources": storage.get("resources")},
                 "status": {"phase": "Pending"}}, ns)
+        ann = (pvc["metadata"].get("annotations") or {}).get("cdi.kubevirt.io/storage.populatedFor")
+        if ann == m["name"] and not pvc["metadata"].get("ownerReferences"):
+            # a PVC populated for this DataVolume (a VM restore): CDI adopts it
+            pvc["metadata"]["ownerReferences"] = owner(dv, "DataVolume", "cdi.kubevirt.io/v1beta1")
         st = dv["status"]
         if pvc["status"].get("phase") != "Bound":
             st.update({"phase": "Pending", "conditions": [

@@ -56,10 +56,14 @@ static void test_steps(void **state)
 	/* a prefix that is not a word of the ID is no step */
 	assert_int_equal(canary_parse_steps("v", &steps, err, sizeof(err)), -EINVAL);
 	assert_int_equal(canary_parse_steps("migr", &steps, err, sizeof(err)), -EINVAL);
-	/* planned steps are refused, with the steps there are */
-	assert_int_equal(canary_parse_steps("rwx,snapshot", &steps, err, sizeof(err)), -EOPNOTSUPP);
-	assert_non_null(strstr(err, "\"snapshot\" is not in this version yet"));
-	assert_non_null(strstr(err, ": rwx, vm.start, migrate"));
+	/* the snapshot steps */
+	assert_int_equal(canary_parse_steps("vm,snapshot,restore", &steps, err, sizeof(err)), 0);
+	assert_int_equal(steps, (1u << index_of("canary.vm.start")) |
+				    (1u << index_of("canary.snapshot")) |
+				    (1u << index_of("canary.restore")));
+	/* an unknown step is refused, with the steps there are */
+	assert_int_equal(canary_parse_steps("rwx,nfs", &steps, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ": rwx, vm.start, migrate, snapshot, restore"));
 	/* cleanup is not a step, nor is a full ID or an unknown name */
 	assert_int_equal(canary_parse_steps("cleanup", &steps, err, sizeof(err)), -EINVAL);
 	assert_int_equal(canary_parse_steps("canary.rwx", &steps, err, sizeof(err)), -EINVAL);
