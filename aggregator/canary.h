@@ -64,7 +64,12 @@ struct canary {
 	bool ns_ready;
 	bool refused;	     /* o->ns holds objects the canary did not create */
 	struct strv created; /* "Kind/namespace/name", in creation order */
-	char snap_api[48];   /* canary_snapshot_api(): "" until found */
+	/* What the snapshot step saw made for it without the canary's labels,
+	 * as API paths: the VolumeSnapshotContents (cluster-scoped) and the
+	 * Longhorn Snapshots or Backups behind them. The cleanup waits for them
+	 * to go with their VolumeSnapshots and names any that stay. */
+	struct strv made_for;
+	char snap_api[48]; /* canary_snapshot_api(): "" until found */
 	struct finding_list findings;
 };
 

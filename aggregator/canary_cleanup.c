@@ -220,12 +220,41 @@ void canary_cleanup(struct canary *c, bool all, struct finding *f)
 				break;
 		}
 	}
+	/* What was made for the snapshot step without a label goes with its
+	 * VolumeSnapshot when the class's deletionPolicy is Delete. */
+	for (size_t i = 0; i < c->made_for.n; i++)
+		for (;;) {
+			r = canary_api(c, wait_end, "GET", c->made_for.items[i], NULL, NULL, err,
+				       sizeof(err));
+			if (r < 0 || !sleep_until(wait_end, POLL_MS))
+				break;
+		}
 	/* What is left, of every kind. */
 	struct strv left = {0};
 	r = 0;
 	for (size_t k = 0; r == 0 && k < ELEMENTSOF(kinds); k++)
 		r = list_kind(c, c->end_ns, k, selector, &left, NULL, NULL, &volumes, err,
 			      sizeof(err));
+	bool retained = false;
+	for (size_t i = 0; r == 0 && i < c->made_for.n; i++) {
+		json_object *o = NULL;
+		int g = canary_api(c, c->end_ns, "GET", c->made_for.items[i], NULL, &o, err,
+				   sizeof(err));
+		if (g == 0) {
+			const char *kind = cj_str(o, "kind", NULL);
+			const char *name = cj_str(o, "metadata", "name", NULL);
+			const char *ns = cj_str(o, "metadata", "namespace", NULL);
+			const char *pol = cj_str(o, "spec", "deletionPolicy", NULL);
+			retained |= pol && streq(pol, "Retain");
+			_cleanup_free_ char *id = xasprintf(
+			    "%s/%s%s%s%s%s%s", kind ? kind : "?", ns ? ns : "", ns ? "/" : "",
+			    name ? name : c->made_for.items[i], pol ? " (deletionPolicy " : "",
+			    pol ? pol : "", pol ? ")" : "");
+			strv_add(&left, id);
+		} else if (g != -ENOENT)
+			r = g;
+		json_object_put(o);
+	}
 	for (size_t i = 0; r == 0 && i < volumes.n; i++) {
 		_cleanup_free_ char *vp = xasprintf(LONGHORN_VOLUMES "/%s", volumes.items[i]);
 		int g = canary_api(c, c->end_ns, "GET", vp, NULL, NULL, err, sizeof(err));
@@ -253,9 +282,23 @@ void canary_cleanup(struct canary *c, bool all, struct finding *f)
 		finding_set(f, STATUS_FAIL, "%zu object%s left after %.1fs: %s%s%s", left.n,
 			    left.n == 1 ? "" : "s", (double)ms / 1000.0, s,
 			    api_errors ? "; last error: " : "", api_errors ? err : "");
-		finding_remedy(f, "Run `hvready-aggregator canary --cleanup` again; an object that "
-				  "stays Terminating waits for its finalizers (docs/checks/"
-				  "canary.cleanup.md).");
+		const char *again =
+		    "Run `hvready-aggregator canary --cleanup` again; an object that stays "
+		    "Terminating waits for its finalizers (docs/checks/canary.cleanup.md).";
+		if (retained)
+			finding_remedy(
+			    f,
+			    "The VolumeSnapshotClass keeps what its snapshots made (deletionPolicy "
+			    "Retain): delete the VolumeSnapshotContent named here after setting "
+			    "its "
+			    "`spec.deletionPolicy` to Delete, so that the Longhorn snapshot or "
+			    "backup goes with it: `kubectl patch volumesnapshotcontent NAME --type "
+			    "merge -p '{\"spec\":{\"deletionPolicy\":\"Delete\"}}'`, then "
+			    "`kubectl delete volumesnapshotcontent NAME`; the canary never deletes "
+			    "what it did not label." REMEDY_STEP_SEP "%s",
+			    again);
+		else
+			finding_remedy(f, "%s", again);
 		struct value_list *ll = kv_add_list(&f->evidence, "left");
 		for (size_t i = 0; i < left.n; i++)
 			vlist_add_str(ll, left.items[i]);

@@ -328,6 +328,8 @@ static void volume_snapshots(struct snap *s, int64_t until, json_object *content
 		if (handles && bound) {
 			_cleanup_free_ char *cp =
 			    xasprintf(CANARY_VS_API "/volumesnapshotcontents/%s", bound);
+			if (!strv_contains(&c->made_for, cp))
+				strv_add(&c->made_for, cp);
 			json_object *vsc = NULL;
 			canary_api(c, until, "GET", cp, NULL, &vsc, err, sizeof(err));
 			const char *h = cj_str(vsc, "status", "snapshotHandle", NULL);
@@ -365,6 +367,8 @@ static char *longhorn_objects(struct snap *s, struct strv *handles, bool *unknow
 		bool snap = ref.type == LONGHORN_REF_SNAPSHOT;
 		_cleanup_free_ char *p =
 		    xasprintf(CANARY_LH_API "/%s/%s", snap ? "snapshots" : "backups", ref.name);
+		if (!strv_contains(&c->made_for, p))
+			strv_add(&c->made_for, p);
 		json_object *o = NULL;
 		char err[512];
 		int r = canary_api(c, c->steps_end_ns, "GET", p, NULL, &o, err, sizeof(err));

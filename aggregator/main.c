@@ -822,6 +822,7 @@ static int cmd_canary(int argc, char **argv)
 		fatalx("writing the canary's report to stdout: %s", strerror(errno ? errno : EIO));
 	finding_list_clear(&run.findings);
 	strv_clear(&run.created);
+	strv_clear(&run.made_for);
 	kube_client_free(run.kc);
 	return code;
 }

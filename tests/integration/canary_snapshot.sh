@@ -6,7 +6,8 @@
 #    (a Longhorn Backup), and at snapshot.kubevirt.io/v1alpha1 (KubeVirt <=
 #    1.2): canary.snapshot PASS, canary.restore PASS (the new VM runs, the
 #    restored volume's four facts), canary.cleanup PASS, zero objects left (nor
-#    the snapshot content, VolumeSnapshots, Longhorn snapshots or backups);
+#    the snapshot content, VolumeSnapshots, Longhorn snapshots or backups); a
+#    class that retains them (deletionPolicy Retain): the cleanup names both;
 #  - the snapshot never becomes ready, the restore's clone source gone (the
 #    clone failed, or stuck initiated), a 500
 #    on the restore's POST, a dropped connection mid-snapshot, SIGTERM
@@ -78,6 +79,32 @@ expect bak canary.snapshot PASS "*1 VolumeSnapshot of class longhorn (type bak) 
 expect bak canary.restore PASS "*replicas 3/3 running, restore from backup done"
 grep -qF '"Backup longhorn-system/backup-' "$TMP/bak.json" || fail "bak: no Longhorn Backup in the evidence"
 nothing_left bak
+
+# 2b. the class retains what its snapshots make (deletionPolicy Retain): the
+# VolumeSnapshotContent and the Longhorn Backup outlive the VolumeSnapshot. The
+# cleanup does not delete what it did not label, but names both as left (a
+# canary that leaves backups in the backup target is not clean); the test
+# removes them.
+run retain 60 --canary-fault snapshot-retain -- $STEPS
+[ $RC -eq 1 ] || fail "retain: exit $RC, want 1: $(cat "$TMP/retain.json")"
+expect retain canary.snapshot PASS "*"
+expect retain canary.cleanup FAIL "2 objects left after *s: VolumeSnapshotContent/snapcontent-* (deletionPolicy Retain), Backup/longhorn-system/backup-*"
+grep -qF 'deletionPolicy Retain): delete the VolumeSnapshotContent named here' "$TMP/retain.json" ||
+	fail "retain: no remedy for the retained content"
+for p in "/apis/snapshot.storage.k8s.io/v1/volumesnapshotcontents" "/apis/longhorn.io/v1beta2/backups"; do
+	api GET "$p" | "$PY" -c '
+import json, sys
+for o in json.load(sys.stdin).get("items") or []:
+    m = o["metadata"]
+    print(m["name"] if "namespace" not in m else m["namespace"] + "/" + m["name"])' |
+		while read -r n; do
+			case $n in
+			*/*) api DELETE "/apis/longhorn.io/v1beta2/namespaces/${n%%/*}/backups/${n#*/}" >/dev/null ;;
+			*) api DELETE "$p/$n" >/dev/null ;;
+			esac
+		done
+done
+nothing_left retain
 
 # 3. the snapshot never becomes ready (no backup target for a bak class): a FAIL
 #    quoting the phase, conditions and the CSI error; restore not attempted

@@ -777,7 +777,7 @@ def main():
                             "stuck-finalizer", "vm-unschedulable", "not-migratable",
                             "migrate-fails", "migrate-stuck", "volume-stuck",
                             "snapshot-never-ready", "restore-source-gone",
-                            "restore-clone-stuck", "restore-drops-labels",
+                            "restore-clone-stuck", "restore-drops-labels", "snapshot-retain",
                             "prune-added-node-selector"])
     p.add_argument("--snapshot-seconds", type=float, default=0.3,
                    help="how long a simulated VolumeSnapshot takes to become ready")

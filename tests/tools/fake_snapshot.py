@@ -30,7 +30,9 @@ Shaped by the upstream types and controllers:
   {sourceVolume, snapshot, state initiated -> completed | failed,
   attemptCount}; from a bak handle spec.fromBackup and status.restoreRequired.
 
-Faults: snapshot-never-ready (Longhorn cannot take the backup: the
+Faults: snapshot-retain (the class's deletionPolicy Retain: the
+VolumeSnapshotContent and the Longhorn snapshot or backup stay after the
+VolumeSnapshot is deleted), snapshot-never-ready (Longhorn cannot take the backup: the
 VolumeSnapshot stays readyToUse false with the CSI error),
 restore-source-gone (the clone's source volume and its snapshots are deleted
 when the restore starts: clone state failed), restore-clone-stuck (the same,
@@ -235,7 +237,8 @@ class SnapshotSim:
             "metadata": {"name": "snapcontent-" + m["uid"], "_vs": m["uid"]},
             "spec": {"volumeSnapshotRef": {"kind": "VolumeSnapshot", "namespace": ns,
                                            "name": m["name"], "uid": m["uid"]},
-                     "deletionPolicy": "Delete", "driver": "driver.longhorn.io",
+                     "deletionPolicy": "Retain" if "snapshot-retain" in self.faults()
+                     else "Delete", "driver": "driver.longhorn.io",
                      "volumeSnapshotClassName": vs["spec"].get("volumeSnapshotClassName"),
                      "source": {"volumeHandle": vol}},
             "status": {"snapshotHandle": handle, "readyToUse": True,
@@ -381,7 +384,8 @@ class SnapshotSim:
         live = {o["metadata"]["uid"] for o in self.r(VS, "VolumeSnapshot").objects}
         res = self.r(VS, "VolumeSnapshotContent")
         res.objects = [o for o in res.objects if o["metadata"].get("_vs", None) is None
-                       or o["metadata"]["_vs"] in live]
+                       or o["metadata"]["_vs"] in live
+                       or o["spec"].get("deletionPolicy") == "Retain"]
         live = {o["metadata"]["uid"] for o in res.objects}
         for k in ("Snapshot", "Backup"):
             res = self.r(LH, k)
