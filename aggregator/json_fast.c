@@ -58,11 +58,49 @@ static bool is_delim(char c)
 	return c == ',' || c == '}' || c == ']' || is_ws(c);
 }
 
-static enum jf_result skip_ws(struct jf *f)
+#define ONES  0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+static uint64_t load8(const char *p)
 {
-	while (f->p < f->end && is_ws(*f->p))
-		f->p++;
-	return f->p < f->end ? JF_OK : JF_MORE;
+	uint64_t w;
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+/* Whether any byte of w is below n (n <= 128). */
+static uint64_t any_below(uint64_t w, unsigned n)
+{
+	return (w - ONES * n) & ~w & HIGHS;
+}
+
+static uint64_t any_zero(uint64_t w)
+{
+	return any_below(w, 1);
+}
+
+static enum jf_result skip_ws_run(struct jf *f)
+{
+	const char *p = f->p, *end = f->end;
+	for (;;) {
+		/* Pretty-printed JSON: indentation is most of the white space. */
+		while (end - p >= 8 && load8(p) == ONES * ' ')
+			p += 8;
+		if (p < end && is_ws(*p)) {
+			p++;
+			continue;
+		}
+		break;
+	}
+	f->p = p;
+	return p < end ? JF_OK : JF_MORE;
+}
+
+static inline enum jf_result skip_ws(struct jf *f)
+{
+	if (f->p < f->end && (unsigned char)*f->p > ' ')
+		return JF_OK; /* most often: no white space at all */
+	return skip_ws_run(f);
 }
 
 static int hexval(char c)
@@ -90,6 +128,13 @@ static char *scratch_str(struct jf_scratch *sc, size_t need)
 static enum jf_result read_string(struct jf *f, const char **s, size_t *n)
 {
 	const char *start = ++f->p, *q = start;
+	/* Eight bytes at a time while none of them is '"', '\\' or a control character. */
+	while (f->end - q >= 8) {
+		uint64_t w = load8(q);
+		if (any_zero(w ^ (ONES * '"')) | any_zero(w ^ (ONES * '\\')) | any_below(w, 0x20))
+			break;
+		q += 8;
+	}
 	while (q < f->end) {
 		unsigned char c = (unsigned char)*q;
 		if (c == '"') {

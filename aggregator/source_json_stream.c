@@ -139,6 +139,11 @@ static int cur(struct scan *s, int *c)
 /* Skip white space; *c is then the next byte (or -1). */
 static int skip_space(struct scan *s, int *c)
 {
+	/* Through the window first: pretty-printed files are mostly indentation. */
+	const char *p = s->buf + s->off, *end = s->buf + s->len;
+	while (p < end && is_space(*p))
+		p++;
+	s->off = (size_t)(p - s->buf);
 	for (;;) {
 		int r = cur(s, c);
 		if (r < 0 || *c < 0 || !is_space(*c))
