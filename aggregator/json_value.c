@@ -151,12 +151,29 @@ static char *copy_str(struct jv_arena *a, const char *s, size_t n)
 	return p;
 }
 
+/* Eight bytes at a time (keys are short: a byte at a time was most of
+ * interning), mixed as in splitmix64. */
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+	for (; n >= 8; s += 8, n -= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 31;
+	}
+	if (n) {
+		uint64_t w = 0;
+		memcpy(&w, s, n);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+	}
+	h = (h ^ (h >> 30)) * 0x94d049bb133111ebull;
+	return h ^ (h >> 31);
+}
+
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	return hash_bytes(s, strlen(s));
 }
 
 static void grow_keys(struct jv_arena *a)
@@ -179,16 +196,23 @@ static void grow_keys(struct jv_arena *a)
 
 const char *jv_arena_intern(struct jv_arena *a, const char *key)
 {
+	return jv_arena_intern_len(a, key, strlen(key));
+}
+
+const char *jv_arena_intern_len(struct jv_arena *a, const char *key, size_t n)
+{
 	if ((a->nkeys + 1) * 2 > a->keycap)
 		grow_keys(a);
-	size_t j = hash_str(key) & (a->keycap - 1);
+	size_t j = hash_bytes(key, n) & (a->keycap - 1);
 	while (a->keys[j]) {
-		if (streq(a->keys[j], key))
-			return a->keys[j];
+		const char *k = a->keys[j];
+		/* key holds no NUL in its n bytes: strncmp stops at k's end. */
+		if ((n == 0 || k[0] == key[0]) && strncmp(k, key, n) == 0 && k[n] == '\0')
+			return k;
 		j = (j + 1) & (a->keycap - 1);
 	}
 	a->nkeys++;
-	return a->keys[j] = copy_str(a, key, strlen(key));
+	return a->keys[j] = copy_str(a, key, n);
 }
 
 struct jv jv_from_json(struct jv_arena *a, json_object *o)

@@ -63,6 +63,8 @@ void jv_arena_take(struct jv_arena *dst, struct jv_arena *src);
 /* Bytes held, for statistics and tests. */
 size_t jv_arena_size(const struct jv_arena *a);
 const char *jv_arena_intern(struct jv_arena *a, const char *key);
+/* The same for key[0..n), which holds no NUL. */
+const char *jv_arena_intern_len(struct jv_arena *a, const char *key, size_t n);
 void *jv_arena_alloc(struct jv_arena *a, size_t n);
 
 /* A copy of a json-c tree (NULL: JSON null). */

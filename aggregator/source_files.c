@@ -363,16 +363,16 @@ static int load_file(struct loader *ld, int dirfd, const char *file, const char 
 	int64_t mtime = (int64_t)st.st_mtim.tv_sec * NSEC_PER_SEC + st.st_mtim.tv_nsec;
 	if (mtime > ld->newest_ns)
 		ld->newest_ns = mtime;
-	_cleanup_free_ char *window = xmalloc(WINDOW);
 	struct scan s = {.ld = ld,
 			 .err = ld->err,
 			 .errlen = ld->errlen,
 			 .ar = cs_arena(ld->cs),
 			 .name = display,
-			 .buf = window,
+			 .buf = xmalloc(WINDOW),
 			 .cap = WINDOW,
 			 .fd = fd};
 	int r = files_scan_all(&s);
+	free(s.buf); /* the window, perhaps grown */
 	if (r >= 0 && ld->stats)
 		ld->stats->files++;
 	return r;

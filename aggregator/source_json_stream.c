@@ -139,6 +139,11 @@ static int cur(struct scan *s, int *c)
 /* Skip white space; *c is then the next byte (or -1). */
 static int skip_space(struct scan *s, int *c)
 {
+	/* Through the window first: pretty-printed files are mostly indentation. */
+	const char *p = s->buf + s->off, *end = s->buf + s->len;
+	while (p < end && is_space(*p))
+		p++;
+	s->off = (size_t)(p - s->buf);
 	for (;;) {
 		int r = cur(s, c);
 		if (r < 0 || *c < 0 || !is_space(*c))
@@ -353,10 +358,46 @@ static int scan_members(struct scan *s, struct jv_builder *obj, member_fn fn, st
 	}
 }
 
-/* A value parsed by json_tokener, kept in the compact form: the json-c tree
- * is freed at once, so its memory serves the next value. */
+/* The window's bytes from the cursor on, with more read behind them; when
+ * the value at the cursor fills the whole window, the window grows. 1: more
+ * bytes, 0: none (end of input, or the limit), <0: error. */
+static int refill_keep(struct scan *s)
+{
+	if (s->off == 0 && s->len == s->cap) {
+		if (s->cap >= SOURCE_FILE_MAX)
+			return 0;
+		s->cap *= 2;
+		s->buf = xrealloc(s->buf, s->cap);
+	}
+	return refill(s);
+}
+
+/* A value in the compact form: read by jf_parse() (aggregator/json_fast.c)
+ * when it is sure of it, else parsed by json_tokener, whose tree is freed at
+ * once so that its memory serves the next value. */
 static int scan_jv(struct scan *s, struct jv *ret)
 {
+	for (;;) {
+		int c, r = cur(s, &c);
+		if (r < 0)
+			return r;
+		if (c < 0)
+			break;
+		size_t used;
+		enum jf_result fr =
+		    jf_parse(arena(s), &s->fast, s->buf + s->off, s->len - s->off, ret, &used);
+		if (fr == JF_OK) {
+			s->off += used;
+			return 0;
+		}
+		if (fr != JF_MORE || s->fd < 0 || s->eof)
+			break;
+		/* The window ends inside the value: read on, and start it again. */
+		if ((r = refill_keep(s)) < 0)
+			return r;
+		if (r == 0)
+			break;
+	}
 	json_object *v = NULL;
 	int r = scan_value(s, &v);
 	if (r == 0)
@@ -528,6 +569,7 @@ int files_scan_all(struct scan *s)
 		r = scan_top(s, c);
 	}
 	json_tokener_free(s->tok);
+	jf_scratch_clear(&s->fast);
 	if (r == 0 && s->values == 0)
 		r = SCAN_EMPTY;
 	return r;

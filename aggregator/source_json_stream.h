@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "json_fast.h"
 #include "json_value.h"
 
 struct loader;
@@ -26,7 +27,8 @@ struct scan {
 	size_t errlen;
 	struct jv_arena *ar; /* where values read are kept */
 	const char *name;
-	char *buf;	  /* the window, or the caller's whole buffer */
+	char *buf;	  /* the window (grown when one value fills it; the caller frees
+			     it), or the caller's whole buffer */
 	size_t len, off;  /* valid bytes in buf, cursor */
 	size_t cap;	  /* window size */
 	size_t base;	  /* offset in the file of buf[0] */
@@ -35,6 +37,7 @@ struct scan {
 	int fd;		  /* -1: buf is all there is */
 	bool eof;
 	json_tokener *tok;
+	struct jf_scratch fast;
 	size_t values; /* top-level values so far */
 };
 
