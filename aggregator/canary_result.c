@@ -12,6 +12,7 @@
 
 #include "catalog.h"
 #include "check_select.h"
+#include "kubevirt_util.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -25,17 +26,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 void canary_result_age(int64_t ns, char *buf, size_t len)
 {
-	int64_t s = ns > 0 ? ns / NSEC_PER_SEC : 0;
-	if (s < 60)
-		snprintf(buf, len, "%llds", (long long)s);
-	else if (s < 3600)
-		snprintf(buf, len, "%lldm", (long long)(s / 60));
-	else if (s < 86400)
-		snprintf(buf, len, "%lldh%02lldm", (long long)(s / 3600),
-			 (long long)(s % 3600 / 60));
-	else
-		snprintf(buf, len, "%lldd%lldh", (long long)(s / 86400),
-			 (long long)(s % 86400 / 3600));
+	kubevirt_util_age(ns, buf, len); /* "45s", "2h05m", "8d0h": as the checks say ages */
 }
 
 int canary_result_parse_age(const char *s, int64_t *ret_ns)
