@@ -466,8 +466,10 @@ static void ready(struct snap *s, json_object *so, int64_t ms)
 	strv_clear(&handles);
 }
 
-/* Never ready within the step's time: what it and its VolumeSnapshots say. */
-static void stalled(struct snap *s, json_object *so, int64_t waited_s)
+/* Never ready within the step's time, or Failed (KubeVirt's failureDeadline,
+ * 5 min by default, passed: pkg/storage/snapshot/snapshot.go,
+ * vmSnapshotDeadlineExceeded): what it and its VolumeSnapshots say. */
+static void stalled(struct snap *s, json_object *so, int64_t waited_s, bool failed)
 {
 	struct canary *c = s->c;
 	struct finding *f = s->f;
@@ -488,11 +490,10 @@ static void stalled(struct snap *s, json_object *so, int64_t waited_s)
 	canary_events(c, c->o->ns, s->name, false, 3, &ev);
 	_cleanup_free_ char *vs_s = strv_join(&vss, "; ");
 	_cleanup_free_ char *q = strv_join(&ev, "\"; \"");
-	finding_set(
-	    f, STATUS_FAIL,
-	    "the VirtualMachineSnapshot %s/%s did not become ready within %llds (%s)%s%s%s%s%s",
-	    c->o->ns, s->name, (long long)waited_s, st, vss.n ? "; VolumeSnapshots: " : "", vs_s,
-	    ev.n ? ": \"" : "", ev.n ? q : "", ev.n ? "\"" : "");
+	finding_set(f, STATUS_FAIL, "the VirtualMachineSnapshot %s/%s %s %llds (%s)%s%s%s%s%s",
+		    c->o->ns, s->name, failed ? "failed after" : "did not become ready within",
+		    (long long)waited_s, st, vss.n ? "; VolumeSnapshots: " : "", vs_s,
+		    ev.n ? ": \"" : "", ev.n ? q : "", ev.n ? "\"" : "");
 	finding_remedy(f,
 		       "A stall is not a pass: see the VolumeSnapshots' errors, the class %s (type "
 		       "%s; bak needs a backup target) and docs/checks/canary.snapshot.md.",
@@ -539,11 +540,7 @@ static void snap_run(struct snap *s, int64_t t0)
 		so = got;
 		const char *phase = cj_str(so, "status", "phase", NULL);
 		if (phase && streq(phase, "Failed")) {
-			_cleanup_free_ char *st = snap_state(so);
-			finding_set(f, STATUS_FAIL,
-				    "the VirtualMachineSnapshot %s/%s failed after %.1fs (%s)",
-				    c->o->ns, s->name, (double)(util_now_mono_ns() - t0) / 1e9, st);
-			finding_remedy(f, "See docs/checks/canary.snapshot.md.");
+			stalled(s, so, (util_now_mono_ns() - t0) / 1000000000, true);
 			goto out;
 		}
 		if (phase && streq(phase, "Succeeded") &&
@@ -560,7 +557,7 @@ static void snap_run(struct snap *s, int64_t t0)
 			    (int)canary_signal,
 			    (long long)((util_now_mono_ns() - t0) / 1000000000));
 	else
-		stalled(s, so, (util_now_mono_ns() - t0) / 1000000000);
+		stalled(s, so, (util_now_mono_ns() - t0) / 1000000000, false);
 out:
 	json_object_put(so);
 }

@@ -8,7 +8,7 @@
 #    restored volume's four facts), canary.cleanup PASS, zero objects left (nor
 #    the snapshot content, VolumeSnapshots, Longhorn snapshots or backups); a
 #    class that retains them (deletionPolicy Retain): the cleanup names both;
-#  - the snapshot never becomes ready, the restore's clone source gone (the
+#  - the snapshot never becomes ready or fails (its deadline passed), the restore's clone source gone (the
 #    clone failed, or stuck initiated), a 500
 #    on the restore's POST, a dropped connection mid-snapshot, SIGTERM
 #    mid-snapshot, a restored VM without the canary's labels: each the right
@@ -117,6 +117,16 @@ expect neverready canary.cleanup PASS "removed * objects in *s"
 within neverready 25
 if posted neverready virtualmachinerestores; then fail "neverready: a restore was attempted"; fi
 nothing_left neverready
+
+# 3b. the snapshot fails (KubeVirt's failureDeadline passed): a FAIL at once,
+#     with the phase, the Failure condition and the VolumeSnapshots' errors
+run deadline 40 --canary-fault snapshot-deadline -- $STEPS
+[ $RC -eq 1 ] || fail "deadline: exit $RC, want 1: $(cat "$TMP/deadline.json")"
+expect deadline canary.snapshot FAIL "the VirtualMachineSnapshot hvready-canary/hvready-canary-snap-* failed after *s (phase Failed; Failure=True (snapshot deadline exceeded); Progressing=False (Operation failed); Ready=False (Not ready)); VolumeSnapshots: vmsnapshot-*-volume-disk0: readyToUse=false, error: Failed to check and update snapshot content: *"
+expect deadline canary.restore SKIP "the snapshot was not taken (canary.snapshot is FAIL)"
+expect deadline canary.cleanup PASS "removed * objects in *s"
+within deadline 30
+nothing_left deadline
 
 # 4. the clone's source volume is gone: the root cause, not a pass
 run srcgone 40 --canary-fault restore-source-gone -- $STEPS

@@ -778,6 +778,7 @@ def main():
                             "migrate-fails", "migrate-stuck", "volume-stuck",
                             "snapshot-never-ready", "restore-source-gone",
                             "restore-clone-stuck", "restore-drops-labels", "snapshot-retain",
+                            "snapshot-deadline",
                             "prune-added-node-selector"])
     p.add_argument("--snapshot-seconds", type=float, default=0.3,
                    help="how long a simulated VolumeSnapshot takes to become ready")

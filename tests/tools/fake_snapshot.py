@@ -30,7 +30,9 @@ Shaped by the upstream types and controllers:
   {sourceVolume, snapshot, state initiated -> completed | failed,
   attemptCount}; from a bak handle spec.fromBackup and status.restoreRequired.
 
-Faults: snapshot-retain (the class's deletionPolicy Retain: the
+Faults: snapshot-deadline (the VolumeSnapshot never ready and, after 1 s
+for KubeVirt's failureDeadline, the snapshot phase Failed with
+Failure=True "snapshot deadline exceeded"), snapshot-retain (the class's deletionPolicy Retain: the
 VolumeSnapshotContent and the Longhorn snapshot or backup stay after the
 VolumeSnapshot is deleted), snapshot-never-ready (Longhorn cannot take the backup: the
 VolumeSnapshot stays readyToUse false with the CSI error),
@@ -179,7 +181,15 @@ class SnapshotSim:
                               "Normal")
             return
         content = fc.find(contents, ns, st.get("virtualMachineSnapshotContentName"))
-        if content is None:
+        if content is None or st.get("phase") == "Failed":
+            return
+        if ("snapshot-deadline" in self.faults() and
+                time.monotonic() - self.kv.t.setdefault(m["uid"], time.monotonic()) >= 1):
+            # virt-controller past spec.failureDeadline (vmSnapshotDeadlineExceeded)
+            st.update({"phase": "Failed", "conditions": [
+                cond("Failure", "True", "snapshot deadline exceeded"),
+                cond("Progressing", "False", "Operation failed"),
+                cond("Ready", "False", "Not ready")]})
             return
         vss, statuses = [], []
         for b in content["spec"]["volumeBackups"]:
@@ -208,7 +218,7 @@ class SnapshotSim:
         vol = (pvc or {}).get("spec", {}).get("volumeName")
         if vol is None:
             return
-        if "snapshot-never-ready" in self.faults():
+        if "snapshot-never-ready" in self.faults() or "snapshot-deadline" in self.faults():
             st.update({"readyToUse": False,
                        "error": {"time": fc.now(), "message": BACKUP_TARGET_ERROR % vol}})
             return
