@@ -12,10 +12,7 @@ set -euo pipefail
 # shellcheck source=../tools/serve_lib.sh
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
 serve_test_init
-CC=${CC:-cc}
-command -v "$CC" >/dev/null || fail "no C compiler ($CC) to build the LD_PRELOAD shim"
-"$CC" -shared -fPIC -O1 -o "$tmp/fail_ssl_new.so" "$HVREADY_SRC/tests/tools/fail_ssl_new.c" -ldl ||
-	fail "cannot build the shim"
+build_shim fail_ssl_new "$tmp/fail_ssl_new.so"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
 	-subj "/CN=127.0.0.1" -addext "subjectAltName=IP:127.0.0.1" \
 	-keyout "$tmp/agg.key" -out "$tmp/agg.crt" 2>/dev/null

@@ -140,18 +140,12 @@ expect migratable canary.rwx UNKNOWN "--rwx-class harvester-longhorn: it is migr
 if grep -q '"POST"' "$TMP/migratable.log"; then fail "migratable: the canary created objects"; fi
 
 # a one-node cluster: SKIP, nothing created
-mkdir -p "$TMP/one-node"
-cp "$FIX"/*.json "$TMP/one-node/"
-"$PY" - "$TMP/one-node/nodes.json" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-d["items"] = d["items"][:1]
-json.dump(d, open(sys.argv[1], "w"))
-EOF
-FIX_SAVED=$FIX
-FIX="$TMP/one-node"
+fixture_variant one-node '
+p = os.path.join(d, "nodes.json"); n = json.load(open(p))
+n["items"] = n["items"][:1]
+json.dump(n, open(p, "w"))'
 run onenode 20 --
-FIX=$FIX_SAVED
+fixture_reset
 [ $RC -eq 0 ] || fail "onenode: exit $RC, want 0"
 expect onenode canary.rwx SKIP "the cluster has 1 node: a share between two nodes cannot be tested"
 if grep -q '"POST"' "$TMP/onenode.log"; then fail "onenode: the canary created objects"; fi

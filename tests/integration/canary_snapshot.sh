@@ -41,15 +41,6 @@ LEFT_PATHS=("/api/v1/namespaces?$SEL" "/api/v1/pods" "/api/v1/persistentvolumecl
 	"/apis/longhorn.io/v1beta2/volumes" "/apis/longhorn.io/v1beta2/replicas"
 	"/apis/longhorn.io/v1beta2/snapshots" "/apis/longhorn.io/v1beta2/backups")
 
-FIX_SAVED=$FIX
-fixture_variant() {
-	mkdir -p "$TMP/$1"
-	cp "$FIX_SAVED"/*.json "$TMP/$1/"
-	"$PY" -c "import json, os; d='$TMP/$1'
-$2"
-	FIX="$TMP/$1"
-}
-fixture_reset() { FIX=$FIX_SAVED; }
 BAK='
 p = os.path.join(d, "volumesnapshotclasses.json"); c = json.load(open(p))
 c["metadata"]["name"] = "longhorn"; c["parameters"]["type"] = "bak"

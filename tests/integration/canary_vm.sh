@@ -34,17 +34,6 @@ LEFT_PATHS=("/api/v1/namespaces?$SEL" "/api/v1/pods" "/api/v1/persistentvolumecl
 	"/apis/cdi.kubevirt.io/v1beta1/datavolumes"
 	"/apis/longhorn.io/v1beta2/volumes" "/apis/longhorn.io/v1beta2/sharemanagers")
 
-# fixture_variant NAME PYTHON: a copy of the fixtures changed by PYTHON (which
-# sees the directory as d); FIX names it until fixture_reset.
-FIX_SAVED=$FIX
-fixture_variant() {
-	mkdir -p "$TMP/$1"
-	cp "$FIX_SAVED"/*.json "$TMP/$1/"
-	"$PY" -c "import json, os; d='$TMP/$1'
-$2"
-	FIX="$TMP/$1"
-}
-fixture_reset() { FIX=$FIX_SAVED; }
 
 # 1. success
 run ok 40 -- $VMSTEPS

@@ -41,25 +41,7 @@ PY
 
 echo "== run"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 - "$port" "$tmp/posts" <<'PY' &
-import http.server, sys
-port, out = int(sys.argv[1]), sys.argv[2]
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        n = int(self.headers.get("Content-Length", "0"))
-        self.rfile.read(n)
-        with open(out, "a") as f:
-            f.write("%d\n" % n)
-        body = b"{}"
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
-PY
+python3 "$HVREADY_SRC/tests/tools/post_sink.py" "$port" "$tmp/posts" &
 rpid=$!
 "$HVREADY_BIN/hvready-agent" run --aggregator "http://127.0.0.1:$port" --host-root "$root" \
 	--interval 1 --timeout 2 --skip host.nfs.probe,host.image.share-manager 2>"$tmp/run.log" &

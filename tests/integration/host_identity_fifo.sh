@@ -17,10 +17,7 @@ tmp=$(mktemp -d)
 pid=""
 rpid=""
 trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; [ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
-CC=${CC:-cc}
-command -v "$CC" >/dev/null || fail "no C compiler ($CC) to build the LD_PRELOAD shim"
-"$CC" -shared -fPIC -O1 -o "$tmp/block_open.so" "$HVREADY_SRC/tests/tools/block_open.c" -ldl ||
-	fail "cannot build the shim"
+build_shim block_open "$tmp/block_open.so"
 root="$tmp/root"
 cp -a "$HVREADY_SRC/tests/fixtures/hostroots/b-debian12" "$root"
 mkdir -p "$root/proc/sys/kernel/random"
@@ -87,24 +84,7 @@ python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); assert v["node"] ==
 
 echo "== run, the open of etc/hostname blocks"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 - "$port" "$tmp/posts" <<'PY' &
-import http.server, sys
-port, out = int(sys.argv[1]), sys.argv[2]
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        with open(out, "ab") as f:
-            f.write(b"%d\n" % len(body))
-        body = b"{}"
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
-PY
+python3 "$HVREADY_SRC/tests/tools/post_sink.py" "$port" "$tmp/posts" &
 rpid=$!
 "${wrap[@]}" "$agent" run --aggregator "http://127.0.0.1:$port" --host-root "$root" \
 	--interval 1 --timeout 2 --skip "$skip" 2>"$tmp/run.log" &

@@ -20,34 +20,12 @@ extra_cleanup() { kt_cleanup; }
 kt_pki "$TMP/pki"
 FIX="$HVREADY_SRC/tests/fixtures/canary"
 
-api() {
-	"$PY" - "$FAKE_PORT" "$TMP/pki" "$@" <<'EOF'
-import ssl, sys, urllib.request, urllib.error
-port, pki, method, path = sys.argv[1:5]
-ctx = ssl.create_default_context(cafile=pki + "/server-ca.crt")
-ctx.load_cert_chain(pki + "/client.crt", pki + "/client.key")
-req = urllib.request.Request("https://127.0.0.1:%s%s" % (port, path), method=method)
-try:
-    print(urllib.request.urlopen(req, context=ctx, timeout=10).read().decode())
-except urllib.error.HTTPError as e:
-    print(e.read().decode())
-EOF
-}
-
-# left: the canary's objects still in the fake (and Longhorn's behind them)
-left() {
-	local sel="labelSelector=app.kubernetes.io%2Fmanaged-by%3Dhvready-canary" p
-	for p in "/api/v1/pods?$sel" "/api/v1/persistentvolumeclaims?$sel" "/api/v1/namespaces?$sel" \
-		"/apis/longhorn.io/v1beta2/volumes" "/apis/longhorn.io/v1beta2/sharemanagers" \
-		"/api/v1/namespaces/longhorn-system/pods"; do
-		api GET "$p"
-	done | "$PY" -c '
-import json, sys
-for v in map(json.loads, filter(str.strip, sys.stdin)):
-    for o in v.get("items") or []:
-        m = o["metadata"]
-        print("%s/%s/%s" % (v["kind"][:-4], m.get("namespace", ""), m["name"]))'
-}
+. "$HVREADY_SRC/tests/tools/canary_test_lib.sh"
+# left(): the canary's objects still in the fake (and Longhorn's behind them)
+SEL="labelSelector=app.kubernetes.io%2Fmanaged-by%3Dhvready-canary"
+LEFT_PATHS=("/api/v1/pods?$SEL" "/api/v1/persistentvolumeclaims?$SEL" "/api/v1/namespaces?$SEL"
+	"/apis/longhorn.io/v1beta2/volumes" "/apis/longhorn.io/v1beta2/sharemanagers"
+	"/api/v1/namespaces/longhorn-system/pods")
 
 # field FILE PYEXPR
 field() {

@@ -2,7 +2,8 @@
 # Shared by the canary's integration tests (sourced after kube_test_lib.sh and
 # test_init, with kt_pki "$TMP/pki" done): requests to the fake, one canary
 # run against a fresh fake, and what the fake still holds.
-#   FIX          the fixture directory run() serves (the caller sets it)
+#   FIX          the fixture directory run() serves (the caller sets it;
+#                fixture_variant points it at a changed copy until fixture_reset)
 #   LEFT_PATHS   the API paths left() lists (the caller sets them)
 
 # api METHOD PATH [BODY]: a request to the fake with the admin certificate; prints the answer.
@@ -80,3 +81,15 @@ nothing_left() {
 within() {
 	[ "$ELAPSED" -le "$2" ] || fail "$1: took ${ELAPSED}s, more than --timeout ${2}s"
 }
+
+# fixture_variant NAME PYTHON: a copy of the fixtures changed by PYTHON (which
+# sees the directory as d); FIX names it until fixture_reset.
+fixture_variant() {
+	FIX_SAVED=${FIX_SAVED:-$FIX}
+	mkdir -p "$TMP/$1"
+	cp "$FIX_SAVED"/*.json "$TMP/$1/"
+	"$PY" -c "import json, os; d='$TMP/$1'
+$2"
+	FIX="$TMP/$1"
+}
+fixture_reset() { FIX=${FIX_SAVED:-$FIX}; }

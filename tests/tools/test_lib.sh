@@ -50,6 +50,14 @@ fail() {
 	exit 1
 }
 
+# build_shim NAME OUT: tests/tools/NAME.c built as the LD_PRELOAD library OUT.
+build_shim() {
+	local cc=${CC:-cc}
+	command -v "$cc" >/dev/null || fail "no C compiler ($cc) to build the LD_PRELOAD shim"
+	"$cc" -shared -fPIC -O1 -o "$2" "$HVREADY_SRC/tests/tools/$1.c" -ldl ||
+		fail "cannot build the shim $1"
+}
+
 wait_for() {
 	local secs=$1 what=$2 why=""
 	shift 2
