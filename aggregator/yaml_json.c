@@ -244,8 +244,9 @@ static int handle(struct builder *b, const yaml_event_t *ev, char *err, size_t e
 		const char *text = (const char *)ev->data.scalar.value;
 		bool plain =
 		    ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
-		if (b->schema == YAML_JSON_HELM && ev->data.scalar.tag &&
-		    streq((const char *)ev->data.scalar.tag, YAML_STR_TAG)) {
+		/* An explicit !!str decides the type in both schemas (YAML 1.2's
+		 * core schema and yaml.v2 alike): `mode: !!str 0755` is text. */
+		if (ev->data.scalar.tag && streq((const char *)ev->data.scalar.tag, YAML_STR_TAG)) {
 			json_object *s =
 			    json_object_new_string_len(text, (int)ev->data.scalar.length);
 			remember(b, ev->data.scalar.anchor, s);

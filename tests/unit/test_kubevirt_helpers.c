@@ -178,7 +178,7 @@ static void test_yaml_json_helm(void **state)
 static void test_yaml_json(void **state)
 {
 	const char *y = "a: 1\nb: \"2\"\nc: true\nd: ~\ne: [x, y]\nf:\n  g: &anc hello\n  h: *anc\n"
-			"i: -5\nj: 1.5\n";
+			"i: -5\nj: 1.5\nk: !!str 0755\nl: !!str true\n";
 	json_object *o = NULL;
 	char err[256];
 	assert_int_equal(yaml_json_parse((const uint8_t *)y, strlen(y), &o, err, sizeof(err)), 0);
@@ -195,6 +195,9 @@ static void test_yaml_json(void **state)
 	assert_true(jq_int(JQ(v, "i"), &i));
 	assert_int_equal(i, -5);
 	assert_string_equal(JQS(v, "j"), "1.5");
+	/* an explicit !!str is text, as YAML 1.2's core schema says */
+	assert_string_equal(JQS(v, "k"), "0755");
+	assert_string_equal(JQS(v, "l"), "true");
 	json_object_put(o);
 
 	/* errors: one line, no crash, no leak */
