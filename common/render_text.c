@@ -279,6 +279,33 @@ static const char *word_end(const char *s, int *ret_width)
 	return p;
 }
 
+/* A command in backticks is one word, spaces and all, so that the terminal
+ * shows it on one line and it can be copied whole: the end of the span that
+ * starts at s (with what follows the closing backtick up to the next space,
+ * e.g. "`cmd`."), or NULL when s opens no span closed on the same line. */
+static const char *code_end(const char *s, int *ret_width)
+{
+	if (*s != '`')
+		return NULL;
+	const char *close = s + 1;
+	while (*close && *close != '`' && *close != '\n')
+		close++;
+	if (*close != '`' || close == s + 1)
+		return NULL;
+	int w = 0;
+	struct atom a;
+	for (const char *p = s; p <= close; w += a.width)
+		p += next_atom(p, &a);
+	const char *end = close + 1;
+	if (*end && (next_atom(end, &a), a.kind == ATOM_TEXT && !a.wide)) {
+		int tail;
+		end = word_end(end, &tail);
+		w += tail;
+	}
+	*ret_width = w;
+	return end;
+}
+
 static void wrap_newline(FILE *f, int *col, int indent)
 {
 	fprintf(f, "\n%*s", indent, "");
@@ -304,7 +331,9 @@ void render_text_wrap(FILE *f, const char *s, int *col, int indent, int width, b
 			continue;
 		}
 		int w;
-		const char *end = word_end(p, &w);
+		const char *end = code_end(p, &w);
+		if (!end)
+			end = word_end(p, &w);
 		int sep = space && line_has_word;
 		/* Break before a word that does not fit, unless it would not fit on
 		 * a fresh line either and nothing of this text is on the line yet. */
@@ -318,7 +347,10 @@ void render_text_wrap(FILE *f, const char *s, int *col, int indent, int width, b
 		*col += sep + w;
 		while (p < end) {
 			p += next_atom(p, &a);
-			fwrite(a.p, 1, a.len, f);
+			if (a.kind == ATOM_SPACE)
+				fputc(' ', f); /* inside a code span; a tab shown as one column */
+			else
+				fwrite(a.p, 1, a.len, f);
 		}
 		line_has_word = true;
 		space = false;

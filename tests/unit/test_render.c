@@ -94,7 +94,8 @@ static int columns(const char *s, size_t n)
 	return w;
 }
 
-/* Every line at most width columns, unless it is one unbreakable word. */
+/* Every line at most width columns, unless it is one unbreakable word or one
+ * command in backticks (which is never broken, so it can be copied whole). */
 static void assert_fits(const char *text, int width)
 {
 	for (const char *p = text; *p;) {
@@ -105,6 +106,10 @@ static void assert_fits(const char *text, int width)
 			const char *t = p;
 			while (*t == ' ')
 				t++;
+			const char *close =
+			    *t == '`' ? memchr(t + 1, '`', n - (size_t)(t + 1 - p)) : NULL;
+			if (close)
+				t = close;
 			if (memchr(t, ' ', n - (size_t)(t - p)))
 				fail_msg("line of %d columns: %.*s", w, (int)n, p);
 		}
@@ -854,6 +859,16 @@ static void test_text_wrap(void **state)
 	RENDER(out, (col = 0, render_text_wrap(f, "see /var/lib/rancher/rke2/agent/etc/containerd",
 					       &col, 2, 20, false)));
 	assert_string_equal(out, "see\n  /var/lib/rancher/rke2/agent/etc/containerd");
+	free(out);
+	/* A command in backticks is not broken, so it can be copied whole; an
+	 * unclosed backtick is an ordinary character. */
+	RENDER(out,
+	       (col = 0, render_text_wrap(f, "run `kubectl -n longhorn-system get pods`, then wait",
+					  &col, 2, 30, false)));
+	assert_string_equal(out, "run\n  `kubectl -n longhorn-system get pods`,\n  then wait");
+	free(out);
+	RENDER(out, (col = 0, render_text_wrap(f, "a `b c d e", &col, 0, 6, false)));
+	assert_string_equal(out, "a `b c\nd e");
 	free(out);
 	/* CJK breaks between characters, two columns each. */
 	RENDER(out, (col = 0, render_text_wrap(f, "节点重启了节点重启了", &col, 0, 10, false)));
