@@ -289,6 +289,12 @@ int kube_client_new_kubeconfig(const char *path, struct kube_client **ret, char 
 
 int kube_client_new_in_cluster(struct kube_client **ret, char *err, size_t errlen)
 {
+	return kube_client_new_in_cluster_token(NULL, ret, err, errlen);
+}
+
+int kube_client_new_in_cluster_token(const char *token_file, struct kube_client **ret, char *err,
+				     size_t errlen)
+{
 	const char *host = getenv("KUBERNETES_SERVICE_HOST"),
 		   *port = getenv("KUBERNETES_SERVICE_PORT");
 	const char *dir = getenv("HVREADY_SA_DIR");
@@ -303,10 +309,11 @@ int kube_client_new_in_cluster(struct kube_client **ret, char *err, size_t errle
 	}
 	bool v6 = strchr(host, ':') != NULL;
 	struct kubeconfig cfg = {
-	    .origin = xasprintf("in-cluster service account %s", dir),
+	    .origin = token_file ? xasprintf("in-cluster API, the token of %s", token_file)
+				 : xasprintf("in-cluster service account %s", dir),
 	    .server = xasprintf("https://%s%s%s:%s", v6 ? "[" : "", host, v6 ? "]" : "", port),
 	    .ca_file = xasprintf("%s/ca.crt", dir),
-	    .token_file = xasprintf("%s/token", dir),
+	    .token_file = token_file ? xstrdup(token_file) : xasprintf("%s/token", dir),
 	};
 	int r = kube_client_new(&cfg, ret, err, errlen);
 	kubeconfig_clear(&cfg);

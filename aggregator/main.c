@@ -1,9 +1,13 @@
 /* hvready-aggregator: API checks, cross-node checks and the verdict (docs/design.md). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <openssl/crypto.h>
 
 #include "canary.h"
 #include "canary_result.h"
@@ -29,7 +33,8 @@
 struct source_args {
 	const char *kubeconfig;
 	bool in_cluster;
-	bool quiet; /* --quiet: no progress on the terminal */
+	const char *token_file; /* canary --in-cluster-token-file */
+	bool quiet;		/* --quiet: no progress on the terminal */
 	struct strv states;
 };
 
@@ -76,6 +81,9 @@ enum {
 	OPT_CANARY_RESULT,
 	OPT_CANARY_MAX_AGE,
 	OPT_CANARY_INTERVAL,
+	OPT_CANARY_KUBECONFIG,
+	OPT_CANARY_TOKEN_FILE,
+	OPT_IN_CLUSTER_TOKEN_FILE,
 	OPT_CANARY_NAMESPACE,
 	OPT_CANARY_STEPS,
 	OPT_CANARY_RWX_CLASS,
@@ -173,6 +181,10 @@ static const struct cli_option options[] = {
      "two Ready nodes", false},
     {"timeout", required_argument, OPT_TIMEOUT, CMD_CANARY, "DURATION",
      "the whole run, cleanup included: N, Ns, Nm or Nh, 10s to 24h", "300s", false},
+    {"in-cluster-token-file", required_argument, OPT_IN_CLUSTER_TOKEN_FILE, CMD_CANARY, "FILE",
+     "with --in-cluster: the bearer token of FILE, not the pod's ServiceAccount's (the API "
+     "address and CA stay the pod's)",
+     NULL, false},
     {"keep", no_argument, OPT_KEEP, CMD_CANARY, NULL,
      "leave what the run created, for a person to look at", NULL, false},
     {"cleanup", no_argument, OPT_CLEANUP, CMD_CANARY, NULL,
@@ -185,6 +197,13 @@ static const struct cli_option options[] = {
      "run the canary every so often (the first at start; never two at once): N, Ns, Nm, Nh, "
      "10s to 24h",
      "never", false},
+    {"canary-kubeconfig", required_argument, OPT_CANARY_KUBECONFIG, CMD_SERVE, "FILE",
+     "with --canary-interval: the canary's own credential (serve's stays its own)",
+     "serve's --kubeconfig; with --in-cluster one of the two is required", false},
+    {"canary-token-file", required_argument, OPT_CANARY_TOKEN_FILE, CMD_SERVE, "FILE",
+     "with --canary-interval --in-cluster: the canary's bearer token (its own ServiceAccount's), "
+     "read again every run",
+     NULL, false},
     {"canary-namespace", required_argument, OPT_CANARY_NAMESPACE, CMD_SERVE, "NS",
      "with --canary-interval: the canary's --namespace", "hvready-canary", false},
     {"canary-steps", required_argument, OPT_CANARY_STEPS, CMD_SERVE, "rwx,...",
@@ -244,8 +263,9 @@ static struct kube_client *open_client(const struct source_args *s)
 {
 	char err[SOURCE_ERR_LEN];
 	struct kube_client *kc = NULL;
-	int r = s->in_cluster ? kube_client_new_in_cluster(&kc, err, sizeof(err))
-			      : kube_client_new_kubeconfig(s->kubeconfig, &kc, err, sizeof(err));
+	int r = s->in_cluster
+		    ? kube_client_new_in_cluster_token(s->token_file, &kc, err, sizeof(err))
+		    : kube_client_new_kubeconfig(s->kubeconfig, &kc, err, sizeof(err));
 	if (r < 0)
 		fatalx("%s", err);
 	return kc;
@@ -518,6 +538,44 @@ static int cmd_collect(int argc, char **argv)
 	return 0;
 }
 
+/* A credential file of the canary (--canary-kubeconfig, --canary-token-file),
+ * checked at start: it exists, is a regular file (a FIFO is refused, never
+ * opened for good), readable, at most max bytes and, for a token, one line.
+ * What it holds is never printed. Exits 2 with a one-line reason. */
+static void canary_credential_arg(const char *opt, const char *path, size_t max, bool token)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		fatalx("serve: %s %s: %s", opt, path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		fatalx("serve: %s %s: %s", opt, path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		fatalx("serve: %s %s: %s, not a regular file", opt, path,
+		       S_ISFIFO(st.st_mode)  ? "a FIFO"
+		       : S_ISDIR(st.st_mode) ? "a directory"
+					     : "a special file");
+	if ((uint64_t)st.st_size > max)
+		fatalx("serve: %s %s: larger than %zu KiB", opt, path, max >> 10);
+	char *buf = NULL;
+	size_t len = 0;
+	int r = util_read_fd(fd, max, &buf, &len, NULL);
+	close(fd);
+	if (r < 0)
+		fatalx("serve: %s %s: %s", opt, path, util_read_strerror(r));
+	bool bad = len == 0 || memchr(buf, '\0', len);
+	if (token && !bad) {
+		strstrip(buf);
+		bad = !*buf || strpbrk(buf, "\r\n");
+	}
+	OPENSSL_cleanse(buf, len);
+	free(buf);
+	if (bad)
+		fatalx("serve: %s %s: %s", opt, path,
+		       token ? "empty, not one line or holding a NUL byte: not a bearer token"
+			     : "empty or holding a NUL byte: not a kubeconfig");
+}
+
 /* The agent's ServiceAccount, in the aggregator's own namespace when it runs
  * in the cluster (the manifests put both in one), else in hvready-system. */
 static char *default_agent_sa(bool in_cluster)
@@ -643,6 +701,16 @@ static int cmd_serve(int argc, char **argv)
 			o.canary_interval_ms =
 			    canary_duration_arg("serve: --canary-interval", optarg, 10000);
 			break;
+		case OPT_CANARY_KUBECONFIG:
+			free(o.canary_kubeconfig);
+			o.canary_kubeconfig = xstrdup(optarg);
+			canary_opts++;
+			break;
+		case OPT_CANARY_TOKEN_FILE:
+			free(o.canary_token_file);
+			o.canary_token_file = xstrdup(optarg);
+			canary_opts++;
+			break;
 		case OPT_CANARY_NAMESPACE:
 			free(o.canary_ns);
 			o.canary_ns =
@@ -719,11 +787,27 @@ static int cmd_serve(int argc, char **argv)
 		fatalx("serve: --tls-cert and --tls-key go together");
 	if (canary_opts && !o.canary_interval_ms)
 		fatalx("serve: --canary-namespace, --canary-steps, --canary-rwx-class, "
-		       "--canary-storage-class, --canary-image, --canary-node and "
-		       "--canary-timeout go with "
+		       "--canary-storage-class, --canary-image, --canary-node, --canary-timeout, "
+		       "--canary-kubeconfig and --canary-token-file go with "
 		       "--canary-interval");
 	if (o.canary_interval_ms && o.states.n)
 		fatalx("serve: --canary-interval needs the API (--kubeconfig or --in-cluster)");
+	/* The canary creates and deletes; serve's ServiceAccount only reads. */
+	if (o.canary_kubeconfig && o.canary_token_file)
+		fatalx("serve: give one of --canary-kubeconfig, --canary-token-file");
+	if (o.canary_token_file && !o.in_cluster)
+		fatalx("serve: --canary-token-file goes with --in-cluster (the API address and CA "
+		       "are the pod's); out of the cluster give --canary-kubeconfig FILE");
+	if (o.canary_interval_ms && o.in_cluster && !o.canary_kubeconfig && !o.canary_token_file)
+		fatalx("serve: --in-cluster --canary-interval needs the canary's own credential, "
+		       "--canary-token-file FILE (the hvready-canary ServiceAccount's token) or "
+		       "--canary-kubeconfig FILE: serve's ServiceAccount is read-only");
+	if (o.canary_kubeconfig)
+		canary_credential_arg("--canary-kubeconfig", o.canary_kubeconfig,
+				      KUBECONFIG_MAX_SIZE, false);
+	if (o.canary_token_file)
+		canary_credential_arg("--canary-token-file", o.canary_token_file,
+				      CANARY_TOKEN_MAX_SIZE, true);
 	if (n_canary_nodes == 1)
 		fatalx("serve: --canary-node goes twice, for node A (writer) and node B (reader)");
 	int code = server_run(&o);
@@ -736,6 +820,8 @@ static int cmd_serve(int argc, char **argv)
 	free(o.node_token_file);
 	free(o.read_auth_arg);
 	free(o.canary_result);
+	free(o.canary_kubeconfig);
+	free(o.canary_token_file);
 	free(o.canary_ns);
 	free(o.canary_steps);
 	free(o.canary_rwx_class);
@@ -792,6 +878,9 @@ static int cmd_canary(int argc, char **argv)
 				    "Ns, Nm, Nh)",
 				    optarg);
 			break;
+		case OPT_IN_CLUSTER_TOKEN_FILE:
+			src.token_file = optarg;
+			break;
 		case OPT_KEEP:
 			o.keep = true;
 			break;
@@ -810,6 +899,8 @@ static int cmd_canary(int argc, char **argv)
 		fatalx("canary: give one of --kubeconfig, --in-cluster");
 	if (!src.kubeconfig && !src.in_cluster)
 		fatalx("canary: give --kubeconfig FILE or --in-cluster");
+	if (src.token_file && !src.in_cluster)
+		fatalx("canary: --in-cluster-token-file goes with --in-cluster");
 	if (o.n_nodes == 1)
 		fatalx("canary: --node goes twice, for node A (writer) and node B (reader)");
 	if (o.cleanup_only && (o.keep || o.n_nodes || o.rwx_class || o.image))

@@ -49,7 +49,14 @@ struct server_opts {
 	int64_t canary_interval_ms, canary_timeout_ms;
 	char *canary_ns, *canary_steps, *canary_rwx_class, *canary_vm_class, *canary_image;
 	char *canary_nodes[2];
+	/* The canary's own credential (serve's is kubeconfig/in_cluster above):
+	 * --canary-kubeconfig, or --canary-token-file with in_cluster; neither:
+	 * serve's --kubeconfig (main.c refuses neither with --in-cluster). */
+	char *canary_kubeconfig, *canary_token_file;
 };
+
+/* --canary-token-file's size bound (a ServiceAccount token is about 1 KiB). */
+#define CANARY_TOKEN_MAX_SIZE ((size_t)64 << 10)
 
 /* The agent's ServiceAccount outside a cluster's pod (main.c finds the
  * namespace in one). */

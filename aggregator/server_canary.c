@@ -126,7 +126,15 @@ static void build_argv(struct server_canary *c)
 	struct strv *v = &c->argv;
 	strv_add(v, "hvready-aggregator");
 	strv_add(v, "canary");
-	if (o->in_cluster)
+	/* The canary's credential, as paths: never a token in its argv. */
+	if (o->canary_kubeconfig) {
+		strv_add(v, "--kubeconfig");
+		strv_add(v, o->canary_kubeconfig);
+	} else if (o->canary_token_file) {
+		strv_add(v, "--in-cluster");
+		strv_add(v, "--in-cluster-token-file");
+		strv_add(v, o->canary_token_file);
+	} else if (o->in_cluster)
 		strv_add(v, "--in-cluster");
 	else {
 		strv_add(v, "--kubeconfig");

@@ -58,6 +58,12 @@ struct kube_client;
 int kube_client_new_kubeconfig(const char *path, struct kube_client **ret, char *err,
 			       size_t errlen);
 int kube_client_new_in_cluster(struct kube_client **ret, char *err, size_t errlen);
+/* In-cluster with the bearer token of token_file instead of the ServiceAccount
+ * directory's (the API address and CA stay the pod's): a token mounted from a
+ * Secret of another ServiceAccount (serve --canary-token-file). The file is
+ * re-read when it changes, as the ServiceAccount's. NULL: as above. */
+int kube_client_new_in_cluster_token(const char *token_file, struct kube_client **ret, char *err,
+				     size_t errlen);
 void kube_client_free(struct kube_client *kc);
 /* The API server's base URL, for messages. */
 const char *kube_client_server(const struct kube_client *kc);

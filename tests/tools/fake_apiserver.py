@@ -21,6 +21,14 @@ its only served version.
 Auth: --token TOKEN (repeatable) accepts a bearer token; --client-ca FILE
 accepts client certificates signed by that CA (the user is the CN); with
 --require-auth anything else gets 401. A wrong token is 401 in any case.
+--read-only-token TOKEN (repeatable) is accepted too, but its user (from
+--tokenreview FILE, else system:serviceaccount:hvready-system:hvready-aggregator,
+as serve's read-only ServiceAccount) may only read: every write (POST, PUT,
+PATCH, DELETE; a TokenReview aside) is 403 Forbidden, a Status as
+kube-apiserver's authorizer answers it (k8s.io/apiserver
+pkg/endpoints/handlers/responsewriters/errors.go forbiddenMessage: 'pods is
+forbidden: User "U" cannot create resource "pods" in API group "" in the
+namespace "NS"').
 
 Also: GET /version and the discovery documents (/api, /apis, /api/v1,
 /apis/GROUP/VERSION) that kubectl reads; POST /apis/authentication.k8s.io/v1/tokenreviews answered
@@ -195,7 +203,8 @@ class State:
             pat, _, sec = spec.rpartition(":")
             self.slow.append((pat, float(sec)))
         self.expire_left = {}
-        self.tokens = set(args.token)
+        self.tokens = set(args.token) | set(args.read_only_token)
+        self.read_only = set(args.read_only_token)
         self.leases = {}
         self.lease_rv = 100
         self.reviews = {}
@@ -359,7 +368,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if tok is None or tok not in self.st.tokens:
                 return None
             rev = self.st.reviews.get(tok)
-            return rev.get("user", "token-user") if rev else "token-user"
+            if rev:
+                return rev.get("user", "token-user")
+            if tok in self.st.read_only:
+                return "system:serviceaccount:hvready-system:hvready-aggregator"
+            return "token-user"
         try:
             cert = self.connection.getpeercert()
         except (ValueError, AttributeError):
@@ -371,6 +384,38 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         return v
             return "cert-user"
         return None if self.st.args.require_auth else "system:anonymous"
+
+    def read_only_refused(self):
+        """A write with a --read-only-token: 403 sent (True), else False."""
+        auth = self.headers.get("Authorization") or ""
+        tok = auth[7:].strip() if auth.startswith("Bearer ") else None
+        if tok is None or tok not in self.st.read_only:
+            return False
+        user = self.user()
+        route = self.parse()
+        verb = {"POST": "create", "PUT": "update", "PATCH": "patch",
+                "DELETE": "delete"}[self.command]
+        if route is None:
+            lease = self.lease_route()
+            if not lease:
+                self.send_json(403, status(403, "Forbidden", 'User "%s" cannot %s path "%s"'
+                                           % (user, verb, urllib.parse.urlsplit(self.path).path)))
+                return True
+            group, plural, ns, name, sub = "coordination.k8s.io", "leases", lease[0], lease[1], None
+        else:
+            res, ns, name, sub = route
+            group, plural = res.group, res.plural
+        qualified = plural + ("." + group if group else "")
+        resource = plural + ("/" + sub if sub else "")
+        scope = ('in the namespace "%s"' % ns) if ns else "at the cluster scope"
+        what = ('%s "%s"' % (qualified, name)) if name else qualified
+        msg = ('%s is forbidden: User "%s" cannot %s resource "%s" in API group "%s" %s'
+               % (what, user, verb, resource, group, scope))
+        details = {"group": group, "kind": plural}
+        if name:
+            details["name"] = name
+        self.send_json(403, status(403, "Forbidden", msg, details), route[0] if route else None)
+        return True
 
     # -- routing
     def parse(self):
@@ -549,6 +594,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = urllib.parse.urlsplit(self.path).path
         if path == "/apis/authentication.k8s.io/v1/tokenreviews":
             return self.token_review(body)
+        if self.read_only_refused():
+            return
         if self.lease_route():
             return self.lease_request(body, self.user())
         route = self.parse()
@@ -573,6 +620,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.read_body()
         if self.user() is None:
             return self.send_json(401, status(401, "Unauthorized", "Unauthorized"))
+        if self.read_only_refused():
+            return
         route = self.parse()
         if route and self.st.args.writable and route[2] and not route[3]:
             import fake_canary
@@ -621,6 +670,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = self.read_body()
         if self.user() is None:
             return self.send_json(401, status(401, "Unauthorized", "Unauthorized"))
+        if self.read_only_refused():
+            return
         route = self.parse()
         if route and route[0].plural == "nodes" and route[0].group == "" and route[3] == "status":
             self.record(body)
@@ -640,6 +691,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         user = self.user()
         if user is None:
             return self.send_json(401, status(401, "Unauthorized", "Unauthorized"))
+        if self.read_only_refused():
+            return
         if self.lease_route():
             return self.lease_request(body, user)
         return self.send_json(404, status(404, "NotFound",
@@ -749,6 +802,8 @@ def main():
     p.add_argument("--bind", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--token", action="append", default=[], help="an accepted bearer token")
+    p.add_argument("--read-only-token", action="append", default=[], metavar="TOKEN",
+                   help="an accepted bearer token whose writes are 403 Forbidden")
     p.add_argument("--require-auth", action="store_true",
                    help="401 without a valid token or client certificate")
     p.add_argument("--not-installed", action="append", default=[], metavar="RES",
