@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# deploy/overlays/monitoring, cert-manager and canary: they render with
+# deploy/overlays/monitoring, cert-manager, canary and canary-scheduled: they render with
 # `kubectl kustomize`, their custom resources pass the upstream CRDs' schemas
 # (tests/tools/k8s-schema: types, enums, required fields and unknown fields), the
 # PrometheusRule passes `promtool check rules`, the ServiceMonitor scrapes the port
 # and Service the base defines, the NetworkPolicy admits the monitoring namespace,
-# and the Certificate issues the Secret the aggregator and the agents mount.
+# and the Certificate issues the Secret the aggregator and the agents mount;
+# canary-scheduled mounts the hvready-canary ServiceAccount's token Secret into serve,
+# passes it by --canary-token-file, and binds nothing new to serve's ServiceAccount.
 # The schema checker is first shown to refuse a typo and a bad enum, so a checker
 # that accepts everything cannot pass this test.
 set -euo pipefail
@@ -133,6 +135,54 @@ pod = job["spec"]["jobTemplate"]["spec"]["template"]["spec"]
 assert pod["serviceAccountName"] == "hvready-canary", pod
 assert pod["containers"][0]["args"][:2] == ["canary", "--in-cluster"], pod["containers"][0]["args"]
 assert job["spec"]["suspend"] is True and job["spec"]["concurrencyPolicy"] == "Forbid", job["spec"]
+# canary-scheduled: serve runs the canary with the hvready-canary ServiceAccount's token
+# (a Secret mounted read-only), and serve's own ServiceAccount gains nothing.
+cs = load("canary-scheduled")
+def bound_rules(docs, sa, ns):
+    out = []
+    for b in docs:
+        if b["kind"] not in ("RoleBinding", "ClusterRoleBinding"):
+            continue
+        if not any(s.get("kind") == "ServiceAccount" and s.get("name") == sa
+                   and s.get("namespace") == ns for s in b.get("subjects") or []):
+            continue
+        ref = b["roleRef"]
+        role = find(docs, ref["kind"], ref["name"])
+        where = b["metadata"].get("namespace", "*") if b["kind"] == "RoleBinding" else "*"
+        out += [json.dumps([where, r], sort_keys=True) for r in role["rules"]]
+    return sorted(out)
+std = load("standard")
+assert bound_rules(cs, "hvready-aggregator", "hvready-system") == \
+    bound_rules(std, "hvready-aggregator", "hvready-system"), "serve's ServiceAccount gained rules"
+assert any('"create"' in r for r in bound_rules(cs, "hvready-canary", "hvready-system")), \
+    "the canary's ServiceAccount cannot create"
+sec = find(cs, "Secret", "hvready-canary-token")
+assert sec["type"] == "kubernetes.io/service-account-token", sec
+assert sec["metadata"]["namespace"] == "hvready-system", sec["metadata"]
+assert sec["metadata"]["annotations"]["kubernetes.io/service-account.name"] == "hvready-canary", sec
+sa = find(cs, "ServiceAccount", "hvready-canary")
+assert sa["metadata"]["namespace"] == sec["metadata"]["namespace"], sa["metadata"]
+assert "data" not in sec and "stringData" not in sec, "a token in the manifests"
+dep = find(cs, "Deployment", "hvready-aggregator")
+pod = dep["spec"]["template"]["spec"]
+assert pod["serviceAccountName"] == "hvready-aggregator", pod["serviceAccountName"]
+vol = [v for v in pod["volumes"] if v.get("secret", {}).get("secretName") == sec["metadata"]["name"]]
+assert len(vol) == 1, pod["volumes"]
+ctr = pod["containers"][0]
+mnt = [m for m in ctr["volumeMounts"] if m["name"] == vol[0]["name"]]
+assert len(mnt) == 1 and mnt[0].get("readOnly") is True, mnt
+args = ctr["args"]
+assert args[0] == "serve" and "--in-cluster" in args, args
+assert any(a.startswith("--canary-interval=") for a in args), args
+assert "--canary-token-file=%s/token" % mnt[0]["mountPath"] in args, (args, mnt)
+assert not any(a.startswith("--canary-kubeconfig") for a in args), args
+# only serve mounts the canary's token; the rest of the Deployment is the base's
+for d in cs:
+    if d["kind"] in ("DaemonSet", "CronJob") and sec["metadata"]["name"] in json.dumps(d):
+        raise AssertionError("%s/%s mounts the canary's token" % (d["kind"], d["metadata"]["name"]))
+base_dep = find(std, "Deployment", "hvready-aggregator")["spec"]["template"]["spec"]
+assert [v for v in pod["volumes"] if v is not vol[0]] == base_dep["volumes"], pod["volumes"]
+assert [a for a in args if not a.startswith("--canary-")] == base_dep["containers"][0]["args"], args
 print("deploy_overlays: references OK")
 PY
 promtool check rules "$tmp/rules.yaml" || fail "promtool check rules"
