@@ -20,7 +20,7 @@ test_init
 extra_cleanup() { kt_cleanup; }
 kt_pki "$TMP/pki"
 FIX="$HVREADY_SRC/tests/fixtures/canary"
-STEPS="--steps vm,snapshot,restore"
+STEPS=(--steps "vm,snapshot,restore")
 
 . "$HVREADY_SRC/tests/tools/canary_test_lib.sh"
 SEL="labelSelector=app.kubernetes.io%2Fmanaged-by%3Dhvready-canary"
@@ -46,7 +46,7 @@ for o in json.load(sys.stdin).get("items") or []:
 count() { api GET "$1" | "$PY" -c 'import json, sys; print(len(json.load(sys.stdin).get("items") or []))'; }
 
 # 1. --keep: the steps pass, their objects stay, labelled
-run keep 60 -- $STEPS --keep
+run keep 60 -- "${STEPS[@]}" --keep
 [ $RC -eq 0 ] || fail "keep: exit $RC: $(cat "$TMP/keep.json" "$TMP/keep.stderr")"
 expect keep canary.vm.start PASS "*"
 expect keep canary.snapshot PASS "*is ready in *s*"
@@ -91,7 +91,7 @@ nothing_left cleanup
 # 3. Longhorn never deletes the volumes: the --cleanup of a kept run finds the
 #    volumes behind the kept PVCs (the VM's and the restored VM's), waits for
 #    them, then names both as left (FAIL); the test removes them.
-run stuck 60 --canary-fault volume-stuck -- $STEPS --keep
+run stuck 60 --canary-fault volume-stuck -- "${STEPS[@]}" --keep
 [ $RC -eq 0 ] || fail "stuck: exit $RC: $(cat "$TMP/stuck.json" "$TMP/stuck.stderr")"
 expect stuck canary.restore PASS "*"
 RC=0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# serve --canary-interval with the canary's own credential (docs/canary.md#serve-runs-it):
+# serve --canary-interval with the canary's own credential (docs/canary.md#the-scheduled-canarys-credential):
 # serve reads with a read-only token (the fake answers its writes 403 Forbidden, as
 # kube-apiserver's authorizer does), the canary child writes with its own:
 #  - --in-cluster --canary-token-file FILE: the first run, with FILE holding the
