@@ -12,7 +12,7 @@
 #    a missing, FIFO, directory, empty, two-line or oversized file, both options,
 #    --canary-token-file without --in-cluster or without --canary-interval: exit 2, one
 #    line each, at once (a FIFO is never waited on);
-#  - neither token is in serve's log (the child's stderr included), /v1/verdict,
+#  - neither token is in serve's stdout or log (the child's stderr included), /v1/verdict,
 #    the text and HTML verdicts, /metrics, or any error line.
 # ctest: serial
 set -euo pipefail
@@ -52,6 +52,7 @@ no_token() {
 	local n=$1 f
 	shift
 	for f in "$@"; do
+		[ -f "$f" ] || fail "$n: no $f to look in"
 		if grep -qF -e "$RO" -e "$CAN" "$f"; then
 			fail "$n: a bearer token in $(basename "$f"): $(grep -F -e "$RO" -e "$CAN" "$f" | head -3)"
 		fi
@@ -86,6 +87,10 @@ code=$(ro_call -X POST -d '{"metadata":{"name":"x"}}' "https://127.0.0.1:$FAKE_P
 
 export KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT=$FAKE_PORT HVREADY_SA_DIR="$TMP/sa"
 
+# serve's stdout too (start_aggregator takes its stderr as the log)
+# shellcheck disable=SC2016 # $@ and $0 are the inner shell's
+AGG_WRAP=(bash -c 'exec "$@" >>"$0"' "$TMP/serve.stdout")
+
 # 1. --in-cluster --canary-token-file, first holding the read-only token: the 403 in the finding
 printf '%s\n' "$RO" >"$TMP/canary/token"
 start_aggregator "$TMP/tok.serve.log" --in-cluster --insecure-no-auth --canary-interval 10s \
@@ -118,7 +123,7 @@ outputs tok2
 # (a third run may be going: serve's SIGTERM stops it, and it cleans up)
 stop_aggregator || fail "tok: serve did not exit cleanly: $(tail -5 "$TMP/tok.serve.log")"
 [ -z "$(left)" ] || fail "tok: objects left: $(left)"
-no_token tok "$TMP/tok.serve.log" "$TMP"/tok?.out.* "$TMP"/tok?.verdict.json
+no_token tok "$TMP/serve.stdout" "$TMP/tok.serve.log" "$TMP"/tok?.out.* "$TMP"/tok?.verdict.json
 
 # 3. out of the cluster: --kubeconfig (read-only) and --canary-kubeconfig (the canary's)
 mkdir -p "$TMP/kc-ro" "$TMP/kc-can"
@@ -132,7 +137,7 @@ wait_for 40 "canary.rwx PASS with --canary-kubeconfig" rwx_is kc \
 	'PASS proved by canary run *: a token written on hv-node-1 was read back on hv-node-2 *'
 outputs kc
 stop_aggregator || fail "kc: serve did not exit cleanly: $(tail -5 "$TMP/kc.serve.log")"
-no_token kc "$TMP/kc.serve.log" "$TMP"/kc.out.* "$TMP/kc.verdict.json"
+no_token kc "$TMP/serve.stdout" "$TMP/kc.serve.log" "$TMP"/kc.out.* "$TMP/kc.verdict.json"
 [ -z "$(left)" ] || fail "kc: objects left: $(left)"
 
 # 4. usage: exit 2 at once, one line, no token
