@@ -176,6 +176,10 @@ assert args[0] == "serve" and "--in-cluster" in args, args
 assert any(a.startswith("--canary-interval=") for a in args), args
 assert "--canary-token-file=%s/token" % mnt[0]["mountPath"] in args, (args, mnt)
 assert not any(a.startswith("--canary-kubeconfig") for a in args), args
+# a rollout lets the running canary clean up: grace above its --canary-timeout plus 30 s
+tmo = [a.split("=", 1)[1] for a in args if a.startswith("--canary-timeout=")]
+secs = int(tmo[0][:-1]) * {"s": 1, "m": 60, "h": 3600}[tmo[0][-1]] if tmo else 300
+assert pod.get("terminationGracePeriodSeconds", 30) >= secs + 30, (pod.get("terminationGracePeriodSeconds"), tmo)
 # only serve mounts the canary's token; the rest of the Deployment is the base's
 for d in cs:
     if d["kind"] in ("DaemonSet", "CronJob") and sec["metadata"]["name"] in json.dumps(d):
