@@ -7,13 +7,13 @@
 #include <errno.h>
 #include <zlib.h>
 
-#include "a_fixture.h"
+#include "hostroot_fixture.h"
 #include "modules.h"
 
 static struct hostroot open_root(const char *name)
 {
 	struct hostroot hr;
-	char *p = a_fixture_path(name);
+	char *p = hf_fixture_path(name);
 	assert_int_equal(hostroot_open(&hr, p), 0);
 	free(p);
 	return hr;
@@ -54,7 +54,7 @@ static void test_loaded_sys_module_only(void **state)
 	hostroot_close(&hr);
 
 	/* Neither source: cannot tell. */
-	char *root = a_tmp_root();
+	char *root = hf_tmp_dir();
 	assert_int_equal(hostroot_open(&hr, root), 0);
 	assert_int_equal(modules_loaded(&hr, "nfs"), -ENOENT);
 	struct strv found = {0};
@@ -62,7 +62,7 @@ static void test_loaded_sys_module_only(void **state)
 	assert_int_equal(modules_find(&hr, pats, &found), -ENOENT);
 	assert_int_equal(found.n, 0);
 	hostroot_close(&hr);
-	a_tmp_clean(root);
+	hf_tmp_clean(root);
 }
 
 static void test_find_patterns(void **state)
@@ -224,8 +224,8 @@ static void write_gz(const char *root, const char *rel, const char *content, siz
 
 static void test_kconfig_proc_config_gz(void **state)
 {
-	char *root = a_tmp_root();
-	a_tmp_write(root, "proc/sys/kernel/osrelease", "6.8.0-45-generic\n", 17);
+	char *root = hf_tmp_dir();
+	hf_put(root, "proc/sys/kernel/osrelease", "6.8.0-45-generic\n", 17);
 	/* A long config so that a truncated copy ends inside the stream. */
 	char *full = NULL;
 	size_t flen = 0;
@@ -255,7 +255,7 @@ static void test_kconfig_proc_config_gz(void **state)
 	assert_int_equal(kconfig_value(&hr, "6.8.0-45-generic", "CONFIG_NFS_V4_1", &v), -EBADMSG);
 	hostroot_close(&hr);
 	free(full);
-	a_tmp_clean(root);
+	hf_tmp_clean(root);
 }
 
 static void test_kernel_release(void **state)

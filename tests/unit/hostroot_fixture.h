@@ -1,0 +1,357 @@
+/*
+ * The one harness for tests that read a host root: an agent context (options,
+ * report, host root) over a fixture host root (tests/fixtures/hostroots/NAME,
+ * see its README.md), over any directory, or over a scratch root that the test
+ * fills file by file and that hf_close() removes again; then "run check Y on
+ * it", "the finding of Y", "assert status", "assert evidence / text contains".
+ *
+ * Fixtures are found under $HVREADY_SRC, which ctest sets to the source tree
+ * (CMakeLists.txt, set_tests_properties ENVIRONMENT). There is no fallback: a
+ * test run outside ctest, or a fixture that is not there, fails with a message
+ * that says which path was looked for.
+ *
+ * Every finding the harness hands out has passed hf_finding_ok(): a message, a
+ * remediation, evidence when it is not PASS; assert_verdict() is assert_status()
+ * that also wants a remediation on WARN, FAIL and UNKNOWN.
+ */
+#pragma once
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "checks.h"
+
+/* The node name of every harness report (no test depends on its value, only
+ * on findings carrying the report's name: hf_finding_ok checks that). */
+#define HF_NODE "test-node"
+
+struct hostroot_fixture {
+	struct agent_opts opts;
+	struct node_report report;
+	struct agent_ctx ctx;
+	char *tmp; /* scratch host root that hf_close() removes, or NULL */
+};
+
+/* ---- where the fixtures are ---------------------------------------------------------- */
+
+/* tests/fixtures/hostroots/NAME in the source tree ("" for the directory itself;
+ * NAME may go on into the fixture, "a-debian-intel/proc/cpuinfo"); an absolute
+ * NAME is taken as it is. Fails the test when it does not exist. */
+static inline char *hf_fixture_path(const char *name)
+{
+	char *p;
+	if (name[0] == '/') {
+		p = xstrdup(name);
+	} else {
+		const char *src = getenv("HVREADY_SRC");
+		if (!src || !*src)
+			fail_msg("HVREADY_SRC is not set: run the test through ctest, or set it "
+				 "to the source tree");
+		p = xasprintf("%s/tests/fixtures/hostroots/%s", src, name);
+	}
+	struct stat st;
+	if (stat(p, &st) < 0)
+		fail_msg("fixture %s: %s (tests/fixtures/hostroots/README.md lists the host roots)",
+			 p, strerror(errno));
+	return p;
+}
+
+/* ---- scratch directories (a host root a test builds) --------------------------------- */
+
+static inline char *hf_tmp_dir(void)
+{
+	char tmpl[] = "/tmp/hvready-hostroot-XXXXXX";
+	if (!mkdtemp(tmpl))
+		fail_msg("mkdtemp: %s", strerror(errno));
+	return xstrdup(tmpl);
+}
+
+/* Every missing parent directory of path. */
+static inline void hf_mkdirs(const char *path)
+{
+	_cleanup_free_ char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST)
+				fail_msg("mkdir %s: %s", p, strerror(errno));
+			*s = '/';
+		}
+}
+
+/* root/rel with these bytes and mode, parents created, whatever was there replaced. */
+static inline void hf_put_mode(const char *root, const char *rel, const void *data, size_t len,
+			       mode_t mode)
+{
+	_cleanup_free_ char *p = xasprintf("%s/%s", root, rel);
+	hf_mkdirs(p);
+	unlink(p);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		fail_msg("open %s: %s", p, strerror(errno));
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	fchmod(fd, mode);
+	close(fd);
+}
+
+static inline void hf_put(const char *root, const char *rel, const void *data, size_t len)
+{
+	hf_put_mode(root, rel, data, len, 0644);
+}
+
+/* root/rel as a copy of the fixture file NAME ("a-debian-intel/proc/cpuinfo"). */
+static inline void hf_put_fixture_file(const char *root, const char *rel, const char *name)
+{
+	_cleanup_free_ char *src = hf_fixture_path(name);
+	char *buf;
+	size_t len;
+	if (util_read_file(src, 1 << 20, &buf, &len) < 0)
+		fail_msg("cannot read %s", src);
+	hf_put(root, rel, buf, len);
+	free(buf);
+}
+
+static inline int hf_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path);
+	return unlink(path);
+}
+
+/* Removes the scratch directory and frees its name. */
+static inline void hf_tmp_clean(char *root)
+{
+	if (nftw(root, hf_rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		fail_msg("cannot remove %s: %s", root, strerror(errno));
+	free(root);
+}
+
+/* ---- an agent context over a host root ----------------------------------------------- */
+
+static inline void hf_open_dir(struct hostroot_fixture *h, const char *dir)
+{
+	agent_opts_init(&h->opts);
+	h->report = (struct node_report){.node = xstrdup(HF_NODE)};
+	h->ctx = (struct agent_ctx){.opts = &h->opts, .report = &h->report};
+	int r = hostroot_open(&h->ctx.root, dir);
+	if (r < 0)
+		fail_msg("cannot open host root %s: %s", dir, strerror(-r));
+}
+
+/* The fixture host root NAME (or an absolute directory). */
+static inline void hf_open(struct hostroot_fixture *h, const char *name)
+{
+	*h = (struct hostroot_fixture){0};
+	_cleanup_free_ char *p = hf_fixture_path(name);
+	hf_open_dir(h, p);
+}
+
+/* An empty scratch root; hf_write() and friends fill it, hf_close() removes it. */
+static inline void hf_scratch(struct hostroot_fixture *h)
+{
+	*h = (struct hostroot_fixture){0};
+	h->tmp = hf_tmp_dir();
+	hf_open_dir(h, h->tmp);
+}
+
+/* A scratch root that starts as a copy of a fixture, to change one thing in it. */
+static inline void hf_scratch_from(struct hostroot_fixture *h, const char *fixture)
+{
+	hf_scratch(h);
+	_cleanup_free_ char *src = hf_fixture_path(fixture);
+	_cleanup_free_ char *cmd = xasprintf("cp -a '%s/.' '%s/'", src, h->tmp);
+	if (system(cmd) != 0)
+		fail_msg("%s failed", cmd);
+}
+
+static inline void hf_close(struct hostroot_fixture *h)
+{
+	node_report_clear(&h->report);
+	agent_opts_clear(&h->opts);
+	hostroot_close(&h->ctx.root);
+	if (h->tmp)
+		hf_tmp_clean(h->tmp);
+	*h = (struct hostroot_fixture){0};
+}
+
+/* ---- filling the scratch root --------------------------------------------------------- */
+
+static inline char *hf_path(struct hostroot_fixture *h, const char *rel)
+{
+	if (!h->tmp)
+		fail_msg("%s: not a scratch host root (hf_scratch)", rel);
+	return xasprintf("%s/%s", h->tmp, rel);
+}
+
+static inline void hf_write_mode(struct hostroot_fixture *h, const char *rel, const void *data,
+				 size_t len, mode_t mode)
+{
+	_cleanup_free_ char *p = hf_path(h, ""); /* asserts a scratch root */
+	hf_put_mode(h->tmp, rel, data, len, mode);
+}
+
+static inline void hf_write(struct hostroot_fixture *h, const char *rel, const char *text)
+{
+	hf_write_mode(h, rel, text, strlen(text), 0644);
+}
+
+/* An executable that exits 0. */
+static inline void hf_exe(struct hostroot_fixture *h, const char *rel)
+{
+	hf_write_mode(h, rel, "#!/bin/sh\nexit 0\n", 17, 0755);
+}
+
+static inline void hf_mkdir(struct hostroot_fixture *h, const char *rel)
+{
+	_cleanup_free_ char *p = hf_path(h, rel);
+	_cleanup_free_ char *slash = xasprintf("%s/", p);
+	hf_mkdirs(slash);
+}
+
+static inline void hf_symlink(struct hostroot_fixture *h, const char *rel, const char *target)
+{
+	_cleanup_free_ char *p = hf_path(h, rel);
+	hf_mkdirs(p);
+	unlink(p);
+	if (symlink(target, p) < 0)
+		fail_msg("symlink %s: %s", p, strerror(errno));
+}
+
+static inline void hf_remove(struct hostroot_fixture *h, const char *rel)
+{
+	_cleanup_free_ char *p = hf_path(h, rel);
+	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", p);
+	if (system(cmd) != 0)
+		fail_msg("%s failed", cmd);
+}
+
+/* ---- findings ---------------------------------------------------------------------------- */
+
+/* What every finding must have: its check's ID, the report's node, a message, a
+ * remediation, and evidence when it is not PASS. */
+static inline void hf_finding_ok(const struct finding *f, const char *id)
+{
+	assert_non_null(f->check);
+	assert_string_equal(f->check, id);
+	if (f->node)
+		assert_string_equal(f->node, HF_NODE);
+	if (!f->message || !*f->message)
+		fail_msg("%s: no message", id);
+	assert_non_null(f->remediation);
+	if (f->status != STATUS_PASS && f->evidence.n == 0)
+		fail_msg("%s: %s without evidence: %s", id, status_name(f->status), f->message);
+}
+
+/* Runs one check; every finding it adds passes hf_finding_ok. Returns the first. */
+static inline const struct finding *hf_run(struct hostroot_fixture *h, host_check_fn fn,
+					   const char *id)
+{
+	size_t before = h->report.results.n;
+	fn(&h->ctx, id);
+	if (h->report.results.n <= before)
+		fail_msg("%s produced no finding", id);
+	for (size_t i = before; i < h->report.results.n; i++)
+		hf_finding_ok(&h->report.results.items[i], id);
+	return &h->report.results.items[before];
+}
+
+/* The only finding of id in the report (fails on none or more than one). */
+static inline const struct finding *hf_finding(const struct hostroot_fixture *h, const char *id)
+{
+	const struct finding *found = NULL;
+	for (size_t i = 0; i < h->report.results.n; i++) {
+		if (!streq(h->report.results.items[i].check, id))
+			continue;
+		if (found)
+			fail_msg("%s: more than one finding", id);
+		found = &h->report.results.items[i];
+	}
+	if (!found)
+		fail_msg("%s: no finding", id);
+	hf_finding_ok(found, id);
+	return found;
+}
+
+/* The status, with the message printed when it is not the expected one. */
+#define assert_status(f, st)                                                                       \
+	do {                                                                                       \
+		const struct finding *f_ = (f);                                                    \
+		enum status st_ = (st);                                                            \
+		if (f_->status != st_)                                                             \
+			fail_msg("%s: status %s, expected %s: %s", f_->check,                      \
+				 status_name(f_->status), status_name(st_), f_->message);          \
+	} while (0)
+
+/* assert_status, and a WARN, FAIL or UNKNOWN must tell the operator what to do
+ * (a remediation that is not empty). The report format allows an empty one, so
+ * this is for the checks that promise it: host.kvm, host.cpu.virt, host.clock,
+ * host.resources, the facts' checks. */
+#define assert_verdict(f, st)                                                                      \
+	do {                                                                                       \
+		const struct finding *v_ = (f);                                                    \
+		enum status vst_ = (st);                                                           \
+		assert_status(v_, vst_);                                                           \
+		if ((vst_ == STATUS_WARN || vst_ == STATUS_FAIL || vst_ == STATUS_UNKNOWN) &&      \
+		    (!v_->remediation || !*v_->remediation))                                       \
+			fail_msg("%s: %s without a remediation", v_->check, status_name(vst_));    \
+	} while (0)
+
+#define assert_contains(hay, needle)                                                               \
+	do {                                                                                       \
+		const char *h_ = (hay), *n_ = (needle);                                            \
+		if (!h_ || !strstr(h_, n_))                                                        \
+			fail_msg("expected \"%s\" in \"%s\"", n_, h_ ? h_ : "(null)");             \
+	} while (0)
+
+#define assert_not_contains(hay, needle)                                                           \
+	do {                                                                                       \
+		const char *h_ = (hay), *n_ = (needle);                                            \
+		if (!h_)                                                                           \
+			fail_msg("expected a text without \"%s\", got (null)", n_);                \
+		if (strstr(h_, n_))                                                                \
+			fail_msg("did not expect \"%s\" in \"%s\"", n_, h_);                       \
+	} while (0)
+
+/* ---- evidence ------------------------------------------------------------------------------ */
+
+static inline const char *hf_ev_str(const struct finding *f, const char *key)
+{
+	const char *s = kv_get_str(&f->evidence, key);
+	if (!s)
+		fail_msg("%s: no string evidence \"%s\"", f->check, key);
+	return s;
+}
+
+static inline int64_t hf_ev_int(const struct finding *f, const char *key)
+{
+	int64_t i = 0;
+	if (!kv_get_int(&f->evidence, key, &i))
+		fail_msg("%s: no int evidence \"%s\"", f->check, key);
+	return i;
+}
+
+/* A list of strings as "a,b,c" (caller frees; "" for no list). */
+static inline char *hf_list_join(const struct value_list *l)
+{
+	char *s = xstrdup("");
+	for (size_t i = 0; l && i < l->n; i++) {
+		assert_int_equal(l->items[i].type, VALUE_STR);
+		char *n = xasprintf("%s%s%s", s, i ? "," : "", l->items[i].s);
+		free(s);
+		s = n;
+	}
+	return s;
+}
