@@ -110,16 +110,26 @@ static inline void hf_put(const char *root, const char *rel, const void *data, s
 	hf_put_mode(root, rel, data, len, 0644);
 }
 
-/* root/rel as a copy of the fixture file NAME ("a-debian-intel/proc/cpuinfo"). */
-static inline void hf_put_fixture_file(const char *root, const char *rel, const char *name)
+/* ---- fixture files ----------------------------------------------------------------------- */
+
+/* The bytes of the fixture file NAME ("a-debian-intel/proc/cpuinfo"), NUL-terminated
+ * (caller frees). */
+static inline char *hf_fixture_read(const char *name, size_t *len)
 {
 	_cleanup_free_ char *src = hf_fixture_path(name);
 	char *buf;
+	int r = util_read_file(src, 1 << 20, &buf, len);
+	if (r < 0)
+		fail_msg("cannot read %s: %s", src, strerror(-r));
+	return buf;
+}
+
+/* root/rel as a copy of the fixture file NAME. */
+static inline void hf_put_fixture_file(const char *root, const char *rel, const char *name)
+{
 	size_t len;
-	if (util_read_file(src, 1 << 20, &buf, &len) < 0)
-		fail_msg("cannot read %s", src);
+	_cleanup_free_ char *buf = hf_fixture_read(name, &len);
 	hf_put(root, rel, buf, len);
-	free(buf);
 }
 
 static inline int hf_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -139,32 +149,42 @@ static inline void hf_tmp_clean(char *root)
 	free(root);
 }
 
-/* ---- an agent context over a host root ----------------------------------------------- */
+/* ---- a host root ----------------------------------------------------------------------- */
 
-static inline void hf_open_dir(struct hostroot_fixture *h, const char *dir)
+/* A bare host root over the fixture NAME or an absolute directory, for the
+ * readers that take a struct hostroot and no agent context. */
+static inline void hf_hostroot(struct hostroot *hr, const char *name)
+{
+	_cleanup_free_ char *p = hf_fixture_path(name);
+	int r = hostroot_open(hr, p);
+	if (r < 0)
+		fail_msg("cannot open host root %s: %s", p, strerror(-r));
+}
+
+/* An agent context (default options, an empty report of node HF_NODE) over it. */
+static inline void hf_ctx_open(struct hostroot_fixture *h, const char *name)
 {
 	agent_opts_init(&h->opts);
 	h->report = (struct node_report){.node = xstrdup(HF_NODE)};
 	h->ctx = (struct agent_ctx){.opts = &h->opts, .report = &h->report};
-	int r = hostroot_open(&h->ctx.root, dir);
-	if (r < 0)
-		fail_msg("cannot open host root %s: %s", dir, strerror(-r));
+	hf_hostroot(&h->ctx.root, name);
 }
 
-/* The fixture host root NAME (or an absolute directory). */
+/* The fixture host root NAME, or an absolute directory the test owns. */
 static inline void hf_open(struct hostroot_fixture *h, const char *name)
 {
 	*h = (struct hostroot_fixture){0};
-	_cleanup_free_ char *p = hf_fixture_path(name);
-	hf_open_dir(h, p);
+	hf_ctx_open(h, name);
 }
 
-/* An empty scratch root; hf_write() and friends fill it, hf_close() removes it. */
+/* An empty scratch root; hf_write() and friends fill it, hf_close() removes it.
+ * (A root that outlives one context, opened again and again, is a directory the
+ * test owns: hf_tmp_dir, hf_put, hf_open on its path, hf_tmp_clean.) */
 static inline void hf_scratch(struct hostroot_fixture *h)
 {
 	*h = (struct hostroot_fixture){0};
 	h->tmp = hf_tmp_dir();
-	hf_open_dir(h, h->tmp);
+	hf_ctx_open(h, h->tmp);
 }
 
 /* A scratch root that starts as a copy of a fixture, to change one thing in it. */

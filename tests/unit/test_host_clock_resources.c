@@ -332,7 +332,7 @@ static void test_chrony_conf_include(void **state)
 	hf_put(root, "etc/chrony.d/rtc.conf", "# keep the RTC\nrtcsync\n", 23);
 	hf_put(root, "etc/chrony.d/README", "rtcsync\n", 8);
 	struct hostroot hr;
-	assert_int_equal(hostroot_open(&hr, root), 0);
+	hf_hostroot(&hr, root);
 	struct timesync_chrony c;
 	timesync_chrony_read(&hr, &c);
 	assert_int_equal(c.err, 0);
@@ -353,7 +353,7 @@ static void test_chrony_conf_include(void **state)
 	hf_tmp_clean(root);
 	root = hf_tmp_dir();
 	hostroot_close(&hr);
-	assert_int_equal(hostroot_open(&hr, root), 0);
+	hf_hostroot(&hr, root);
 	timesync_chrony_read(&hr, &c);
 	assert_int_equal(c.err, -ENOENT);
 	timesync_chrony_clear(&c);
@@ -537,11 +537,7 @@ static void test_resources_cpuinfo_fallback(void **state)
 	/* No sys/devices/system/cpu/online: count the processors in cpuinfo. */
 	struct hostroot_fixture h;
 	char *root = hf_tmp_dir();
-	char *src = hf_fixture_path("a-slemicro-amd/proc/cpuinfo");
-	char *buf;
-	size_t len;
-	assert_int_equal(util_read_file(src, 1 << 20, &buf, &len), 0);
-	hf_put(root, "proc/cpuinfo", buf, len);
+	hf_put_fixture_file(root, "proc/cpuinfo", "a-slemicro-amd/proc/cpuinfo");
 	const char *mem = "MemTotal:       65536000 kB\n";
 	hf_put(root, "proc/meminfo", mem, strlen(mem));
 	const struct finding *f = run_res(&h, root);
@@ -549,8 +545,6 @@ static void test_resources_cpuinfo_fallback(void **state)
 	assert_int_equal(hf_ev_int(f, "cpus"), 32);
 	assert_contains(hf_ev_str(f, "cpus_source"), "proc/cpuinfo");
 	hf_close(&h);
-	free(buf);
-	free(src);
 	hf_tmp_clean(root);
 }
 

@@ -457,10 +457,8 @@ static void test_cpu_records_fact(void **state)
 
 static void test_parse_x86_this_machine_kind(void **state)
 {
-	char *path = hf_fixture_path("a-pvm-host/proc/cpuinfo");
-	char *buf;
 	size_t len;
-	assert_int_equal(util_read_file(path, 1 << 20, &buf, &len), 0);
+	char *buf = hf_fixture_read("a-pvm-host/proc/cpuinfo", &len);
 	struct cpuinfo ci;
 	assert_int_equal(cpuinfo_parse((const uint8_t *)buf, len, &ci), 0);
 	assert_int_equal(ci.arch, CPUINFO_ARCH_X86);
@@ -474,7 +472,6 @@ static void test_parse_x86_this_machine_kind(void **state)
 		assert_true(strlen(ci.flags.items[i]) > 0);
 	cpuinfo_clear(&ci);
 	free(buf);
-	free(path);
 }
 
 static void test_parse_layouts(void **state)
@@ -583,7 +580,7 @@ static void test_read_truncated(void **state)
 		memcpy(big + i * (sizeof(block) - 1), block, sizeof(block) - 1);
 	hf_put(root, "proc/cpuinfo", big, n * (sizeof(block) - 1));
 	struct hostroot hr;
-	assert_int_equal(hostroot_open(&hr, root), 0);
+	hf_hostroot(&hr, root);
 	struct cpuinfo ci;
 	assert_int_equal(cpuinfo_read(&hr, &ci), 0);
 	assert_true(ci.truncated);

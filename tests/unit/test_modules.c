@@ -13,9 +13,7 @@
 static struct hostroot open_root(const char *name)
 {
 	struct hostroot hr;
-	char *p = hf_fixture_path(name);
-	assert_int_equal(hostroot_open(&hr, p), 0);
-	free(p);
+	hf_hostroot(&hr, name);
 	return hr;
 }
 
@@ -55,7 +53,7 @@ static void test_loaded_sys_module_only(void **state)
 
 	/* Neither source: cannot tell. */
 	char *root = hf_tmp_dir();
-	assert_int_equal(hostroot_open(&hr, root), 0);
+	hf_hostroot(&hr, root);
 	assert_int_equal(modules_loaded(&hr, "nfs"), -ENOENT);
 	struct strv found = {0};
 	static const char *const pats[] = {"kvm*", NULL};
@@ -238,7 +236,7 @@ static void test_kconfig_proc_config_gz(void **state)
 	assert_int_equal(fclose(m), 0);
 	write_gz(root, "proc/config.gz", full, 0);
 	struct hostroot hr;
-	assert_int_equal(hostroot_open(&hr, root), 0);
+	hf_hostroot(&hr, root);
 	char *v = NULL, *src = NULL;
 	assert_int_equal(kconfig_value(&hr, "6.8.0-45-generic", "CONFIG_NFS_V4_1", &v), 1);
 	assert_string_equal(v, "y");
