@@ -162,19 +162,23 @@ static inline void hf_hostroot(struct hostroot *hr, const char *name)
 }
 
 /* An agent context (default options, an empty report of node HF_NODE) over it. */
-static inline void hf_ctx_open(struct hostroot_fixture *h, const char *name)
+
+/* An agent context with no host root, for the checks that only use the network
+ * (host.nfs.probe): hf_run works on it, a read under the root fails. */
+static inline void hf_open_none(struct hostroot_fixture *h)
 {
+	*h = (struct hostroot_fixture){0};
 	agent_opts_init(&h->opts);
 	h->report = (struct node_report){.node = xstrdup(HF_NODE)};
 	h->ctx = (struct agent_ctx){.opts = &h->opts, .report = &h->report};
-	hf_hostroot(&h->ctx.root, name);
+	h->ctx.root.fd = -1;
 }
 
 /* The fixture host root NAME, or an absolute directory the test owns. */
 static inline void hf_open(struct hostroot_fixture *h, const char *name)
 {
-	*h = (struct hostroot_fixture){0};
-	hf_ctx_open(h, name);
+	hf_open_none(h);
+	hf_hostroot(&h->ctx.root, name);
 }
 
 /* An empty scratch root; hf_write() and friends fill it, hf_close() removes it.
@@ -182,9 +186,9 @@ static inline void hf_open(struct hostroot_fixture *h, const char *name)
  * test owns: hf_tmp_dir, hf_put, hf_open on its path, hf_tmp_clean.) */
 static inline void hf_scratch(struct hostroot_fixture *h)
 {
-	*h = (struct hostroot_fixture){0};
-	h->tmp = hf_tmp_dir();
-	hf_ctx_open(h, h->tmp);
+	char *tmp = hf_tmp_dir();
+	hf_open(h, tmp);
+	h->tmp = tmp;
 }
 
 /* A scratch root that starts as a copy of a fixture, to change one thing in it. */
