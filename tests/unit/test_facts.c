@@ -294,52 +294,42 @@ static void test_osrelease_parser(void **state)
 
 static void test_osrelease_fallback(void **state)
 {
-	char *root = hf_tmp_dir();
-	const char *t = "ID=fedora\nVERSION_ID=40\n";
-	hf_put(root, "usr/lib/os-release", t, strlen(t));
-	struct hostroot hr;
-	hf_hostroot(&hr, root);
+	struct hostroot_fixture h;
+	hf_scratch(&h);
+	hf_write(&h, "usr/lib/os-release", "ID=fedora\nVERSION_ID=40\n");
 	struct kv_list l = {0};
-	assert_int_equal(osrelease_kv_read(&hr, &l), 2);
+	assert_int_equal(osrelease_kv_read(&h.ctx.root, &l), 2);
 	assert_string_equal(kv_get_str(&l, "ID"), "fedora");
 	kv_list_clear(&l);
 	/* etc/os-release wins when both exist. */
-	const char *e = "ID=rhel\n";
-	hf_put(root, "etc/os-release", e, strlen(e));
-	assert_int_equal(osrelease_kv_read(&hr, &l), 1);
+	hf_write(&h, "etc/os-release", "ID=rhel\n");
+	assert_int_equal(osrelease_kv_read(&h.ctx.root, &l), 1);
 	assert_string_equal(kv_get_str(&l, "ID"), "rhel");
 	kv_list_clear(&l);
-	hostroot_close(&hr);
-	hf_tmp_clean(root);
+	hf_close(&h);
 }
 
 /* hostname(5) allows comment lines; cloud images start the file with one. */
 static void test_hostname_file_comments(void **state)
 {
-	char *root = hf_tmp_dir();
-	const char *t = "# Managed by cloud-init\n\n  worker-7  \nignored\n";
-	hf_put(root, "etc/hostname", t, strlen(t));
-	struct hostroot hr;
-	hf_hostroot(&hr, root);
-	char *h = agent_hostname(&hr);
-	assert_string_equal(h, "worker-7");
-	free(h);
+	struct hostroot_fixture h;
+	hf_scratch(&h);
+	hf_write(&h, "etc/hostname", "# Managed by cloud-init\n\n  worker-7  \nignored\n");
+	char *name = agent_hostname(&h.ctx.root);
+	assert_string_equal(name, "worker-7");
+	free(name);
 	/* Only comments, and no proc/1/ns under the root: the kernel's, from the file. */
-	const char *c = "# none\n";
-	hf_put(root, "etc/hostname", c, strlen(c));
-	const char *k = "node-from-kernel\n";
-	hf_put(root, "proc/sys/kernel/hostname", k, strlen(k));
-	h = agent_hostname(&hr);
-	assert_string_equal(h, "node-from-kernel");
-	free(h);
+	hf_write(&h, "etc/hostname", "# none\n");
+	hf_write(&h, "proc/sys/kernel/hostname", "node-from-kernel\n");
+	name = agent_hostname(&h.ctx.root);
+	assert_string_equal(name, "node-from-kernel");
+	free(name);
 	/* A RHEL image's placeholder: systemd uses the kernel's (DHCP) hostname instead. */
-	const char *l = "localhost.localdomain\n";
-	hf_put(root, "etc/hostname", l, strlen(l));
-	h = agent_hostname(&hr);
-	assert_string_equal(h, "node-from-kernel");
-	free(h);
-	hostroot_close(&hr);
-	hf_tmp_clean(root);
+	hf_write(&h, "etc/hostname", "localhost.localdomain\n");
+	name = agent_hostname(&h.ctx.root);
+	assert_string_equal(name, "node-from-kernel");
+	free(name);
+	hf_close(&h);
 }
 
 static void write_file(const char *path, const char *s)

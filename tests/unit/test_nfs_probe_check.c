@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "hostroot_fixture.h"
+#include "loopback.h"
 
 /* The check's static functions (report_result, run_all) are reached directly. */
 #include "../../agent/check_nfs_probe.c"
@@ -29,30 +30,6 @@ static const struct finding *nth(const struct hostroot_fixture *h, size_t i)
 	assert_string_equal(f->check, "host.nfs.probe");
 	assert_string_equal(f->node, HF_NODE);
 	return f;
-}
-
-/* A loopback TCP port on which nothing listens. */
-static uint16_t closed_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t al = sizeof(a);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
-	close(fd);
-	return ntohs(a.sin_port);
-}
-
-static int listener(int backlog, uint16_t *ret_port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t al = sizeof(a);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, backlog), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
-	*ret_port = ntohs(a.sin_port);
-	return fd;
 }
 
 static void test_skip(void **state)
@@ -103,7 +80,7 @@ static void test_refused(void **state)
 	struct hostroot_fixture h;
 	hf_open_none(&h);
 	char url[64];
-	snprintf(url, sizeof(url), "nfs://127.0.0.1:%u/pvc-a", closed_port());
+	snprintf(url, sizeof(url), "nfs://127.0.0.1:%d/pvc-a", loopback_closed_port());
 	strv_add(&h.opts.targets.nfs_endpoints, url);
 	int64_t t = util_now_mono_ns();
 	check_nfs_probe(&h.ctx, "host.nfs.probe");
@@ -129,8 +106,8 @@ static void test_refused(void **state)
  */
 static void test_blackhole_budget(void **state)
 {
-	uint16_t port;
-	int l = listener(0, &port);
+	int port;
+	int l = loopback_socket(0, &port);
 	int filler = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET,
 				.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
@@ -141,7 +118,7 @@ static void test_blackhole_budget(void **state)
 	hf_open_none(&h);
 	char url[64];
 	for (char c = 'a'; c <= 'd'; c++) {
-		snprintf(url, sizeof(url), "nfs://127.0.0.1:%u/pvc-%c", port, c);
+		snprintf(url, sizeof(url), "nfs://127.0.0.1:%d/pvc-%c", port, c);
 		strv_add(&h.opts.targets.nfs_endpoints, url);
 	}
 	const int64_t timeout = 300 * NSEC_PER_MSEC, budget = 700 * NSEC_PER_MSEC;
@@ -190,13 +167,13 @@ static void *accept_and_close(void *arg)
 
 static void test_disconnected(void **state)
 {
-	uint16_t port;
-	int l = listener(4, &port);
+	int port;
+	int l = loopback_socket(4, &port);
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, accept_and_close, &l), 0);
 	struct nfs_probe_url u;
 	char url[64], err[128];
-	snprintf(url, sizeof(url), "nfs://127.0.0.1:%u/pvc-a", port);
+	snprintf(url, sizeof(url), "nfs://127.0.0.1:%d/pvc-a", port);
 	assert_int_equal(
 	    nfs_probe_url_parse((const uint8_t *)url, strlen(url), &u, err, sizeof(err)), 0);
 	struct nfs_probe_result r;
@@ -226,7 +203,7 @@ static void test_resolve_name(void **state)
 {
 	struct nfs_probe_url u;
 	char url[64], err[128];
-	snprintf(url, sizeof(url), "nfs://localhost:%u/x", closed_port());
+	snprintf(url, sizeof(url), "nfs://localhost:%d/x", loopback_closed_port());
 	assert_int_equal(
 	    nfs_probe_url_parse((const uint8_t *)url, strlen(url), &u, err, sizeof(err)), 0);
 	struct nfs_probe_result r;
@@ -237,7 +214,7 @@ static void test_resolve_name(void **state)
 	assert_int_equal(r.step, NFS_STEP_CONNECT);
 
 	/* A deadline already past: nothing is attempted beyond resolution. */
-	snprintf(url, sizeof(url), "nfs://127.0.0.1:%u/x", closed_port());
+	snprintf(url, sizeof(url), "nfs://127.0.0.1:%d/x", loopback_closed_port());
 	assert_int_equal(
 	    nfs_probe_url_parse((const uint8_t *)url, strlen(url), &u, err, sizeof(err)), 0);
 	nfs_probe_run(&u, util_now_mono_ns() - 1, false, &r);

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 
 #include "hostroot_fixture.h"
+#include "loopback.h"
 #include "oci_client.h"
 #include "registries.h"
 
@@ -425,23 +426,10 @@ static void run_clear(struct run *run)
 	hf_close(&run->h);
 }
 
-/* A loopback port nobody listens on. */
-static int closed_port(void)
-{
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t len = sizeof(a);
-	assert_true(s >= 0);
-	assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
-	close(s);
-	return ntohs(a.sin_port);
-}
-
 static int setup_env(void **state)
 {
 	char v[64];
-	snprintf(v, sizeof(v), "docker.io=http://127.0.0.1:%d", closed_port());
+	snprintf(v, sizeof(v), "docker.io=http://127.0.0.1:%d", loopback_closed_port());
 	/* Docker Hub is never contacted from a test. */
 	setenv("HVREADY_TEST_DEFAULT_ENDPOINT", v, 1);
 	return 0;
