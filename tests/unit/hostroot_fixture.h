@@ -15,22 +15,15 @@
  * that also wants a remediation on WARN, FAIL and UNKNOWN.
  */
 #pragma once
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "agent.h"
 #include "checks.h"
+#include "scratch.h"
 
 /* The node name of every harness report (no test depends on its value, only
  * on findings carrying the report's name: hf_finding_ok checks that). */
@@ -67,49 +60,6 @@ static inline char *hf_fixture_path(const char *name)
 	return p;
 }
 
-/* ---- scratch directories (a host root a test builds) --------------------------------- */
-
-static inline char *hf_tmp_dir(void)
-{
-	char tmpl[] = "/tmp/hvready-hostroot-XXXXXX";
-	if (!mkdtemp(tmpl))
-		fail_msg("mkdtemp: %s", strerror(errno));
-	return xstrdup(tmpl);
-}
-
-/* Every missing parent directory of path. */
-static inline void hf_mkdirs(const char *path)
-{
-	_cleanup_free_ char *p = xstrdup(path);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			if (mkdir(p, 0755) < 0 && errno != EEXIST)
-				fail_msg("mkdir %s: %s", p, strerror(errno));
-			*s = '/';
-		}
-}
-
-/* root/rel with these bytes and mode, parents created, whatever was there replaced. */
-static inline void hf_put_mode(const char *root, const char *rel, const void *data, size_t len,
-			       mode_t mode)
-{
-	_cleanup_free_ char *p = xasprintf("%s/%s", root, rel);
-	hf_mkdirs(p);
-	unlink(p);
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0)
-		fail_msg("open %s: %s", p, strerror(errno));
-	assert_int_equal(write(fd, data, len), (ssize_t)len);
-	fchmod(fd, mode);
-	close(fd);
-}
-
-static inline void hf_put(const char *root, const char *rel, const void *data, size_t len)
-{
-	hf_put_mode(root, rel, data, len, 0644);
-}
-
 /* ---- fixture files ----------------------------------------------------------------------- */
 
 /* The bytes of the fixture file NAME ("a-debian-intel/proc/cpuinfo"), NUL-terminated
@@ -129,24 +79,7 @@ static inline void hf_put_fixture_file(const char *root, const char *rel, const 
 {
 	size_t len;
 	_cleanup_free_ char *buf = hf_fixture_read(name, &len);
-	hf_put(root, rel, buf, len);
-}
-
-static inline int hf_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		return rmdir(path);
-	return unlink(path);
-}
-
-/* Removes the scratch directory and frees its name. */
-static inline void hf_tmp_clean(char *root)
-{
-	if (nftw(root, hf_rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
-		fail_msg("cannot remove %s: %s", root, strerror(errno));
-	free(root);
+	scratch_put(root, rel, buf, len);
 }
 
 /* ---- a host root ----------------------------------------------------------------------- */
@@ -161,11 +94,10 @@ static inline void hf_hostroot(struct hostroot *hr, const char *name)
 		fail_msg("cannot open host root %s: %s", p, strerror(-r));
 }
 
-/* An agent context (default options, an empty report of node HF_NODE) over it. */
-
-/* An agent context with no host root, for the checks that only use the network
- * (host.nfs.probe): hf_run works on it, a read under the root fails. */
-static inline void hf_open_none(struct hostroot_fixture *h)
+/* An agent context (default options, an empty report of node HF_NODE) with no
+ * host root, for the checks that only use the network (host.nfs.probe): hf_run
+ * works on it, a read under the root fails. */
+static inline void hf_open_no_root(struct hostroot_fixture *h)
 {
 	*h = (struct hostroot_fixture){0};
 	agent_opts_init(&h->opts);
@@ -177,16 +109,16 @@ static inline void hf_open_none(struct hostroot_fixture *h)
 /* The fixture host root NAME, or an absolute directory the test owns. */
 static inline void hf_open(struct hostroot_fixture *h, const char *name)
 {
-	hf_open_none(h);
+	hf_open_no_root(h);
 	hf_hostroot(&h->ctx.root, name);
 }
 
 /* An empty scratch root; hf_write() and friends fill it, hf_close() removes it.
  * (A root that outlives one context, opened again and again, is a directory the
- * test owns: hf_tmp_dir, hf_put, hf_open on its path, hf_tmp_clean.) */
+ * test owns: scratch_dir, scratch_put, hf_open on its path, scratch_remove.) */
 static inline void hf_scratch(struct hostroot_fixture *h)
 {
-	char *tmp = hf_tmp_dir();
+	char *tmp = scratch_dir();
 	hf_open(h, tmp);
 	h->tmp = tmp;
 }
@@ -207,7 +139,7 @@ static inline void hf_close(struct hostroot_fixture *h)
 	agent_opts_clear(&h->opts);
 	hostroot_close(&h->ctx.root);
 	if (h->tmp)
-		hf_tmp_clean(h->tmp);
+		scratch_remove(h->tmp);
 	*h = (struct hostroot_fixture){0};
 }
 
@@ -224,7 +156,7 @@ static inline void hf_write_mode(struct hostroot_fixture *h, const char *rel, co
 				 size_t len, mode_t mode)
 {
 	_cleanup_free_ char *p = hf_path(h, ""); /* asserts a scratch root */
-	hf_put_mode(h->tmp, rel, data, len, mode);
+	scratch_put_mode(h->tmp, rel, data, len, mode);
 }
 
 static inline void hf_write(struct hostroot_fixture *h, const char *rel, const char *text)
@@ -242,13 +174,13 @@ static inline void hf_mkdir(struct hostroot_fixture *h, const char *rel)
 {
 	_cleanup_free_ char *p = hf_path(h, rel);
 	_cleanup_free_ char *slash = xasprintf("%s/", p);
-	hf_mkdirs(slash);
+	scratch_mkdirs(slash);
 }
 
 static inline void hf_symlink(struct hostroot_fixture *h, const char *rel, const char *target)
 {
 	_cleanup_free_ char *p = hf_path(h, rel);
-	hf_mkdirs(p);
+	scratch_mkdirs(p);
 	unlink(p);
 	if (symlink(target, p) < 0)
 		fail_msg("symlink %s: %s", p, strerror(errno));
@@ -333,22 +265,6 @@ static inline const struct finding *hf_finding(const struct hostroot_fixture *h,
 			fail_msg("%s: %s without a remediation", v_->check, status_name(vst_));    \
 	} while (0)
 
-#define assert_contains(hay, needle)                                                               \
-	do {                                                                                       \
-		const char *h_ = (hay), *n_ = (needle);                                            \
-		if (!h_ || !strstr(h_, n_))                                                        \
-			fail_msg("expected \"%s\" in \"%s\"", n_, h_ ? h_ : "(null)");             \
-	} while (0)
-
-#define assert_not_contains(hay, needle)                                                           \
-	do {                                                                                       \
-		const char *h_ = (hay), *n_ = (needle);                                            \
-		if (!h_)                                                                           \
-			fail_msg("expected a text without \"%s\", got (null)", n_);                \
-		if (strstr(h_, n_))                                                                \
-			fail_msg("did not expect \"%s\" in \"%s\"", n_, h_);                       \
-	} while (0)
-
 /* ---- evidence ------------------------------------------------------------------------------ */
 
 static inline const char *hf_ev_str(const struct finding *f, const char *key)
@@ -366,6 +282,10 @@ static inline int64_t hf_ev_int(const struct finding *f, const char *key)
 		fail_msg("%s: no int evidence \"%s\"", f->check, key);
 	return i;
 }
+
+/* The string evidence key is want, or contains part. */
+#define assert_evidence(f, key, want)	       assert_string_equal(hf_ev_str((f), (key)), (want))
+#define assert_evidence_contains(f, key, part) assert_contains(hf_ev_str((f), (key)), (part))
 
 /* A list of strings as "a,b,c" (caller frees; "" for no list). */
 static inline char *hf_list_join(const struct value_list *l)

@@ -276,11 +276,11 @@ static void test_read_file(void **state)
  * (before hostroot_open_file(), the open waited for a writer forever). */
 static void test_hostroot_fifo(void **state)
 {
-	char *dir = hf_tmp_dir();
+	char *dir = scratch_dir();
 	*state = dir;
 	_cleanup_free_ char *fifo = xasprintf("%s/fifo", dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
-	hf_put(dir, "f", "x\n", 2);
+	scratch_put(dir, "f", "x\n", 2);
 	struct hostroot hr;
 	hf_hostroot(&hr, dir);
 	char *buf;
@@ -300,7 +300,7 @@ static void test_hostroot_fifo(void **state)
 static int fifo_dir_remove(void **state)
 {
 	if (*state)
-		hf_tmp_clean(*state);
+		scratch_remove(*state);
 	return 0;
 }
 

@@ -13,24 +13,24 @@
 /* ---- scratch host roots ---- */
 
 /* One scratch root a test fills and reads more than once (the loader runs on
- * it again after a file changed): a directory the test owns, hf_tmp_dir. */
+ * it again after a file changed): a directory the test owns (scratch.h). */
 static char *scratch;
 
-static void scratch_new(void)
+static void scratch_begin(void)
 {
-	scratch = hf_tmp_dir();
+	scratch = scratch_dir();
 }
 
-static void scratch_remove(void)
+static void scratch_end(void)
 {
-	hf_tmp_clean(scratch);
+	scratch_remove(scratch);
 	scratch = NULL;
 }
 
 /* Write path (relative to the scratch root), creating parent directories. */
 static void put(const char *path, const char *content)
 {
-	hf_put(scratch, path, content, strlen(content));
+	scratch_write(scratch, path, content);
 }
 
 /* ---- containerd's config loader ---- */
@@ -51,7 +51,7 @@ static void test_v3_imports_merge_per_key(void **state)
 	char err[512] = "";
 	struct containerd_config c;
 	struct containerd_setting s;
-	scratch_new();
+	scratch_begin();
 	put("etc/containerd/config.toml",
 	    "version = 3\n"
 	    "imports = [\"/etc/containerd/conf.d/*.toml\", \"extra.toml\"]\n"
@@ -81,7 +81,7 @@ static void test_v3_imports_merge_per_key(void **state)
 	assert_string_equal(s.file, "/etc/containerd/conf.d/20-devices.toml");
 	assert_int_equal(s.line, 2);
 	containerd_config_clear(&c);
-	scratch_remove();
+	scratch_end();
 }
 
 static void test_v2_imports_replace_sections(void **state)
@@ -89,7 +89,7 @@ static void test_v2_imports_replace_sections(void **state)
 	char err[512] = "";
 	struct containerd_config c;
 	struct containerd_setting s;
-	scratch_new();
+	scratch_begin();
 	put("etc/containerd/config.toml", "version = 2\n"
 					  "imports = [\"/etc/containerd/conf.d/*.toml\"]\n"
 					  "[plugins.\"io.containerd.grpc.v1.cri\"]\n"
@@ -104,7 +104,7 @@ static void test_v2_imports_replace_sections(void **state)
 	assert_null(s.value);
 	assert_null(s.file);
 	containerd_config_clear(&c);
-	scratch_remove();
+	scratch_end();
 }
 
 /* containerd 2.x migrates every file older than version 3 before it merges it
@@ -116,7 +116,7 @@ static void test_v3_migrates_older_imports(void **state)
 	struct containerd_config c;
 	struct containerd_setting s;
 	struct strv ignored = {0};
-	scratch_new();
+	scratch_begin();
 	put("etc/containerd/config.toml",
 	    "version = 3\n"
 	    "imports = [\"/etc/containerd/conf.d/*.toml\"]\n"
@@ -180,14 +180,14 @@ static void test_v3_migrates_older_imports(void **state)
 	assert_false(s.value->b);
 	assert_string_equal(s.file, "/etc/containerd/conf.d/20-v1.toml");
 	containerd_config_clear(&c);
-	scratch_remove();
+	scratch_end();
 }
 
 static void test_load_errors(void **state)
 {
 	char err[512] = "";
 	struct containerd_config c;
-	scratch_new();
+	scratch_begin();
 	load_scratch("/etc/containerd/config.toml", &c, -ENOENT, err, sizeof(err));
 	put("etc/containerd/config.toml",
 	    "version = 2\nimports = [\"/etc/containerd/gone.toml\"]\n");
@@ -212,7 +212,7 @@ static void test_load_errors(void **state)
 	assert_int_equal(c.notes.n, 1);
 	assert_non_null(strstr(c.notes.items[0], "matches no file"));
 	containerd_config_clear(&c);
-	scratch_remove();
+	scratch_end();
 }
 
 static void test_find_key(void **state)
@@ -349,7 +349,7 @@ static void test_rke2_load_order(void **state)
 	struct rke2_config c = {0};
 	struct hostroot root;
 	char err[256];
-	scratch_new();
+	scratch_begin();
 	put("etc/rancher/rke2/config.yaml.d/20-b.yml", "nonroot-devices: false\n");
 	put("etc/rancher/rke2/config.yaml.d/10-a.yaml", "nonroot-devices: true\n");
 	put("etc/rancher/rke2/config.yaml.d/30-c.YAML", "nonroot-devices: true\n");
@@ -370,7 +370,7 @@ static void test_rke2_load_order(void **state)
 	assert_int_equal(c.files.n, 0);
 	rke2_config_clear(&c);
 	hostroot_close(&root);
-	scratch_remove();
+	scratch_end();
 }
 
 /* ---- the check on fixture host roots ---- */
@@ -552,7 +552,7 @@ static void put_k3s_unit(const char *exec_args, const char *extra)
 static void test_check_execstart_env(void **state)
 {
 	struct run run;
-	scratch_new();
+	scratch_begin();
 	put_k3s_unit("$K3S_ARGS", "");
 	put("etc/systemd/system/k3s.service.env",
 	    "K3S_TOKEN=\"secret\"\nK3S_ARGS=\"--disable=traefik --nonroot-devices\"\n");
@@ -561,9 +561,9 @@ static void test_check_execstart_env(void **state)
 	assert_non_null(strstr(kv_get_str(&run.f->evidence, "nonroot-devices_source"),
 			       "via K3S_ARGS from /etc/systemd/system/k3s.service.env"));
 	run_clear(&run);
-	scratch_remove();
+	scratch_end();
 
-	scratch_new();
+	scratch_begin();
 	put_k3s_unit("'--nonroot-devices=${NR}'", "Environment=\"NR=false\"\n");
 	put("etc/default/k3s", "# from the admin\nNR=true\n");
 	run_scratch(&run);
@@ -571,16 +571,16 @@ static void test_check_execstart_env(void **state)
 	assert_non_null(strstr(kv_get_str(&run.f->evidence, "nonroot-devices_source"),
 			       "via NR from /etc/default/k3s"));
 	run_clear(&run);
-	scratch_remove();
+	scratch_end();
 
 	/* A variable that is not set substitutes nothing: no flag, the old WARN. */
-	scratch_new();
+	scratch_begin();
 	put_k3s_unit("$K3S_ARGS", "");
 	run_scratch(&run);
 	assert_int_equal(run.f->status, STATUS_WARN);
 	assert_non_null(strstr(run.f->message, "lost at the next restart"));
 	run_clear(&run);
-	scratch_remove();
+	scratch_end();
 }
 
 /* k3s/RKE2 read their config from --config/-c or <PROGRAM>_CONFIG_FILE: the file
@@ -588,7 +588,7 @@ static void test_check_execstart_env(void **state)
 static void test_check_config_file_moved(void **state)
 {
 	struct run run;
-	scratch_new();
+	scratch_begin();
 	put_k3s_unit("-c /srv/k3s/config.yaml", "");
 	put("etc/rancher/k3s/config.yaml", "write-kubeconfig-mode: \"0644\"\n");
 	put("srv/k3s/config.yaml", "nonroot-devices: true\n");
@@ -598,9 +598,9 @@ static void test_check_config_file_moved(void **state)
 	assert_non_null(strstr(kv_get_str(&run.f->evidence, "config_file_from"),
 			       "--config in the ExecStart of /etc/systemd/system/k3s.service"));
 	run_clear(&run);
-	scratch_remove();
+	scratch_end();
 
-	scratch_new();
+	scratch_begin();
 	put("usr/local/lib/systemd/system/rke2-server.service",
 	    "[Service]\nEnvironmentFile=-/etc/default/%N\nEnvironmentFile=-/etc/sysconfig/%N\n"
 	    "EnvironmentFile=-/usr/local/lib/systemd/system/%N.env\n"
@@ -620,14 +620,14 @@ static void test_check_config_file_moved(void **state)
 	assert_non_null(strstr(kv_get_str(&run.f->evidence, "nonroot-devices_source"),
 			       "/opt/rke2/config.yaml.d/90-cdi.yaml"));
 	run_clear(&run);
-	scratch_remove();
+	scratch_end();
 }
 
 /* A data-dir other than the default moves everything RKE2 renders. */
 static void test_check_data_dir(void **state)
 {
 	struct run run;
-	scratch_new();
+	scratch_begin();
 	put("etc/rancher/rke2/config.yaml", "data-dir: /data/rke2\nnonroot-devices: true\n");
 	put("data/rke2/agent/etc/containerd/config.toml",
 	    "version = 3\n[plugins.'io.containerd.cri.v1.runtime']\n"
@@ -640,7 +640,7 @@ static void test_check_data_dir(void **state)
 	assert_string_equal(kv_get_str(&f->evidence, "data_dir"), "/data/rke2");
 	assert_non_null(strstr(f->message, "/data/rke2/agent/etc/containerd/config.toml:3"));
 	run_clear(&run);
-	scratch_remove();
+	scratch_end();
 }
 
 int main(void)

@@ -145,7 +145,7 @@ static void test_facts_pvm_and_arm(void **state)
 static void test_facts_absent_when_unreadable(void **state)
 {
 	struct hostroot_fixture h;
-	char *root = hf_tmp_dir();
+	char *root = scratch_dir();
 	setup_clock(-EPERM, 0);
 	hf_open(&h, root);
 	facts_collect(&h.ctx);
@@ -154,7 +154,7 @@ static void test_facts_absent_when_unreadable(void **state)
 		fprintf(stderr, "unexpected fact %s\n", h.report.facts.items[0].key);
 	assert_int_equal(h.report.facts.n, 0);
 	hf_close(&h);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 
 	/* Garbage files: the same. */
 	hf_open(&h, "a-garbage");
@@ -177,12 +177,12 @@ static void test_facts_shared_with_checks(void **state)
 	/* What the checks read is what the facts say: change the host between the
 	 * checks and facts_collect, and the facts keep the checks' sample. */
 	struct hostroot_fixture h;
-	char *root = hf_tmp_dir();
+	char *root = scratch_dir();
 	hf_put_fixture_file(root, "proc/cpuinfo", "a-debian-intel/proc/cpuinfo");
-	hf_put(root, "sys/devices/system/cpu/online", "0-15\n", 5);
-	hf_put(root, "proc/meminfo", "MemTotal: 33554432 kB\n", 22);
+	scratch_put(root, "sys/devices/system/cpu/online", "0-15\n", 5);
+	scratch_put(root, "proc/meminfo", "MemTotal: 33554432 kB\n", 22);
 	const char *mods = "kvm_intel 380928 0 - Live 0x0\nkvm 1142784 1 kvm_intel, Live 0x0\n";
-	hf_put(root, "proc/modules", mods, strlen(mods));
+	scratch_put(root, "proc/modules", mods, strlen(mods));
 	setup_clock(TIME_OK, 1000);
 	hf_open(&h, root);
 	check_kvm(&h.ctx, "host.kvm");
@@ -194,8 +194,8 @@ static void test_facts_shared_with_checks(void **state)
 
 	const char *amd = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
 			  "flags\t\t: svm\n";
-	hf_put(root, "proc/cpuinfo", amd, strlen(amd));
-	hf_put(root, "sys/devices/system/cpu/online", "0-1\n", 4);
+	scratch_put(root, "proc/cpuinfo", amd, strlen(amd));
+	scratch_put(root, "sys/devices/system/cpu/online", "0-1\n", 4);
 	setup_clock(TIME_ERROR, 16000000);
 	facts_collect(&h.ctx);
 
@@ -210,7 +210,7 @@ static void test_facts_shared_with_checks(void **state)
 			assert_string_not_equal(h.report.facts.items[i].key,
 						h.report.facts.items[j].key);
 	hf_close(&h);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 }
 
 static void test_facts_hostname_from_report(void **state)

@@ -63,7 +63,7 @@ static void test_clock_pass_chronyd(void **state)
 	const struct finding *f = run_clock(&h, "a-slemicro-amd");
 	assert_verdict(f, STATUS_PASS);
 	assert_contains(f->message, "by chronyd");
-	assert_string_equal(hf_ev_str(f, "state"), "TIME_OK");
+	assert_evidence(f, "state", "TIME_OK");
 	char *st = list_ev(f, "status");
 	assert_string_equal(st, "STA_PLL");
 	free(st);
@@ -79,7 +79,7 @@ static void test_clock_pass_chronyd(void **state)
 	free(run);
 	free(ins);
 	free(en);
-	assert_contains(hf_ev_str(f, "daemon_evidence"), "4 processes");
+	assert_evidence_contains(f, "daemon_evidence", "4 processes");
 	/* The fact is the same sample. */
 	const struct value *c = kv_get(&h.report.facts, "clock");
 	assert_non_null(c);
@@ -116,7 +116,7 @@ static void test_clock_leap_states_are_synced(void **state)
 	fake_ret = TIME_INS;
 	const struct finding *f = run_clock(&h, "a-slemicro-amd");
 	assert_verdict(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "state"), "TIME_INS");
+	assert_evidence(f, "state", "TIME_INS");
 	hf_close(&h);
 }
 
@@ -207,16 +207,16 @@ static void test_clock_installed_only(void **state)
 {
 	/* The binary alone, nothing running or enabled. */
 	struct hostroot_fixture h;
-	char *root = hf_tmp_dir();
-	hf_put(root, "usr/sbin/chronyd", "", 0);
-	hf_put(root, "proc/1/comm", "systemd\n", 8);
+	char *root = scratch_dir();
+	scratch_put(root, "usr/sbin/chronyd", "", 0);
+	scratch_put(root, "proc/1/comm", "systemd\n", 8);
 	clock_unsynced();
 	const struct finding *f = run_clock(&h, root);
 	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->remediation, "systemctl enable --now chronyd");
-	assert_string_equal(hf_ev_str(f, "init"), "systemd");
+	assert_evidence(f, "init", "systemd");
 	hf_close(&h);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 }
 
 /* PID 1 is not systemd (an Alpine/OpenRC node, a container's own init):
@@ -224,22 +224,22 @@ static void test_clock_installed_only(void **state)
 static void test_clock_remedy_without_systemd(void **state)
 {
 	struct hostroot_fixture h;
-	char *root = hf_tmp_dir();
-	hf_put(root, "usr/sbin/chronyd", "", 0);
-	hf_put(root, "proc/1/comm", "openrc-init\n", 12);
+	char *root = scratch_dir();
+	scratch_put(root, "usr/sbin/chronyd", "", 0);
+	scratch_put(root, "proc/1/comm", "openrc-init\n", 12);
 	clock_unsynced();
 	const struct finding *f = run_clock(&h, root);
 	assert_verdict(f, STATUS_FAIL);
 	assert_not_contains(f->remediation, "systemctl");
 	assert_contains(f->remediation, "PID 1 is openrc-init");
-	assert_string_equal(hf_ev_str(f, "init"), "openrc-init");
+	assert_evidence(f, "init", "openrc-init");
 	hf_close(&h);
 	/* /run/systemd/system decides as sd_booted() does, whatever comm says. */
-	hf_put(root, "run/systemd/system/.keep", "", 0);
+	scratch_put(root, "run/systemd/system/.keep", "", 0);
 	f = run_clock(&h, root);
 	assert_contains(f->remediation, "systemctl enable --now chronyd");
 	hf_close(&h);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 }
 
 /* Ubuntu 22.04 with its chrony.conf replaced by one for in-house NTP servers,
@@ -261,13 +261,13 @@ static void test_clock_remedy_without_systemd(void **state)
 
 static char *chrony_root(const char *dropin)
 {
-	char *root = hf_tmp_dir();
-	hf_put(root, "proc/1/comm", "systemd\n", 8);
-	hf_put(root, "proc/812/comm", "chronyd\n", 8);
-	hf_put(root, "usr/sbin/chronyd", "", 0);
-	hf_put(root, "etc/chrony/chrony.conf", CHRONY_CONF_NO_RTCSYNC,
-	       strlen(CHRONY_CONF_NO_RTCSYNC));
-	hf_put(root, "etc/chrony/conf.d/local.conf", dropin, strlen(dropin));
+	char *root = scratch_dir();
+	scratch_put(root, "proc/1/comm", "systemd\n", 8);
+	scratch_put(root, "proc/812/comm", "chronyd\n", 8);
+	scratch_put(root, "usr/sbin/chronyd", "", 0);
+	scratch_put(root, "etc/chrony/chrony.conf", CHRONY_CONF_NO_RTCSYNC,
+		    strlen(CHRONY_CONF_NO_RTCSYNC));
+	scratch_put(root, "etc/chrony/conf.d/local.conf", dropin, strlen(dropin));
 	return root;
 }
 
@@ -287,8 +287,9 @@ static void test_clock_chrony_without_rtcsync(void **state)
 	assert_not_contains(f->remediation, "chronyc sources");
 	assert_contains(f->remediation, "rtcsync");
 	assert_contains(f->remediation, "/etc/chrony/chrony.conf");
-	assert_contains(hf_ev_str(f, "chrony_rtcsync"),
-			"not set in /etc/chrony/chrony.conf, /etc/chrony/conf.d/local.conf");
+	assert_evidence_contains(
+	    f, "chrony_rtcsync",
+	    "not set in /etc/chrony/chrony.conf, /etc/chrony/conf.d/local.conf");
 	hf_close(&h);
 
 	/* A clock hardware fault (STA_CLOCKERR) is not chrony's flag handling. */
@@ -305,7 +306,7 @@ static void test_clock_chrony_without_rtcsync(void **state)
 	assert_not_contains(f->message, "rtcsync");
 	assert_contains(f->remediation, "chronyc sources");
 	hf_close(&h);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 
 	/* rtcsync in a drop-in (case-insensitive, like chronyd): the explanation
 	 * does not apply, and the evidence says where it is set. */
@@ -315,22 +316,21 @@ static void test_clock_chrony_without_rtcsync(void **state)
 	f = run_clock(&h, root);
 	assert_verdict(f, STATUS_FAIL);
 	assert_not_contains(f->message, "rtcsync");
-	assert_string_equal(hf_ev_str(f, "chrony_rtcsync"),
-			    "set (/etc/chrony/conf.d/local.conf:1)");
+	assert_evidence(f, "chrony_rtcsync", "set (/etc/chrony/conf.d/local.conf:1)");
 	hf_close(&h);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 }
 
 /* openSUSE / SLES: /etc/chrony.conf pulls in /etc/chrony.d/\*.conf. */
 static void test_chrony_conf_include(void **state)
 {
-	char *root = hf_tmp_dir();
+	char *root = scratch_dir();
 	const char *main_conf = "! pool pool.ntp.org iburst\ninclude /etc/chrony.d/*.conf\n"
 				"driftfile /var/lib/chrony/drift\nmakestep 1.0 3\n";
-	hf_put(root, "etc/chrony.conf", main_conf, strlen(main_conf));
-	hf_put(root, "etc/chrony.d/pool.conf", "pool 2.opensuse.pool.ntp.org iburst\n", 36);
-	hf_put(root, "etc/chrony.d/rtc.conf", "# keep the RTC\nrtcsync\n", 23);
-	hf_put(root, "etc/chrony.d/README", "rtcsync\n", 8);
+	scratch_put(root, "etc/chrony.conf", main_conf, strlen(main_conf));
+	scratch_put(root, "etc/chrony.d/pool.conf", "pool 2.opensuse.pool.ntp.org iburst\n", 36);
+	scratch_put(root, "etc/chrony.d/rtc.conf", "# keep the RTC\nrtcsync\n", 23);
+	scratch_put(root, "etc/chrony.d/README", "rtcsync\n", 8);
 	struct hostroot hr;
 	hf_hostroot(&hr, root);
 	struct timesync_chrony c;
@@ -343,22 +343,22 @@ static void test_chrony_conf_include(void **state)
 	timesync_chrony_clear(&c);
 
 	/* A binary main file: unknown, naming it. */
-	hf_put(root, "etc/chrony.conf", "rtcsync\0\n", 9);
+	scratch_put(root, "etc/chrony.conf", "rtcsync\0\n", 9);
 	timesync_chrony_read(&hr, &c);
 	assert_int_equal(c.err, -EINVAL);
 	assert_string_equal(c.err_file, "/etc/chrony.conf");
 	timesync_chrony_clear(&c);
 
 	/* No chrony.conf at all. */
-	hf_tmp_clean(root);
-	root = hf_tmp_dir();
+	scratch_remove(root);
+	root = scratch_dir();
 	hostroot_close(&hr);
 	hf_hostroot(&hr, root);
 	timesync_chrony_read(&hr, &c);
 	assert_int_equal(c.err, -ENOENT);
 	timesync_chrony_clear(&c);
 	hostroot_close(&hr);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 }
 
 static void test_clock_unknown(void **state)
@@ -380,16 +380,16 @@ static void test_clock_unknown(void **state)
 static void test_clock_no_proc(void **state)
 {
 	struct hostroot_fixture h;
-	char *root = hf_tmp_dir();
+	char *root = scratch_dir();
 	clock_synced(1000);
 	const struct finding *f = run_clock(&h, root);
 	assert_verdict(f, STATUS_PASS);
-	assert_contains(hf_ev_str(f, "daemon_evidence"), "/proc not readable");
+	assert_evidence_contains(f, "daemon_evidence", "/proc not readable");
 	hf_close(&h);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 }
 
-#define W(root, rel, text) hf_put(root, rel, text, strlen(text))
+#define W(root, rel, text) scratch_put(root, rel, text, strlen(text))
 
 /* host.clock with the run's shared scan of proc/ (agent_ctx.procs) says what
  * it says with a scan of its own, and fills that scan for host.iscsi and
@@ -398,7 +398,7 @@ static void test_clock_no_proc(void **state)
 static void test_clock_shares_proc_scan(void **state)
 {
 	for (int with_pid1 = 1; with_pid1 >= 0; with_pid1--) {
-		char *root = hf_tmp_dir();
+		char *root = scratch_dir();
 		if (with_pid1) {
 			W(root, "proc/1/comm", "systemd\n");
 			W(root, "proc/1/stat", "1 (systemd) S 0\n");
@@ -418,10 +418,9 @@ static void test_clock_shares_proc_scan(void **state)
 		const struct finding *b = hf_finding(&shared, "host.clock");
 		assert_int_equal(a->status, b->status);
 		assert_string_equal(a->message, b->message);
-		assert_string_equal(hf_ev_str(a, "daemon_evidence"),
-				    hf_ev_str(b, "daemon_evidence"));
-		assert_contains(hf_ev_str(b, "daemon_evidence"),
-				with_pid1 ? "3 processes" : "2 processes");
+		assert_evidence(a, "daemon_evidence", hf_ev_str(b, "daemon_evidence"));
+		assert_evidence_contains(b, "daemon_evidence",
+					 with_pid1 ? "3 processes" : "2 processes");
 		char *ra = list_ev(a, "sync_daemons_running"),
 		     *rb = list_ev(b, "sync_daemons_running");
 		assert_string_equal(ra, "chronyd");
@@ -447,7 +446,7 @@ static void test_clock_shares_proc_scan(void **state)
 		shared.ctx.procs = NULL;
 		hf_close(&own);
 		hf_close(&shared);
-		hf_tmp_clean(root);
+		scratch_remove(root);
 	}
 }
 
@@ -466,7 +465,7 @@ static void test_resources_pass(void **state)
 	const struct finding *f = run_res(&h, "a-slemicro-amd");
 	assert_verdict(f, STATUS_PASS);
 	assert_int_equal(hf_ev_int(f, "cpus"), 32);
-	assert_contains(hf_ev_str(f, "cpus_source"), "sys/devices/system/cpu/online");
+	assert_evidence_contains(f, "cpus_source", "sys/devices/system/cpu/online");
 	assert_int_equal(hf_ev_int(f, "memory_bytes"), INT64_C(131600468) * 1024);
 	int64_t v = 0;
 	assert_true(kv_get_int(&h.report.facts, "cpu_cores", &v));
@@ -501,10 +500,10 @@ static void test_resources_warn(void **state)
 	hf_close(&h);
 
 	/* Memory alone below the tolerance (30 GiB < 95% of 32 GiB). */
-	char *root = hf_tmp_dir();
+	char *root = scratch_dir();
 	const char *mem = "MemTotal:       31457280 kB\nMemFree:        1000 kB\n";
-	hf_put(root, "proc/meminfo", mem, strlen(mem));
-	hf_put(root, "sys/devices/system/cpu/online", "0-15\n", 5);
+	scratch_put(root, "proc/meminfo", mem, strlen(mem));
+	scratch_put(root, "sys/devices/system/cpu/online", "0-15\n", 5);
 	f = run_res(&h, root);
 	assert_verdict(f, STATUS_WARN);
 	hf_close(&h);
@@ -519,7 +518,7 @@ static void test_resources_warn(void **state)
 	hf_close(&h);
 
 	/* One CPU is "1 CPU" (a minimum of 1 too): "1 CPUs" read wrong. */
-	hf_put(root, "sys/devices/system/cpu/online", "0\n", 2);
+	scratch_put(root, "sys/devices/system/cpu/online", "0\n", 2);
 	hf_open(&h, root);
 	h.opts.thr.min_cpu_cores = 1;
 	check_resources(&h.ctx, "host.resources");
@@ -529,23 +528,23 @@ static void test_resources_warn(void **state)
 	assert_contains(f->message, "minimum of 1 CPU and");
 	assert_not_contains(f->message, "CPUs");
 	hf_close(&h);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 }
 
 static void test_resources_cpuinfo_fallback(void **state)
 {
 	/* No sys/devices/system/cpu/online: count the processors in cpuinfo. */
 	struct hostroot_fixture h;
-	char *root = hf_tmp_dir();
+	char *root = scratch_dir();
 	hf_put_fixture_file(root, "proc/cpuinfo", "a-slemicro-amd/proc/cpuinfo");
 	const char *mem = "MemTotal:       65536000 kB\n";
-	hf_put(root, "proc/meminfo", mem, strlen(mem));
+	scratch_put(root, "proc/meminfo", mem, strlen(mem));
 	const struct finding *f = run_res(&h, root);
 	assert_verdict(f, STATUS_PASS);
 	assert_int_equal(hf_ev_int(f, "cpus"), 32);
-	assert_contains(hf_ev_str(f, "cpus_source"), "proc/cpuinfo");
+	assert_evidence_contains(f, "cpus_source", "proc/cpuinfo");
 	hf_close(&h);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 }
 
 static void test_resources_unknown(void **state)
@@ -560,14 +559,14 @@ static void test_resources_unknown(void **state)
 	hf_close(&h);
 
 	/* Few CPUs known, memory unknown: still UNKNOWN (never a guess). */
-	char *root = hf_tmp_dir();
-	hf_put(root, "sys/devices/system/cpu/online", "0-1\n", 4);
+	char *root = scratch_dir();
+	scratch_put(root, "sys/devices/system/cpu/online", "0-1\n", 4);
 	f = run_res(&h, root);
 	assert_verdict(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "proc/meminfo: No such file or directory");
 	assert_int_equal(hf_ev_int(f, "cpus"), 2);
 	hf_close(&h);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 }
 
 static void test_meminfo_parser(void **state)

@@ -48,10 +48,9 @@ static void test_iscsi_running_debian(void **state)
 	const struct finding *f = iscsi(&b);
 	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "iscsid running");
-	assert_string_equal(hf_ev_str(f, "iscsiadm"), "/sbin/iscsiadm");
-	assert_string_equal(hf_ev_str(f, "initiator_name"),
-			    "iqn.1993-08.org.debian:01:5d2f0a6c9b1e");
-	assert_string_equal(hf_ev_str(f, "iscsid"), "running (pid 733)");
+	assert_evidence(f, "iscsiadm", "/sbin/iscsiadm");
+	assert_evidence(f, "initiator_name", "iqn.1993-08.org.debian:01:5d2f0a6c9b1e");
+	assert_evidence(f, "iscsid", "running (pid 733)");
 	hf_close(&b);
 }
 
@@ -63,10 +62,10 @@ static void test_iscsi_socket_activated_harvester(void **state)
 	const struct finding *f = iscsi(&b);
 	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "socket-activated");
-	assert_string_equal(hf_ev_str(f, "iscsid"), "not running");
-	assert_contains(hf_ev_str(f, "iscsid_socket"),
-			"enabled (/etc/systemd/system/sockets.target.wants/iscsid.socket)");
-	assert_string_equal(hf_ev_str(f, "package"), "open-iscsi");
+	assert_evidence(f, "iscsid", "not running");
+	assert_evidence_contains(
+	    f, "iscsid_socket", "enabled (/etc/systemd/system/sockets.target.wants/iscsid.socket)");
+	assert_evidence(f, "package", "open-iscsi");
 	hf_close(&b);
 }
 
@@ -76,7 +75,7 @@ static void test_iscsi_pass_rhel_ubuntu(void **state)
 	hf_open(&b, "b-rhel9");
 	const struct finding *f = iscsi(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "package"), "iscsi-initiator-utils");
+	assert_evidence(f, "package", "iscsi-initiator-utils");
 	hf_close(&b);
 	hf_open(&b, "b-ubuntu2204-nonfs");
 	f = iscsi(&b);
@@ -154,7 +153,7 @@ static void test_iscsi_name_from_iscsi_init(void **state)
 	const struct finding *f = iscsi(&b);
 	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "iscsi-init.service");
-	assert_contains(hf_ev_str(f, "initiator_name"), "absent: iscsi-init.service");
+	assert_evidence_contains(f, "initiator_name", "absent: iscsi-init.service");
 	hf_close(&b);
 
 	/* The generator masked: nothing will write the name. */
@@ -220,8 +219,7 @@ static void test_iscsi_name_as_iscsid_reads_it(void **state)
 		 "InitiatorName=iqn.2004-10.com.ubuntu:01:node2fresh\n");
 	const struct finding *f = iscsi(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "initiator_name"),
-			    "iqn.2004-10.com.ubuntu:01:3e4f8d2c1a9b");
+	assert_evidence(f, "initiator_name", "iqn.2004-10.com.ubuntu:01:3e4f8d2c1a9b");
 	hf_close(&b);
 
 	/* Blanks around '=', a commented-out old name, an empty line value. */
@@ -233,7 +231,7 @@ static void test_iscsi_name_as_iscsid_reads_it(void **state)
 		 "\tInitiatorName = iqn.1994-05.com.redhat:7c2d1e9f30ab\n");
 	f = iscsi(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "initiator_name"), "iqn.1994-05.com.redhat:7c2d1e9f30ab");
+	assert_evidence(f, "initiator_name", "iqn.1994-05.com.redhat:7c2d1e9f30ab");
 	hf_close(&b);
 }
 
@@ -271,7 +269,7 @@ static void test_iscsi_tcp_module(void **state)
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "no iscsi_tcp");
 	assert_contains(f->remediation, "linux-modules-extra-" UBUNTU_REL);
-	assert_contains(hf_ev_str(f, "iscsi_tcp"), "absent");
+	assert_evidence_contains(f, "iscsi_tcp", "absent");
 	hf_close(&b);
 
 	/* Installed but not loaded: iscsid loads it at the first login. */
@@ -282,7 +280,7 @@ static void test_iscsi_tcp_module(void **state)
 		 "kernel/drivers/scsi/scsi_transport_iscsi.ko.zst\n");
 	f = iscsi(&b);
 	assert_status(f, STATUS_PASS);
-	assert_contains(hf_ev_str(f, "iscsi_tcp"), "loadable");
+	assert_evidence_contains(f, "iscsi_tcp", "loadable");
 	hf_close(&b);
 
 	/* Built into the kernel. */
@@ -291,7 +289,7 @@ static void test_iscsi_tcp_module(void **state)
 		 "kernel/drivers/scsi/iscsi_tcp.ko\n");
 	f = iscsi(&b);
 	assert_status(f, STATUS_PASS);
-	assert_contains(hf_ev_str(f, "iscsi_tcp"), "built in");
+	assert_evidence_contains(f, "iscsi_tcp", "built in");
 	hf_close(&b);
 
 	/* Loaded. */
@@ -299,7 +297,7 @@ static void test_iscsi_tcp_module(void **state)
 	hf_write(&b, "proc/modules", "iscsi_tcp 24576 0 - Live 0x0000000000000000\n");
 	f = iscsi(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "iscsi_tcp"), "loaded");
+	assert_evidence(f, "iscsi_tcp", "loaded");
 	hf_close(&b);
 
 	/* The module list cannot be read: no verdict is a guess, UNKNOWN with why. */
@@ -308,7 +306,7 @@ static void test_iscsi_tcp_module(void **state)
 	f = iscsi(&b);
 	assert_status(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "modules.dep");
-	assert_contains(hf_ev_str(f, "iscsi_tcp"), "unknown");
+	assert_evidence_contains(f, "iscsi_tcp", "unknown");
 	hf_close(&b);
 
 	/* modules.dep unreadable (here a directory where the file should be) while the
@@ -321,7 +319,7 @@ static void test_iscsi_tcp_module(void **state)
 	f = iscsi(&b);
 	assert_status(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "cannot be told");
-	assert_contains(hf_ev_str(f, "iscsi_tcp"), "modules.dep");
+	assert_evidence_contains(f, "iscsi_tcp", "modules.dep");
 	hf_close(&b);
 
 	/* The same with "# CONFIG_ISCSI_TCP is not set" and a readable modules.dep
@@ -383,7 +381,7 @@ static void test_iscsi_unknown_inputs(void **state)
 	hf_write(&b, "proc/88/comm", "iscsid\n");
 	f = iscsi(&b);
 	assert_status(f, STATUS_UNKNOWN);
-	assert_contains(hf_ev_str(f, "iscsid"), "PID 1 not visible");
+	assert_evidence_contains(f, "iscsid", "PID 1 not visible");
 	hf_close(&b);
 }
 
@@ -395,7 +393,7 @@ static void test_mpath_not_running(void **state)
 	hf_open(&b, "b-debian12");
 	const struct finding *f = mpath(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "multipathd"), "not running");
+	assert_evidence(f, "multipathd", "not running");
 	hf_close(&b);
 }
 
@@ -405,10 +403,10 @@ static void test_mpath_harvester_dropin_blacklist(void **state)
 	hf_open(&b, "b-slemicro55-harvester");
 	const struct finding *f = mpath(&b);
 	assert_status(f, STATUS_PASS);
-	assert_contains(hf_ev_str(f, "longhorn_blacklisted_by"),
-			"device { vendor \"IET\" product \"VIRTUAL-DISK\" } "
-			"(/etc/multipath/conf.d/99-longhorn.conf:4)");
-	assert_string_equal(hf_ev_str(f, "find_multipaths"), "yes");
+	assert_evidence_contains(f, "longhorn_blacklisted_by",
+				 "device { vendor \"IET\" product \"VIRTUAL-DISK\" } "
+				 "(/etc/multipath/conf.d/99-longhorn.conf:4)");
+	assert_evidence(f, "find_multipaths", "yes");
 	const struct value_list *files = kv_get_list(&f->evidence, "config_files");
 	assert_non_null(files);
 	assert_int_equal(files->n, 2);
@@ -426,7 +424,7 @@ static void test_mpath_rhel_without_blacklist_warns(void **state)
 	assert_contains(f->message, "already mounted or mount point busy");
 	assert_contains(f->remediation, "vendor \"IET\"");
 	assert_contains(f->remediation, "product \"VIRTUAL-DISK\"");
-	assert_string_equal(hf_ev_str(f, "multipathd"), "running (pid 704)");
+	assert_evidence(f, "multipathd", "running (pid 704)");
 	hf_close(&b);
 }
 
@@ -436,7 +434,7 @@ static void test_mpath_ubuntu_default_warns(void **state)
 	hf_open(&b, "b-ubuntu2204-nonfs");
 	const struct finding *f = mpath(&b);
 	assert_status(f, STATUS_WARN);
-	assert_contains(hf_ev_str(f, "multipathd_socket"), "enabled");
+	assert_evidence_contains(f, "multipathd_socket", "enabled");
 	hf_close(&b);
 }
 
@@ -571,7 +569,7 @@ static void test_mpath_invalid_regex_and_garbage(void **state)
 	hf_mkdir(&b, "etc/multipath.conf");
 	f = mpath(&b);
 	assert_status(f, STATUS_UNKNOWN);
-	assert_contains(hf_ev_str(f, "config_error"), "Is a directory");
+	assert_evidence_contains(f, "config_error", "Is a directory");
 	hf_close(&b);
 }
 
@@ -638,8 +636,8 @@ static void test_mpath_harvester_external_storage(void **state)
 						      "  wwid \"^0QEMU_QEMU_HARDDISK_disk[0-9]+\"\n"
 						      "}\n");
 	assert_status(f, STATUS_PASS);
-	assert_contains(
-	    hf_ev_str(f, "longhorn_blacklisted_by"),
+	assert_evidence_contains(
+	    f, "longhorn_blacklisted_by",
 	    "device { vendor \"!QEMU\" product \"!QEMU HARDDISK\" } (/etc/multipath.conf:6)");
 	hf_close(&b);
 
@@ -688,9 +686,9 @@ static void test_mpath_kernel_cmdline_off(void **state)
 	const struct finding *f = mpath(&b);
 	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "multipath=off");
-	assert_string_equal(hf_ev_str(f, "kernel_cmdline_blocks"),
-			    "multipath=off (ConditionKernelCommandLine=!multipath=off in "
-			    "/usr/lib/systemd/system/multipathd.service)");
+	assert_evidence(f, "kernel_cmdline_blocks",
+			"multipath=off (ConditionKernelCommandLine=!multipath=off in "
+			"/usr/lib/systemd/system/multipathd.service)");
 	hf_close(&b);
 
 	/* nompath likewise. */

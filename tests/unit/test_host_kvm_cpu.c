@@ -51,13 +51,13 @@ static void test_kvm_pass(void **state)
 	const struct finding *f = run_kvm(&h, "a-debian-intel");
 	assert_verdict(f, STATUS_PASS);
 	assert_int_equal(hf_ev_int(f, "api_version"), 12);
-	assert_string_equal(hf_ev_str(f, "device_node"), "char 10:232");
-	assert_string_equal(hf_ev_str(f, "create_vm"), "ok");
+	assert_evidence(f, "device_node", "char 10:232");
+	assert_evidence(f, "create_vm", "ok");
 	char *mods = modules_of(f);
 	/* Exact names: irqbypass is not a KVM module, kvm_intel and kvm are. */
 	assert_string_equal(mods, "kvm,kvm_intel");
 	free(mods);
-	assert_string_equal(hf_ev_str(f, "modules_source"), "/proc/modules, /sys/module");
+	assert_evidence(f, "modules_source", "/proc/modules, /sys/module");
 	/* The fact is the same list. */
 	char *fact = hf_list_join(kv_get_list(&h.report.facts, "kvm_modules"));
 	assert_string_equal(fact, "kvm,kvm_intel");
@@ -75,7 +75,7 @@ static void test_kvm_pass_pvm_sys_module_only(void **state)
 	char *mods = modules_of(f);
 	assert_string_equal(mods, "kvm,kvm_pvm");
 	free(mods);
-	assert_string_equal(hf_ev_str(f, "modules_source"), "/sys/module");
+	assert_evidence(f, "modules_source", "/sys/module");
 	hf_close(&h);
 }
 
@@ -145,7 +145,7 @@ static void test_kvm_wrong_node(void **state)
 	const struct finding *f = run_kvm(&h, "a-debian-intel");
 	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "1:3");
-	assert_string_equal(hf_ev_str(f, "device_node"), "char 1:3");
+	assert_evidence(f, "device_node", "char 1:3");
 	hf_close(&h);
 
 	kvm_wrap_fake = (struct sys_kvm_probe){
@@ -178,7 +178,7 @@ static void test_kvm_open_fails(void **state)
 	kvm_fails(SYS_KVM_STEP_OPEN, ENODEV, -1);
 	const struct finding *f = run_kvm(&h, "a-pvm-host");
 	assert_verdict(f, STATUS_FAIL);
-	assert_string_equal(hf_ev_str(f, "error"), "open: No such device");
+	assert_evidence(f, "error", "open: No such device");
 	hf_close(&h);
 }
 
@@ -229,15 +229,15 @@ static void test_kvm_create_vm(void **state)
 static void test_kvm_modules_unreadable(void **state)
 {
 	struct hostroot_fixture h;
-	char *root = hf_tmp_dir();
+	char *root = scratch_dir();
 	kvm_works();
 	const struct finding *f = run_kvm(&h, root);
 	assert_verdict(f, STATUS_PASS);
-	assert_contains(hf_ev_str(f, "kvm_modules"), "unknown");
+	assert_evidence_contains(f, "kvm_modules", "unknown");
 	/* An unreadable fact is absent, not empty. */
 	assert_null(kv_get(&h.report.facts, "kvm_modules"));
 	hf_close(&h);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 }
 
 /* The real probe on fixtures: what a host root can hold without devices. */
@@ -256,7 +256,7 @@ static void test_kvm_real_probe_on_fixtures(void **state)
 	hf_close(&h);
 
 	/* An absolute symlink resolves inside the host root. */
-	char *root = hf_tmp_dir();
+	char *root = scratch_dir();
 	char *dev = xasprintf("%s/dev", root), *lnk = xasprintf("%s/dev/kvm", root);
 	assert_int_equal(mkdir(dev, 0755), 0);
 	assert_int_equal(symlink("/dev/null", lnk), 0);
@@ -267,7 +267,7 @@ static void test_kvm_real_probe_on_fixtures(void **state)
 	hf_close(&h);
 	free(dev);
 	free(lnk);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 	kvm_wrap_real = false;
 }
 
@@ -288,10 +288,10 @@ static void test_cpu_vmx_pass(void **state)
 	kvm_works();
 	const struct finding *f = run_cpu(&h, "a-debian-intel", true);
 	assert_verdict(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "virt_flag"), "vmx");
-	assert_string_equal(hf_ev_str(f, "vendor"), "GenuineIntel");
-	assert_string_equal(hf_ev_str(f, "model_name"), "Intel(R) Xeon(R) E-2288G CPU @ 3.70GHz");
-	assert_string_equal(hf_ev_str(f, "family_model_stepping"), "6/158/13");
+	assert_evidence(f, "virt_flag", "vmx");
+	assert_evidence(f, "vendor", "GenuineIntel");
+	assert_evidence(f, "model_name", "Intel(R) Xeon(R) E-2288G CPU @ 3.70GHz");
+	assert_evidence(f, "family_model_stepping", "6/158/13");
 	bool vm = true;
 	assert_true(kv_get_bool(&f->evidence, "hypervisor", &vm));
 	assert_false(vm);
@@ -306,7 +306,7 @@ static void test_cpu_vmx_pass_even_if_kvm_fails(void **state)
 	kvm_fails(SYS_KVM_STEP_STAT, ENOENT, -1);
 	const struct finding *f = run_cpu(&h, "a-rhel-small", true);
 	assert_verdict(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "host.kvm"), "FAIL");
+	assert_evidence(f, "host.kvm", "FAIL");
 	hf_close(&h);
 }
 
@@ -316,9 +316,9 @@ static void test_cpu_svm_pass(void **state)
 	kvm_works();
 	const struct finding *f = run_cpu(&h, "a-slemicro-amd", true);
 	assert_verdict(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "virt_flag"), "svm");
-	assert_string_equal(hf_ev_str(f, "vendor"), "AuthenticAMD");
-	assert_string_equal(hf_ev_str(f, "family_model_stepping"), "25/1/1");
+	assert_evidence(f, "virt_flag", "svm");
+	assert_evidence(f, "vendor", "AuthenticAMD");
+	assert_evidence(f, "family_model_stepping", "25/1/1");
 	assert_contains(f->message, "AMD-V");
 	assert_not_contains(f->message, "host.kvm FAIL");
 	hf_close(&h);
@@ -344,7 +344,7 @@ static void test_cpu_nested_guest(void **state)
 	bool vm = false;
 	assert_true(kv_get_bool(&f->evidence, "hypervisor", &vm));
 	assert_true(vm);
-	assert_string_equal(hf_ev_str(f, "nested"), "Y (kvm_intel)");
+	assert_evidence(f, "nested", "Y (kvm_intel)");
 	assert_contains(f->message, "nested virtualization");
 	hf_close(&h);
 }
@@ -356,8 +356,8 @@ static void test_cpu_pvm_warn(void **state)
 	kvm_works();
 	const struct finding *f = run_cpu(&h, "a-pvm-host", true);
 	assert_verdict(f, STATUS_WARN);
-	assert_string_equal(hf_ev_str(f, "virt_flag"), "none");
-	assert_string_equal(hf_ev_str(f, "host.kvm"), "PASS");
+	assert_evidence(f, "virt_flag", "none");
+	assert_evidence(f, "host.kvm", "PASS");
 	assert_contains(f->message, "KVM works without hardware virtualization flags");
 	hf_close(&h);
 }
@@ -379,13 +379,13 @@ static void test_cpu_no_flags_kvm_unknown(void **state)
 	kvm_fails(SYS_KVM_STEP_OPEN, EACCES, -1);
 	const struct finding *f = run_cpu(&h, "a-pvm-host", true);
 	assert_verdict(f, STATUS_UNKNOWN);
-	assert_string_equal(hf_ev_str(f, "host.kvm"), "UNKNOWN");
+	assert_evidence(f, "host.kvm", "UNKNOWN");
 	hf_close(&h);
 
 	/* host.kvm did not run at all. */
 	f = run_cpu(&h, "a-pvm-host", false);
 	assert_verdict(f, STATUS_UNKNOWN);
-	assert_string_equal(hf_ev_str(f, "host.kvm"), "not run");
+	assert_evidence(f, "host.kvm", "not run");
 	hf_close(&h);
 }
 
@@ -395,10 +395,10 @@ static void test_cpu_aarch64(void **state)
 	kvm_works();
 	const struct finding *f = run_cpu(&h, "a-aarch64-ampere", true);
 	assert_verdict(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "arch"), "arm");
-	assert_string_equal(hf_ev_str(f, "vendor"), "ARM");
-	assert_string_equal(hf_ev_str(f, "model_name"), "Neoverse-N1");
-	assert_string_equal(hf_ev_str(f, "implementer_part"), "0x41/0xd0c");
+	assert_evidence(f, "arch", "arm");
+	assert_evidence(f, "vendor", "ARM");
+	assert_evidence(f, "model_name", "Neoverse-N1");
+	assert_evidence(f, "implementer_part", "0x41/0xd0c");
 	hf_close(&h);
 
 	kvm_fails(SYS_KVM_STEP_STAT, ENOENT, -1);
@@ -415,7 +415,7 @@ static void test_cpu_aarch64(void **state)
 static void test_cpu_unreadable(void **state)
 {
 	struct hostroot_fixture h;
-	char *root = hf_tmp_dir();
+	char *root = scratch_dir();
 	kvm_works();
 	const struct finding *f = run_cpu(&h, root, true);
 	assert_verdict(f, STATUS_UNKNOWN);
@@ -423,7 +423,7 @@ static void test_cpu_unreadable(void **state)
 	assert_contains(f->message, "No such file");
 	assert_null(kv_get(&h.report.facts, "cpu"));
 	hf_close(&h);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 
 	f = run_cpu(&h, "a-garbage", true);
 	assert_verdict(f, STATUS_UNKNOWN);
@@ -571,14 +571,14 @@ static void test_parse_garbage(void **state)
 static void test_read_truncated(void **state)
 {
 	/* More than CPUINFO_MAX_BYTES: the first CPU is still read, no error. */
-	char *root = hf_tmp_dir();
+	char *root = scratch_dir();
 	static const char block[] = "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
 				    "model\t\t: 106\nflags\t\t: fpu vmx\n\n";
 	size_t n = CPUINFO_MAX_BYTES / (sizeof(block) - 1) + 10;
 	char *big = xmalloc(n * (sizeof(block) - 1));
 	for (size_t i = 0; i < n; i++)
 		memcpy(big + i * (sizeof(block) - 1), block, sizeof(block) - 1);
-	hf_put(root, "proc/cpuinfo", big, n * (sizeof(block) - 1));
+	scratch_put(root, "proc/cpuinfo", big, n * (sizeof(block) - 1));
 	struct hostroot hr;
 	hf_hostroot(&hr, root);
 	struct cpuinfo ci;
@@ -588,7 +588,7 @@ static void test_read_truncated(void **state)
 	cpuinfo_clear(&ci);
 	hostroot_close(&hr);
 	free(big);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 }
 
 static void test_cpulist(void **state)

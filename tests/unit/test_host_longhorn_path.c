@@ -92,13 +92,13 @@ static void test_debian12_own_mount(void **state)
 	assert_string_equal(f->object, "path:/var/lib/longhorn");
 	assert_contains(f->message, "ext4 /dev/sdb1 on /var/lib/longhorn (its own mount point)");
 	assert_contains(f->message, "70.0% free (350.0 GiB of 500.0 GiB, minimum 25%)");
-	assert_string_equal(hf_ev_str(&*f, "mount_point"), "/var/lib/longhorn");
-	assert_string_equal(hf_ev_str(f, "device"), "/dev/sdb1");
-	assert_string_equal(hf_ev_str(f, "device_number"), "8:17");
-	assert_string_equal(hf_ev_str(f, "fs_type"), "ext4");
-	assert_string_equal(hf_ev_str(f, "mount_options"), "rw,relatime");
-	assert_string_equal(hf_ev_str(f, "available_pct"), "70.0");
-	assert_string_equal(hf_ev_str(f, "writable"), "yes");
+	assert_evidence(&*f, "mount_point", "/var/lib/longhorn");
+	assert_evidence(f, "device", "/dev/sdb1");
+	assert_evidence(f, "device_number", "8:17");
+	assert_evidence(f, "fs_type", "ext4");
+	assert_evidence(f, "mount_options", "rw,relatime");
+	assert_evidence(f, "available_pct", "70.0");
+	assert_evidence(f, "writable", "yes");
 	int64_t v;
 	assert_true(kv_get_int(&f->evidence, "threshold_pct", &v));
 	assert_int_equal(v, 25);
@@ -120,8 +120,8 @@ static void test_rke2_node_with_pod_netns(void **state)
 	fake("/var/lib/longhorn", GiB_BLOCKS(500), GiB_BLOCKS(350));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "mount_point"), "/var/lib/longhorn");
-	assert_string_equal(hf_ev_str(f, "device"), "/dev/sdb1");
+	assert_evidence(f, "mount_point", "/var/lib/longhorn");
+	assert_evidence(f, "device", "/dev/sdb1");
 	hf_close(&b);
 }
 
@@ -135,7 +135,7 @@ static void test_rhel9_below_threshold_fails(void **state)
 	assert_contains(f->message, "only 10.0% free (20.0 GiB of 200.0 GiB)");
 	assert_contains(f->message, "storage-minimal-available-percentage of 25%");
 	assert_contains(f->remediation, "storage-minimal-available-percentage");
-	assert_string_equal(hf_ev_str(f, "fs_type"), "xfs");
+	assert_evidence(f, "fs_type", "xfs");
 	hf_close(&b);
 }
 
@@ -168,7 +168,7 @@ static void test_bind_mount_of_root_dir(void **state)
 	assert_contains(f->message, "on the root filesystem (ext4 /dev/sda1, through the bind "
 				    "mount /var/lib/longhorn of its directory /srv/longhorn");
 	assert_null(strstr(f->message, "its own mount point"));
-	assert_contains(hf_ev_str(f, "mount_root"), "/srv/longhorn");
+	assert_evidence_contains(f, "mount_root", "/srv/longhorn");
 	hf_close(&b);
 }
 
@@ -203,8 +203,8 @@ static void test_bind_mount_harvester_persistent(void **state)
 	assert_contains(f->message, "ext4 /dev/sda5 (8:5, bind mount of "
 				    "/.state/var-lib-longhorn.bind)");
 	assert_contains(f->message, "also holds /usr/local, /var/lib/rancher, /var/lib/kubelet");
-	assert_string_equal(hf_ev_str(f, "shares_filesystem_with"),
-			    "/usr/local, /var/lib/rancher, /var/lib/kubelet");
+	assert_evidence(f, "shares_filesystem_with",
+			"/usr/local, /var/lib/rancher, /var/lib/kubelet");
 	assert_contains(f->remediation, "/var/lib/harvester/defaultdisk");
 	hf_close(&b);
 }
@@ -236,8 +236,8 @@ static void test_ubuntu_missing_on_root(void **state)
 	assert_contains(f->message,
 			"on the root filesystem (ext4 /dev/mapper/ubuntu--vg-ubuntu--lv)");
 	assert_contains(f->remediation, "own disk or partition");
-	assert_string_equal(hf_ev_str(f, "judged_path"), "/var/lib");
-	assert_string_equal(hf_ev_str(f, "mount_point"), "/");
+	assert_evidence(f, "judged_path", "/var/lib");
+	assert_evidence(f, "mount_point", "/");
 	bool ex;
 	assert_true(kv_get_bool(&f->evidence, "exists", &ex));
 	assert_false(ex);
@@ -268,7 +268,7 @@ static void test_harvester_probe_target_paths(void **state)
 	const struct finding *f = &b.report.results.items[0];
 	assert_status(f, STATUS_PASS);
 	assert_string_equal(f->object, "path:/var/lib/harvester/defaultdisk");
-	assert_string_equal(hf_ev_str(f, "device"), "/dev/sda6");
+	assert_evidence(f, "device", "/dev/sda6");
 	f = &b.report.results.items[1];
 	assert_string_equal(f->object, "path:/var/lib/longhorn/");
 	/* Harvester's root is a read-only image and /var a tmpfs overlay; /var/lib/longhorn
@@ -277,8 +277,8 @@ static void test_harvester_probe_target_paths(void **state)
 	 * v1.4.1 pkg/config/templates/cos-rootfs.yaml): not a filesystem of its own. */
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "also holds /usr/local, /var/lib/rancher, /var/lib/kubelet");
-	assert_string_equal(hf_ev_str(f, "mount_point"), "/var/lib/longhorn");
-	assert_string_equal(hf_ev_str(f, "device"), "/dev/sda5");
+	assert_evidence(f, "mount_point", "/var/lib/longhorn");
+	assert_evidence(f, "device", "/dev/sda5");
 	hf_close(&b);
 }
 
@@ -293,7 +293,7 @@ static void test_read_only_mount_fails(void **state)
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "read-only mount (/var/lib/longhorn, ro,relatime)");
 	assert_contains(f->remediation, "mount -o remount,rw /var/lib/longhorn");
-	assert_string_equal(hf_ev_str(f, "writable"), "no: read-only file system");
+	assert_evidence(f, "writable", "no: read-only file system");
 	hf_close(&b);
 
 	/* Read-only in the superblock options only (ext4 remounted ro after errors). */
@@ -314,7 +314,7 @@ static void test_agent_view_read_only_is_not_the_hosts(void **state)
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(90))->access_err = -EROFS;
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_PASS);
-	assert_contains(hf_ev_str(f, "writable"), "not testable");
+	assert_evidence_contains(f, "writable", "not testable");
 	hf_close(&b);
 
 	hf_open(&b, "b-debian12");
@@ -395,7 +395,7 @@ static void test_mount_table_problems(void **state)
 	assert_status(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "proc/1/mountinfo: line 2 is malformed");
 	/* The free space is still reported. */
-	assert_string_equal(hf_ev_str(f, "available_pct"), "50.0");
+	assert_evidence(f, "available_pct", "50.0");
 	hf_close(&b);
 
 	/* Unreadable mount table and EROFS: read-only for sure. */
@@ -446,9 +446,9 @@ static void test_symlinked_path_resolves_in_root(void **state)
 	fake("/var/lib/longhorn", GiB_BLOCKS(1000), GiB_BLOCKS(900));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "resolved_path"), "/data/longhorn");
-	assert_string_equal(hf_ev_str(f, "mount_point"), "/data");
-	assert_string_equal(hf_ev_str(f, "fs_type"), "xfs");
+	assert_evidence(f, "resolved_path", "/data/longhorn");
+	assert_evidence(f, "mount_point", "/data");
+	assert_evidence(f, "fs_type", "xfs");
 	hf_close(&b);
 }
 
@@ -462,7 +462,7 @@ static void test_escaped_mount_point(void **state)
 	fake("/mnt/longhorn disk", GiB_BLOCKS(10), GiB_BLOCKS(5));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "mount_point"), "/mnt/longhorn disk");
+	assert_evidence(f, "mount_point", "/mnt/longhorn disk");
 	hf_close(&b);
 }
 

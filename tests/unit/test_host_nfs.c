@@ -35,7 +35,7 @@ static void test_client_debian12_sbin_symlink(void **state)
 	/* /sbin -> usr/sbin resolves inside the root; the file is reported once. */
 	assert_true(list_has(f, "helpers", "/sbin/mount.nfs"));
 	assert_false(list_has(f, "helpers", "/usr/sbin/mount.nfs"));
-	assert_string_equal(hf_ev_str(f, "package"), "nfs-common");
+	assert_evidence(f, "package", "nfs-common");
 	hf_close(&b);
 }
 
@@ -45,12 +45,12 @@ static void test_client_pass_on_suse_and_rhel(void **state)
 	hf_open(&b, "b-slemicro55-harvester");
 	const struct finding *f = client(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "package"), "nfs-client");
+	assert_evidence(f, "package", "nfs-client");
 	hf_close(&b);
 	hf_open(&b, "b-rhel9");
 	f = client(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "package"), "nfs-utils");
+	assert_evidence(f, "package", "nfs-utils");
 	hf_close(&b);
 }
 
@@ -63,8 +63,8 @@ static void test_client_ubuntu_without_nfs_common(void **state)
 	assert_contains(f->message, "no NFS client");
 	assert_contains(f->message, "/usr/local/sbin");
 	assert_contains(f->remediation, "apt-get install -y nfs-common");
-	assert_string_equal(hf_ev_str(f, "os_family"), "debian");
-	assert_contains(hf_ev_str(f, "searched"), "/usr/sbin");
+	assert_evidence(f, "os_family", "debian");
+	assert_evidence_contains(f, "searched", "/usr/sbin");
 	hf_close(&b);
 }
 
@@ -156,7 +156,7 @@ static void test_kernel_loaded_on_real_distros(void **state)
 		assert_status(f, STATUS_PASS);
 		assert_contains(f->message, "nfs, nfsv4 loaded (/proc/modules)");
 		assert_contains(f->message, "nfs4 in /proc/filesystems");
-		assert_string_equal(hf_ev_str(f, "proc_modules"), "nfs, nfsv4");
+		assert_evidence(f, "proc_modules", "nfs, nfsv4");
 		hf_close(&b);
 	}
 }
@@ -166,11 +166,10 @@ static void test_kernel_evidence_sources(void **state)
 	struct hostroot_fixture b;
 	hf_open(&b, "b-rhel9");
 	const struct finding *f = kernel(&b);
-	assert_string_equal(hf_ev_str(f, "kernel_release"), "5.14.0-362.8.1.el9_3.x86_64");
-	assert_string_equal(hf_ev_str(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko.xz");
+	assert_evidence(f, "kernel_release", "5.14.0-362.8.1.el9_3.x86_64");
+	assert_evidence(f, "modules_dep", "kernel/fs/nfs/nfsv4.ko.xz");
 	/* /lib -> usr/lib resolves inside the root. */
-	assert_string_equal(hf_ev_str(f, "modules_dir"),
-			    "/lib/modules/5.14.0-362.8.1.el9_3.x86_64");
+	assert_evidence(f, "modules_dir", "/lib/modules/5.14.0-362.8.1.el9_3.x86_64");
 	const struct value *cfg = kv_get(&f->evidence, "kernel_config");
 	assert_non_null(cfg);
 	assert_int_equal(cfg->type, VALUE_MAP);
@@ -195,8 +194,8 @@ static void test_kernel_loadable_not_loaded(void **state)
 	assert_contains(f->message, "kernel/fs/nfs/nfsv4.ko in modules.dep");
 	assert_contains(f->message, "not loaded yet");
 	assert_contains(f->message, "the first NFS mount loads it");
-	assert_string_equal(hf_ev_str(f, "proc_modules"), "neither nfs nor nfsv4 loaded");
-	assert_contains(hf_ev_str(f, "module_loading"), "allowed");
+	assert_evidence(f, "proc_modules", "neither nfs nor nfsv4 loaded");
+	assert_evidence_contains(f, "module_loading", "allowed");
 	hf_close(&b);
 
 	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
@@ -204,7 +203,7 @@ static void test_kernel_loadable_not_loaded(void **state)
 	f = kernel(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "modules_disabled = 1");
-	assert_contains(hf_ev_str(f, "module_loading"), "disabled");
+	assert_evidence_contains(f, "module_loading", "disabled");
 	hf_close(&b);
 
 	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
@@ -240,7 +239,7 @@ static void test_kernel_without_modules_builtin_nfs(void **state)
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "built in");
-	assert_contains(hf_ev_str(f, "proc_modules"), "no loadable module support");
+	assert_evidence_contains(f, "proc_modules", "no loadable module support");
 	hf_close(&b);
 }
 
@@ -265,7 +264,7 @@ static void test_kernel_without_modules_or_nfs_fails(void **state)
 	f = kernel(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "cannot load modules");
-	assert_contains(hf_ev_str(f, "kernel_config"), "absent");
+	assert_evidence_contains(f, "kernel_config", "absent");
 	hf_close(&b);
 }
 
@@ -293,8 +292,8 @@ static void test_kernel_exact_names(void **state)
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "not loaded, not built in, and not in modules.dep");
-	assert_string_equal(hf_ev_str(f, "proc_modules"), "neither nfs nor nfsv4 loaded");
-	assert_string_equal(hf_ev_str(f, "sys_module"), "neither nfs nor nfsv4");
+	assert_evidence(f, "proc_modules", "neither nfs nor nfsv4 loaded");
+	assert_evidence(f, "sys_module", "neither nfs nor nfsv4");
 	hf_close(&b);
 }
 
@@ -360,8 +359,8 @@ static void test_kernel_builtin_from_modules_builtin(void **state)
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "modules.builtin: kernel/fs/nfs/nfsv4.ko");
-	assert_contains(hf_ev_str(f, "proc_filesystems"), "unreadable");
-	assert_contains(hf_ev_str(f, "proc_filesystems"), "proc/filesystems");
+	assert_evidence_contains(f, "proc_filesystems", "unreadable");
+	assert_evidence_contains(f, "proc_filesystems", "proc/filesystems");
 	hf_close(&b);
 }
 
@@ -387,7 +386,7 @@ static void test_kernel_unknown_when_nothing_readable(void **state)
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "could not read any kernel evidence");
-	assert_contains(hf_ev_str(f, "kernel_release"), "proc/sys/kernel/osrelease");
+	assert_evidence_contains(f, "kernel_release", "proc/sys/kernel/osrelease");
 	hf_close(&b);
 }
 
@@ -401,7 +400,7 @@ static void test_kernel_unknown_when_module_list_unreadable(void **state)
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "modules.dep");
-	assert_contains(hf_ev_str(f, "modules_dep"), "unreadable");
+	assert_evidence_contains(f, "modules_dep", "unreadable");
 	hf_close(&b);
 }
 
@@ -417,18 +416,18 @@ static void test_kernel_garbage_inputs(void **state)
 	const struct finding *f = kernel(&b);
 	/* /proc/filesystems and /sys/module still show the loaded client. */
 	assert_status(f, STATUS_PASS);
-	assert_contains(hf_ev_str(f, "proc_modules"), "not in the expected format");
-	assert_contains(hf_ev_str(f, "proc_modules"), "proc/modules");
-	assert_contains(hf_ev_str(f, "kernel_config"), "not a kernel configuration");
-	assert_contains(hf_ev_str(f, "modules_builtin"), "unreadable");
+	assert_evidence_contains(f, "proc_modules", "not in the expected format");
+	assert_evidence_contains(f, "proc_modules", "proc/modules");
+	assert_evidence_contains(f, "kernel_config", "not a kernel configuration");
+	assert_evidence_contains(f, "modules_builtin", "unreadable");
 	hf_close(&b);
 
 	/* A kernel release that would walk out of /lib/modules is not used as a path. */
 	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
 	hf_write(&b, "proc/sys/kernel/osrelease", "../../../etc\n");
 	f = kernel(&b);
-	assert_contains(hf_ev_str(f, "kernel_release"), "not in the expected format");
-	assert_contains(hf_ev_str(f, "modules_dir"), "unknown");
+	assert_evidence_contains(f, "kernel_release", "not in the expected format");
+	assert_evidence_contains(f, "modules_dir", "unknown");
 	assert_status(f, STATUS_UNKNOWN);
 	hf_close(&b);
 
@@ -437,7 +436,7 @@ static void test_kernel_garbage_inputs(void **state)
 	hf_write(&b, "proc/config.gz", "\x1f\x8b\x08\x00garbage");
 	f = kernel(&b);
 	assert_status(f, STATUS_FAIL);
-	assert_contains(hf_ev_str(f, "kernel_config"), "/proc/config.gz");
+	assert_evidence_contains(f, "kernel_config", "/proc/config.gz");
 	hf_close(&b);
 }
 

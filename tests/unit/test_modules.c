@@ -52,7 +52,7 @@ static void test_loaded_sys_module_only(void **state)
 	hostroot_close(&hr);
 
 	/* Neither source: cannot tell. */
-	char *root = hf_tmp_dir();
+	char *root = scratch_dir();
 	hf_hostroot(&hr, root);
 	assert_int_equal(modules_loaded(&hr, "nfs"), -ENOENT);
 	struct strv found = {0};
@@ -60,7 +60,7 @@ static void test_loaded_sys_module_only(void **state)
 	assert_int_equal(modules_find(&hr, pats, &found), -ENOENT);
 	assert_int_equal(found.n, 0);
 	hostroot_close(&hr);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 }
 
 static void test_find_patterns(void **state)
@@ -222,8 +222,8 @@ static void write_gz(const char *root, const char *rel, const char *content, siz
 
 static void test_kconfig_proc_config_gz(void **state)
 {
-	char *root = hf_tmp_dir();
-	hf_put(root, "proc/sys/kernel/osrelease", "6.8.0-45-generic\n", 17);
+	char *root = scratch_dir();
+	scratch_put(root, "proc/sys/kernel/osrelease", "6.8.0-45-generic\n", 17);
 	/* A long config so that a truncated copy ends inside the stream. */
 	char *full = NULL;
 	size_t flen = 0;
@@ -253,7 +253,7 @@ static void test_kconfig_proc_config_gz(void **state)
 	assert_int_equal(kconfig_value(&hr, "6.8.0-45-generic", "CONFIG_NFS_V4_1", &v), -EBADMSG);
 	hostroot_close(&hr);
 	free(full);
-	hf_tmp_clean(root);
+	scratch_remove(root);
 }
 
 static void test_kernel_release(void **state)

@@ -35,7 +35,7 @@ static const struct finding *nth(const struct hostroot_fixture *h, size_t i)
 static void test_skip(void **state)
 {
 	struct hostroot_fixture h;
-	hf_open_none(&h);
+	hf_open_no_root(&h);
 	check_nfs_probe(&h.ctx, "host.nfs.probe");
 	assert_int_equal(h.report.results.n, 1);
 	const struct finding *f = nth(&h, 0);
@@ -50,7 +50,7 @@ static void test_skip(void **state)
 static void test_malformed(void **state)
 {
 	struct hostroot_fixture h;
-	hf_open_none(&h);
+	hf_open_no_root(&h);
 	strv_add(&h.opts.targets.nfs_endpoints, "nfs://10.43.12.7/pvc-a?version=3");
 	strv_add(&h.opts.targets.nfs_endpoints, "nfs://10.43.12.7/pvc\x01");
 	h.opts.targets.canary_export = xstrdup("10.43.12.7:/canary");
@@ -78,7 +78,7 @@ static void test_malformed(void **state)
 static void test_refused(void **state)
 {
 	struct hostroot_fixture h;
-	hf_open_none(&h);
+	hf_open_no_root(&h);
 	char url[64];
 	snprintf(url, sizeof(url), "nfs://127.0.0.1:%d/pvc-a", loopback_closed_port());
 	strv_add(&h.opts.targets.nfs_endpoints, url);
@@ -115,7 +115,7 @@ static void test_blackhole_budget(void **state)
 	assert_int_equal(connect(filler, (struct sockaddr *)&a, sizeof(a)), 0);
 
 	struct hostroot_fixture h;
-	hf_open_none(&h);
+	hf_open_no_root(&h);
 	char url[64];
 	for (char c = 'a'; c <= 'd'; c++) {
 		snprintf(url, sizeof(url), "nfs://127.0.0.1:%d/pvc-%c", port, c);
@@ -191,7 +191,7 @@ static void test_disconnected(void **state)
 	assert_true(r.elapsed_ms < 2000);
 
 	struct hostroot_fixture h;
-	hf_open_none(&h);
+	hf_open_no_root(&h);
 	struct endpoint e;
 	endpoint_init(&e, url, false);
 	report_result(agent_finding(&h.ctx, "host.nfs.probe"), &e, &r);
@@ -249,7 +249,7 @@ static struct nfs_probe_result base_result(void)
 static const struct finding *report(struct hostroot_fixture *h, const char *url, bool canary,
 				    const struct nfs_probe_result *r)
 {
-	hf_open_none(h);
+	hf_open_no_root(h);
 	struct endpoint e;
 	endpoint_init(&e, url, canary);
 	report_result(endpoint_finding(&h->ctx, "host.nfs.probe", &e), &e, r);

@@ -106,7 +106,7 @@ static void assert_platform(const struct hostroot_fixture *b)
 
 	f = get(b, "host.cpu.virt");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "virt_flag"), "vmx");
+	assert_evidence(f, "virt_flag", "vmx");
 
 	f = get(b, "host.resources");
 	assert_status(f, STATUS_PASS);
@@ -117,9 +117,9 @@ static void assert_platform(const struct hostroot_fixture *b)
 	/* No separate disk: /var/lib/longhorn would be on the root filesystem. */
 	f = get(b, "host.longhorn.path");
 	assert_status(f, STATUS_WARN);
-	assert_string_equal(hf_ev_str(f, "judged_path"), "/var/lib");
-	assert_string_equal(hf_ev_str(f, "mount_point"), "/");
-	assert_string_equal(hf_ev_str(f, "fs_type"), "ext4");
+	assert_evidence(f, "judged_path", "/var/lib");
+	assert_evidence(f, "mount_point", "/");
+	assert_evidence(f, "fs_type", "ext4");
 }
 
 /* What Debian 12 and 13 have in common: the same package set, the same
@@ -130,45 +130,43 @@ static void assert_debian_common(const struct hostroot_fixture *b)
 	const struct finding *f = get(b, "host.nfs.client");
 	assert_status(f, STATUS_PASS);
 	assert_string_equal(list_item(f, "helpers", 0), "/sbin/mount.nfs");
-	assert_string_equal(hf_ev_str(f, "package"), "nfs-common");
+	assert_evidence(f, "package", "nfs-common");
 
 	/* Debian builds the NFS client as modules that load at the first mount. */
 	f = get(b, "host.nfs.kernel");
 	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "the first NFS mount loads it");
-	assert_string_equal(hf_ev_str(f, "proc_filesystems"), "neither nfs nor nfs4 registered");
+	assert_evidence(f, "proc_filesystems", "neither nfs nor nfs4 registered");
 	assert_string_equal(map_str(f, "kernel_config", "CONFIG_NFS_V4"), "m");
 	assert_string_equal(map_str(f, "kernel_config", "CONFIG_NFS_V4_1"), "y");
 
 	/* open-iscsi's postinst writes a name; iscsid.socket is enabled. */
 	f = get(b, "host.iscsi");
 	assert_status(f, STATUS_PASS);
-	assert_contains(hf_ev_str(f, "initiator_name"), "iqn.1993-08.org.debian:01:");
-	assert_string_equal(hf_ev_str(f, "iscsid"), "not running");
-	assert_string_equal(hf_ev_str(f, "iscsid_socket"),
-			    "enabled (/etc/systemd/system/sockets.target.wants/iscsid.socket)");
-	assert_string_equal(hf_ev_str(f, "iscsi_tcp"),
-			    "loadable (modules.dep): iscsid loads it at the first login");
-	assert_string_equal(hf_ev_str(f, "package"), "open-iscsi");
+	assert_evidence_contains(f, "initiator_name", "iqn.1993-08.org.debian:01:");
+	assert_evidence(f, "iscsid", "not running");
+	assert_evidence(f, "iscsid_socket",
+			"enabled (/etc/systemd/system/sockets.target.wants/iscsid.socket)");
+	assert_evidence(f, "iscsi_tcp",
+			"loadable (modules.dep): iscsid loads it at the first login");
+	assert_evidence(f, "package", "open-iscsi");
 
 	/* multipath-tools ships no multipath.conf: Longhorn's disks are not blacklisted. */
 	f = get(b, "host.multipathd");
 	assert_status(f, STATUS_WARN);
-	assert_string_equal(hf_ev_str(f, "multipathd"), "running (pid 412)");
-	assert_string_equal(
-	    hf_ev_str(f, "multipathd_service"),
-	    "enabled (/etc/systemd/system/sysinit.target.wants/multipathd.service)");
+	assert_evidence(f, "multipathd", "running (pid 412)");
+	assert_evidence(f, "multipathd_service",
+			"enabled (/etc/systemd/system/sysinit.target.wants/multipathd.service)");
 	assert_int_equal(list_len(f, "config_files"), 0);
 	assert_contains(f->message, "there is no multipath.conf");
 
 	/* Debian's containerd ships a version 2 config.toml without the option. */
 	f = get(b, "host.containerd.device-ownership");
 	assert_status(f, STATUS_FAIL);
-	assert_string_equal(hf_ev_str(f, "runtime"), "containerd");
-	assert_string_equal(hf_ev_str(f, "containerd_config"), "/etc/containerd/config.toml");
-	assert_string_equal(hf_ev_str(f, "cri_plugin_table"),
-			    "plugins.\"io.containerd.grpc.v1.cri\"");
-	assert_string_equal(hf_ev_str(f, "device_ownership_from_security_context"), "not set");
+	assert_evidence(f, "runtime", "containerd");
+	assert_evidence(f, "containerd_config", "/etc/containerd/config.toml");
+	assert_evidence(f, "cri_plugin_table", "plugins.\"io.containerd.grpc.v1.cri\"");
+	assert_evidence(f, "device_ownership_from_security_context", "not set");
 	assert_contains(f->remediation, "[plugins.\"io.containerd.grpc.v1.cri\"]");
 }
 
@@ -183,25 +181,24 @@ static void test_debian12_real(void **state)
 	const struct finding *f = get(&b, "host.clock");
 	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "by chronyd");
-	assert_string_equal(hf_ev_str(f, "chrony_rtcsync"), "set (/etc/chrony/chrony.conf:38)");
+	assert_evidence(f, "chrony_rtcsync", "set (/etc/chrony/chrony.conf:38)");
 
 	f = get(&b, "host.nfs.kernel");
-	assert_string_equal(hf_ev_str(f, "kernel_release"), "6.1.0-50-amd64");
-	assert_string_equal(hf_ev_str(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko");
+	assert_evidence(f, "kernel_release", "6.1.0-50-amd64");
+	assert_evidence(f, "modules_dep", "kernel/fs/nfs/nfsv4.ko");
 	assert_string_equal(map_str(f, "kernel_config", "file"), "/boot/config-6.1.0-50-amd64");
 
 	f = get(&b, "host.iscsi");
-	assert_string_equal(hf_ev_str(f, "iscsiadm"), "/sbin/iscsiadm");
-	assert_string_equal(hf_ev_str(f, "initiator_name"),
-			    "iqn.1993-08.org.debian:01:9e85462be362");
-	assert_string_equal(hf_ev_str(f, "iscsid_start_check"),
-			    "/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
-			    "/usr/lib/systemd/system/iscsid.service): a line matches "
-			    "^InitiatorName=[^ \\t\\n]");
+	assert_evidence(f, "iscsiadm", "/sbin/iscsiadm");
+	assert_evidence(f, "initiator_name", "iqn.1993-08.org.debian:01:9e85462be362");
+	assert_evidence(f, "iscsid_start_check",
+			"/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
+			"/usr/lib/systemd/system/iscsid.service): a line matches "
+			"^InitiatorName=[^ \\t\\n]");
 
 	f = get(&b, "host.multipathd");
-	assert_string_equal(hf_ev_str(f, "multipathd_socket"),
-			    "enabled (/etc/systemd/system/sockets.target.wants/multipathd.socket)");
+	assert_evidence(f, "multipathd_socket",
+			"enabled (/etc/systemd/system/sockets.target.wants/multipathd.socket)");
 
 	f = get(&b, "host.containerd.device-ownership");
 	int64_t v;
@@ -220,24 +217,23 @@ static void test_debian13_real(void **state)
 
 	const struct finding *f = get(&b, "host.clock");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "chrony_rtcsync"), "set (/etc/chrony/chrony.conf:35)");
+	assert_evidence(f, "chrony_rtcsync", "set (/etc/chrony/chrony.conf:35)");
 
 	/* Debian 13's kernel compresses its modules with xz. */
 	f = get(&b, "host.nfs.kernel");
-	assert_string_equal(hf_ev_str(f, "kernel_release"), "6.12.117+deb13-amd64");
-	assert_string_equal(hf_ev_str(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko.xz");
+	assert_evidence(f, "kernel_release", "6.12.117+deb13-amd64");
+	assert_evidence(f, "modules_dep", "kernel/fs/nfs/nfsv4.ko.xz");
 
 	f = get(&b, "host.iscsi");
-	assert_string_equal(hf_ev_str(f, "initiator_name"),
-			    "iqn.1993-08.org.debian:01:709b19ad4915");
-	assert_string_equal(hf_ev_str(f, "iscsid_start_check"),
-			    "/usr/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
-			    "/usr/lib/systemd/system/iscsid.service): a line matches "
-			    "^InitiatorName=[^ \\t\\n]");
+	assert_evidence(f, "initiator_name", "iqn.1993-08.org.debian:01:709b19ad4915");
+	assert_evidence(f, "iscsid_start_check",
+			"/usr/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
+			"/usr/lib/systemd/system/iscsid.service): a line matches "
+			"^InitiatorName=[^ \\t\\n]");
 
 	/* Debian 13's multipath-tools no longer enables multipathd.socket. */
 	f = get(&b, "host.multipathd");
-	assert_string_equal(hf_ev_str(f, "multipathd_socket"), "disabled");
+	assert_evidence(f, "multipathd_socket", "disabled");
 	hf_close(&b);
 }
 
@@ -270,7 +266,7 @@ static void test_iscsi_debian_startup_checks(void **state)
 			    "%s (ExecStartPre of /usr/lib/systemd/system/iscsid.service): no line "
 			    "matches ^InitiatorName=[^ \\t\\n]",
 			    scripts[r]);
-			assert_string_equal(hf_ev_str(f, "iscsid_start_check"), want);
+			assert_evidence(f, "iscsid_start_check", want);
 			assert_contains(f->remediation, "InitiatorName=");
 			assert_contains(f->remediation, i == 2 ? "iscsi-iname" : "no blanks");
 			hf_close(&b);
@@ -294,8 +290,7 @@ static void test_iscsi_debian_startup_checks(void **state)
 	hf_remove(&b, "usr/lib/open-iscsi/startup-checks.sh");
 	f = hf_run(&b, check_iscsi, "host.iscsi");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "initiator_name"),
-			    "iqn.1993-08.org.debian:01:9e85462be362");
+	assert_evidence(f, "initiator_name", "iqn.1993-08.org.debian:01:9e85462be362");
 	hf_close(&b);
 
 	/* A drop-in that ignores the script's failure (ExecStartPre=-...): iscsid starts. */
@@ -316,7 +311,7 @@ static void test_iscsi_debian_startup_checks(void **state)
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "/etc/iscsi/iscsid.conf does not exist");
 	assert_contains(f->remediation, "--force-confmiss open-iscsi");
-	assert_string_equal(hf_ev_str(f, "iscsid_conf"), "absent: /etc/iscsi/iscsid.conf");
+	assert_evidence(f, "iscsid_conf", "absent: /etc/iscsi/iscsid.conf");
 	hf_close(&b);
 
 	/* A tab after '=' passes Debian's pattern (it has no tab in it). */
@@ -346,26 +341,26 @@ static void test_debian11_real(void **state)
 
 	f = get(&b, "host.nfs.kernel");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "kernel_release"), "5.10.0-32-amd64");
-	assert_string_equal(hf_ev_str(f, "modules_dir"), "/lib/modules/5.10.0-32-amd64");
-	assert_string_equal(hf_ev_str(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko");
+	assert_evidence(f, "kernel_release", "5.10.0-32-amd64");
+	assert_evidence(f, "modules_dir", "/lib/modules/5.10.0-32-amd64");
+	assert_evidence(f, "modules_dep", "kernel/fs/nfs/nfsv4.ko");
 
 	f = get(&b, "host.iscsi");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "iscsid"), "running (pid 740)");
-	assert_string_equal(hf_ev_str(f, "iscsid_service"),
-			    "enabled (/etc/systemd/system/sysinit.target.wants/iscsid.service)");
-	assert_string_equal(hf_ev_str(f, "iscsid_start_check"),
-			    "/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
-			    "/lib/systemd/system/iscsid.service): a line matches "
-			    "^InitiatorName=[^ \\t\\n]");
+	assert_evidence(f, "iscsid", "running (pid 740)");
+	assert_evidence(f, "iscsid_service",
+			"enabled (/etc/systemd/system/sysinit.target.wants/iscsid.service)");
+	assert_evidence(f, "iscsid_start_check",
+			"/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
+			"/lib/systemd/system/iscsid.service): a line matches "
+			"^InitiatorName=[^ \\t\\n]");
 
 	f = get(&b, "host.multipathd");
 	assert_status(f, STATUS_WARN);
 
 	f = get(&b, "host.clock");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "chrony_rtcsync"), "set (/etc/chrony/chrony.conf:38)");
+	assert_evidence(f, "chrony_rtcsync", "set (/etc/chrony/chrony.conf:38)");
 
 	/* Not set: a FAIL whatever the binary knows, so it is not read (tens of
 	 * MB); the remedy says that containerd 1.4 predates the option. */
@@ -391,9 +386,9 @@ static void test_containerd_option_unknown_to_binary(void **state)
 	    hf_run(&b, check_containerd_device_ownership, "host.containerd.device-ownership");
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "ignores it");
-	assert_string_equal(hf_ev_str(f, "containerd_binary"),
-			    "/usr/bin/containerd: does not know "
-			    "device_ownership_from_security_context");
+	assert_evidence(f, "containerd_binary",
+			"/usr/bin/containerd: does not know "
+			"device_ownership_from_security_context");
 	assert_contains(f->remediation, "Upgrade containerd");
 	bool v;
 	assert_true(kv_get_bool(&f->evidence, "device_ownership_from_security_context", &v));
@@ -405,8 +400,8 @@ static void test_containerd_option_unknown_to_binary(void **state)
 	hf_write(&b, "etc/containerd/config.toml", conf);
 	f = hf_run(&b, check_containerd_device_ownership, "host.containerd.device-ownership");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "containerd_binary"),
-			    "/usr/bin/containerd: knows device_ownership_from_security_context");
+	assert_evidence(f, "containerd_binary",
+			"/usr/bin/containerd: knows device_ownership_from_security_context");
 	hf_close(&b);
 }
 
@@ -430,7 +425,7 @@ static void test_multipathd_kernel_cmdline(void **state)
 		assert_status(f, STATUS_PASS);
 		_cleanup_free_ char *want = xasprintf(
 		    "multipath=off (ConditionKernelCommandLine=!multipath=off in %s)", units[i]);
-		assert_string_equal(hf_ev_str(f, "kernel_cmdline_blocks"), want);
+		assert_evidence(f, "kernel_cmdline_blocks", want);
 		hf_close(&b);
 
 		/* Without the option, enabled but not (yet) running still warns. */
@@ -438,7 +433,7 @@ static void test_multipathd_kernel_cmdline(void **state)
 		hf_remove(&b, "proc/412");
 		f = hf_run(&b, check_multipathd, "host.multipathd");
 		assert_status(f, STATUS_WARN);
-		assert_string_equal(hf_ev_str(f, "multipathd"), "not running");
+		assert_evidence(f, "multipathd", "not running");
 		hf_close(&b);
 	}
 }
@@ -467,7 +462,7 @@ static void test_debian12_timesyncd_nonfs(void **state)
 	/* The kernel half is there all the same. */
 	f = get(&b, "host.nfs.kernel");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko");
+	assert_evidence(f, "modules_dep", "kernel/fs/nfs/nfsv4.ko");
 
 	assert_status(get(&b, "host.iscsi"), STATUS_PASS);
 	assert_status(get(&b, "host.multipathd"), STATUS_WARN);
@@ -486,11 +481,9 @@ static void test_debian13_timesyncd_nompath(void **state)
 
 	const struct finding *f = get(&b, "host.multipathd");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "multipathd"), "not running");
-	assert_string_equal(hf_ev_str(f, "multipathd_service"),
-			    "not installed: no multipathd.service unit file");
-	assert_string_equal(hf_ev_str(f, "multipathd_socket"),
-			    "not installed: no multipathd.socket unit file");
+	assert_evidence(f, "multipathd", "not running");
+	assert_evidence(f, "multipathd_service", "not installed: no multipathd.service unit file");
+	assert_evidence(f, "multipathd_socket", "not installed: no multipathd.socket unit file");
 
 	f = get(&b, "host.clock");
 	assert_status(f, STATUS_PASS);
@@ -499,12 +492,12 @@ static void test_debian13_timesyncd_nompath(void **state)
 	/* open-iscsi installed and enabled its socket; iscsid.service stays disabled. */
 	f = get(&b, "host.iscsi");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "iscsid_service"), "disabled");
+	assert_evidence(f, "iscsid_service", "disabled");
 
 	assert_status(get(&b, "host.nfs.client"), STATUS_PASS);
 	f = get(&b, "host.nfs.kernel");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(hf_ev_str(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko.xz");
+	assert_evidence(f, "modules_dep", "kernel/fs/nfs/nfsv4.ko.xz");
 	assert_status(get(&b, "host.containerd.device-ownership"), STATUS_FAIL);
 	hf_close(&b);
 }
@@ -526,9 +519,9 @@ static void test_multipathd_config_dir(void **state)
 	const struct finding *f = hf_run(&b, check_multipathd, "host.multipathd");
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "multipath-tools 0.9 and later ignore config_dir");
-	assert_string_equal(hf_ev_str(f, "config_dir"),
-			    "/etc/mpx (/etc/multipath.conf:2; multipath-tools 0.9 and later ignore "
-			    "it and read /etc/multipath/conf.d)");
+	assert_evidence(f, "config_dir",
+			"/etc/mpx (/etc/multipath.conf:2; multipath-tools 0.9 and later ignore "
+			"it and read /etc/multipath/conf.d)");
 	assert_string_equal(list_item(f, "config_files", 1), "/etc/mpx/longhorn.conf");
 	assert_int_equal(list_len(f, "config_files_ignoring_config_dir"), 1);
 	assert_string_equal(list_item(f, "config_files_ignoring_config_dir", 0),
