@@ -92,7 +92,7 @@ static void test_debian12_own_mount(void **state)
 	assert_string_equal(f->object, "path:/var/lib/longhorn");
 	assert_contains(f->message, "ext4 /dev/sdb1 on /var/lib/longhorn (its own mount point)");
 	assert_contains(f->message, "70.0% free (350.0 GiB of 500.0 GiB, minimum 25%)");
-	assert_evidence(&*f, "mount_point", "/var/lib/longhorn");
+	assert_evidence(f, "mount_point", "/var/lib/longhorn");
 	assert_evidence(f, "device", "/dev/sdb1");
 	assert_evidence(f, "device_number", "8:17");
 	assert_evidence(f, "fs_type", "ext4");

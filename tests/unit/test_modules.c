@@ -17,6 +17,31 @@ static struct hostroot open_root(const char *name)
 	return hr;
 }
 
+/* The calls that return a string: the call succeeds and the string is want. */
+static void expect_kconfig(struct hostroot *hr, const char *rel, const char *opt, const char *want)
+{
+	char *v = NULL;
+	assert_int_equal(kconfig_value(hr, rel, opt, &v), 1);
+	assert_string_equal(v, want);
+	free(v);
+}
+
+static void expect_kconfig_source(struct hostroot *hr, const char *rel, const char *want)
+{
+	char *src = NULL;
+	assert_int_equal(kconfig_source(hr, rel, &src), 0);
+	assert_string_equal(src, want);
+	free(src);
+}
+
+static void expect_modules_dir(struct hostroot *hr, const char *rel, const char *want)
+{
+	char *dir = NULL;
+	assert_int_equal(modules_dir(hr, rel, &dir), 0);
+	assert_string_equal(dir, want);
+	free(dir);
+}
+
 static void test_loaded_exact_names(void **state)
 {
 	struct hostroot hr = open_root("a-debian-intel");
@@ -107,9 +132,7 @@ static void test_builtin_and_loadable(void **state)
 	assert_int_equal(modules_loadable(&hr, "9.9.9", "nfs"), -ENOENT);
 	assert_int_equal(modules_loadable(&hr, "../..", "nfs"), -EINVAL);
 	char *dir = NULL;
-	assert_int_equal(modules_dir(&hr, rel, &dir), 0);
-	assert_string_equal(dir, "lib/modules/6.1.0-18-amd64");
-	free(dir);
+	expect_modules_dir(&hr, rel, "lib/modules/6.1.0-18-amd64");
 	hostroot_close(&hr);
 
 	/* Merged /usr (SLE Micro), compressed modules (.ko.zst). */
@@ -118,9 +141,7 @@ static void test_builtin_and_loadable(void **state)
 	assert_int_equal(modules_loadable(&hr, rel, "nfsv4"), 1);
 	assert_int_equal(modules_loadable(&hr, rel, "kvm_amd"), 1);
 	assert_int_equal(modules_builtin(&hr, rel, "btrfs"), 1);
-	assert_int_equal(modules_dir(&hr, rel, &dir), 0);
-	assert_string_equal(dir, "usr/lib/modules/5.14.21-150500.55.65-default");
-	free(dir);
+	expect_modules_dir(&hr, rel, "usr/lib/modules/5.14.21-150500.55.65-default");
 	hostroot_close(&hr);
 
 	/* .ko.xz (RHEL) */
@@ -174,35 +195,23 @@ static void test_kconfig_files(void **state)
 {
 	struct hostroot hr = open_root("a-debian-intel");
 	const char *rel = "6.1.0-18-amd64";
-	char *v = NULL, *src = NULL;
-	assert_int_equal(kconfig_value(&hr, rel, "CONFIG_NFS_V4_1", &v), 1);
-	assert_string_equal(v, "y");
-	free(v);
-	assert_int_equal(kconfig_value(&hr, rel, "CONFIG_NFS_V4", &v), 1);
-	assert_string_equal(v, "m");
-	free(v);
+	char *v = NULL;
+	expect_kconfig(&hr, rel, "CONFIG_NFS_V4_1", "y");
+	expect_kconfig(&hr, rel, "CONFIG_NFS_V4", "m");
 	/* A prefix of another option is a different option. */
 	assert_int_equal(kconfig_value(&hr, rel, "CONFIG_NFS_V", &v), 0);
 	assert_int_equal(kconfig_value(&hr, rel, "CONFIG_KVM_XEN", &v), 0);
 	assert_int_equal(kconfig_value(&hr, rel, "CONFIG_NOT_THERE", &v), 0);
-	assert_int_equal(kconfig_value(&hr, rel, "CONFIG_DEFAULT_HOSTNAME", &v), 1);
-	assert_string_equal(v, "(none)");
-	free(v);
+	expect_kconfig(&hr, rel, "CONFIG_DEFAULT_HOSTNAME", "(none)");
 	assert_int_equal(kconfig_value(&hr, rel, "NFS_V4_1", &v), -EINVAL);
 	assert_int_equal(kconfig_value(&hr, "1.2.3", "CONFIG_NFS_V4_1", &v), -ENOENT);
-	assert_int_equal(kconfig_source(&hr, rel, &src), 0);
-	assert_string_equal(src, "boot/config-6.1.0-18-amd64");
-	free(src);
+	expect_kconfig_source(&hr, rel, "boot/config-6.1.0-18-amd64");
 	hostroot_close(&hr);
 
 	hr = open_root("a-slemicro-amd");
 	rel = "5.14.21-150500.55.65-default";
-	assert_int_equal(kconfig_value(&hr, rel, "CONFIG_NFS_V4_2", &v), 1);
-	assert_string_equal(v, "y");
-	free(v);
-	assert_int_equal(kconfig_source(&hr, rel, &src), 0);
-	assert_string_equal(src, "usr/lib/modules/5.14.21-150500.55.65-default/config");
-	free(src);
+	expect_kconfig(&hr, rel, "CONFIG_NFS_V4_2", "y");
+	expect_kconfig_source(&hr, rel, "usr/lib/modules/5.14.21-150500.55.65-default/config");
 	hostroot_close(&hr);
 }
 
@@ -237,14 +246,10 @@ static void test_kconfig_proc_config_gz(void **state)
 	write_gz(root, "proc/config.gz", full, 0);
 	struct hostroot hr;
 	hf_hostroot(&hr, root);
-	char *v = NULL, *src = NULL;
-	assert_int_equal(kconfig_value(&hr, "6.8.0-45-generic", "CONFIG_NFS_V4_1", &v), 1);
-	assert_string_equal(v, "y");
-	free(v);
+	char *v = NULL;
+	expect_kconfig(&hr, "6.8.0-45-generic", "CONFIG_NFS_V4_1", "y");
 	assert_int_equal(kconfig_value(&hr, "6.8.0-45-generic", "CONFIG_NFS_V4_2", &v), 0);
-	assert_int_equal(kconfig_source(&hr, "6.8.0-45-generic", &src), 0);
-	assert_string_equal(src, "proc/config.gz");
-	free(src);
+	expect_kconfig_source(&hr, "6.8.0-45-generic", "proc/config.gz");
 	/* config.gz describes the running kernel only, not another release. */
 	assert_int_equal(kconfig_value(&hr, "6.5.0-1-generic", "CONFIG_NFS_V4_1", &v), -ENOENT);
 
