@@ -145,18 +145,23 @@ static inline void hf_close(struct hostroot_fixture *h)
 
 /* ---- filling the scratch root --------------------------------------------------------- */
 
-static inline char *hf_path(struct hostroot_fixture *h, const char *rel)
+/* The scratch root of h (a fixture is never written to). */
+static inline const char *hf_tmp(const struct hostroot_fixture *h, const char *rel)
 {
 	if (!h->tmp)
 		fail_msg("%s: not a scratch host root (hf_scratch)", rel);
-	return xasprintf("%s/%s", h->tmp, rel);
+	return h->tmp;
+}
+
+static inline char *hf_path(struct hostroot_fixture *h, const char *rel)
+{
+	return xasprintf("%s/%s", hf_tmp(h, rel), rel);
 }
 
 static inline void hf_write_mode(struct hostroot_fixture *h, const char *rel, const void *data,
 				 size_t len, mode_t mode)
 {
-	_cleanup_free_ char *p = hf_path(h, ""); /* asserts a scratch root */
-	scratch_put_mode(h->tmp, rel, data, len, mode);
+	scratch_put_mode(hf_tmp(h, rel), rel, data, len, mode);
 }
 
 static inline void hf_write(struct hostroot_fixture *h, const char *rel, const char *text)
@@ -196,8 +201,8 @@ static inline void hf_remove(struct hostroot_fixture *h, const char *rel)
 
 /* ---- findings ---------------------------------------------------------------------------- */
 
-/* What every finding must have: its check's ID, the report's node, a message, a
- * remediation, and evidence when it is not PASS. */
+/* What every finding must have: its check's ID, the report's node (when it names
+ * one), a message, a remediation, and evidence when it is not PASS. */
 static inline void hf_finding_ok(const struct finding *f, const char *id)
 {
 	assert_non_null(f->check);
