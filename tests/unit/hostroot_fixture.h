@@ -126,8 +126,8 @@ static inline void hf_scratch(struct hostroot_fixture *h)
 /* A scratch root that starts as a copy of a fixture, to change one thing in it. */
 static inline void hf_scratch_from(struct hostroot_fixture *h, const char *fixture)
 {
+	_cleanup_free_ char *src = hf_fixture_path(fixture); /* before a scratch root to leave */
 	hf_scratch(h);
-	_cleanup_free_ char *src = hf_fixture_path(fixture);
 	_cleanup_free_ char *cmd = xasprintf("cp -a '%s/.' '%s/'", src, h->tmp);
 	if (system(cmd) != 0)
 		fail_msg("%s failed", cmd);
