@@ -2,6 +2,7 @@
  * (the last against a real TLS server on 127.0.0.1 that routes by SNI). */
 #include "agg_harness.h"
 #include "hv_endpoint.h"
+#include "loopback.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -744,24 +745,12 @@ static void test_endpoint_answers(void **state)
 	run_mode("error", STATUS_FAIL, "HTTP 500");
 }
 
-/* A free port that nothing listens on. */
-static int closed_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t l = sizeof(a);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
-	close(fd);
-	return ntohs(a.sin_port);
-}
-
 static void test_endpoint_unreachable(void **state)
 {
 	/* refused: nothing listens (FAIL) */
 	struct harness h;
 	live_harness(&h);
-	add_service(&h, "127.0.0.1", closed_port());
+	add_service(&h, "127.0.0.1", loopback_closed_port());
 	harness_run(&h, EP);
 	const struct finding *f = harness_finding(&h, EP, NULL);
 	assert_int_equal(f->status, STATUS_FAIL);

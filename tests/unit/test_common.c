@@ -13,6 +13,7 @@
 
 #include "catalog.h"
 #include "hostroot.h"
+#include "hostroot_fixture.h"
 #include "gates.h"
 #include "probe_targets.h"
 #include "render_json.h"
@@ -275,19 +276,13 @@ static void test_read_file(void **state)
  * (before hostroot_open_file(), the open waited for a writer forever). */
 static void test_hostroot_fifo(void **state)
 {
-	char tmpl[] = "/tmp/hvready-fifo-XXXXXX";
-	char *dir = mkdtemp(tmpl);
-	assert_non_null(dir);
-	*state = xstrdup(dir);
+	char *dir = scratch_dir();
+	*state = dir;
 	_cleanup_free_ char *fifo = xasprintf("%s/fifo", dir);
-	_cleanup_free_ char *reg = xasprintf("%s/f", dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
-	FILE *f = fopen(reg, "we");
-	assert_non_null(f);
-	fputs("x\n", f);
-	assert_int_equal(fclose(f), 0);
+	scratch_put(dir, "f", "x\n", 2);
 	struct hostroot hr;
-	assert_int_equal(hostroot_open(&hr, dir), 0);
+	hf_hostroot(&hr, dir);
 	char *buf;
 	size_t len;
 	alarm(10); /* the old open blocked: fail, do not hang the suite */
@@ -304,15 +299,8 @@ static void test_hostroot_fifo(void **state)
 
 static int fifo_dir_remove(void **state)
 {
-	char *dir = *state;
-	if (!dir)
-		return 0;
-	_cleanup_free_ char *fifo = xasprintf("%s/fifo", dir);
-	_cleanup_free_ char *reg = xasprintf("%s/f", dir);
-	unlink(fifo);
-	unlink(reg);
-	rmdir(dir);
-	free(dir);
+	if (*state)
+		scratch_remove(*state);
 	return 0;
 }
 

@@ -4,20 +4,7 @@
  * 1.1 booleans), and the check's every status on fixture host roots modelled
  * on RKE2 v1.30 (containerd 1.7) and v1.33 (containerd 2.0) nodes.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "checks.h"
+#include "hostroot_fixture.h"
 #include "containerd_config.h"
 #include "rke2_config.h"
 
@@ -25,38 +12,25 @@
 
 /* ---- scratch host roots ---- */
 
-static char scratch[256];
+/* One scratch root a test fills and reads more than once (the loader runs on
+ * it again after a file changed): a directory the test owns (scratch.h). */
+static char *scratch;
 
-static void scratch_new(void)
+static void scratch_begin(void)
 {
-	snprintf(scratch, sizeof(scratch), "/tmp/hvready-test-containerd-XXXXXX");
-	assert_non_null(mkdtemp(scratch));
+	scratch = scratch_dir();
 }
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+static void scratch_end(void)
 {
-	return remove(p);
-}
-
-static void scratch_remove(void)
-{
-	nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	scratch_remove(scratch);
+	scratch = NULL;
 }
 
 /* Write path (relative to the scratch root), creating parent directories. */
 static void put(const char *path, const char *content)
 {
-	char full[1024];
-	snprintf(full, sizeof(full), "%s/%s", scratch, path);
-	for (char *s = full + strlen(scratch) + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		mkdir(full, 0755);
-		*s = '/';
-	}
-	FILE *f = fopen(full, "w");
-	assert_non_null(f);
-	fputs(content, f);
-	fclose(f);
+	scratch_write(scratch, path, content);
 }
 
 /* ---- containerd's config loader ---- */
@@ -65,7 +39,7 @@ static void load_scratch(const char *path, struct containerd_config *c, int expe
 			 size_t errlen)
 {
 	struct hostroot root;
-	assert_int_equal(hostroot_open(&root, scratch), 0);
+	hf_hostroot(&root, scratch);
 	int r = containerd_config_load(&root, path, c, err, errlen);
 	hostroot_close(&root);
 	if (r != expect)
@@ -77,7 +51,7 @@ static void test_v3_imports_merge_per_key(void **state)
 	char err[512] = "";
 	struct containerd_config c;
 	struct containerd_setting s;
-	scratch_new();
+	scratch_begin();
 	put("etc/containerd/config.toml",
 	    "version = 3\n"
 	    "imports = [\"/etc/containerd/conf.d/*.toml\", \"extra.toml\"]\n"
@@ -107,7 +81,7 @@ static void test_v3_imports_merge_per_key(void **state)
 	assert_string_equal(s.file, "/etc/containerd/conf.d/20-devices.toml");
 	assert_int_equal(s.line, 2);
 	containerd_config_clear(&c);
-	scratch_remove();
+	scratch_end();
 }
 
 static void test_v2_imports_replace_sections(void **state)
@@ -115,7 +89,7 @@ static void test_v2_imports_replace_sections(void **state)
 	char err[512] = "";
 	struct containerd_config c;
 	struct containerd_setting s;
-	scratch_new();
+	scratch_begin();
 	put("etc/containerd/config.toml", "version = 2\n"
 					  "imports = [\"/etc/containerd/conf.d/*.toml\"]\n"
 					  "[plugins.\"io.containerd.grpc.v1.cri\"]\n"
@@ -130,7 +104,7 @@ static void test_v2_imports_replace_sections(void **state)
 	assert_null(s.value);
 	assert_null(s.file);
 	containerd_config_clear(&c);
-	scratch_remove();
+	scratch_end();
 }
 
 /* containerd 2.x migrates every file older than version 3 before it merges it
@@ -142,7 +116,7 @@ static void test_v3_migrates_older_imports(void **state)
 	struct containerd_config c;
 	struct containerd_setting s;
 	struct strv ignored = {0};
-	scratch_new();
+	scratch_begin();
 	put("etc/containerd/config.toml",
 	    "version = 3\n"
 	    "imports = [\"/etc/containerd/conf.d/*.toml\"]\n"
@@ -206,14 +180,14 @@ static void test_v3_migrates_older_imports(void **state)
 	assert_false(s.value->b);
 	assert_string_equal(s.file, "/etc/containerd/conf.d/20-v1.toml");
 	containerd_config_clear(&c);
-	scratch_remove();
+	scratch_end();
 }
 
 static void test_load_errors(void **state)
 {
 	char err[512] = "";
 	struct containerd_config c;
-	scratch_new();
+	scratch_begin();
 	load_scratch("/etc/containerd/config.toml", &c, -ENOENT, err, sizeof(err));
 	put("etc/containerd/config.toml",
 	    "version = 2\nimports = [\"/etc/containerd/gone.toml\"]\n");
@@ -238,7 +212,7 @@ static void test_load_errors(void **state)
 	assert_int_equal(c.notes.n, 1);
 	assert_non_null(strstr(c.notes.items[0], "matches no file"));
 	containerd_config_clear(&c);
-	scratch_remove();
+	scratch_end();
 }
 
 static void test_find_key(void **state)
@@ -375,13 +349,13 @@ static void test_rke2_load_order(void **state)
 	struct rke2_config c = {0};
 	struct hostroot root;
 	char err[256];
-	scratch_new();
+	scratch_begin();
 	put("etc/rancher/rke2/config.yaml.d/20-b.yml", "nonroot-devices: false\n");
 	put("etc/rancher/rke2/config.yaml.d/10-a.yaml", "nonroot-devices: true\n");
 	put("etc/rancher/rke2/config.yaml.d/30-c.YAML", "nonroot-devices: true\n");
 	put("etc/rancher/rke2/config.yaml.d/40-d.yaml.bak", "nonroot-devices: false\n");
 	put("etc/rancher/rke2/config.yaml.d/dir.yaml/x", "ignored: true\n");
-	assert_int_equal(hostroot_open(&root, scratch), 0);
+	hf_hostroot(&root, scratch);
 	/* No config.yaml, only drop-ins: fine. */
 	assert_int_equal(
 	    rke2_config_load(&c, &root, "/etc/rancher/rke2/config.yaml", err, sizeof(err)), 0);
@@ -396,39 +370,33 @@ static void test_rke2_load_order(void **state)
 	assert_int_equal(c.files.n, 0);
 	rke2_config_clear(&c);
 	hostroot_close(&root);
-	scratch_remove();
+	scratch_end();
 }
 
 /* ---- the check on fixture host roots ---- */
 
 struct run {
-	struct node_report report;
-	struct agent_opts opts;
+	struct hostroot_fixture h;
 	const struct finding *f;
 };
 
-static void run_fixture(struct run *run, const char *fixture)
+/* The check on the host root NAME (a fixture, or the scratch root's path): one
+ * finding, carrying the report's node name. Not hf_run: on c-empty the check's
+ * UNKNOWN has no evidence (nothing was found to show; expect() below asks for
+ * evidence only where something was read), and hf_run refuses that. */
+static void run_fixture(struct run *run, const char *name)
 {
-	char path[1024];
-	const char *src = getenv("HVREADY_SRC");
-	snprintf(path, sizeof(path), "%s/tests/fixtures/hostroots/%s", src ? src : ".", fixture);
-	*run = (struct run){0};
-	agent_opts_init(&run->opts);
-	run->report.node = xstrdup("node-1");
-	struct agent_ctx ctx = {.opts = &run->opts, .report = &run->report};
-	assert_int_equal(hostroot_open(&ctx.root, path), 0);
-	check_containerd_device_ownership(&ctx, CHECK_ID);
-	hostroot_close(&ctx.root);
-	assert_int_equal(run->report.results.n, 1);
-	run->f = &run->report.results.items[0];
+	hf_open(&run->h, name);
+	check_containerd_device_ownership(&run->h.ctx, CHECK_ID);
+	assert_int_equal(run->h.report.results.n, 1);
+	run->f = &run->h.report.results.items[0];
 	assert_string_equal(run->f->check, CHECK_ID);
-	assert_string_equal(run->f->node, "node-1");
+	assert_string_equal(run->f->node, HF_NODE);
 }
 
 static void run_clear(struct run *run)
 {
-	node_report_clear(&run->report);
-	agent_opts_clear(&run->opts);
+	hf_close(&run->h);
 }
 
 static void expect(const char *fixture, enum status st, const char *msg_part, const char *rem_part)
@@ -556,15 +524,7 @@ static void test_check_evidence(void **state)
 
 static void run_scratch(struct run *run)
 {
-	*run = (struct run){0};
-	agent_opts_init(&run->opts);
-	run->report.node = xstrdup("node-1");
-	struct agent_ctx ctx = {.opts = &run->opts, .report = &run->report};
-	assert_int_equal(hostroot_open(&ctx.root, scratch), 0);
-	check_containerd_device_ownership(&ctx, CHECK_ID);
-	hostroot_close(&ctx.root);
-	assert_int_equal(run->report.results.n, 1);
-	run->f = &run->report.results.items[0];
+	run_fixture(run, scratch);
 }
 
 #define K3S_RENDERED_TRUE                                                                          \
@@ -592,7 +552,7 @@ static void put_k3s_unit(const char *exec_args, const char *extra)
 static void test_check_execstart_env(void **state)
 {
 	struct run run;
-	scratch_new();
+	scratch_begin();
 	put_k3s_unit("$K3S_ARGS", "");
 	put("etc/systemd/system/k3s.service.env",
 	    "K3S_TOKEN=\"secret\"\nK3S_ARGS=\"--disable=traefik --nonroot-devices\"\n");
@@ -601,9 +561,9 @@ static void test_check_execstart_env(void **state)
 	assert_non_null(strstr(kv_get_str(&run.f->evidence, "nonroot-devices_source"),
 			       "via K3S_ARGS from /etc/systemd/system/k3s.service.env"));
 	run_clear(&run);
-	scratch_remove();
+	scratch_end();
 
-	scratch_new();
+	scratch_begin();
 	put_k3s_unit("'--nonroot-devices=${NR}'", "Environment=\"NR=false\"\n");
 	put("etc/default/k3s", "# from the admin\nNR=true\n");
 	run_scratch(&run);
@@ -611,16 +571,16 @@ static void test_check_execstart_env(void **state)
 	assert_non_null(strstr(kv_get_str(&run.f->evidence, "nonroot-devices_source"),
 			       "via NR from /etc/default/k3s"));
 	run_clear(&run);
-	scratch_remove();
+	scratch_end();
 
 	/* A variable that is not set substitutes nothing: no flag, the old WARN. */
-	scratch_new();
+	scratch_begin();
 	put_k3s_unit("$K3S_ARGS", "");
 	run_scratch(&run);
 	assert_int_equal(run.f->status, STATUS_WARN);
 	assert_non_null(strstr(run.f->message, "lost at the next restart"));
 	run_clear(&run);
-	scratch_remove();
+	scratch_end();
 }
 
 /* k3s/RKE2 read their config from --config/-c or <PROGRAM>_CONFIG_FILE: the file
@@ -628,7 +588,7 @@ static void test_check_execstart_env(void **state)
 static void test_check_config_file_moved(void **state)
 {
 	struct run run;
-	scratch_new();
+	scratch_begin();
 	put_k3s_unit("-c /srv/k3s/config.yaml", "");
 	put("etc/rancher/k3s/config.yaml", "write-kubeconfig-mode: \"0644\"\n");
 	put("srv/k3s/config.yaml", "nonroot-devices: true\n");
@@ -638,9 +598,9 @@ static void test_check_config_file_moved(void **state)
 	assert_non_null(strstr(kv_get_str(&run.f->evidence, "config_file_from"),
 			       "--config in the ExecStart of /etc/systemd/system/k3s.service"));
 	run_clear(&run);
-	scratch_remove();
+	scratch_end();
 
-	scratch_new();
+	scratch_begin();
 	put("usr/local/lib/systemd/system/rke2-server.service",
 	    "[Service]\nEnvironmentFile=-/etc/default/%N\nEnvironmentFile=-/etc/sysconfig/%N\n"
 	    "EnvironmentFile=-/usr/local/lib/systemd/system/%N.env\n"
@@ -660,32 +620,27 @@ static void test_check_config_file_moved(void **state)
 	assert_non_null(strstr(kv_get_str(&run.f->evidence, "nonroot-devices_source"),
 			       "/opt/rke2/config.yaml.d/90-cdi.yaml"));
 	run_clear(&run);
-	scratch_remove();
+	scratch_end();
 }
 
 /* A data-dir other than the default moves everything RKE2 renders. */
 static void test_check_data_dir(void **state)
 {
 	struct run run;
-	scratch_new();
+	scratch_begin();
 	put("etc/rancher/rke2/config.yaml", "data-dir: /data/rke2\nnonroot-devices: true\n");
 	put("data/rke2/agent/etc/containerd/config.toml",
 	    "version = 3\n[plugins.'io.containerd.cri.v1.runtime']\n"
 	    "  device_ownership_from_security_context = true\n");
 	/* A stale file in the default place must not be read. */
 	put("var/lib/rancher/rke2/agent/etc/containerd/config.toml", "version = 3\n[[[garbage\n");
-	*(&run) = (struct run){0};
-	agent_opts_init(&run.opts);
-	struct agent_ctx ctx = {.opts = &run.opts, .report = &run.report};
-	assert_int_equal(hostroot_open(&ctx.root, scratch), 0);
-	check_containerd_device_ownership(&ctx, CHECK_ID);
-	hostroot_close(&ctx.root);
-	const struct finding *f = &run.report.results.items[0];
+	run_scratch(&run);
+	const struct finding *f = run.f;
 	assert_int_equal(f->status, STATUS_PASS);
 	assert_string_equal(kv_get_str(&f->evidence, "data_dir"), "/data/rke2");
 	assert_non_null(strstr(f->message, "/data/rke2/agent/etc/containerd/config.toml:3"));
 	run_clear(&run);
-	scratch_remove();
+	scratch_end();
 }
 
 int main(void)

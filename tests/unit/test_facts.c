@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "a_fixture.h"
+#include "hostroot_fixture.h"
 #include "osrelease_kv.h"
 #include "sys_clock.h"
 #include "kvm_wrap.h"
@@ -40,7 +40,7 @@ static void setup_clock(int ret, long maxerror)
 	clock_maxerror = maxerror;
 }
 
-static const struct kv_list *fact_map(const struct a_fixture *h, const char *key)
+static const struct kv_list *fact_map(const struct hostroot_fixture *h, const char *key)
 {
 	const struct value *v = kv_get(&h->report.facts, key);
 	if (!v)
@@ -50,7 +50,7 @@ static const struct kv_list *fact_map(const struct a_fixture *h, const char *key
 	return &v->map;
 }
 
-static int64_t fact_int(const struct a_fixture *h, const char *key)
+static int64_t fact_int(const struct hostroot_fixture *h, const char *key)
 {
 	int64_t i = 0;
 	assert_true(kv_get_int(&h->report.facts, key, &i));
@@ -59,9 +59,9 @@ static int64_t fact_int(const struct a_fixture *h, const char *key)
 
 static void test_facts_slemicro(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	setup_clock(TIME_OK, 8000);
-	a_fixture_open(&h, "a-slemicro-amd");
+	hf_open(&h, "a-slemicro-amd");
 	facts_collect(&h.ctx);
 
 	const struct kv_list *cpu = fact_map(&h, "cpu");
@@ -94,7 +94,7 @@ static void test_facts_slemicro(void **state)
 			    "0c6e8d1a-93b2-4f57-b1c4-5e2a7d9f0b13");
 	assert_int_equal(fact_int(&h, "cpu_cores"), 32);
 	assert_int_equal(fact_int(&h, "memory_bytes"), INT64_C(131600468) * 1024);
-	char *mods = a_list_join(kv_get_list(&h.report.facts, "kvm_modules"));
+	char *mods = hf_list_join(kv_get_list(&h.report.facts, "kvm_modules"));
 	assert_string_equal(mods, "kvm,kvm_amd");
 	free(mods);
 	const struct kv_list *clock = fact_map(&h, "clock");
@@ -106,16 +106,16 @@ static void test_facts_slemicro(void **state)
 	assert_true(kv_get_int(clock, "esterror_us", &i));
 	assert_int_equal(i, 40);
 	assert_true(kv_get_int(clock, "offset_us", &i));
-	a_fixture_close(&h);
+	hf_close(&h);
 }
 
 static void test_facts_pvm_and_arm(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	setup_clock(TIME_ERROR, 16000000);
-	a_fixture_open(&h, "a-pvm-host");
+	hf_open(&h, "a-pvm-host");
 	facts_collect(&h.ctx);
-	char *mods = a_list_join(kv_get_list(&h.report.facts, "kvm_modules"));
+	char *mods = hf_list_join(kv_get_list(&h.report.facts, "kvm_modules"));
 	assert_string_equal(mods, "kvm,kvm_pvm");
 	free(mods);
 	/* etc/os-release is a symlink into usr/lib, resolved inside the root. */
@@ -124,9 +124,9 @@ static void test_facts_pvm_and_arm(void **state)
 	bool synced = true;
 	assert_true(kv_get_bool(fact_map(&h, "clock"), "synced", &synced));
 	assert_false(synced);
-	a_fixture_close(&h);
+	hf_close(&h);
 
-	a_fixture_open(&h, "a-aarch64-ampere");
+	hf_open(&h, "a-aarch64-ampere");
 	facts_collect(&h.ctx);
 	const struct kv_list *cpu = fact_map(&h, "cpu");
 	assert_string_equal(kv_get_str(cpu, "arch"), "arm");
@@ -136,28 +136,28 @@ static void test_facts_pvm_and_arm(void **state)
 	assert_string_equal(kv_get_str(cpu, "variant"), "0x3");
 	assert_null(kv_get(cpu, "family"));
 	assert_int_equal(fact_int(&h, "cpu_cores"), 80);
-	mods = a_list_join(kv_get_list(&h.report.facts, "kvm_modules"));
+	mods = hf_list_join(kv_get_list(&h.report.facts, "kvm_modules"));
 	assert_string_equal(mods, "kvm");
 	free(mods);
-	a_fixture_close(&h);
+	hf_close(&h);
 }
 
 static void test_facts_absent_when_unreadable(void **state)
 {
-	struct a_fixture h;
-	char *root = a_tmp_root();
+	struct hostroot_fixture h;
+	char *root = scratch_dir();
 	setup_clock(-EPERM, 0);
-	a_fixture_open(&h, root);
+	hf_open(&h, root);
 	facts_collect(&h.ctx);
 	/* Nothing to read and adjtimex refused: no facts at all, not empty ones. */
 	if (h.report.facts.n)
 		fprintf(stderr, "unexpected fact %s\n", h.report.facts.items[0].key);
 	assert_int_equal(h.report.facts.n, 0);
-	a_fixture_close(&h);
-	a_tmp_clean(root);
+	hf_close(&h);
+	scratch_remove(root);
 
 	/* Garbage files: the same. */
-	a_fixture_open(&h, "a-garbage");
+	hf_open(&h, "a-garbage");
 	facts_collect(&h.ctx);
 	assert_null(kv_get(&h.report.facts, "cpu"));
 	assert_null(kv_get(&h.report.facts, "cpu_cores"));
@@ -169,26 +169,22 @@ static void test_facts_absent_when_unreadable(void **state)
 	const struct value_list *mods = kv_get_list(&h.report.facts, "kvm_modules");
 	assert_non_null(mods);
 	assert_int_equal(mods->n, 0);
-	a_fixture_close(&h);
+	hf_close(&h);
 }
 
 static void test_facts_shared_with_checks(void **state)
 {
 	/* What the checks read is what the facts say: change the host between the
 	 * checks and facts_collect, and the facts keep the checks' sample. */
-	struct a_fixture h;
-	char *root = a_tmp_root();
-	char *src = a_fixture_path("a-debian-intel/proc/cpuinfo");
-	char *buf;
-	size_t len;
-	assert_int_equal(util_read_file(src, 1 << 20, &buf, &len), 0);
-	a_tmp_write(root, "proc/cpuinfo", buf, len);
-	a_tmp_write(root, "sys/devices/system/cpu/online", "0-15\n", 5);
-	a_tmp_write(root, "proc/meminfo", "MemTotal: 33554432 kB\n", 22);
+	struct hostroot_fixture h;
+	char *root = scratch_dir();
+	hf_put_fixture_file(root, "proc/cpuinfo", "a-debian-intel/proc/cpuinfo");
+	scratch_put(root, "sys/devices/system/cpu/online", "0-15\n", 5);
+	scratch_put(root, "proc/meminfo", "MemTotal: 33554432 kB\n", 22);
 	const char *mods = "kvm_intel 380928 0 - Live 0x0\nkvm 1142784 1 kvm_intel, Live 0x0\n";
-	a_tmp_write(root, "proc/modules", mods, strlen(mods));
+	scratch_put(root, "proc/modules", mods, strlen(mods));
 	setup_clock(TIME_OK, 1000);
-	a_fixture_open(&h, root);
+	hf_open(&h, root);
 	check_kvm(&h.ctx, "host.kvm");
 	check_cpu_virt(&h.ctx, "host.cpu.virt");
 	check_clock(&h.ctx, "host.clock");
@@ -198,8 +194,8 @@ static void test_facts_shared_with_checks(void **state)
 
 	const char *amd = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
 			  "flags\t\t: svm\n";
-	a_tmp_write(root, "proc/cpuinfo", amd, strlen(amd));
-	a_tmp_write(root, "sys/devices/system/cpu/online", "0-1\n", 4);
+	scratch_put(root, "proc/cpuinfo", amd, strlen(amd));
+	scratch_put(root, "sys/devices/system/cpu/online", "0-1\n", 4);
 	setup_clock(TIME_ERROR, 16000000);
 	facts_collect(&h.ctx);
 
@@ -213,17 +209,15 @@ static void test_facts_shared_with_checks(void **state)
 		for (size_t j = i + 1; j < h.report.facts.n; j++)
 			assert_string_not_equal(h.report.facts.items[i].key,
 						h.report.facts.items[j].key);
-	a_fixture_close(&h);
-	free(buf);
-	free(src);
-	a_tmp_clean(root);
+	hf_close(&h);
+	scratch_remove(root);
 }
 
 static void test_facts_hostname_from_report(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	setup_clock(TIME_OK, 1000);
-	a_fixture_open(&h, "a-debian-intel");
+	hf_open(&h, "a-debian-intel");
 	h.report.hostname = xstrdup("from-report");
 	h.report.boot_id = xstrdup("");
 	facts_collect(&h.ctx);
@@ -231,15 +225,15 @@ static void test_facts_hostname_from_report(void **state)
 	/* An empty boot_id in the header is not a fact: read it from the host root. */
 	assert_string_equal(kv_get_str(&h.report.facts, "boot_id"),
 			    "8f3b2c1e-4d5a-4e6f-9a7b-1c2d3e4f5a6b");
-	a_fixture_close(&h);
+	hf_close(&h);
 }
 
 static void test_facts_json(void **state)
 {
 	/* The facts as the node report's JSON carries them (docs/protocol.md): typed values. */
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	setup_clock(TIME_OK, 1000);
-	a_fixture_open(&h, "a-nested-guest");
+	hf_open(&h, "a-nested-guest");
 	check_kvm(&h.ctx, "host.kvm");
 	check_cpu_virt(&h.ctx, "host.cpu.virt");
 	facts_collect(&h.ctx);
@@ -262,7 +256,7 @@ static void test_facts_json(void **state)
 	assert_true(json_object_object_get_ex(v, "VERSION_ID", &v));
 	assert_string_equal(json_object_get_string(v), "24.04");
 	json_object_put(o);
-	a_fixture_close(&h);
+	hf_close(&h);
 }
 
 static void test_osrelease_parser(void **state)
@@ -291,64 +285,51 @@ static void test_osrelease_parser(void **state)
 	kv_list_clear(&l);
 
 	/* Binary garbage: no crash, nothing or little parsed. */
-	char *p = a_fixture_path("a-garbage/etc/os-release");
-	char *buf;
 	size_t len;
-	assert_int_equal(util_read_file(p, 65536, &buf, &len), 0);
+	char *buf = hf_fixture_read("a-garbage/etc/os-release", &len);
 	assert_true(osrelease_kv_parse((const uint8_t *)buf, len, &l) >= 0);
 	kv_list_clear(&l);
 	free(buf);
-	free(p);
 }
 
 static void test_osrelease_fallback(void **state)
 {
-	char *root = a_tmp_root();
-	const char *t = "ID=fedora\nVERSION_ID=40\n";
-	a_tmp_write(root, "usr/lib/os-release", t, strlen(t));
-	struct hostroot hr;
-	assert_int_equal(hostroot_open(&hr, root), 0);
+	struct hostroot_fixture h;
+	hf_scratch(&h);
+	hf_write(&h, "usr/lib/os-release", "ID=fedora\nVERSION_ID=40\n");
 	struct kv_list l = {0};
-	assert_int_equal(osrelease_kv_read(&hr, &l), 2);
+	assert_int_equal(osrelease_kv_read(&h.ctx.root, &l), 2);
 	assert_string_equal(kv_get_str(&l, "ID"), "fedora");
 	kv_list_clear(&l);
 	/* etc/os-release wins when both exist. */
-	const char *e = "ID=rhel\n";
-	a_tmp_write(root, "etc/os-release", e, strlen(e));
-	assert_int_equal(osrelease_kv_read(&hr, &l), 1);
+	hf_write(&h, "etc/os-release", "ID=rhel\n");
+	assert_int_equal(osrelease_kv_read(&h.ctx.root, &l), 1);
 	assert_string_equal(kv_get_str(&l, "ID"), "rhel");
 	kv_list_clear(&l);
-	hostroot_close(&hr);
-	a_tmp_clean(root);
+	hf_close(&h);
 }
 
 /* hostname(5) allows comment lines; cloud images start the file with one. */
 static void test_hostname_file_comments(void **state)
 {
-	char *root = a_tmp_root();
-	const char *t = "# Managed by cloud-init\n\n  worker-7  \nignored\n";
-	a_tmp_write(root, "etc/hostname", t, strlen(t));
-	struct hostroot hr;
-	assert_int_equal(hostroot_open(&hr, root), 0);
-	char *h = agent_hostname(&hr);
-	assert_string_equal(h, "worker-7");
-	free(h);
+	struct hostroot_fixture h;
+	hf_scratch(&h);
+	hf_write(&h, "etc/hostname", "# Managed by cloud-init\n\n  worker-7  \nignored\n");
+	char *name = agent_hostname(&h.ctx.root);
+	assert_string_equal(name, "worker-7");
+	free(name);
 	/* Only comments, and no proc/1/ns under the root: the kernel's, from the file. */
-	const char *c = "# none\n";
-	a_tmp_write(root, "etc/hostname", c, strlen(c));
-	const char *k = "node-from-kernel\n";
-	a_tmp_write(root, "proc/sys/kernel/hostname", k, strlen(k));
-	h = agent_hostname(&hr);
-	assert_string_equal(h, "node-from-kernel");
-	free(h);
+	hf_write(&h, "etc/hostname", "# none\n");
+	hf_write(&h, "proc/sys/kernel/hostname", "node-from-kernel\n");
+	name = agent_hostname(&h.ctx.root);
+	assert_string_equal(name, "node-from-kernel");
+	free(name);
 	/* A RHEL image's placeholder: systemd uses the kernel's (DHCP) hostname instead. */
-	const char *l = "localhost.localdomain\n";
-	a_tmp_write(root, "etc/hostname", l, strlen(l));
-	h = agent_hostname(&hr);
-	assert_string_equal(h, "node-from-kernel");
-	free(h);
-	hostroot_close(&hr);
-	a_tmp_clean(root);
+	hf_write(&h, "etc/hostname", "localhost.localdomain\n");
+	name = agent_hostname(&h.ctx.root);
+	assert_string_equal(name, "node-from-kernel");
+	free(name);
+	hf_close(&h);
 }
 
 static void write_file(const char *path, const char *s)
@@ -407,6 +388,8 @@ static int pod_view(const char *host_name)
 		const char *pod_name = "hvready-agent-x7k2p";
 		if (sethostname(pod_name, strlen(pod_name)) < 0)
 			_exit(77);
+		/* Not hf_hostroot: this is a forked child that answers by its exit
+		 * code, where a cmocka failure cannot reach the test. */
 		struct hostroot hr;
 		if (hostroot_open(&hr, "/") < 0)
 			_exit(94);

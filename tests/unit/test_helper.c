@@ -16,30 +16,9 @@
 #include <unistd.h>
 
 #include "helper.h"
+#include "loopback.h"
 
 #define SECOND NSEC_PER_SEC
-
-/* A socket bound to a free loopback port (in *port), listening or not.
- * Listening, it accepts (the kernel does) and never answers. */
-static int loopback(int *port, bool listening)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	if (listening)
-		assert_int_equal(listen(fd, 4), 0);
-	socklen_t l = sizeof(a);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
-static int closed_port(void)
-{
-	int port;
-	close(loopback(&port, false));
-	return port;
-}
 
 static bool never(void *arg)
 {
@@ -108,7 +87,7 @@ static void test_probe_no_targets(void **state)
 static void test_probe_targets_reach_the_helper(void **state)
 {
 	char url[64];
-	snprintf(url, sizeof(url), "nfs://127.0.0.1:%d/pvc-1", closed_port());
+	snprintf(url, sizeof(url), "nfs://127.0.0.1:%d/pvc-1", loopback_closed_port());
 	struct probe p;
 	probe_start(&p, "/", url, 30 * SECOND);
 	struct node_report r;
@@ -196,7 +175,7 @@ static void test_post_refused(void **state)
 {
 	struct post p;
 	struct helper_post_request rq = {.token = "t0ken", .timeout_s = 2, .last_rtt_ns = 5};
-	assert_int_equal(post_report(&p, rq, closed_port(), 10 * SECOND), -ECONNREFUSED);
+	assert_int_equal(post_report(&p, rq, loopback_closed_port(), 10 * SECOND), -ECONNREFUSED);
 	char want[128];
 	snprintf(want, sizeof(want), "%s: connection refused", p.url);
 	assert_string_equal(p.err, want);
@@ -205,7 +184,7 @@ static void test_post_refused(void **state)
 /* A server that accepts and never answers: the helper's own timeout, not the kill. */
 static void test_post_timeout(void **state)
 {
-	int port, fd = loopback(&port, true);
+	int port, fd = loopback_socket(4, &port);
 	struct post p;
 	struct helper_post_request rq = {.timeout_s = 1};
 	assert_int_equal(post_report(&p, rq, port, 10 * SECOND), -ETIMEDOUT);
@@ -216,7 +195,7 @@ static void test_post_timeout(void **state)
 /* The post helper killed at the daemon's deadline (shorter than its own timeouts). */
 static void test_post_killed(void **state)
 {
-	int port, fd = loopback(&port, true);
+	int port, fd = loopback_socket(4, &port);
 	struct post p;
 	struct helper_post_request rq = {.timeout_s = 30};
 	assert_int_equal(post_report(&p, rq, port, 500 * NSEC_PER_MSEC), -ETIMEDOUT);

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#include "a_fixture.h"
+#include "hostroot_fixture.h"
 #include "cpuinfo.h"
 #include "kvm_wrap.h"
 
@@ -30,298 +30,298 @@ static void kvm_fails(enum sys_kvm_step step, int err, int api)
 		kvm_wrap_fake = (struct sys_kvm_probe){.step = step, .err = err, .api_version = -1};
 }
 
-static const struct finding *run_kvm(struct a_fixture *h, const char *root)
+static const struct finding *run_kvm(struct hostroot_fixture *h, const char *root)
 {
-	a_fixture_open(h, root);
+	hf_open(h, root);
 	check_kvm(&h->ctx, "host.kvm");
-	return a_finding(h, "host.kvm");
+	return hf_finding(h, "host.kvm");
 }
 
 static char *modules_of(const struct finding *f)
 {
-	return a_list_join(kv_get_list(&f->evidence, "kvm_modules"));
+	return hf_list_join(kv_get_list(&f->evidence, "kvm_modules"));
 }
 
 /* ---- host.kvm ---- */
 
 static void test_kvm_pass(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_works();
 	const struct finding *f = run_kvm(&h, "a-debian-intel");
-	a_expect(f, STATUS_PASS);
-	assert_int_equal(a_ev_int(f, "api_version"), 12);
-	assert_string_equal(a_ev_str(f, "device_node"), "char 10:232");
-	assert_string_equal(a_ev_str(f, "create_vm"), "ok");
+	assert_verdict(f, STATUS_PASS);
+	assert_int_equal(hf_ev_int(f, "api_version"), 12);
+	assert_evidence(f, "device_node", "char 10:232");
+	assert_evidence(f, "create_vm", "ok");
 	char *mods = modules_of(f);
 	/* Exact names: irqbypass is not a KVM module, kvm_intel and kvm are. */
 	assert_string_equal(mods, "kvm,kvm_intel");
 	free(mods);
-	assert_string_equal(a_ev_str(f, "modules_source"), "/proc/modules, /sys/module");
+	assert_evidence(f, "modules_source", "/proc/modules, /sys/module");
 	/* The fact is the same list. */
-	char *fact = a_list_join(kv_get_list(&h.report.facts, "kvm_modules"));
+	char *fact = hf_list_join(kv_get_list(&h.report.facts, "kvm_modules"));
 	assert_string_equal(fact, "kvm,kvm_intel");
 	free(fact);
-	a_fixture_close(&h);
+	hf_close(&h);
 }
 
 static void test_kvm_pass_pvm_sys_module_only(void **state)
 {
 	/* This machine's kind: no /proc/modules, kvm + kvm_pvm in /sys/module. */
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_works();
 	const struct finding *f = run_kvm(&h, "a-pvm-host");
-	a_expect(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	char *mods = modules_of(f);
 	assert_string_equal(mods, "kvm,kvm_pvm");
 	free(mods);
-	assert_string_equal(a_ev_str(f, "modules_source"), "/sys/module");
-	a_fixture_close(&h);
+	assert_evidence(f, "modules_source", "/sys/module");
+	hf_close(&h);
 }
 
 static void test_kvm_amd_and_arm_modules(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_works();
 	const struct finding *f = run_kvm(&h, "a-slemicro-amd");
 	char *mods = modules_of(f);
 	assert_string_equal(mods, "kvm,kvm_amd");
 	free(mods);
-	a_fixture_close(&h);
+	hf_close(&h);
 	/* arm64: KVM built in, visible only in /sys/module. */
 	f = run_kvm(&h, "a-aarch64-ampere");
 	mods = modules_of(f);
 	assert_string_equal(mods, "kvm");
 	free(mods);
-	a_fixture_close(&h);
+	hf_close(&h);
 }
 
 static void test_kvm_missing_device(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	/* The kernel registered the device (sys/class/misc/kvm) but /dev has no node:
 	 * the usual container mistake. */
 	kvm_fails(SYS_KVM_STEP_STAT, ENOENT, -1);
 	const struct finding *f = run_kvm(&h, "a-debian-intel");
-	a_expect(f, STATUS_FAIL);
-	assert_true(a_contains(f->message, "does not exist"));
-	assert_true(a_contains(f->remediation, "container"));
+	assert_verdict(f, STATUS_FAIL);
+	assert_contains(f->message, "does not exist");
+	assert_contains(f->remediation, "container");
 	bool reg = false;
 	assert_true(kv_get_bool(&f->evidence, "kernel_kvm_device_registered", &reg));
 	assert_true(reg);
-	a_fixture_close(&h);
+	hf_close(&h);
 
 	/* No KVM module at all: enable VT-x/AMD-V and load it. */
 	f = run_kvm(&h, "a-garbage");
-	a_expect(f, STATUS_FAIL);
-	assert_true(a_contains(f->remediation, "modprobe kvm_intel"));
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_FAIL);
+	assert_contains(f->remediation, "modprobe kvm_intel");
+	hf_close(&h);
 
 	/* A vendor module loaded but no device: it failed to initialise. */
 	f = run_kvm(&h, "a-nested-guest");
-	a_expect(f, STATUS_FAIL);
-	assert_true(a_contains(f->remediation, "dmesg"));
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_FAIL);
+	assert_contains(f->remediation, "dmesg");
+	hf_close(&h);
 }
 
 static void test_kvm_stat_denied(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_fails(SYS_KVM_STEP_STAT, EACCES, -1);
 	const struct finding *f = run_kvm(&h, "a-debian-intel");
-	a_expect(f, STATUS_UNKNOWN);
-	assert_true(a_contains(f->message, "cannot stat"));
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_UNKNOWN);
+	assert_contains(f->message, "cannot stat");
+	hf_close(&h);
 }
 
 static void test_kvm_wrong_node(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_works();
 	kvm_wrap_fake.step = SYS_KVM_STEP_WRONG_NODE;
 	kvm_wrap_fake.major = 1;
 	kvm_wrap_fake.minor = 3;
 	kvm_wrap_fake.api_version = -1;
 	const struct finding *f = run_kvm(&h, "a-debian-intel");
-	a_expect(f, STATUS_FAIL);
-	assert_true(a_contains(f->message, "1:3"));
-	assert_string_equal(a_ev_str(f, "device_node"), "char 1:3");
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_FAIL);
+	assert_contains(f->message, "1:3");
+	assert_evidence(f, "device_node", "char 1:3");
+	hf_close(&h);
 
 	kvm_wrap_fake = (struct sys_kvm_probe){
 	    .step = SYS_KVM_STEP_WRONG_NODE, .file_type = S_IFDIR, .api_version = -1};
 	f = run_kvm(&h, "a-debian-intel");
-	a_expect(f, STATUS_FAIL);
-	assert_true(a_contains(f->message, "a directory"));
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_FAIL);
+	assert_contains(f->message, "a directory");
+	hf_close(&h);
 }
 
 static void test_kvm_open_denied_is_unknown(void **state)
 {
 	static const int errs[] = {EACCES, EPERM};
 	for (size_t i = 0; i < ELEMENTSOF(errs); i++) {
-		struct a_fixture h;
+		struct hostroot_fixture h;
 		kvm_fails(SYS_KVM_STEP_OPEN, errs[i], -1);
 		const struct finding *f = run_kvm(&h, "a-debian-intel");
-		a_expect(f, STATUS_UNKNOWN);
-		assert_true(a_contains(f->message, strerror(errs[i])));
-		assert_true(a_contains(f->remediation, "DeviceAllow"));
+		assert_verdict(f, STATUS_UNKNOWN);
+		assert_contains(f->message, strerror(errs[i]));
+		assert_contains(f->remediation, "DeviceAllow");
 		/* The modules are evidence whatever the verdict. */
 		assert_non_null(kv_get_list(&f->evidence, "kvm_modules"));
-		a_fixture_close(&h);
+		hf_close(&h);
 	}
 }
 
 static void test_kvm_open_fails(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_fails(SYS_KVM_STEP_OPEN, ENODEV, -1);
 	const struct finding *f = run_kvm(&h, "a-pvm-host");
-	a_expect(f, STATUS_FAIL);
-	assert_string_equal(a_ev_str(f, "error"), "open: No such device");
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_FAIL);
+	assert_evidence(f, "error", "open: No such device");
+	hf_close(&h);
 }
 
 static void test_kvm_api_version(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_fails(SYS_KVM_STEP_API_VERSION, 0, 11);
 	const struct finding *f = run_kvm(&h, "a-debian-intel");
-	a_expect(f, STATUS_FAIL);
-	assert_true(a_contains(f->message, "version 11, not 12"));
-	assert_int_equal(a_ev_int(f, "api_version"), 11);
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_FAIL);
+	assert_contains(f->message, "version 11, not 12");
+	assert_int_equal(hf_ev_int(f, "api_version"), 11);
+	hf_close(&h);
 
 	kvm_fails(SYS_KVM_STEP_API_VERSION, ENOTTY, -1);
 	f = run_kvm(&h, "a-debian-intel");
-	a_expect(f, STATUS_FAIL);
-	assert_true(a_contains(f->message, "KVM_GET_API_VERSION"));
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_FAIL);
+	assert_contains(f->message, "KVM_GET_API_VERSION");
+	hf_close(&h);
 
 	kvm_fails(SYS_KVM_STEP_API_VERSION, EPERM, -1);
 	f = run_kvm(&h, "a-debian-intel");
-	a_expect(f, STATUS_UNKNOWN);
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_UNKNOWN);
+	hf_close(&h);
 }
 
 static void test_kvm_create_vm(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_fails(SYS_KVM_STEP_CREATE_VM, EBUSY, 12);
 	const struct finding *f = run_kvm(&h, "a-slemicro-amd");
-	a_expect(f, STATUS_FAIL);
-	assert_true(a_contains(f->message, "cannot create a VM"));
-	assert_true(a_contains(f->remediation, "Another hypervisor"));
-	assert_int_equal(a_ev_int(f, "api_version"), 12);
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_FAIL);
+	assert_contains(f->message, "cannot create a VM");
+	assert_contains(f->remediation, "Another hypervisor");
+	assert_int_equal(hf_ev_int(f, "api_version"), 12);
+	hf_close(&h);
 
 	kvm_fails(SYS_KVM_STEP_CREATE_VM, ENOMEM, 12);
 	f = run_kvm(&h, "a-slemicro-amd");
-	a_expect(f, STATUS_FAIL);
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_FAIL);
+	hf_close(&h);
 
 	kvm_fails(SYS_KVM_STEP_CREATE_VM, EACCES, 12);
 	f = run_kvm(&h, "a-slemicro-amd");
-	a_expect(f, STATUS_UNKNOWN);
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_UNKNOWN);
+	hf_close(&h);
 }
 
 static void test_kvm_modules_unreadable(void **state)
 {
-	struct a_fixture h;
-	char *root = a_tmp_root();
+	struct hostroot_fixture h;
+	char *root = scratch_dir();
 	kvm_works();
 	const struct finding *f = run_kvm(&h, root);
-	a_expect(f, STATUS_PASS);
-	assert_true(a_contains(a_ev_str(f, "kvm_modules"), "unknown"));
+	assert_verdict(f, STATUS_PASS);
+	assert_evidence_contains(f, "kvm_modules", "unknown");
 	/* An unreadable fact is absent, not empty. */
 	assert_null(kv_get(&h.report.facts, "kvm_modules"));
-	a_fixture_close(&h);
-	a_tmp_clean(root);
+	hf_close(&h);
+	scratch_remove(root);
 }
 
 /* The real probe on fixtures: what a host root can hold without devices. */
 static void test_kvm_real_probe_on_fixtures(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_wrap_real = true;
 	const struct finding *f = run_kvm(&h, "a-garbage"); /* dev/kvm is a regular file */
-	a_expect(f, STATUS_FAIL);
-	assert_true(a_contains(f->message, "a regular file"));
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_FAIL);
+	assert_contains(f->message, "a regular file");
+	hf_close(&h);
 
 	f = run_kvm(&h, "a-debian-intel"); /* no dev/kvm */
-	a_expect(f, STATUS_FAIL);
-	assert_true(a_contains(f->message, "does not exist"));
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_FAIL);
+	assert_contains(f->message, "does not exist");
+	hf_close(&h);
 
 	/* An absolute symlink resolves inside the host root. */
-	char *root = a_tmp_root();
+	char *root = scratch_dir();
 	char *dev = xasprintf("%s/dev", root), *lnk = xasprintf("%s/dev/kvm", root);
 	assert_int_equal(mkdir(dev, 0755), 0);
 	assert_int_equal(symlink("/dev/null", lnk), 0);
 	f = run_kvm(&h, root);
 	/* "does not exist" with openat2; without it (old kernels), /dev/null is 1:3 and
 	 * is never opened. Either way not the test machine's KVM. */
-	a_expect(f, STATUS_FAIL);
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_FAIL);
+	hf_close(&h);
 	free(dev);
 	free(lnk);
-	a_tmp_clean(root);
+	scratch_remove(root);
 	kvm_wrap_real = false;
 }
 
 /* ---- host.cpu.virt ---- */
 
-static const struct finding *run_cpu(struct a_fixture *h, const char *root, bool with_kvm)
+static const struct finding *run_cpu(struct hostroot_fixture *h, const char *root, bool with_kvm)
 {
-	a_fixture_open(h, root);
+	hf_open(h, root);
 	if (with_kvm)
 		check_kvm(&h->ctx, "host.kvm");
 	check_cpu_virt(&h->ctx, "host.cpu.virt");
-	return a_finding(h, "host.cpu.virt");
+	return hf_finding(h, "host.cpu.virt");
 }
 
 static void test_cpu_vmx_pass(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_works();
 	const struct finding *f = run_cpu(&h, "a-debian-intel", true);
-	a_expect(f, STATUS_PASS);
-	assert_string_equal(a_ev_str(f, "virt_flag"), "vmx");
-	assert_string_equal(a_ev_str(f, "vendor"), "GenuineIntel");
-	assert_string_equal(a_ev_str(f, "model_name"), "Intel(R) Xeon(R) E-2288G CPU @ 3.70GHz");
-	assert_string_equal(a_ev_str(f, "family_model_stepping"), "6/158/13");
+	assert_verdict(f, STATUS_PASS);
+	assert_evidence(f, "virt_flag", "vmx");
+	assert_evidence(f, "vendor", "GenuineIntel");
+	assert_evidence(f, "model_name", "Intel(R) Xeon(R) E-2288G CPU @ 3.70GHz");
+	assert_evidence(f, "family_model_stepping", "6/158/13");
 	bool vm = true;
 	assert_true(kv_get_bool(&f->evidence, "hypervisor", &vm));
 	assert_false(vm);
 	assert_null(kv_get(&f->evidence, "nested"));
-	a_fixture_close(&h);
+	hf_close(&h);
 }
 
 static void test_cpu_vmx_pass_even_if_kvm_fails(void **state)
 {
 	/* The flag is the CPU's capability; host.kvm reports the broken KVM. */
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_fails(SYS_KVM_STEP_STAT, ENOENT, -1);
 	const struct finding *f = run_cpu(&h, "a-rhel-small", true);
-	a_expect(f, STATUS_PASS);
-	assert_string_equal(a_ev_str(f, "host.kvm"), "FAIL");
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_PASS);
+	assert_evidence(f, "host.kvm", "FAIL");
+	hf_close(&h);
 }
 
 static void test_cpu_svm_pass(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_works();
 	const struct finding *f = run_cpu(&h, "a-slemicro-amd", true);
-	a_expect(f, STATUS_PASS);
-	assert_string_equal(a_ev_str(f, "virt_flag"), "svm");
-	assert_string_equal(a_ev_str(f, "vendor"), "AuthenticAMD");
-	assert_string_equal(a_ev_str(f, "family_model_stepping"), "25/1/1");
-	assert_true(a_contains(f->message, "AMD-V"));
-	assert_false(a_contains(f->message, "host.kvm FAIL"));
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_PASS);
+	assert_evidence(f, "virt_flag", "svm");
+	assert_evidence(f, "vendor", "AuthenticAMD");
+	assert_evidence(f, "family_model_stepping", "25/1/1");
+	assert_contains(f->message, "AMD-V");
+	assert_not_contains(f->message, "host.kvm FAIL");
+	hf_close(&h);
 
 	/* SVM disabled in the firmware (a common server BIOS default): /proc/cpuinfo
 	 * still lists svm, kvm_amd refuses to load ("SVM disabled (by BIOS) in MSR_VM_CR"),
@@ -329,112 +329,112 @@ static void test_cpu_svm_pass(void **state)
 	 * fails. */
 	kvm_fails(SYS_KVM_STEP_STAT, ENOENT, -1);
 	f = run_cpu(&h, "a-slemicro-amd", true);
-	a_expect(f, STATUS_PASS);
-	assert_true(a_contains(f->message, "the svm flag stays visible while the firmware "
-					   "disables SVM"));
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_PASS);
+	assert_contains(f->message, "the svm flag stays visible while the firmware "
+				    "disables SVM");
+	hf_close(&h);
 }
 
 static void test_cpu_nested_guest(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_works();
 	const struct finding *f = run_cpu(&h, "a-nested-guest", true);
-	a_expect(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	bool vm = false;
 	assert_true(kv_get_bool(&f->evidence, "hypervisor", &vm));
 	assert_true(vm);
-	assert_string_equal(a_ev_str(f, "nested"), "Y (kvm_intel)");
-	assert_true(a_contains(f->message, "nested virtualization"));
-	a_fixture_close(&h);
+	assert_evidence(f, "nested", "Y (kvm_intel)");
+	assert_contains(f->message, "nested virtualization");
+	hf_close(&h);
 }
 
 static void test_cpu_pvm_warn(void **state)
 {
 	/* No vmx/svm, hypervisor set, KVM works through kvm_pvm: WARN, never FAIL. */
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_works();
 	const struct finding *f = run_cpu(&h, "a-pvm-host", true);
-	a_expect(f, STATUS_WARN);
-	assert_string_equal(a_ev_str(f, "virt_flag"), "none");
-	assert_string_equal(a_ev_str(f, "host.kvm"), "PASS");
-	assert_true(a_contains(f->message, "KVM works without hardware virtualization flags"));
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_WARN);
+	assert_evidence(f, "virt_flag", "none");
+	assert_evidence(f, "host.kvm", "PASS");
+	assert_contains(f->message, "KVM works without hardware virtualization flags");
+	hf_close(&h);
 }
 
 static void test_cpu_no_flags_no_kvm_fail(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_fails(SYS_KVM_STEP_OPEN, ENODEV, -1);
 	const struct finding *f = run_cpu(&h, "a-pvm-host", true);
-	a_expect(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	/* It is a VM: the advice is about nested virtualization. */
-	assert_true(a_contains(f->remediation, "nested virtualization"));
-	a_fixture_close(&h);
+	assert_contains(f->remediation, "nested virtualization");
+	hf_close(&h);
 }
 
 static void test_cpu_no_flags_kvm_unknown(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_fails(SYS_KVM_STEP_OPEN, EACCES, -1);
 	const struct finding *f = run_cpu(&h, "a-pvm-host", true);
-	a_expect(f, STATUS_UNKNOWN);
-	assert_string_equal(a_ev_str(f, "host.kvm"), "UNKNOWN");
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_UNKNOWN);
+	assert_evidence(f, "host.kvm", "UNKNOWN");
+	hf_close(&h);
 
 	/* host.kvm did not run at all. */
 	f = run_cpu(&h, "a-pvm-host", false);
-	a_expect(f, STATUS_UNKNOWN);
-	assert_string_equal(a_ev_str(f, "host.kvm"), "not run");
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_UNKNOWN);
+	assert_evidence(f, "host.kvm", "not run");
+	hf_close(&h);
 }
 
 static void test_cpu_aarch64(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_works();
 	const struct finding *f = run_cpu(&h, "a-aarch64-ampere", true);
-	a_expect(f, STATUS_PASS);
-	assert_string_equal(a_ev_str(f, "arch"), "arm");
-	assert_string_equal(a_ev_str(f, "vendor"), "ARM");
-	assert_string_equal(a_ev_str(f, "model_name"), "Neoverse-N1");
-	assert_string_equal(a_ev_str(f, "implementer_part"), "0x41/0xd0c");
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_PASS);
+	assert_evidence(f, "arch", "arm");
+	assert_evidence(f, "vendor", "ARM");
+	assert_evidence(f, "model_name", "Neoverse-N1");
+	assert_evidence(f, "implementer_part", "0x41/0xd0c");
+	hf_close(&h);
 
 	kvm_fails(SYS_KVM_STEP_STAT, ENOENT, -1);
 	f = run_cpu(&h, "a-aarch64-ampere", true);
-	a_expect(f, STATUS_FAIL);
-	assert_true(a_contains(f->remediation, "EL2"));
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_FAIL);
+	assert_contains(f->remediation, "EL2");
+	hf_close(&h);
 
 	f = run_cpu(&h, "a-aarch64-ampere", false);
-	a_expect(f, STATUS_UNKNOWN);
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_UNKNOWN);
+	hf_close(&h);
 }
 
 static void test_cpu_unreadable(void **state)
 {
-	struct a_fixture h;
-	char *root = a_tmp_root();
+	struct hostroot_fixture h;
+	char *root = scratch_dir();
 	kvm_works();
 	const struct finding *f = run_cpu(&h, root, true);
-	a_expect(f, STATUS_UNKNOWN);
-	assert_true(a_contains(f->message, "proc/cpuinfo"));
-	assert_true(a_contains(f->message, "No such file"));
+	assert_verdict(f, STATUS_UNKNOWN);
+	assert_contains(f->message, "proc/cpuinfo");
+	assert_contains(f->message, "No such file");
 	assert_null(kv_get(&h.report.facts, "cpu"));
-	a_fixture_close(&h);
-	a_tmp_clean(root);
+	hf_close(&h);
+	scratch_remove(root);
 
 	f = run_cpu(&h, "a-garbage", true);
-	a_expect(f, STATUS_UNKNOWN);
-	assert_true(a_contains(f->message, "a-garbage/proc/cpuinfo"));
-	assert_true(a_contains(f->message, "not cpuinfo"));
-	a_fixture_close(&h);
+	assert_verdict(f, STATUS_UNKNOWN);
+	assert_contains(f->message, "a-garbage/proc/cpuinfo");
+	assert_contains(f->message, "not cpuinfo");
+	hf_close(&h);
 }
 
 static void test_cpu_records_fact(void **state)
 {
-	struct a_fixture h;
+	struct hostroot_fixture h;
 	kvm_works();
 	run_cpu(&h, "a-slemicro-amd", true);
 	const struct value *cpu = kv_get(&h.report.facts, "cpu");
@@ -450,17 +450,15 @@ static void test_cpu_records_fact(void **state)
 	assert_non_null(fl);
 	for (size_t i = 1; i < fl->n; i++)
 		assert_true(strcmp(fl->items[i - 1].s, fl->items[i].s) < 0);
-	a_fixture_close(&h);
+	hf_close(&h);
 }
 
 /* ---- the parser ---- */
 
 static void test_parse_x86_this_machine_kind(void **state)
 {
-	char *path = a_fixture_path("a-pvm-host/proc/cpuinfo");
-	char *buf;
 	size_t len;
-	assert_int_equal(util_read_file(path, 1 << 20, &buf, &len), 0);
+	char *buf = hf_fixture_read("a-pvm-host/proc/cpuinfo", &len);
 	struct cpuinfo ci;
 	assert_int_equal(cpuinfo_parse((const uint8_t *)buf, len, &ci), 0);
 	assert_int_equal(ci.arch, CPUINFO_ARCH_X86);
@@ -474,7 +472,6 @@ static void test_parse_x86_this_machine_kind(void **state)
 		assert_true(strlen(ci.flags.items[i]) > 0);
 	cpuinfo_clear(&ci);
 	free(buf);
-	free(path);
 }
 
 static void test_parse_layouts(void **state)
@@ -574,16 +571,16 @@ static void test_parse_garbage(void **state)
 static void test_read_truncated(void **state)
 {
 	/* More than CPUINFO_MAX_BYTES: the first CPU is still read, no error. */
-	char *root = a_tmp_root();
+	char *root = scratch_dir();
 	static const char block[] = "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
 				    "model\t\t: 106\nflags\t\t: fpu vmx\n\n";
 	size_t n = CPUINFO_MAX_BYTES / (sizeof(block) - 1) + 10;
 	char *big = xmalloc(n * (sizeof(block) - 1));
 	for (size_t i = 0; i < n; i++)
 		memcpy(big + i * (sizeof(block) - 1), block, sizeof(block) - 1);
-	a_tmp_write(root, "proc/cpuinfo", big, n * (sizeof(block) - 1));
+	scratch_put(root, "proc/cpuinfo", big, n * (sizeof(block) - 1));
 	struct hostroot hr;
-	assert_int_equal(hostroot_open(&hr, root), 0);
+	hf_hostroot(&hr, root);
 	struct cpuinfo ci;
 	assert_int_equal(cpuinfo_read(&hr, &ci), 0);
 	assert_true(ci.truncated);
@@ -591,7 +588,7 @@ static void test_read_truncated(void **state)
 	cpuinfo_clear(&ci);
 	hostroot_close(&hr);
 	free(big);
-	a_tmp_clean(root);
+	scratch_remove(root);
 }
 
 static void test_cpulist(void **state)

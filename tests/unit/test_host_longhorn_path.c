@@ -1,7 +1,7 @@
 // wrap: sys_fs_statvfs sys_fs_access
 /* host.longhorn.path on fixture host roots, with free space and write access
  * from a fake sys_fs seam; and the mountinfo parser it stands on. */
-#include "b_hostroot.h"
+#include "hostroot_fixture.h"
 #include "mountinfo.h"
 #include "sys_fs.h"
 
@@ -67,38 +67,38 @@ static int reset(void **state)
 
 #define GiB_BLOCKS(n) ((uint64_t)(n)*262144u) /* 4 KiB blocks per GiB */
 
-static const struct finding *run(struct bctx *b)
+static const struct finding *run(struct hostroot_fixture *b)
 {
-	return b_run(b, check_longhorn_path, ID);
+	return hf_run(b, check_longhorn_path, ID);
 }
 
 /* A scratch root with a mount table; dirs are created under it. */
-static void lh_root(struct bctx *b, const char *mountinfo)
+static void lh_root(struct hostroot_fixture *b, const char *mountinfo)
 {
-	b_scratch(b);
-	b_write(b, "proc/1/mountinfo", mountinfo);
-	b_mkdir(b, "var/lib");
+	hf_scratch(b);
+	hf_write(b, "proc/1/mountinfo", mountinfo);
+	hf_mkdir(b, "var/lib");
 }
 
 #define MI_ROOT "28 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw,errors=remount-ro\n"
 
 static void test_debian12_own_mount(void **state)
 {
-	struct bctx b;
-	b_fixture(&b, "b-debian12");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-debian12");
 	fake("/var/lib/longhorn", GiB_BLOCKS(500), GiB_BLOCKS(350));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_PASS);
 	assert_string_equal(f->object, "path:/var/lib/longhorn");
 	assert_contains(f->message, "ext4 /dev/sdb1 on /var/lib/longhorn (its own mount point)");
 	assert_contains(f->message, "70.0% free (350.0 GiB of 500.0 GiB, minimum 25%)");
-	assert_string_equal(b_ev(&*f, "mount_point"), "/var/lib/longhorn");
-	assert_string_equal(b_ev(f, "device"), "/dev/sdb1");
-	assert_string_equal(b_ev(f, "device_number"), "8:17");
-	assert_string_equal(b_ev(f, "fs_type"), "ext4");
-	assert_string_equal(b_ev(f, "mount_options"), "rw,relatime");
-	assert_string_equal(b_ev(f, "available_pct"), "70.0");
-	assert_string_equal(b_ev(f, "writable"), "yes");
+	assert_evidence(f, "mount_point", "/var/lib/longhorn");
+	assert_evidence(f, "device", "/dev/sdb1");
+	assert_evidence(f, "device_number", "8:17");
+	assert_evidence(f, "fs_type", "ext4");
+	assert_evidence(f, "mount_options", "rw,relatime");
+	assert_evidence(f, "available_pct", "70.0");
+	assert_evidence(f, "writable", "yes");
 	int64_t v;
 	assert_true(kv_get_int(&f->evidence, "threshold_pct", &v));
 	assert_int_equal(v, 25);
@@ -107,7 +107,7 @@ static void test_debian12_own_mount(void **state)
 	bool ex;
 	assert_true(kv_get_bool(&f->evidence, "exists", &ex));
 	assert_true(ex);
-	b_close(&b);
+	hf_close(&b);
 }
 
 /* A Kubernetes node: CNI pins each pod's network namespace under /run/netns, and the
@@ -115,40 +115,40 @@ static void test_debian12_own_mount(void **state)
  * not a path. The line is valid; the check must still decide. */
 static void test_rke2_node_with_pod_netns(void **state)
 {
-	struct bctx b;
-	b_fixture(&b, "b-rke2-pod-netns");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-rke2-pod-netns");
 	fake("/var/lib/longhorn", GiB_BLOCKS(500), GiB_BLOCKS(350));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "mount_point"), "/var/lib/longhorn");
-	assert_string_equal(b_ev(f, "device"), "/dev/sdb1");
-	b_close(&b);
+	assert_evidence(f, "mount_point", "/var/lib/longhorn");
+	assert_evidence(f, "device", "/dev/sdb1");
+	hf_close(&b);
 }
 
 static void test_rhel9_below_threshold_fails(void **state)
 {
-	struct bctx b;
-	b_fixture(&b, "b-rhel9");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-rhel9");
 	fake("/var/lib/longhorn", GiB_BLOCKS(200), GiB_BLOCKS(20));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "only 10.0% free (20.0 GiB of 200.0 GiB)");
 	assert_contains(f->message, "storage-minimal-available-percentage of 25%");
 	assert_contains(f->remediation, "storage-minimal-available-percentage");
-	assert_string_equal(b_ev(f, "fs_type"), "xfs");
-	b_close(&b);
+	assert_evidence(f, "fs_type", "xfs");
+	hf_close(&b);
 }
 
 static void test_threshold_from_options(void **state)
 {
-	struct bctx b;
-	b_fixture(&b, "b-rhel9");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-rhel9");
 	b.opts.thr.longhorn_min_available_pct = 50;
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(40));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "of 50%");
-	b_close(&b);
+	hf_close(&b);
 }
 
 /* A bind mount is not a filesystem of its own: /var/lib/longhorn bound from a
@@ -158,18 +158,18 @@ static void test_threshold_from_options(void **state)
  * mount point" before. */
 static void test_bind_mount_of_root_dir(void **state)
 {
-	struct bctx b;
+	struct hostroot_fixture b;
 	lh_root(&b, MI_ROOT "40 28 8:1 /srv/longhorn /var/lib/longhorn rw,relatime shared:1 - ext4 "
 			    "/dev/sda1 rw,errors=remount-ro\n");
-	b_mkdir(&b, "var/lib/longhorn");
+	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(80));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "on the root filesystem (ext4 /dev/sda1, through the bind "
 				    "mount /var/lib/longhorn of its directory /srv/longhorn");
 	assert_null(strstr(f->message, "its own mount point"));
-	assert_contains(b_ev(f, "mount_root"), "/srv/longhorn");
-	b_close(&b);
+	assert_evidence_contains(f, "mount_root", "/srv/longhorn");
+	hf_close(&b);
 }
 
 /* Harvester's layout (harvester-installer
@@ -194,41 +194,41 @@ static void test_bind_mount_of_root_dir(void **state)
 
 static void test_bind_mount_harvester_persistent(void **state)
 {
-	struct bctx b;
+	struct hostroot_fixture b;
 	lh_root(&b, MI_HARVESTER);
-	b_mkdir(&b, "var/lib/longhorn");
+	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(150), GiB_BLOCKS(120));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "ext4 /dev/sda5 (8:5, bind mount of "
 				    "/.state/var-lib-longhorn.bind)");
 	assert_contains(f->message, "also holds /usr/local, /var/lib/rancher, /var/lib/kubelet");
-	assert_string_equal(b_ev(f, "shares_filesystem_with"),
-			    "/usr/local, /var/lib/rancher, /var/lib/kubelet");
+	assert_evidence(f, "shares_filesystem_with",
+			"/usr/local, /var/lib/rancher, /var/lib/kubelet");
 	assert_contains(f->remediation, "/var/lib/harvester/defaultdisk");
-	b_close(&b);
+	hf_close(&b);
 }
 
 /* A bind mount of a directory of a disk of its own: PASS. */
 static void test_bind_mount_own_disk_passes(void **state)
 {
-	struct bctx b;
+	struct hostroot_fixture b;
 	lh_root(&b, MI_ROOT "41 28 8:17 / /mnt/data rw,relatime shared:2 - xfs /dev/sdb1 rw\n"
 			    "42 28 8:17 /longhorn /var/lib/longhorn rw,relatime shared:2 - xfs "
 			    "/dev/sdb1 rw\n");
-	b_mkdir(&b, "var/lib/longhorn");
+	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(500), GiB_BLOCKS(400));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "xfs /dev/sdb1 on /var/lib/longhorn (a bind mount of a "
 				    "filesystem of its own)");
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_ubuntu_missing_on_root(void **state)
 {
-	struct bctx b;
-	b_fixture(&b, "b-ubuntu2204-nonfs");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-ubuntu2204-nonfs");
 	fake("/var/lib", GiB_BLOCKS(98), GiB_BLOCKS(61));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_WARN);
@@ -236,40 +236,40 @@ static void test_ubuntu_missing_on_root(void **state)
 	assert_contains(f->message,
 			"on the root filesystem (ext4 /dev/mapper/ubuntu--vg-ubuntu--lv)");
 	assert_contains(f->remediation, "own disk or partition");
-	assert_string_equal(b_ev(f, "judged_path"), "/var/lib");
-	assert_string_equal(b_ev(f, "mount_point"), "/");
+	assert_evidence(f, "judged_path", "/var/lib");
+	assert_evidence(f, "mount_point", "/");
 	bool ex;
 	assert_true(kv_get_bool(&f->evidence, "exists", &ex));
 	assert_false(ex);
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_missing_and_full_fails(void **state)
 {
-	struct bctx b;
-	b_fixture(&b, "b-ubuntu2204-nonfs");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-ubuntu2204-nonfs");
 	fake("/var/lib", GiB_BLOCKS(98), GiB_BLOCKS(9));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "below Longhorn's storage-minimal-available-percentage");
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_harvester_probe_target_paths(void **state)
 {
-	struct bctx b;
-	b_fixture(&b, "b-slemicro55-harvester");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-slemicro55-harvester");
 	strv_add(&b.opts.targets.longhorn_data_paths, "/var/lib/harvester/defaultdisk");
 	strv_add(&b.opts.targets.longhorn_data_paths, "/var/lib/longhorn/");
 	fake("/var/lib/harvester/defaultdisk", GiB_BLOCKS(800), GiB_BLOCKS(610));
 	fake("/var/lib/longhorn", GiB_BLOCKS(150), GiB_BLOCKS(120));
 	check_longhorn_path(&b.ctx, ID);
-	assert_int_equal(b.rep.results.n, 2);
-	const struct finding *f = &b.rep.results.items[0];
+	assert_int_equal(b.report.results.n, 2);
+	const struct finding *f = &b.report.results.items[0];
 	assert_status(f, STATUS_PASS);
 	assert_string_equal(f->object, "path:/var/lib/harvester/defaultdisk");
-	assert_string_equal(b_ev(f, "device"), "/dev/sda6");
-	f = &b.rep.results.items[1];
+	assert_evidence(f, "device", "/dev/sda6");
+	f = &b.report.results.items[1];
 	assert_string_equal(f->object, "path:/var/lib/longhorn/");
 	/* Harvester's root is a read-only image and /var a tmpfs overlay; /var/lib/longhorn
 	 * is one of the persistent paths bind-mounted from COS_PERSISTENT, the partition of
@@ -277,193 +277,193 @@ static void test_harvester_probe_target_paths(void **state)
 	 * v1.4.1 pkg/config/templates/cos-rootfs.yaml): not a filesystem of its own. */
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "also holds /usr/local, /var/lib/rancher, /var/lib/kubelet");
-	assert_string_equal(b_ev(f, "mount_point"), "/var/lib/longhorn");
-	assert_string_equal(b_ev(f, "device"), "/dev/sda5");
-	b_close(&b);
+	assert_evidence(f, "mount_point", "/var/lib/longhorn");
+	assert_evidence(f, "device", "/dev/sda5");
+	hf_close(&b);
 }
 
 static void test_read_only_mount_fails(void **state)
 {
-	struct bctx b;
+	struct hostroot_fixture b;
 	lh_root(&b, MI_ROOT "45 28 8:17 / /var/lib/longhorn ro,relatime shared:27 - ext4 /dev/sdb1 "
 			    "ro\n");
-	b_mkdir(&b, "var/lib/longhorn");
+	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(90))->access_err = -EROFS;
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "read-only mount (/var/lib/longhorn, ro,relatime)");
 	assert_contains(f->remediation, "mount -o remount,rw /var/lib/longhorn");
-	assert_string_equal(b_ev(f, "writable"), "no: read-only file system");
-	b_close(&b);
+	assert_evidence(f, "writable", "no: read-only file system");
+	hf_close(&b);
 
 	/* Read-only in the superblock options only (ext4 remounted ro after errors). */
 	lh_root(&b, MI_ROOT "45 28 8:17 / /var/lib/longhorn rw,relatime - ext4 /dev/sdb1 "
 			    "ro,errors=remount-ro\n");
-	b_mkdir(&b, "var/lib/longhorn");
+	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(90));
 	f = run(&b);
 	assert_status(f, STATUS_FAIL);
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_agent_view_read_only_is_not_the_hosts(void **state)
 {
 	/* The DaemonSet may mount the host root readOnly: EROFS there says nothing. */
-	struct bctx b;
-	b_fixture(&b, "b-debian12");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-debian12");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(90))->access_err = -EROFS;
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_PASS);
-	assert_contains(b_ev(f, "writable"), "not testable");
-	b_close(&b);
+	assert_evidence_contains(f, "writable", "not testable");
+	hf_close(&b);
 
-	b_fixture(&b, "b-debian12");
+	hf_open(&b, "b-debian12");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(90))->access_err = -EPERM;
 	f = run(&b);
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "immutable attribute");
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_filesystem_types(void **state)
 {
-	struct bctx b;
+	struct hostroot_fixture b;
 	lh_root(&b, MI_ROOT "45 28 0:52 /@longhorn /var/lib/longhorn rw,relatime - btrfs /dev/sdb2 "
 			    "rw,ssd,space_cache=v2,subvolid=257,subvol=/@longhorn\n");
-	b_mkdir(&b, "var/lib/longhorn");
+	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(90));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "is on btrfs; Longhorn supports ext4 and XFS");
-	b_close(&b);
+	hf_close(&b);
 
 	lh_root(&b, MI_ROOT "45 28 0:60 / /var/lib/longhorn rw,relatime - tmpfs tmpfs "
 			    "rw,size=8388608k\n");
-	b_mkdir(&b, "var/lib/longhorn");
+	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(8), GiB_BLOCKS(8));
 	f = run(&b);
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "lost at reboot");
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_not_a_directory(void **state)
 {
-	struct bctx b;
+	struct hostroot_fixture b;
 	lh_root(&b, MI_ROOT);
-	b_write(&b, "var/lib/longhorn", "oops\n");
+	hf_write(&b, "var/lib/longhorn", "oops\n");
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "exists but is not a directory");
-	b_close(&b);
+	hf_close(&b);
 
 	lh_root(&b, MI_ROOT);
-	b_write(&b, "data", "a file where a directory should be\n");
+	hf_write(&b, "data", "a file where a directory should be\n");
 	strv_add(&b.opts.targets.longhorn_data_paths, "/data/longhorn");
 	f = run(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "/data is not a directory");
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_bad_paths_from_targets(void **state)
 {
-	struct bctx b;
+	struct hostroot_fixture b;
 	lh_root(&b, MI_ROOT);
-	b_mkdir(&b, "var/lib/longhorn");
+	hf_mkdir(&b, "var/lib/longhorn");
 	strv_add(&b.opts.targets.longhorn_data_paths, "var/lib/longhorn");
 	strv_add(&b.opts.targets.longhorn_data_paths, "/var//lib/./x/../longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(50));
 	check_longhorn_path(&b.ctx, ID);
-	assert_int_equal(b.rep.results.n, 2);
-	assert_status(&b.rep.results.items[0], STATUS_UNKNOWN);
-	assert_contains(b.rep.results.items[0].message, "not an absolute path");
+	assert_int_equal(b.report.results.n, 2);
+	assert_status(&b.report.results.items[0], STATUS_UNKNOWN);
+	assert_contains(b.report.results.items[0].message, "not an absolute path");
 	/* Normalised, on the root filesystem. */
-	assert_status(&b.rep.results.items[1], STATUS_WARN);
-	assert_contains(b.rep.results.items[1].message,
+	assert_status(&b.report.results.items[1], STATUS_WARN);
+	assert_contains(b.report.results.items[1].message,
 			"/var/lib/longhorn is on the root filesystem");
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_mount_table_problems(void **state)
 {
-	struct bctx b;
+	struct hostroot_fixture b;
 	lh_root(&b, MI_ROOT "this is not a mountinfo line\n");
-	b_mkdir(&b, "var/lib/longhorn");
+	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(50));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "proc/1/mountinfo: line 2 is malformed");
 	/* The free space is still reported. */
-	assert_string_equal(b_ev(f, "available_pct"), "50.0");
-	b_close(&b);
+	assert_evidence(f, "available_pct", "50.0");
+	hf_close(&b);
 
 	/* Unreadable mount table and EROFS: read-only for sure. */
 	lh_root(&b, MI_ROOT);
-	b_remove(&b, "proc/1/mountinfo");
-	b_mkdir(&b, "proc/1/mountinfo");
-	b_mkdir(&b, "var/lib/longhorn");
+	hf_remove(&b, "proc/1/mountinfo");
+	hf_mkdir(&b, "proc/1/mountinfo");
+	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(50))->access_err = -EROFS;
 	f = run(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "read-only filesystem");
-	b_close(&b);
+	hf_close(&b);
 
 	/* No mount holds the path. */
 	lh_root(&b, "45 28 8:17 / /boot rw - ext4 /dev/sda2 rw\n");
-	b_mkdir(&b, "var/lib/longhorn");
+	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(50));
 	f = run(&b);
 	assert_status(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "no mount in");
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_statvfs_problems(void **state)
 {
-	struct bctx b;
-	b_fixture(&b, "b-debian12");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-debian12");
 	fake("/var/lib/longhorn", 0, 0)->statvfs_err = -EIO;
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "could not get the free space");
-	b_close(&b);
+	hf_close(&b);
 
-	b_fixture(&b, "b-debian12");
+	hf_open(&b, "b-debian12");
 	fake("/var/lib/longhorn", 0, 0);
 	f = run(&b);
 	assert_status(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "reports no size");
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_symlinked_path_resolves_in_root(void **state)
 {
-	struct bctx b;
+	struct hostroot_fixture b;
 	lh_root(&b, MI_ROOT "50 28 253:3 / /data rw,noatime - xfs /dev/mapper/vg0-data rw,attr2\n");
-	b_mkdir(&b, "data/longhorn");
-	b_symlink(&b, "var/lib/longhorn", "/data/longhorn");
+	hf_mkdir(&b, "data/longhorn");
+	hf_symlink(&b, "var/lib/longhorn", "/data/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(1000), GiB_BLOCKS(900));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "resolved_path"), "/data/longhorn");
-	assert_string_equal(b_ev(f, "mount_point"), "/data");
-	assert_string_equal(b_ev(f, "fs_type"), "xfs");
-	b_close(&b);
+	assert_evidence(f, "resolved_path", "/data/longhorn");
+	assert_evidence(f, "mount_point", "/data");
+	assert_evidence(f, "fs_type", "xfs");
+	hf_close(&b);
 }
 
 static void test_escaped_mount_point(void **state)
 {
-	struct bctx b;
+	struct hostroot_fixture b;
 	lh_root(&b,
 		MI_ROOT "51 28 8:33 / /mnt/longhorn\\040disk rw,relatime - ext4 /dev/sdc1 rw\n");
-	b_mkdir(&b, "mnt/longhorn disk");
+	hf_mkdir(&b, "mnt/longhorn disk");
 	strv_add(&b.opts.targets.longhorn_data_paths, "/mnt/longhorn disk");
 	fake("/mnt/longhorn disk", GiB_BLOCKS(10), GiB_BLOCKS(5));
 	const struct finding *f = run(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "mount_point"), "/mnt/longhorn disk");
-	b_close(&b);
+	assert_evidence(f, "mount_point", "/mnt/longhorn disk");
+	hf_close(&b);
 }
 
 /* ---- mountinfo ------------------------------------------------------------------ */

@@ -1,18 +1,18 @@
 /* host.nfs.client and host.nfs.kernel on fixture host roots of real distributions,
  * and on scratch roots for the edge cases. */
-#include "b_hostroot.h"
+#include "hostroot_fixture.h"
 
 #define CLIENT "host.nfs.client"
 #define KERNEL "host.nfs.kernel"
 
-static const struct finding *client(struct bctx *b)
+static const struct finding *client(struct hostroot_fixture *b)
 {
-	return b_run(b, check_nfs_client, CLIENT);
+	return hf_run(b, check_nfs_client, CLIENT);
 }
 
-static const struct finding *kernel(struct bctx *b)
+static const struct finding *kernel(struct hostroot_fixture *b)
 {
-	return b_run(b, check_nfs_kernel, KERNEL);
+	return hf_run(b, check_nfs_kernel, KERNEL);
 }
 
 static bool list_has(const struct finding *f, const char *key, const char *s)
@@ -28,44 +28,44 @@ static bool list_has(const struct finding *f, const char *key, const char *s)
 
 static void test_client_debian12_sbin_symlink(void **state)
 {
-	struct bctx b;
-	b_fixture(&b, "b-debian12");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-debian12");
 	const struct finding *f = client(&b);
 	assert_status(f, STATUS_PASS);
 	/* /sbin -> usr/sbin resolves inside the root; the file is reported once. */
 	assert_true(list_has(f, "helpers", "/sbin/mount.nfs"));
 	assert_false(list_has(f, "helpers", "/usr/sbin/mount.nfs"));
-	assert_string_equal(b_ev(f, "package"), "nfs-common");
-	b_close(&b);
+	assert_evidence(f, "package", "nfs-common");
+	hf_close(&b);
 }
 
 static void test_client_pass_on_suse_and_rhel(void **state)
 {
-	struct bctx b;
-	b_fixture(&b, "b-slemicro55-harvester");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-slemicro55-harvester");
 	const struct finding *f = client(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "package"), "nfs-client");
-	b_close(&b);
-	b_fixture(&b, "b-rhel9");
+	assert_evidence(f, "package", "nfs-client");
+	hf_close(&b);
+	hf_open(&b, "b-rhel9");
 	f = client(&b);
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "package"), "nfs-utils");
-	b_close(&b);
+	assert_evidence(f, "package", "nfs-utils");
+	hf_close(&b);
 }
 
 static void test_client_ubuntu_without_nfs_common(void **state)
 {
-	struct bctx b;
-	b_fixture(&b, "b-ubuntu2204-nonfs");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-ubuntu2204-nonfs");
 	const struct finding *f = client(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "no NFS client");
 	assert_contains(f->message, "/usr/local/sbin");
 	assert_contains(f->remediation, "apt-get install -y nfs-common");
-	assert_string_equal(b_ev(f, "os_family"), "debian");
-	assert_contains(b_ev(f, "searched"), "/usr/sbin");
-	b_close(&b);
+	assert_evidence(f, "os_family", "debian");
+	assert_evidence_contains(f, "searched", "/usr/sbin");
+	hf_close(&b);
 }
 
 static void test_client_fail_remediation_per_family(void **state)
@@ -84,64 +84,64 @@ static void test_client_fail_remediation_per_family(void **state)
 	    {"ID=plan9\n", "nfs-common (Debian/Ubuntu), nfs-client (SUSE), nfs-utils"},
 	};
 	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-		struct bctx b;
-		b_scratch(&b);
-		b_write(&b, "etc/os-release", cases[i].os_release);
-		b_mkdir(&b, "usr/sbin");
+		struct hostroot_fixture b;
+		hf_scratch(&b);
+		hf_write(&b, "etc/os-release", cases[i].os_release);
+		hf_mkdir(&b, "usr/sbin");
 		const struct finding *f = client(&b);
 		assert_status(f, STATUS_FAIL);
 		assert_contains(f->remediation, cases[i].cmd);
-		b_close(&b);
+		hf_close(&b);
 	}
 }
 
 static void test_client_warn_outside_mount_search_path(void **state)
 {
-	struct bctx b;
-	b_scratch(&b);
-	b_write(&b, "etc/os-release", "ID=debian\n");
-	b_mkdir(&b, "sbin");
-	b_exe(&b, "usr/local/sbin/mount.nfs");
+	struct hostroot_fixture b;
+	hf_scratch(&b);
+	hf_write(&b, "etc/os-release", "ID=debian\n");
+	hf_mkdir(&b, "sbin");
+	hf_exe(&b, "usr/local/sbin/mount.nfs");
 	const struct finding *f = client(&b);
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "/usr/local/sbin/mount.nfs");
 	assert_contains(f->remediation, "link /usr/local/sbin/mount.nfs into /sbin");
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_client_warn_only_mount_nfs4(void **state)
 {
-	struct bctx b;
-	b_scratch(&b);
-	b_exe(&b, "sbin/mount.nfs4");
+	struct hostroot_fixture b;
+	hf_scratch(&b);
+	hf_exe(&b, "sbin/mount.nfs4");
 	const struct finding *f = client(&b);
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "needs mount.nfs");
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_client_not_executable_and_dangling(void **state)
 {
-	struct bctx b;
-	b_scratch(&b);
-	b_write(&b, "sbin/mount.nfs", "not a program\n");
-	b_symlink(&b, "sbin/mount.nfs4", "/usr/sbin/gone");
+	struct hostroot_fixture b;
+	hf_scratch(&b);
+	hf_write(&b, "sbin/mount.nfs", "not a program\n");
+	hf_symlink(&b, "sbin/mount.nfs4", "/usr/sbin/gone");
 	const struct finding *f = client(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "/sbin/mount.nfs exists but is not an executable file");
 	assert_true(list_has(f, "not_executable", "/sbin/mount.nfs"));
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_client_unknown_on_symlink_loop(void **state)
 {
-	struct bctx b;
-	b_scratch(&b);
-	b_symlink(&b, "sbin/mount.nfs", "mount.nfs");
+	struct hostroot_fixture b;
+	hf_scratch(&b);
+	hf_symlink(&b, "sbin/mount.nfs", "mount.nfs");
 	const struct finding *f = client(&b);
 	assert_status(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "/sbin/mount.nfs");
-	b_close(&b);
+	hf_close(&b);
 }
 
 /* ---- host.nfs.kernel ------------------------------------------------------------- */
@@ -150,26 +150,26 @@ static void test_kernel_loaded_on_real_distros(void **state)
 {
 	static const char *const roots[] = {"b-debian12", "b-rhel9", "b-slemicro55-harvester"};
 	for (size_t i = 0; i < ELEMENTSOF(roots); i++) {
-		struct bctx b;
-		b_fixture(&b, roots[i]);
+		struct hostroot_fixture b;
+		hf_open(&b, roots[i]);
 		const struct finding *f = kernel(&b);
 		assert_status(f, STATUS_PASS);
 		assert_contains(f->message, "nfs, nfsv4 loaded (/proc/modules)");
 		assert_contains(f->message, "nfs4 in /proc/filesystems");
-		assert_string_equal(b_ev(f, "proc_modules"), "nfs, nfsv4");
-		b_close(&b);
+		assert_evidence(f, "proc_modules", "nfs, nfsv4");
+		hf_close(&b);
 	}
 }
 
 static void test_kernel_evidence_sources(void **state)
 {
-	struct bctx b;
-	b_fixture(&b, "b-rhel9");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-rhel9");
 	const struct finding *f = kernel(&b);
-	assert_string_equal(b_ev(f, "kernel_release"), "5.14.0-362.8.1.el9_3.x86_64");
-	assert_string_equal(b_ev(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko.xz");
+	assert_evidence(f, "kernel_release", "5.14.0-362.8.1.el9_3.x86_64");
+	assert_evidence(f, "modules_dep", "kernel/fs/nfs/nfsv4.ko.xz");
 	/* /lib -> usr/lib resolves inside the root. */
-	assert_string_equal(b_ev(f, "modules_dir"), "/lib/modules/5.14.0-362.8.1.el9_3.x86_64");
+	assert_evidence(f, "modules_dir", "/lib/modules/5.14.0-362.8.1.el9_3.x86_64");
 	const struct value *cfg = kv_get(&f->evidence, "kernel_config");
 	assert_non_null(cfg);
 	assert_int_equal(cfg->type, VALUE_MAP);
@@ -177,7 +177,7 @@ static void test_kernel_evidence_sources(void **state)
 	assert_contains(kv_get_str(&cfg->map, "file"), "/config");
 	assert_string_equal(kv_get_str(&cfg->map, "CONFIG_NFS_V4"), "m");
 	assert_string_equal(kv_get_str(&cfg->map, "CONFIG_NFS_V4_1"), "y");
-	b_close(&b);
+	hf_close(&b);
 }
 
 /* Installed, not loaded: the normal state of a fresh Debian/Ubuntu/RHEL node,
@@ -187,67 +187,67 @@ static void test_kernel_evidence_sources(void **state)
  * /bin/false or /bin/true instead (FAIL), a blacklist of the alias (WARN). */
 static void test_kernel_loadable_not_loaded(void **state)
 {
-	struct bctx b;
-	b_fixture(&b, "b-ubuntu2204-nonfs");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-ubuntu2204-nonfs");
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "kernel/fs/nfs/nfsv4.ko in modules.dep");
 	assert_contains(f->message, "not loaded yet");
 	assert_contains(f->message, "the first NFS mount loads it");
-	assert_string_equal(b_ev(f, "proc_modules"), "neither nfs nor nfsv4 loaded");
-	assert_contains(b_ev(f, "module_loading"), "allowed");
-	b_close(&b);
+	assert_evidence(f, "proc_modules", "neither nfs nor nfsv4 loaded");
+	assert_evidence_contains(f, "module_loading", "allowed");
+	hf_close(&b);
 
-	b_scratch_from(&b, "b-ubuntu2204-nonfs");
-	b_write(&b, "proc/sys/kernel/modules_disabled", "1\n");
+	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
+	hf_write(&b, "proc/sys/kernel/modules_disabled", "1\n");
 	f = kernel(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "modules_disabled = 1");
-	assert_contains(b_ev(f, "module_loading"), "disabled");
-	b_close(&b);
+	assert_evidence_contains(f, "module_loading", "disabled");
+	hf_close(&b);
 
-	b_scratch_from(&b, "b-ubuntu2204-nonfs");
-	b_write(&b, "etc/modprobe.d/cis.conf",
-		"# CIS 1.1.1\ninstall cramfs /bin/true\ninstall nfsv4 /bin/false\n");
+	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
+	hf_write(&b, "etc/modprobe.d/cis.conf",
+		 "# CIS 1.1.1\ninstall cramfs /bin/true\ninstall nfsv4 /bin/false\n");
 	f = kernel(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "install nfsv4 /bin/false (/etc/modprobe.d/cis.conf:3)");
 	assert_contains(f->remediation, "Remove that line");
-	b_close(&b);
+	hf_close(&b);
 
-	b_scratch_from(&b, "b-ubuntu2204-nonfs");
-	b_write(&b, "usr/lib/modprobe.d/nfs.conf", "blacklist nfsv4\n");
+	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
+	hf_write(&b, "usr/lib/modprobe.d/nfs.conf", "blacklist nfsv4\n");
 	f = kernel(&b);
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message,
 			"blacklisted (blacklist nfsv4 (/usr/lib/modprobe.d/nfs.conf:1))");
 	assert_contains(f->remediation, "modules-load.d");
-	b_close(&b);
+	hf_close(&b);
 
-	b_scratch_from(&b, "b-ubuntu2204-nonfs");
-	b_write(&b, "proc/cmdline", "BOOT_IMAGE=/vmlinuz ro module_blacklist=floppy,nfs\n");
+	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
+	hf_write(&b, "proc/cmdline", "BOOT_IMAGE=/vmlinuz ro module_blacklist=floppy,nfs\n");
 	f = kernel(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "module_blacklist=floppy,nfs (/proc/cmdline)");
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_kernel_without_modules_builtin_nfs(void **state)
 {
-	struct bctx b;
-	b_fixture(&b, "b-nomod-nfs");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-nomod-nfs");
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "built in");
-	assert_contains(b_ev(f, "proc_modules"), "no loadable module support");
-	b_close(&b);
+	assert_evidence_contains(f, "proc_modules", "no loadable module support");
+	hf_close(&b);
 }
 
 static void test_kernel_without_modules_or_nfs_fails(void **state)
 {
 	/* Like the CI machine: no /proc/modules, no /lib/modules, config in /proc/config.gz. */
-	struct bctx b;
-	b_fixture(&b, "b-nomod-nonfs");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-nomod-nonfs");
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "configured without an NFSv4 client");
@@ -256,34 +256,34 @@ static void test_kernel_without_modules_or_nfs_fails(void **state)
 	assert_string_equal(kv_get_str(&cfg->map, "file"), "/proc/config.gz");
 	assert_string_equal(kv_get_str(&cfg->map, "CONFIG_MODULES"), "not set");
 	assert_string_equal(kv_get_str(&cfg->map, "CONFIG_NFS_FS"), "absent");
-	b_close(&b);
+	hf_close(&b);
 
 	/* Without the config, /proc/filesystems and the missing module support decide. */
-	b_scratch_from(&b, "b-nomod-nonfs");
-	b_remove(&b, "proc/config.gz");
+	hf_scratch_from(&b, "b-nomod-nonfs");
+	hf_remove(&b, "proc/config.gz");
 	f = kernel(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "cannot load modules");
-	assert_contains(b_ev(f, "kernel_config"), "absent");
-	b_close(&b);
+	assert_evidence_contains(f, "kernel_config", "absent");
+	hf_close(&b);
 }
 
 /* A host with the NFS server and nfs_acl but no NFS client: names match exactly. */
 static void test_kernel_exact_names(void **state)
 {
-	struct bctx b;
-	b_scratch(&b);
-	b_write(&b, "proc/sys/kernel/osrelease", "6.1.0-18-amd64\n");
-	b_write(&b, "proc/modules",
-		"nfsd 856064 13 - Live 0x0000000000000000\n"
-		"nfs_acl 16384 1 nfsd, Live 0x0000000000000000\n"
-		"nfs_ssc 16384 1 nfsd, Live 0x0000000000000000\n"
-		"sunrpc 708608 18 nfsd,nfs_acl, Live 0x0000000000000000\n");
-	b_write(&b, "proc/filesystems", "nodev\tsysfs\n\text4\nnodev\tnfsd\nnodev\trpc_pipefs\n");
-	b_write(&b, "sys/module/nfsd/initstate", "live\n");
-	b_write(&b, "sys/module/nfs_acl/initstate", "live\n");
-	b_write(&b, "lib/modules/6.1.0-18-amd64/modules.builtin", "kernel/fs/fat/vfat.ko\n");
-	b_write(
+	struct hostroot_fixture b;
+	hf_scratch(&b);
+	hf_write(&b, "proc/sys/kernel/osrelease", "6.1.0-18-amd64\n");
+	hf_write(&b, "proc/modules",
+		 "nfsd 856064 13 - Live 0x0000000000000000\n"
+		 "nfs_acl 16384 1 nfsd, Live 0x0000000000000000\n"
+		 "nfs_ssc 16384 1 nfsd, Live 0x0000000000000000\n"
+		 "sunrpc 708608 18 nfsd,nfs_acl, Live 0x0000000000000000\n");
+	hf_write(&b, "proc/filesystems", "nodev\tsysfs\n\text4\nnodev\tnfsd\nnodev\trpc_pipefs\n");
+	hf_write(&b, "sys/module/nfsd/initstate", "live\n");
+	hf_write(&b, "sys/module/nfs_acl/initstate", "live\n");
+	hf_write(&b, "lib/modules/6.1.0-18-amd64/modules.builtin", "kernel/fs/fat/vfat.ko\n");
+	hf_write(
 	    &b, "lib/modules/6.1.0-18-amd64/modules.dep",
 	    "kernel/fs/nfsd/nfsd.ko: kernel/fs/nfs_common/nfs_acl.ko kernel/net/sunrpc/sunrpc.ko\n"
 	    "kernel/fs/nfs_common/nfs_acl.ko: kernel/net/sunrpc/sunrpc.ko\n"
@@ -292,9 +292,9 @@ static void test_kernel_exact_names(void **state)
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "not loaded, not built in, and not in modules.dep");
-	assert_string_equal(b_ev(f, "proc_modules"), "neither nfs nor nfsv4 loaded");
-	assert_string_equal(b_ev(f, "sys_module"), "neither nfs nor nfsv4");
-	b_close(&b);
+	assert_evidence(f, "proc_modules", "neither nfs nor nfsv4 loaded");
+	assert_evidence(f, "sys_module", "neither nfs nor nfsv4");
+	hf_close(&b);
 }
 
 static void test_kernel_module_name_suffixes(void **state)
@@ -305,139 +305,139 @@ static void test_kernel_module_name_suffixes(void **state)
 	    "updates/dkms/nfs.ko:\n",
 	};
 	for (size_t i = 0; i < ELEMENTSOF(deps); i++) {
-		struct bctx b;
-		b_scratch(&b);
-		b_write(&b, "proc/sys/kernel/osrelease", "5.14.21-150500.55.83-default\n");
-		b_write(&b, "proc/modules", "ext4 1011712 2 - Live 0x0000000000000000\n");
-		b_write(&b, "proc/filesystems", "\text4\n");
-		b_write(&b, "lib/modules/5.14.21-150500.55.83-default/modules.builtin", "");
-		b_write(&b, "lib/modules/5.14.21-150500.55.83-default/modules.dep", deps[i]);
+		struct hostroot_fixture b;
+		hf_scratch(&b);
+		hf_write(&b, "proc/sys/kernel/osrelease", "5.14.21-150500.55.83-default\n");
+		hf_write(&b, "proc/modules", "ext4 1011712 2 - Live 0x0000000000000000\n");
+		hf_write(&b, "proc/filesystems", "\text4\n");
+		hf_write(&b, "lib/modules/5.14.21-150500.55.83-default/modules.builtin", "");
+		hf_write(&b, "lib/modules/5.14.21-150500.55.83-default/modules.dep", deps[i]);
 		const struct finding *f = kernel(&b);
 		assert_status(f, STATUS_PASS);
-		b_close(&b);
+		hf_close(&b);
 	}
 }
 
 static void test_kernel_nfs_without_v4_fails(void **state)
 {
-	struct bctx b;
-	b_scratch(&b);
-	b_write(&b, "proc/sys/kernel/osrelease", "6.6.30-custom\n");
-	b_write(&b, "proc/modules", "nfs 446464 0 - Live 0x0000000000000000\n");
-	b_write(&b, "proc/filesystems", "\text4\nnodev\tnfs\n");
+	struct hostroot_fixture b;
+	hf_scratch(&b);
+	hf_write(&b, "proc/sys/kernel/osrelease", "6.6.30-custom\n");
+	hf_write(&b, "proc/modules", "nfs 446464 0 - Live 0x0000000000000000\n");
+	hf_write(&b, "proc/filesystems", "\text4\nnodev\tnfs\n");
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "without NFSv4");
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_kernel_without_v41_fails(void **state)
 {
-	struct bctx b;
-	b_scratch_from(&b, "b-debian12");
-	b_write(
+	struct hostroot_fixture b;
+	hf_scratch_from(&b, "b-debian12");
+	hf_write(
 	    &b, "boot/config-6.1.0-18-amd64",
 	    "CONFIG_MODULES=y\nCONFIG_NFS_FS=m\nCONFIG_NFS_V4=m\n# CONFIG_NFS_V4_1 is not set\n");
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "no NFSv4.1");
 	assert_contains(f->message, "# CONFIG_NFS_V4_1 is not set");
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_kernel_builtin_from_modules_builtin(void **state)
 {
 	/* /proc/filesystems unreadable (a directory here): the modules directory decides. */
-	struct bctx b;
-	b_scratch(&b);
-	b_write(&b, "proc/sys/kernel/osrelease", "6.8.0-31-generic\n");
-	b_write(&b, "proc/modules", "ext4 1011712 2 - Live 0x0000000000000000\n");
-	b_mkdir(&b, "proc/filesystems");
-	b_write(&b, "usr/lib/modules/6.8.0-31-generic/modules.builtin",
-		"kernel/fs/nfs/nfs.ko\nkernel/fs/nfs/nfsv4.ko\nkernel/fs/lockd/lockd.ko\n");
-	b_write(&b, "usr/lib/modules/6.8.0-31-generic/modules.dep", "");
+	struct hostroot_fixture b;
+	hf_scratch(&b);
+	hf_write(&b, "proc/sys/kernel/osrelease", "6.8.0-31-generic\n");
+	hf_write(&b, "proc/modules", "ext4 1011712 2 - Live 0x0000000000000000\n");
+	hf_mkdir(&b, "proc/filesystems");
+	hf_write(&b, "usr/lib/modules/6.8.0-31-generic/modules.builtin",
+		 "kernel/fs/nfs/nfs.ko\nkernel/fs/nfs/nfsv4.ko\nkernel/fs/lockd/lockd.ko\n");
+	hf_write(&b, "usr/lib/modules/6.8.0-31-generic/modules.dep", "");
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "modules.builtin: kernel/fs/nfs/nfsv4.ko");
-	assert_contains(b_ev(f, "proc_filesystems"), "unreadable");
-	assert_contains(b_ev(f, "proc_filesystems"), "proc/filesystems");
-	b_close(&b);
+	assert_evidence_contains(f, "proc_filesystems", "unreadable");
+	assert_evidence_contains(f, "proc_filesystems", "proc/filesystems");
+	hf_close(&b);
 }
 
 static void test_kernel_known_regression_warns(void **state)
 {
-	struct bctx b;
-	b_scratch_from(&b, "b-ubuntu2204-nonfs");
-	b_write(&b, "proc/sys/kernel/osrelease", "5.15.0-94-generic\n");
-	b_write(&b, "proc/modules",
-		"nfsv4 1105920 0 - Live 0x0000000000000000\n"
-		"nfs 557056 1 nfsv4, Live 0x0000000000000000\n");
-	b_write(&b, "proc/filesystems", "\text4\nnodev\tnfs\nnodev\tnfs4\n");
+	struct hostroot_fixture b;
+	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
+	hf_write(&b, "proc/sys/kernel/osrelease", "5.15.0-94-generic\n");
+	hf_write(&b, "proc/modules",
+		 "nfsv4 1105920 0 - Live 0x0000000000000000\n"
+		 "nfs 557056 1 nfsv4, Live 0x0000000000000000\n");
+	hf_write(&b, "proc/filesystems", "\text4\nnodev\tnfs\nnodev\tnfs4\n");
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "Protocol not supported");
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_kernel_unknown_when_nothing_readable(void **state)
 {
-	struct bctx b;
-	b_scratch(&b);
+	struct hostroot_fixture b;
+	hf_scratch(&b);
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "could not read any kernel evidence");
-	assert_contains(b_ev(f, "kernel_release"), "proc/sys/kernel/osrelease");
-	b_close(&b);
+	assert_evidence_contains(f, "kernel_release", "proc/sys/kernel/osrelease");
+	hf_close(&b);
 }
 
 static void test_kernel_unknown_when_module_list_unreadable(void **state)
 {
-	struct bctx b;
-	b_scratch_from(&b, "b-ubuntu2204-nonfs");
-	b_remove(&b, "usr/lib/modules/5.15.0-91-generic/modules.dep");
-	b_mkdir(&b, "usr/lib/modules/5.15.0-91-generic/modules.dep");
-	b_remove(&b, "boot");
+	struct hostroot_fixture b;
+	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
+	hf_remove(&b, "usr/lib/modules/5.15.0-91-generic/modules.dep");
+	hf_mkdir(&b, "usr/lib/modules/5.15.0-91-generic/modules.dep");
+	hf_remove(&b, "boot");
 	const struct finding *f = kernel(&b);
 	assert_status(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "modules.dep");
-	assert_contains(b_ev(f, "modules_dep"), "unreadable");
-	b_close(&b);
+	assert_evidence_contains(f, "modules_dep", "unreadable");
+	hf_close(&b);
 }
 
 static void test_kernel_garbage_inputs(void **state)
 {
 	static const uint8_t junk[] = {0x7f, 'E', 'L', 'F', 0, 1, 2, 0xff, '\n', 0};
-	struct bctx b;
-	b_scratch_from(&b, "b-debian12");
-	b_write_mode(&b, "proc/modules", junk, sizeof(junk), 0644);
-	b_write(&b, "boot/config-6.1.0-18-amd64", "this is not a kernel config\n");
-	b_write_mode(&b, "usr/lib/modules/6.1.0-18-amd64/modules.builtin", junk, sizeof(junk),
-		     0644);
+	struct hostroot_fixture b;
+	hf_scratch_from(&b, "b-debian12");
+	hf_write_mode(&b, "proc/modules", junk, sizeof(junk), 0644);
+	hf_write(&b, "boot/config-6.1.0-18-amd64", "this is not a kernel config\n");
+	hf_write_mode(&b, "usr/lib/modules/6.1.0-18-amd64/modules.builtin", junk, sizeof(junk),
+		      0644);
 	const struct finding *f = kernel(&b);
 	/* /proc/filesystems and /sys/module still show the loaded client. */
 	assert_status(f, STATUS_PASS);
-	assert_contains(b_ev(f, "proc_modules"), "not in the expected format");
-	assert_contains(b_ev(f, "proc_modules"), "proc/modules");
-	assert_contains(b_ev(f, "kernel_config"), "not a kernel configuration");
-	assert_contains(b_ev(f, "modules_builtin"), "unreadable");
-	b_close(&b);
+	assert_evidence_contains(f, "proc_modules", "not in the expected format");
+	assert_evidence_contains(f, "proc_modules", "proc/modules");
+	assert_evidence_contains(f, "kernel_config", "not a kernel configuration");
+	assert_evidence_contains(f, "modules_builtin", "unreadable");
+	hf_close(&b);
 
 	/* A kernel release that would walk out of /lib/modules is not used as a path. */
-	b_scratch_from(&b, "b-ubuntu2204-nonfs");
-	b_write(&b, "proc/sys/kernel/osrelease", "../../../etc\n");
+	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
+	hf_write(&b, "proc/sys/kernel/osrelease", "../../../etc\n");
 	f = kernel(&b);
-	assert_contains(b_ev(f, "kernel_release"), "not in the expected format");
-	assert_contains(b_ev(f, "modules_dir"), "unknown");
+	assert_evidence_contains(f, "kernel_release", "not in the expected format");
+	assert_evidence_contains(f, "modules_dir", "unknown");
 	assert_status(f, STATUS_UNKNOWN);
-	b_close(&b);
+	hf_close(&b);
 
 	/* A corrupt /proc/config.gz. */
-	b_scratch_from(&b, "b-nomod-nonfs");
-	b_write(&b, "proc/config.gz", "\x1f\x8b\x08\x00garbage");
+	hf_scratch_from(&b, "b-nomod-nonfs");
+	hf_write(&b, "proc/config.gz", "\x1f\x8b\x08\x00garbage");
 	f = kernel(&b);
 	assert_status(f, STATUS_FAIL);
-	assert_contains(b_ev(f, "kernel_config"), "/proc/config.gz");
-	b_close(&b);
+	assert_evidence_contains(f, "kernel_config", "/proc/config.gz");
+	hf_close(&b);
 }
 
 int main(void)

@@ -19,6 +19,7 @@
 #include <openssl/ssl.h>
 
 #include "http_post.h"
+#include "loopback.h"
 
 static char dir[64];
 
@@ -100,18 +101,6 @@ out:
 	return NULL;
 }
 
-static int listener(int *ret_port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	socklen_t l = sizeof(a);
-	getsockname(fd, (struct sockaddr *)&a, &l);
-	*ret_port = ntohs(a.sin_port);
-	return fd;
-}
-
 static SSL_CTX *server_tls(const char *name)
 {
 	char crt[128], key[128];
@@ -128,7 +117,7 @@ static void srv_start_greeting(struct srv *s, const char *cert, const char *repl
 {
 	memset(s, 0, sizeof(*s));
 	s->greet = greet;
-	s->lfd = listener(&s->port);
+	s->lfd = loopback_socket(4, &s->port);
 	s->reply = reply;
 	s->reply_len = reply ? strlen(reply) : 0;
 	if (cert) {
@@ -269,7 +258,7 @@ static void test_malformed_reply(void **state)
 static void test_refused(void **state)
 {
 	int port;
-	close(listener(&port));
+	close(loopback_socket(4, &port));
 	char url[128], err[512];
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", port);
 	struct http_post_reply r;
@@ -280,7 +269,7 @@ static void test_refused(void **state)
 /* Accepted by the kernel (backlog), never answered: the read times out. */
 static void test_silent_server(void **state)
 {
-	int port, fd = listener(&port);
+	int port, fd = loopback_socket(4, &port);
 	char url[128], err[512];
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", port);
 	struct http_post_reply r;

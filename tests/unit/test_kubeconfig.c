@@ -15,6 +15,7 @@
 
 #include "kube_client.h"
 #include "kubeconfig.h"
+#include "scratch.h"
 
 static char *fixture(const char *rel)
 {
@@ -37,41 +38,10 @@ static void write_file(const char *path, const char *content)
 	fclose(f);
 }
 
-/* A scratch directory per test, removed even when the test fails. */
-static int make_tmp(void **state)
-{
-	char t[] = "/tmp/hvready-kc-XXXXXX";
-	if (!mkdtemp(t))
-		return -1;
-	*state = xstrdup(t);
-	return 0;
-}
-
-static int remove_tmp(void **state)
-{
-	DIR *d = opendir(*state);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		_cleanup_free_ char *p = xasprintf("%s/%s", (char *)*state, de->d_name);
-		unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(*state);
-	free(*state);
-	return 0;
-}
-
 static int parse(const char *yaml, const char *context, struct kubeconfig *kc, char *err)
 {
 	return kubeconfig_parse((const uint8_t *)yaml, strlen(yaml), "test.yaml", "/etc/kube",
 				context, kc, err, SOURCE_ERR_LEN);
-}
-
-static void assert_contains(const char *s, const char *sub)
-{
-	if (!strstr(s, sub))
-		fail_msg("\"%s\" does not contain \"%s\"", s, sub);
 }
 
 /* RKE2's /etc/rancher/rke2/rke2.yaml as the server writes it. */
@@ -411,8 +381,9 @@ int main(void)
 	    cmocka_unit_test(test_tokens),
 	    cmocka_unit_test(test_refused),
 	    cmocka_unit_test(test_bad_documents),
-	    cmocka_unit_test_setup_teardown(test_client_checks_files, make_tmp, remove_tmp),
-	    cmocka_unit_test_setup_teardown(test_in_cluster, make_tmp, remove_tmp),
+	    cmocka_unit_test_setup_teardown(test_client_checks_files, scratch_setup,
+					    scratch_teardown),
+	    cmocka_unit_test_setup_teardown(test_in_cluster, scratch_setup, scratch_teardown),
 	    cmocka_unit_test(test_status_message),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

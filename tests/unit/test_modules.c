@@ -7,16 +7,39 @@
 #include <errno.h>
 #include <zlib.h>
 
-#include "a_fixture.h"
+#include "hostroot_fixture.h"
 #include "modules.h"
 
 static struct hostroot open_root(const char *name)
 {
 	struct hostroot hr;
-	char *p = a_fixture_path(name);
-	assert_int_equal(hostroot_open(&hr, p), 0);
-	free(p);
+	hf_hostroot(&hr, name);
 	return hr;
+}
+
+/* The calls that return a string: the call succeeds and the string is want. */
+static void expect_kconfig(struct hostroot *hr, const char *rel, const char *opt, const char *want)
+{
+	char *v = NULL;
+	assert_int_equal(kconfig_value(hr, rel, opt, &v), 1);
+	assert_string_equal(v, want);
+	free(v);
+}
+
+static void expect_kconfig_source(struct hostroot *hr, const char *rel, const char *want)
+{
+	char *src = NULL;
+	assert_int_equal(kconfig_source(hr, rel, &src), 0);
+	assert_string_equal(src, want);
+	free(src);
+}
+
+static void expect_modules_dir(struct hostroot *hr, const char *rel, const char *want)
+{
+	char *dir = NULL;
+	assert_int_equal(modules_dir(hr, rel, &dir), 0);
+	assert_string_equal(dir, want);
+	free(dir);
 }
 
 static void test_loaded_exact_names(void **state)
@@ -54,15 +77,15 @@ static void test_loaded_sys_module_only(void **state)
 	hostroot_close(&hr);
 
 	/* Neither source: cannot tell. */
-	char *root = a_tmp_root();
-	assert_int_equal(hostroot_open(&hr, root), 0);
+	char *root = scratch_dir();
+	hf_hostroot(&hr, root);
 	assert_int_equal(modules_loaded(&hr, "nfs"), -ENOENT);
 	struct strv found = {0};
 	static const char *const pats[] = {"kvm*", NULL};
 	assert_int_equal(modules_find(&hr, pats, &found), -ENOENT);
 	assert_int_equal(found.n, 0);
 	hostroot_close(&hr);
-	a_tmp_clean(root);
+	scratch_remove(root);
 }
 
 static void test_find_patterns(void **state)
@@ -109,9 +132,7 @@ static void test_builtin_and_loadable(void **state)
 	assert_int_equal(modules_loadable(&hr, "9.9.9", "nfs"), -ENOENT);
 	assert_int_equal(modules_loadable(&hr, "../..", "nfs"), -EINVAL);
 	char *dir = NULL;
-	assert_int_equal(modules_dir(&hr, rel, &dir), 0);
-	assert_string_equal(dir, "lib/modules/6.1.0-18-amd64");
-	free(dir);
+	expect_modules_dir(&hr, rel, "lib/modules/6.1.0-18-amd64");
 	hostroot_close(&hr);
 
 	/* Merged /usr (SLE Micro), compressed modules (.ko.zst). */
@@ -120,9 +141,7 @@ static void test_builtin_and_loadable(void **state)
 	assert_int_equal(modules_loadable(&hr, rel, "nfsv4"), 1);
 	assert_int_equal(modules_loadable(&hr, rel, "kvm_amd"), 1);
 	assert_int_equal(modules_builtin(&hr, rel, "btrfs"), 1);
-	assert_int_equal(modules_dir(&hr, rel, &dir), 0);
-	assert_string_equal(dir, "usr/lib/modules/5.14.21-150500.55.65-default");
-	free(dir);
+	expect_modules_dir(&hr, rel, "usr/lib/modules/5.14.21-150500.55.65-default");
 	hostroot_close(&hr);
 
 	/* .ko.xz (RHEL) */
@@ -176,35 +195,23 @@ static void test_kconfig_files(void **state)
 {
 	struct hostroot hr = open_root("a-debian-intel");
 	const char *rel = "6.1.0-18-amd64";
-	char *v = NULL, *src = NULL;
-	assert_int_equal(kconfig_value(&hr, rel, "CONFIG_NFS_V4_1", &v), 1);
-	assert_string_equal(v, "y");
-	free(v);
-	assert_int_equal(kconfig_value(&hr, rel, "CONFIG_NFS_V4", &v), 1);
-	assert_string_equal(v, "m");
-	free(v);
+	char *v = NULL;
+	expect_kconfig(&hr, rel, "CONFIG_NFS_V4_1", "y");
+	expect_kconfig(&hr, rel, "CONFIG_NFS_V4", "m");
 	/* A prefix of another option is a different option. */
 	assert_int_equal(kconfig_value(&hr, rel, "CONFIG_NFS_V", &v), 0);
 	assert_int_equal(kconfig_value(&hr, rel, "CONFIG_KVM_XEN", &v), 0);
 	assert_int_equal(kconfig_value(&hr, rel, "CONFIG_NOT_THERE", &v), 0);
-	assert_int_equal(kconfig_value(&hr, rel, "CONFIG_DEFAULT_HOSTNAME", &v), 1);
-	assert_string_equal(v, "(none)");
-	free(v);
+	expect_kconfig(&hr, rel, "CONFIG_DEFAULT_HOSTNAME", "(none)");
 	assert_int_equal(kconfig_value(&hr, rel, "NFS_V4_1", &v), -EINVAL);
 	assert_int_equal(kconfig_value(&hr, "1.2.3", "CONFIG_NFS_V4_1", &v), -ENOENT);
-	assert_int_equal(kconfig_source(&hr, rel, &src), 0);
-	assert_string_equal(src, "boot/config-6.1.0-18-amd64");
-	free(src);
+	expect_kconfig_source(&hr, rel, "boot/config-6.1.0-18-amd64");
 	hostroot_close(&hr);
 
 	hr = open_root("a-slemicro-amd");
 	rel = "5.14.21-150500.55.65-default";
-	assert_int_equal(kconfig_value(&hr, rel, "CONFIG_NFS_V4_2", &v), 1);
-	assert_string_equal(v, "y");
-	free(v);
-	assert_int_equal(kconfig_source(&hr, rel, &src), 0);
-	assert_string_equal(src, "usr/lib/modules/5.14.21-150500.55.65-default/config");
-	free(src);
+	expect_kconfig(&hr, rel, "CONFIG_NFS_V4_2", "y");
+	expect_kconfig_source(&hr, rel, "usr/lib/modules/5.14.21-150500.55.65-default/config");
 	hostroot_close(&hr);
 }
 
@@ -224,8 +231,8 @@ static void write_gz(const char *root, const char *rel, const char *content, siz
 
 static void test_kconfig_proc_config_gz(void **state)
 {
-	char *root = a_tmp_root();
-	a_tmp_write(root, "proc/sys/kernel/osrelease", "6.8.0-45-generic\n", 17);
+	char *root = scratch_dir();
+	scratch_put(root, "proc/sys/kernel/osrelease", "6.8.0-45-generic\n", 17);
 	/* A long config so that a truncated copy ends inside the stream. */
 	char *full = NULL;
 	size_t flen = 0;
@@ -238,15 +245,11 @@ static void test_kconfig_proc_config_gz(void **state)
 	assert_int_equal(fclose(m), 0);
 	write_gz(root, "proc/config.gz", full, 0);
 	struct hostroot hr;
-	assert_int_equal(hostroot_open(&hr, root), 0);
-	char *v = NULL, *src = NULL;
-	assert_int_equal(kconfig_value(&hr, "6.8.0-45-generic", "CONFIG_NFS_V4_1", &v), 1);
-	assert_string_equal(v, "y");
-	free(v);
+	hf_hostroot(&hr, root);
+	char *v = NULL;
+	expect_kconfig(&hr, "6.8.0-45-generic", "CONFIG_NFS_V4_1", "y");
 	assert_int_equal(kconfig_value(&hr, "6.8.0-45-generic", "CONFIG_NFS_V4_2", &v), 0);
-	assert_int_equal(kconfig_source(&hr, "6.8.0-45-generic", &src), 0);
-	assert_string_equal(src, "proc/config.gz");
-	free(src);
+	expect_kconfig_source(&hr, "6.8.0-45-generic", "proc/config.gz");
 	/* config.gz describes the running kernel only, not another release. */
 	assert_int_equal(kconfig_value(&hr, "6.5.0-1-generic", "CONFIG_NFS_V4_1", &v), -ENOENT);
 
@@ -255,7 +258,7 @@ static void test_kconfig_proc_config_gz(void **state)
 	assert_int_equal(kconfig_value(&hr, "6.8.0-45-generic", "CONFIG_NFS_V4_1", &v), -EBADMSG);
 	hostroot_close(&hr);
 	free(full);
-	a_tmp_clean(root);
+	scratch_remove(root);
 }
 
 static void test_kernel_release(void **state)

@@ -16,72 +16,26 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "hostroot_fixture.h"
+#include "loopback.h"
+
 /* The check's static functions (report_result, run_all) are reached directly. */
 #include "../../agent/check_nfs_probe.c"
 
-struct harness {
-	struct agent_opts o;
-	struct node_report report;
-	struct agent_ctx ctx;
-};
-
-static void harness_init(struct harness *h)
-{
-	memset(h, 0, sizeof(*h));
-	agent_opts_init(&h->o);
-	h->report.node = xstrdup("node-1");
-	h->ctx = (struct agent_ctx){.opts = &h->o, .report = &h->report};
-}
-
-static void harness_clear(struct harness *h)
-{
-	node_report_clear(&h->report);
-	agent_opts_clear(&h->o);
-}
-
-static const struct finding *nth(const struct harness *h, size_t i)
+/* The n-th finding, of this check and this node. */
+static const struct finding *nth(const struct hostroot_fixture *h, size_t i)
 {
 	assert_true(i < h->report.results.n);
 	const struct finding *f = &h->report.results.items[i];
 	assert_string_equal(f->check, "host.nfs.probe");
-	assert_string_equal(f->node, "node-1");
+	assert_string_equal(f->node, HF_NODE);
 	return f;
-}
-
-static void assert_contains(const char *s, const char *sub)
-{
-	if (!s || !strstr(s, sub))
-		fail_msg("\"%s\" does not contain \"%s\"", s ? s : "(null)", sub);
-}
-
-/* A loopback TCP port on which nothing listens. */
-static uint16_t closed_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t al = sizeof(a);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
-	close(fd);
-	return ntohs(a.sin_port);
-}
-
-static int listener(int backlog, uint16_t *ret_port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t al = sizeof(a);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, backlog), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
-	*ret_port = ntohs(a.sin_port);
-	return fd;
 }
 
 static void test_skip(void **state)
 {
-	struct harness h;
-	harness_init(&h);
+	struct hostroot_fixture h;
+	hf_open_no_root(&h);
 	check_nfs_probe(&h.ctx, "host.nfs.probe");
 	assert_int_equal(h.report.results.n, 1);
 	const struct finding *f = nth(&h, 0);
@@ -90,16 +44,16 @@ static void test_skip(void **state)
 	int64_t n;
 	assert_true(kv_get_int(&f->evidence, "nfs_endpoints", &n));
 	assert_int_equal(n, 0);
-	harness_clear(&h);
+	hf_close(&h);
 }
 
 static void test_malformed(void **state)
 {
-	struct harness h;
-	harness_init(&h);
-	strv_add(&h.o.targets.nfs_endpoints, "nfs://10.43.12.7/pvc-a?version=3");
-	strv_add(&h.o.targets.nfs_endpoints, "nfs://10.43.12.7/pvc\x01");
-	h.o.targets.canary_export = xstrdup("10.43.12.7:/canary");
+	struct hostroot_fixture h;
+	hf_open_no_root(&h);
+	strv_add(&h.opts.targets.nfs_endpoints, "nfs://10.43.12.7/pvc-a?version=3");
+	strv_add(&h.opts.targets.nfs_endpoints, "nfs://10.43.12.7/pvc\x01");
+	h.opts.targets.canary_export = xstrdup("10.43.12.7:/canary");
 	check_nfs_probe(&h.ctx, "host.nfs.probe");
 	assert_int_equal(h.report.results.n, 3);
 	/* The canary comes first. */
@@ -118,16 +72,16 @@ static void test_malformed(void **state)
 	/* Control characters never reach a message or an object. */
 	assert_string_equal(f->object, "nfs://10.43.12.7/pvc?");
 	assert_null(strchr(f->message, '\x01'));
-	harness_clear(&h);
+	hf_close(&h);
 }
 
 static void test_refused(void **state)
 {
-	struct harness h;
-	harness_init(&h);
+	struct hostroot_fixture h;
+	hf_open_no_root(&h);
 	char url[64];
-	snprintf(url, sizeof(url), "nfs://127.0.0.1:%u/pvc-a", closed_port());
-	strv_add(&h.o.targets.nfs_endpoints, url);
+	snprintf(url, sizeof(url), "nfs://127.0.0.1:%d/pvc-a", loopback_closed_port());
+	strv_add(&h.opts.targets.nfs_endpoints, url);
 	int64_t t = util_now_mono_ns();
 	check_nfs_probe(&h.ctx, "host.nfs.probe");
 	assert_true(util_now_mono_ns() - t < NSEC_PER_SEC);
@@ -142,7 +96,7 @@ static void test_refused(void **state)
 	assert_null(kv_get(&f->evidence, "client"));
 	assert_contains(f->remediation, "share-manager-pvc-a");
 	assert_contains(f->remediation, "get endpoints pvc-a");
-	harness_clear(&h);
+	hf_close(&h);
 }
 
 /*
@@ -152,20 +106,20 @@ static void test_refused(void **state)
  */
 static void test_blackhole_budget(void **state)
 {
-	uint16_t port;
-	int l = listener(0, &port);
+	int port;
+	int l = loopback_socket(0, &port);
 	int filler = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET,
 				.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
 				.sin_port = htons(port)};
 	assert_int_equal(connect(filler, (struct sockaddr *)&a, sizeof(a)), 0);
 
-	struct harness h;
-	harness_init(&h);
+	struct hostroot_fixture h;
+	hf_open_no_root(&h);
 	char url[64];
 	for (char c = 'a'; c <= 'd'; c++) {
-		snprintf(url, sizeof(url), "nfs://127.0.0.1:%u/pvc-%c", port, c);
-		strv_add(&h.o.targets.nfs_endpoints, url);
+		snprintf(url, sizeof(url), "nfs://127.0.0.1:%d/pvc-%c", port, c);
+		strv_add(&h.opts.targets.nfs_endpoints, url);
 	}
 	const int64_t timeout = 300 * NSEC_PER_MSEC, budget = 700 * NSEC_PER_MSEC;
 	int64_t t = util_now_mono_ns();
@@ -192,7 +146,7 @@ static void test_blackhole_budget(void **state)
 		assert_contains(f->message,
 				"not probed: budget exhausted (0.7 s for the whole check)");
 	}
-	harness_clear(&h);
+	hf_close(&h);
 	close(filler);
 	close(l);
 }
@@ -213,13 +167,13 @@ static void *accept_and_close(void *arg)
 
 static void test_disconnected(void **state)
 {
-	uint16_t port;
-	int l = listener(4, &port);
+	int port;
+	int l = loopback_socket(4, &port);
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, accept_and_close, &l), 0);
 	struct nfs_probe_url u;
 	char url[64], err[128];
-	snprintf(url, sizeof(url), "nfs://127.0.0.1:%u/pvc-a", port);
+	snprintf(url, sizeof(url), "nfs://127.0.0.1:%d/pvc-a", port);
 	assert_int_equal(
 	    nfs_probe_url_parse((const uint8_t *)url, strlen(url), &u, err, sizeof(err)), 0);
 	struct nfs_probe_result r;
@@ -236,20 +190,20 @@ static void test_disconnected(void **state)
 		fail_msg("outcome %s: %s", nfs_probe_outcome_name(r.outcome), r.nfs_error);
 	assert_true(r.elapsed_ms < 2000);
 
-	struct harness h;
-	harness_init(&h);
+	struct hostroot_fixture h;
+	hf_open_no_root(&h);
 	struct endpoint e;
 	endpoint_init(&e, url, false);
 	report_result(agent_finding(&h.ctx, "host.nfs.probe"), &e, &r);
 	assert_int_equal(nth(&h, 0)->status, STATUS_FAIL);
-	harness_clear(&h);
+	hf_close(&h);
 }
 
 static void test_resolve_name(void **state)
 {
 	struct nfs_probe_url u;
 	char url[64], err[128];
-	snprintf(url, sizeof(url), "nfs://localhost:%u/x", closed_port());
+	snprintf(url, sizeof(url), "nfs://localhost:%d/x", loopback_closed_port());
 	assert_int_equal(
 	    nfs_probe_url_parse((const uint8_t *)url, strlen(url), &u, err, sizeof(err)), 0);
 	struct nfs_probe_result r;
@@ -260,7 +214,7 @@ static void test_resolve_name(void **state)
 	assert_int_equal(r.step, NFS_STEP_CONNECT);
 
 	/* A deadline already past: nothing is attempted beyond resolution. */
-	snprintf(url, sizeof(url), "nfs://127.0.0.1:%u/x", closed_port());
+	snprintf(url, sizeof(url), "nfs://127.0.0.1:%d/x", loopback_closed_port());
 	assert_int_equal(
 	    nfs_probe_url_parse((const uint8_t *)url, strlen(url), &u, err, sizeof(err)), 0);
 	nfs_probe_run(&u, util_now_mono_ns() - 1, false, &r);
@@ -291,11 +245,11 @@ static struct nfs_probe_result base_result(void)
 	return r;
 }
 
-/* Report r for url into a fresh harness; returns the finding. */
-static const struct finding *report(struct harness *h, const char *url, bool canary,
+/* Report r for url into a fresh context; returns the finding. */
+static const struct finding *report(struct hostroot_fixture *h, const char *url, bool canary,
 				    const struct nfs_probe_result *r)
 {
-	harness_init(h);
+	hf_open_no_root(h);
 	struct endpoint e;
 	endpoint_init(&e, url, canary);
 	report_result(endpoint_finding(&h->ctx, "host.nfs.probe", &e), &e, r);
@@ -304,7 +258,7 @@ static const struct finding *report(struct harness *h, const char *url, bool can
 
 static void test_report_pass(void **state)
 {
-	struct harness h;
+	struct hostroot_fixture h;
 	struct nfs_probe_result r = base_result();
 	/* As the NFSv4.1 client reads a Longhorn share-manager (Only_Numeric_Owners). */
 	r.have_root = true;
@@ -335,7 +289,7 @@ static void test_report_pass(void **state)
 	/* Nothing was refused: no version lists. */
 	assert_null(kv_get(&f->evidence, "nfs_versions_tried"));
 	assert_string_equal(f->remediation, "");
-	harness_clear(&h);
+	hf_close(&h);
 
 	/* Owner names that are not numbers: the names, and no ids. */
 	r.root_known = NFS_ROOT_MODE | NFS_ROOT_NAMES;
@@ -343,7 +297,7 @@ static void test_report_pass(void **state)
 	f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
 	assert_string_equal(kv_get_str(&f->evidence, "root_owner"), "root@cluster.local");
 	assert_null(kv_get(&f->evidence, "root_uid"));
-	harness_clear(&h);
+	hf_close(&h);
 
 	r.canary_ms = 7;
 	snprintf(r.canary_file, sizeof(r.canary_file), "/.hvready-canary-1-00");
@@ -355,13 +309,13 @@ static void test_report_pass(void **state)
 	bool b;
 	assert_true(kv_get_bool(&f->evidence, "canary", &b) && b);
 	assert_true(kv_get_bool(&f->evidence, "canary_left_behind", &b) && !b);
-	harness_clear(&h);
+	hf_close(&h);
 
 	/* An export that is not a volume name: the object is the URL. */
 	f = report(&h, "nfs://nas.example/exports/rwx", false, &r);
 	assert_string_equal(f->object, "nfs://nas.example/exports/rwx");
 	assert_null(kv_get(&f->evidence, "volume"));
-	harness_clear(&h);
+	hf_close(&h);
 
 	/* An NFSv4.0-only server, through libnfs after 4.1 and 4.2 were refused. */
 	r = base_result();
@@ -390,12 +344,12 @@ static void test_report_pass(void **state)
 	assert_non_null(l);
 	assert_int_equal(l->n, 2);
 	assert_null(kv_get(&f->evidence, "root_owner"));
-	harness_clear(&h);
+	hf_close(&h);
 }
 
 static void test_report_failures(void **state)
 {
-	struct harness h;
+	struct hostroot_fixture h;
 	struct nfs_probe_result r = base_result();
 	r.outcome = NFS_PROBE_NFS_ERROR;
 	r.step = NFS_STEP_MOUNT;
@@ -407,12 +361,12 @@ static void test_report_failures(void **state)
 	assert_contains(f->message,
 			"mount failed: NFS4: (path /pvc-a) failed with NFS4ERR_NOENT(-2)");
 	assert_contains(f->remediation, "volumes.longhorn.io pvc-a");
-	harness_clear(&h);
+	hf_close(&h);
 
 	snprintf(r.nfs_status, sizeof(r.nfs_status), "NFS4ERR_ACCESS");
 	f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
 	assert_contains(f->remediation, "denies this node");
-	harness_clear(&h);
+	hf_close(&h);
 
 	/* Timeout with the connection up: the share-manager is hung. */
 	r = base_result();
@@ -423,14 +377,14 @@ static void test_report_failures(void **state)
 	assert_contains(f->message, "no answer within 3 s (getattr): the share-manager may be hung "
 				    "or a NetworkPolicy blocks 2049");
 	assert_contains(f->remediation, "hung");
-	harness_clear(&h);
+	hf_close(&h);
 
 	r.step = NFS_STEP_RESOLVE;
 	r.tcp_connected = false;
 	f = report(&h, "nfs://pvc-a.longhorn-system.svc/pvc-a", false, &r);
 	assert_contains(f->message, "name resolution of pvc-a.longhorn-system.svc got no answer");
 	assert_contains(f->remediation, "CoreDNS");
-	harness_clear(&h);
+	hf_close(&h);
 
 	r = base_result();
 	r.outcome = NFS_PROBE_RESOLVE;
@@ -441,7 +395,7 @@ static void test_report_failures(void **state)
 	assert_int_equal(f->status, STATUS_FAIL);
 	assert_contains(f->message, "does not resolve: Name or service not known");
 	assert_null(kv_get(&f->evidence, "address"));
-	harness_clear(&h);
+	hf_close(&h);
 
 	r = base_result();
 	r.outcome = NFS_PROBE_SOCKET_ERROR;
@@ -452,7 +406,7 @@ static void test_report_failures(void **state)
 	assert_int_equal(f->status, STATUS_FAIL);
 	assert_string_equal(kv_get_str(&f->evidence, "errno"), "EHOSTUNREACH");
 	assert_contains(f->remediation, "kube-proxy");
-	harness_clear(&h);
+	hf_close(&h);
 
 	r = base_result();
 	r.outcome = NFS_PROBE_DISCONNECTED;
@@ -460,12 +414,12 @@ static void test_report_failures(void **state)
 	f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
 	assert_int_equal(f->status, STATUS_FAIL);
 	assert_contains(f->message, "closed the connection during mount");
-	harness_clear(&h);
+	hf_close(&h);
 }
 
 static void test_report_canary(void **state)
 {
-	struct harness h;
+	struct hostroot_fixture h;
 	struct nfs_probe_result r = base_result();
 	snprintf(r.canary_file, sizeof(r.canary_file), "/.hvready-canary-9-ab");
 	r.canary_bytes = 40;
@@ -479,14 +433,14 @@ static void test_report_canary(void **state)
 	assert_contains(f->message,
 			"canary create failed: NFS4: (path /) failed with NFS4ERR_ROFS");
 	assert_contains(f->remediation, "read-only");
-	harness_clear(&h);
+	hf_close(&h);
 
 	r.step = NFS_STEP_WRITE;
 	snprintf(r.nfs_status, sizeof(r.nfs_status), "NFS4ERR_NOSPC");
 	f = report(&h, "nfs://10.43.12.7/canary", true, &r);
 	assert_contains(f->message, "canary write failed");
 	assert_contains(f->remediation, "volumes.longhorn.io canary");
-	harness_clear(&h);
+	hf_close(&h);
 
 	r.outcome = NFS_PROBE_MISMATCH;
 	r.step = NFS_STEP_COMPARE;
@@ -496,7 +450,7 @@ static void test_report_canary(void **state)
 	assert_int_equal(f->status, STATUS_FAIL);
 	assert_contains(f->message, "canary compare failed: read back 40 bytes");
 	assert_contains(f->remediation, "unsafe");
-	harness_clear(&h);
+	hf_close(&h);
 
 	/* The file could not be removed: say where it is. */
 	r.canary_left_behind = true;
@@ -504,7 +458,7 @@ static void test_report_canary(void **state)
 	assert_contains(f->remediation, "/canary/.hvready-canary-9-ab was left behind");
 	bool b;
 	assert_true(kv_get_bool(&f->evidence, "canary_left_behind", &b) && b);
-	harness_clear(&h);
+	hf_close(&h);
 
 	/* An OPEN whose answer never came: the file may exist. */
 	r.outcome = NFS_PROBE_TIMEOUT;
@@ -513,7 +467,7 @@ static void test_report_canary(void **state)
 	f = report(&h, "nfs://10.43.12.7/canary", true, &r);
 	assert_contains(f->remediation, "/canary/.hvready-canary-9-ab may have been left behind: "
 					"remove it from the export by hand if it is there.");
-	harness_clear(&h);
+	hf_close(&h);
 	r.canary_left_maybe = false;
 
 	r.outcome = NFS_PROBE_NFS_ERROR;
@@ -522,12 +476,12 @@ static void test_report_canary(void **state)
 	f = report(&h, "nfs://10.43.12.7/", true, &r);
 	assert_contains(f->message, "canary remove failed");
 	assert_contains(f->remediation, "The canary file /.hvready-canary-9-ab was left behind");
-	harness_clear(&h);
+	hf_close(&h);
 }
 
 static void test_report_protocol(void **state)
 {
-	struct harness h;
+	struct hostroot_fixture h;
 	/* A server that refuses every minor version a client speaks. */
 	struct nfs_probe_result r = base_result();
 	r.outcome = NFS_PROBE_NO_VERSION;
@@ -545,7 +499,7 @@ static void test_report_protocol(void **state)
 	const struct value_list *l = kv_get_list(&f->evidence, "nfs_versions_refused");
 	assert_non_null(l);
 	assert_int_equal(l->n, 3);
-	harness_clear(&h);
+	hf_close(&h);
 
 	/* The RPC layer refuses our credentials. */
 	r = base_result();
@@ -561,14 +515,14 @@ static void test_report_protocol(void **state)
 	assert_contains(f->message, "mount failed: the server refused the RPC call to EXCHANGE_ID");
 	assert_string_equal(kv_get_str(&f->evidence, "rpc_status"), "AUTH_TOOWEAK");
 	assert_contains(f->remediation, "AUTH_SYS");
-	harness_clear(&h);
+	hf_close(&h);
 
 	snprintf(r.rpc_status, sizeof(r.rpc_status), "PROG_UNAVAIL");
 	f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
 	assert_contains(f->remediation,
 			"Something other than an NFSv4 server answers on 10.43.12.7 "
 			"port 2049");
-	harness_clear(&h);
+	hf_close(&h);
 
 	/* A reply hvready cannot decode: not checked, so UNKNOWN, with the manual mount. */
 	r = base_result();
@@ -583,7 +537,7 @@ static void test_report_protocol(void **state)
 	assert_contains(f->remediation, "mount -t nfs4 -o vers=4.1");
 	assert_contains(f->remediation, "10.43.12.7:/pvc-a");
 	assert_string_equal(kv_get_str(&f->evidence, "outcome"), "bad-reply");
-	harness_clear(&h);
+	hf_close(&h);
 
 	/* The server forgot us, or stayed in its grace period. */
 	r = base_result();
@@ -592,16 +546,16 @@ static void test_report_protocol(void **state)
 	snprintf(r.nfs_status, sizeof(r.nfs_status), "NFS4ERR_STALE_CLIENTID");
 	f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
 	assert_contains(f->remediation, "restarted");
-	harness_clear(&h);
+	hf_close(&h);
 	snprintf(r.nfs_status, sizeof(r.nfs_status), "NFS4ERR_GRACE");
 	f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
 	assert_contains(f->remediation, "grace period");
-	harness_clear(&h);
+	hf_close(&h);
 }
 
 static void test_report_unknown(void **state)
 {
-	struct harness h;
+	struct hostroot_fixture h;
 	struct nfs_probe_result r = base_result();
 	r.outcome = NFS_PROBE_INTERNAL;
 	r.step = NFS_STEP_MOUNT;
@@ -609,7 +563,7 @@ static void test_report_unknown(void **state)
 	const struct finding *f = report(&h, "nfs://10.43.12.7/pvc-a", false, &r);
 	assert_int_equal(f->status, STATUS_UNKNOWN);
 	assert_contains(f->message, "the probe could not run");
-	harness_clear(&h);
+	hf_close(&h);
 }
 
 int main(void)

@@ -5,7 +5,7 @@
  * /sys are synthesised as that kernel shows them on a booted node. The
  * seams that ask the live kernel (free space, the clock, /dev/kvm) are
  * replaced, so each finding is decided by the files alone. */
-#include "b_hostroot.h"
+#include "hostroot_fixture.h"
 #include "sys_clock.h"
 #include "sys_fs.h"
 #include "kvm_wrap.h"
@@ -46,21 +46,21 @@ int __wrap_sys_clock_adjtimex(struct timex *tx)
 
 /* Run every host check that reads the host root (not the NETWORK rows of
  * common/checks.def), in the agent's order. */
-static void run_all(struct bctx *b)
+static void run_all(struct hostroot_fixture *b)
 {
 	for (size_t i = 0; i < host_checks_len; i++) {
 		const char *id = host_checks[i].id;
 		if (agent_network_check(id))
 			continue;
-		b_run(b, host_checks[i].run, id);
+		hf_run(b, host_checks[i].run, id);
 	}
 }
 
-static const struct finding *get(const struct bctx *b, const char *id)
+static const struct finding *get(const struct hostroot_fixture *b, const char *id)
 {
-	for (size_t i = 0; i < b->rep.results.n; i++)
-		if (streq(b->rep.results.items[i].check, id))
-			return &b->rep.results.items[i];
+	for (size_t i = 0; i < b->report.results.n; i++)
+		if (streq(b->report.results.items[i].check, id))
+			return &b->report.results.items[i];
 	fail_msg("no finding of %s", id);
 	return NULL;
 }
@@ -97,7 +97,7 @@ static const char *map_str(const struct finding *f, const char *map, const char 
 
 /* What the synthesised kernel files decide, the same on every root: KVM on a
  * VT-x CPU, 16 CPUs and 32 GiB, and the root filesystem as Longhorn's disk. */
-static void assert_platform(const struct bctx *b)
+static void assert_platform(const struct hostroot_fixture *b)
 {
 	const struct finding *f = get(b, "host.kvm");
 	assert_status(f, STATUS_PASS);
@@ -106,7 +106,7 @@ static void assert_platform(const struct bctx *b)
 
 	f = get(b, "host.cpu.virt");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "virt_flag"), "vmx");
+	assert_evidence(f, "virt_flag", "vmx");
 
 	f = get(b, "host.resources");
 	assert_status(f, STATUS_PASS);
@@ -117,125 +117,124 @@ static void assert_platform(const struct bctx *b)
 	/* No separate disk: /var/lib/longhorn would be on the root filesystem. */
 	f = get(b, "host.longhorn.path");
 	assert_status(f, STATUS_WARN);
-	assert_string_equal(b_ev(f, "judged_path"), "/var/lib");
-	assert_string_equal(b_ev(f, "mount_point"), "/");
-	assert_string_equal(b_ev(f, "fs_type"), "ext4");
+	assert_evidence(f, "judged_path", "/var/lib");
+	assert_evidence(f, "mount_point", "/");
+	assert_evidence(f, "fs_type", "ext4");
 }
 
 /* What Debian 12 and 13 have in common: the same package set, the same
  * enablement links (iscsid.socket, multipathd.service, chrony, containerd). */
-static void assert_debian_common(const struct bctx *b)
+static void assert_debian_common(const struct hostroot_fixture *b)
 {
 	assert_platform(b);
 	const struct finding *f = get(b, "host.nfs.client");
 	assert_status(f, STATUS_PASS);
 	assert_string_equal(list_item(f, "helpers", 0), "/sbin/mount.nfs");
-	assert_string_equal(b_ev(f, "package"), "nfs-common");
+	assert_evidence(f, "package", "nfs-common");
 
 	/* Debian builds the NFS client as modules that load at the first mount. */
 	f = get(b, "host.nfs.kernel");
 	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "the first NFS mount loads it");
-	assert_string_equal(b_ev(f, "proc_filesystems"), "neither nfs nor nfs4 registered");
+	assert_evidence(f, "proc_filesystems", "neither nfs nor nfs4 registered");
 	assert_string_equal(map_str(f, "kernel_config", "CONFIG_NFS_V4"), "m");
 	assert_string_equal(map_str(f, "kernel_config", "CONFIG_NFS_V4_1"), "y");
 
 	/* open-iscsi's postinst writes a name; iscsid.socket is enabled. */
 	f = get(b, "host.iscsi");
 	assert_status(f, STATUS_PASS);
-	assert_contains(b_ev(f, "initiator_name"), "iqn.1993-08.org.debian:01:");
-	assert_string_equal(b_ev(f, "iscsid"), "not running");
-	assert_string_equal(b_ev(f, "iscsid_socket"),
-			    "enabled (/etc/systemd/system/sockets.target.wants/iscsid.socket)");
-	assert_string_equal(b_ev(f, "iscsi_tcp"),
-			    "loadable (modules.dep): iscsid loads it at the first login");
-	assert_string_equal(b_ev(f, "package"), "open-iscsi");
+	assert_evidence_contains(f, "initiator_name", "iqn.1993-08.org.debian:01:");
+	assert_evidence(f, "iscsid", "not running");
+	assert_evidence(f, "iscsid_socket",
+			"enabled (/etc/systemd/system/sockets.target.wants/iscsid.socket)");
+	assert_evidence(f, "iscsi_tcp",
+			"loadable (modules.dep): iscsid loads it at the first login");
+	assert_evidence(f, "package", "open-iscsi");
 
 	/* multipath-tools ships no multipath.conf: Longhorn's disks are not blacklisted. */
 	f = get(b, "host.multipathd");
 	assert_status(f, STATUS_WARN);
-	assert_string_equal(b_ev(f, "multipathd"), "running (pid 412)");
-	assert_string_equal(
-	    b_ev(f, "multipathd_service"),
-	    "enabled (/etc/systemd/system/sysinit.target.wants/multipathd.service)");
+	assert_evidence(f, "multipathd", "running (pid 412)");
+	assert_evidence(f, "multipathd_service",
+			"enabled (/etc/systemd/system/sysinit.target.wants/multipathd.service)");
 	assert_int_equal(list_len(f, "config_files"), 0);
 	assert_contains(f->message, "there is no multipath.conf");
 
 	/* Debian's containerd ships a version 2 config.toml without the option. */
 	f = get(b, "host.containerd.device-ownership");
 	assert_status(f, STATUS_FAIL);
-	assert_string_equal(b_ev(f, "runtime"), "containerd");
-	assert_string_equal(b_ev(f, "containerd_config"), "/etc/containerd/config.toml");
-	assert_string_equal(b_ev(f, "cri_plugin_table"), "plugins.\"io.containerd.grpc.v1.cri\"");
-	assert_string_equal(b_ev(f, "device_ownership_from_security_context"), "not set");
+	assert_evidence(f, "runtime", "containerd");
+	assert_evidence(f, "containerd_config", "/etc/containerd/config.toml");
+	assert_evidence(f, "cri_plugin_table", "plugins.\"io.containerd.grpc.v1.cri\"");
+	assert_evidence(f, "device_ownership_from_security_context", "not set");
 	assert_contains(f->remediation, "[plugins.\"io.containerd.grpc.v1.cri\"]");
 }
 
 static void test_debian12_real(void **state)
 {
 	(void)state;
-	struct bctx b;
-	b_fixture(&b, "d-debian12-real");
+	struct hostroot_fixture b;
+	hf_open(&b, "d-debian12-real");
 	run_all(&b);
 	assert_debian_common(&b);
 
 	const struct finding *f = get(&b, "host.clock");
 	assert_status(f, STATUS_PASS);
 	assert_contains(f->message, "by chronyd");
-	assert_string_equal(b_ev(f, "chrony_rtcsync"), "set (/etc/chrony/chrony.conf:38)");
+	assert_evidence(f, "chrony_rtcsync", "set (/etc/chrony/chrony.conf:38)");
 
 	f = get(&b, "host.nfs.kernel");
-	assert_string_equal(b_ev(f, "kernel_release"), "6.1.0-50-amd64");
-	assert_string_equal(b_ev(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko");
+	assert_evidence(f, "kernel_release", "6.1.0-50-amd64");
+	assert_evidence(f, "modules_dep", "kernel/fs/nfs/nfsv4.ko");
 	assert_string_equal(map_str(f, "kernel_config", "file"), "/boot/config-6.1.0-50-amd64");
 
 	f = get(&b, "host.iscsi");
-	assert_string_equal(b_ev(f, "iscsiadm"), "/sbin/iscsiadm");
-	assert_string_equal(b_ev(f, "initiator_name"), "iqn.1993-08.org.debian:01:9e85462be362");
-	assert_string_equal(b_ev(f, "iscsid_start_check"),
-			    "/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
-			    "/usr/lib/systemd/system/iscsid.service): a line matches "
-			    "^InitiatorName=[^ \\t\\n]");
+	assert_evidence(f, "iscsiadm", "/sbin/iscsiadm");
+	assert_evidence(f, "initiator_name", "iqn.1993-08.org.debian:01:9e85462be362");
+	assert_evidence(f, "iscsid_start_check",
+			"/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
+			"/usr/lib/systemd/system/iscsid.service): a line matches "
+			"^InitiatorName=[^ \\t\\n]");
 
 	f = get(&b, "host.multipathd");
-	assert_string_equal(b_ev(f, "multipathd_socket"),
-			    "enabled (/etc/systemd/system/sockets.target.wants/multipathd.socket)");
+	assert_evidence(f, "multipathd_socket",
+			"enabled (/etc/systemd/system/sockets.target.wants/multipathd.socket)");
 
 	f = get(&b, "host.containerd.device-ownership");
 	int64_t v;
 	assert_true(kv_get_int(&f->evidence, "containerd_config_version", &v));
 	assert_int_equal(v, 2);
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_debian13_real(void **state)
 {
 	(void)state;
-	struct bctx b;
-	b_fixture(&b, "d-debian13-real");
+	struct hostroot_fixture b;
+	hf_open(&b, "d-debian13-real");
 	run_all(&b);
 	assert_debian_common(&b);
 
 	const struct finding *f = get(&b, "host.clock");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "chrony_rtcsync"), "set (/etc/chrony/chrony.conf:35)");
+	assert_evidence(f, "chrony_rtcsync", "set (/etc/chrony/chrony.conf:35)");
 
 	/* Debian 13's kernel compresses its modules with xz. */
 	f = get(&b, "host.nfs.kernel");
-	assert_string_equal(b_ev(f, "kernel_release"), "6.12.117+deb13-amd64");
-	assert_string_equal(b_ev(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko.xz");
+	assert_evidence(f, "kernel_release", "6.12.117+deb13-amd64");
+	assert_evidence(f, "modules_dep", "kernel/fs/nfs/nfsv4.ko.xz");
 
 	f = get(&b, "host.iscsi");
-	assert_string_equal(b_ev(f, "initiator_name"), "iqn.1993-08.org.debian:01:709b19ad4915");
-	assert_string_equal(b_ev(f, "iscsid_start_check"),
-			    "/usr/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
-			    "/usr/lib/systemd/system/iscsid.service): a line matches "
-			    "^InitiatorName=[^ \\t\\n]");
+	assert_evidence(f, "initiator_name", "iqn.1993-08.org.debian:01:709b19ad4915");
+	assert_evidence(f, "iscsid_start_check",
+			"/usr/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
+			"/usr/lib/systemd/system/iscsid.service): a line matches "
+			"^InitiatorName=[^ \\t\\n]");
 
 	/* Debian 13's multipath-tools no longer enables multipathd.socket. */
 	f = get(&b, "host.multipathd");
-	assert_string_equal(b_ev(f, "multipathd_socket"), "disabled");
-	b_close(&b);
+	assert_evidence(f, "multipathd_socket", "disabled");
+	hf_close(&b);
 }
 
 /* Debian's iscsid.service starts iscsid only after its ExecStartPre,
@@ -257,72 +256,72 @@ static void test_iscsi_debian_startup_checks(void **state)
 				 "/usr/lib/open-iscsi/startup-checks.sh"};
 	for (size_t r = 0; r < ELEMENTSOF(roots); r++)
 		for (size_t i = 0; i < ELEMENTSOF(refused); i++) {
-			struct bctx b;
-			b_scratch_from(&b, roots[r]);
-			b_write(&b, "etc/iscsi/initiatorname.iscsi", refused[i]);
-			const struct finding *f = b_run(&b, check_iscsi, "host.iscsi");
+			struct hostroot_fixture b;
+			hf_scratch_from(&b, roots[r]);
+			hf_write(&b, "etc/iscsi/initiatorname.iscsi", refused[i]);
+			const struct finding *f = hf_run(&b, check_iscsi, "host.iscsi");
 			assert_status(f, STATUS_FAIL);
 			assert_contains(f->message, "startup-checks.sh");
 			_cleanup_free_ char *want = xasprintf(
 			    "%s (ExecStartPre of /usr/lib/systemd/system/iscsid.service): no line "
 			    "matches ^InitiatorName=[^ \\t\\n]",
 			    scripts[r]);
-			assert_string_equal(b_ev(f, "iscsid_start_check"), want);
+			assert_evidence(f, "iscsid_start_check", want);
 			assert_contains(f->remediation, "InitiatorName=");
 			assert_contains(f->remediation, i == 2 ? "iscsi-iname" : "no blanks");
-			b_close(&b);
+			hf_close(&b);
 		}
 
 	/* iscsid already running keeps its name; the next start fails. */
-	struct bctx b;
-	b_scratch_from(&b, "d-debian12-real");
-	b_write(&b, "etc/iscsi/initiatorname.iscsi",
-		"InitiatorName = iqn.1993-08.org.debian:01:9e85462be362\n");
-	b_write(&b, "proc/740/comm", "iscsid\n");
-	const struct finding *f = b_run(&b, check_iscsi, "host.iscsi");
+	struct hostroot_fixture b;
+	hf_scratch_from(&b, "d-debian12-real");
+	hf_write(&b, "etc/iscsi/initiatorname.iscsi",
+		 "InitiatorName = iqn.1993-08.org.debian:01:9e85462be362\n");
+	hf_write(&b, "proc/740/comm", "iscsid\n");
+	const struct finding *f = hf_run(&b, check_iscsi, "host.iscsi");
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "iscsid runs, but");
-	b_close(&b);
+	hf_close(&b);
 
 	/* The same file where iscsid.service has no such check: iscsid reads it. */
-	b_scratch_from(&b, "d-debian12-real");
-	b_write(&b, "etc/iscsi/initiatorname.iscsi",
-		"InitiatorName = iqn.1993-08.org.debian:01:9e85462be362\n");
-	b_remove(&b, "usr/lib/open-iscsi/startup-checks.sh");
-	f = b_run(&b, check_iscsi, "host.iscsi");
+	hf_scratch_from(&b, "d-debian12-real");
+	hf_write(&b, "etc/iscsi/initiatorname.iscsi",
+		 "InitiatorName = iqn.1993-08.org.debian:01:9e85462be362\n");
+	hf_remove(&b, "usr/lib/open-iscsi/startup-checks.sh");
+	f = hf_run(&b, check_iscsi, "host.iscsi");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "initiator_name"), "iqn.1993-08.org.debian:01:9e85462be362");
-	b_close(&b);
+	assert_evidence(f, "initiator_name", "iqn.1993-08.org.debian:01:9e85462be362");
+	hf_close(&b);
 
 	/* A drop-in that ignores the script's failure (ExecStartPre=-...): iscsid starts. */
-	b_scratch_from(&b, "d-debian13-real");
-	b_write(&b, "etc/iscsi/initiatorname.iscsi",
-		"InitiatorName = iqn.1993-08.org.debian:01:709b19ad4915\n");
-	b_write(&b, "etc/systemd/system/iscsid.service.d/10-lax.conf",
-		"[Service]\nExecStartPre=\nExecStartPre=-/usr/lib/open-iscsi/startup-checks.sh\n");
-	f = b_run(&b, check_iscsi, "host.iscsi");
+	hf_scratch_from(&b, "d-debian13-real");
+	hf_write(&b, "etc/iscsi/initiatorname.iscsi",
+		 "InitiatorName = iqn.1993-08.org.debian:01:709b19ad4915\n");
+	hf_write(&b, "etc/systemd/system/iscsid.service.d/10-lax.conf",
+		 "[Service]\nExecStartPre=\nExecStartPre=-/usr/lib/open-iscsi/startup-checks.sh\n");
+	f = hf_run(&b, check_iscsi, "host.iscsi");
 	assert_status(f, STATUS_PASS);
 	assert_null(kv_get(&f->evidence, "iscsid_start_check"));
-	b_close(&b);
+	hf_close(&b);
 
 	/* The script also refuses to start iscsid without its configuration file. */
-	b_scratch_from(&b, "d-debian12-real");
-	b_remove(&b, "etc/iscsi/iscsid.conf");
-	f = b_run(&b, check_iscsi, "host.iscsi");
+	hf_scratch_from(&b, "d-debian12-real");
+	hf_remove(&b, "etc/iscsi/iscsid.conf");
+	f = hf_run(&b, check_iscsi, "host.iscsi");
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "/etc/iscsi/iscsid.conf does not exist");
 	assert_contains(f->remediation, "--force-confmiss open-iscsi");
-	assert_string_equal(b_ev(f, "iscsid_conf"), "absent: /etc/iscsi/iscsid.conf");
-	b_close(&b);
+	assert_evidence(f, "iscsid_conf", "absent: /etc/iscsi/iscsid.conf");
+	hf_close(&b);
 
 	/* A tab after '=' passes Debian's pattern (it has no tab in it). */
-	b_scratch_from(&b, "d-debian13-real");
-	b_write(
+	hf_scratch_from(&b, "d-debian13-real");
+	hf_write(
 	    &b, "etc/iscsi/initiatorname.iscsi",
 	    "## DO NOT EDIT OR REMOVE THIS FILE!\nInitiatorName=\tiqn.2004-10.com.example:node1\n");
-	f = b_run(&b, check_iscsi, "host.iscsi");
+	f = hf_run(&b, check_iscsi, "host.iscsi");
 	assert_status(f, STATUS_PASS);
-	b_close(&b);
+	hf_close(&b);
 }
 
 /* Debian 11: /bin, /sbin and /lib are real directories (no merged /usr),
@@ -330,8 +329,8 @@ static void test_iscsi_debian_startup_checks(void **state)
 static void test_debian11_real(void **state)
 {
 	(void)state;
-	struct bctx b;
-	b_fixture(&b, "d-debian11-real");
+	struct hostroot_fixture b;
+	hf_open(&b, "d-debian11-real");
 	run_all(&b);
 	assert_platform(&b);
 
@@ -342,26 +341,26 @@ static void test_debian11_real(void **state)
 
 	f = get(&b, "host.nfs.kernel");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "kernel_release"), "5.10.0-32-amd64");
-	assert_string_equal(b_ev(f, "modules_dir"), "/lib/modules/5.10.0-32-amd64");
-	assert_string_equal(b_ev(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko");
+	assert_evidence(f, "kernel_release", "5.10.0-32-amd64");
+	assert_evidence(f, "modules_dir", "/lib/modules/5.10.0-32-amd64");
+	assert_evidence(f, "modules_dep", "kernel/fs/nfs/nfsv4.ko");
 
 	f = get(&b, "host.iscsi");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "iscsid"), "running (pid 740)");
-	assert_string_equal(b_ev(f, "iscsid_service"),
-			    "enabled (/etc/systemd/system/sysinit.target.wants/iscsid.service)");
-	assert_string_equal(b_ev(f, "iscsid_start_check"),
-			    "/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
-			    "/lib/systemd/system/iscsid.service): a line matches "
-			    "^InitiatorName=[^ \\t\\n]");
+	assert_evidence(f, "iscsid", "running (pid 740)");
+	assert_evidence(f, "iscsid_service",
+			"enabled (/etc/systemd/system/sysinit.target.wants/iscsid.service)");
+	assert_evidence(f, "iscsid_start_check",
+			"/lib/open-iscsi/startup-checks.sh (ExecStartPre of "
+			"/lib/systemd/system/iscsid.service): a line matches "
+			"^InitiatorName=[^ \\t\\n]");
 
 	f = get(&b, "host.multipathd");
 	assert_status(f, STATUS_WARN);
 
 	f = get(&b, "host.clock");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "chrony_rtcsync"), "set (/etc/chrony/chrony.conf:38)");
+	assert_evidence(f, "chrony_rtcsync", "set (/etc/chrony/chrony.conf:38)");
 
 	/* Not set: a FAIL whatever the binary knows, so it is not read (tens of
 	 * MB); the remedy says that containerd 1.4 predates the option. */
@@ -369,7 +368,7 @@ static void test_debian11_real(void **state)
 	assert_status(f, STATUS_FAIL);
 	assert_null(kv_get_str(&f->evidence, "containerd_binary"));
 	assert_contains(f->remediation, "containerd before 1.6");
-	b_close(&b);
+	hf_close(&b);
 }
 
 /* Setting the option where containerd does not know it: containerd 1.x ignores
@@ -380,29 +379,30 @@ static void test_containerd_option_unknown_to_binary(void **state)
 	static const char *const conf =
 	    "version = 2\n\n[plugins]\n  [plugins.\"io.containerd.grpc.v1.cri\"]\n"
 	    "    device_ownership_from_security_context = true\n";
-	struct bctx b;
-	b_scratch_from(&b, "d-debian11-real");
-	b_write(&b, "etc/containerd/config.toml", conf);
+	struct hostroot_fixture b;
+	hf_scratch_from(&b, "d-debian11-real");
+	hf_write(&b, "etc/containerd/config.toml", conf);
 	const struct finding *f =
-	    b_run(&b, check_containerd_device_ownership, "host.containerd.device-ownership");
+	    hf_run(&b, check_containerd_device_ownership, "host.containerd.device-ownership");
 	assert_status(f, STATUS_FAIL);
 	assert_contains(f->message, "ignores it");
-	assert_string_equal(b_ev(f, "containerd_binary"), "/usr/bin/containerd: does not know "
-							  "device_ownership_from_security_context");
+	assert_evidence(f, "containerd_binary",
+			"/usr/bin/containerd: does not know "
+			"device_ownership_from_security_context");
 	assert_contains(f->remediation, "Upgrade containerd");
 	bool v;
 	assert_true(kv_get_bool(&f->evidence, "device_ownership_from_security_context", &v));
 	assert_true(v);
-	b_close(&b);
+	hf_close(&b);
 
 	/* Debian 12's containerd 1.6 reads it. */
-	b_scratch_from(&b, "d-debian12-real");
-	b_write(&b, "etc/containerd/config.toml", conf);
-	f = b_run(&b, check_containerd_device_ownership, "host.containerd.device-ownership");
+	hf_scratch_from(&b, "d-debian12-real");
+	hf_write(&b, "etc/containerd/config.toml", conf);
+	f = hf_run(&b, check_containerd_device_ownership, "host.containerd.device-ownership");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "containerd_binary"),
-			    "/usr/bin/containerd: knows device_ownership_from_security_context");
-	b_close(&b);
+	assert_evidence(f, "containerd_binary",
+			"/usr/bin/containerd: knows device_ownership_from_security_context");
+	hf_close(&b);
 }
 
 /* Debian's multipathd.service (and .socket) carry ConditionKernelCommandLine=
@@ -416,25 +416,25 @@ static void test_multipathd_kernel_cmdline(void **state)
 			       "/usr/lib/systemd/system/multipathd.service",
 			       "/usr/lib/systemd/system/multipathd.service"};
 	for (size_t i = 0; i < ELEMENTSOF(roots); i++) {
-		struct bctx b;
-		b_scratch_from(&b, roots[i]);
-		b_remove(&b, "proc/412");
-		b_write(&b, "proc/cmdline",
-			"BOOT_IMAGE=/boot/vmlinuz root=/dev/sda1 ro quiet multipath=off\n");
-		const struct finding *f = b_run(&b, check_multipathd, "host.multipathd");
+		struct hostroot_fixture b;
+		hf_scratch_from(&b, roots[i]);
+		hf_remove(&b, "proc/412");
+		hf_write(&b, "proc/cmdline",
+			 "BOOT_IMAGE=/boot/vmlinuz root=/dev/sda1 ro quiet multipath=off\n");
+		const struct finding *f = hf_run(&b, check_multipathd, "host.multipathd");
 		assert_status(f, STATUS_PASS);
 		_cleanup_free_ char *want = xasprintf(
 		    "multipath=off (ConditionKernelCommandLine=!multipath=off in %s)", units[i]);
-		assert_string_equal(b_ev(f, "kernel_cmdline_blocks"), want);
-		b_close(&b);
+		assert_evidence(f, "kernel_cmdline_blocks", want);
+		hf_close(&b);
 
 		/* Without the option, enabled but not (yet) running still warns. */
-		b_scratch_from(&b, roots[i]);
-		b_remove(&b, "proc/412");
-		f = b_run(&b, check_multipathd, "host.multipathd");
+		hf_scratch_from(&b, roots[i]);
+		hf_remove(&b, "proc/412");
+		f = hf_run(&b, check_multipathd, "host.multipathd");
 		assert_status(f, STATUS_WARN);
-		assert_string_equal(b_ev(f, "multipathd"), "not running");
-		b_close(&b);
+		assert_evidence(f, "multipathd", "not running");
+		hf_close(&b);
 	}
 }
 
@@ -442,8 +442,8 @@ static void test_multipathd_kernel_cmdline(void **state)
 static void test_debian12_timesyncd_nonfs(void **state)
 {
 	(void)state;
-	struct bctx b;
-	b_fixture(&b, "d-debian12-real-timesyncd-nonfs");
+	struct hostroot_fixture b;
+	hf_open(&b, "d-debian12-real-timesyncd-nonfs");
 	run_all(&b);
 	assert_platform(&b);
 
@@ -462,30 +462,28 @@ static void test_debian12_timesyncd_nonfs(void **state)
 	/* The kernel half is there all the same. */
 	f = get(&b, "host.nfs.kernel");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko");
+	assert_evidence(f, "modules_dep", "kernel/fs/nfs/nfsv4.ko");
 
 	assert_status(get(&b, "host.iscsi"), STATUS_PASS);
 	assert_status(get(&b, "host.multipathd"), STATUS_WARN);
 	assert_status(get(&b, "host.containerd.device-ownership"), STATUS_FAIL);
-	b_close(&b);
+	hf_close(&b);
 }
 
 /* Debian 13 without multipath-tools, with systemd-timesyncd. */
 static void test_debian13_timesyncd_nompath(void **state)
 {
 	(void)state;
-	struct bctx b;
-	b_fixture(&b, "d-debian13-real-timesyncd-nompath");
+	struct hostroot_fixture b;
+	hf_open(&b, "d-debian13-real-timesyncd-nompath");
 	run_all(&b);
 	assert_platform(&b);
 
 	const struct finding *f = get(&b, "host.multipathd");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "multipathd"), "not running");
-	assert_string_equal(b_ev(f, "multipathd_service"),
-			    "not installed: no multipathd.service unit file");
-	assert_string_equal(b_ev(f, "multipathd_socket"),
-			    "not installed: no multipathd.socket unit file");
+	assert_evidence(f, "multipathd", "not running");
+	assert_evidence(f, "multipathd_service", "not installed: no multipathd.service unit file");
+	assert_evidence(f, "multipathd_socket", "not installed: no multipathd.socket unit file");
 
 	f = get(&b, "host.clock");
 	assert_status(f, STATUS_PASS);
@@ -494,14 +492,14 @@ static void test_debian13_timesyncd_nompath(void **state)
 	/* open-iscsi installed and enabled its socket; iscsid.service stays disabled. */
 	f = get(&b, "host.iscsi");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "iscsid_service"), "disabled");
+	assert_evidence(f, "iscsid_service", "disabled");
 
 	assert_status(get(&b, "host.nfs.client"), STATUS_PASS);
 	f = get(&b, "host.nfs.kernel");
 	assert_status(f, STATUS_PASS);
-	assert_string_equal(b_ev(f, "modules_dep"), "kernel/fs/nfs/nfsv4.ko.xz");
+	assert_evidence(f, "modules_dep", "kernel/fs/nfs/nfsv4.ko.xz");
 	assert_status(get(&b, "host.containerd.device-ownership"), STATUS_FAIL);
-	b_close(&b);
+	hf_close(&b);
 }
 
 /* multipath-tools 0.9 and later (Debian 12's 0.9.4, 13's 0.11.1) ignore
@@ -514,39 +512,39 @@ static void test_multipathd_config_dir(void **state)
 	static const char *const lh = "blacklist {\n\tdevice {\n\t\tvendor \"IET\"\n"
 				      "\t\tproduct \"VIRTUAL-DISK\"\n\t}\n}\n";
 	/* Only in the configured directory: only multipath-tools 0.8 reads it. */
-	struct bctx b;
-	b_scratch_from(&b, "d-debian12-real");
-	b_write(&b, "etc/multipath.conf", "defaults {\n\tconfig_dir \"/etc/mpx\"\n}\n");
-	b_write(&b, "etc/mpx/longhorn.conf", lh);
-	const struct finding *f = b_run(&b, check_multipathd, "host.multipathd");
+	struct hostroot_fixture b;
+	hf_scratch_from(&b, "d-debian12-real");
+	hf_write(&b, "etc/multipath.conf", "defaults {\n\tconfig_dir \"/etc/mpx\"\n}\n");
+	hf_write(&b, "etc/mpx/longhorn.conf", lh);
+	const struct finding *f = hf_run(&b, check_multipathd, "host.multipathd");
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "multipath-tools 0.9 and later ignore config_dir");
-	assert_string_equal(b_ev(f, "config_dir"),
-			    "/etc/mpx (/etc/multipath.conf:2; multipath-tools 0.9 and later ignore "
-			    "it and read /etc/multipath/conf.d)");
+	assert_evidence(f, "config_dir",
+			"/etc/mpx (/etc/multipath.conf:2; multipath-tools 0.9 and later ignore "
+			"it and read /etc/multipath/conf.d)");
 	assert_string_equal(list_item(f, "config_files", 1), "/etc/mpx/longhorn.conf");
 	assert_int_equal(list_len(f, "config_files_ignoring_config_dir"), 1);
 	assert_string_equal(list_item(f, "config_files_ignoring_config_dir", 0),
 			    "/etc/multipath.conf");
-	b_close(&b);
+	hf_close(&b);
 
 	/* Only in /etc/multipath/conf.d: only 0.9 and later read it. */
-	b_scratch_from(&b, "d-debian13-real");
-	b_write(&b, "etc/multipath.conf", "defaults {\n\tconfig_dir \"/etc/mpx\"\n}\n");
-	b_write(&b, "etc/multipath/conf.d/longhorn.conf", lh);
-	f = b_run(&b, check_multipathd, "host.multipathd");
+	hf_scratch_from(&b, "d-debian13-real");
+	hf_write(&b, "etc/multipath.conf", "defaults {\n\tconfig_dir \"/etc/mpx\"\n}\n");
+	hf_write(&b, "etc/multipath/conf.d/longhorn.conf", lh);
+	f = hf_run(&b, check_multipathd, "host.multipathd");
 	assert_status(f, STATUS_WARN);
 	assert_contains(f->message, "only for multipath-tools 0.9 and later");
-	b_close(&b);
+	hf_close(&b);
 
 	/* In both: every release keeps Longhorn's disks out. */
-	b_scratch_from(&b, "d-debian13-real");
-	b_write(&b, "etc/multipath.conf", "defaults {\n\tconfig_dir \"/etc/mpx\"\n}\n");
-	b_write(&b, "etc/multipath/conf.d/longhorn.conf", lh);
-	b_write(&b, "etc/mpx/longhorn.conf", lh);
-	f = b_run(&b, check_multipathd, "host.multipathd");
+	hf_scratch_from(&b, "d-debian13-real");
+	hf_write(&b, "etc/multipath.conf", "defaults {\n\tconfig_dir \"/etc/mpx\"\n}\n");
+	hf_write(&b, "etc/multipath/conf.d/longhorn.conf", lh);
+	hf_write(&b, "etc/mpx/longhorn.conf", lh);
+	f = hf_run(&b, check_multipathd, "host.multipathd");
 	assert_status(f, STATUS_PASS);
-	b_close(&b);
+	hf_close(&b);
 }
 
 int main(void)

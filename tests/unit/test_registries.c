@@ -15,7 +15,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "checks.h"
+#include "hostroot_fixture.h"
+#include "loopback.h"
 #include "oci_client.h"
 #include "registries.h"
 
@@ -406,53 +407,29 @@ static void test_challenges(void **state)
 /* ---- the check, without a registry ---- */
 
 struct run {
-	struct node_report report;
-	struct agent_opts opts;
+	struct hostroot_fixture h;
 	const struct finding *f;
 };
 
 static void run_check(struct run *run, const char *fixture, const char *image)
 {
-	char path[1024];
-	const char *src = getenv("HVREADY_SRC");
-	snprintf(path, sizeof(path), "%s/tests/fixtures/hostroots/%s", src ? src : ".", fixture);
-	*run = (struct run){0};
-	agent_opts_init(&run->opts);
-	run->opts.timeout_s = 2;
+	hf_open(&run->h, fixture);
+	run->h.opts.timeout_s = 2;
 	if (image)
-		run->opts.targets.share_manager_image = xstrdup(image);
-	run->report.node = xstrdup("node-1");
-	struct agent_ctx ctx = {.opts = &run->opts, .report = &run->report};
-	assert_int_equal(hostroot_open(&ctx.root, path), 0);
-	check_image_share_manager(&ctx, "host.image.share-manager");
-	hostroot_close(&ctx.root);
-	assert_int_equal(run->report.results.n, 1);
-	run->f = &run->report.results.items[0];
+		run->h.opts.targets.share_manager_image = xstrdup(image);
+	run->f = hf_run(&run->h, check_image_share_manager, "host.image.share-manager");
+	assert_int_equal(run->h.report.results.n, 1);
 }
 
 static void run_clear(struct run *run)
 {
-	node_report_clear(&run->report);
-	agent_opts_clear(&run->opts);
-}
-
-/* A loopback port nobody listens on. */
-static int closed_port(void)
-{
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t len = sizeof(a);
-	assert_true(s >= 0);
-	assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
-	close(s);
-	return ntohs(a.sin_port);
+	hf_close(&run->h);
 }
 
 static int setup_env(void **state)
 {
 	char v[64];
-	snprintf(v, sizeof(v), "docker.io=http://127.0.0.1:%d", closed_port());
+	snprintf(v, sizeof(v), "docker.io=http://127.0.0.1:%d", loopback_closed_port());
 	/* Docker Hub is never contacted from a test. */
 	setenv("HVREADY_TEST_DEFAULT_ENDPOINT", v, 1);
 	return 0;

@@ -13,60 +13,8 @@
 #include <unistd.h>
 
 #include "json_query.h"
+#include "scratch.h"
 #include "source.h"
-
-static void assert_contains(const char *s, const char *sub)
-{
-	if (!s || !strstr(s, sub))
-		fail_msg("\"%s\" does not contain \"%s\"", s ? s : "(null)", sub);
-}
-
-static void write_at(const char *dir, const char *name, const char *content)
-{
-	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(content, f);
-	fclose(f);
-}
-
-static void rm_rf(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) < 0)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlink(path);
-		return;
-	}
-	DIR *d = opendir(path);
-	struct dirent *de;
-	while (d && (de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-			_cleanup_free_ char *p = xasprintf("%s/%s", path, de->d_name);
-			rm_rf(p);
-		}
-	if (d)
-		closedir(d);
-	rmdir(path);
-}
-
-/* A scratch directory per test, removed even when the test fails. */
-static int make_tmp(void **state)
-{
-	char t[] = "/tmp/hvready-src-XXXXXX";
-	if (!mkdtemp(t))
-		return -1;
-	*state = xstrdup(t);
-	return 0;
-}
-
-static int remove_tmp(void **state)
-{
-	rm_rf(*state);
-	free(*state);
-	return 0;
-}
 
 static int parse(struct cluster_state *cs, const char *json, struct source_files_stats *st,
 		 char *err)
@@ -265,29 +213,30 @@ static void test_bom(void **state)
 static void test_directory(void **state)
 {
 	const char *d = *state;
-	write_at(d, "pods.json",
-		 "{\"apiVersion\":\"v1\",\"items\":[" POD("n", "a") "," POD(
-		     "n", "b") "],\"kind\":\"List\"}");
-	write_at(d, "storageclasses.storage.k8s.io.json", EMPTY_LIST); /* none exist */
-	write_at(d, "everything-else.json",
-		 "{\"apiVersion\":\"v1\",\"kind\":\"Node\","
-		 "\"metadata\":{\"name\":\"n1\"}}");
-	write_at(d, "README.txt", "not read");
-	write_at(d, ".pods.json.tmp", "{broken"); /* collect's temporary file */
-	write_at(d, "volumes.longhorn.io.json", EMPTY_LIST);
-	write_at(d, "collect.json",
-		 "{\"schema\":\"hvready.collect/v1\",\"collected_at\":\"2026-09-05T13:20:00Z\","
-		 "\"resources\":["
-		 "{\"group\":\"kubevirt.io\",\"plural\":\"kubevirts\",\"status\":\"not-served\","
-		 "\"error\":\"the API does not serve kubevirt.io/v1 kubevirts\"},"
-		 "{\"group\":\"longhorn.io\",\"plural\":\"replicas\",\"status\":\"forbidden\","
-		 "\"error\":\"forbidden: list longhorn.io/replicas (grant get,list,watch)\"},"
-		 "{\"group\":\"apps\",\"plural\":\"deployments\",\"status\":\"failed\","
-		 "\"error\":\"list apps/deployments: HTTP 500\",\"duration_ms\":1200},"
-		 "{\"group\":\"\",\"plural\":\"services\",\"status\":\"served\",\"items\":3},"
-		 /* a file is there although the API said forbidden: the data wins */
-		 "{\"group\":\"longhorn.io\",\"plural\":\"volumes\",\"status\":\"forbidden\"},"
-		 "{\"group\":\"future.io\",\"plural\":\"gadgets\",\"status\":\"served\"}]}");
+	scratch_write(d, "pods.json",
+		      "{\"apiVersion\":\"v1\",\"items\":[" POD("n", "a") "," POD(
+			  "n", "b") "],\"kind\":\"List\"}");
+	scratch_write(d, "storageclasses.storage.k8s.io.json", EMPTY_LIST); /* none exist */
+	scratch_write(d, "everything-else.json",
+		      "{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+		      "\"metadata\":{\"name\":\"n1\"}}");
+	scratch_write(d, "README.txt", "not read");
+	scratch_write(d, ".pods.json.tmp", "{broken"); /* collect's temporary file */
+	scratch_write(d, "volumes.longhorn.io.json", EMPTY_LIST);
+	scratch_write(
+	    d, "collect.json",
+	    "{\"schema\":\"hvready.collect/v1\",\"collected_at\":\"2026-09-05T13:20:00Z\","
+	    "\"resources\":["
+	    "{\"group\":\"kubevirt.io\",\"plural\":\"kubevirts\",\"status\":\"not-served\","
+	    "\"error\":\"the API does not serve kubevirt.io/v1 kubevirts\"},"
+	    "{\"group\":\"longhorn.io\",\"plural\":\"replicas\",\"status\":\"forbidden\","
+	    "\"error\":\"forbidden: list longhorn.io/replicas (grant get,list,watch)\"},"
+	    "{\"group\":\"apps\",\"plural\":\"deployments\",\"status\":\"failed\","
+	    "\"error\":\"list apps/deployments: HTTP 500\",\"duration_ms\":1200},"
+	    "{\"group\":\"\",\"plural\":\"services\",\"status\":\"served\",\"items\":3},"
+	    /* a file is there although the API said forbidden: the data wins */
+	    "{\"group\":\"longhorn.io\",\"plural\":\"volumes\",\"status\":\"forbidden\"},"
+	    "{\"group\":\"future.io\",\"plural\":\"gadgets\",\"status\":\"served\"}]}");
 	struct cluster_state cs;
 	struct source_files_stats st = {0};
 	char err[SOURCE_ERR_LEN] = "";
@@ -326,9 +275,9 @@ static void test_directory(void **state)
 	 * not installed. Not collected, with that reason; never an error for the
 	 * whole report (it was "empty: no JSON object", exit 2). collect.json, when
 	 * it has an entry, says why. */
-	write_at(d, "virtualmachines.kubevirt.io.json", "");
-	write_at(d, "settings.longhorn.io.json", " \n\t\n");
-	write_at(d, "kubevirts.kubevirt.io.json", "");
+	scratch_write(d, "virtualmachines.kubevirt.io.json", "");
+	scratch_write(d, "settings.longhorn.io.json", " \n\t\n");
+	scratch_write(d, "kubevirts.kubevirt.io.json", "");
 	cluster_state_init(&cs);
 	assert_int_equal(source_files_load_ex(&cs, d, &st, err, sizeof(err)), 0);
 	assert_int_equal(cs_count(&cs, RES_PODS), 2);
@@ -339,7 +288,7 @@ static void test_directory(void **state)
 	assert_int_equal(cs.res[RES_KUBEVIRTS].status, RES_NOT_INSTALLED);
 	assert_contains(cs.res[RES_KUBEVIRTS].error, "does not serve");
 	cluster_state_clear(&cs);
-	write_at(d, "services.json", "");
+	scratch_write(d, "services.json", "");
 	cluster_state_init(&cs);
 	assert_int_equal(source_files_load_ex(&cs, d, &st, err, sizeof(err)), 0);
 	assert_contains(cs.res[RES_SERVICES].error, "collected, but services.json is empty");
@@ -355,7 +304,7 @@ static void test_directory(void **state)
 	cluster_state_clear(&cs);
 	/* An empty List in a concatenated file names no resource: the reasons say so. */
 	_cleanup_free_ char *all = xasprintf("%s/all.json", d);
-	write_at(d, "all.json", EMPTY_LIST POD("n", "c"));
+	scratch_write(d, "all.json", EMPTY_LIST POD("n", "c"));
 	cluster_state_init(&cs);
 	assert_int_equal(source_files_load(&cs, all, err, sizeof(err)), 0);
 	assert_int_equal(cs.res[RES_STORAGECLASSES].status, RES_NOT_COLLECTED);
@@ -364,7 +313,7 @@ static void test_directory(void **state)
 	assert_int_equal(unlink(all), 0);
 	assert_int_equal(unlink(vms), 0);
 
-	write_at(d, "pods.yaml", "apiVersion: v1\n");
+	scratch_write(d, "pods.yaml", "apiVersion: v1\n");
 	cluster_state_init(&cs);
 	assert_int_equal(source_files_load(&cs, d, err, sizeof(err)), -EINVAL);
 	assert_contains(err, "pods.yaml: YAML is not read");
@@ -389,7 +338,7 @@ static void test_directory_order(void **state)
 			 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
 			 "\"p\",\"namespace\":\"shared\"},\"status\":{\"phase\":\"%s\"}}]}",
 			 ns, ns);
-		write_at(d, name, body);
+		scratch_write(d, name, body);
 	}
 	struct cluster_state cs;
 	struct source_files_stats st = {0};
@@ -407,8 +356,8 @@ static void test_directory_order(void **state)
 	assert_int_equal(st.duplicates, 23);
 	cluster_state_clear(&cs);
 
-	write_at(d, "f05.json", "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[7]}");
-	write_at(d, "f17.json", "{broken");
+	scratch_write(d, "f05.json", "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[7]}");
+	scratch_write(d, "f17.json", "{broken");
 	cluster_state_init(&cs);
 	assert_int_equal(source_files_load(&cs, d, err, sizeof(err)), -EINVAL);
 	assert_contains(err, "/f05.json: items[0] is a number, not an object");
@@ -465,7 +414,7 @@ static void test_load_errors(void **state)
 	assert_contains(err, "pods.json: 512 MiB is larger than the 512 MiB limit");
 	unlink(big);
 
-	write_at(d, "collect.json", "{\"schema\": 7}");
+	scratch_write(d, "collect.json", "{\"schema\": 7}");
 	assert_int_equal(source_files_load(&cs, d, err, sizeof(err)), -EINVAL);
 	assert_contains(err, "/collect.json: not an hvready collect.json");
 	cluster_state_clear(&cs);
@@ -542,7 +491,7 @@ static void test_collect_round_trip(void **state)
 	_cleanup_free_ char *d = xasprintf("%s/dump", (const char *)*state);
 	/* a stale file from an earlier collect must not pass for fresh data */
 	assert_int_equal(mkdir(d, 0700), 0);
-	write_at(d, "volumes.longhorn.io.json", EMPTY_LIST);
+	scratch_write(d, "volumes.longhorn.io.json", EMPTY_LIST);
 	assert_int_equal(collect_write(&cs, d, err, sizeof(err)), 0);
 	struct stat st;
 	assert_int_equal(stat(d, &st), 0);
@@ -601,12 +550,13 @@ int main(void)
 	    cmocka_unit_test(test_managed_fields),
 	    cmocka_unit_test(test_bad_input),
 	    cmocka_unit_test(test_bom),
-	    cmocka_unit_test_setup_teardown(test_directory, make_tmp, remove_tmp),
-	    cmocka_unit_test_setup_teardown(test_directory_order, make_tmp, remove_tmp),
+	    cmocka_unit_test_setup_teardown(test_directory, scratch_setup, scratch_teardown),
+	    cmocka_unit_test_setup_teardown(test_directory_order, scratch_setup, scratch_teardown),
 	    cmocka_unit_test(test_collect_json_errors),
-	    cmocka_unit_test_setup_teardown(test_load_errors, make_tmp, remove_tmp),
-	    cmocka_unit_test_setup_teardown(test_large_file, make_tmp, remove_tmp),
-	    cmocka_unit_test_setup_teardown(test_collect_round_trip, make_tmp, remove_tmp),
+	    cmocka_unit_test_setup_teardown(test_load_errors, scratch_setup, scratch_teardown),
+	    cmocka_unit_test_setup_teardown(test_large_file, scratch_setup, scratch_teardown),
+	    cmocka_unit_test_setup_teardown(test_collect_round_trip, scratch_setup,
+					    scratch_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
