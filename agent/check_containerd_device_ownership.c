@@ -747,7 +747,17 @@ void check_containerd_device_ownership(struct agent_ctx *ctx, const char *id)
 		run_plain(&e);
 	} else {
 		/* Not SKIP: a node without a visible runtime config is more likely an agent that
-		 * does not see the host's /etc and /var/lib than a node without containerd. */
+		 * does not see the host's /etc and /var/lib than a node without containerd.
+		 * The evidence lists every path looked at, so a person can see what is missing. */
+		struct value_list *looked = kv_add_list(&e.f->evidence, "looked_for");
+		for (size_t i = 0; i < ELEMENTSOF(distros); i++)
+			for (size_t k = 0;
+			     k < ELEMENTSOF(distros[i].markers) && distros[i].markers[k]; k++)
+				vlist_add_str(looked, distros[i].markers[k]);
+		vlist_add_str(looked, CONTAINERD_CONFIG);
+		for (size_t i = 0; i < ELEMENTSOF(containerd_bins); i++)
+			vlist_add_str(looked, containerd_bins[i]);
+		kv_add_str(&e.f->evidence, "host_root", ctx->root.path ? ctx->root.path : "/");
 		judge_note(&e.j, STATUS_UNKNOWN,
 			   "no container runtime configuration found (looked for RKE2, k3s and "
 			   "containerd under %s)",

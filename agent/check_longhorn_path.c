@@ -125,6 +125,9 @@ static void judge_mount(const struct mounts *m, const char *path, const char *re
 			    why);
 		judge_note(j, STATUS_UNKNOWN, "could not read the host's mount table (%s: %s)",
 			   m->file ? m->file : "mountinfo", why);
+		judge_remedy(j, "Run the agent with the host's PID namespace and root filesystem "
+				"(the DaemonSet sets hostPID and mounts / at /host) so it can read "
+				"/proc/1/mountinfo.");
 		return;
 	}
 	const struct mountinfo_entry *e = mountinfo_find(&m->mi, real);

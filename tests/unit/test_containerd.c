@@ -381,17 +381,13 @@ struct run {
 };
 
 /* The check on the host root NAME (a fixture, or the scratch root's path): one
- * finding, carrying the report's node name. Not hf_run: on c-empty the check's
- * UNKNOWN has no evidence (nothing was found to show; expect() below asks for
- * evidence only where something was read), and hf_run refuses that. */
+ * finding, carrying the report's node name; hf_run holds it to the harness's
+ * rules (a message, a remediation, evidence when it is not PASS). */
 static void run_fixture(struct run *run, const char *name)
 {
 	hf_open(&run->h, name);
-	check_containerd_device_ownership(&run->h.ctx, CHECK_ID);
+	run->f = hf_run(&run->h, check_containerd_device_ownership, CHECK_ID);
 	assert_int_equal(run->h.report.results.n, 1);
-	run->f = &run->h.report.results.items[0];
-	assert_string_equal(run->f->check, CHECK_ID);
-	assert_string_equal(run->f->node, HF_NODE);
 }
 
 static void run_clear(struct run *run)
@@ -492,6 +488,18 @@ static void test_check_unknown(void **state)
 	       "/etc/rancher/rke2/config.yaml:4: invalid YAML", "/etc/rancher/rke2/config.yaml");
 	expect("c-empty", STATUS_UNKNOWN, "no container runtime configuration found",
 	       "--host-root");
+	/* Its evidence names every path looked at. */
+	struct run run;
+	run_fixture(&run, "c-empty");
+	const struct value_list *looked = kv_get_list(&run.f->evidence, "looked_for");
+	assert_non_null(looked);
+	bool rke2 = false, conf = false;
+	for (size_t i = 0; i < looked->n; i++) {
+		rke2 |= strcmp(looked->items[i].s, "/usr/local/bin/rke2") == 0;
+		conf |= strcmp(looked->items[i].s, "/etc/containerd/config.toml") == 0;
+	}
+	assert_true(rke2 && conf);
+	run_clear(&run);
 }
 
 static void test_check_evidence(void **state)

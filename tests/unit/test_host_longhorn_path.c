@@ -409,6 +409,18 @@ static void test_mount_table_problems(void **state)
 	assert_contains(f->message, "read-only filesystem");
 	hf_close(&b);
 
+	/* Unreadable mount table alone: UNKNOWN, and the remedy says how to let the
+	 * agent read it. */
+	lh_root(&b, MI_ROOT);
+	hf_remove(&b, "proc/1/mountinfo");
+	hf_mkdir(&b, "var/lib/longhorn");
+	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(50));
+	f = run(&b);
+	assert_verdict(f, STATUS_UNKNOWN);
+	assert_contains(f->message, "could not read the host's mount table");
+	assert_contains(f->remediation, "hostPID");
+	hf_close(&b);
+
 	/* No mount holds the path. */
 	lh_root(&b, "45 28 8:17 / /boot rw - ext4 /dev/sda2 rw\n");
 	hf_mkdir(&b, "var/lib/longhorn");
