@@ -893,6 +893,10 @@ void check_image_share_manager(struct agent_ctx *ctx, const char *id)
 			    &r.plan) < 0) {
 		judge_note(&cannot, STATUS_UNKNOWN, "cannot resolve the registry \"%s\" of %s",
 			   r.ref.registry, image);
+		judge_remedy(&cannot,
+			     "Check the registry's entry in registries.yaml (RKE2: "
+			     "/etc/rancher/rke2/registries.yaml; the evidence names the file "
+			     "read as registries_yaml).");
 		goto out;
 	}
 	if (r.plan.mirror_key)

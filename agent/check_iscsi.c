@@ -215,6 +215,9 @@ static void judge_iscsiadm(const struct hostbin *b, const char *install, const c
 		kv_add_strf(ev, "iscsiadm", "unknown: %s", b->unreadable.items[0]);
 		judge_note(j, STATUS_UNKNOWN, "could not look for iscsiadm: %s",
 			   b->unreadable.items[0]);
+		judge_remedy(j,
+			     "Run the agent with the host's / as the host root (the DaemonSet "
+			     "mounts it at /host), or check on the node: `command -v iscsiadm`.");
 	} else {
 		kv_add_strf(ev, "iscsiadm", "not found in %s", dirs);
 		judge_note(j, STATUS_FAIL, "iscsiadm is not installed");
@@ -253,6 +256,8 @@ static void judge_initiator(const struct hostroot *hr, const struct initiator *i
 			    in->err == -EINVAL ? "not a text file" : util_read_strerror(in->err));
 		judge_note(j, STATUS_UNKNOWN, "could not read %s: %s", file,
 			   in->err == -EINVAL ? "not a text file" : util_read_strerror(in->err));
+		judge_remedy(j, "Make %s a readable text file with one InitiatorName= line: %s",
+			     file, gen);
 	} else if (in->name) {
 		kv_add_str(ev, "initiator_name", in->name);
 		if (!start_check_passes(in, d, ev)) {
@@ -276,6 +281,11 @@ static void judge_initiator(const struct hostroot *hr, const struct initiator *i
 		judge_remedy(j, "Create an initiator name: %s", gen);
 	}
 }
+
+/* Where the agent cannot see the host's processes (hidepid, another PID namespace). */
+#define ISCSID_SEE_REMEDY                                                                          \
+	"Run the agent in the host's PID namespace (the DaemonSet sets hostPID), or check on the " \
+	"node: `systemctl status iscsid`."
 
 static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, struct kv_list *ev,
 			 struct judge *j)
@@ -330,9 +340,11 @@ static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, stru
 	} else if (d->service == UNITFILE_ENABLED) {
 		judge_note(j, STATUS_UNKNOWN,
 			   "iscsid.service is enabled, but whether iscsid runs could not be seen");
+		judge_remedy(j, "%s", ISCSID_SEE_REMEDY);
 	} else {
 		judge_note(j, STATUS_UNKNOWN,
 			   "iscsid is not socket-activated, and whether it runs could not be seen");
+		judge_remedy(j, "%s", ISCSID_SEE_REMEDY);
 	}
 }
 
@@ -360,6 +372,9 @@ static void judge_iscsi_tcp(const struct hostroot *hr, const struct osrelease *o
 		judge_note(j, STATUS_UNKNOWN,
 			   "iscsi_tcp is not loaded, and the kernel release "
 			   "(/proc/sys/kernel/osrelease) to look it up for cannot be read");
+		judge_remedy(j,
+			     "Run the agent with the host's / (with its /proc) as the host root, "
+			     "or check on the node: `modinfo iscsi_tcp`.");
 		return;
 	}
 	int builtin = modules_builtin(hr, rel, mod);

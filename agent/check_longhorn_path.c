@@ -134,6 +134,11 @@ static void judge_mount(const struct mounts *m, const char *path, const char *re
 	if (!e) {
 		kv_add_strf(ev, "mount_point", "unknown: no mount in %s holds %s", m->file, real);
 		judge_note(j, STATUS_UNKNOWN, "no mount in %s holds %s", m->file, real);
+		judge_remedy(j,
+			     "Run the agent with the host's PID namespace and root filesystem "
+			     "(the DaemonSet sets hostPID and mounts / at /host), so that %s is "
+			     "the host's mount table.",
+			     m->file);
 		return;
 	}
 	kv_add_str(ev, "mount_point", e->mount_point);
@@ -257,6 +262,18 @@ static void judge_write(const struct hostroot *hr, const char *judged, const cha
 	judge_note(j, r == -EPERM ? STATUS_WARN : STATUS_UNKNOWN,
 		   "write access to %s refused: %s%s", path, strerror(-r),
 		   r == -EPERM ? " (immutable attribute or a security module)" : "");
+	if (r == -EPERM)
+		judge_remedy(
+		    j,
+		    "Clear the immutable attribute (`lsattr -d %s`, `chattr -i %s`), or let "
+		    "Longhorn write there in the security module (SELinux: `ausearch -m "
+		    "avc`; AppArmor: `dmesg | grep apparmor`).",
+		    path, path);
+	else
+		judge_remedy(j,
+			     "Try a write as root on the node (`touch %s/.hvready-test && rm "
+			     "%s/.hvready-test`) and fix what refuses it.",
+			     path, path);
 }
 
 static void judge_space(const struct hostroot *hr, const char *judged, const char *path,
@@ -269,6 +286,10 @@ static void judge_space(const struct hostroot *hr, const char *judged, const cha
 		kv_add_strf(ev, "available_pct", "unknown: statvfs: %s", strerror(-r));
 		judge_note(j, STATUS_UNKNOWN, "could not get the free space of %s: %s", path,
 			   strerror(-r));
+		judge_remedy(j,
+			     "Run `df -h %s` on the node; an I/O error there means a failing "
+			     "disk or mount, which Longhorn would meet too.",
+			     path);
 		return;
 	}
 	uint64_t frsize = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
@@ -278,6 +299,10 @@ static void judge_space(const struct hostroot *hr, const char *judged, const cha
 	if (sv.f_blocks == 0) {
 		kv_add_str(ev, "available_pct", "unknown: the filesystem reports no size");
 		judge_note(j, STATUS_UNKNOWN, "the filesystem of %s reports no size", path);
+		judge_remedy(j,
+			     "Run `df -h %s` on the node: a filesystem without a size (a "
+			     "pseudo or network filesystem) is no place for Longhorn's replicas.",
+			     path);
 		return;
 	}
 	double pct = 100.0 * (double)sv.f_bavail / (double)sv.f_blocks;
@@ -302,6 +327,11 @@ static void judge_space(const struct hostroot *hr, const char *judged, const cha
 	}
 }
 
+/* A path the agent cannot stat: its view of the host, or the path itself. */
+#define LOOKUP_REMEDY                                                                              \
+	"Run the agent with the host's / as the host root (the DaemonSet mounts it at /host), "    \
+	"and check the path as root on the node: `ls -ld` it."
+
 static void check_one(struct agent_ctx *ctx, const char *id, const char *path,
 		      const struct mounts *m)
 {
@@ -319,6 +349,9 @@ static void check_one(struct agent_ctx *ctx, const char *id, const char *path,
 
 	if (!norm) {
 		judge_note(&j, STATUS_UNKNOWN, "\"%s\" is not an absolute path", path);
+		judge_remedy(&j,
+			     "Give longhorn_data_paths in the probe targets as absolute paths, as "
+			     "Longhorn's disk paths are (/var/lib/longhorn).");
 		goto done;
 	}
 	r = hostroot_stat(hr, norm, &st);
@@ -342,6 +375,7 @@ static void check_one(struct agent_ctx *ctx, const char *id, const char *path,
 		if (r < 0) {
 			judge_note(&j, STATUS_UNKNOWN, "could not look up %s: %s", norm,
 				   strerror(-r));
+			judge_remedy(&j, "%s", LOOKUP_REMEDY);
 			goto done;
 		}
 		judge_note(
@@ -352,6 +386,7 @@ static void check_one(struct agent_ctx *ctx, const char *id, const char *path,
 	} else {
 		_cleanup_free_ char *d = hostroot_display(hr, norm);
 		judge_note(&j, STATUS_UNKNOWN, "could not look up %s: %s", d, strerror(-r));
+		judge_remedy(&j, "%s", LOOKUP_REMEDY);
 		goto done;
 	}
 	kv_add_bool(ev, "exists", exists);

@@ -333,6 +333,9 @@ void check_multipathd(struct agent_ctx *ctx, const char *id)
 			   "multipathd is %s, and its configuration could not be "
 			   "read: %s",
 			   state, c.err);
+		judge_remedy(&j, "Make the file named above a readable multipath.conf (`multipathd "
+				 "show config` prints what multipathd uses), then run the check "
+				 "again.");
 	} else if (split) {
 		judge_split(&j, state, &c.conf, cov.by ? cov.by : alt_cov.by, cov.by != NULL);
 	} else if (cov.by) {

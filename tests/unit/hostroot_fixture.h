@@ -259,7 +259,8 @@ static inline const struct finding *hf_finding(const struct hostroot_fixture *h,
 /* assert_status, and a WARN, FAIL or UNKNOWN must tell the operator what to do
  * (a remediation that is not empty). The report format allows an empty one, so
  * this is for the checks that promise it: host.kvm, host.cpu.virt, host.clock,
- * host.resources, the facts' checks. */
+ * host.resources, the facts' checks, host.iscsi, host.multipathd, host.nfs.*,
+ * host.longhorn.path (their tests use it for every status). */
 #define assert_verdict(f, st)                                                                      \
 	do {                                                                                       \
 		const struct finding *v_ = (f);                                                    \

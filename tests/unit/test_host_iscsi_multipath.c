@@ -46,7 +46,7 @@ static void test_iscsi_running_debian(void **state)
 	struct hostroot_fixture b;
 	hf_open(&b, "b-debian12");
 	const struct finding *f = iscsi(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_contains(f->message, "iscsid running");
 	assert_evidence(f, "iscsiadm", "/sbin/iscsiadm");
 	assert_evidence(f, "initiator_name", "iqn.1993-08.org.debian:01:5d2f0a6c9b1e");
@@ -60,7 +60,7 @@ static void test_iscsi_socket_activated_harvester(void **state)
 	struct hostroot_fixture b;
 	hf_open(&b, "b-slemicro55-harvester");
 	const struct finding *f = iscsi(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_contains(f->message, "socket-activated");
 	assert_evidence(f, "iscsid", "not running");
 	assert_evidence_contains(
@@ -74,12 +74,12 @@ static void test_iscsi_pass_rhel_ubuntu(void **state)
 	struct hostroot_fixture b;
 	hf_open(&b, "b-rhel9");
 	const struct finding *f = iscsi(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence(f, "package", "iscsi-initiator-utils");
 	hf_close(&b);
 	hf_open(&b, "b-ubuntu2204-nonfs");
 	f = iscsi(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	hf_close(&b);
 }
 
@@ -91,7 +91,7 @@ static void test_iscsi_nothing_installed(void **state)
 	hf_mkdir(&b, "etc/systemd/system");
 	hf_write(&b, "proc/1/comm", "systemd\n");
 	const struct finding *f = iscsi(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "iscsiadm is not installed");
 	assert_contains(f->message, "/etc/iscsi/initiatorname.iscsi does not exist");
 	assert_contains(f->message, "iscsid is not running and not socket-activated");
@@ -112,14 +112,14 @@ static void test_iscsi_generate_name(void **state)
 	hf_symlink(&b, "etc/systemd/system/sockets.target.wants/iscsid.socket",
 		   "/usr/lib/systemd/system/iscsid.socket");
 	const struct finding *f = iscsi(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_contains(f->message, "generated when iscsid first starts");
 	hf_close(&b);
 
 	iscsi_root(&b);
 	hf_write(&b, "etc/iscsi/initiatorname.iscsi", "GenerateName=yes\n");
 	f = iscsi(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "has no InitiatorName");
 	assert_contains(f->message, "iscsid is not running");
 	hf_close(&b);
@@ -151,7 +151,7 @@ static void test_iscsi_name_from_iscsi_init(void **state)
 	hf_symlink(&b, "etc/systemd/system/sockets.target.wants/iscsid.socket",
 		   "/usr/lib/systemd/system/iscsid.socket");
 	const struct finding *f = iscsi(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_contains(f->message, "iscsi-init.service");
 	assert_evidence_contains(f, "initiator_name", "absent: iscsi-init.service");
 	hf_close(&b);
@@ -162,14 +162,14 @@ static void test_iscsi_name_from_iscsi_init(void **state)
 		   "/usr/lib/systemd/system/iscsid.socket");
 	hf_symlink(&b, "etc/systemd/system/iscsi-init.service", "/dev/null");
 	f = iscsi(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "/etc/iscsi/initiatorname.iscsi does not exist");
 	hf_close(&b);
 
 	/* iscsid never starts (neither socket nor service enabled): still FAIL. */
 	rhel9_fresh_root(&b);
 	f = iscsi(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "/etc/iscsi/initiatorname.iscsi does not exist");
 	hf_close(&b);
 }
@@ -182,7 +182,7 @@ static void test_iscsi_initiator_name_forms(void **state)
 	hf_write(&b, "etc/iscsi/initiatorname.iscsi",
 		 "#InitiatorName=iqn.2004-10.com.ubuntu:01:x\n");
 	const struct finding *f = iscsi(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "has no InitiatorName");
 	hf_close(&b);
 
@@ -190,14 +190,14 @@ static void test_iscsi_initiator_name_forms(void **state)
 	hf_write(&b, "proc/88/comm", "iscsid\n");
 	hf_write(&b, "etc/iscsi/initiatorname.iscsi", "InitiatorName=   \n");
 	f = iscsi(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	hf_close(&b);
 
 	iscsi_root(&b);
 	hf_write(&b, "proc/88/comm", "iscsid\n");
 	hf_write(&b, "etc/iscsi/initiatorname.iscsi", "  InitiatorName=node1  \n");
 	f = iscsi(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "\"node1\" is not an iSCSI name");
 	hf_close(&b);
 }
@@ -218,7 +218,7 @@ static void test_iscsi_name_as_iscsid_reads_it(void **state)
 		 "InitiatorName=iqn.2004-10.com.ubuntu:01:3e4f8d2c1a9b\n"
 		 "InitiatorName=iqn.2004-10.com.ubuntu:01:node2fresh\n");
 	const struct finding *f = iscsi(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence(f, "initiator_name", "iqn.2004-10.com.ubuntu:01:3e4f8d2c1a9b");
 	hf_close(&b);
 
@@ -230,7 +230,7 @@ static void test_iscsi_name_as_iscsid_reads_it(void **state)
 		 "InitiatorName=\n"
 		 "\tInitiatorName = iqn.1994-05.com.redhat:7c2d1e9f30ab\n");
 	f = iscsi(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence(f, "initiator_name", "iqn.1994-05.com.redhat:7c2d1e9f30ab");
 	hf_close(&b);
 }
@@ -266,7 +266,7 @@ static void test_iscsi_tcp_module(void **state)
 	struct hostroot_fixture b;
 	ubuntu_no_extra_root(&b);
 	const struct finding *f = iscsi(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "no iscsi_tcp");
 	assert_contains(f->remediation, "linux-modules-extra-" UBUNTU_REL);
 	assert_evidence_contains(f, "iscsi_tcp", "absent");
@@ -279,7 +279,7 @@ static void test_iscsi_tcp_module(void **state)
 		 "kernel/drivers/scsi/libiscsi.ko.zst "
 		 "kernel/drivers/scsi/scsi_transport_iscsi.ko.zst\n");
 	f = iscsi(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence_contains(f, "iscsi_tcp", "loadable");
 	hf_close(&b);
 
@@ -288,7 +288,7 @@ static void test_iscsi_tcp_module(void **state)
 	hf_write(&b, "lib/modules/" UBUNTU_REL "/modules.builtin",
 		 "kernel/drivers/scsi/iscsi_tcp.ko\n");
 	f = iscsi(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence_contains(f, "iscsi_tcp", "built in");
 	hf_close(&b);
 
@@ -296,7 +296,7 @@ static void test_iscsi_tcp_module(void **state)
 	ubuntu_no_extra_root(&b);
 	hf_write(&b, "proc/modules", "iscsi_tcp 24576 0 - Live 0x0000000000000000\n");
 	f = iscsi(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence(f, "iscsi_tcp", "loaded");
 	hf_close(&b);
 
@@ -304,7 +304,7 @@ static void test_iscsi_tcp_module(void **state)
 	ubuntu_no_extra_root(&b);
 	hf_remove(&b, "lib/modules");
 	f = iscsi(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "modules.dep");
 	assert_evidence_contains(f, "iscsi_tcp", "unknown");
 	hf_close(&b);
@@ -317,7 +317,7 @@ static void test_iscsi_tcp_module(void **state)
 	hf_mkdir(&b, "lib/modules/" UBUNTU_REL "/modules.dep");
 	hf_write(&b, "boot/config-" UBUNTU_REL, "CONFIG_MODULES=y\nCONFIG_SCSI=y\n");
 	f = iscsi(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "cannot be told");
 	assert_evidence_contains(f, "iscsi_tcp", "modules.dep");
 	hf_close(&b);
@@ -328,7 +328,7 @@ static void test_iscsi_tcp_module(void **state)
 	hf_write(&b, "boot/config-" UBUNTU_REL,
 		 "CONFIG_MODULES=y\n# CONFIG_ISCSI_TCP is not set\n");
 	f = iscsi(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	hf_close(&b);
 }
 
@@ -340,7 +340,7 @@ static void test_iscsi_masked_and_stopped(void **state)
 	hf_symlink(&b, "etc/systemd/system/sockets.target.wants/iscsid.socket",
 		   "/usr/lib/systemd/system/iscsid.socket");
 	const struct finding *f = iscsi(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "masked (/etc/systemd/system/iscsid.socket)");
 	assert_contains(f->remediation, "systemctl unmask");
 	hf_close(&b);
@@ -349,7 +349,7 @@ static void test_iscsi_masked_and_stopped(void **state)
 	hf_symlink(&b, "etc/systemd/system/multi-user.target.wants/iscsid.service",
 		   "/usr/lib/systemd/system/iscsid.service");
 	f = iscsi(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "enabled but iscsid is not running");
 	hf_close(&b);
 }
@@ -362,7 +362,7 @@ static void test_iscsi_unknown_inputs(void **state)
 	hf_remove(&b, "etc/iscsi/initiatorname.iscsi");
 	hf_mkdir(&b, "etc/iscsi/initiatorname.iscsi");
 	const struct finding *f = iscsi(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "etc/iscsi/initiatorname.iscsi");
 	hf_close(&b);
 
@@ -371,7 +371,7 @@ static void test_iscsi_unknown_inputs(void **state)
 	hf_write(&b, "proc/88/comm", "iscsid\n");
 	hf_write_mode(&b, "etc/iscsi/initiatorname.iscsi", bin, sizeof(bin), 0644);
 	f = iscsi(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "not a text file");
 	hf_close(&b);
 
@@ -380,7 +380,7 @@ static void test_iscsi_unknown_inputs(void **state)
 	hf_remove(&b, "proc/1");
 	hf_write(&b, "proc/88/comm", "iscsid\n");
 	f = iscsi(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	assert_evidence_contains(f, "iscsid", "PID 1 not visible");
 	hf_close(&b);
 }
@@ -392,7 +392,7 @@ static void test_mpath_not_running(void **state)
 	struct hostroot_fixture b;
 	hf_open(&b, "b-debian12");
 	const struct finding *f = mpath(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence(f, "multipathd", "not running");
 	hf_close(&b);
 }
@@ -402,7 +402,7 @@ static void test_mpath_harvester_dropin_blacklist(void **state)
 	struct hostroot_fixture b;
 	hf_open(&b, "b-slemicro55-harvester");
 	const struct finding *f = mpath(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence_contains(f, "longhorn_blacklisted_by",
 				 "device { vendor \"IET\" product \"VIRTUAL-DISK\" } "
 				 "(/etc/multipath/conf.d/99-longhorn.conf:4)");
@@ -419,7 +419,7 @@ static void test_mpath_rhel_without_blacklist_warns(void **state)
 	struct hostroot_fixture b;
 	hf_open(&b, "b-rhel9");
 	const struct finding *f = mpath(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "multipathd is running");
 	assert_contains(f->message, "already mounted or mount point busy");
 	assert_contains(f->remediation, "vendor \"IET\"");
@@ -433,7 +433,7 @@ static void test_mpath_ubuntu_default_warns(void **state)
 	struct hostroot_fixture b;
 	hf_open(&b, "b-ubuntu2204-nonfs");
 	const struct finding *f = mpath(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_evidence_contains(f, "multipathd_socket", "enabled");
 	hf_close(&b);
 }
@@ -444,7 +444,7 @@ static void test_mpath_rhel_without_config_is_safe(void **state)
 	hf_scratch_from(&b, "b-rhel9");
 	hf_remove(&b, "etc/multipath.conf");
 	const struct finding *f = mpath(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_contains(f->message, "RHEL's multipath blacklists every device");
 	hf_close(&b);
 
@@ -452,7 +452,7 @@ static void test_mpath_rhel_without_config_is_safe(void **state)
 	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
 	hf_remove(&b, "etc/multipath.conf");
 	f = mpath(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "there is no multipath.conf");
 	hf_close(&b);
 }
@@ -469,32 +469,32 @@ static void test_mpath_devnode_forms(void **state)
 	struct hostroot_fixture b;
 	const struct finding *f =
 	    mpath_with_conf(&b, "blacklist {\n    devnode \"^sd[a-z0-9]+\"\n}\n");
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_contains(f->message, "devnode \"^sd[a-z0-9]+\" (/etc/multipath.conf:2)");
 	hf_close(&b);
 
 	/* Only the host's own two disks: Longhorn's sdc... are not covered. */
 	f = mpath_with_conf(&b, "blacklist {\n\tdevnode \"^sd[ab]$\"\n}\n");
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "matches only some sdX disks (not sdc, sdm, sdz, sdaa, sdcz)");
 	hf_close(&b);
 
 	/* A commented-out entry does not count, '#' and '!' both. */
 	f = mpath_with_conf(&b, "blacklist {\n#    devnode \"^sd[a-z0-9]+\"\n"
 				"  ! devnode \"^sd\"\n}\n");
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	hf_close(&b);
 
 	/* Cancelled by an exception. */
 	f = mpath_with_conf(&b, "blacklist {\n    devnode \".*\"\n}\n"
 				"blacklist_exceptions {\n    devnode \"^sd[a-z]+\"\n}\n");
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "is cancelled by blacklist_exceptions devnode \"^sd[a-z]+\"");
 	hf_close(&b);
 
 	/* A negated regex: everything but nvme is blacklisted. */
 	f = mpath_with_conf(&b, "blacklist {\n    devnode \"!^nvme[0-9]\"\n}\n");
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	hf_close(&b);
 }
 
@@ -504,23 +504,23 @@ static void test_mpath_other_covering_entries(void **state)
 	const struct finding *f =
 	    mpath_with_conf(&b, "blacklist {\n  wwid \".*\"\n}\nblacklist_exceptions {\n"
 				"  wwid \"3600a098038303053453f463045727a4b\"\n}\n");
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_contains(f->message, "wwid \".*\"");
 	hf_close(&b);
 
 	f = mpath_with_conf(&b, "blacklist {\n  protocol \"scsi:iscsi\"\n}\n");
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	hf_close(&b);
 
 	/* Vendor regex, product missing: matches every IET product. */
 	f = mpath_with_conf(&b, "blacklist {\n  device {\n    vendor \"^IET\"\n  }\n}\n");
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	hf_close(&b);
 
 	/* Some other vendor only. */
 	f = mpath_with_conf(&b, "blacklist {\n  device {\n    vendor \"VMware\"\n"
 				"    product \"Virtual disk\"\n  }\n}\n");
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	const struct value_list *bl = kv_get_list(&f->evidence, "blacklist");
 	assert_non_null(bl);
 	assert_int_equal(bl->n, 1);
@@ -533,7 +533,7 @@ static void test_mpath_invalid_regex_and_garbage(void **state)
 {
 	struct hostroot_fixture b;
 	const struct finding *f = mpath_with_conf(&b, "blacklist {\n  devnode \"^sd[a-z\"\n}\n");
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	const struct value_list *bad = kv_get_list(&f->evidence, "invalid_regex");
 	assert_non_null(bad);
 	assert_contains(bad->items[0].s, "/etc/multipath.conf:2");
@@ -542,7 +542,7 @@ static void test_mpath_invalid_regex_and_garbage(void **state)
 	/* Stacked quantifiers take glibc's regcomp minutes: not evaluated, listed. */
 	f = mpath_with_conf(&b, "blacklist {\n  device {\n    vendor \"(SCSI_+++++++++++++++"
 				"+++++++++++++++++|ID)]+\"\n  }\n}\n");
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	bad = kv_get_list(&f->evidence, "invalid_regex");
 	assert_non_null(bad);
 	assert_contains(bad->items[0].s, "(SCSI_++");
@@ -560,7 +560,7 @@ static void test_mpath_invalid_regex_and_garbage(void **state)
 	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
 	hf_write_mode(&b, "etc/multipath.conf", bin, sizeof(bin), 0644);
 	f = mpath(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "etc/multipath.conf: not a multipath.conf");
 	hf_close(&b);
 
@@ -568,7 +568,7 @@ static void test_mpath_invalid_regex_and_garbage(void **state)
 	hf_remove(&b, "etc/multipath.conf");
 	hf_mkdir(&b, "etc/multipath.conf");
 	f = mpath(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	assert_evidence_contains(f, "config_error", "Is a directory");
 	hf_close(&b);
 }
@@ -579,7 +579,7 @@ static void test_mpath_enabled_not_running(void **state)
 	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
 	hf_remove(&b, "proc/402");
 	const struct finding *f = mpath(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "enabled (it starts at boot)");
 	hf_close(&b);
 
@@ -588,7 +588,7 @@ static void test_mpath_enabled_not_running(void **state)
 	hf_remove(&b, "proc/402");
 	hf_remove(&b, "etc/systemd/system/sysinit.target.wants");
 	f = mpath(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "socket-enabled (the first multipath command starts it)");
 	hf_close(&b);
 
@@ -598,7 +598,7 @@ static void test_mpath_enabled_not_running(void **state)
 	hf_remove(&b, "etc/systemd/system/sysinit.target.wants");
 	hf_remove(&b, "etc/systemd/system/sockets.target.wants/multipathd.socket");
 	f = mpath(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	hf_close(&b);
 
 	/* Cannot see processes and not enabled, config not covering: UNKNOWN. */
@@ -607,7 +607,7 @@ static void test_mpath_enabled_not_running(void **state)
 	hf_remove(&b, "etc/systemd/system/sysinit.target.wants");
 	hf_remove(&b, "etc/systemd/system/sockets.target.wants/multipathd.socket");
 	f = mpath(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	hf_close(&b);
 }
 
@@ -635,7 +635,7 @@ static void test_mpath_harvester_external_storage(void **state)
 						      "  }\n"
 						      "  wwid \"^0QEMU_QEMU_HARDDISK_disk[0-9]+\"\n"
 						      "}\n");
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence_contains(
 	    f, "longhorn_blacklisted_by",
 	    "device { vendor \"!QEMU\" product \"!QEMU HARDDISK\" } (/etc/multipath.conf:6)");
@@ -645,7 +645,7 @@ static void test_mpath_harvester_external_storage(void **state)
 	 * Longhorn's through again. */
 	f = mpath_with_conf(&b, "blacklist {\n  wwid \".*\"\n}\n"
 				"blacklist_exceptions {\n  wwid \"^36\"\n}\n");
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "cancelled by blacklist_exceptions wwid \"^36\"");
 	hf_close(&b);
 }
@@ -684,7 +684,7 @@ static void test_mpath_kernel_cmdline_off(void **state)
 	struct hostroot_fixture b;
 	harvester14_root(&b);
 	const struct finding *f = mpath(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_contains(f->message, "multipath=off");
 	assert_evidence(f, "kernel_cmdline_blocks",
 			"multipath=off (ConditionKernelCommandLine=!multipath=off in "
@@ -695,7 +695,7 @@ static void test_mpath_kernel_cmdline_off(void **state)
 	harvester14_root(&b);
 	hf_write(&b, "proc/cmdline", "root=/dev/sda2 quiet nompath\n");
 	f = mpath(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_contains(f->message, "nompath");
 	hf_close(&b);
 
@@ -707,7 +707,7 @@ static void test_mpath_kernel_cmdline_off(void **state)
 		 "DefaultDependencies=no\n\n[Service]\nType=notify\n"
 		 "ExecStart=/sbin/multipathd -d -s\n\n[Install]\nWantedBy=sysinit.target\n");
 	f = mpath(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "enabled (it starts at boot)");
 	hf_close(&b);
 
@@ -716,14 +716,14 @@ static void test_mpath_kernel_cmdline_off(void **state)
 	hf_write(&b, "etc/systemd/system/multipathd.service.d/10-start.conf",
 		 "[Unit]\nConditionKernelCommandLine=\n");
 	f = mpath(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	hf_close(&b);
 
 	/* Running anyway (started by hand): the condition does not matter. */
 	harvester14_root(&b);
 	hf_write(&b, "proc/602/comm", "multipathd\n");
 	f = mpath(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "multipathd is running");
 	hf_close(&b);
 
@@ -731,7 +731,7 @@ static void test_mpath_kernel_cmdline_off(void **state)
 	harvester14_root(&b);
 	hf_write(&b, "proc/cmdline", "root=/dev/sda2 quiet multipath=on\n");
 	f = mpath(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	hf_close(&b);
 }
 

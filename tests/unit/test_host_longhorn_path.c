@@ -88,7 +88,7 @@ static void test_debian12_own_mount(void **state)
 	hf_open(&b, "b-debian12");
 	fake("/var/lib/longhorn", GiB_BLOCKS(500), GiB_BLOCKS(350));
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_string_equal(f->object, "path:/var/lib/longhorn");
 	assert_contains(f->message, "ext4 /dev/sdb1 on /var/lib/longhorn (its own mount point)");
 	assert_contains(f->message, "70.0% free (350.0 GiB of 500.0 GiB, minimum 25%)");
@@ -119,7 +119,7 @@ static void test_rke2_node_with_pod_netns(void **state)
 	hf_open(&b, "b-rke2-pod-netns");
 	fake("/var/lib/longhorn", GiB_BLOCKS(500), GiB_BLOCKS(350));
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence(f, "mount_point", "/var/lib/longhorn");
 	assert_evidence(f, "device", "/dev/sdb1");
 	hf_close(&b);
@@ -131,7 +131,7 @@ static void test_rhel9_below_threshold_fails(void **state)
 	hf_open(&b, "b-rhel9");
 	fake("/var/lib/longhorn", GiB_BLOCKS(200), GiB_BLOCKS(20));
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "only 10.0% free (20.0 GiB of 200.0 GiB)");
 	assert_contains(f->message, "storage-minimal-available-percentage of 25%");
 	assert_contains(f->remediation, "storage-minimal-available-percentage");
@@ -146,7 +146,7 @@ static void test_threshold_from_options(void **state)
 	b.opts.thr.longhorn_min_available_pct = 50;
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(40));
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "of 50%");
 	hf_close(&b);
 }
@@ -164,7 +164,7 @@ static void test_bind_mount_of_root_dir(void **state)
 	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(80));
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "on the root filesystem (ext4 /dev/sda1, through the bind "
 				    "mount /var/lib/longhorn of its directory /srv/longhorn");
 	assert_null(strstr(f->message, "its own mount point"));
@@ -199,7 +199,7 @@ static void test_bind_mount_harvester_persistent(void **state)
 	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(150), GiB_BLOCKS(120));
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "ext4 /dev/sda5 (8:5, bind mount of "
 				    "/.state/var-lib-longhorn.bind)");
 	assert_contains(f->message, "also holds /usr/local, /var/lib/rancher, /var/lib/kubelet");
@@ -219,7 +219,7 @@ static void test_bind_mount_own_disk_passes(void **state)
 	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(500), GiB_BLOCKS(400));
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_contains(f->message, "xfs /dev/sdb1 on /var/lib/longhorn (a bind mount of a "
 				    "filesystem of its own)");
 	hf_close(&b);
@@ -231,7 +231,7 @@ static void test_ubuntu_missing_on_root(void **state)
 	hf_open(&b, "b-ubuntu2204-nonfs");
 	fake("/var/lib", GiB_BLOCKS(98), GiB_BLOCKS(61));
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "/var/lib/longhorn does not exist yet");
 	assert_contains(f->message,
 			"on the root filesystem (ext4 /dev/mapper/ubuntu--vg-ubuntu--lv)");
@@ -250,7 +250,7 @@ static void test_missing_and_full_fails(void **state)
 	hf_open(&b, "b-ubuntu2204-nonfs");
 	fake("/var/lib", GiB_BLOCKS(98), GiB_BLOCKS(9));
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "below Longhorn's storage-minimal-available-percentage");
 	hf_close(&b);
 }
@@ -266,7 +266,7 @@ static void test_harvester_probe_target_paths(void **state)
 	check_longhorn_path(&b.ctx, ID);
 	assert_int_equal(b.report.results.n, 2);
 	const struct finding *f = &b.report.results.items[0];
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_string_equal(f->object, "path:/var/lib/harvester/defaultdisk");
 	assert_evidence(f, "device", "/dev/sda6");
 	f = &b.report.results.items[1];
@@ -275,7 +275,7 @@ static void test_harvester_probe_target_paths(void **state)
 	 * is one of the persistent paths bind-mounted from COS_PERSISTENT, the partition of
 	 * /usr/local, /var/lib/rancher and /var/lib/kubelet (harvester/harvester-installer
 	 * v1.4.1 pkg/config/templates/cos-rootfs.yaml): not a filesystem of its own. */
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "also holds /usr/local, /var/lib/rancher, /var/lib/kubelet");
 	assert_evidence(f, "mount_point", "/var/lib/longhorn");
 	assert_evidence(f, "device", "/dev/sda5");
@@ -290,7 +290,7 @@ static void test_read_only_mount_fails(void **state)
 	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(90))->access_err = -EROFS;
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "read-only mount (/var/lib/longhorn, ro,relatime)");
 	assert_contains(f->remediation, "mount -o remount,rw /var/lib/longhorn");
 	assert_evidence(f, "writable", "no: read-only file system");
@@ -302,7 +302,7 @@ static void test_read_only_mount_fails(void **state)
 	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(90));
 	f = run(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	hf_close(&b);
 }
 
@@ -313,14 +313,14 @@ static void test_agent_view_read_only_is_not_the_hosts(void **state)
 	hf_open(&b, "b-debian12");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(90))->access_err = -EROFS;
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence_contains(f, "writable", "not testable");
 	hf_close(&b);
 
 	hf_open(&b, "b-debian12");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(90))->access_err = -EPERM;
 	f = run(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "immutable attribute");
 	hf_close(&b);
 }
@@ -333,7 +333,7 @@ static void test_filesystem_types(void **state)
 	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(90));
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "is on btrfs; Longhorn supports ext4 and XFS");
 	hf_close(&b);
 
@@ -342,7 +342,7 @@ static void test_filesystem_types(void **state)
 	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(8), GiB_BLOCKS(8));
 	f = run(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "lost at reboot");
 	hf_close(&b);
 }
@@ -353,7 +353,7 @@ static void test_not_a_directory(void **state)
 	lh_root(&b, MI_ROOT);
 	hf_write(&b, "var/lib/longhorn", "oops\n");
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "exists but is not a directory");
 	hf_close(&b);
 
@@ -361,7 +361,7 @@ static void test_not_a_directory(void **state)
 	hf_write(&b, "data", "a file where a directory should be\n");
 	strv_add(&b.opts.targets.longhorn_data_paths, "/data/longhorn");
 	f = run(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "/data is not a directory");
 	hf_close(&b);
 }
@@ -376,10 +376,10 @@ static void test_bad_paths_from_targets(void **state)
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(50));
 	check_longhorn_path(&b.ctx, ID);
 	assert_int_equal(b.report.results.n, 2);
-	assert_status(&b.report.results.items[0], STATUS_UNKNOWN);
+	assert_verdict(&b.report.results.items[0], STATUS_UNKNOWN);
 	assert_contains(b.report.results.items[0].message, "not an absolute path");
 	/* Normalised, on the root filesystem. */
-	assert_status(&b.report.results.items[1], STATUS_WARN);
+	assert_verdict(&b.report.results.items[1], STATUS_WARN);
 	assert_contains(b.report.results.items[1].message,
 			"/var/lib/longhorn is on the root filesystem");
 	hf_close(&b);
@@ -392,7 +392,7 @@ static void test_mount_table_problems(void **state)
 	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(50));
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "proc/1/mountinfo: line 2 is malformed");
 	/* The free space is still reported. */
 	assert_evidence(f, "available_pct", "50.0");
@@ -405,7 +405,7 @@ static void test_mount_table_problems(void **state)
 	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(50))->access_err = -EROFS;
 	f = run(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "read-only filesystem");
 	hf_close(&b);
 
@@ -426,7 +426,7 @@ static void test_mount_table_problems(void **state)
 	hf_mkdir(&b, "var/lib/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(100), GiB_BLOCKS(50));
 	f = run(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "no mount in");
 	hf_close(&b);
 }
@@ -437,14 +437,14 @@ static void test_statvfs_problems(void **state)
 	hf_open(&b, "b-debian12");
 	fake("/var/lib/longhorn", 0, 0)->statvfs_err = -EIO;
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "could not get the free space");
 	hf_close(&b);
 
 	hf_open(&b, "b-debian12");
 	fake("/var/lib/longhorn", 0, 0);
 	f = run(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "reports no size");
 	hf_close(&b);
 }
@@ -457,7 +457,7 @@ static void test_symlinked_path_resolves_in_root(void **state)
 	hf_symlink(&b, "var/lib/longhorn", "/data/longhorn");
 	fake("/var/lib/longhorn", GiB_BLOCKS(1000), GiB_BLOCKS(900));
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence(f, "resolved_path", "/data/longhorn");
 	assert_evidence(f, "mount_point", "/data");
 	assert_evidence(f, "fs_type", "xfs");
@@ -473,7 +473,7 @@ static void test_escaped_mount_point(void **state)
 	strv_add(&b.opts.targets.longhorn_data_paths, "/mnt/longhorn disk");
 	fake("/mnt/longhorn disk", GiB_BLOCKS(10), GiB_BLOCKS(5));
 	const struct finding *f = run(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence(f, "mount_point", "/mnt/longhorn disk");
 	hf_close(&b);
 }

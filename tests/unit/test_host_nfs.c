@@ -31,7 +31,7 @@ static void test_client_debian12_sbin_symlink(void **state)
 	struct hostroot_fixture b;
 	hf_open(&b, "b-debian12");
 	const struct finding *f = client(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	/* /sbin -> usr/sbin resolves inside the root; the file is reported once. */
 	assert_true(list_has(f, "helpers", "/sbin/mount.nfs"));
 	assert_false(list_has(f, "helpers", "/usr/sbin/mount.nfs"));
@@ -44,12 +44,12 @@ static void test_client_pass_on_suse_and_rhel(void **state)
 	struct hostroot_fixture b;
 	hf_open(&b, "b-slemicro55-harvester");
 	const struct finding *f = client(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence(f, "package", "nfs-client");
 	hf_close(&b);
 	hf_open(&b, "b-rhel9");
 	f = client(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence(f, "package", "nfs-utils");
 	hf_close(&b);
 }
@@ -59,7 +59,7 @@ static void test_client_ubuntu_without_nfs_common(void **state)
 	struct hostroot_fixture b;
 	hf_open(&b, "b-ubuntu2204-nonfs");
 	const struct finding *f = client(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "no NFS client");
 	assert_contains(f->message, "/usr/local/sbin");
 	assert_contains(f->remediation, "apt-get install -y nfs-common");
@@ -89,7 +89,7 @@ static void test_client_fail_remediation_per_family(void **state)
 		hf_write(&b, "etc/os-release", cases[i].os_release);
 		hf_mkdir(&b, "usr/sbin");
 		const struct finding *f = client(&b);
-		assert_status(f, STATUS_FAIL);
+		assert_verdict(f, STATUS_FAIL);
 		assert_contains(f->remediation, cases[i].cmd);
 		hf_close(&b);
 	}
@@ -103,7 +103,7 @@ static void test_client_warn_outside_mount_search_path(void **state)
 	hf_mkdir(&b, "sbin");
 	hf_exe(&b, "usr/local/sbin/mount.nfs");
 	const struct finding *f = client(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "/usr/local/sbin/mount.nfs");
 	assert_contains(f->remediation, "link /usr/local/sbin/mount.nfs into /sbin");
 	hf_close(&b);
@@ -115,7 +115,7 @@ static void test_client_warn_only_mount_nfs4(void **state)
 	hf_scratch(&b);
 	hf_exe(&b, "sbin/mount.nfs4");
 	const struct finding *f = client(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "needs mount.nfs");
 	hf_close(&b);
 }
@@ -127,7 +127,7 @@ static void test_client_not_executable_and_dangling(void **state)
 	hf_write(&b, "sbin/mount.nfs", "not a program\n");
 	hf_symlink(&b, "sbin/mount.nfs4", "/usr/sbin/gone");
 	const struct finding *f = client(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "/sbin/mount.nfs exists but is not an executable file");
 	assert_true(list_has(f, "not_executable", "/sbin/mount.nfs"));
 	hf_close(&b);
@@ -139,7 +139,7 @@ static void test_client_unknown_on_symlink_loop(void **state)
 	hf_scratch(&b);
 	hf_symlink(&b, "sbin/mount.nfs", "mount.nfs");
 	const struct finding *f = client(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "/sbin/mount.nfs");
 	hf_close(&b);
 }
@@ -153,7 +153,7 @@ static void test_kernel_loaded_on_real_distros(void **state)
 		struct hostroot_fixture b;
 		hf_open(&b, roots[i]);
 		const struct finding *f = kernel(&b);
-		assert_status(f, STATUS_PASS);
+		assert_verdict(f, STATUS_PASS);
 		assert_contains(f->message, "nfs, nfsv4 loaded (/proc/modules)");
 		assert_contains(f->message, "nfs4 in /proc/filesystems");
 		assert_evidence(f, "proc_modules", "nfs, nfsv4");
@@ -190,7 +190,7 @@ static void test_kernel_loadable_not_loaded(void **state)
 	struct hostroot_fixture b;
 	hf_open(&b, "b-ubuntu2204-nonfs");
 	const struct finding *f = kernel(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_contains(f->message, "kernel/fs/nfs/nfsv4.ko in modules.dep");
 	assert_contains(f->message, "not loaded yet");
 	assert_contains(f->message, "the first NFS mount loads it");
@@ -201,7 +201,7 @@ static void test_kernel_loadable_not_loaded(void **state)
 	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
 	hf_write(&b, "proc/sys/kernel/modules_disabled", "1\n");
 	f = kernel(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "modules_disabled = 1");
 	assert_evidence_contains(f, "module_loading", "disabled");
 	hf_close(&b);
@@ -210,7 +210,7 @@ static void test_kernel_loadable_not_loaded(void **state)
 	hf_write(&b, "etc/modprobe.d/cis.conf",
 		 "# CIS 1.1.1\ninstall cramfs /bin/true\ninstall nfsv4 /bin/false\n");
 	f = kernel(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "install nfsv4 /bin/false (/etc/modprobe.d/cis.conf:3)");
 	assert_contains(f->remediation, "Remove that line");
 	hf_close(&b);
@@ -218,7 +218,7 @@ static void test_kernel_loadable_not_loaded(void **state)
 	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
 	hf_write(&b, "usr/lib/modprobe.d/nfs.conf", "blacklist nfsv4\n");
 	f = kernel(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message,
 			"blacklisted (blacklist nfsv4 (/usr/lib/modprobe.d/nfs.conf:1))");
 	assert_contains(f->remediation, "modules-load.d");
@@ -227,7 +227,7 @@ static void test_kernel_loadable_not_loaded(void **state)
 	hf_scratch_from(&b, "b-ubuntu2204-nonfs");
 	hf_write(&b, "proc/cmdline", "BOOT_IMAGE=/vmlinuz ro module_blacklist=floppy,nfs\n");
 	f = kernel(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "module_blacklist=floppy,nfs (/proc/cmdline)");
 	hf_close(&b);
 }
@@ -237,7 +237,7 @@ static void test_kernel_without_modules_builtin_nfs(void **state)
 	struct hostroot_fixture b;
 	hf_open(&b, "b-nomod-nfs");
 	const struct finding *f = kernel(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_contains(f->message, "built in");
 	assert_evidence_contains(f, "proc_modules", "no loadable module support");
 	hf_close(&b);
@@ -249,7 +249,7 @@ static void test_kernel_without_modules_or_nfs_fails(void **state)
 	struct hostroot_fixture b;
 	hf_open(&b, "b-nomod-nonfs");
 	const struct finding *f = kernel(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "configured without an NFSv4 client");
 	const struct value *cfg = kv_get(&f->evidence, "kernel_config");
 	assert_non_null(cfg);
@@ -262,7 +262,7 @@ static void test_kernel_without_modules_or_nfs_fails(void **state)
 	hf_scratch_from(&b, "b-nomod-nonfs");
 	hf_remove(&b, "proc/config.gz");
 	f = kernel(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "cannot load modules");
 	assert_evidence_contains(f, "kernel_config", "absent");
 	hf_close(&b);
@@ -290,7 +290,7 @@ static void test_kernel_exact_names(void **state)
 	    "kernel/fs/nfs_common/nfs_ssc.ko:\n"
 	    "kernel/fs/nfsv4x/helper.ko:\n");
 	const struct finding *f = kernel(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "not loaded, not built in, and not in modules.dep");
 	assert_evidence(f, "proc_modules", "neither nfs nor nfsv4 loaded");
 	assert_evidence(f, "sys_module", "neither nfs nor nfsv4");
@@ -313,7 +313,7 @@ static void test_kernel_module_name_suffixes(void **state)
 		hf_write(&b, "lib/modules/5.14.21-150500.55.83-default/modules.builtin", "");
 		hf_write(&b, "lib/modules/5.14.21-150500.55.83-default/modules.dep", deps[i]);
 		const struct finding *f = kernel(&b);
-		assert_status(f, STATUS_PASS);
+		assert_verdict(f, STATUS_PASS);
 		hf_close(&b);
 	}
 }
@@ -326,7 +326,7 @@ static void test_kernel_nfs_without_v4_fails(void **state)
 	hf_write(&b, "proc/modules", "nfs 446464 0 - Live 0x0000000000000000\n");
 	hf_write(&b, "proc/filesystems", "\text4\nnodev\tnfs\n");
 	const struct finding *f = kernel(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "without NFSv4");
 	hf_close(&b);
 }
@@ -339,7 +339,7 @@ static void test_kernel_without_v41_fails(void **state)
 	    &b, "boot/config-6.1.0-18-amd64",
 	    "CONFIG_MODULES=y\nCONFIG_NFS_FS=m\nCONFIG_NFS_V4=m\n# CONFIG_NFS_V4_1 is not set\n");
 	const struct finding *f = kernel(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_contains(f->message, "no NFSv4.1");
 	assert_contains(f->message, "# CONFIG_NFS_V4_1 is not set");
 	hf_close(&b);
@@ -357,7 +357,7 @@ static void test_kernel_builtin_from_modules_builtin(void **state)
 		 "kernel/fs/nfs/nfs.ko\nkernel/fs/nfs/nfsv4.ko\nkernel/fs/lockd/lockd.ko\n");
 	hf_write(&b, "usr/lib/modules/6.8.0-31-generic/modules.dep", "");
 	const struct finding *f = kernel(&b);
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_contains(f->message, "modules.builtin: kernel/fs/nfs/nfsv4.ko");
 	assert_evidence_contains(f, "proc_filesystems", "unreadable");
 	assert_evidence_contains(f, "proc_filesystems", "proc/filesystems");
@@ -374,7 +374,7 @@ static void test_kernel_known_regression_warns(void **state)
 		 "nfs 557056 1 nfsv4, Live 0x0000000000000000\n");
 	hf_write(&b, "proc/filesystems", "\text4\nnodev\tnfs\nnodev\tnfs4\n");
 	const struct finding *f = kernel(&b);
-	assert_status(f, STATUS_WARN);
+	assert_verdict(f, STATUS_WARN);
 	assert_contains(f->message, "Protocol not supported");
 	hf_close(&b);
 }
@@ -384,7 +384,7 @@ static void test_kernel_unknown_when_nothing_readable(void **state)
 	struct hostroot_fixture b;
 	hf_scratch(&b);
 	const struct finding *f = kernel(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "could not read any kernel evidence");
 	assert_evidence_contains(f, "kernel_release", "proc/sys/kernel/osrelease");
 	hf_close(&b);
@@ -398,7 +398,7 @@ static void test_kernel_unknown_when_module_list_unreadable(void **state)
 	hf_mkdir(&b, "usr/lib/modules/5.15.0-91-generic/modules.dep");
 	hf_remove(&b, "boot");
 	const struct finding *f = kernel(&b);
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	assert_contains(f->message, "modules.dep");
 	assert_evidence_contains(f, "modules_dep", "unreadable");
 	hf_close(&b);
@@ -415,7 +415,7 @@ static void test_kernel_garbage_inputs(void **state)
 		      0644);
 	const struct finding *f = kernel(&b);
 	/* /proc/filesystems and /sys/module still show the loaded client. */
-	assert_status(f, STATUS_PASS);
+	assert_verdict(f, STATUS_PASS);
 	assert_evidence_contains(f, "proc_modules", "not in the expected format");
 	assert_evidence_contains(f, "proc_modules", "proc/modules");
 	assert_evidence_contains(f, "kernel_config", "not a kernel configuration");
@@ -428,14 +428,14 @@ static void test_kernel_garbage_inputs(void **state)
 	f = kernel(&b);
 	assert_evidence_contains(f, "kernel_release", "not in the expected format");
 	assert_evidence_contains(f, "modules_dir", "unknown");
-	assert_status(f, STATUS_UNKNOWN);
+	assert_verdict(f, STATUS_UNKNOWN);
 	hf_close(&b);
 
 	/* A corrupt /proc/config.gz. */
 	hf_scratch_from(&b, "b-nomod-nonfs");
 	hf_write(&b, "proc/config.gz", "\x1f\x8b\x08\x00garbage");
 	f = kernel(&b);
-	assert_status(f, STATUS_FAIL);
+	assert_verdict(f, STATUS_FAIL);
 	assert_evidence_contains(f, "kernel_config", "/proc/config.gz");
 	hf_close(&b);
 }
