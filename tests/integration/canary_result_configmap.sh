@@ -19,6 +19,7 @@
 #    serve keeps running;
 #  - usage: a bad configmap: reference, with --cluster-state, --cleanup with it: exit 2.
 # ctest: serial
+# shellcheck disable=SC2015 # "A && B || fail": fail when either is false, as meant
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
@@ -98,7 +99,8 @@ RUN1=$(field "$TMP/one.json" 'd["run"]')
 RV1=$(field "$TMP/one.cm" 'd["metadata"]["resourceVersion"]')
 [ "$(grep -c '"POST", "path": "/api/v1/namespaces/'$NS'/configmaps"' "$LOG")" -eq 1 ] || fail "one: not one POST"
 [ "$(puts one)" -eq 0 ] || fail "one: a PUT for a new ConfigMap"
-[ -z "$(left | grep -v "^Namespace//$NS$")" ] || fail "one: objects left: $(left)"
+l=$(left)
+[ "$l" = "Namespace//$NS" ] || fail "one: objects left: $l"
 
 # 2. a second run replaces it: a new resourceVersion, the new run's result
 canary two --result-configmap "$CM"
