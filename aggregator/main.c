@@ -859,7 +859,11 @@ static int cmd_canary(int argc, char **argv)
 		fatalx("writing the canary's report to stdout: %s", strerror(errno ? errno : EIO));
 	/* After the output, so a failed write never loses it: the same JSON
 	 * --format json prints, in the ConfigMap (canary_result_cm.h). */
-	if (o.result_cm) {
+	if (o.result_cm && run.refused)
+		/* someone else's namespace: the canary makes nothing there */
+		log_warnx("canary: --result-configmap %s: not written: namespace %s was refused",
+			  o.result_cm, o.ns);
+	else if (o.result_cm) {
 		char *json = NULL;
 		size_t len = 0;
 		FILE *m = open_memstream(&json, &len);
@@ -873,7 +877,7 @@ static int cmd_canary(int argc, char **argv)
 		if (canary_result_cm_write(run.kc, until, o.ns, o.result_cm, json, len, NULL, werr,
 					   sizeof(werr)) < 0) {
 			log_warnx("canary: --result-configmap: %s%s", werr,
-				  run.ns_created
+				  run.ns_created && !o.keep
 				      ? " (this run made the namespace and deleted it: "
 					"create it beforehand, as deploy/overlays/canary "
 					"does)"

@@ -10,7 +10,8 @@
 #    kept; a ConfigMap of that name without the labels is never overwritten; the fake
 #    refuses a ConfigMap above 1 MiB as kube-apiserver does (the canary's own refusal
 #    is tests/unit/test_canary_result.c's);
-#  - a failing step's result is written too (its exit status stays 1);
+#  - a failing step's result is written too (its exit status stays 1); a refused
+#    namespace (someone else's pod in it) gets nothing;
 #  - `canary --cleanup` leaves the result ConfigMap and the namespace;
 #  - `report --canary-result configmap:NS/NAME` (through the API) shows the proof in
 #    the gates; a missing ConfigMap, bad JSON in it, one without the key: exit 2, one line;
@@ -237,6 +238,16 @@ cm mm
 cmp -s "$TMP/mm.json" "$TMP/mm.cm.json" || fail "mm: the failing run's result is not in the ConfigMap"
 [ "$(field "$TMP/mm.cm.json" '[f["status"] for f in d["findings"] if f["check"] == "canary.rwx"]')" = '["FAIL"]' ] ||
 	fail "mm: canary.rwx is not FAIL in the ConfigMap"
+
+# 8b. a refused namespace (someone else's pod in it): nothing written there
+api POST /api/v1/namespaces/$NS/pods '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {"containers": [{"name": "web", "image": "nginx"}]}}' >/dev/null
+n_cm=$(grep -c '"path": "/api/v1/namespaces/'$NS'/configmaps' "$LOG" || true)
+canary refused --result-configmap "$CM"
+[ $RC -eq 2 ] || fail "refused: exit $RC, want 2: $(cat "$TMP/refused.stderr")"
+grep -q "result-configmap $CM: not written: namespace $NS was refused" "$TMP/refused.stderr" ||
+	fail "refused: stderr: $(cat "$TMP/refused.stderr")"
+[ "$(grep -c '"path": "/api/v1/namespaces/'$NS'/configmaps' "$LOG" || true)" = "$n_cm" ] ||
+	fail "refused: the canary touched ConfigMaps in a refused namespace"
 
 # 9. the 1 MiB limit of a ConfigMap: the fake holds it as kube-apiserver does (keys
 #    and values together), for a create and a replace
