@@ -135,6 +135,9 @@ RESOURCES = [
     # Written by `canary --result-configmap` (--writable), read by report/serve.
     ("", "v1", "configmaps", "ConfigMap", True, False),
 ]
+# Served, but not among what `hvready-aggregator collect` lists
+# (aggregator/cluster_state.c): one object read by name only.
+NOT_COLLECTED = {"configmaps"}
 
 EXPIRED_MSG = ("The provided continue parameter is too old to display a consistent list result. "
                "You can start a new list without the continue parameter, or use the continue "
