@@ -4,7 +4,8 @@
 # as deploy/overlays/canary makes it (labelled managed-by hvready-canary, no run id):
 #  - `canary --result-configmap NAME` creates the ConfigMap NAME in --namespace with
 #    exactly what `--format json` printed (key result.json) and its own labels;
-#  - a second run replaces it (PUT: the resourceVersion changes, the new run's result);
+#  - a second run replaces it (PUT: the resourceVersion changes, the new run's result;
+#    the ConfigMap of the first does not make it refuse its namespace);
 #  - a forced conflict (another writer first: 409) is read again and retried; one that
 #    never ends gives up after 5 writes: one line on stderr, exit 2, the printed result
 #    kept; a ConfigMap of that name without the labels is never overwritten; the fake
