@@ -62,8 +62,9 @@ int canary_run(struct canary *c)
 	c->start_ns = util_now_mono_ns();
 	c->started_at_ns = util_now_realtime_ns();
 	int64_t timeout_ns = o->timeout_ms * 1000000;
-	/* 0.5 s for the report itself */
-	c->end_ns = c->start_ns + timeout_ns - 500000000LL;
+	/* 0.5 s for the report itself, and the time to write it to a ConfigMap */
+	c->end_ns =
+	    c->start_ns + timeout_ns - 500000000LL - (o->result_cm ? CANARY_RESULT_WRITE_NS : 0);
 	c->steps_end_ns = o->cleanup_only ? c->start_ns : c->end_ns - cleanup_budget_ns(timeout_ns);
 	c->diag_end_ns = c->steps_end_ns + (c->end_ns - c->steps_end_ns) / 3;
 	catch_signals();

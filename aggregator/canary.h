@@ -47,7 +47,11 @@ struct canary_opts {
 	unsigned steps; /* 1u << the step's index in canary_checks[] */
 	bool keep;
 	bool cleanup_only;
+	/* --result-configmap: the run leaves CANARY_RESULT_WRITE_NS of its
+	 * --timeout for writing its result there (canary_result_cm.h) */
+	const char *result_cm;
 };
+#define CANARY_RESULT_WRITE_NS 3000000000LL
 
 /* One run. Time limits are monotonic: steps until steps_end_ns, the
  * diagnosis of a stall and the reading of results until diag_end_ns (a third

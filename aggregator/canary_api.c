@@ -221,7 +221,10 @@ int canary_namespace(struct canary *c, char *err, size_t errlen)
 			 ns);
 		return -EBUSY;
 	}
-	/* Anything in it that the canary did not label is someone else's. */
+	/* Anything in it that the canary did not label is someone else's. Only
+	 * pods and PVCs are looked at: the result ConfigMap (--result-configmap,
+	 * canary_result_cm.h, labelled managed-by hvready-canary-result) lives
+	 * here by design and never makes a run refuse its namespace. */
 	_cleanup_free_ char *q =
 	    canary_selector_query("labelSelector", CANARY_LABEL_MANAGED_BY "!=" CANARY_MANAGED_BY);
 	struct strv foreign = {0};

@@ -83,7 +83,7 @@ static int list_kind(struct canary *c, int64_t until, size_t k, const char *sele
 		     struct strv *ret, struct strv *paths, struct strv *todo, struct strv *volumes,
 		     char *err, size_t errlen)
 {
-	bool all = !strstr(selector, CANARY_LABEL_RUN);
+	bool all = !strstr(selector, CANARY_LABEL_RUN "=");
 	_cleanup_free_ char *q = canary_selector_query("labelSelector", selector);
 	const char *api = kinds[k].api;
 	json_object *list = NULL;
@@ -151,8 +151,12 @@ static bool sleep_until(int64_t until_ns, int ms)
 void canary_cleanup(struct canary *c, bool all, struct finding *f)
 {
 	int64_t t0 = util_now_mono_ns();
+	/* Every object a run makes carries a run id: with all, any run id. A
+	 * namespace made for the canary by its deployment (deploy/overlays/canary
+	 * labels it managed-by only) is not a run's, nor is what it holds, such as
+	 * the result ConfigMap (canary_result_cm.h): --cleanup leaves them. */
 	_cleanup_free_ char *selector =
-	    all ? xstrdup(CANARY_LABEL_MANAGED_BY "=" CANARY_MANAGED_BY)
+	    all ? xstrdup(CANARY_LABEL_MANAGED_BY "=" CANARY_MANAGED_BY "," CANARY_LABEL_RUN)
 		: xasprintf(CANARY_LABEL_MANAGED_BY "=" CANARY_MANAGED_BY "," CANARY_LABEL_RUN
 						    "=%s",
 			    c->run_id);

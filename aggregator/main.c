@@ -11,6 +11,7 @@
 
 #include "canary.h"
 #include "canary_result.h"
+#include "canary_result_cm.h"
 #include "catalog_list.h"
 #include "cli.h"
 #include "cli_common_options.h"
@@ -78,6 +79,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_KEEP,
 	OPT_CLEANUP,
+	OPT_RESULT_CONFIGMAP,
 	OPT_CANARY_RESULT,
 	OPT_CANARY_MAX_AGE,
 	OPT_CANARY_INTERVAL,
@@ -189,8 +191,13 @@ static const struct cli_option options[] = {
      "leave what the run created, for a person to look at", NULL, false},
     {"cleanup", no_argument, OPT_CLEANUP, CMD_CANARY, NULL,
      "only delete what earlier runs left (by label)", NULL, false},
-    {"canary-result", required_argument, OPT_CANARY_RESULT, CMD_REPORT | CMD_SERVE, "FILE",
-     "a `canary --format json` result: its steps count in the gates, with their age", NULL, false},
+    {"result-configmap", required_argument, OPT_RESULT_CONFIGMAP, CMD_CANARY, "NAME",
+     "also write the JSON result to this ConfigMap of --namespace (key result.json)", NULL, false},
+    {"canary-result", required_argument, OPT_CANARY_RESULT, CMD_REPORT | CMD_SERVE,
+     "FILE|configmap:NS/NAME",
+     "a `canary --format json` result (a file, or a ConfigMap read through the API): its steps "
+     "count in the gates, with their age",
+     NULL, false},
     {"canary-max-age", required_argument, OPT_CANARY_MAX_AGE, CMD_REPORT | CMD_SERVE, "DURATION",
      "an older canary result proves nothing: N, Ns, Nm, Nh or Nd, 1s to 365d", "7d", false},
     {"canary-interval", required_argument, OPT_CANARY_INTERVAL, CMD_SERVE, "DURATION",
@@ -425,9 +432,19 @@ static int cmd_report(int argc, char **argv)
 	struct waiver_list waivers = {0};
 	if (waivers_file && waivers_load(waivers_file, &waivers, err, sizeof(err)) < 0)
 		fatalx("--waivers %s", err);
-	/* So does a bad canary result: it was given as proof. */
+	/* So does a bad canary result: it was given as proof. A ConfigMap
+	 * (configmap:NS/NAME) is read with the client the state is read with. */
 	struct canary_result canary = {0};
-	if (canary_file && canary_result_load(canary_file, &canary, NULL, err, sizeof(err)) < 0)
+	char cm_ns[64], cm_name[254];
+	bool canary_cm =
+	    canary_file && canary_result_cm_ref(canary_file, cm_ns, cm_name, err, sizeof(err));
+	if (canary_file && !canary_cm && *err)
+		fatalx("--canary-result %s", err);
+	if (canary_cm && src.states.n)
+		fatalx("report: --canary-result %s needs the API (--kubeconfig or --in-cluster)",
+		       canary_file);
+	if (canary_file && !canary_cm &&
+	    canary_result_load(canary_file, &canary, NULL, err, sizeof(err)) < 0)
 		fatalx("--canary-result %s", err);
 	cluster_state_init(&cs);
 	if (src.states.n) {
@@ -436,6 +453,9 @@ static int cmd_report(int argc, char **argv)
 				fatalx("%s", err);
 	} else {
 		kc = open_client(&src);
+		if (canary_cm &&
+		    canary_result_cm_load(kc, cm_ns, cm_name, &canary, err, sizeof(err)) < 0)
+			fatalx("--canary-result %s", err);
 		source_progress_start(&src);
 		if (source_api_load(&cs, kc, err, sizeof(err)) < 0)
 			fatalx("%s", err);
@@ -808,6 +828,16 @@ static int cmd_serve(int argc, char **argv)
 	if (o.canary_token_file)
 		canary_credential_arg("--canary-token-file", o.canary_token_file,
 				      CANARY_TOKEN_MAX_SIZE, true);
+	if (o.canary_result) {
+		char cerr[512], cns[64], cname[254];
+		bool cm = canary_result_cm_ref(o.canary_result, cns, cname, cerr, sizeof(cerr));
+		if (!cm && *cerr)
+			fatalx("serve: --canary-result %s", cerr);
+		if (cm && o.states.n)
+			fatalx("serve: --canary-result %s needs the API (--kubeconfig or "
+			       "--in-cluster)",
+			       o.canary_result);
+	}
 	if (n_canary_nodes == 1)
 		fatalx("serve: --canary-node goes twice, for node A (writer) and node B (reader)");
 	int code = server_run(&o);
@@ -890,6 +920,12 @@ static int cmd_canary(int argc, char **argv)
 		case OPT_CLEANUP:
 			o.cleanup_only = true;
 			break;
+		case OPT_RESULT_CONFIGMAP:
+			if (!canary_result_cm_valid_name(optarg))
+				fatalx("canary: --result-configmap %s: not a ConfigMap name",
+				       optarg);
+			o.result_cm = optarg;
+			break;
 		default:
 			abort(); /* a row of options[] without its case */
 		}
@@ -903,7 +939,8 @@ static int cmd_canary(int argc, char **argv)
 		fatalx("canary: --in-cluster-token-file goes with --in-cluster");
 	if (o.n_nodes == 1)
 		fatalx("canary: --node goes twice, for node A (writer) and node B (reader)");
-	if (o.cleanup_only && (o.keep || o.n_nodes || o.rwx_class || o.image))
+	/* A cleanup's result has no step: it would replace the proof of the last run. */
+	if (o.cleanup_only && (o.keep || o.n_nodes || o.rwx_class || o.image || o.result_cm))
 		fatalx("canary: --cleanup takes only the source, --timeout and --format");
 	struct canary run = {.kc = open_client(&src), .o = &o};
 	int code = canary_run(&run);
@@ -911,6 +948,37 @@ static int cmd_canary(int argc, char **argv)
 	canary_render(stdout, &run, format);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		fatalx("writing the canary's report to stdout: %s", strerror(errno ? errno : EIO));
+	/* After the output, so a failed write never loses it: the same JSON
+	 * --format json prints, in the ConfigMap (canary_result_cm.h). */
+	if (o.result_cm && run.refused)
+		/* someone else's namespace: the canary makes nothing there */
+		log_warnx("canary: --result-configmap %s: not written: namespace %s was refused",
+			  o.result_cm, o.ns);
+	else if (o.result_cm) {
+		char *json = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&json, &len);
+		if (!m)
+			fatal("open_memstream");
+		canary_render(m, &run, "json");
+		if (fclose(m) != 0)
+			fatal("the canary's JSON result");
+		char werr[1024];
+		int64_t until = run.start_ns + o.timeout_ms * 1000000 - 100000000LL;
+		if (canary_result_cm_write(run.kc, until, o.ns, o.result_cm, json, len, NULL, werr,
+					   sizeof(werr)) < 0) {
+			log_warnx("canary: --result-configmap: %s%s", werr,
+				  run.ns_created && !o.keep
+				      ? " (this run made the namespace and deleted it: "
+					"create it beforehand, as deploy/overlays/canary "
+					"does)"
+				      : "");
+			/* a run that would pass must not: the result went nowhere */
+			if (code == 0)
+				code = 2;
+		}
+		free(json);
+	}
 	finding_list_clear(&run.findings);
 	strv_clear(&run.created);
 	strv_clear(&run.made_for);

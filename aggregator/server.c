@@ -59,6 +59,7 @@
 #include <openssl/ssl.h>
 #include <systemd/sd-daemon.h>
 
+#include "canary_result.h"
 #include "http_head.h"
 #include "json_query.h"
 #include "log.h"
@@ -836,9 +837,21 @@ static void *refresher_main(void *arg)
 	pthread_mutex_lock(&s->lock);
 	while (!s->stopping) {
 		pthread_mutex_unlock(&s->lock);
-		char *err = NULL;
+		char *err = NULL, *cm_err = NULL;
 		struct state *st = load_state(s, &err);
+		struct canary_result *cm_res = NULL;
+		bool cm = server_canary_read_cm(s, &cm_res, &cm_err);
 		pthread_mutex_lock(&s->lock);
+		if (cm) {
+			/* not handed over yet: only this thread and the loop see them */
+			if (s->canary_cm_incoming) {
+				canary_result_clear(s->canary_cm_incoming);
+				free(s->canary_cm_incoming);
+			}
+			free(s->canary_cm_error_incoming);
+			s->canary_cm_incoming = cm_res;
+			s->canary_cm_error_incoming = cm_err;
+		}
 		if (st) {
 			/* Not handed over yet: nobody else holds a reference. */
 			if (s->incoming)
@@ -874,7 +887,13 @@ static void on_state(evutil_socket_t fd, short what, void *arg)
 	s->incoming = NULL;
 	char *err = s->refresh_error;
 	s->refresh_error = NULL;
+	struct canary_result *cm_res = s->canary_cm_incoming;
+	char *cm_err = s->canary_cm_error_incoming;
+	s->canary_cm_incoming = NULL;
+	s->canary_cm_error_incoming = NULL;
 	pthread_mutex_unlock(&s->lock);
+	if (cm_res || cm_err)
+		server_canary_offer_cm(s, cm_res, cm_err);
 	if (err) {
 		/* Keep serving the last complete state; say how old it is. */
 		log_warnx("reading the cluster state failed: %s; serving the previous state, "
@@ -1397,6 +1416,11 @@ int server_run(const struct server_opts *o)
 	pthread_mutex_unlock(&s.lock);
 	free(s.refresh_error);
 	free(s.state_error);
+	if (s.canary_cm_incoming) {
+		canary_result_clear(s.canary_cm_incoming);
+		free(s.canary_cm_incoming);
+	}
+	free(s.canary_cm_error_incoming);
 	event_free(s.sig_term);
 	event_free(s.sig_int);
 	event_free(s.state_ev);

@@ -22,6 +22,7 @@
 #include <event2/event.h>
 
 #include "canary_result.h"
+#include "canary_result_cm.h"
 #include "log.h"
 
 /* How often the file is looked at (a stat; it is read only when it changed). */
@@ -338,7 +339,10 @@ void server_canary_start(struct server *s)
 	c->s = s;
 	c->fd = -1;
 	s->canary = c;
-	if (o->canary_result) {
+	char ns[64], name[254], err[512];
+	/* a ConfigMap is read by the refresher (server_canary_read_cm) */
+	if (o->canary_result &&
+	    !canary_result_cm_ref(o->canary_result, ns, name, err, sizeof(err))) {
 		poll_file(c, true);
 		c->poll_ev = event_new(s->base, -1, EV_PERSIST, on_poll, c);
 		struct timeval tv = {POLL_MS / 1000, POLL_MS % 1000 * 1000};
@@ -454,4 +458,55 @@ void server_canary_apply(const struct server *s, const struct server_canary_view
 	v->canary.runs = cv->runs;
 	if (cv->run_error)
 		v->canary.run_error = xstrdup(cv->run_error);
+}
+
+/* ---------- --canary-result configmap:NS/NAME ---------- */
+
+bool server_canary_read_cm(struct server *s, struct canary_result **ret, char **ret_err)
+{
+	char ns[64], name[254], err[1024];
+	*ret = NULL;
+	*ret_err = NULL;
+	if (!s->o->canary_result || !s->kc ||
+	    !canary_result_cm_ref(s->o->canary_result, ns, name, err, sizeof(err)))
+		return false;
+	struct canary_result *r = xcalloc(1, sizeof(*r));
+	if (canary_result_cm_load(s->kc, ns, name, r, err, sizeof(err)) < 0) {
+		free(r);
+		*ret_err = xstrdup(err);
+	} else
+		*ret = r;
+	return true;
+}
+
+void server_canary_offer_cm(struct server *s, struct canary_result *r, char *err)
+{
+	struct server_canary *c = s->canary;
+	if (!c) {
+		if (r)
+			canary_result_clear(r);
+		free(r);
+		free(err);
+		return;
+	}
+	if (r) {
+		/* said once per run, not once per re-read */
+		if (!c->file_res || !streq(c->file_res->run, r->run) ||
+		    c->file_res->finished_ns != r->finished_ns)
+			log_info("--canary-result %s: canary run %s (%s)", s->o->canary_result,
+				 r->run, r->status);
+		r->refs = 1;
+		res_unref(c->file_res);
+		c->file_res = r;
+		free(c->file_error);
+		c->file_error = NULL;
+	} else if (err) {
+		if (!c->file_error || !streq(c->file_error, err))
+			log_warnx("--canary-result %s: no canary proof from it", err);
+		res_unref(c->file_res);
+		c->file_res = NULL;
+		free(c->file_error);
+		c->file_error = err;
+	}
+	s->dirty = true;
 }

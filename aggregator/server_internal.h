@@ -145,6 +145,10 @@ struct server {
 	 * objects takes long (a second at 5,000 nodes), so the refresher does it. */
 	struct state *graveyard;
 	char *refresh_error;
+	/* --canary-result configmap:NS/NAME, read by the refresher with each
+	 * state (server_canary_read_cm) and handed to the loop with it */
+	struct canary_result *canary_cm_incoming;
+	char *canary_cm_error_incoming;
 	char *state_error;	 /* loop: the last re-read failed (the previous state is in use) */
 	struct worker evaluator; /* eval_job */
 	struct worker renderer;	 /* render_job */
@@ -361,6 +365,13 @@ void server_canary_start(struct server *s);
 void server_canary_stop(struct server *s);
 void server_canary_snapshot(struct server *s, struct server_canary_view *ret);
 void server_canary_view_clear(struct server_canary_view *v);
+/* Refresher thread: with --canary-result configmap:NS/NAME, GET it with the
+ * client the state is read with: true, and the result or why there is none
+ * in *ret or *ret_err (the caller owns them); false without a ConfigMap. */
+bool server_canary_read_cm(struct server *s, struct canary_result **ret, char **ret_err);
+/* Loop: the refresher's reading (either may be NULL) replaces the last;
+ * takes both. */
+void server_canary_offer_cm(struct server *s, struct canary_result *r, char *err);
 /* Evaluator thread: the view into the verdict. */
 void server_canary_apply(const struct server *s, const struct server_canary_view *cv,
 			 struct verdict *v);

@@ -123,8 +123,41 @@ find(cm, "Certificate", "hvready-ca")
 can = load("canary")
 role = find(can, "Role", "hvready-canary")
 assert role["metadata"]["namespace"] == "hvready-canary", role["metadata"]
+CM, CM_NS = "hvready-canary-result", "hvready-canary"
 for r in role["rules"]:
+    if "configmaps" in r["resources"]:
+        continue
     assert set(r["verbs"]) <= {"get", "list", "watch", "create", "delete"}, r
+# the result ConfigMap: create (RBAC cannot restrict a create by name), get and
+# update only of its name, nothing else of configmaps, and configmaps alone in
+# those rules
+cm_rules = sorted(([sorted(r["verbs"]), r.get("resourceNames")] for r in role["rules"]
+                   if "configmaps" in r["resources"]), key=str)
+assert cm_rules == [[["create"], None], [["get", "update"], [CM]]], cm_rules
+for r in role["rules"]:
+    if "configmaps" in r["resources"]:
+        assert r["resources"] == ["configmaps"] and r["apiGroups"] == [""], r
+# serve's ServiceAccount: get of that one ConfigMap in the canary's namespace, by
+# a Role of its own; no other binding of the overlay gives it anything of
+# configmaps or of the canary's namespace
+agg = {"kind": "ServiceAccount", "name": "hvready-aggregator", "namespace": "hvready-system"}
+res_role = find(can, "Role", "hvready-aggregator-canary-result")
+assert res_role["metadata"]["namespace"] == CM_NS, res_role["metadata"]
+assert res_role["rules"] == [{"apiGroups": [""], "resources": ["configmaps"],
+                              "resourceNames": [CM], "verbs": ["get"]}], res_role["rules"]
+res_rb = find(can, "RoleBinding", "hvready-aggregator-canary-result")
+assert res_rb["metadata"]["namespace"] == CM_NS, res_rb["metadata"]
+assert res_rb["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                             "name": "hvready-aggregator-canary-result"}, res_rb["roleRef"]
+assert res_rb["subjects"] == [agg], res_rb["subjects"]
+agg_bindings = sorted("%s/%s" % (b["kind"], b["metadata"]["name"]) for b in can
+                      if b["kind"] in ("RoleBinding", "ClusterRoleBinding")
+                      and agg in b.get("subjects", []))
+assert agg_bindings == ["ClusterRoleBinding/hvready-aggregator",
+                        "RoleBinding/hvready-aggregator-canary-result"], agg_bindings
+for r in find(can, "ClusterRole", "hvready-aggregator")["rules"]:
+    assert "configmaps" not in r["resources"] and "*" not in r["resources"], r
+    assert "*" not in r["verbs"], r
 cr = find(can, "ClusterRole", "hvready-canary-read")
 for r in cr["rules"]:
     assert set(r["verbs"]) <= {"get", "list"}, ("cluster-wide writes", r)
@@ -133,7 +166,14 @@ assert rb["roleRef"]["name"] == "hvready-canary" and rb["subjects"][0]["name"] =
 job = find(can, "CronJob", "hvready-canary")
 pod = job["spec"]["jobTemplate"]["spec"]["template"]["spec"]
 assert pod["serviceAccountName"] == "hvready-canary", pod
-assert pod["containers"][0]["args"][:2] == ["canary", "--in-cluster"], pod["containers"][0]["args"]
+args = pod["containers"][0]["args"]
+assert args[:2] == ["canary", "--in-cluster"], args
+# the CronJob writes its result where serve reads it
+assert args[args.index("--result-configmap") + 1] == CM, args
+assert args[args.index("--namespace") + 1] == CM_NS, args
+serve = find(can, "Deployment", "hvready-aggregator")["spec"]["template"]["spec"]["containers"][0]["args"]
+assert "--canary-result=configmap:%s/%s" % (CM_NS, CM) in serve, serve
+assert "--in-cluster" in serve, serve
 assert job["spec"]["suspend"] is True and job["spec"]["concurrencyPolicy"] == "Forbid", job["spec"]
 # canary-scheduled: serve runs the canary with the hvready-canary ServiceAccount's token
 # (a Secret mounted read-only), and serve's own ServiceAccount gains nothing.

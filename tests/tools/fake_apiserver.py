@@ -44,7 +44,10 @@ election needs ("--forbid leases.coordination.k8s.io": 403).
 --log FILE gets one JSON line per request (method, path, query, status).
 
 --writable: objects of every resource can be created (POST: uid, resourceVersion,
-creationTimestamp, generateName), read one by one and deleted (DELETE: with
+creationTimestamp, generateName; 409 AlreadyExists for a name taken), replaced
+(PUT: 409 Conflict for a stale metadata.resourceVersion, none is an unconditional
+update; the resourceVersion grows with every write; a ConfigMap's data above
+1 MiB is 422 Invalid), read one by one and deleted (DELETE: with
 finalizers the object keeps a deletionTimestamp until they are removed; pods
 terminate gracefully, one controller tick later; an object whose
 ownerReferences name a deleted uid is garbage-collected); lists take
@@ -64,7 +67,9 @@ restore-drops-labels;
 --snapshot-seconds SEC),
 --fail-post RES:SKIP:N (500 for N POSTs of RES after the first SKIP), --drop
 RES:SKIP:N (the connection closed without an answer, for N GETs of RES after
-SKIP), --pod-seconds SEC (time Running), --migrate-seconds SEC.
+SKIP), --pod-seconds SEC (time Running), --migrate-seconds SEC, --race-put RES:N
+(for the first N PUTs of RES another writer updates the object just before, so
+their resourceVersion is stale: 409 Conflict).
 """
 import argparse
 import base64
@@ -135,7 +140,12 @@ RESOURCES = [
     ("", "v1", "namespaces", "Namespace", False, False),
     # Written by hvready's live pipeline (PATCH nodes/status, POST events).
     ("", "v1", "events", "Event", True, False),
+    # Written by `canary --result-configmap` (--writable), read by report/serve.
+    ("", "v1", "configmaps", "ConfigMap", True, False),
 ]
+# Served, but not among what `hvready-aggregator collect` lists
+# (aggregator/cluster_state.c): one object read by name only.
+NOT_COLLECTED = {"configmaps"}
 
 EXPIRED_MSG = ("The provided continue parameter is too old to display a consistent list result. "
                "You can start a new list without the continue parameter, or use the continue "
@@ -695,6 +705,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if self.lease_route():
             return self.lease_request(body, user)
+        route = self.parse()
+        if route and self.st.args.writable and route[2] and not route[3]:
+            import fake_canary
+            return fake_canary.replace(self, route[0], route[1], route[2], body)
         return self.send_json(404, status(404, "NotFound",
                                           "the server could not find the requested resource"))
 
@@ -843,6 +857,9 @@ def main():
                    help="close the connection without an answer for N GETs of RES after SKIP")
     p.add_argument("--fail-post", action="append", default=[], metavar="RES:SKIP:N",
                    help="500 for N POSTs of RES after the first SKIP")
+    p.add_argument("--race-put", action="append", default=[], metavar="RES:N",
+                   help="another writer updates the object before each of the first N PUTs of "
+                   "RES (409 Conflict)")
     p.add_argument("--pod-seconds", type=float, default=0.3,
                    help="how long a canary pod stays Running")
     args = p.parse_args()

@@ -143,6 +143,9 @@ def create_locked(st, res, ns, obj, meta):
     if find(res, ns, name) is not None:
         return 409, status(409, "AlreadyExists", '%s "%s" already exists' % (res.name, name),
                            {"name": name, "kind": res.plural})
+    big = too_large(res, obj, name)
+    if big:
+        return big
     if res.plural == "persistentvolumeclaims":
         meta.setdefault("finalizers", []).append(PVC_PROTECTION)
         obj["status"] = {"phase": "Pending"}
@@ -156,6 +159,83 @@ def create_locked(st, res, ns, obj, meta):
         obj["status"] = {"phase": "Active"}
     insert(st, res, obj, ns)
     return 201, copy.deepcopy(obj)
+
+
+# A ConfigMap's keys and values together hold at most 1 MiB (kubernetes/kubernetes
+# pkg/apis/core/validation/validation.go, ValidateConfigMap: MaxConfigMapSize).
+MAX_CONFIGMAP_SIZE = 1 << 20
+
+
+def too_large(res, obj, name):
+    if res.plural != "configmaps":
+        return None
+    total = sum(len(k) + len(v.encode() if isinstance(v, str) else v)
+                for part in ("data", "binaryData") for k, v in (obj.get(part) or {}).items())
+    if total <= MAX_CONFIGMAP_SIZE:
+        return None
+    return 422, status(422, "Invalid", 'ConfigMap "%s" is invalid: []: Too long: must have at most '
+                       '%d bytes' % (name, MAX_CONFIGMAP_SIZE),
+                       {"name": name, "kind": "ConfigMap",
+                        "causes": [{"reason": "FieldValueTooLong", "field": "[]"}]})
+
+
+def take_race(st, res):
+    for spec in st.args.race_put:
+        pat, n = spec.rsplit(":", 1)
+        if not fnmatch.fnmatchcase(res.name, pat):
+            continue
+        cnt = st.__dict__.setdefault("race_counts", {})
+        i = cnt.get(spec, 0)
+        cnt[spec] = i + 1
+        if i < int(n):
+            return True
+    return False
+
+
+def replace(h, res, ns, name, body):
+    try:
+        obj = json.loads(body)
+        meta = obj.setdefault("metadata", {})
+    except (ValueError, AttributeError):
+        return h.send_json(400, status(400, "BadRequest", "invalid JSON"), res)
+    with h.st.lock:  # answered outside: send_json logs under the same lock
+        code, out = replace_locked(h.st, res, ns, name, obj, meta)
+    return h.send_json(code, out, res)
+
+
+def replace_locked(st, res, ns, name, obj, meta):
+    """(code, answer) of a PUT, as kube-apiserver's update: st.lock is held."""
+    if meta.get("name", name) != name:
+        return 400, status(400, "BadRequest", 'the name of the object (%s) does not match the '
+                           'name on the URL (%s)' % (meta.get("name"), name))
+    cur = find(res, ns, name)
+    if cur is None:
+        return 404, status(404, "NotFound", '%s "%s" not found' % (res.name, name),
+                           {"name": name, "kind": res.plural})
+    cm = cur["metadata"]
+    if take_race(st, res):
+        # another writer was first: the stored object moves on
+        st.rv = getattr(st, "rv", 1000) + 1
+        cm["resourceVersion"] = str(st.rv)
+    rv = meta.get("resourceVersion")
+    if rv and rv != cm.get("resourceVersion"):
+        return 409, status(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": the object '
+                           'has been modified; please apply your changes to the latest version '
+                           'and try again' % (res.name, name), {"name": name, "kind": res.plural})
+    big = too_large(res, obj, name)
+    if big:
+        return big
+    st.rv = getattr(st, "rv", 1000) + 1
+    for k in ("uid", "creationTimestamp", "namespace", "deletionTimestamp"):
+        if k in cm:
+            meta[k] = cm[k]
+        else:
+            meta.pop(k, None)
+    meta["name"] = name
+    meta["resourceVersion"] = str(st.rv)
+    obj["apiVersion"], obj["kind"] = res.api_version, res.kind
+    res.objects = [obj if o is cur else o for o in res.objects]
+    return 200, copy.deepcopy(obj)
 
 
 def delete(h, res, ns, name):
@@ -395,6 +475,9 @@ class Sim:
                     m["finalizers"].remove(PVC_PROTECTION)
         pvcs.objects = [c for c in pvcs.objects if not (c["metadata"].get("deletionTimestamp")
                                                         and not c["metadata"].get("finalizers"))]
+        cms = self.r("", "ConfigMap")
+        cms.objects = [c for c in cms.objects if not (c["metadata"].get("deletionTimestamp")
+                                                      and not c["metadata"].get("finalizers"))]
         live = {c["metadata"]["uid"] for c in pvcs.objects}
         for g, k in (("longhorn.io", "Volume"), ("longhorn.io", "ShareManager"),
                      ("longhorn.io", "Replica")):

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "canary_result.h"
+#include "canary_result_cm.h"
 
 #define END "2026-12-02T10:00:00Z"
 
@@ -176,13 +177,44 @@ static void test_age(void **state)
 	assert_string_equal(b, "8d0h");
 }
 
+/* configmap:NS/NAME, and the ConfigMap's 1 MiB: a larger result is refused
+ * before any request (no client needed). */
+static void test_configmap(void **state)
+{
+	char ns[64], name[254], err[512];
+	assert_true(canary_result_cm_ref("configmap:hvready-canary/hvready-canary-result", ns, name,
+					 err, sizeof(err)));
+	assert_string_equal(ns, "hvready-canary");
+	assert_string_equal(name, "hvready-canary-result");
+	assert_false(canary_result_cm_ref("/tmp/result.json", ns, name, err, sizeof(err)));
+	assert_string_equal(err, "");
+	static const char *const bad[] = {
+	    "configmap:",	  "configmap:ns",     "configmap:/x",	 "configmap:ns/",
+	    "configmap:Bad_NS/x", "configmap:ns/Bad", "configmap:-ns/x", "configmap:ns/x-"};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		assert_false(canary_result_cm_ref(bad[i], ns, name, err, sizeof(err)));
+		assert_non_null(strstr(err, bad[i]));
+	}
+	assert_true(canary_result_cm_valid_name("a.b-c"));
+	assert_false(canary_result_cm_valid_name(""));
+	size_t big = CANARY_RESULT_CM_MAX_BYTES - strlen(CANARY_RESULT_CM_KEY) + 1;
+	char *text = xmalloc(big);
+	memset(text, ' ', big);
+	int attempts = -1;
+	assert_int_equal(canary_result_cm_write(NULL, INT64_MAX, "ns", "r", text, big, &attempts,
+						err, sizeof(err)),
+			 -EFBIG);
+	assert_int_equal(attempts, 0);
+	assert_non_null(strstr(err, "more than a ConfigMap holds (1 MiB): not written"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fresh),
-	    cmocka_unit_test(test_select),
-	    cmocka_unit_test(test_bad),
-	    cmocka_unit_test(test_age),
+	    cmocka_unit_test(test_fresh),     cmocka_unit_test(test_select),
+	    cmocka_unit_test(test_bad),	      cmocka_unit_test(test_age),
+	    cmocka_unit_test(test_configmap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
