@@ -12,8 +12,15 @@ void jw_init(struct jw *w, void (*write)(void *ctx, const char *buf, size_t len)
 {
 	w->write = write;
 	w->ctx = ctx;
-	w->comma = false;
+	w->comma = w->pretty = w->opened = false;
+	w->level = 0;
 	w->len = 0;
+}
+
+void jw_init_pretty(struct jw *w, void (*write)(void *ctx, const char *buf, size_t len), void *ctx)
+{
+	jw_init(w, write, ctx);
+	w->pretty = true;
 }
 
 void jw_flush(struct jw *w)
@@ -48,44 +55,97 @@ void jw_raw(struct jw *w, const char *p, size_t n)
 	put(w, p, n);
 }
 
-void jw_value_start(struct jw *w)
+/* json-c indents by two spaces a level (indent() in json_object.c). */
+static void indent(struct jw *w)
+{
+	static const char spaces[] = "                                ";
+	size_t n = 2 * (size_t)w->level;
+	while (n) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+		put(w, spaces, k);
+		n -= k;
+	}
+}
+
+/* Before an item of a container (a member's key, an array's element): the
+ * ',' after the one before; pretty, each item on a line of its own. */
+static inline void item_start(struct jw *w)
 {
 	if (w->comma)
 		put_c(w, ',');
+	if (w->pretty && (w->comma || w->opened)) {
+		if (w->comma)
+			put_c(w, '\n');
+		indent(w);
+	}
+	w->opened = false;
+}
+
+void jw_value_start(struct jw *w)
+{
+	item_start(w);
+	w->comma = true;
+}
+
+static void open_container(struct jw *w, char c)
+{
+	jw_value_start(w);
+	put_c(w, c);
+	w->comma = false;
+	if (w->pretty) {
+		put_c(w, '\n');
+		w->level++;
+		w->opened = true;
+	}
+}
+
+static void close_container(struct jw *w, char c)
+{
+	if (w->pretty) {
+		if (w->level)
+			w->level--;
+		if (!w->opened)
+			put_c(w, '\n');
+		indent(w);
+		w->opened = false;
+	}
+	put_c(w, c);
 	w->comma = true;
 }
 
 void jw_object_begin(struct jw *w)
 {
-	jw_value_start(w);
-	put_c(w, '{');
-	w->comma = false;
+	open_container(w, '{');
 }
 
 void jw_object_end(struct jw *w)
 {
-	put_c(w, '}');
-	w->comma = true;
+	close_container(w, '}');
 }
 
 void jw_array_begin(struct jw *w)
 {
-	jw_value_start(w);
-	put_c(w, '[');
-	w->comma = false;
+	open_container(w, '[');
 }
 
 void jw_array_end(struct jw *w)
 {
-	put_c(w, ']');
-	w->comma = true;
+	close_container(w, ']');
 }
 
 /* Which bytes need an escape: those below 0x20, '"' and '\\' (json-c's
  * json_escape_str; '/' is left alone under NOSLASHESCAPE). */
+static const bool escaped[256] = {
+    [0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1,
+    [0x07] = 1, [0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1,
+    [0x0e] = 1, [0x0f] = 1, [0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1,
+    [0x15] = 1, [0x16] = 1, [0x17] = 1, [0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1,
+    [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, ['"'] = 1,	['\\'] = 1,
+};
+
 static inline bool needs_escape(unsigned char c)
 {
-	return c < 0x20 || c == '"' || c == '\\';
+	return escaped[c];
 }
 
 static void put_escaped(struct jw *w, const char *s, size_t n)
@@ -136,10 +196,12 @@ static void put_escaped(struct jw *w, const char *s, size_t n)
 
 void jw_key(struct jw *w, const char *key)
 {
-	if (w->comma)
-		put_c(w, ',');
+	item_start(w);
 	put_escaped(w, key, strlen(key));
-	put_c(w, ':');
+	if (w->pretty)
+		put(w, ": ", 2);
+	else
+		put_c(w, ':');
 	w->comma = false;
 }
 

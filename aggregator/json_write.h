@@ -12,8 +12,10 @@
  *   nothing else;
  * - integers as %PRId64 / %PRIu64, booleans as true / false, an absent
  *   value (NULL) as null;
- * - no white space at all: json_pretty.h re-indents the output into what
- *   json-c prints with JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED.
+ * - no white space at all; or, with jw_init_pretty, what json-c prints with
+ *   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED (two spaces a level,
+ *   "key": value, an empty container as "{\n" and its brace at its level)
+ *   — as json_pretty.h makes of the compact text, without a second pass.
  *
  * What json-c does with an object's keys — a key added twice keeps its
  * first place and takes the last value — is the caller's to do (the writer
@@ -44,12 +46,17 @@ struct jw {
 	 * bytes, larger ones as they come). */
 	void (*write)(void *ctx, const char *buf, size_t len);
 	void *ctx;
-	bool comma; /* the current container has an item: the next one needs a ',' */
+	bool comma;  /* the current container has an item: the next one needs a ',' */
+	bool pretty; /* indented as json-c's PRETTY | SPACED */
+	bool opened; /* pretty: a container was just opened (empty, or its first item follows) */
+	unsigned level;
 	size_t len;
 	char buf[JW_BUF];
 };
 
 void jw_init(struct jw *w, void (*write)(void *ctx, const char *buf, size_t len), void *ctx);
+/* The same, indented (see above). jw_raw's bytes are not re-indented. */
+void jw_init_pretty(struct jw *w, void (*write)(void *ctx, const char *buf, size_t len), void *ctx);
 /* Writes what is buffered. */
 void jw_flush(struct jw *w);
 /* Bytes as they are: JSON the caller vouches for (a cached fragment). */

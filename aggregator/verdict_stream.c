@@ -51,8 +51,9 @@ static void ws_finding(struct jw *w, const struct verdict *v, const struct verdi
 {
 	const struct finding *f = &v->findings.items[i];
 	size_t n;
-	const char *frag =
-	    i < v->n_borrowed && out->fragment ? out->fragment(out->ctx, i, &n) : NULL;
+	const char *frag = i < v->n_borrowed && out->fragment && !out->pretty
+			       ? out->fragment(out->ctx, i, &n)
+			       : NULL;
 	if (frag) {
 		jw_value_start(w);
 		jw_raw(w, frag, n); /* '{' and members: the next one takes a ',' */
@@ -71,7 +72,10 @@ static void ws_finding(struct jw *w, const struct verdict *v, const struct verdi
 void verdict_stream_json(const struct verdict *v, const struct verdict_stream_out *out)
 {
 	struct jw *w = xmalloc(sizeof(*w));
-	jw_init(w, out->write, out->ctx);
+	if (out->pretty)
+		jw_init_pretty(w, out->write, out->ctx);
+	else
+		jw_init(w, out->write, out->ctx);
 	jw_object_begin(w);
 	verdict_head_members_write(w, v);
 	jw_key(w, "gates");
