@@ -15,7 +15,8 @@
  * - no white space at all; or, with jw_init_pretty, what json-c prints with
  *   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED (two spaces a level,
  *   "key": value, an empty container as "{\n" and its brace at its level)
- *   — as json_pretty.h makes of the compact text, without a second pass.
+ *   — what json_pretty.c made of the compact text in a second pass
+ *   before.
  *
  * What json-c does with an object's keys — a key added twice keeps its
  * first place and takes the last value — is the caller's to do (the writer
