@@ -148,12 +148,36 @@ static inline bool needs_escape(unsigned char c)
 	return escaped[c];
 }
 
+#define ONES  UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+/* Whether a byte of x is below 0x20, '"' or '\\' (the classic "has a zero
+ * byte" test on x, x ^ '"'… and x ^ '\\'…; a byte of 0x80 or more never
+ * counts). */
+static inline bool word_needs_escape(uint64_t x)
+{
+	uint64_t q = x ^ (ONES * '"'), b = x ^ (ONES * '\\');
+	uint64_t t = (x - ONES * 0x20) | (q - ONES) | (b - ONES);
+	return (t & ~x & HIGHS) != 0;
+}
+
 static void put_escaped(struct jw *w, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	put_c(w, '"');
 	size_t start = 0;
 	for (size_t i = 0; i < n; i++) {
+		/* Eight bytes at a time while none of them needs an escape: a byte
+		 * below 0x20, '"' or '\\' (most strings have none). */
+		while (n - i >= 8) {
+			uint64_t x;
+			memcpy(&x, s + i, 8);
+			if (word_needs_escape(x))
+				break;
+			i += 8;
+		}
+		if (i == n)
+			break;
 		unsigned char c = (unsigned char)s[i];
 		if (!needs_escape(c))
 			continue;
