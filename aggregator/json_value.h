@@ -101,20 +101,19 @@ bool jv_get_ex(const struct jv *v, const char *key, const struct jv **ret);
  * key == jv_k.NAME and a lookup by jv_k.NAME compares pointers, never
  * strings (lookups by string were a tenth of a report's time). A lookup by
  * a literal ("status") finds the same members, by comparing strings;
- * jv_known_key maps a literal to its jv_k pointer (JQ and JQS do, once per
- * call site and thread).
+ * jv_known_key maps a string to its jv_k pointer.
  */
-#define JV_KNOWN_KEYS(X)                                                                           \
-	X(apiVersion)                                                                              \
-	X(kind)                                                                                    \
-	X(metadata) X(name) X(namespace) X(uid) X(labels) X(annotations) X(creationTimestamp)      \
-	    X(deletionTimestamp) X(ownerReferences) X(finalizers) X(spec) X(status) X(conditions)  \
-		X(type) X(reason) X(message) X(phase) X(state) X(value) X(controller) X(nodeName)  \
-		    X(volumeName) X(kubernetesStatus) X(pvcName) X(robustness) X(dataSource)       \
-			X(cloneStatus) X(template) X(containers) X(image) X(driver) X(provisioner) \
-			    X(parameters) X(volumeMode) X(migratable) X(running) X(error)          \
-				X(source) X(storageClassName) X(accessModes) X(claimName)          \
-				    X(persistentVolumeClaim) X(volumes)
+// clang-format off
+#define JV_KNOWN_KEYS(X) \
+	X(apiVersion) X(kind) X(metadata) X(name) X(namespace) X(uid) X(labels) \
+	X(annotations) X(creationTimestamp) X(deletionTimestamp) X(ownerReferences) \
+	X(finalizers) X(spec) X(status) X(conditions) X(type) X(reason) X(message) X(phase) \
+	X(state) X(value) X(controller) X(nodeName) X(volumeName) X(kubernetesStatus) \
+	X(pvcName) X(robustness) X(dataSource) X(cloneStatus) X(template) X(containers) \
+	X(image) X(driver) X(provisioner) X(parameters) X(volumeMode) X(migratable) \
+	X(running) X(error) X(source) X(storageClassName) X(accessModes) X(claimName) \
+	X(persistentVolumeClaim) X(volumes)
+// clang-format on
 struct jv_known_keys {
 #define JV_KNOWN_FIELD_(k) char k[sizeof(#k)];
 	JV_KNOWN_KEYS(JV_KNOWN_FIELD_)
