@@ -173,9 +173,13 @@ void cluster_state_clear(struct cluster_state *cs)
 
 const struct resource_def *resource_find(const char *group, const char *kind)
 {
-	for (int i = 0; i < _RES_MAX; i++)
-		if (streq(resource_defs[i].group, group) && streq(resource_defs[i].kind, kind))
-			return &resource_defs[i];
+	/* Once per object read: the kind's first byte rules out most rows
+	 * without a call (a string compare per row was 1 % of a report). */
+	for (int i = 0; i < _RES_MAX; i++) {
+		const struct resource_def *d = &resource_defs[i];
+		if (kind && d->kind[0] == kind[0] && streq(d->kind, kind) && streq(d->group, group))
+			return d;
+	}
 	return NULL;
 }
 

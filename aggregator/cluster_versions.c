@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "json_query.h"
+#include "json_write.h"
 #include "semver.h"
 #include "util.h"
 
@@ -317,6 +318,40 @@ json_object *cluster_versions_json(const struct cluster_versions *v)
 	}
 	json_object_object_add(o, "nodes", nodes);
 	return o;
+}
+
+void cluster_versions_write(struct jw *w, const struct cluster_versions *v)
+{
+	jw_object_begin(w);
+	for (int c = 0; c < _VC_MAX; c++) {
+		const struct component_version *cv = &v->c[c];
+		jw_key(w, components[c].key);
+		jw_object_begin(w);
+		jw_member_str(w, "version", cv->version);
+		jw_member_str(w, "from", cv->from);
+		jw_key(w, "in_matrix");
+		if (cv->version && components[c].has_range)
+			jw_bool(w, !cv->note);
+		else
+			jw_null(w);
+		if (cv->note)
+			jw_member_str(w, "note", cv->note);
+		jw_object_end(w);
+	}
+	jw_key(w, "nodes");
+	jw_array_begin(w);
+	for (size_t i = 0; i < v->n_nodes; i++) {
+		const struct node_version *nv = &v->nodes[i];
+		jw_object_begin(w);
+		jw_member_str(w, "name", nv->name);
+		jw_member_str(w, "kubelet", nv->kubelet);
+		jw_member_str(w, "distribution", nv->distribution);
+		jw_member_str(w, "container_runtime", nv->runtime);
+		jw_member_str(w, "os_image", nv->os_image);
+		jw_object_end(w);
+	}
+	jw_array_end(w);
+	jw_object_end(w);
 }
 
 char *cluster_versions_line(const struct cluster_versions *v)

@@ -65,6 +65,10 @@ void versions_note(struct kv_list *evidence, const struct cluster_state *cs,
 
 /* The "versions" object of the JSON report (docs/outputs.md). */
 json_object *cluster_versions_json(const struct cluster_versions *v);
+/* The same written by a JSON writer (json_write.h); cluster_versions_json is
+ * the tests' oracle for it. */
+struct jw;
+void cluster_versions_write(struct jw *w, const struct cluster_versions *v);
 /* "Harvester v1.4.3, KubeVirt v1.3.1, …" (caller frees); NULL when nothing
  * was found. */
 char *cluster_versions_line(const struct cluster_versions *v);

@@ -83,19 +83,28 @@ const struct jv *jq_at(const struct jv *v, size_t i)
 	return &v->u.a[i];
 }
 
+/* o.k1.k2 as a string, without the variadic walk: the readers of every
+ * object's name and namespace. */
+static const char *jq_str2(const struct jv *o, const char *k1, const char *k2)
+{
+	const struct jv *m, *v;
+	return jv_get_ex(o, k1, &m) && jv_get_ex(m, k2, &v) ? jv_str(v) : NULL;
+}
+
 const char *jq_name(const struct jv *o)
 {
-	return JQS(o, "metadata", "name");
+	return jq_str2(o, jv_k.metadata, jv_k.name);
 }
 
 const char *jq_namespace(const struct jv *o)
 {
-	return JQS(o, "metadata", "namespace");
+	return jq_str2(o, jv_k.metadata, jv_k.namespace);
 }
 
 const char *jq_kind(const struct jv *o)
 {
-	return JQS(o, "kind");
+	const struct jv *k;
+	return jv_get_ex(o, jv_k.kind, &k) ? jv_str(k) : NULL;
 }
 
 bool jq_time(const struct jv *v, int64_t *ret_ns)
@@ -108,7 +117,8 @@ const struct jv *jq_condition(const struct jv *conditions, const char *type)
 {
 	for (size_t i = 0; i < jq_len(conditions); i++) {
 		const struct jv *c = jq_at(conditions, i);
-		if (streq(JQS(c, "type"), type))
+		const struct jv *t;
+		if (jv_get_ex(c, jv_k.type, &t) && streq(jv_str(t), type))
 			return c;
 	}
 	return NULL;
@@ -116,12 +126,12 @@ const struct jv *jq_condition(const struct jv *conditions, const char *type)
 
 const struct jv *jq_owner(const struct jv *o, const char *kind, bool controller)
 {
-	const struct jv *owners = JQ(o, "metadata", "ownerReferences");
+	const struct jv *owners = JQ(o, jv_k.metadata, jv_k.ownerReferences);
 	for (size_t i = 0; i < jq_len(owners); i++) {
 		const struct jv *r = jq_at(owners, i);
 		bool ctl = false;
-		if (streq(JQS(r, "kind"), kind) &&
-		    (!controller || (jq_bool(JQ(r, "controller"), &ctl) && ctl)))
+		if (streq(jq_kind(r), kind) &&
+		    (!controller || (jq_bool(JQ(r, jv_k.controller), &ctl) && ctl)))
 			return r;
 	}
 	return NULL;
@@ -129,6 +139,6 @@ const struct jv *jq_owner(const struct jv *o, const char *kind, bool controller)
 
 bool jq_node_ready(const struct jv *node)
 {
-	const struct jv *c = jq_condition(JQ(node, "status", "conditions"), "Ready");
-	return streq(JQS(c, "status"), "True");
+	const struct jv *c = jq_condition(JQ(node, jv_k.status, jv_k.conditions), "Ready");
+	return streq(JQS(c, jv_k.status), "True");
 }

@@ -6,7 +6,9 @@
  *   const char *phase = JQS(vmi, "status", "phase");
  *   const struct jv *conds = JQ(vmi, "status", "conditions");
  *
- * Objects are compact values (json_value.h); NULL is "absent or null".
+ * Objects are compact values (json_value.h); NULL is "absent or null". A key
+ * given as jv_k.NAME (json_value.h) is found by comparing pointers: the
+ * lookups a check repeats per object use those.
  */
 #pragma once
 #include "json_value.h"

@@ -194,6 +194,48 @@ static void grow_keys(struct jv_arena *a)
 	a->keycap = cap;
 }
 
+const struct jv_known_keys jv_k = {
+#define JV_KNOWN_INIT_(k) #k,
+    JV_KNOWN_KEYS(JV_KNOWN_INIT_)
+#undef JV_KNOWN_INIT_
+};
+
+static const char *const known_keys[] = {
+#define JV_KNOWN_PTR_(k) jv_k.k,
+    JV_KNOWN_KEYS(JV_KNOWN_PTR_)
+#undef JV_KNOWN_PTR_
+};
+
+static const size_t known_lens[] = {
+#define JV_KNOWN_LEN_(k) sizeof(#k) - 1,
+    JV_KNOWN_KEYS(JV_KNOWN_LEN_)
+#undef JV_KNOWN_LEN_
+};
+
+static bool is_known(const char *key)
+{
+	uintptr_t p = (uintptr_t)key, lo = (uintptr_t)&jv_k;
+	return p >= lo && p < lo + sizeof(jv_k);
+}
+
+/* The jv_k pointer of key[0..n), or NULL: when a key is interned first in an
+ * arena (a few hundred times a run), not on every lookup. */
+static const char *known_len(const char *key, size_t n)
+{
+	for (size_t i = 0; i < ELEMENTSOF(known_keys); i++)
+		if (known_lens[i] == n && memcmp(known_keys[i], key, n) == 0)
+			return known_keys[i];
+	return NULL;
+}
+
+const char *jv_known_key(const char *key)
+{
+	if (!key || is_known(key))
+		return key;
+	const char *k = known_len(key, strlen(key));
+	return k ? k : key;
+}
+
 const char *jv_arena_intern(struct jv_arena *a, const char *key)
 {
 	return jv_arena_intern_len(a, key, strlen(key));
@@ -212,7 +254,8 @@ const char *jv_arena_intern_len(struct jv_arena *a, const char *key, size_t n)
 		j = (j + 1) & (a->keycap - 1);
 	}
 	a->nkeys++;
-	return a->keys[j] = copy_str(a, key, n);
+	const char *known = known_len(key, n);
+	return a->keys[j] = known ? known : copy_str(a, key, n);
 }
 
 struct jv jv_from_json(struct jv_arena *a, json_object *o)
@@ -410,6 +453,20 @@ const char *jv_member(const struct jv *v, size_t i, const struct jv **ret)
 bool jv_get_ex(const struct jv *v, const char *key, const struct jv **ret)
 {
 	size_t n = key ? jv_nmembers(v) : 0;
+	if (n && is_known(key)) {
+		/* interned as this pointer in every arena (jv_k) */
+		for (size_t i = 0; i < n; i++) {
+			const struct jv_member *m = &v->u.m[i];
+			if (m->key == key) {
+				if (ret)
+					*ret = nonnull(&m->val);
+				return true;
+			}
+		}
+		if (ret)
+			*ret = NULL;
+		return false;
+	}
 	/* The first byte decides for most members: a call to strcmp per member
 	 * was a tenth of a report's time. */
 	for (size_t i = 0; i < n; i++) {

@@ -90,8 +90,38 @@ size_t jv_nmembers(const struct jv *v);
 /* Member i's key; its value in *ret (NULL when the value is null). */
 const char *jv_member(const struct jv *v, size_t i, const struct jv **ret);
 /* As json_object_object_get_ex: false when v is not an object or lacks key;
- * *ret (if ret) is NULL when the member is null. */
+ * *ret (if ret) is NULL when the member is null. A key of jv_k (below) is
+ * found by comparing pointers only. */
 bool jv_get_ex(const struct jv *v, const char *key, const struct jv **ret);
+
+/*
+ * Keys the checks look up most (metadata, name, namespace, status, spec, …),
+ * interned once for the process: every arena interns a key of one of these
+ * spellings as the very pointer jv_k.NAME, so a member so named has
+ * key == jv_k.NAME and a lookup by jv_k.NAME compares pointers, never
+ * strings (lookups by string were a tenth of a report's time). A lookup by
+ * a literal ("status") finds the same members, by comparing strings;
+ * jv_known_key maps a string to its jv_k pointer.
+ */
+// clang-format off
+#define JV_KNOWN_KEYS(X) \
+	X(apiVersion) X(kind) X(metadata) X(name) X(namespace) X(uid) X(labels) \
+	X(annotations) X(creationTimestamp) X(deletionTimestamp) X(ownerReferences) \
+	X(finalizers) X(spec) X(status) X(conditions) X(type) X(reason) X(message) X(phase) \
+	X(state) X(value) X(controller) X(nodeName) X(volumeName) X(kubernetesStatus) \
+	X(pvcName) X(robustness) X(dataSource) X(cloneStatus) X(template) X(containers) \
+	X(image) X(driver) X(provisioner) X(parameters) X(volumeMode) X(migratable) \
+	X(running) X(error) X(source) X(storageClassName) X(accessModes) X(claimName) \
+	X(persistentVolumeClaim) X(volumes)
+// clang-format on
+struct jv_known_keys {
+#define JV_KNOWN_FIELD_(k) char k[sizeof(#k)];
+	JV_KNOWN_KEYS(JV_KNOWN_FIELD_)
+#undef JV_KNOWN_FIELD_
+};
+extern const struct jv_known_keys jv_k;
+/* key's jv_k pointer when it is spelled as one, else key itself. */
+const char *jv_known_key(const char *key);
 
 /* for each member of an object (none for anything else), as
  * json_object_object_foreach: key and val are declared in the scope. */

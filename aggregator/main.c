@@ -16,7 +16,6 @@
 #include "cli.h"
 #include "cli_common_options.h"
 #include "engine.h"
-#include "json_pretty.h"
 #include "kube_client.h"
 #include "log.h"
 #include "node_reports.h"
@@ -288,12 +287,8 @@ static void write_stdout(void *ctx, const char *buf, size_t len)
  * failed write is seen by the caller's ferror(stdout). */
 static void print_json(const struct verdict *v)
 {
-	struct json_pretty *p = xmalloc(sizeof(*p));
-	json_pretty_init(p, write_stdout, NULL);
-	struct verdict_stream_out out = {.write = json_pretty_write, .ctx = p};
+	struct verdict_stream_out out = {.write = write_stdout, .pretty = true};
 	verdict_stream_json(v, &out);
-	json_pretty_flush(p);
-	free(p);
 	putchar('\n');
 }
 

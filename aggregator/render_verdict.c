@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "catalog.h"
+#include "json_write.h"
 #include "render_json.h"
 #include "render_text.h"
 
@@ -489,6 +490,53 @@ json_object *verdict_groups_json(const struct verdict *v)
 	}
 	finding_groups_clear(&groups);
 	return a;
+}
+
+void verdict_groups_write(struct jw *w, const struct verdict *v)
+{
+	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
+	_cleanup_free_ unsigned *keys = render_verdict_group_keys(v, blocks);
+	struct finding_groups groups;
+	finding_groups_build(v, keys, any_finding, NULL, &groups);
+	jw_array_begin(w);
+	for (size_t k = 0; k < groups.n; k++) {
+		const struct finding_group *g = &groups.items[k];
+		const struct finding *fd = &g->merged;
+		jw_object_begin(w);
+		/* The key: what the members share (the first member names it). */
+		_cleanup_free_ char *key =
+		    xasprintf("%s/%s/%zu", fd->check, status_name(fd->status), g->first);
+		jw_member_str(w, "key", key);
+		jw_member_str(w, "check", fd->check);
+		jw_member_str(w, "status", status_name(fd->status));
+		jw_member_str(w, "message", fd->message ? fd->message : "");
+		if (fd->object)
+			jw_member_str(w, "object", fd->object);
+		jw_key(w, "blocks");
+		jw_array_begin(w);
+		for (int gi = 0; gi < _GATE_MAX; gi++)
+			if (blocks[g->first] & (1u << gi))
+				jw_string(w, gate_name(gi));
+		jw_array_end(w);
+		jw_member_bool(w, "waived", v->waiver_of && v->waiver_of[g->first] >= 0);
+		jw_member_int(w, "count", (int64_t)g->n);
+		jw_key(w, "nodes");
+		jw_array_begin(w);
+		for (size_t m = 0; m < g->n; m++) {
+			const struct finding *mf = &v->findings.items[g->members[m]];
+			if (mf->node)
+				jw_string(w, mf->node);
+		}
+		jw_array_end(w);
+		jw_key(w, "findings");
+		jw_array_begin(w);
+		for (size_t m = 0; m < g->n; m++)
+			jw_int(w, (int64_t)g->members[m]);
+		jw_array_end(w);
+		jw_object_end(w);
+	}
+	jw_array_end(w);
+	finding_groups_clear(&groups);
 }
 
 /* Names shown in a text card of a group; the JSON lists them all. */

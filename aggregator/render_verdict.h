@@ -67,6 +67,10 @@ void render_verdict_blocker_groups(const struct verdict *v, const unsigned *bloc
  * blocked gates and waiver), one object each with its nodes and members
  * (docs/outputs.md, "Groups"). */
 json_object *verdict_groups_json(const struct verdict *v);
+/* The same written by a JSON writer (json_write.h), as the report prints it;
+ * verdict_groups_json is the tests' oracle for it. */
+struct jw;
+void verdict_groups_write(struct jw *w, const struct verdict *v);
 /* Every status: the finding lists unfiltered. */
 #define RENDER_STATUS_ALL ((1u << _STATUS_MAX) - 1)
 /* A view's status filter (serve's ?status=, report --status): a comma list

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "json_write.h"
 #include "redact.h"
 #include "util.h"
 
@@ -160,6 +161,25 @@ json_object *report_header_json(const struct report_header *h)
 	add_opt(o, "operator", h->operator_name);
 	add_opt(o, "target_version", h->target_version);
 	return o;
+}
+
+void report_header_write(struct jw *w, const struct report_header *h)
+{
+	char ts[64];
+	jw_object_begin(w);
+	jw_member_str(w, "api_server", h->api_server);
+	jw_key(w, "cluster");
+	jw_object_begin(w);
+	jw_member_str(w, "kube_system_uid", h->cluster_uid);
+	if (!h->cluster_uid)
+		jw_member_str(w, "unknown_reason", h->cluster_uid_why);
+	jw_object_end(w);
+	jw_member_str(w, "hvready_version", HVREADY_VERSION);
+	util_format_rfc3339(h->generated_ns, ts, sizeof(ts));
+	jw_member_str(w, "report_time", ts);
+	jw_member_str(w, "operator", h->operator_name);
+	jw_member_str(w, "target_version", h->target_version);
+	jw_object_end(w);
 }
 
 void report_header_rows(const struct report_header *h,

@@ -39,6 +39,10 @@ bool report_header_valid_version(const char *s);
 
 /* The "header" object of the JSON report. */
 json_object *report_header_json(const struct report_header *h);
+/* The same written by a JSON writer (json_write.h); report_header_json is the
+ * tests' oracle for it. */
+struct jw;
+void report_header_write(struct jw *w, const struct report_header *h);
 /* Lines of the human renderings: label and value (the cluster line says
  * "unknown: WHY"). n is set to the number of rows; the values are malloc'd
  * (report_header_rows_clear). */

@@ -123,8 +123,13 @@ struct jv source_trim_item(struct jv_arena *ar, const struct jv *item, const cha
  * do not count an object twice. Open addressing over copies of the objects'
  * values (16 bytes each: their members stay in the arena, which never moves). */
 struct seen_set {
-	struct jv *slot; /* JV_NULL: free */
+	struct seen_slot *slot; /* o.type JV_NULL: free */
 	size_t n, cap;
+};
+
+struct seen_slot {
+	struct jv o;
+	uint64_t h; /* of (namespace, name): compared before the names, kept for growing */
 };
 
 static uint64_t hash_mix(uint64_t h, const char *s)
@@ -134,14 +139,26 @@ static uint64_t hash_mix(uint64_t h, const char *s)
 	return (h ^ 0xff) * 1099511628211ull;
 }
 
-static size_t seen_slot(const struct seen_set *set, const struct jv *o)
+static uint64_t seen_hash(const struct jv *o)
 {
-	const char *ns = jq_namespace(o), *name = jq_name(o);
-	uint64_t h = hash_mix(hash_mix(1469598103934665603ull, ns ? ns : ""), name);
+	const char *ns = jq_namespace(o);
+	return hash_mix(hash_mix(1469598103934665603ull, ns ? ns : ""), jq_name(o));
+}
+
+/* The slot of o (hash h): where it is, or the free one it would take. */
+static size_t seen_slot(const struct seen_set *set, const struct jv *o, uint64_t h)
+{
+	const char *ns = NULL, *name = NULL;
 	size_t j = h & (set->cap - 1);
-	for (; set->slot[j].type != JV_NULL; j = (j + 1) & (set->cap - 1)) {
-		const char *ns2 = jq_namespace(&set->slot[j]);
-		if (streq(jq_name(&set->slot[j]), name) && streq(ns ? ns : "", ns2 ? ns2 : ""))
+	for (; set->slot[j].o.type != JV_NULL; j = (j + 1) & (set->cap - 1)) {
+		if (set->slot[j].h != h)
+			continue;
+		if (!name) {
+			ns = jq_namespace(o);
+			name = jq_name(o);
+		}
+		const char *ns2 = jq_namespace(&set->slot[j].o);
+		if (streq(jq_name(&set->slot[j].o), name) && streq(ns ? ns : "", ns2 ? ns2 : ""))
 			break;
 	}
 	return j;
@@ -151,9 +168,15 @@ static void seen_grow(struct seen_set *set)
 {
 	struct seen_set g = {.cap = set->cap ? set->cap * 2 : 64};
 	g.slot = xcalloc(g.cap, sizeof(*g.slot));
-	for (size_t i = 0; i < set->cap; i++)
-		if (set->slot[i].type != JV_NULL)
-			g.slot[seen_slot(&g, &set->slot[i])] = set->slot[i];
+	for (size_t i = 0; i < set->cap; i++) {
+		if (set->slot[i].o.type == JV_NULL)
+			continue;
+		/* the keys are unique: the first free slot */
+		size_t j = set->slot[i].h & (g.cap - 1);
+		while (g.slot[j].o.type != JV_NULL)
+			j = (j + 1) & (g.cap - 1);
+		g.slot[j] = set->slot[i];
+	}
 	g.n = set->n;
 	free(set->slot);
 	*set = g;
@@ -165,10 +188,11 @@ static bool seen_add(struct seen_set *set, const struct jv *o)
 {
 	if ((set->n + 1) * 2 > set->cap)
 		seen_grow(set);
-	size_t j = seen_slot(set, o);
-	if (set->slot[j].type != JV_NULL)
+	uint64_t h = seen_hash(o);
+	size_t j = seen_slot(set, o, h);
+	if (set->slot[j].o.type != JV_NULL)
 		return false;
-	set->slot[j] = *o;
+	set->slot[j] = (struct seen_slot){*o, h};
 	set->n++;
 	return true;
 }

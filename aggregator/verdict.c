@@ -4,6 +4,7 @@
 
 #include "catalog.h"
 #include "json_query.h"
+#include "json_write.h"
 #include "render_json.h"
 
 /* Nodes by name while the list is built: thousands of reporting nodes. */
@@ -174,6 +175,41 @@ static json_object *canary_json(const struct verdict_canary *vc)
 	return o;
 }
 
+static void canary_write(struct jw *w, const struct verdict_canary *vc)
+{
+	char ts[64];
+	jw_object_begin(w);
+	jw_member_str(w, "source", vc->source ? vc->source : "");
+	if (vc->interval_ns) {
+		jw_key(w, "schedule");
+		jw_object_begin(w);
+		jw_member_int(w, "interval_seconds", vc->interval_ns / NSEC_PER_SEC);
+		jw_member_bool(w, "running", vc->running);
+		jw_member_int(w, "runs", (int64_t)vc->runs);
+		if (vc->run_error)
+			jw_member_str(w, "last_run_error", vc->run_error);
+		jw_object_end(w);
+	}
+	if (vc->error) {
+		jw_member_str(w, "error", vc->error);
+		jw_object_end(w);
+		return;
+	}
+	if (vc->present) {
+		jw_member_str(w, "run", vc->run);
+		jw_member_str(w, "namespace", vc->ns);
+		jw_member_str(w, "status", vc->status);
+		util_format_rfc3339(vc->started_ns, ts, sizeof(ts));
+		jw_member_str(w, "started_at", ts);
+		util_format_rfc3339(vc->finished_ns, ts, sizeof(ts));
+		jw_member_str(w, "finished_at", ts);
+		jw_member_int(w, "age_seconds", (vc->future ? -1 : 1) * vc->age_ns / NSEC_PER_SEC);
+		jw_member_int(w, "max_age_seconds", vc->max_age_ns / NSEC_PER_SEC);
+		jw_member_bool(w, "stale", vc->stale || vc->future);
+	}
+	jw_object_end(w);
+}
+
 void verdict_apply_waivers(struct verdict *v, struct waiver_list *wl)
 {
 	waivers_clear(&v->waivers);
@@ -224,6 +260,19 @@ json_object *verdict_waiver_json(const struct verdict *v, size_t i)
 	return o;
 }
 
+void verdict_waiver_write(struct jw *w, const struct verdict *v, size_t i)
+{
+	const struct waiver *wv = verdict_waiver(v, i);
+	if (!wv)
+		return;
+	jw_key(w, "waiver");
+	jw_object_begin(w);
+	jw_member_str(w, "reason", wv->reason);
+	jw_member_str(w, "approved_by", wv->approved_by);
+	jw_member_str(w, "expires", wv->expires);
+	jw_object_end(w);
+}
+
 json_object *verdict_finding_json(const struct verdict *v, size_t i)
 {
 	json_object *o = render_finding_json(&v->findings.items[i]);
@@ -272,6 +321,46 @@ static json_object *waivers_json(const struct verdict *v)
 	return o;
 }
 
+/* Which of waivers_json's lists a waiver is in: used 0, unused 1, else 2. */
+static int waiver_list_of(const struct waiver *w)
+{
+	const char *st = waiver_state(w);
+	return streq(st, "used") ? 0 : streq(st, "unused") ? 1 : 2;
+}
+
+static void waivers_write(struct jw *jw, const struct verdict *v)
+{
+	static const char *const names[] = {"used", "unused", "expired"};
+	jw_object_begin(jw);
+	jw_member_str(jw, "file", v->waivers.file);
+	for (int k = 0; k < 3; k++) {
+		jw_key(jw, names[k]);
+		jw_array_begin(jw);
+		for (size_t i = 0; i < v->waivers.n; i++) {
+			const struct waiver *w = &v->waivers.items[i];
+			if (waiver_list_of(w) != k)
+				continue;
+			jw_object_begin(jw);
+			jw_member_str(jw, "check", w->check);
+			if (w->node)
+				jw_member_str(jw, "node", w->node);
+			if (w->object)
+				jw_member_str(jw, "object", w->object);
+			jw_member_str(jw, "reason", w->reason);
+			jw_member_str(jw, "approved_by", w->approved_by);
+			jw_member_str(jw, "expires", w->expires);
+			jw_member_int(jw, "findings_waived", (int64_t)w->applied);
+			if (w->unknown_matched)
+				jw_member_int(jw, "unknown_not_waived",
+					      (int64_t)w->unknown_matched);
+			jw_object_end(jw);
+		}
+		jw_array_end(jw);
+	}
+	jw_member_int(jw, "findings_waived", (int64_t)verdict_waived_count(v));
+	jw_object_end(jw);
+}
+
 enum status verdict_status(const struct verdict *v, int gate)
 {
 	if (gate >= 0 && gate < _GATE_MAX)
@@ -318,6 +407,73 @@ json_object *verdict_head_json(const struct verdict *v)
 	json_object_object_add(o, "status",
 			       json_object_new_string(status_name(verdict_status(v, -1))));
 	return o;
+}
+
+void verdict_head_members_write(struct jw *w, const struct verdict *v)
+{
+	char ts[64];
+	jw_member_str(w, "schema", REPORT_SCHEMA);
+	jw_key(w, "header");
+	report_header_write(w, &v->header);
+	util_format_rfc3339(v->generated_ns, ts, sizeof(ts));
+	jw_member_str(w, "generated_at", ts);
+	jw_member_str(w, "generator", "hvready-aggregator " HVREADY_VERSION);
+	jw_member_str(w, "source", v->source);
+	jw_member_str(w, "mode", v->live ? "live" : "offline");
+	jw_key(w, "cluster_state");
+	jw_object_begin(w);
+	if (v->state_read_ns > 0) {
+		util_format_rfc3339(v->state_read_ns, ts, sizeof(ts));
+		jw_member_str(w, "read_at", ts);
+		int64_t age = v->generated_ns - v->state_read_ns;
+		jw_member_int(w, "age_seconds", age > 0 ? age / NSEC_PER_SEC : 0);
+	}
+	if (v->state_error)
+		jw_member_str(w, "last_refresh_error", v->state_error);
+	jw_object_end(w);
+	jw_member_bool(w, "harvester_installed", v->harvester_installed);
+	jw_key(w, "versions");
+	cluster_versions_write(w, &v->versions);
+	if (v->have_waivers) {
+		jw_key(w, "waivers");
+		waivers_write(w, v);
+	}
+	if (v->canary.present || v->canary.error || v->canary.interval_ns) {
+		jw_key(w, "canary");
+		canary_write(w, &v->canary);
+	}
+	jw_member_str(w, "status", status_name(verdict_status(v, -1)));
+}
+
+void verdict_node_write(struct jw *w, const struct verdict_node *n)
+{
+	jw_object_begin(w);
+	jw_member_str(w, "name", n->name);
+	jw_member_bool(w, "in_cluster", n->in_cluster);
+	jw_member_bool(w, "kubernetes_ready", n->k8s_ready);
+	jw_member_bool(w, "reporting", n->reporting);
+	if (n->hostname) {
+		jw_member_int(w, "report_age_seconds", n->report_age_ns / NSEC_PER_SEC);
+		jw_member_str(w, "hostname", n->hostname);
+		jw_member_str(w, "agent_version", n->agent_version);
+	}
+	jw_object_end(w);
+}
+
+void verdict_vm_write(struct jw *w, const struct vm_row *r)
+{
+	jw_object_begin(w);
+	jw_member_str(w, "namespace", r->namespace);
+	jw_member_str(w, "name", r->name);
+	jw_member_str(w, "node", r->node);
+	jw_member_bool(w, "can_live_migrate", r->can_migrate);
+	jw_member_str(w, "status", status_name(vm_row_status(r)));
+	jw_key(w, "reasons");
+	jw_array_begin(w);
+	for (size_t j = 0; j < r->reasons.n; j++)
+		jw_string(w, r->reasons.items[j]);
+	jw_array_end(w);
+	jw_object_end(w);
 }
 
 json_object *verdict_node_json(const struct verdict_node *n)

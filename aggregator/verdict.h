@@ -90,6 +90,16 @@ enum status verdict_status(const struct verdict *v, int gate /* -1: all */);
 json_object *verdict_head_json(const struct verdict *v);
 json_object *verdict_node_json(const struct verdict_node *n);
 json_object *verdict_vm_json(const struct vm_row *r);
+/* The same written by a JSON writer (json_write.h), as verdict_stream.c
+ * prints the report; the json-c builders above are the tests' oracle for
+ * these (tests/unit/test_verdict_stream.c). The head's members go into an
+ * object the caller opened; the waiver is finding i's "waiver" member, or
+ * nothing when it is not waived. */
+struct jw;
+void verdict_head_members_write(struct jw *w, const struct verdict *v);
+void verdict_node_write(struct jw *w, const struct verdict_node *n);
+void verdict_vm_write(struct jw *w, const struct vm_row *r);
+void verdict_waiver_write(struct jw *w, const struct verdict *v, size_t i);
 /* gate: -1 for all; limits nothing but the headline. */
 void verdict_render_text(FILE *f, const struct verdict *v, int gate, bool color);
 /* statuses: the finding lists show only those (render_status_mask_parse;

@@ -1,196 +1,121 @@
+/* The JSON verdict written straight to its output by json_write.h: no json-c
+ * tree is built for any part of it (the tests build one as the oracle,
+ * tests/unit/verdict_oracle.h, and compare byte for byte). */
 #include "verdict_stream.h"
 
 #include <string.h>
 
+#include "json_write.h"
 #include "render_json.h"
 #include "render_verdict.h"
 
-#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-#define STREAM_BUF (64u << 10)
-
-/* Small writes are gathered: a verdict is hundreds of thousands of them. */
-struct ws {
-	const struct verdict_stream_out *out;
-	char buf[STREAM_BUF];
-	size_t len;
-};
-
-static void ws_flush(struct ws *w)
+/* A finding's members up to and including "doc_url", as render_finding_json
+ * builds them, into an object the caller opened. */
+static void finding_members(struct jw *w, const struct finding *f)
 {
-	if (w->len)
-		w->out->write(w->out->ctx, w->buf, w->len);
-	w->len = 0;
-}
-
-static void ws_put(struct ws *w, const char *p, size_t n)
-{
-	if (w->len + n > sizeof(w->buf)) {
-		ws_flush(w);
-		if (n > sizeof(w->buf)) {
-			w->out->write(w->out->ctx, p, n);
-			return;
-		}
-	}
-	memcpy(w->buf + w->len, p, n);
-	w->len += n;
-}
-
-static void ws_lit(struct ws *w, const char *s)
-{
-	ws_put(w, s, strlen(s));
-}
-
-/* A JSON string as json-c writes it (json_escape_str): \b \n \r \t \f \" \\
- * by name, other control characters as \u00xx, '/' as is (NOSLASHESCAPE). */
-static void ws_string(struct ws *w, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	ws_put(w, "\"", 1);
-	size_t start = 0, i = 0;
-	for (; s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char esc[7];
-		size_t n = 2;
-		if (c >= ' ' && c != '"' && c != '\\')
-			continue;
-		esc[0] = '\\';
-		switch (c) {
-		case '\b':
-			esc[1] = 'b';
-			break;
-		case '\n':
-			esc[1] = 'n';
-			break;
-		case '\r':
-			esc[1] = 'r';
-			break;
-		case '\t':
-			esc[1] = 't';
-			break;
-		case '\f':
-			esc[1] = 'f';
-			break;
-		case '"':
-		case '\\':
-			esc[1] = (char)c;
-			break;
-		default:
-			memcpy(esc + 1, "u00", 3);
-			esc[4] = hex[c >> 4];
-			esc[5] = hex[c & 0xf];
-			n = 6;
-			break;
-		}
-		ws_put(w, s + start, i - start);
-		ws_put(w, esc, n);
-		start = i + 1;
-	}
-	ws_put(w, s + start, i - start);
-	ws_put(w, "\"", 1);
-}
-
-static void ws_json(struct ws *w, json_object *o)
-{
-	size_t n;
-	const char *s = json_object_to_json_string_length(o, JSON_FLAGS, &n);
-	ws_put(w, s, n);
-	json_object_put(o);
+	jw_member_str(w, "check", f->check);
+	jw_member_str(w, "status", status_name(f->status));
+	jw_member_str(w, "message", f->message ? f->message : "");
+	jw_key(w, "evidence");
+	jw_kv_list(w, &f->evidence);
+	jw_member_str(w, "remediation", f->remediation ? f->remediation : "");
+	/* The same remediation as its steps (report.h remedy_steps): [] for none,
+	 * one item for a one-sentence remedy. */
+	struct strv steps = {0};
+	remedy_steps(f->remediation, &steps);
+	jw_key(w, "remedy_steps");
+	jw_array_begin(w);
+	for (size_t i = 0; i < steps.n; i++)
+		jw_string(w, steps.items[i]);
+	jw_array_end(w);
+	strv_clear(&steps);
+	_cleanup_free_ char *doc = render_doc_url(f->check);
+	jw_member_str(w, "doc_url", doc);
 }
 
 char *verdict_stream_fragment(const struct finding *f, size_t *ret_len)
 {
-	struct finding bare = *f;
-	bare.node = bare.object = NULL;
-	json_object *o = render_finding_json(&bare);
-	size_t n;
-	const char *s = json_object_to_json_string_length(o, JSON_FLAGS, &n);
-	char *frag = xstrndup(s, n - 1); /* without the closing brace */
-	json_object_put(o);
-	*ret_len = n - 1;
-	return frag;
+	struct jw_membuf b = {0};
+	struct jw *w = xmalloc(sizeof(*w));
+	jw_init(w, jw_membuf_write, &b);
+	jw_object_begin(w);
+	finding_members(w, f); /* without node and object, and no closing brace */
+	jw_flush(w);
+	free(w);
+	*ret_len = b.len;
+	return b.p ? b.p : xstrdup("");
 }
 
-static void ws_finding(struct ws *w, const struct verdict *v, size_t i)
+static void ws_finding(struct jw *w, const struct verdict *v, const struct verdict_stream_out *out,
+		       size_t i)
 {
 	const struct finding *f = &v->findings.items[i];
 	size_t n;
-	const char *frag =
-	    i < v->n_borrowed && w->out->fragment ? w->out->fragment(w->out->ctx, i, &n) : NULL;
-	if (!frag) {
-		ws_json(w, verdict_finding_json(v, i));
-		return;
+	const char *frag = i < v->n_borrowed && out->fragment && !out->pretty
+			       ? out->fragment(out->ctx, i, &n)
+			       : NULL;
+	if (frag) {
+		jw_value_start(w);
+		jw_raw(w, frag, n); /* '{' and members: the next one takes a ',' */
+	} else {
+		jw_object_begin(w);
+		finding_members(w, f);
 	}
-	ws_put(w, frag, n);
-	if (f->node) {
-		ws_lit(w, ",\"node\":");
-		ws_string(w, f->node);
-	}
-	if (f->object) {
-		ws_lit(w, ",\"object\":");
-		ws_string(w, f->object);
-	}
-	json_object *wv = verdict_waiver_json(v, i);
-	if (wv) {
-		ws_lit(w, ",\"waiver\":");
-		ws_json(w, wv);
-	}
-	ws_put(w, "}", 1);
+	if (f->node)
+		jw_member_str(w, "node", f->node);
+	if (f->object)
+		jw_member_str(w, "object", f->object);
+	verdict_waiver_write(w, v, i);
+	jw_object_end(w);
 }
 
 void verdict_stream_json(const struct verdict *v, const struct verdict_stream_out *out)
 {
-	struct ws *w = xmalloc(sizeof(*w));
-	w->out = out;
-	w->len = 0;
-	json_object *head = verdict_head_json(v);
-	size_t n;
-	const char *s = json_object_to_json_string_length(head, JSON_FLAGS, &n);
-	ws_put(w, s, n - 1); /* continued below: without the closing brace */
-	json_object_put(head);
-	ws_lit(w, ",\"gates\":{");
+	struct jw *w = xmalloc(sizeof(*w));
+	if (out->pretty)
+		jw_init_pretty(w, out->write, out->ctx);
+	else
+		jw_init(w, out->write, out->ctx);
+	jw_object_begin(w);
+	verdict_head_members_write(w, v);
+	jw_key(w, "gates");
+	jw_object_begin(w);
 	for (int g = 0; g < _GATE_MAX; g++) {
-		if (g)
-			ws_put(w, ",", 1);
-		ws_string(w, gate_name(g));
-		ws_lit(w, ":{\"status\":");
-		ws_string(w, status_name(v->gates[g].status));
-		ws_lit(w, ",\"blockers\":[");
-		for (size_t i = 0; i < v->gates[g].n_blockers; i++) {
-			if (i)
-				ws_put(w, ",", 1);
-			ws_finding(w, v, v->gates[g].blockers[i]);
-		}
-		ws_lit(w, "]");
+		jw_key(w, gate_name(g));
+		jw_object_begin(w);
+		jw_member_str(w, "status", status_name(v->gates[g].status));
+		jw_key(w, "blockers");
+		jw_array_begin(w);
+		for (size_t i = 0; i < v->gates[g].n_blockers; i++)
+			ws_finding(w, v, out, v->gates[g].blockers[i]);
+		jw_array_end(w);
 		/* the canary's word on the gate (docs/outputs.md) */
 		char *proof = render_verdict_canary_proof(v, g);
 		if (proof) {
-			ws_lit(w, ",\"canary\":");
-			ws_string(w, proof);
+			jw_member_str(w, "canary", proof);
 			free(proof);
 		}
-		ws_lit(w, "}");
+		jw_object_end(w);
 	}
-	ws_lit(w, "},\"findings\":[");
-	for (size_t i = 0; i < v->findings.n; i++) {
-		if (i)
-			ws_put(w, ",", 1);
-		ws_finding(w, v, i);
-	}
-	ws_lit(w, "],\"groups\":");
-	ws_json(w, verdict_groups_json(v));
-	ws_lit(w, ",\"nodes\":[");
-	for (size_t i = 0; i < v->n_nodes; i++) {
-		if (i)
-			ws_put(w, ",", 1);
-		ws_json(w, verdict_node_json(&v->nodes[i]));
-	}
-	ws_lit(w, "],\"vms\":[");
-	for (size_t i = 0; i < v->vms.n; i++) {
-		if (i)
-			ws_put(w, ",", 1);
-		ws_json(w, verdict_vm_json(&v->vms.items[i]));
-	}
-	ws_lit(w, "]}");
-	ws_flush(w);
+	jw_object_end(w);
+	jw_key(w, "findings");
+	jw_array_begin(w);
+	for (size_t i = 0; i < v->findings.n; i++)
+		ws_finding(w, v, out, i);
+	jw_array_end(w);
+	jw_key(w, "groups");
+	verdict_groups_write(w, v);
+	jw_key(w, "nodes");
+	jw_array_begin(w);
+	for (size_t i = 0; i < v->n_nodes; i++)
+		verdict_node_write(w, &v->nodes[i]);
+	jw_array_end(w);
+	jw_key(w, "vms");
+	jw_array_begin(w);
+	for (size_t i = 0; i < v->vms.n; i++)
+		verdict_vm_write(w, &v->vms.items[i]);
+	jw_array_end(w);
+	jw_object_end(w);
+	jw_flush(w);
 	free(w);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cluster_state.h"
+#include "json_fast.h"
 #include "json_query.h"
 #include "json_value.h"
 
@@ -161,6 +162,61 @@ static void test_interning(void **state)
 	jv_arena_free(a);
 }
 
+/* The keys of jv_k are one pointer in every arena, however they were read,
+ * and a lookup by them finds what a lookup by the literal finds. */
+static void test_known_keys(void **state)
+{
+	(void)state;
+	struct jv_arena *a = jv_arena_new(), *b = jv_arena_new();
+	assert_ptr_equal(jv_arena_intern(a, "metadata"), jv_k.metadata);
+	assert_ptr_equal(jv_arena_intern(b, "metadata"), jv_k.metadata);
+	assert_ptr_equal(jv_arena_intern_len(a, "namespaces", 9), jv_k.namespace);
+	assert_ptr_equal(jv_arena_intern_len(b, "statusX", 6), jv_k.status);
+	/* spelled otherwise: the arena's own copy */
+	const char *nam = jv_arena_intern(a, "nam"), *names = jv_arena_intern(a, "names");
+	assert_string_equal(nam, "nam");
+	assert_string_equal(names, "names");
+	assert_ptr_not_equal(names, jv_k.name);
+	assert_ptr_equal(jv_known_key("status"), jv_k.status);
+	assert_ptr_equal(jv_known_key(jv_k.spec), jv_k.spec);
+	assert_ptr_equal(jv_known_key(names), names);
+	assert_null(jv_known_key(NULL));
+	static const char text[] = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+				   "\"names\":1,\"nam\":2,\"name\":\"p\",\"namespace\":\"ns\","
+				   "\"uid\":null},\"status\":{\"phase\":\"Running\"}}";
+	json_object *o = parse(text);
+	struct jv v1 = jv_from_json(a, o);
+	const struct jv *v2 = jv_parse(b, text);
+	struct jf_scratch sc = {0};
+	struct jv v3;
+	size_t used = 0;
+	assert_int_equal(jf_parse(b, &sc, text, strlen(text), &v3, &used), JF_OK);
+	jf_scratch_clear(&sc);
+	const struct jv *all[] = {&v1, v2, &v3};
+	for (size_t i = 0; i < ELEMENTSOF(all); i++) {
+		const struct jv *v = all[i];
+		const struct jv *meta = JQ(v, "metadata");
+		assert_ptr_equal(v->u.m[2].key, jv_k.metadata);
+		assert_ptr_equal(meta->u.m[2].key, jv_k.name);
+		assert_ptr_equal(JQ(v, jv_k.metadata), meta);
+		assert_string_equal(jq_name(v), "p");
+		assert_string_equal(jq_namespace(v), "ns");
+		assert_string_equal(jq_kind(v), "Pod");
+		assert_ptr_equal(JQ(v, jv_k.metadata, jv_k.name), JQ(v, "metadata", "name"));
+		assert_ptr_equal(JQ(v, jv_k.status, jv_k.phase), JQ(v, "status", "phase"));
+		/* a null member: there, and NULL */
+		const struct jv *r = v;
+		assert_true(jv_get_ex(meta, jv_k.uid, &r));
+		assert_null(r);
+		assert_false(jv_get_ex(meta, jv_k.labels, &r));
+		assert_false(jv_get_ex(v, jv_k.spec, NULL));
+		assert_null(JQ(v, jv_k.kind, jv_k.name)); /* not an object */
+	}
+	json_object_put(o);
+	jv_arena_free(a);
+	jv_arena_free(b);
+}
+
 /* Values built in one arena stay valid when it is taken into another (the
  * directory loader's threads each build in their own). */
 static void test_arena_take(void **state)
@@ -300,7 +356,7 @@ int main(void)
 	    cmocka_unit_test(test_numbers),	      cmocka_unit_test(test_null_semantics),
 	    cmocka_unit_test(test_interning),	      cmocka_unit_test(test_arena_take),
 	    cmocka_unit_test(test_builder),	      cmocka_unit_test(test_round_trip_fixtures),
-	    cmocka_unit_test(test_cluster_state),
+	    cmocka_unit_test(test_cluster_state),     cmocka_unit_test(test_known_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
