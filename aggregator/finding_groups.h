@@ -17,7 +17,8 @@ struct finding_group {
  * when n > 1. Evidence: a
 	 * value every member has, equal, once; any other key as a map of node →
 	 * value ("(absent)" where a node has none), in the first member's key order
-	 * then the others'. Owned. */
+	 * then the others'. Owned when n > 1; a group of one borrows its
+	 * finding (a shallow copy: the verdict must outlive the groups). */
 	struct finding merged;
 	char **names; /* the members' nodes (n > 1), borrowed from the findings */
 };
