@@ -9,7 +9,7 @@
 #include "verdict.h"
 
 struct finding_group {
-	size_t *members; /* indexes into the verdict's findings, in their order */
+	size_t *members; /* indexes into the verdict's findings, in their order (borrowed) */
 	size_t n;
 	size_t first; /* members[0] */
 	/* One finding standing for all members: the check, status, message and
@@ -26,6 +26,7 @@ struct finding_group {
 struct finding_groups {
 	struct finding_group *items; /* ordered by first member */
 	size_t n;
+	size_t *members; /* every group's members (theirs point into it) */
 };
 
 /*
