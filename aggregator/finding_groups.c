@@ -87,7 +87,10 @@ static void merge(const struct verdict *v, struct finding_group *g)
 {
 	const struct finding *a = &v->findings.items[g->first];
 	if (g->n == 1) {
-		finding_copy(&g->merged, a);
+		/* The finding itself, shallow: a verdict outlives its groups, and
+		 * at thousands of nodes most groups are of one (a copy of each was
+		 * a second verdict's worth of memory while a report was written). */
+		g->merged = *a;
 		return;
 	}
 	struct finding *m = &g->merged;
@@ -140,12 +143,11 @@ void finding_groups_build(const struct verdict *v, const unsigned *key,
 			j++;
 		struct finding_group *g = &ret->items[ret->n++];
 		g->n = j - i;
-		g->members = xcalloc(g->n, sizeof(*g->members));
-		memcpy(g->members, idx + i, g->n * sizeof(*idx));
+		g->members = idx + i; /* one allocation for every group's members */
 		g->first = g->members[0];
 		i = j;
 	}
-	free(idx);
+	ret->members = idx;
 	qsort(ret->items, ret->n, sizeof(*ret->items), cmp_group);
 	for (size_t i = 0; i < ret->n; i++)
 		merge(v, &ret->items[i]);
@@ -154,11 +156,12 @@ void finding_groups_build(const struct verdict *v, const unsigned *key,
 void finding_groups_clear(struct finding_groups *g)
 {
 	for (size_t i = 0; i < g->n; i++) {
-		free(g->items[i].members);
 		free(g->items[i].names);
-		finding_clear(&g->items[i].merged);
+		if (g->items[i].n > 1)
+			finding_clear(&g->items[i].merged);
 	}
 	free(g->items);
+	free(g->members);
 	*g = (struct finding_groups){0};
 }
 

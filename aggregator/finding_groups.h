@@ -9,7 +9,7 @@
 #include "verdict.h"
 
 struct finding_group {
-	size_t *members; /* indexes into the verdict's findings, in their order */
+	size_t *members; /* indexes into the verdict's findings, in their order (borrowed) */
 	size_t n;
 	size_t first; /* members[0] */
 	/* One finding standing for all members: the check, status, message and
@@ -17,7 +17,8 @@ struct finding_group {
  * when n > 1. Evidence: a
 	 * value every member has, equal, once; any other key as a map of node →
 	 * value ("(absent)" where a node has none), in the first member's key order
-	 * then the others'. Owned. */
+	 * then the others'. Owned when n > 1; a group of one borrows its
+	 * finding (a shallow copy: the verdict must outlive the groups). */
 	struct finding merged;
 	char **names; /* the members' nodes (n > 1), borrowed from the findings */
 };
@@ -25,6 +26,7 @@ struct finding_group {
 struct finding_groups {
 	struct finding_group *items; /* ordered by first member */
 	size_t n;
+	size_t *members; /* every group's members (theirs point into it) */
 };
 
 /*

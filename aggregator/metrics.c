@@ -394,6 +394,20 @@ static void w_canary_skipped(FILE *f, const struct metrics_in *in)
 			(unsigned long long)in->c->canary_skipped);
 }
 
+static void w_evaluations(FILE *f, const struct metrics_in *in)
+{
+	if (in->c && in->c->serving)
+		fprintf(f, "hvready_verdict_evaluations_total %llu\n",
+			(unsigned long long)in->c->evaluations);
+}
+
+static void w_renderings(FILE *f, const struct metrics_in *in)
+{
+	if (in->c && in->c->serving)
+		fprintf(f, "hvready_verdict_renderings_total %llu\n",
+			(unsigned long long)in->c->renderings);
+}
+
 static void w_series_dropped(FILE *f, const struct metrics_in *in);
 
 /* docs/outputs.md describes each of these; keep the two in step. */
@@ -460,6 +474,12 @@ static const struct family families[] = {
     {"hvready_canary_runs_skipped_total", "counter",
      "serve --canary-interval: runs not started because the last was still going.",
      w_canary_skipped},
+    {"hvready_verdict_evaluations_total", "counter",
+     "Verdicts evaluated (each one served until the next).", w_evaluations},
+    {"hvready_verdict_renderings_total", "counter",
+     "Text, Markdown and HTML renderings of a verdict made; a view asked for again of the "
+     "same verdict is sent from the one kept.",
+     w_renderings},
     {"hvready_metrics_series_dropped", "gauge",
      "Series of a family not written in this scrape: past the most written per family "
      "(METRICS_SERIES_MAX).",

@@ -21,6 +21,10 @@ struct metrics_counters {
 	/* serve --canary-interval (server_canary.c) */
 	bool canary_scheduled, canary_running;
 	uint64_t canary_runs, canary_skipped;
+	/* serve: verdicts evaluated; human renderings of one (text, Markdown,
+	 * HTML, the dashboard) made, not sent again from the one kept */
+	bool serving;
+	uint64_t evaluations, renderings;
 };
 
 const char *metrics_reject_name(enum reject_reason r);

@@ -1236,6 +1236,7 @@ int server_run(const struct server_opts *o)
 	 * and then keeps them in its heaps. */
 	mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
 	store_init(&s.store);
+	s.mc.serving = true;
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);

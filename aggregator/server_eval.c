@@ -14,6 +14,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include <event2/buffer.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <systemd/sd-daemon.h>
@@ -45,7 +46,31 @@ struct eval_job {
 	struct vjson *json;
 	struct nc_snapshot *nc;
 	int64_t cpu_ns; /* the evaluator's CPU time for it */
+	/* loop: the renderings made of this verdict, kept while it is served */
+	struct kept *kept;
+	size_t kept_bytes;
 };
+
+/* A rendering of one verdict (text, Markdown, HTML, the dashboard), sent to
+ * every request for the same view until the next verdict: rendering 5,000
+ * nodes takes seconds and builds the finding groups each time. Shared by the
+ * responses that send it, like struct vjson; loop thread. */
+struct kept {
+	struct kept *next;
+	enum render_kind kind;
+	int gate;
+	bool paused;
+	unsigned statuses;
+	unsigned refs;
+	char *buf;
+	size_t len;
+};
+
+/* A rendering is kept if it is at most KEPT_MAX bytes and the verdict's
+ * renderings stay within KEPT_TOTAL_MAX (HTML of thousands of nodes is
+ * 100 MB and more: made per request, as before). */
+#define KEPT_MAX       (16u << 20)
+#define KEPT_TOTAL_MAX (32u << 20)
 
 /* ---------- evaluation ---------- */
 
@@ -105,10 +130,28 @@ void server_eval_vjson_unref(struct vjson *vj)
 	}
 }
 
+static void kept_unref(struct kept *k)
+{
+	if (k && --k->refs == 0) {
+		free(k->buf);
+		free(k);
+	}
+}
+
+/* libevent is done with the bytes of a response (on the loop thread). */
+static void kept_release(const void *data, size_t len, void *arg)
+{
+	kept_unref(arg);
+}
+
 void server_eval_job_unref(struct server *s, struct eval_job *j)
 {
 	if (!j || --j->refs > 0)
 		return;
+	for (struct kept *k = j->kept, *next; k; k = next) {
+		next = k->next;
+		kept_unref(k);
+	}
 	if (j->have_verdict)
 		verdict_clear(&j->verdict);
 	free(j->state_error);
@@ -204,6 +247,55 @@ static struct vjson *render_json(struct eval_job *j)
 	return vj;
 }
 
+/* The fragment of every borrowed host finding, made now (on the evaluator
+ * thread) rather than while the JSON is written: a fragment lives as long as
+ * its piece, across evaluations, and is kept in the evaluator's heap, apart
+ * from what writing the JSON allocates and frees (see render_apart). */
+static void make_fragments(struct eval_job *j)
+{
+	struct gz g = {.job = j};
+	for (size_t i = 0; i < j->verdict.n_borrowed; i++) {
+		size_t len;
+		(void)gz_fragment(&g, i, &len);
+	}
+}
+
+static int64_t thread_cpu_ns(void);
+
+struct apart {
+	struct eval_job *j;
+	struct vjson *vj;
+	int64_t cpu_ns;
+};
+
+static void *render_thread(void *arg)
+{
+	struct apart *a = arg;
+	a->vj = render_json(a->j);
+	a->cpu_ns = thread_cpu_ns();
+	return NULL;
+}
+
+/* Write the JSON on a short-lived thread of its own. Its allocations (the
+ * finding groups and their JSON tree, tens of megabytes at 5,000 nodes, all
+ * freed once the bytes are compressed) then come from that thread's malloc
+ * arena, not from the evaluator's, where the verdict served until the next
+ * evaluation and the pieces' decoded findings and fragments live: mixed in
+ * one arena, those pinned the pages the transient allocations had freed, and
+ * the process kept them resident (docs/benchmarks.md, figure 3). glibc gives
+ * the next such thread the arena this one leaves, so the transient memory is
+ * reused from one evaluation to the next and returned by malloc_trim(). */
+static struct vjson *render_apart(struct eval_job *j, int64_t *ret_cpu_ns)
+{
+	struct apart a = {.j = j};
+	pthread_t t;
+	if (pthread_create(&t, NULL, render_thread, &a) != 0)
+		return render_json(j); /* counted as the evaluator's own */
+	pthread_join(t, NULL);
+	*ret_cpu_ns = a.cpu_ns;
+	return a.vj;
+}
+
 static int64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
@@ -248,8 +340,10 @@ static void run_job(struct server *s, struct eval_job *j)
 	for (size_t i = 0; i < j->n; i++)
 		store_rec_unview(j->recs[i]);
 	free(nodes);
-	j->json = render_json(j);
-	j->cpu_ns = thread_cpu_ns() - t0;
+	make_fragments(j);
+	int64_t render_cpu_ns = 0;
+	j->json = render_apart(j, &render_cpu_ns);
+	j->cpu_ns = thread_cpu_ns() - t0 + render_cpu_ns;
 }
 
 static struct eval_job *eval_job_of(struct worker_job *wj)
@@ -309,6 +403,7 @@ static void on_evaluated(struct worker_job *wj, void *arg)
 	struct eval_job *j = eval_job_of(wj);
 	s->evaluating = false;
 	s->eval_cpu_ns = j->cpu_ns;
+	s->mc.evaluations++;
 	if (j->nc) {
 		node_conditions_offer(s->nc, j->nc);
 		j->nc = NULL;
@@ -419,12 +514,69 @@ static const char *const render_types[] = {
     [RENDER_METRICS] = "text/plain; version=0.0.4; charset=utf-8",
 };
 
+static bool same_view(const struct kept *k, const struct render_job *j)
+{
+	return k->kind == j->kind && k->gate == j->gate && k->statuses == j->statuses &&
+	       k->paused == j->paused;
+}
+
+static struct kept *kept_find(struct eval_job *v, const struct render_job *j)
+{
+	for (struct kept *k = v ? v->kept : NULL; k; k = k->next)
+		if (same_view(k, j))
+			return k;
+	return NULL;
+}
+
+/* Send a kept rendering by reference. */
+static void reply_kept(struct evhttp_request *req, struct kept *k)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+	server_content_headers(h, render_types[k->kind]);
+	evhttp_add_header(h, "Cache-Control", "no-store");
+	struct evbuffer *b = evbuffer_new();
+	k->refs++;
+	if (!b || evbuffer_add_reference(b, k->buf, k->len, kept_release, k) < 0)
+		kept_unref(k);
+	evhttp_send_reply(req, HTTP_OK, "OK", b);
+	if (b)
+		evbuffer_free(b);
+}
+
+/* Keep a verdict's rendering for the next requests of the same view (it
+ * takes j->buf), unless one is kept already or it is too large. */
+static struct kept *keep(struct render_job *j)
+{
+	struct eval_job *v = j->verdict;
+	if (j->kind == RENDER_METRICS || !v || !j->buf || kept_find(v, j) || j->len > KEPT_MAX ||
+	    v->kept_bytes + j->len > KEPT_TOTAL_MAX)
+		return NULL;
+	struct kept *k = xcalloc(1, sizeof(*k));
+	*k = (struct kept){.next = v->kept,
+			   .kind = j->kind,
+			   .gate = j->gate,
+			   .paused = j->paused,
+			   .statuses = j->statuses,
+			   .refs = 1,
+			   .buf = j->buf,
+			   .len = j->len};
+	j->buf = NULL;
+	v->kept = k;
+	v->kept_bytes += k->len;
+	return k;
+}
+
 /* Loop: answer with the rendering, unless its client left. */
 static void on_rendered(struct worker_job *wj, void *arg)
 {
 	struct server *s = arg;
 	struct render_job *j = render_job_of(wj);
-	if (j->rq.req && j->buf)
+	if (j->kind != RENDER_METRICS && j->verdict)
+		s->mc.renderings++;
+	struct kept *k = keep(j);
+	if (j->rq.req && k)
+		reply_kept(j->rq.req, k);
+	else if (j->rq.req && j->buf)
 		server_reply(j->rq.req, HTTP_OK, "OK", render_types[j->kind], j->buf, j->len);
 	else if (j->rq.req)
 		server_reply_error(s, j->rq.req, HTTP_INTERNAL, "Internal Server Error",
@@ -444,23 +596,32 @@ const struct worker_ops server_eval_renderer = {
 void server_eval_queue_render(struct server *s, struct evhttp_request *req, enum render_kind kind,
 			      int gate, bool paused, unsigned statuses)
 {
-	if (s->renderer.pending >= RENDER_MAX_PENDING) {
-		server_reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
-				   "too many renderings in flight; retry later");
-		return;
-	}
 	struct render_job *j = xcalloc(1, sizeof(*j));
 	j->rq.req = req;
 	j->rq.evcon = evhttp_request_get_connection(req);
 	j->kind = kind;
-	if (s->current) {
-		j->verdict = s->current;
-		s->current->refs++;
-	}
 	j->interval_s = s->o->interval_s;
 	j->gate = gate;
 	j->paused = paused;
 	j->statuses = statuses;
+	/* The same view of the verdict served: rendered already (a verdict and
+	 * a view decide every byte of it; the metrics read the store too). */
+	struct kept *k = kind != RENDER_METRICS ? kept_find(s->current, j) : NULL;
+	if (k) {
+		free(j);
+		reply_kept(req, k);
+		return;
+	}
+	if (s->renderer.pending >= RENDER_MAX_PENDING) {
+		free(j);
+		server_reply_error(s, req, HTTP_SERVUNAVAIL, "Service Unavailable",
+				   "too many renderings in flight; retry later");
+		return;
+	}
+	if (s->current) {
+		j->verdict = s->current;
+		s->current->refs++;
+	}
 	j->now_ns = util_now_realtime_ns();
 	if (kind == RENDER_METRICS) {
 		j->st = s->st ? state_ref(s->st) : NULL;
