@@ -130,8 +130,9 @@ struct check_job {
 	struct agent_opts opts;
 	struct node_report report;
 	struct agent_ctx ctx;
-	size_t before;	/* findings copied in before the check ran */
-	bool own_procs; /* abandoned: ctx.procs and ctx.units (heap) are the job's, freed with it */
+	size_t before; /* findings copied in before the check ran */
+	bool
+	    own_procs; /* abandoned: ctx.procs, .units, .kconfig (heap) are the job's, freed with it */
 	int64_t cpu_ns; /* the thread's CPU time, when done */
 };
 
@@ -176,6 +177,10 @@ static void job_free(struct check_job *j)
 	if (j->own_procs && j->ctx.units) {
 		unit_scan_clear(j->ctx.units);
 		free(j->ctx.units);
+	}
+	if (j->own_procs && j->ctx.kconfig) {
+		kconfig_cache_clear(j->ctx.kconfig);
+		free(j->ctx.kconfig);
 	}
 	hostroot_close(&j->ctx.root);
 	node_report_clear(&j->report);
@@ -249,6 +254,7 @@ static struct check_job *job_new(struct agent_ctx *ctx, size_t i, host_check_fn 
 	    /* Lent for the run; the job keeps it if abandoned (run_bounded). */
 	    .procs = ctx->procs,
 	    .units = ctx->units,
+	    .kconfig = ctx->kconfig,
 	};
 	return j;
 }
@@ -432,6 +438,8 @@ static void run_bounded(struct agent_ctx *ctx, size_t i, const char *id)
 	}
 	if (ctx->units)
 		ctx->units = xcalloc(1, sizeof(*ctx->units));
+	if (ctx->kconfig)
+		ctx->kconfig = xcalloc(1, sizeof(*ctx->kconfig));
 	blocked_unknown(ctx, id, j, false);
 	if (stop) {
 		struct finding *f = &ctx->report->results.items[ctx->report->results.n - 1];
@@ -614,6 +622,7 @@ void agent_run_checks(struct agent_ctx *ctx)
 	ctx->procs = xmalloc(sizeof(*ctx->procs));
 	*ctx->procs = (struct procs_scan){0};
 	ctx->units = xcalloc(1, sizeof(*ctx->units));
+	ctx->kconfig = xcalloc(1, sizeof(*ctx->kconfig));
 	for (size_t i = 0; i < host_checks_len; i++) {
 		const char *id = host_checks[i].id;
 		const char *why = check_left_out(&ctx->opts->skip, &ctx->opts->only, id);
@@ -631,6 +640,9 @@ void agent_run_checks(struct agent_ctx *ctx)
 	unit_scan_clear(ctx->units);
 	free(ctx->units);
 	ctx->units = NULL;
+	kconfig_cache_clear(ctx->kconfig);
+	free(ctx->kconfig);
+	ctx->kconfig = NULL;
 	collect_facts_bounded(ctx);
 	r->sent_ns = util_now_realtime_ns();
 }

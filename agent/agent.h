@@ -12,6 +12,7 @@
 #include "report.h"
 #include "procs.h"
 #include "unitfiles.h"
+#include "modules.h"
 
 /* Thresholds with their defaults; all can be set in the config file. */
 struct agent_thresholds {
@@ -51,6 +52,9 @@ struct agent_ctx {
 	/* The unit directories listed once for all checks of a run (unitfiles.h;
 	 * heap, or NULL), lent and kept as procs is. */
 	struct unit_scan *units;
+	/* proc/config.gz inflated once for all checks of a run (modules.h; heap, or
+	 * NULL), lent and kept as procs is. */
+	struct kconfig_cache *kconfig;
 	/* The daemon: the network checks --skip/--only leave in are its probe
 	 * helper's; agent_run_checks adds nothing for them, agent_add_deferred
 	 * puts the helper's findings in their places. */
