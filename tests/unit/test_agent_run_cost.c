@@ -301,6 +301,43 @@ static void test_procfs_line_same(void **state)
 	hostroot_close(&hr);
 }
 
+/* ---- a merged /usr: lib/systemd/system is not listed nor probed again ---- */
+
+static void unit_scan_case(struct bctx *b, bool merged, const char *want_where)
+{
+	struct unit_scan scan = {0};
+	_cleanup_free_ char *w1 = NULL, *w2 = NULL;
+	int shared = unitfiles_state_in(&scan, &b->ctx.root, "iscsid.service", &w1);
+	int own = unitfiles_state_in(NULL, &b->ctx.root, "iscsid.service", &w2);
+	assert_int_equal(shared, own);
+	assert_true((w1 == NULL) == (w2 == NULL));
+	if (w1)
+		assert_string_equal(w1, w2);
+	if (want_where)
+		assert_string_equal(w1, want_where);
+	/* usr/lib/systemd/system, then lib/systemd/system */
+	assert_int_equal(scan.dirs[4].err, 0);
+	assert_int_equal(scan.dirs[4].dup, merged);
+	if (merged)
+		assert_int_equal(scan.dirs[4].wants.n, 0);
+	unit_scan_clear(&scan);
+}
+
+static void test_unit_scan_merged_usr(void **state)
+{
+	(void)state;
+	struct bctx b;
+	b_fixture(&b, "b-debian12"); /* lib -> usr/lib */
+	unit_scan_case(&b, true, NULL);
+	b_close(&b);
+	/* Two directories: the link in the second one still counts. */
+	b_scratch(&b);
+	b_mkdir(&b, "usr/lib/systemd/system/sockets.target.wants");
+	b_write(&b, "lib/systemd/system/multi-user.target.wants/iscsid.service", "");
+	unit_scan_case(&b, false, "/lib/systemd/system/multi-user.target.wants/iscsid.service");
+	b_close(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +345,7 @@ int main(void)
 	    cmocka_unit_test(test_run_starts_one_thread),
 	    cmocka_unit_test(test_kconfig_cache_same_answers),
 	    cmocka_unit_test(test_procfs_line_same),
+	    cmocka_unit_test(test_unit_scan_merged_usr),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
