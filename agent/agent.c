@@ -268,6 +268,8 @@ static struct check_job *job_new(struct agent_ctx *ctx, size_t first, size_t end
 	    .procs = ctx->procs,
 	    .units = ctx->units,
 	    .kconfig = ctx->kconfig,
+	    /* The daemon's probe helper runs the network checks (row_wanted). */
+	    .defer_network = ctx->defer_network,
 	};
 	return j;
 }

@@ -6,6 +6,7 @@
  * and the cheap paths answer as the ones they replace.
  */
 #include "b_hostroot.h"
+#include "helper.h"
 #include "modules.h"
 
 #include <pthread.h>
@@ -89,6 +90,20 @@ static void test_run_starts_one_thread(void **state)
 	threads_started = 0;
 	run_all(&b);
 	assert_int_equal(threads_started, 1);
+	b_close(&b);
+}
+
+/* The daemon's network checks are its probe helper's: the worker adds nothing for them. */
+static void test_run_defers_network(void **state)
+{
+	(void)state;
+	struct bctx b;
+	b_fixture(&b, "b-debian12");
+	b.ctx.defer_network = true;
+	agent_run_checks(&b.ctx);
+	for (size_t i = 0; i < b.rep.results.n; i++)
+		assert_false(agent_network_check(b.rep.results.items[i].check));
+	assert_int_equal(b.rep.results.n, host_checks_len - helper_network_checks_len);
 	b_close(&b);
 }
 
@@ -343,6 +358,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_run_inflates_kconfig_once),
 	    cmocka_unit_test(test_run_starts_one_thread),
+	    cmocka_unit_test(test_run_defers_network),
 	    cmocka_unit_test(test_kconfig_cache_same_answers),
 	    cmocka_unit_test(test_procfs_line_same),
 	    cmocka_unit_test(test_unit_scan_merged_usr),
