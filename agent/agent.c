@@ -99,18 +99,27 @@ static bool nothing_to_probe(const struct agent_ctx *ctx, const char *id)
 	return streq(id, "host.nfs.probe") && t->nfs_endpoints.n == 0 && !t->canary_export;
 }
 
-/* ---------- the deadline: each check in its own thread ----------
+/* ---------- the deadline: the steps of a run in a worker thread ----------
  *
  * A read that blocks although it opened O_NONBLOCK (a hung NFS mount under
  * the host root, a stuck procfs or sysfs file, a stat in D state) must not
- * stall the report. Each check runs in a thread of its own, on private copies
- * of everything it reads (the options, the host root's fd, the findings so
- * far) and with a private report it writes into. The runner waits for it until
- * its budget (CHECK_BUDGET_S) runs out; a check that misses it is UNKNOWN
- * "blocked", and its thread is abandoned: detached, never joined, never
- * writing anything shared. Its job stays in blocked_jobs until the thread
- * ends; while it lives the check is not started again (the next cycle of
- * `run` reports it "still blocked since ..."). docs/robustness.md. */
+ * stall the report. The steps of a run (the node's identity, each row of the
+ * check table, the facts) run one after the other in a worker thread, on
+ * private copies of what they read (the options, the host root's fd, the
+ * statuses of the findings so far) and into a private report; after each
+ * step the worker hands its findings and facts to the runner's report. The
+ * runner sleeps until the worker has done every step, waking when the step
+ * that runs reaches its budget (--timeout; NETWORK_BUDGET_TIMEOUTS of them for
+ * a network check). A step that misses it is given up: its check is UNKNOWN
+ * "blocked", the worker is abandoned (detached, never joined; it hands
+ * nothing over once given up, and ends after that step), and a new worker
+ * goes on with the next step. The job stays in blocked_jobs until its thread
+ * ends; while it lives the step is not started again (the next cycle of `run`
+ * reports it "still blocked since ..."). docs/robustness.md.
+ *
+ * One worker a run, not one thread a check: a thread a check cost 3.8 ms of
+ * CPU and 30 context switches a run, and on a loaded machine every hand-over
+ * waits for a CPU (docs/benchmarks.md, issue #22). */
 
 /* The network checks bound their own probes in --timeout units (up to 3 for
  * host.nfs.probe, a few requests per registry); the thread's budget is the
@@ -118,21 +127,31 @@ static bool nothing_to_probe(const struct agent_ctx *ctx, const char *id)
 #define NETWORK_BUDGET_TIMEOUTS 12
 #define BLOCKED_JOBS_MAX	64
 
+/* The steps of a run: the identity, row i of the table as STEP_ROW(i), the facts. */
+#define STEP_IDENTITY 0
+#define STEP_ROW(i)   ((i) + 1)
+#define STEP_FACTS    (host_checks_len + 1)
+
 struct check_job {
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool done;	/* under lock */
-	char last[256]; /* the last host path the check opened, under lock */
-	size_t index;	/* its slot in blocked_jobs: the table's row, or FACTS_SLOT */
-	host_check_fn fn;
-	const char *id;
-	int64_t started_mono_ns, started_real_ns;
+	pthread_cond_t cond; /* CLOCK_MONOTONIC; signalled when done */
+	/* under lock: */
+	bool done;	    /* the worker has ended */
+	bool abandoned;	    /* the runner gave up on step cur: hand nothing over */
+	bool facts_blocked; /* the facts step found an earlier one still blocked */
+	char last[256];	    /* the last host path the step opened */
+	size_t cur;	    /* the step that runs */
+	int64_t started_mono_ns, started_real_ns; /* when cur started */
+	/* the worker's: */
+	size_t end;		  /* it runs steps [cur, end) */
+	bool whole_run;		  /* agent_run_checks: skip/only and deferral apply */
+	size_t index;		  /* its slot in blocked_jobs when parked */
+	struct agent_ctx *runner; /* handed over to under lock, while not abandoned */
 	struct agent_opts opts;
 	struct node_report report;
 	struct agent_ctx ctx;
-	size_t before;	/* findings copied in before the check ran */
-	bool own_procs; /* abandoned: ctx.procs and ctx.units (heap) are the job's, freed with it */
-	int64_t cpu_ns; /* the thread's CPU time, when done */
+	bool
+	    own_procs; /* abandoned: ctx.procs, .units, .kconfig (heap) are the job's, freed with it */
 };
 
 static pthread_mutex_t blocked_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -177,6 +196,10 @@ static void job_free(struct check_job *j)
 		unit_scan_clear(j->ctx.units);
 		free(j->ctx.units);
 	}
+	if (j->own_procs && j->ctx.kconfig) {
+		kconfig_cache_clear(j->ctx.kconfig);
+		free(j->ctx.kconfig);
+	}
 	hostroot_close(&j->ctx.root);
 	node_report_clear(&j->report);
 	agent_opts_clear(&j->opts);
@@ -201,71 +224,54 @@ static int64_t thread_cpu_ns(void)
 	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
-static void *job_main(void *arg)
+/* What a finding handed over leaves behind: its check and status, all that
+ * agent_result() reads. */
+static struct finding finding_stub(const struct finding *f)
 {
-	struct check_job *j = arg;
-	hostroot_set_tracer(job_trace, j);
-	int64_t cpu0 = thread_cpu_ns();
-	j->fn(&j->ctx, j->id);
-	int64_t cpu = thread_cpu_ns() - cpu0;
-	hostroot_set_tracer(NULL, NULL);
-	pthread_mutex_lock(&j->lock);
-	j->cpu_ns = cpu;
-	j->done = true;
-	pthread_cond_signal(&j->cond);
-	pthread_mutex_unlock(&j->lock);
-	return NULL;
+	return (struct finding){.check = dup_or_null(f->check), .status = f->status};
 }
 
-/* A job of ctx's check i: private copies of what the check reads. NULL when
- * the host root's fd cannot be duplicated. */
-static struct check_job *job_new(struct agent_ctx *ctx, size_t i, host_check_fn fn, const char *id)
+/* A job for steps [first, end) of ctx's run: private copies of what the steps
+ * read. NULL when the host root's fd cannot be duplicated. */
+static struct check_job *job_new(struct agent_ctx *ctx, size_t first, size_t end, bool whole_run)
 {
 	struct check_job *j = xmalloc(sizeof(*j));
-	*j = (struct check_job){.index = i, .fn = fn, .id = id};
+	*j = (struct check_job){.cur = first, .end = end, .whole_run = whole_run, .runner = ctx};
 	int fd = fcntl(ctx->root.fd, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0) {
 		free(j);
 		return NULL;
 	}
 	pthread_mutex_init(&j->lock, NULL);
-	pthread_cond_init(&j->cond, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&j->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	opts_copy(&j->opts, ctx->opts);
 	j->report.node = dup_or_null(ctx->report->node);
 	j->report.hostname = dup_or_null(ctx->report->hostname);
 	j->report.boot_id = dup_or_null(ctx->report->boot_id);
+	/* The statuses of the findings so far, for agent_result(). */
 	const struct finding_list *l = &ctx->report->results;
-	for (size_t k = 0; k < l->n; k++) {
-		/* finding_copy() writes a whole finding: the added one's strings go first */
-		struct finding *f = finding_list_add(&j->report.results, l->items[k].check);
-		finding_clear(f);
-		finding_copy(f, &l->items[k]);
+	if (l->n) {
+		j->report.results.items = xcalloc(l->n, sizeof(*l->items));
+		j->report.results.cap = l->n;
 	}
-	j->before = j->report.results.n;
+	for (size_t k = 0; k < l->n; k++)
+		j->report.results.items[j->report.results.n++] = finding_stub(&l->items[k]);
 	j->ctx = (struct agent_ctx){
 	    .root = {.fd = fd, .path = xstrdup(ctx->root.path)},
 	    .opts = &j->opts,
 	    .report = &j->report,
-	    /* Lent for the run; the job keeps it if abandoned (run_bounded). */
+	    /* Lent for the run; the job keeps them if abandoned (run_steps). */
 	    .procs = ctx->procs,
 	    .units = ctx->units,
+	    .kconfig = ctx->kconfig,
+	    /* The daemon's probe helper runs the network checks (row_wanted). */
+	    .defer_network = ctx->defer_network,
 	};
 	return j;
-}
-
-/* Move a finished job's findings and facts into ctx's report. */
-static void job_merge(struct agent_ctx *ctx, struct check_job *j)
-{
-	struct finding_list *from = &j->report.results, *to = &ctx->report->results;
-	for (size_t k = j->before; k < from->n; k++) {
-		util_grow((void **)&to->items, &to->cap, to->n + 1, sizeof(*to->items));
-		to->items[to->n++] = from->items[k];
-		from->items[k] = (struct finding){0};
-	}
-	struct kv_list *ff = &j->report.facts, *tf = &ctx->report->facts;
-	for (size_t k = 0; k < ff->n; k++) {
-		kv_add_value(tf, ff->items[k].key, &ff->items[k].val);
-	}
 }
 
 static int64_t check_budget_ns(const struct agent_ctx *ctx, const char *id)
@@ -274,15 +280,35 @@ static int64_t check_budget_ns(const struct agent_ctx *ctx, const char *id)
 	return agent_network_check(id) ? NETWORK_BUDGET_TIMEOUTS * t : t;
 }
 
-static void blocked_unknown(struct agent_ctx *ctx, const char *id, struct check_job *j, bool still)
+static int64_t step_budget_ns(const struct agent_ctx *ctx, size_t step)
+{
+	if (step == STEP_IDENTITY || step == STEP_FACTS)
+		return (int64_t)ctx->opts->timeout_s * NSEC_PER_SEC;
+	return check_budget_ns(ctx, host_checks[step - 1].id);
+}
+
+/* The abandoned (or earlier) job j's last path and start, under its lock. */
+static char *job_last(const struct agent_ctx *ctx, struct check_job *j, int64_t *ret_mono,
+		      int64_t *ret_real)
 {
 	pthread_mutex_lock(&j->lock);
-	_cleanup_free_ char *at = j->last[0] ? hostroot_display(&ctx->root, j->last) : NULL;
+	char *at = j->last[0] ? hostroot_display(&ctx->root, j->last) : NULL;
+	if (ret_mono)
+		*ret_mono = j->started_mono_ns;
+	if (ret_real)
+		*ret_real = j->started_real_ns;
 	pthread_mutex_unlock(&j->lock);
-	int64_t secs = (util_now_mono_ns() - j->started_mono_ns) / NSEC_PER_SEC;
+	return at;
+}
+
+static void blocked_unknown(struct agent_ctx *ctx, const char *id, struct check_job *j, bool still)
+{
+	int64_t mono, real;
+	_cleanup_free_ char *at = job_last(ctx, j, &mono, &real);
+	int64_t secs = (util_now_mono_ns() - mono) / NSEC_PER_SEC;
 	struct finding *f = agent_finding(ctx, id);
 	char since[64] = "";
-	time_t t = (time_t)(j->started_real_ns / NSEC_PER_SEC);
+	time_t t = (time_t)(real / NSEC_PER_SEC);
 	struct tm tm;
 	if (gmtime_r(&t, &tm))
 		strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -304,93 +330,60 @@ static void blocked_unknown(struct agent_ctx *ctx, const char *id, struct check_
 		       "again once the blocked read returns.");
 }
 
+/* The job parked in slot whose thread still runs (it stays parked), or NULL;
+ * frees one that has ended. */
+static struct check_job *slot_job(size_t slot)
+{
+	if (slot >= BLOCKED_JOBS_MAX)
+		return NULL;
+	pthread_mutex_lock(&blocked_lock);
+	struct check_job *j = blocked_jobs[slot];
+	if (j) {
+		pthread_mutex_lock(&j->lock);
+		bool alive = !j->done;
+		pthread_mutex_unlock(&j->lock);
+		if (!alive) {
+			blocked_jobs[slot] = NULL;
+			job_free(j);
+			j = NULL;
+		}
+	}
+	pthread_mutex_unlock(&blocked_lock);
+	/* A parked job is freed only here, by the runner or its one worker. */
+	return j;
+}
+
+static bool slot_alive(size_t slot)
+{
+	return slot_job(slot) != NULL;
+}
+
 /* Whether the check of row i is still blocked from an earlier run (then it is
  * reported so); frees the job of one that has ended. */
 static bool still_blocked(struct agent_ctx *ctx, size_t i, const char *id)
 {
-	if (i >= BLOCKED_JOBS_MAX)
-		return false;
-	pthread_mutex_lock(&blocked_lock);
-	struct check_job *j = blocked_jobs[i];
-	bool alive = false;
-	if (j) {
-		pthread_mutex_lock(&j->lock);
-		alive = !j->done;
-		pthread_mutex_unlock(&j->lock);
-		if (!alive) {
-			blocked_jobs[i] = NULL;
-			job_free(j);
-		}
-	}
-	pthread_mutex_unlock(&blocked_lock);
-	if (alive)
+	struct check_job *j = slot_job(i);
+	if (j)
 		blocked_unknown(ctx, id, j, true);
-	return alive;
-}
-
-/* Start j's thread and wait until it ends (1), its budget runs out or the
- * agent stops (0; *ret_stop says which), or it cannot start (-errno). */
-static int job_run(struct agent_ctx *ctx, struct check_job *j, int64_t budget_ns, bool *ret_stop)
-{
-	j->started_mono_ns = util_now_mono_ns();
-	j->started_real_ns = util_now_realtime_ns();
-	int64_t deadline = j->started_mono_ns + budget_ns;
-	/* The thread takes no signal: SIGTERM stays the loop's (daemon.c). */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_t t;
-	int e = pthread_create(&t, &attr, job_main, j);
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e != 0)
-		return -e;
-	pthread_mutex_lock(&j->lock);
-	bool stop = false;
-	while (!j->done && !stop) {
-		int64_t now = util_now_mono_ns();
-		if (now >= deadline)
-			break;
-		/* Wake at least every 200 ms to see a stop request. */
-		int64_t until =
-		    now + 200 * NSEC_PER_MSEC < deadline ? now + 200 * NSEC_PER_MSEC : deadline;
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		int64_t abs = (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec + (until - now);
-		ts = (struct timespec){(time_t)(abs / NSEC_PER_SEC), (long)(abs % NSEC_PER_SEC)};
-		pthread_cond_timedwait(&j->cond, &j->lock, &ts);
-		if (!j->done && ctx->stop) {
-			pthread_mutex_unlock(&j->lock);
-			stop = ctx->stop(ctx->stop_arg);
-			pthread_mutex_lock(&j->lock);
-		}
-	}
-	bool done = j->done;
-	pthread_mutex_unlock(&j->lock);
-	*ret_stop = stop;
-	return done ? 1 : 0;
+	return j != NULL;
 }
 
 /* HVREADY_TIMINGS=1 (a benchmark hook, docs/benchmarks.md): each finished
- * check's cost on stderr, "timing<TAB>ID<TAB>wall ms<TAB>cpu ms": the wall
- * time from starting its thread until the runner saw it end, the CPU time
- * of the check's own thread. */
-static void job_timing(const struct check_job *j)
+ * check's cost on stderr, "timing<TAB>ID<TAB>wall ms<TAB>cpu ms": the step's
+ * wall time and the CPU time the worker spent in it. */
+static void step_timing(const char *id, int64_t wall_ns, int64_t cpu_ns)
 {
 	const char *tv = getenv("HVREADY_TIMINGS");
 	if (!tv || !*tv || streq(tv, "0"))
 		return;
-	fprintf(stderr, "timing\t%s\t%.3f\t%.3f\n", j->id,
-		(double)(util_now_mono_ns() - j->started_mono_ns) / (double)NSEC_PER_MSEC,
-		(double)j->cpu_ns / (double)NSEC_PER_MSEC);
+	fprintf(stderr, "timing\t%s\t%.3f\t%.3f\n", id, (double)wall_ns / (double)NSEC_PER_MSEC,
+		(double)cpu_ns / (double)NSEC_PER_MSEC);
 }
 
 /* Leave a job whose thread still runs in its slot, for still_blocked(). */
-static void job_park(struct check_job *j)
+static void job_park(struct check_job *j, size_t slot)
 {
+	j->index = slot;
 	pthread_mutex_lock(&blocked_lock);
 	if (j->index < BLOCKED_JOBS_MAX && !blocked_jobs[j->index])
 		blocked_jobs[j->index] = j;
@@ -398,114 +391,68 @@ static void job_park(struct check_job *j)
 	pthread_mutex_unlock(&blocked_lock);
 }
 
-/* Run check i in its thread; wait until it ends, its budget runs out or the
- * agent stops. */
-static void run_bounded(struct agent_ctx *ctx, size_t i, const char *id)
+/* Whether row i is a network check to run from --probe-netns. */
+static bool row_in_netns(const struct agent_ctx *ctx, size_t i)
 {
-	struct check_job *j = job_new(ctx, i, host_checks[i].run, id);
-	if (!j) {
-		finding_set(agent_finding(ctx, id), STATUS_UNKNOWN,
-			    "not run: cannot duplicate the host root's descriptor: %s",
-			    strerror(errno));
-		return;
-	}
-	bool stop = false;
-	int r = job_run(ctx, j, check_budget_ns(ctx, id), &stop);
-	if (r < 0) {
-		finding_set(agent_finding(ctx, id), STATUS_UNKNOWN,
-			    "not run: cannot start its thread: %s", strerror(-r));
-		job_free(j);
-		return;
-	}
-	if (r > 0) {
-		job_timing(j);
-		job_merge(ctx, j);
-		job_free(j);
-		return;
-	}
-	/* The thread may still write the run's proc/ scan: it is the job's now, the
-	 * next checks get a new one. */
-	j->own_procs = true;
-	if (ctx->procs) {
-		ctx->procs = xmalloc(sizeof(*ctx->procs));
-		*ctx->procs = (struct procs_scan){0};
-	}
-	if (ctx->units)
-		ctx->units = xcalloc(1, sizeof(*ctx->units));
-	blocked_unknown(ctx, id, j, false);
-	if (stop) {
-		struct finding *f = &ctx->report->results.items[ctx->report->results.n - 1];
-		finding_set(f, STATUS_UNKNOWN, "not finished: the agent is stopping");
-	}
-	job_park(j);
+	const char *id = host_checks[i].id;
+	return ctx->opts->probe_netns && agent_network_check(id) && !nothing_to_probe(ctx, id);
 }
 
-/* Whether the job parked in slot is still running (then it stays); frees one
- * that has ended. */
-static bool slot_alive(size_t slot)
+/* What comes before row i's check runs: SKIP for a check --skip/--only leave
+ * out, nothing for one the daemon's probe helper runs, "still blocked" for one
+ * whose earlier thread lives. Returns whether the check is to run. */
+static bool row_wanted(struct agent_ctx *ctx, size_t i, bool whole_run)
 {
-	pthread_mutex_lock(&blocked_lock);
-	struct check_job *old = blocked_jobs[slot];
-	bool alive = false;
-	if (old) {
-		pthread_mutex_lock(&old->lock);
-		alive = !old->done;
-		pthread_mutex_unlock(&old->lock);
-		if (!alive) {
-			blocked_jobs[slot] = NULL;
-			job_free(old);
+	const char *id = host_checks[i].id;
+	if (whole_run) {
+		const char *why = check_left_out(&ctx->opts->skip, &ctx->opts->only, id);
+		if (why) {
+			finding_set(agent_finding(ctx, id), STATUS_SKIP, "%s", why);
+			return false;
 		}
+		if (ctx->defer_network && agent_network_check(id))
+			return false; /* the daemon's probe helper runs it (agent_add_deferred) */
 	}
-	pthread_mutex_unlock(&blocked_lock);
-	return alive;
+	return !still_blocked(ctx, i, id);
 }
 
-static void facts_step(struct agent_ctx *ctx, const char *id)
+/* The findings from `before` on: every one with the node set, and the
+ * network namespace of a check that probed from one. */
+static void row_finish(struct agent_ctx *ctx, size_t i, size_t before, const char *netns)
 {
-	facts_collect(ctx);
+	struct finding_list *l = &ctx->report->results;
+	struct finding *none = check_no_result(l, before, host_checks[i].id);
+	if (none) {
+		finding_set_node(none, ctx->report->node);
+		return;
+	}
+	for (size_t k = before; netns && k < l->n; k++)
+		kv_add_str(&l->items[k].evidence, "network_namespace", netns);
 }
 
-/* facts_collect() under the same deadline (--timeout): it reads proc/cpuinfo,
- * proc/meminfo, etc/os-release... again when no check recorded the fact. Blocked,
- * the report goes with the facts the checks recorded, and a warning in the log. */
-static void collect_facts_bounded(struct agent_ctx *ctx)
+/* Row i in the worker; whether its check ran. */
+static bool row_step(struct check_job *j, size_t i)
 {
-	if (slot_alive(FACTS_SLOT)) {
-		log_warnx("facts: still blocked since an earlier cycle, not collected again; the "
-			  "report carries the facts its checks recorded, ignoring");
-		return;
+	struct agent_ctx *ctx = &j->ctx;
+	const char *id = host_checks[i].id;
+	if (!row_wanted(ctx, i, j->whole_run))
+		return false;
+	const char *netns = NULL, *err = NULL;
+	/* Entered by the runner before this worker started (run_steps): the
+	 * answer is the process's. */
+	if (row_in_netns(ctx, i) && probe_netns_enter(ctx->opts->probe_netns, &netns, &err) < 0) {
+		netns_unknown(ctx, id, err);
+		return false;
 	}
-	struct check_job *j = job_new(ctx, FACTS_SLOT, facts_step, "facts");
-	if (!j) {
-		log_warn("facts: cannot duplicate the host root's descriptor, ignoring");
-		return;
-	}
-	kv_list_copy(&j->report.facts, &ctx->report->facts);
-	bool stop = false;
-	int r = job_run(ctx, j, (int64_t)ctx->opts->timeout_s * NSEC_PER_SEC, &stop);
-	if (r > 0) {
-		job_timing(j);
-		kv_list_clear(&ctx->report->facts);
-		ctx->report->facts = j->report.facts;
-		j->report.facts = (struct kv_list){0};
-		job_free(j);
-		return;
-	}
-	if (r < 0) {
-		log_warnx("facts: cannot start a thread: %s, ignoring", strerror(-r));
-		job_free(j);
-		return;
-	}
-	pthread_mutex_lock(&j->lock);
-	_cleanup_free_ char *at = j->last[0] ? hostroot_display(&ctx->root, j->last) : NULL;
-	pthread_mutex_unlock(&j->lock);
-	log_warnx("facts: blocked%s%s after %d s; the report carries the facts its checks "
-		  "recorded, ignoring",
-		  at ? ": last at " : "", at ? at : "", ctx->opts->timeout_s);
-	job_park(j);
+	size_t before = ctx->report->results.n;
+	/* Probe targets come from cluster objects: no metadata service unless allowed. */
+	netguard_set_probe_link_local(ctx->opts->allow_link_local_probes);
+	host_checks[i].run(ctx, id);
+	row_finish(ctx, i, before, netns);
+	return true;
 }
 
-static void identity_step(struct agent_ctx *ctx, const char *id)
+static void identity_step(struct agent_ctx *ctx)
 {
 	struct node_report *r = ctx->report;
 	if (!r->hostname)
@@ -519,51 +466,169 @@ static void identity_step(struct agent_ctx *ctx, const char *id)
 	}
 }
 
-/* The node's identity before the checks (etc/hostname, else the kernel's
- * hostname; proc/sys/kernel/random/boot_id): the same bounded reads as the
- * checks' (hostroot_open_file: O_NONBLOCK, a regular or procfs file, a size
- * cap) under the same deadline (--timeout), in a thread of its own. Blocked,
- * the report goes without them (the node name from --node, else "unknown";
- * an empty boot_id) and the log says where it blocked; while that read has
- * not returned, the next cycles do not start it again. */
-static void identity_bounded(struct agent_ctx *ctx)
+/* The node's name, as the runner gives it once the identity is read. */
+static void node_from_identity(struct node_report *r, const struct agent_opts *o)
 {
-	struct node_report *r = ctx->report;
-	if (r->hostname && r->boot_id)
+	if (!r->node)
+		r->node = agent_node_name(o, r->hostname && *r->hostname ? r->hostname : NULL);
+}
+
+static void worker_node(struct check_job *j)
+{
+	node_from_identity(&j->report, &j->opts);
+}
+
+/* Step s's results into the runner's report (under j->lock, not abandoned). */
+static void hand_over(struct check_job *j, size_t s, size_t before)
+{
+	struct node_report *from = &j->report, *to = j->runner->report;
+	if (s == STEP_IDENTITY) {
+		if (!to->hostname)
+			to->hostname = dup_or_null(from->hostname);
+		if (!to->boot_id)
+			to->boot_id = dup_or_null(from->boot_id);
+		if (!to->node)
+			to->node = dup_or_null(from->node);
 		return;
-	const char *why = NULL;
-	_cleanup_free_ char *at = NULL;
-	struct check_job *j = NULL;
-	if (slot_alive(IDENTITY_SLOT)) {
-		why = "still blocked since an earlier cycle, not read again";
-	} else if (!(j = job_new(ctx, IDENTITY_SLOT, identity_step, "identity"))) {
-		why = "cannot duplicate the host root's descriptor";
-	} else {
-		bool stop = false;
-		int rr = job_run(ctx, j, (int64_t)ctx->opts->timeout_s * NSEC_PER_SEC, &stop);
-		if (rr > 0) {
-			if (!r->hostname) {
-				r->hostname = j->report.hostname;
-				j->report.hostname = NULL;
+	}
+	if (s == STEP_FACTS) {
+		kv_list_clear(&to->facts);
+		to->facts = from->facts;
+		from->facts = (struct kv_list){0};
+		return;
+	}
+	struct finding_list *fl = &from->results, *tl = &to->results;
+	for (size_t k = before; k < fl->n; k++) {
+		util_grow((void **)&tl->items, &tl->cap, tl->n + 1, sizeof(*tl->items));
+		tl->items[tl->n++] = fl->items[k];
+		fl->items[k] = finding_stub(&tl->items[tl->n - 1]);
+	}
+	/* A row's facts, as a check recorded them (facts.h). */
+	struct kv_list *ff = &from->facts, *tf = &to->facts;
+	for (size_t k = 0; k < ff->n; k++)
+		kv_add_value(tf, ff->items[k].key, &ff->items[k].val);
+	kv_list_clear(ff);
+}
+
+static void *worker_main(void *arg)
+{
+	struct check_job *j = arg;
+	hostroot_set_tracer(job_trace, j);
+	pthread_mutex_lock(&j->lock);
+	size_t s = j->cur, end = j->end;
+	pthread_mutex_unlock(&j->lock);
+	for (; s < end; s++) {
+		int64_t t0 = util_now_mono_ns(), cpu0 = thread_cpu_ns();
+		size_t before = j->report.results.n;
+		bool ran = true, facts_blocked = false;
+		if (s == STEP_IDENTITY) {
+			identity_step(&j->ctx);
+			worker_node(j);
+			ran = false; /* no timing line, as before */
+		} else if (s == STEP_FACTS) {
+			/* Not the run's scans: facts read what they read themselves. */
+			j->ctx.procs = NULL;
+			j->ctx.units = NULL;
+			j->ctx.kconfig = NULL;
+			facts_blocked = slot_alive(FACTS_SLOT);
+			if (!facts_blocked) {
+				/* The facts the checks recorded: collected only when missing. */
+				pthread_mutex_lock(&j->lock);
+				kv_list_clear(&j->report.facts);
+				kv_list_copy(&j->report.facts, &j->runner->report->facts);
+				pthread_mutex_unlock(&j->lock);
+				facts_collect(&j->ctx);
 			}
-			if (!r->boot_id) {
-				r->boot_id = j->report.boot_id;
-				j->report.boot_id = NULL;
-			}
-			job_free(j);
-			return;
-		}
-		if (rr < 0) {
-			why = "cannot start a thread";
-			job_free(j);
+			ran = !facts_blocked;
 		} else {
-			pthread_mutex_lock(&j->lock);
-			at = j->last[0] ? hostroot_display(&ctx->root, j->last) : NULL;
+			ran = row_step(j, s - 1);
+		}
+		int64_t now = util_now_mono_ns(), cpu = thread_cpu_ns() - cpu0;
+		pthread_mutex_lock(&j->lock);
+		bool gone = j->abandoned;
+		if (!gone) {
+			if (facts_blocked)
+				j->facts_blocked = true;
+			else
+				hand_over(j, s, before);
+			/* The next step's budget starts now; s is done, in the same breath. */
+			j->cur = s + 1;
+			j->started_mono_ns = now;
+			j->started_real_ns = util_now_realtime_ns();
+			j->last[0] = '\0';
+		}
+		pthread_mutex_unlock(&j->lock);
+		if (gone)
+			break;
+		if (ran)
+			step_timing(s == STEP_FACTS ? "facts" : host_checks[s - 1].id, now - t0,
+				    cpu);
+	}
+	hostroot_set_tracer(NULL, NULL);
+	pthread_mutex_lock(&j->lock);
+	j->done = true;
+	pthread_cond_signal(&j->cond);
+	pthread_mutex_unlock(&j->lock);
+	return NULL;
+}
+
+/* Start j's worker and wait until it has done its steps (1), the step that
+ * runs misses its budget or the agent stops (0: j->cur is that step, the job
+ * is abandoned, *ret_stop says which), or it cannot start (-errno). */
+static int job_run(struct agent_ctx *ctx, struct check_job *j, bool *ret_stop)
+{
+	j->started_mono_ns = util_now_mono_ns();
+	j->started_real_ns = util_now_realtime_ns();
+	/* The thread takes no signal: SIGTERM stays the loop's (daemon.c). */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_t t;
+	int e = pthread_create(&t, &attr, worker_main, j);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0)
+		return -e;
+	pthread_mutex_lock(&j->lock);
+	bool stop = false;
+	while (!j->done && !stop) {
+		if (j->cur >= j->end) {
+			/* Every step done: the worker is ending. */
+			pthread_cond_wait(&j->cond, &j->lock);
+			continue;
+		}
+		int64_t now = util_now_mono_ns();
+		int64_t deadline = j->started_mono_ns + step_budget_ns(ctx, j->cur);
+		if (now >= deadline)
+			break;
+		/* Wake at least every 200 ms to see a stop request. */
+		int64_t until = ctx->stop && now + 200 * NSEC_PER_MSEC < deadline
+				    ? now + 200 * NSEC_PER_MSEC
+				    : deadline;
+		struct timespec ts = {(time_t)(until / NSEC_PER_SEC), (long)(until % NSEC_PER_SEC)};
+		pthread_cond_timedwait(&j->cond, &j->lock, &ts);
+		if (!j->done && ctx->stop) {
 			pthread_mutex_unlock(&j->lock);
-			why = "blocked";
-			job_park(j);
+			stop = ctx->stop(ctx->stop_arg);
+			pthread_mutex_lock(&j->lock);
 		}
 	}
+	bool done = j->done;
+	if (!done)
+		j->abandoned = true;
+	pthread_mutex_unlock(&j->lock);
+	*ret_stop = stop;
+	return done ? 1 : 0;
+}
+
+/* The node's identity could not be read (why; at: where it blocked): the
+ * report goes without the hostname and boot_id. */
+static void identity_missing(struct agent_ctx *ctx, const char *why, const char *at)
+{
+	struct node_report *r = ctx->report;
 	log_warnx("node identity: %s%s%s after at most %d s; the report goes without the "
 		  "hostname and boot_id (node name %s)",
 		  why, at ? ": last at " : "", at ? at : "", ctx->opts->timeout_s,
@@ -574,64 +639,169 @@ static void identity_bounded(struct agent_ctx *ctx)
 		r->boot_id = xstrdup("");
 }
 
+/* Step s, which no worker could run (why): what the old runner said. */
+static void step_not_run(struct agent_ctx *ctx, size_t s, bool whole_run, const char *why, int err)
+{
+	if (s == STEP_IDENTITY) {
+		identity_missing(ctx, why, NULL);
+		node_from_identity(ctx->report, ctx->opts);
+		return;
+	}
+	if (s == STEP_FACTS) {
+		log_warnx("facts: %s: %s, ignoring", why, strerror(err));
+		return;
+	}
+	size_t i = s - 1;
+	if (!row_wanted(ctx, i, whole_run))
+		return;
+	size_t before = ctx->report->results.n;
+	struct finding *f = agent_finding(ctx, host_checks[i].id);
+	finding_set(f, STATUS_UNKNOWN, "not run: %s: %s", why, strerror(err));
+	const char *netns = NULL, *nerr = NULL;
+	if (row_in_netns(ctx, i))
+		probe_netns_enter(ctx->opts->probe_netns, &netns, &nerr);
+	row_finish(ctx, i, before, netns);
+}
+
+/* Step s of j, given up: UNKNOWN "blocked" for a check (the agent stopping
+ * says so), a warning for the identity and the facts; the job is parked. */
+static void step_abandoned(struct agent_ctx *ctx, struct check_job *j, size_t s, bool stop)
+{
+	_cleanup_free_ char *at = job_last(ctx, j, NULL, NULL);
+	if (s == STEP_IDENTITY) {
+		identity_missing(ctx, "blocked", at);
+		node_from_identity(ctx->report, ctx->opts);
+		job_park(j, IDENTITY_SLOT);
+		return;
+	}
+	if (s == STEP_FACTS) {
+		log_warnx("facts: blocked%s%s after %d s; the report carries the facts its checks "
+			  "recorded, ignoring",
+			  at ? ": last at " : "", at ? at : "", ctx->opts->timeout_s);
+		job_park(j, FACTS_SLOT);
+		return;
+	}
+	size_t i = s - 1;
+	const char *id = host_checks[i].id;
+	/* The thread may still use the run's scans: they are the job's now, the
+	 * next checks get new ones. */
+	j->own_procs = true;
+	if (ctx->procs) {
+		ctx->procs = xmalloc(sizeof(*ctx->procs));
+		*ctx->procs = (struct procs_scan){0};
+	}
+	if (ctx->units)
+		ctx->units = xcalloc(1, sizeof(*ctx->units));
+	if (ctx->kconfig)
+		ctx->kconfig = xcalloc(1, sizeof(*ctx->kconfig));
+	size_t before = ctx->report->results.n;
+	blocked_unknown(ctx, id, j, false);
+	if (stop) {
+		struct finding *f = &ctx->report->results.items[ctx->report->results.n - 1];
+		finding_set(f, STATUS_UNKNOWN, "not finished: the agent is stopping");
+	}
+	const char *netns = NULL, *err = NULL;
+	if (row_in_netns(ctx, i))
+		probe_netns_enter(ctx->opts->probe_netns, &netns, &err);
+	row_finish(ctx, i, before, netns);
+	job_park(j, i);
+}
+
+/* Whether the process has tried --probe-netns (probe_netns_enter: once). */
+static bool netns_tried;
+
+/* Steps [s, end) of ctx's run, each bounded (see above). */
+static void run_steps(struct agent_ctx *ctx, size_t s, size_t end, bool whole_run)
+{
+	while (s < end) {
+		/* The network namespace is entered by this thread before the first
+		 * check that probes from it, and the workers started from then on are
+		 * in it (setns is a thread's): a worker ends before that row. */
+		size_t stop_at = end;
+		for (size_t t = s; !netns_tried && t < end; t++)
+			if (t != STEP_IDENTITY && t != STEP_FACTS && row_in_netns(ctx, t - 1) &&
+			    (!whole_run || (!check_left_out(&ctx->opts->skip, &ctx->opts->only,
+							    host_checks[t - 1].id) &&
+					    !(ctx->defer_network &&
+					      agent_network_check(host_checks[t - 1].id))))) {
+				if (t == s) {
+					const char *d, *e;
+					probe_netns_enter(ctx->opts->probe_netns, &d, &e);
+					netns_tried = true;
+				} else {
+					stop_at = t;
+				}
+				break;
+			}
+		struct check_job *j = job_new(ctx, s, stop_at, whole_run);
+		if (!j) {
+			step_not_run(ctx, s, whole_run,
+				     "cannot duplicate the host root's descriptor", errno);
+			s++;
+			continue;
+		}
+		bool stop = false;
+		int r = job_run(ctx, j, &stop);
+		if (r < 0) {
+			job_free(j);
+			step_not_run(ctx, s, whole_run, "cannot start its thread", -r);
+			s++;
+			continue;
+		}
+		if (r > 0) {
+			bool facts_blocked = j->facts_blocked;
+			job_free(j);
+			if (facts_blocked)
+				log_warnx(
+				    "facts: still blocked since an earlier cycle, not collected "
+				    "again; the report carries the facts its checks recorded, "
+				    "ignoring");
+			s = stop_at;
+			continue;
+		}
+		size_t c = j->cur; /* abandoned: the worker writes no field of j any more */
+		step_abandoned(ctx, j, c, stop);
+		s = c + 1;
+	}
+}
+
 void agent_run_check(struct agent_ctx *ctx, size_t i)
 {
-	const char *id = host_checks[i].id;
-	const char *netns = NULL, *err = NULL;
-	if (still_blocked(ctx, i, id))
-		return;
-	bool net = ctx->opts->probe_netns && agent_network_check(id) && !nothing_to_probe(ctx, id);
-	/* Entered by this thread, inherited by the check's (probe_netns.h: once per process). */
-	if (net && probe_netns_enter(ctx->opts->probe_netns, &netns, &err) < 0) {
-		netns_unknown(ctx, id, err);
-		return;
-	}
-	struct finding_list *l = &ctx->report->results;
-	size_t before = l->n;
-	/* Probe targets come from cluster objects: no metadata service unless allowed. */
-	netguard_set_probe_link_local(ctx->opts->allow_link_local_probes);
-	run_bounded(ctx, i, id);
-	struct finding *none = check_no_result(l, before, id);
-	if (none) {
-		finding_set_node(none, ctx->report->node);
-		return;
-	}
-	for (size_t j = before; net && j < l->n; j++)
-		kv_add_str(&l->items[j].evidence, "network_namespace", netns);
+	run_steps(ctx, STEP_ROW(i), STEP_ROW(i) + 1, false);
 }
 
 void agent_run_checks(struct agent_ctx *ctx)
 {
 	struct node_report *r = ctx->report;
-	identity_bounded(ctx);
-	if (!r->node)
-		r->node =
-		    agent_node_name(ctx->opts, r->hostname && *r->hostname ? r->hostname : NULL);
+	size_t first = STEP_IDENTITY;
+	if (r->hostname && r->boot_id) {
+		first = STEP_ROW(0);
+	} else if (slot_alive(IDENTITY_SLOT)) {
+		identity_missing(ctx, "still blocked since an earlier cycle, not read again", NULL);
+		first = STEP_ROW(0);
+	}
+	/* The node's name once the identity is read: agent_finding() gives it to
+	 * each finding (the worker's own: worker_node). */
+	if (first != STEP_IDENTITY)
+		node_from_identity(r, ctx->opts);
 	if (!r->agent_version)
 		r->agent_version = xstrdup(HVREADY_VERSION);
 	r->schema_minor = NODE_SCHEMA_MINOR;
-	/* On the heap: a check abandoned with it keeps it (run_bounded). */
+	/* On the heap: a check abandoned with them keeps them (step_abandoned). */
 	ctx->procs = xmalloc(sizeof(*ctx->procs));
 	*ctx->procs = (struct procs_scan){0};
 	ctx->units = xcalloc(1, sizeof(*ctx->units));
-	for (size_t i = 0; i < host_checks_len; i++) {
-		const char *id = host_checks[i].id;
-		const char *why = check_left_out(&ctx->opts->skip, &ctx->opts->only, id);
-		if (why) {
-			finding_set(agent_finding(ctx, id), STATUS_SKIP, "%s", why);
-			continue;
-		}
-		if (ctx->defer_network && agent_network_check(id))
-			continue; /* the daemon's probe helper runs it (agent_add_deferred) */
-		agent_run_check(ctx, i);
-	}
+	ctx->kconfig = xcalloc(1, sizeof(*ctx->kconfig));
+	run_steps(ctx, first, STEP_FACTS + 1, true);
 	procs_scan_clear(ctx->procs);
 	free(ctx->procs);
 	ctx->procs = NULL;
 	unit_scan_clear(ctx->units);
 	free(ctx->units);
 	ctx->units = NULL;
-	collect_facts_bounded(ctx);
+	kconfig_cache_clear(ctx->kconfig);
+	free(ctx->kconfig);
+	ctx->kconfig = NULL;
 	r->sent_ns = util_now_realtime_ns();
 }
 

@@ -12,6 +12,7 @@
 #include "report.h"
 #include "procs.h"
 #include "unitfiles.h"
+#include "modules.h"
 
 /* Thresholds with their defaults; all can be set in the config file. */
 struct agent_thresholds {
@@ -51,6 +52,9 @@ struct agent_ctx {
 	/* The unit directories listed once for all checks of a run (unitfiles.h;
 	 * heap, or NULL), lent and kept as procs is. */
 	struct unit_scan *units;
+	/* proc/config.gz inflated once for all checks of a run (modules.h; heap, or
+	 * NULL), lent and kept as procs is. */
+	struct kconfig_cache *kconfig;
 	/* The daemon: the network checks --skip/--only leave in are its probe
 	 * helper's; agent_run_checks adds nothing for them, agent_add_deferred
 	 * puts the helper's findings in their places. */
@@ -88,7 +92,8 @@ char *agent_node_name(const struct agent_opts *o, const char *hostname);
 bool agent_network_check(const char *id);
 /* Run row i of the check table: a check that adds nothing is UNKNOWN; a
  * network check runs from opts->probe_netns when one is set. The check runs
- * in a thread of its own and is bounded: --timeout for a local check, 12
+ * in a worker thread and is bounded (agent_run_checks runs all of a run's
+ * steps in one worker, a new one after a check that is given up): --timeout for a local check, 12
  * timeouts for a network one; one that misses it is UNKNOWN "blocked", and
  * while its thread lives later calls report it "still blocked" without
  * starting it again (agent.c, docs/robustness.md). */

@@ -355,8 +355,8 @@ static void judge_iscsid(const struct hostroot *hr, const struct daemon *d, stru
  * "iscsiadm: Could not insert module tcp". Only a module known to be absent
  * fails; when what would prove it absent cannot be read, UNKNOWN with the reason.
  */
-static void judge_iscsi_tcp(const struct hostroot *hr, const struct osrelease *os,
-			    struct kv_list *ev, struct judge *j)
+static void judge_iscsi_tcp(const struct hostroot *hr, struct kconfig_cache *kcache,
+			    const struct osrelease *os, struct kv_list *ev, struct judge *j)
 {
 	const char *mod = "iscsi_tcp";
 	int loaded = modules_loaded(hr, mod);
@@ -378,7 +378,7 @@ static void judge_iscsi_tcp(const struct hostroot *hr, const struct osrelease *o
 		return;
 	}
 	int builtin = modules_builtin(hr, rel, mod);
-	int kc = kconfig_value(hr, rel, "CONFIG_ISCSI_TCP", &cfg);
+	int kc = kconfig_value_in(kcache, hr, rel, "CONFIG_ISCSI_TCP", &cfg);
 	if (builtin == 1 || (kc == 1 && streq(cfg, "y"))) {
 		kv_add_strf(ev, mod, "built in (%s)",
 			    builtin == 1 ? "modules.builtin" : "CONFIG_ISCSI_TCP=y");
@@ -452,7 +452,7 @@ void check_iscsi(struct agent_ctx *ctx, const char *id)
 	judge_iscsiadm(&adm, install, dirs, &f->evidence, &j);
 	judge_initiator(hr, &in, &d, &f->evidence, &j);
 	judge_iscsid(hr, &d, &f->evidence, &j);
-	judge_iscsi_tcp(hr, &os, &f->evidence, &j);
+	judge_iscsi_tcp(hr, ctx->kconfig, &os, &f->evidence, &j);
 	kv_add_str(&f->evidence, "os", *os.pretty_name ? os.pretty_name : os.id);
 	const char *pkg = osrelease_package(&os, &iscsi_packages);
 	if (pkg)

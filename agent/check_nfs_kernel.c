@@ -22,10 +22,9 @@
 
 #include <errno.h>
 #include <string.h>
-#include <zlib.h>
 
 #define MODULES_FILE_MAX (16u << 20)
-#define CONFIG_MAX	 (8u << 20)
+#define CONFIG_MAX	 KCONFIG_CACHE_MAX
 
 /* One kernel-config symbol: 'y', 'm', 'n' ("is not set") or 0 (absent). */
 struct kconfig {
@@ -221,41 +220,6 @@ static int parse_kconfig(const char *buf, size_t len, struct kconfig *c)
 	return symbols ? 0 : -EINVAL;
 }
 
-static int gunzip(const char *in, size_t len, size_t max, char **ret, size_t *ret_len)
-{
-	z_stream z = {0};
-	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-		return -ENOMEM;
-	size_t cap = 1u << 16, n = 0;
-	char *out = xmalloc(cap + 1);
-	z.next_in = (Bytef *)(uintptr_t)in;
-	z.avail_in = (uInt)len;
-	int zr;
-	do {
-		if (n == cap) {
-			if (cap >= max) {
-				zr = Z_MEM_ERROR;
-				break;
-			}
-			cap *= 2;
-			out = xrealloc(out, cap + 1);
-		}
-		z.next_out = (Bytef *)out + n;
-		z.avail_out = (uInt)(cap - n);
-		zr = inflate(&z, Z_NO_FLUSH);
-		n = cap - z.avail_out;
-	} while (zr == Z_OK);
-	inflateEnd(&z);
-	if (zr != Z_STREAM_END) {
-		free(out);
-		return zr == Z_MEM_ERROR ? -EFBIG : -EINVAL;
-	}
-	out[n] = '\0';
-	*ret = out;
-	*ret_len = n;
-	return 0;
-}
-
 /* The release is used in paths: accept only what a kernel release looks like. */
 static bool release_ok(const char *r)
 {
@@ -342,7 +306,9 @@ static void read_modules_dir(const struct hostroot *hr, struct kernel_facts *k)
 	}
 }
 
-static void read_config(const struct hostroot *hr, struct kernel_facts *k)
+/* The first config that parses; proc/config.gz through the run's inflated copy (kc, may be
+ * NULL), which host.iscsi reads too. */
+static void read_config(const struct hostroot *hr, struct kconfig_cache *kc, struct kernel_facts *k)
 {
 	struct strv cands = {0};
 	if (k->release) {
@@ -358,9 +324,22 @@ static void read_config(const struct hostroot *hr, struct kernel_facts *k)
 	for (size_t i = 0; i < cands.n && !k->cfg_file; i++) {
 		_cleanup_free_ char *buf = NULL, *plain = NULL;
 		size_t len, plen;
+		const char *text;
+		size_t tlen;
+		if (kconfig_cache_text(kc, hr, cands.items[i], &text, &tlen) == 0) {
+			/* CONFIG_MAX is the cache's bound: the same text as below. */
+			if (parse_kconfig(text, tlen, &k->cfg) == 0) {
+				k->cfg_file = xasprintf("/%s", cands.items[i]);
+				k->cfg_err = 0;
+			} else if (k->cfg_err == -ENOENT) {
+				k->cfg_err = -EINVAL;
+				k->cfg_bad = xasprintf("/%s", cands.items[i]);
+			}
+			continue;
+		}
 		int r = hostroot_read(hr, cands.items[i], CONFIG_MAX, &buf, &len);
 		if (r == 0 && endswith(cands.items[i], ".gz")) {
-			r = gunzip(buf, len, CONFIG_MAX, &plain, &plen);
+			r = modules_gunzip(buf, len, CONFIG_MAX, &plain, &plen, NULL);
 			if (r == 0) {
 				free(buf);
 				buf = plain;
@@ -675,7 +654,7 @@ void check_nfs_kernel(struct agent_ctx *ctx, const char *id)
 	read_release(&ctx->root, &k);
 	read_loaded(&ctx->root, &k);
 	read_modules_dir(&ctx->root, &k);
-	read_config(&ctx->root, &k);
+	read_config(&ctx->root, ctx->kconfig, &k);
 	static const char *const nfs_mods[] = {"nfs", "nfsv4", NULL};
 	modprobe_block_read(&ctx->root, nfs_mods, &k.blk);
 	struct osrelease os;

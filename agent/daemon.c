@@ -4,8 +4,8 @@
  * lockstep), the retry timer (exponential backoff with jitter, capped at 60 s,
  * while the aggregator is down), the watchdog timer and the signals. The
  * checks and the POST run in one worker thread: they block on disks, NFS and
- * registries, and must never stall the loop or the watchdog. Each check runs
- * in a thread of its own under it, bounded by --timeout (agent_run_check): a
+ * registries, and must never stall the loop or the watchdog. The checks run
+ * in a thread under it, each bounded by --timeout (agent_run_checks): a
  * blocked one is abandoned, and the worker polls stopping() while it waits.
  *
  * What goes to the network runs in helper processes (agent/helper.h): the

@@ -429,8 +429,102 @@ static int kconfig_line(const char *line, size_t len, const char *option, size_t
 	return -ENOENT;
 }
 
-int kconfig_value(const struct hostroot *root, const char *release, const char *option,
-		  char **ret_value)
+int modules_gunzip(const char *in, size_t len, size_t max, char **ret, size_t *ret_len,
+		   size_t *ret_rest)
+{
+	z_stream z = {0};
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return -ENOMEM;
+	size_t cap = 1u << 16, n = 0;
+	char *out = xmalloc(cap + 1);
+	z.next_in = (Bytef *)(uintptr_t)in;
+	z.avail_in = (uInt)len;
+	int zr;
+	do {
+		if (n == cap) {
+			if (cap >= max) {
+				zr = Z_MEM_ERROR;
+				break;
+			}
+			cap *= 2;
+			out = xrealloc(out, cap + 1);
+		}
+		z.next_out = (Bytef *)out + n;
+		z.avail_out = (uInt)(cap - n);
+		zr = inflate(&z, Z_NO_FLUSH);
+		n = cap - z.avail_out;
+	} while (zr == Z_OK);
+	size_t rest = z.avail_in;
+	inflateEnd(&z);
+	if (zr != Z_STREAM_END) {
+		free(out);
+		return zr == Z_MEM_ERROR ? -EFBIG : -EINVAL;
+	}
+	out[n] = '\0';
+	*ret = out;
+	*ret_len = n;
+	if (ret_rest)
+		*ret_rest = rest;
+	return 0;
+}
+
+void kconfig_cache_clear(struct kconfig_cache *c)
+{
+	free(c->path);
+	free(c->text);
+	*c = (struct kconfig_cache){0};
+}
+
+int kconfig_cache_text(struct kconfig_cache *c, const struct hostroot *root, const char *path,
+		       const char **ret, size_t *ret_len)
+{
+	if (!c || !endswith(path, ".gz") || (c->path && !streq(c->path, path)))
+		return -ENODATA;
+	if (!c->path) {
+		c->path = xstrdup(path);
+		_cleanup_free_ char *gz = NULL;
+		size_t len, rest = 0;
+		char *text = NULL;
+		size_t tlen = 0;
+		if (hostroot_read(root, path, KCONFIG_CACHE_MAX, &gz, &len) == 0 &&
+		    modules_gunzip(gz, len, KCONFIG_CACHE_MAX, &text, &tlen, &rest) == 0) {
+			if (rest == 0 && !memchr(text, '\0', tlen)) {
+				c->text = text;
+				c->len = tlen;
+			} else {
+				free(text);
+			}
+		}
+	}
+	if (!c->text)
+		return -ENODATA;
+	*ret = c->text;
+	*ret_len = c->len;
+	return 0;
+}
+
+/* kconfig_value() over an inflated text, line by line as lines_next() gives
+ * them: a line is cut where lines_next()'s buffer ends. */
+static int kconfig_value_text(const char *text, size_t tlen, const char *option, char **ret_value)
+{
+	size_t olen = strlen(option);
+	const char *p = text, *end = text + tlen;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl ? nl : end) - p);
+		size_t cut = len < sizeof(((struct lines *)0)->buf) - 1
+				 ? len
+				 : sizeof(((struct lines *)0)->buf) - 1;
+		int k = kconfig_line(p, cut, option, olen, ret_value);
+		if (k >= 0)
+			return k;
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+int kconfig_value_in(struct kconfig_cache *c, const struct hostroot *root, const char *release,
+		     const char *option, char **ret_value)
 {
 	if (!option || !startswith(option, "CONFIG_") || strchr(option, '='))
 		return -EINVAL;
@@ -438,6 +532,10 @@ int kconfig_value(const struct hostroot *root, const char *release, const char *
 	int r = kconfig_source(root, release, &path);
 	if (r < 0)
 		return r;
+	const char *text;
+	size_t tlen;
+	if (kconfig_cache_text(c, root, path, &text, &tlen) == 0)
+		return kconfig_value_text(text, tlen, option, ret_value);
 	struct lines l;
 	r = lines_open(&l, root, path, endswith(path, ".gz"));
 	if (r < 0)
@@ -457,4 +555,10 @@ int kconfig_value(const struct hostroot *root, const char *release, const char *
 		result = l.err;
 	lines_close(&l);
 	return result;
+}
+
+int kconfig_value(const struct hostroot *root, const char *release, const char *option,
+		  char **ret_value)
+{
+	return kconfig_value_in(NULL, root, release, option, ret_value);
 }

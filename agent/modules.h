@@ -61,6 +61,36 @@ int kconfig_value(const struct hostroot *root, const char *release, const char *
 /* Which config kconfig_value() reads for release (host-root-relative path). 0 or -ENOENT. */
 int kconfig_source(const struct hostroot *root, const char *release, char **ret_path);
 
+/* A gzip'd kernel config (proc/config.gz) read and inflated once for all the
+ * checks of a run that look into it (host.nfs.kernel, host.iscsi): lent to one
+ * check at a time, as the run's proc/ scan is (agent.h). Only the first .gz
+ * path asked for is kept, and only a well-formed one: a single gzip member
+ * that ends where the file ends, inflated to at most KCONFIG_CACHE_MAX bytes
+ * with no NUL in them. Anything else (unreadable, truncated, too big, not
+ * gzip) is not kept, and each reader reads the file its own way, with the
+ * answer it always gave. */
+#define KCONFIG_CACHE_MAX (8u << 20)
+struct kconfig_cache {
+	char *path; /* the path read, or NULL: nothing read yet */
+	char *text; /* its inflated text, NUL-terminated; NULL: not kept */
+	size_t len;
+};
+void kconfig_cache_clear(struct kconfig_cache *c);
+/* The inflated text of path through c (read on the first call): 0 and *ret,
+ * or -ENODATA when c is NULL, path does not end in ".gz", another path is
+ * kept, or the file was not well-formed (the caller reads it itself). */
+int kconfig_cache_text(struct kconfig_cache *c, const struct hostroot *root, const char *path,
+		       const char **ret, size_t *ret_len);
+/* kconfig_value() reading a gzip'd config through c (may be NULL). */
+int kconfig_value_in(struct kconfig_cache *c, const struct hostroot *root, const char *release,
+		     const char *option, char **ret_value);
+
+/* Inflate the gzip data in[0, len) into a NUL-terminated *ret of at most max
+ * bytes: 0, -EFBIG beyond max, -EINVAL when it is not one complete gzip
+ * stream. With ret_rest, the bytes of in after the stream's end. */
+int modules_gunzip(const char *in, size_t len, size_t max, char **ret, size_t *ret_len,
+		   size_t *ret_rest);
+
 /* The running kernel's release from proc/sys/kernel/osrelease. 0 or -errno. */
 int modules_kernel_release(const struct hostroot *root, char **ret);
 

@@ -57,15 +57,21 @@ void procs_scan_fill(struct procs_scan *scan, const struct hostroot *hr)
 	 * visible are still listed (timesync.c counts them). */
 	if (!hostroot_exists(hr, "proc/1"))
 		scan->err = -ESRCH;
+	/* The host's own procfs (not a copied tree): each comm read the cheap way,
+	 * beneath the directory listed (hostroot_read_procfs_line), 3 system calls
+	 * instead of 5. */
+	bool procfs = hostroot_is_procfs(dirfd(d));
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (!all_digits(de->d_name))
 			continue;
-		_cleanup_free_ char *path = xasprintf("proc/%s/comm", de->d_name);
+		char path[sizeof(de->d_name) + 16];
+		snprintf(path, sizeof(path), "proc/%s/comm", de->d_name);
 		_cleanup_free_ char *c = NULL;
 		/* A process may exit between readdir and this read: then it simply
 		 * does not match. */
-		if (hostroot_read_line(hr, path, &c) < 0)
+		if ((!procfs || hostroot_read_procfs_line(hr, dirfd(d), path, 5, &c) != 1) &&
+		    hostroot_read_line(hr, path, &c) < 0)
 			continue;
 		if (scan->n == scan->cap) {
 			scan->cap = scan->cap ? 2 * scan->cap : 256;

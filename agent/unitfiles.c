@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *const mask_dirs[] = {"etc/systemd/system", "run/systemd/system"};
 /* systemd.unit(5) "System Unit Search Path", in its order. /usr/local/lib/systemd/system
@@ -35,11 +36,23 @@ static void unit_scan_fill(struct unit_scan *scan, const struct hostroot *hr)
 	if (scan->done)
 		return;
 	scan->done = true;
+	struct stat seen[ELEMENTSOF(unit_dirs)];
+	bool have[ELEMENTSOF(unit_dirs)] = {0};
 	for (size_t i = 0; i < ELEMENTSOF(unit_dirs); i++) {
 		struct unit_scan_dir *sd = &scan->dirs[i];
 		DIR *d = hostroot_opendir(hr, unit_dirs[i]);
 		if (!d) {
 			sd->err = -errno;
+			continue;
+		}
+		/* lib/systemd/system is usr/lib/systemd/system on a merged /usr: what
+		 * the first did not find, the second does not either. */
+		have[i] = fstat(dirfd(d), &seen[i]) == 0;
+		for (size_t k = 0; have[i] && k < i && !sd->dup; k++)
+			sd->dup = have[k] && seen[k].st_dev == seen[i].st_dev &&
+				  seen[k].st_ino == seen[i].st_ino;
+		if (sd->dup) {
+			closedir(d);
 			continue;
 		}
 		struct dirent *de;

@@ -37,7 +37,8 @@ int unitfiles_state(const struct hostroot *hr, const char *unit, char **ret_wher
 struct unit_scan {
 	bool done;
 	struct unit_scan_dir {
-		int err;	   /* of opening it: 0 or -errno */
+		int err;  /* of opening it: 0 or -errno */
+		bool dup; /* the same directory as an earlier one (merged /usr): not listed */
 		struct strv wants; /* its *.wants and *.requires names, in readdir order */
 	} dirs[UNIT_SCAN_DIRS];
 };

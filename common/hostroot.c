@@ -43,9 +43,10 @@ void hostroot_set_tracer(void (*fn)(void *arg, const char *path), void *arg)
 	tracer_arg = arg;
 }
 
+static _Atomic bool no_openat2; /* checks run in threads (agent/agent.c) */
+
 int hostroot_openat(const struct hostroot *hr, const char *path, int flags)
 {
-	static _Atomic bool no_openat2; /* checks run in threads (agent/agent.c) */
 	const char *r = rel(path);
 	int fd;
 	if (tracer_fn)
@@ -145,6 +146,45 @@ char *hostroot_display(const struct hostroot *hr, const char *path)
 	size_t n = strlen(hr->path);
 	return xasprintf("%.*s/%s", (int)(n > 0 && hr->path[n - 1] == '/' ? n - 1 : n), hr->path,
 			 streq(r, ".") ? "" : r);
+}
+
+bool hostroot_is_procfs(int dir_fd)
+{
+	struct statfs sf;
+	return fstatfs(dir_fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+}
+
+int hostroot_read_procfs_line(const struct hostroot *hr, int dir_fd, const char *path,
+			      size_t dir_len, char **ret)
+{
+	if (no_openat2)
+		return 0;
+	const char *r = rel(path);
+	if (tracer_fn)
+		tracer_fn(tracer_arg, r);
+	/* Beneath the procfs directory, through no symlink and no mount point:
+	 * what opens is a file of that procfs, which never blocks. */
+	struct open_how how = {
+	    .flags = O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC,
+	    .resolve =
+		RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	int fd = (int)syscall(SYS_openat2, dir_fd, r + dir_len, &how, sizeof(how));
+	if (fd < 0)
+		return 0;
+	char buf[256];
+	ssize_t n;
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	char *nl = n > 0 ? memchr(buf, '\n', (size_t)n) : NULL;
+	if (!nl)
+		return 0;
+	/* As hostroot_read_line(): the first line, up to a NUL, stripped. */
+	*nl = '\0';
+	*ret = strstrip(xstrdup(buf));
+	return 1;
 }
 
 int hostroot_read_line(const struct hostroot *hr, const char *path, char **ret)

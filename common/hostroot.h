@@ -52,3 +52,12 @@ DIR *hostroot_opendir(const struct hostroot *hr, const char *path);
 char *hostroot_display(const struct hostroot *hr, const char *path);
 /* First line of a file, stripped. Returns 0 or -errno. */
 int hostroot_read_line(const struct hostroot *hr, const char *path, char **ret);
+/* Whether dir_fd (a directory opened under the root) is on procfs. */
+bool hostroot_is_procfs(int dir_fd);
+/* hostroot_read_line() of path (e.g. "proc/17/comm") for a procfs directory
+ * already open as dir_fd (its path is path's first dir_len bytes, e.g. "proc/"),
+ * the cheap way: opened beneath dir_fd without leaving its mount and read
+ * with one read() — a procfs file, which never blocks. 1 with *ret; 0 when it
+ * could not be read so (then hostroot_read_line() tells). */
+int hostroot_read_procfs_line(const struct hostroot *hr, int dir_fd, const char *path,
+			      size_t dir_len, char **ret);

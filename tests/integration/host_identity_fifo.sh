@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The node's identity, read before the checks (agent/agent.c identity_bounded):
+# The node's identity, read before the checks (agent/agent.c identity_step, the run's first step):
 # etc/hostname and proc/sys/kernel/random/boot_id take the checks' bounded
 # read and their deadline.
 # 1. A FIFO at etc/hostname (nobody writes it): `check` does not wait for a
