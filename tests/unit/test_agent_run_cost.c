@@ -5,7 +5,7 @@
  * proc/config.gz inflated once, not by host.nfs.kernel and host.iscsi each;
  * and the cheap paths answer as the ones they replace.
  */
-#include "b_hostroot.h"
+#include "hostroot_fixture.h"
 #include "helper.h"
 #include "modules.h"
 
@@ -39,18 +39,18 @@ gzFile __wrap_gzdopen(int fd, const char *mode)
 	return __real_gzdopen(fd, mode);
 }
 
-static void run_all(struct bctx *b)
+static void run_all(struct hostroot_fixture *b)
 {
 	strv_add(&b->opts.skip, "host.nfs.probe");
 	strv_add(&b->opts.skip, "host.image.share-manager");
 	agent_run_checks(&b->ctx);
 }
 
-static const struct finding *find(const struct bctx *b, const char *id)
+static const struct finding *find(const struct hostroot_fixture *b, const char *id)
 {
-	for (size_t i = 0; i < b->rep.results.n; i++)
-		if (streq(b->rep.results.items[i].check, id))
-			return &b->rep.results.items[i];
+	for (size_t i = 0; i < b->report.results.n; i++)
+		if (streq(b->report.results.items[i].check, id))
+			return &b->report.results.items[i];
 	fail_msg("no finding of %s", id);
 	return NULL;
 }
@@ -59,8 +59,8 @@ static const struct finding *find(const struct bctx *b, const char *id)
 static void test_run_inflates_kconfig_once(void **state)
 {
 	(void)state;
-	struct bctx b;
-	b_fixture(&b, "b-nomod-nonfs");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-nomod-nonfs");
 	inflations = 0;
 	run_all(&b);
 	const struct finding *nfs = find(&b, "host.nfs.kernel");
@@ -71,40 +71,40 @@ static void test_run_inflates_kconfig_once(void **state)
 	assert_non_null(find(&b, "host.iscsi"));
 	/* The old agent: host.nfs.kernel's inflate, then host.iscsi's gzdopen. */
 	assert_int_equal(inflations, 1);
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_run_starts_one_thread(void **state)
 {
 	(void)state;
-	struct bctx b;
-	b_fixture(&b, "b-debian12");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-debian12");
 	threads_started = 0;
 	run_all(&b);
-	assert_true(b.rep.results.n >= host_checks_len);
-	assert_non_null(kv_get(&b.rep.facts, "kernel_release"));
+	assert_true(b.report.results.n >= host_checks_len);
+	assert_non_null(kv_get(&b.report.facts, "kernel_release"));
 	/* The old agent: 12 (the identity, 10 checks, the facts). */
 	assert_int_equal(threads_started, 1);
-	node_report_clear(&b.rep);
-	b.rep = (struct node_report){0};
+	node_report_clear(&b.report);
+	b.report = (struct node_report){0};
 	threads_started = 0;
 	run_all(&b);
 	assert_int_equal(threads_started, 1);
-	b_close(&b);
+	hf_close(&b);
 }
 
 /* The daemon's network checks are its probe helper's: the worker adds nothing for them. */
 static void test_run_defers_network(void **state)
 {
 	(void)state;
-	struct bctx b;
-	b_fixture(&b, "b-debian12");
+	struct hostroot_fixture b;
+	hf_open(&b, "b-debian12");
 	b.ctx.defer_network = true;
 	agent_run_checks(&b.ctx);
-	for (size_t i = 0; i < b.rep.results.n; i++)
-		assert_false(agent_network_check(b.rep.results.items[i].check));
-	assert_int_equal(b.rep.results.n, host_checks_len - helper_network_checks_len);
-	b_close(&b);
+	for (size_t i = 0; i < b.report.results.n; i++)
+		assert_false(agent_network_check(b.report.results.items[i].check));
+	assert_int_equal(b.report.results.n, host_checks_len - helper_network_checks_len);
+	hf_close(&b);
 }
 
 /* ---- the inflated copy answers as reading the file did ---- */
@@ -163,18 +163,19 @@ static void flatten_value(const struct value *v, FILE *sb)
 }
 
 /* A check's findings as one string: status, message, evidence, remedy. */
-static char *run_flat(struct bctx *b, host_check_fn fn, const char *id, struct kconfig_cache *kc)
+static char *run_flat(struct hostroot_fixture *b, host_check_fn fn, const char *id,
+		      struct kconfig_cache *kc)
 {
-	node_report_clear(&b->rep);
-	b->rep = (struct node_report){.node = xstrdup("test-node")};
+	node_report_clear(&b->report);
+	b->report = (struct node_report){.node = xstrdup("test-node")};
 	b->ctx.kconfig = kc;
 	fn(&b->ctx, id);
 	b->ctx.kconfig = NULL;
 	char *out = NULL;
 	size_t outlen = 0;
 	FILE *sb = open_memstream(&out, &outlen);
-	for (size_t i = 0; i < b->rep.results.n; i++) {
-		const struct finding *f = &b->rep.results.items[i];
+	for (size_t i = 0; i < b->report.results.n; i++) {
+		const struct finding *f = &b->report.results.items[i];
 		fprintf(sb, "%s %s %s|", status_name(f->status), f->message,
 			f->remediation ? f->remediation : "");
 		flatten_kv(&f->evidence, sb);
@@ -183,7 +184,7 @@ static char *run_flat(struct bctx *b, host_check_fn fn, const char *id, struct k
 	return out;
 }
 
-static char *value_of(struct bctx *b, struct kconfig_cache *kc, const char *option)
+static char *value_of(struct hostroot_fixture *b, struct kconfig_cache *kc, const char *option)
 {
 	char *v = NULL;
 	int r = kconfig_value_in(kc, &b->ctx.root, "6.1.0-test", option, &v);
@@ -194,10 +195,10 @@ static char *value_of(struct bctx *b, struct kconfig_cache *kc, const char *opti
 
 static void same_answers(const char *name, const char *gz, size_t len, bool kept)
 {
-	struct bctx b;
-	b_scratch(&b);
-	b_write(&b, "proc/sys/kernel/osrelease", "6.1.0-test\n");
-	b_write_mode(&b, "proc/config.gz", gz, len, 0444);
+	struct hostroot_fixture b;
+	hf_scratch(&b);
+	hf_write(&b, "proc/sys/kernel/osrelease", "6.1.0-test\n");
+	hf_write_mode(&b, "proc/config.gz", gz, len, 0444);
 	static const char *const options[] = {"CONFIG_MODULES", "CONFIG_NFS_V4_1",
 					      "CONFIG_ISCSI_TCP", "CONFIG_LONG",
 					      "CONFIG_NOT_THERE"};
@@ -223,7 +224,7 @@ static void same_answers(const char *name, const char *gz, size_t len, bool kept
 				 cached);
 		kconfig_cache_clear(&kc);
 	}
-	b_close(&b);
+	hf_close(&b);
 }
 
 static void test_kconfig_cache_same_answers(void **state)
@@ -305,7 +306,7 @@ static void test_procfs_line_same(void **state)
 	}
 	closedir(d);
 	/* A copied tree is not procfs: read the usual way. */
-	_cleanup_free_ char *fx = b_fixture_path("b-debian12");
+	_cleanup_free_ char *fx = hf_fixture_path("b-debian12");
 	struct hostroot fr;
 	assert_int_equal(hostroot_open(&fr, fx), 0);
 	DIR *fd = hostroot_opendir(&fr, "proc");
@@ -318,7 +319,7 @@ static void test_procfs_line_same(void **state)
 
 /* ---- a merged /usr: lib/systemd/system is not listed nor probed again ---- */
 
-static void unit_scan_case(struct bctx *b, bool merged, const char *want_where)
+static void unit_scan_case(struct hostroot_fixture *b, bool merged, const char *want_where)
 {
 	struct unit_scan scan = {0};
 	_cleanup_free_ char *w1 = NULL, *w2 = NULL;
@@ -341,16 +342,16 @@ static void unit_scan_case(struct bctx *b, bool merged, const char *want_where)
 static void test_unit_scan_merged_usr(void **state)
 {
 	(void)state;
-	struct bctx b;
-	b_fixture(&b, "b-debian12"); /* lib -> usr/lib */
+	struct hostroot_fixture b;
+	hf_open(&b, "b-debian12"); /* lib -> usr/lib */
 	unit_scan_case(&b, true, NULL);
-	b_close(&b);
+	hf_close(&b);
 	/* Two directories: the link in the second one still counts. */
-	b_scratch(&b);
-	b_mkdir(&b, "usr/lib/systemd/system/sockets.target.wants");
-	b_write(&b, "lib/systemd/system/multi-user.target.wants/iscsid.service", "");
+	hf_scratch(&b);
+	hf_mkdir(&b, "usr/lib/systemd/system/sockets.target.wants");
+	hf_write(&b, "lib/systemd/system/multi-user.target.wants/iscsid.service", "");
 	unit_scan_case(&b, false, "/lib/systemd/system/multi-user.target.wants/iscsid.service");
-	b_close(&b);
+	hf_close(&b);
 }
 
 int main(void)
