@@ -680,7 +680,6 @@ static int cmd_serve(int argc, char **argv)
 		}
 		case OPT_NODE_TOKEN_FILE:
 			free(o.node_token_file);
-			free(o.read_auth_arg);
 			o.node_token_file = xstrdup(optarg);
 			o.auth = AUTH_NODE_TOKENS;
 			auth_modes++;
@@ -701,8 +700,6 @@ static int cmd_serve(int argc, char **argv)
 			break;
 		case OPT_AGENT_SA:
 			free(o.agent_sa);
-			free(o.node_token_file);
-			free(o.read_auth_arg);
 			o.agent_sa = xstrdup(optarg);
 			break;
 		case OPT_CANARY_RESULT:

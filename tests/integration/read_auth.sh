@@ -48,6 +48,17 @@ expect 401 "/metrics with --metrics-auth, without a token" "$(get /metrics)"
 expect 200 "/metrics with --metrics-auth and the read token" "$(get /metrics "$READ")"
 expect 200 "/healthz with --metrics-auth, open" "$(get /healthz)"
 stop_aggregator || fail "the aggregator did not stop cleanly"
+# --read-auth given before --node-token-file or --agent-serviceaccount keeps its file: each
+# option frees only its own earlier copy (the read token file was once freed by the later
+# option and then used, a use-after-free that read the node tokens' path as the read token's).
+printf 'harvester-node-1 node-%s\n' "$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$TMP/node-tokens"
+chmod 600 "$TMP/node-tokens"
+start_aggregator "$TMP/agg-n.log" --read-auth "token:$TMP/read-token" --node-token-file "$TMP/node-tokens" \
+	--cluster-state "$HVREADY_SRC/examples/cluster" ||
+	fail "the aggregator did not start with --read-auth before --node-token-file"
+expect 200 "GET /v1/verdict with the read token, --node-token-file after --read-auth" "$(get /v1/verdict "$READ")"
+expect 401 "GET /v1/verdict with a node's token" "$(get /v1/verdict "$(cut -d' ' -f2 "$TMP/node-tokens")")"
+stop_aggregator || fail "the aggregator did not stop cleanly"
 if "$HVREADY_BIN/hvready-aggregator" serve --listen 127.0.0.1:0 --token-file "$TMP/agent-token" \
 	--read-auth "bogus" --cluster-state "$HVREADY_SRC/examples/cluster" 2>"$TMP/bad.log"; then
 	fail "serve started with --read-auth bogus"
@@ -73,5 +84,14 @@ expect 403 "GET /v1/verdict by someone outside the group" "$(get /v1/verdict "$(
 grep -q "not in group hvready:readers" "$TMP/body" || fail "403 without the reason"
 expect 401 "GET /v1/nodes by an unknown JWT" "$(get /v1/nodes "$(sa_token nobody)")"
 expect 200 "/healthz, open" "$(get /healthz)"
+stop_aggregator || fail "the aggregator did not stop cleanly"
+# --agent-serviceaccount after --read-auth keeps the group (it once freed it, then read it).
+start_aggregator "$TMP/agg-sa.log" --kubeconfig "$TMP/kc/config" --tokenreview \
+	--read-auth tokenreview:hvready:readers \
+	--agent-serviceaccount system:serviceaccount:hvready-system:hvready-agent --interval 2 ||
+	fail "the aggregator did not start with --agent-serviceaccount after --read-auth"
+expect 200 "GET /v1/verdict by a member, --agent-serviceaccount after --read-auth" \
+	"$(get /v1/verdict "$(sa_token reader)")"
+expect 403 "… and by someone outside the group" "$(get /v1/verdict "$(sa_token someone)")"
 stop_aggregator || fail "the aggregator did not stop cleanly"
 echo "read_auth: all passed"
