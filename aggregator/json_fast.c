@@ -333,11 +333,8 @@ static enum jf_result read_object(struct jf *f, int depth, struct jv *ret)
 	}
 	f->p++; /* '}' */
 	size_t n = sc->mn - base;
-	struct jv_member *m = jv_arena_alloc(f->ar, n * sizeof(*m));
-	if (n)
-		memcpy(m, sc->m + base, n * sizeof(*m));
+	*ret = jv_object_copy(f->ar, n ? sc->m + base : NULL, n);
 	sc->mn = base;
-	*ret = (struct jv){.type = JV_OBJECT, .n = (uint32_t)n, .u.m = m};
 	return JF_OK;
 }
 
@@ -372,11 +369,8 @@ static enum jf_result read_array(struct jf *f, int depth, struct jv *ret)
 	}
 	f->p++; /* ']' */
 	size_t n = sc->an - base;
-	struct jv *e = jv_arena_alloc(f->ar, n * sizeof(*e));
-	if (n)
-		memcpy(e, sc->a + base, n * sizeof(*e));
+	*ret = jv_array_copy(f->ar, n ? sc->a + base : NULL, n);
 	sc->an = base;
-	*ret = (struct jv){.type = JV_ARRAY, .n = (uint32_t)n, .u.a = e};
 	return JF_OK;
 }
 
