@@ -279,6 +279,20 @@ static enum jf_result read_number(struct jf *f, struct jv *ret)
 
 static enum jf_result read_value(struct jf *f, int depth, struct jv *ret);
 
+/* After a member or an element: a ',' (*more) or the closing character. */
+static enum jf_result after_item(struct jf *f, char close, bool *more)
+{
+	enum jf_result r = skip_ws(f);
+	if (r != JF_OK)
+		return r;
+	*more = *f->p == ',';
+	if (*more) {
+		f->p++;
+		return JF_OK;
+	}
+	return *f->p == close ? JF_OK : JF_UNSURE;
+}
+
 static enum jf_result read_object(struct jf *f, int depth, struct jv *ret)
 {
 	struct jf_scratch *sc = f->sc;
@@ -320,15 +334,11 @@ static enum jf_result read_object(struct jf *f, int depth, struct jv *ret)
 				}
 				sc->m[sc->mn++] = (struct jv_member){key, v};
 			}
-			if ((r = skip_ws(f)) != JF_OK)
+			bool more = false;
+			if ((r = after_item(f, '}', &more)) != JF_OK)
 				return r;
-			if (*f->p == ',') {
-				f->p++;
-				continue;
-			}
-			if (*f->p != '}')
-				return JF_UNSURE;
-			break;
+			if (!more)
+				break;
 		}
 	}
 	f->p++; /* '}' */
@@ -356,15 +366,11 @@ static enum jf_result read_array(struct jf *f, int depth, struct jv *ret)
 				sc->a = xrealloc(sc->a, sc->acap * sizeof(*sc->a));
 			}
 			sc->a[sc->an++] = v;
-			if ((r = skip_ws(f)) != JF_OK)
+			bool more = false;
+			if ((r = after_item(f, ']', &more)) != JF_OK)
 				return r;
-			if (*f->p == ',') {
-				f->p++;
-				continue;
-			}
-			if (*f->p != ']')
-				return JF_UNSURE;
-			break;
+			if (!more)
+				break;
 		}
 	}
 	f->p++; /* ']' */

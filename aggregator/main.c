@@ -782,12 +782,7 @@ static int cmd_canary(int argc, char **argv)
 			o.nodes[o.n_nodes++] = optarg;
 			break;
 		case OPT_TIMEOUT:
-			if (canary_parse_duration(optarg, &o.timeout_ms) < 0 ||
-			    o.timeout_ms < 10000)
-				fatalx(
-				    "canary: --timeout %s: expected a duration from 10s to 24h (N, "
-				    "Ns, Nm, Nh)",
-				    optarg);
+			o.timeout_ms = canary_duration_arg("canary: --timeout", optarg, 10000);
 			break;
 		case OPT_KEEP:
 			o.keep = true;
