@@ -94,19 +94,60 @@ int canary_parse_steps(const char *arg, unsigned *ret, char *err, size_t errlen)
 /* A request that must end by until_ns; see kube_client_json(). */
 int canary_api(struct canary *c, int64_t until_ns, const char *method, const char *path,
 	       json_object *body, json_object **ret, char *err, size_t errlen);
+/* GET path (a list) into *ret for a step, within the steps' time: 0, or
+ * -errno with f UNKNOWN "cannot list the WHAT: ERR". Caller puts *ret. */
+int canary_step_list(struct canary *c, struct finding *f, const char *path, const char *what,
+		     json_object **ret, char *err, size_t errlen);
 /* The raw text of a GET (a pod log), bounded; caller frees *ret. */
 int canary_api_text(struct canary *c, int64_t until_ns, const char *path, char **ret, char *err,
 		    size_t errlen);
 /* Sleep ms, or less when a signal came or until_ns passed: false then. */
 bool canary_sleep(struct canary *c, int64_t until_ns, int ms);
 bool canary_stopped(const struct canary *c, int64_t until_ns);
+
+/* -- waits: every step polls what it made until it is done, at one pace. */
+#define CANARY_POLL_MS 500
+enum canary_wait_result { CANARY_WAIT_DONE, CANARY_WAIT_STALL, CANARY_WAIT_STOPPED };
+struct canary_wait {
+	const char *what; /* "the migration": what the messages say it waits for */
+	int64_t t0_ns;	  /* the time waited counts from here */
+	const char *path; /* GET at each look (into obj), or NULL */
+	json_object *obj; /* the last object path answered; the caller puts it */
+	/* One look, after the GET: 1 when the wait is over, 0 to look again,
+	 * or a request's -errno (its error in err). */
+	int (*look)(struct canary_wait *w);
+	void *arg;
+	char *err;
+	size_t errlen;
+};
+/* Look every CANARY_POLL_MS until the steps' time is up. DONE: look said so.
+ * STALL: the time is up, or a request ran into it (the caller diagnoses).
+ * STOPPED: f is UNKNOWN, "interrupted by signal N after Ss, waiting for WHAT"
+ * (S counted from t0_ns) on SIGINT/SIGTERM, else "API error while waiting for
+ * WHAT: ERR". */
+enum canary_wait_result canary_wait(struct canary *c, struct finding *f, struct canary_wait *w);
+
 /* A string at a path of members (NULL-terminated), or NULL. */
 const char *cj_str(json_object *o, ...);
 json_object *cj_get(json_object *o, ...);
+/* o is the boolean true. */
+bool cj_true(json_object *o);
+/* The status of o's condition TYPE is "True". */
+bool canary_cond_true(json_object *o, const char *type);
+/* Why a node cannot take the canary's pods (not Ready, cordoned, tainted
+ * NoSchedule/NoExecute), or NULL. */
+const char *canary_node_unusable(json_object *node);
+/* The evidence list key: the strings of l. */
+void canary_evidence_list(struct finding *f, const char *key, const struct strv *l);
+/* Event lines quoted for a message: ": \"A\"; \"B\"", or "" with none; caller frees. */
+char *canary_quoted(const struct strv *ev);
 /* "PARAM=SELECTOR" escaped for a query string; caller frees. */
 char *canary_selector_query(const char *param, const char *selector);
 /* The labels every created object carries (a new object). */
 json_object *canary_labels(const struct canary *c);
+/* A new object (kube_object_new()) in no namespace, with those labels. */
+json_object *canary_object(const struct canary *c, const char *api_version, const char *kind,
+			   const char *name);
 /* The Warning (or, with all, every) event messages about the named object in
  * ns, newest last, as one "reason: message" string each, at most max. */
 void canary_events(struct canary *c, const char *ns, const char *name, bool all, size_t max,
@@ -114,9 +155,16 @@ void canary_events(struct canary *c, const char *ns, const char *name, bool all,
 /* Create the object (POST to path), remembering it as kind/ns/name. */
 int canary_create(struct canary *c, const char *path, const char *kind, const char *name,
 		  json_object *body, char *err, size_t errlen);
+/* canary_create() of body (which it frees) for a step: on an error f is
+ * UNKNOWN "cannot create WHAT: ERR". */
+int canary_step_create(struct canary *c, struct finding *f, const char *path, const char *kind,
+		       const char *name, json_object *body, const char *what, char *err,
+		       size_t errlen);
 /* o->ns, created (labelled) when absent; refuses (returns -EPERM, err names
  * them) a namespace holding pods or PVCs without the canary's label. */
 int canary_namespace(struct canary *c, char *err, size_t errlen);
+/* canary_namespace() for a step: false when f says why it cannot be used. */
+bool canary_step_namespace(struct canary *c, struct finding *f, char *err, size_t errlen);
 
 /* The CANARY rows of common/checks.def, in its order (canary.c): the steps,
  * then canary.cleanup. Each runner fills its row's finding. The prototypes

@@ -35,6 +35,15 @@ int canary_api(struct canary *c, int64_t until_ns, const char *method, const cha
 	return kube_client_json(c->kc, method, path, body, NULL, ret, err, errlen);
 }
 
+int canary_step_list(struct canary *c, struct finding *f, const char *path, const char *what,
+		     json_object **ret, char *err, size_t errlen)
+{
+	int r = canary_api(c, c->steps_end_ns, "GET", path, NULL, ret, err, errlen);
+	if (r < 0)
+		finding_set(f, STATUS_UNKNOWN, "cannot list the %s: %s", what, err);
+	return r;
+}
+
 int canary_api_text(struct canary *c, int64_t until_ns, const char *path, char **ret, char *err,
 		    size_t errlen)
 {
@@ -117,6 +126,15 @@ json_object *canary_labels(const struct canary *c)
 	return l;
 }
 
+json_object *canary_object(const struct canary *c, const char *api_version, const char *kind,
+			   const char *name)
+{
+	json_object *meta = NULL;
+	json_object *o = kube_object_new(api_version, kind, NULL, name, &meta);
+	json_object_object_add(meta, "labels", canary_labels(c));
+	return o;
+}
+
 /* "%XX" for everything but unreserved characters: label and field selectors
  * hold '=', '/' and ','. */
 static char *query_escape(const char *s)
@@ -195,13 +213,7 @@ int canary_namespace(struct canary *c, char *err, size_t errlen)
 	json_object *obj = NULL;
 	int r = canary_api(c, c->steps_end_ns, "GET", path, NULL, &obj, err, errlen);
 	if (r == -ENOENT) {
-		json_object *body = json_object_new_object();
-		json_object *meta = json_object_new_object();
-		json_object_object_add(body, "apiVersion", json_object_new_string("v1"));
-		json_object_object_add(body, "kind", json_object_new_string("Namespace"));
-		json_object_object_add(meta, "name", json_object_new_string(ns));
-		json_object_object_add(meta, "labels", canary_labels(c));
-		json_object_object_add(body, "metadata", meta);
+		json_object *body = canary_object(c, "v1", "Namespace", ns);
 		r = canary_api(c, c->steps_end_ns, "POST", "/api/v1/namespaces", body, NULL, err,
 			       errlen);
 		json_object_put(body);
@@ -261,4 +273,110 @@ int canary_namespace(struct canary *c, char *err, size_t errlen)
 	}
 	c->ns_ready = true;
 	return 0;
+}
+
+bool canary_step_namespace(struct canary *c, struct finding *f, char *err, size_t errlen)
+{
+	int r = canary_namespace(c, err, errlen);
+	if (r == -EPERM)
+		finding_set(f, STATUS_UNKNOWN, "refused: %s", err);
+	else if (r < 0)
+		finding_set(f, STATUS_UNKNOWN, "namespace %s: %s", c->o->ns, err);
+	return r >= 0;
+}
+
+int canary_step_create(struct canary *c, struct finding *f, const char *path, const char *kind,
+		       const char *name, json_object *body, const char *what, char *err,
+		       size_t errlen)
+{
+	int r = canary_create(c, path, kind, name, body, err, errlen);
+	json_object_put(body);
+	if (r < 0)
+		finding_set(f, STATUS_UNKNOWN, "cannot create %s: %s", what, err);
+	return r;
+}
+
+static int wait_look(struct canary *c, struct canary_wait *w)
+{
+	if (w->path) {
+		json_object *got = NULL;
+		int r =
+		    canary_api(c, c->steps_end_ns, "GET", w->path, NULL, &got, w->err, w->errlen);
+		if (r < 0)
+			return r;
+		json_object_put(w->obj);
+		w->obj = got;
+	}
+	return w->look(w);
+}
+
+enum canary_wait_result canary_wait(struct canary *c, struct finding *f, struct canary_wait *w)
+{
+	int r;
+	while ((r = wait_look(c, w)) == 0)
+		if (!canary_sleep(c, c->steps_end_ns, CANARY_POLL_MS))
+			break;
+	if (r > 0)
+		return CANARY_WAIT_DONE;
+	if (canary_signal) {
+		finding_set(f, STATUS_UNKNOWN,
+			    "interrupted by signal %d after %llds, waiting for %s",
+			    (int)canary_signal,
+			    (long long)((util_now_mono_ns() - w->t0_ns) / 1000000000), w->what);
+		return CANARY_WAIT_STOPPED;
+	}
+	/* out of time, not an API error: the request was not made or ran
+	 * into the steps' end */
+	if (r == 0 || (r == -ETIMEDOUT && util_now_mono_ns() + 1000000000LL >= c->steps_end_ns))
+		return CANARY_WAIT_STALL;
+	finding_set(f, STATUS_UNKNOWN, "API error while waiting for %s: %s", w->what, w->err);
+	return CANARY_WAIT_STOPPED;
+}
+
+bool cj_true(json_object *o)
+{
+	return o && json_object_is_type(o, json_type_boolean) && json_object_get_boolean(o);
+}
+
+bool canary_cond_true(json_object *o, const char *type)
+{
+	json_object *conds = cj_get(o, "status", "conditions", NULL);
+	for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+		json_object *cd = json_object_array_get_idx(conds, i);
+		const char *t = cj_str(cd, "type", NULL), *s = cj_str(cd, "status", NULL);
+		if (t && streq(t, type))
+			return s && streq(s, "True");
+	}
+	return false;
+}
+
+const char *canary_node_unusable(json_object *n)
+{
+	if (!canary_cond_true(n, "Ready"))
+		return "not Ready";
+	json_object *u = cj_get(n, "spec", "unschedulable", NULL);
+	if (u && json_object_get_boolean(u))
+		return "cordoned";
+	json_object *taints = cj_get(n, "spec", "taints", NULL);
+	for (size_t i = 0; taints && i < json_object_array_length(taints); i++) {
+		const char *e = cj_str(json_object_array_get_idx(taints, i), "effect", NULL);
+		if (e && (streq(e, "NoSchedule") || streq(e, "NoExecute")))
+			return "tainted NoSchedule/NoExecute";
+	}
+	return NULL;
+}
+
+void canary_evidence_list(struct finding *f, const char *key, const struct strv *l)
+{
+	struct value_list *vl = kv_add_list(&f->evidence, key);
+	for (size_t i = 0; i < l->n; i++)
+		vlist_add_str(vl, l->items[i]);
+}
+
+char *canary_quoted(const struct strv *ev)
+{
+	if (!ev->n)
+		return xstrdup("");
+	_cleanup_free_ char *q = strv_join(ev, "\"; \"");
+	return xasprintf(": \"%s\"", q);
 }

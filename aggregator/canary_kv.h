@@ -29,6 +29,14 @@ const char *canary_node_why_not(const struct strv *nodes, const struct strv *bad
 
 /* The finding of an earlier step of this run, or NULL. */
 const struct finding *canary_step_finding(const struct canary *c, const char *id);
+/* The vm step passed in this run (else f is SKIP: "NEEDS" when it did not
+ * run) and its VMI was read into *ret (else f is UNKNOWN). Caller puts *ret. */
+bool canary_vm_step_vmi(struct canary *c, struct finding *f, const char *needs, json_object **ret,
+			char *err, size_t errlen);
+/* The step id ran in this run and passed: else f is SKIP, "NEEDS" when it
+ * did not run, "NOT_PASSED (ID is STATUS)" when it did not pass. */
+bool canary_step_passed(const struct canary *c, struct finding *f, const char *id,
+			const char *needs, const char *not_passed);
 
 /* "TYPE=STATUS (REASON): MESSAGE; ..." of an object's status.conditions that
  * are not what a healthy object shows (with all, every one); "" if none.

@@ -20,8 +20,6 @@
 
 #include "canary_kv.h"
 
-#define POLL_MS 500
-
 struct mig {
 	struct canary *c;
 	struct finding *f;
@@ -30,11 +28,6 @@ struct mig {
 	char *want_hostname; /* its kubernetes.io/hostname label */
 	char err[1024];
 };
-
-static bool json_true(json_object *o)
-{
-	return o && json_object_is_type(o, json_type_boolean) && json_object_get_boolean(o);
-}
 
 /* The VMI's condition TYPE when its status is False: "REASON: MESSAGE". */
 static char *cond_false(json_object *vmi, const char *type)
@@ -54,25 +47,10 @@ static enum status preconditions(struct mig *m)
 {
 	struct canary *c = m->c;
 	struct finding *f = m->f;
-	const struct finding *vf = canary_step_finding(c, "canary.vm.start");
-	if (!vf) {
-		finding_set(f, STATUS_SKIP,
-			    "needs the vm step in the same run (--steps vm,migrate)");
-		return STATUS_SKIP;
-	}
-	if (vf->status != STATUS_PASS) {
-		finding_set(f, STATUS_SKIP, "the VM did not start (canary.vm.start is %s)",
-			    status_name(vf->status));
-		return STATUS_SKIP;
-	}
-	_cleanup_free_ char *path =
-	    xasprintf(CANARY_KV_API "/namespaces/%s/virtualmachineinstances/%s", c->o->ns, m->vm);
 	json_object *vmi = NULL;
-	if (canary_api(c, c->steps_end_ns, "GET", path, NULL, &vmi, m->err, sizeof(m->err)) < 0) {
-		finding_set(f, STATUS_UNKNOWN, "cannot read the VMI %s/%s: %s", c->o->ns, m->vm,
-			    m->err);
-		return STATUS_UNKNOWN;
-	}
+	if (!canary_vm_step_vmi(c, f, "needs the vm step in the same run (--steps vm,migrate)",
+				&vmi, m->err, sizeof(m->err)))
+		return f->status;
 	const char *node = cj_str(vmi, "status", "nodeName", NULL);
 	m->source = node ? xstrdup(node) : NULL;
 	_cleanup_free_ char *why = cond_false(vmi, "LiveMigratable");
@@ -83,6 +61,7 @@ static enum status preconditions(struct mig *m)
 	}
 	struct strv nodes = {0}, bad = {0};
 	size_t total = 0;
+	const char *why_not = NULL;
 	enum status st = STATUS_PASS;
 	if (canary_kvm_nodes(c, &nodes, &bad, &total, m->err, sizeof(m->err)) < 0) {
 		finding_set(f, STATUS_UNKNOWN, "cannot list the nodes: %s", m->err);
@@ -103,12 +82,12 @@ static enum status preconditions(struct mig *m)
 			finding_remedy(f, "Run it when two nodes can run VMs "
 					  "(docs/checks/canary.migrate.md).");
 			st = STATUS_UNKNOWN;
-		} else if (m->want && (streq(m->want, m->source) ||
-				       canary_node_why_not(&nodes, &bad, m->want))) {
+		} else if (m->want &&
+			   (why_not = streq(m->want, m->source)
+					  ? "(the VM runs there already)"
+					  : canary_node_why_not(&nodes, &bad, m->want))) {
 			finding_set(f, STATUS_UNKNOWN, "--node %s cannot take the VM %s", m->want,
-				    streq(m->want, m->source)
-					? "(the VM runs there already)"
-					: canary_node_why_not(&nodes, &bad, m->want));
+				    why_not);
 			finding_remedy(f,
 				       "Name as the second --node a Ready, schedulable node with "
 				       "KVM other than the VM's (docs/checks/canary.migrate.md).");
@@ -153,14 +132,9 @@ static enum status preconditions(struct mig *m)
 
 static json_object *mig_body(struct mig *m)
 {
-	json_object *o = json_object_new_object(), *meta = json_object_new_object(),
+	json_object *o = canary_object(m->c, "kubevirt.io/v1", "VirtualMachineInstanceMigration",
+				       m->name),
 		    *spec = json_object_new_object();
-	json_object_object_add(o, "apiVersion", json_object_new_string("kubevirt.io/v1"));
-	json_object_object_add(o, "kind",
-			       json_object_new_string("VirtualMachineInstanceMigration"));
-	json_object_object_add(meta, "name", json_object_new_string(m->name));
-	json_object_object_add(meta, "labels", canary_labels(m->c));
-	json_object_object_add(o, "metadata", meta);
 	json_object_object_add(spec, "vmiName", json_object_new_string(m->vm));
 	if (m->want_hostname) {
 		/* VirtualMachineInstanceMigrationSpec.AddedNodeSelector, from
@@ -184,138 +158,127 @@ static char *mig_state(json_object *mo)
 			 conds);
 }
 
+struct mig_wait {
+	struct mig *m;
+	const char *vpath;
+	json_object *vmi; /* the VMI as the last look saw it */
+};
+
+/* One look (the migration in cw->obj): it failed (FAIL) or completed (PASS,
+ * or FAIL when the VMI did not move). */
+static int mig_done(struct canary_wait *cw)
+{
+	struct mig_wait *mw = cw->arg;
+	struct mig *m = mw->m;
+	struct canary *c = m->c;
+	struct finding *f = m->f;
+	json_object *vmi = NULL;
+	int r =
+	    canary_api(c, c->steps_end_ns, "GET", mw->vpath, NULL, &vmi, m->err, sizeof(m->err));
+	if (r < 0)
+		return r;
+	json_object_put(mw->vmi);
+	mw->vmi = vmi;
+	json_object *mo = cw->obj;
+	const char *phase = cj_str(mo, "status", "phase", NULL);
+	const char *uid = cj_str(mo, "metadata", "uid", NULL);
+	json_object *ms = cj_get(vmi, "status", "migrationState", NULL);
+	const char *ms_uid = cj_str(ms, "migrationUid", NULL);
+	bool ours = ms && (!ms_uid || !uid || streq(ms_uid, uid));
+	bool failed =
+	    (phase && streq(phase, "Failed")) || (ours && cj_true(cj_get(ms, "failed", NULL)));
+	bool completed = ours && cj_true(cj_get(ms, "completed", NULL));
+	const char *node = cj_str(vmi, "status", "nodeName", NULL);
+	const char *target = ours ? cj_str(ms, "targetNode", NULL) : NULL;
+	if (failed) {
+		const char *reason = ours ? cj_str(ms, "failureReason", NULL) : NULL;
+		_cleanup_free_ char *st = mig_state(mo);
+		struct strv ev = {0};
+		canary_events(c, c->o->ns, m->name, false, 3, &ev);
+		_cleanup_free_ char *q = canary_quoted(&ev);
+		finding_set(f, STATUS_FAIL,
+			    "the live migration of %s/%s from %s%s%s failed after %.1fs: "
+			    "%s%s(%s)%s",
+			    c->o->ns, m->vm, m->source, target ? " to " : "", target ? target : "",
+			    (double)(util_now_mono_ns() - cw->t0_ns) / 1e9,
+			    reason ? reason : "no failureReason", " ", st, q);
+		finding_remedy(f, "See the target virt-launcher pod's log and the migration "
+				  "network (docs/checks/canary.migrate.md).");
+		strv_clear(&ev);
+		return 1;
+	}
+	if (!completed || !phase || !streq(phase, "Succeeded"))
+		return 0;
+	int64_t ms_took = (util_now_mono_ns() - cw->t0_ns) / 1000000;
+	kv_add_int(&f->evidence, "migration_ms", ms_took);
+	const char *s0 = cj_str(ms, "startTimestamp", NULL), *s1 = cj_str(ms, "endTimestamp", NULL);
+	if (s0)
+		kv_add_str(&f->evidence, "start_timestamp", s0);
+	if (s1)
+		kv_add_str(&f->evidence, "end_timestamp", s1);
+	if (node)
+		kv_add_str(&f->evidence, "target_node", node);
+	if (!node || streq(node, m->source)) {
+		finding_set(f, STATUS_FAIL,
+			    "the migration of %s/%s completed, but the VMI is still on %s",
+			    c->o->ns, m->vm, node ? node : "no node");
+		return 1;
+	}
+	const char *note = "";
+	if (m->want) {
+		kv_add_str(&f->evidence, "target_requested", m->want);
+		bool kept = cj_get(mo, "spec", "addedNodeSelector", NULL);
+		kv_add_bool(&f->evidence, "target_selector_kept", kept);
+		if (!streq(node, m->want))
+			note = kept ? "; not to --node B, whose selector the migration kept"
+				    : "; --node B was not honoured: this KubeVirt's "
+				      "VirtualMachineInstanceMigration has no "
+				      "spec.addedNodeSelector (KubeVirt 1.6 and later)";
+	}
+	finding_set(f, STATUS_PASS, "the VM %s/%s live-migrated from %s to %s in %.1fs%s", c->o->ns,
+		    m->vm, m->source, node, (double)ms_took / 1000.0, note);
+	return 1;
+}
+
 static void migrate_run(struct mig *m, int64_t t0)
 {
 	struct canary *c = m->c;
 	struct finding *f = m->f;
 	_cleanup_free_ char *path =
 	    xasprintf(CANARY_KV_API "/namespaces/%s/virtualmachineinstancemigrations", c->o->ns);
-	json_object *body = mig_body(m);
-	int r = canary_create(c, path, "VirtualMachineInstanceMigration", m->name, body, m->err,
-			      sizeof(m->err));
-	json_object_put(body);
+	int r = canary_step_create(c, f, path, "VirtualMachineInstanceMigration", m->name,
+				   mig_body(m), "the migration", m->err, sizeof(m->err));
 	kv_add_str(&f->evidence, "migration", m->name);
 	kv_add_str(&f->evidence, "source_node", m->source);
-	if (r < 0) {
-		finding_set(f, STATUS_UNKNOWN, "cannot create the migration: %s", m->err);
+	if (r < 0)
 		return;
-	}
 	_cleanup_free_ char *mpath = xasprintf("%s/%s", path, m->name);
 	_cleanup_free_ char *vpath =
 	    xasprintf(CANARY_KV_API "/namespaces/%s/virtualmachineinstances/%s", c->o->ns, m->vm);
-	json_object *mo = NULL, *vmi = NULL;
-	for (;;) {
-		json_object *a = NULL, *b = NULL;
-		r = canary_api(c, c->steps_end_ns, "GET", mpath, NULL, &a, m->err, sizeof(m->err));
-		if (r == 0)
-			r = canary_api(c, c->steps_end_ns, "GET", vpath, NULL, &b, m->err,
-				       sizeof(m->err));
-		if (r < 0) {
-			json_object_put(a);
-			json_object_put(b);
-			if (canary_signal || (r == -ETIMEDOUT &&
-					      util_now_mono_ns() + 1000000000LL >= c->steps_end_ns))
-				break;
-			finding_set(f, STATUS_UNKNOWN,
-				    "API error while waiting for the migration: %s", m->err);
-			goto out;
-		}
-		json_object_put(mo);
-		json_object_put(vmi);
-		mo = a;
-		vmi = b;
-		const char *phase = cj_str(mo, "status", "phase", NULL);
-		const char *uid = cj_str(mo, "metadata", "uid", NULL);
-		json_object *ms = cj_get(vmi, "status", "migrationState", NULL);
-		const char *ms_uid = cj_str(ms, "migrationUid", NULL);
-		bool ours = ms && (!ms_uid || !uid || streq(ms_uid, uid));
-		bool failed = (phase && streq(phase, "Failed")) ||
-			      (ours && json_true(cj_get(ms, "failed", NULL)));
-		bool completed = ours && json_true(cj_get(ms, "completed", NULL));
-		const char *node = cj_str(vmi, "status", "nodeName", NULL);
-		const char *target = ours ? cj_str(ms, "targetNode", NULL) : NULL;
-		if (failed) {
-			const char *reason = ours ? cj_str(ms, "failureReason", NULL) : NULL;
-			_cleanup_free_ char *st = mig_state(mo);
-			struct strv ev = {0};
-			canary_events(c, c->o->ns, m->name, false, 3, &ev);
-			_cleanup_free_ char *q = strv_join(&ev, "\"; \"");
-			finding_set(f, STATUS_FAIL,
-				    "the live migration of %s/%s from %s%s%s failed after %.1fs: "
-				    "%s%s(%s)%s%s%s",
-				    c->o->ns, m->vm, m->source, target ? " to " : "",
-				    target ? target : "", (double)(util_now_mono_ns() - t0) / 1e9,
-				    reason ? reason : "no failureReason", " ", st,
-				    ev.n ? ": \"" : "", ev.n ? q : "", ev.n ? "\"" : "");
-			finding_remedy(f,
-				       "See the target virt-launcher pod's log and the migration "
-				       "network (docs/checks/canary.migrate.md).");
-			strv_clear(&ev);
-			goto out;
-		}
-		if (completed && phase && streq(phase, "Succeeded")) {
-			int64_t ms_took = (util_now_mono_ns() - t0) / 1000000;
-			kv_add_int(&f->evidence, "migration_ms", ms_took);
-			const char *s0 = cj_str(ms, "startTimestamp", NULL),
-				   *s1 = cj_str(ms, "endTimestamp", NULL);
-			if (s0)
-				kv_add_str(&f->evidence, "start_timestamp", s0);
-			if (s1)
-				kv_add_str(&f->evidence, "end_timestamp", s1);
-			if (node)
-				kv_add_str(&f->evidence, "target_node", node);
-			if (!node || streq(node, m->source))
-				finding_set(
-				    f, STATUS_FAIL,
-				    "the migration of %s/%s completed, but the VMI is still "
-				    "on %s",
-				    c->o->ns, m->vm, node ? node : "no node");
-			else {
-				const char *note = "";
-				if (m->want) {
-					kv_add_str(&f->evidence, "target_requested", m->want);
-					bool kept = cj_get(mo, "spec", "addedNodeSelector", NULL);
-					kv_add_bool(&f->evidence, "target_selector_kept", kept);
-					if (!streq(node, m->want))
-						note = kept ? "; not to --node B, whose selector "
-							      "the migration kept"
-							    : "; --node B was not honoured: this "
-							      "KubeVirt's VirtualMachineInstance"
-							      "Migration has no spec.addedNode"
-							      "Selector (KubeVirt 1.6 and later)";
-				}
-				finding_set(f, STATUS_PASS,
-					    "the VM %s/%s live-migrated from %s to %s in %.1fs%s",
-					    c->o->ns, m->vm, m->source, node,
-					    (double)ms_took / 1000.0, note);
-			}
-			goto out;
-		}
-		if (!canary_sleep(c, c->steps_end_ns, POLL_MS))
-			break;
-	}
-	if (canary_signal)
-		finding_set(f, STATUS_UNKNOWN,
-			    "interrupted by signal %d after %llds, waiting for the migration",
-			    (int)canary_signal,
-			    (long long)((util_now_mono_ns() - t0) / 1000000000));
-	else {
-		_cleanup_free_ char *st = mig_state(mo);
+	struct mig_wait mw = {.m = m, .vpath = vpath};
+	struct canary_wait cw = {.what = "the migration",
+				 .t0_ns = t0,
+				 .path = mpath,
+				 .look = mig_done,
+				 .arg = &mw,
+				 .err = m->err,
+				 .errlen = sizeof(m->err)};
+	if (canary_wait(c, f, &cw) == CANARY_WAIT_STALL) {
+		_cleanup_free_ char *st = mig_state(cw.obj);
 		struct strv ev = {0};
 		canary_events(c, c->o->ns, m->name, false, 3, &ev);
-		_cleanup_free_ char *q = strv_join(&ev, "\"; \"");
+		_cleanup_free_ char *q = canary_quoted(&ev);
 		finding_set(
 		    f, STATUS_FAIL,
-		    "the live migration of %s/%s from %s did not finish within %llds (%s)%s%s%s",
+		    "the live migration of %s/%s from %s did not finish within %llds (%s)%s",
 		    c->o->ns, m->vm, m->source, (long long)((util_now_mono_ns() - t0) / 1000000000),
-		    st, ev.n ? ": \"" : "", ev.n ? q : "", ev.n ? "\"" : "");
+		    st, q);
 		finding_remedy(f, "A stall is not a pass; the cleanup deletes the migration, which "
 				  "aborts it (docs/checks/canary.migrate.md).");
 		strv_clear(&ev);
 	}
-out:
-	json_object_put(mo);
-	json_object_put(vmi);
+	json_object_put(cw.obj);
+	json_object_put(mw.vmi);
 }
 
 void canary_step_migrate(struct canary *c, struct finding *f)

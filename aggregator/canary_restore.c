@@ -38,7 +38,6 @@
 #include "canary_kv.h"
 #include "longhorn.h"
 
-#define POLL_MS	     500
 #define CONVERGE_MS  120000
 #define RUN_STRATEGY "{\"op\": \"replace\", \"path\": \"/spec/runStrategy\", \"value\": \"Always\"}"
 
@@ -46,20 +45,10 @@ struct rst {
 	struct canary *c;
 	struct finding *f;
 	char *snap, *name, *target;
+	bool failed; /* restore_done(): the restore failed, the finding says so */
+	char *node;  /* restored_vm_runs(): the restored VM's node */
 	char err[1024];
 };
-
-static bool json_true(json_object *o)
-{
-	return o && json_object_is_type(o, json_type_boolean) && json_object_get_boolean(o);
-}
-
-static void add_list(struct finding *f, const char *key, struct strv *l)
-{
-	struct value_list *vl = kv_add_list(&f->evidence, key);
-	for (size_t i = 0; i < l->n; i++)
-		vlist_add_str(vl, l->items[i]);
-}
 
 static json_object *restore_body(struct rst *r)
 {
@@ -93,65 +82,52 @@ static char *failure(json_object *ro)
 	return NULL;
 }
 
-/* The restore to completion: 0, or 1 when the finding is set. */
+/* One look: the restore failed (FAIL, *failed) or is complete. */
+static int restore_done(struct canary_wait *cw)
+{
+	struct rst *r = cw->arg;
+	_cleanup_free_ char *why = failure(cw->obj);
+	if (why) {
+		finding_set(r->f, STATUS_FAIL,
+			    "the VirtualMachineRestore %s/%s failed after %.1fs: %s", r->c->o->ns,
+			    r->name, (double)(util_now_mono_ns() - cw->t0_ns) / 1e9, why);
+		r->failed = true;
+		return 1;
+	}
+	return cj_true(cj_get(cw->obj, "status", "complete", NULL));
+}
+
+/* The restore to completion: 0 with *ret, or 1 when the finding is set. */
 static int wait_complete(struct rst *r, const char *path, int64_t t0, json_object **ret)
 {
 	struct canary *c = r->c;
 	struct finding *f = r->f;
-	json_object *ro = NULL;
-	for (;;) {
-		json_object *got = NULL;
-		int e =
-		    canary_api(c, c->steps_end_ns, "GET", path, NULL, &got, r->err, sizeof(r->err));
-		if (e < 0) {
-			json_object_put(got);
-			if (canary_signal || (e == -ETIMEDOUT &&
-					      util_now_mono_ns() + 1000000000LL >= c->steps_end_ns))
-				break;
-			finding_set(f, STATUS_UNKNOWN,
-				    "API error while waiting for the restore: %s", r->err);
-			json_object_put(ro);
-			return 1;
-		}
-		json_object_put(ro);
-		ro = got;
-		_cleanup_free_ char *why = failure(ro);
-		if (why) {
-			finding_set(f, STATUS_FAIL,
-				    "the VirtualMachineRestore %s/%s failed after %.1fs: %s",
-				    c->o->ns, r->name, (double)(util_now_mono_ns() - t0) / 1e9,
-				    why);
-			json_object_put(ro);
-			return 1;
-		}
-		if (json_true(cj_get(ro, "status", "complete", NULL))) {
-			*ret = ro;
-			return 0;
-		}
-		if (!canary_sleep(c, c->steps_end_ns, POLL_MS))
-			break;
+	struct canary_wait cw = {.what = "the restore",
+				 .t0_ns = t0,
+				 .path = path,
+				 .look = restore_done,
+				 .arg = r,
+				 .err = r->err,
+				 .errlen = sizeof(r->err)};
+	enum canary_wait_result w = canary_wait(c, f, &cw);
+	if (w == CANARY_WAIT_DONE && !r->failed) {
+		*ret = cw.obj;
+		return 0;
 	}
-	if (canary_signal)
-		finding_set(f, STATUS_UNKNOWN,
-			    "interrupted by signal %d after %llds, waiting for the restore",
-			    (int)canary_signal,
-			    (long long)((util_now_mono_ns() - t0) / 1000000000));
-	else {
-		_cleanup_free_ char *conds = canary_conditions(ro, true);
+	if (w == CANARY_WAIT_STALL) {
+		_cleanup_free_ char *conds = canary_conditions(cw.obj, true);
 		struct strv ev = {0};
 		canary_events(c, c->o->ns, r->name, false, 3, &ev);
-		_cleanup_free_ char *q = strv_join(&ev, "\"; \"");
-		finding_set(
-		    f, STATUS_FAIL,
-		    "the VirtualMachineRestore %s/%s did not complete within %llds (%s)%s%s%s",
-		    c->o->ns, r->name, (long long)((util_now_mono_ns() - t0) / 1000000000),
-		    *conds ? conds : "no conditions", ev.n ? ": \"" : "", ev.n ? q : "",
-		    ev.n ? "\"" : "");
+		_cleanup_free_ char *q = canary_quoted(&ev);
+		finding_set(f, STATUS_FAIL,
+			    "the VirtualMachineRestore %s/%s did not complete within %llds (%s)%s",
+			    c->o->ns, r->name, (long long)((util_now_mono_ns() - t0) / 1000000000),
+			    *conds ? conds : "no conditions", q);
 		finding_remedy(f, "A stall is not a pass: see virt-controller's log and "
 				  "docs/checks/canary.restore.md.");
 		strv_clear(&ev);
 	}
-	json_object_put(ro);
+	json_object_put(cw.obj);
 	return 1;
 }
 
@@ -197,7 +173,7 @@ static void vol_read(struct rst *r, int64_t until, struct vol *v)
 	v->clone = cj_str(v->obj, "status", "cloneStatus", "state", NULL);
 	v->data_source = cj_str(v->obj, "spec", "dataSource", NULL);
 	v->from_backup = cj_str(v->obj, "spec", "fromBackup", NULL);
-	v->restore_required = json_true(cj_get(v->obj, "status", "restoreRequired", NULL));
+	v->restore_required = cj_true(cj_get(v->obj, "status", "restoreRequired", NULL));
 	json_object *nr = cj_get(v->obj, "spec", "numberOfReplicas", NULL);
 	v->replicas = nr ? json_object_get_int64(nr) : 0;
 	_cleanup_free_ char *sel = xasprintf("longhornvolume=%s", v->name);
@@ -338,40 +314,41 @@ static void root_cause(struct rst *r, struct vol *v, int64_t waited_s)
 	strv_clear(&why);
 }
 
-/* The restored VM runs: 0, or 1 with the finding set. */
-static int wait_vmi(struct rst *r, int64_t t0, char **node)
+/* One look: the restored VM's VMI is Running on a node. */
+static int restored_vm_runs(struct canary_wait *cw)
 {
+	struct rst *r = cw->arg;
 	struct canary *c = r->c;
 	_cleanup_free_ char *p = xasprintf(
 	    CANARY_KV_API "/namespaces/%s/virtualmachineinstances/%s", c->o->ns, r->target);
-	const char *phase = NULL;
-	json_object *vmi = NULL;
-	int e = 0;
-	for (;;) {
-		json_object_put(vmi);
-		vmi = NULL;
-		e = canary_api(c, c->steps_end_ns, "GET", p, NULL, &vmi, r->err, sizeof(r->err));
-		if (e < 0 && e != -ENOENT)
-			break;
-		phase = cj_str(vmi, "status", "phase", NULL);
-		const char *n = cj_str(vmi, "status", "nodeName", NULL);
-		if (phase && streq(phase, "Running") && n) {
-			*node = xstrdup(n);
-			json_object_put(vmi);
-			return 0;
-		}
-		if (!canary_sleep(c, c->steps_end_ns, POLL_MS))
-			break;
-	}
-	_cleanup_free_ char *conds = canary_conditions(vmi, false);
-	if (canary_signal)
-		finding_set(r->f, STATUS_UNKNOWN,
-			    "interrupted by signal %d, waiting for the restored VM to run",
-			    (int)canary_signal);
-	else if (e < 0 && e != -ENOENT && e != -ETIMEDOUT)
-		finding_set(r->f, STATUS_UNKNOWN,
-			    "API error while waiting for the restored VM to run: %s", r->err);
-	else
+	json_object_put(cw->obj);
+	cw->obj = NULL;
+	int e = canary_api(c, c->steps_end_ns, "GET", p, NULL, &cw->obj, r->err, sizeof(r->err));
+	if (e < 0 && e != -ENOENT)
+		return e;
+	const char *phase = cj_str(cw->obj, "status", "phase", NULL);
+	const char *n = cj_str(cw->obj, "status", "nodeName", NULL);
+	if (!phase || !streq(phase, "Running") || !n)
+		return 0;
+	r->node = xstrdup(n);
+	return 1;
+}
+
+/* The restored VM runs: 0, or 1 with the finding set. */
+static int wait_vmi(struct rst *r, int64_t t0)
+{
+	struct canary *c = r->c;
+	struct canary_wait cw = {.what = "the restored VM to run",
+				 .t0_ns = t0,
+				 .look = restored_vm_runs,
+				 .arg = r,
+				 .err = r->err,
+				 .errlen = sizeof(r->err)};
+	enum canary_wait_result w = canary_wait(c, r->f, &cw);
+	json_object *vmi = cw.obj;
+	if (w == CANARY_WAIT_STALL) {
+		const char *phase = cj_str(vmi, "status", "phase", NULL);
+		_cleanup_free_ char *conds = canary_conditions(vmi, false);
 		finding_set(r->f, STATUS_FAIL,
 			    "the restore completed, but the restored VM %s/%s does not run after "
 			    "%llds (VMI %s)%s%s",
@@ -379,8 +356,9 @@ static int wait_vmi(struct rst *r, int64_t t0, char **node)
 			    (long long)((util_now_mono_ns() - t0) / 1000000000),
 			    vmi ? (phase ? phase : "without a phase") : "not created",
 			    *conds ? ": " : "", conds);
+	}
 	json_object_put(vmi);
-	return 1;
+	return w != CANARY_WAIT_DONE;
 }
 
 /* Carries the canary's labels of this run. */
@@ -492,7 +470,7 @@ static void converge(struct rst *r, json_object *ro, int64_t t_done, const char 
 			hopeless |= v[i].clone && streq(v[i].clone, "failed") &&
 				    source_gone(r, until, &v[i]);
 		}
-		if (!bad || (hopeless && !canary_signal) || !canary_sleep(c, until, POLL_MS))
+		if (!bad || (hopeless && !canary_signal) || !canary_sleep(c, until, CANARY_POLL_MS))
 			break;
 	}
 	/* The steps' time may be up: the facts of a diagnosis are read within the
@@ -507,7 +485,7 @@ static void converge(struct rst *r, json_object *ro, int64_t t_done, const char 
 		    xasprintf("%s: %s", v[i].name ? v[i].name : v[i].pvc, s);
 		strv_add(&fl, line);
 	}
-	add_list(f, "restored_volumes", &fl);
+	canary_evidence_list(f, "restored_volumes", &fl);
 	int64_t waited = (util_now_mono_ns() - t_done) / 1000000000;
 	struct strv res = {0};
 	int e = 0;
@@ -533,7 +511,7 @@ static void converge(struct rst *r, json_object *ro, int64_t t_done, const char 
 			    "the restore made object%s the cleanup would not remove (no canary "
 			    "labels, not owned by the canary's objects): %s",
 			    res.n == 1 ? "" : "s", s);
-		add_list(f, "unlabelled", &res);
+		canary_evidence_list(f, "unlabelled", &res);
 	} else {
 		_cleanup_free_ char *s = strv_join(&fl, "; ");
 		finding_set(f, STATUS_PASS,
@@ -555,18 +533,13 @@ static void restore_run(struct rst *r, int64_t t0)
 	struct finding *f = r->f;
 	_cleanup_free_ char *path =
 	    xasprintf("%s/namespaces/%s/virtualmachinerestores", c->snap_api, c->o->ns);
-	json_object *body = restore_body(r);
-	int e =
-	    canary_create(c, path, "VirtualMachineRestore", r->name, body, r->err, sizeof(r->err));
-	json_object_put(body);
+	int e = canary_step_create(c, f, path, "VirtualMachineRestore", r->name, restore_body(r),
+				   "the VirtualMachineRestore", r->err, sizeof(r->err));
 	kv_add_str(&f->evidence, "restore", r->name);
 	kv_add_str(&f->evidence, "target_vm", r->target);
 	kv_add_str(&f->evidence, "snapshot", r->snap);
-	if (e < 0) {
-		finding_set(f, STATUS_UNKNOWN, "cannot create the VirtualMachineRestore: %s",
-			    r->err);
+	if (e < 0)
 		return;
-	}
 	/* The restore makes the VM: the cleanup finds it by its labels, and
 	 * --keep names it. */
 	_cleanup_free_ char *id = xasprintf("VirtualMachine/%s/%s", c->o->ns, r->target);
@@ -582,11 +555,10 @@ static void restore_run(struct rst *r, int64_t t0)
 		kv_add_str(&f->evidence, "restore_time", rt);
 	_cleanup_free_ char *conds = canary_conditions(ro, true);
 	kv_add_str(&f->evidence, "conditions", conds);
-	_cleanup_free_ char *node = NULL;
-	if (wait_vmi(r, t0, &node) == 0) {
+	if (wait_vmi(r, t0) == 0) {
 		kv_add_int(&f->evidence, "running_ms", (util_now_mono_ns() - t0) / 1000000);
-		kv_add_str(&f->evidence, "node", node);
-		converge(r, ro, util_now_mono_ns(), node);
+		kv_add_str(&f->evidence, "node", r->node);
+		converge(r, ro, util_now_mono_ns(), r->node);
 	}
 	json_object_put(ro);
 }
@@ -599,20 +571,19 @@ void canary_step_restore(struct canary *c, struct finding *f)
 			.name = canary_restore_name(c),
 			.target = canary_restored_vm_name(c)};
 	int64_t t0 = util_now_mono_ns();
-	const struct finding *sf = canary_step_finding(c, "canary.snapshot");
-	if (!sf)
-		finding_set(
-		    f, STATUS_SKIP,
-		    "needs the snapshot step in the same run (--steps vm,snapshot,restore)");
-	else if (sf->status != STATUS_PASS)
-		finding_set(f, STATUS_SKIP, "the snapshot was not taken (canary.snapshot is %s)",
-			    status_name(sf->status));
-	else if (canary_snapshot_api(c, r.err, sizeof(r.err)) < 0)
-		finding_set(f, STATUS_UNKNOWN, "cannot read snapshot.kubevirt.io: %s", r.err);
-	else
-		restore_run(&r, t0);
+	if (canary_step_passed(
+		c, f, "canary.snapshot",
+		"needs the snapshot step in the same run (--steps vm,snapshot,restore)",
+		"the snapshot was not taken")) {
+		if (canary_snapshot_api(c, r.err, sizeof(r.err)) < 0)
+			finding_set(f, STATUS_UNKNOWN, "cannot read snapshot.kubevirt.io: %s",
+				    r.err);
+		else
+			restore_run(&r, t0);
+	}
 	kv_add_int(&f->evidence, "duration_ms", (util_now_mono_ns() - t0) / 1000000);
 	free(r.snap);
 	free(r.name);
 	free(r.target);
+	free(r.node);
 }

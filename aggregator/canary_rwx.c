@@ -17,10 +17,7 @@
 #define RWX_SIZE     "256Mi"
 #define RWX_MOUNT    "/canary"
 #define RWX_FILE     RWX_MOUNT "/token"
-#define POLL_MS	     500
 #define LONGHORN_CSI "driver.longhorn.io"
-
-enum wait_result { WAIT_DONE, WAIT_STALL, WAIT_SIGNAL, WAIT_API };
 
 struct rwx {
 	struct canary *c;
@@ -36,45 +33,13 @@ static int64_t ms_since(int64_t t0)
 	return (util_now_mono_ns() - t0) / 1000000;
 }
 
-static bool node_ready(json_object *n)
-{
-	json_object *conds = cj_get(n, "status", "conditions", NULL);
-	for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
-		json_object *cd = json_object_array_get_idx(conds, i);
-		const char *t = cj_str(cd, "type", NULL), *s = cj_str(cd, "status", NULL);
-		if (t && streq(t, "Ready"))
-			return s && streq(s, "True");
-	}
-	return false;
-}
-
-/* Why a node cannot take the canary's pods, or NULL. */
-static const char *node_unusable(json_object *n)
-{
-	if (!node_ready(n))
-		return "not Ready";
-	json_object *u = cj_get(n, "spec", "unschedulable", NULL);
-	if (u && json_object_get_boolean(u))
-		return "cordoned";
-	json_object *taints = cj_get(n, "spec", "taints", NULL);
-	for (size_t i = 0; taints && i < json_object_array_length(taints); i++) {
-		const char *e = cj_str(json_object_array_get_idx(taints, i), "effect", NULL);
-		if (e && (streq(e, "NoSchedule") || streq(e, "NoExecute")))
-			return "tainted NoSchedule/NoExecute";
-	}
-	return NULL;
-}
-
 /* Two schedulable Ready nodes: --node A --node B, or the first two by name. */
 static enum status pick_nodes(struct rwx *w)
 {
 	struct canary *c = w->c;
 	json_object *list = NULL;
-	if (canary_api(c, c->steps_end_ns, "GET", "/api/v1/nodes", NULL, &list, w->err,
-		       sizeof(w->err)) < 0) {
-		finding_set(w->f, STATUS_UNKNOWN, "cannot list the nodes: %s", w->err);
+	if (canary_step_list(c, w->f, "/api/v1/nodes", "nodes", &list, w->err, sizeof(w->err)) < 0)
 		return STATUS_UNKNOWN;
-	}
 	json_object *items = cj_get(list, "items", NULL);
 	size_t n = items ? json_object_array_length(items) : 0;
 	struct strv bad = {0};
@@ -86,7 +51,7 @@ static enum status pick_nodes(struct rwx *w)
 				json_object *nd = json_object_array_get_idx(items, i);
 				const char *name = cj_str(nd, "metadata", "name", NULL);
 				if (name && streq(name, want))
-					why = node_unusable(nd);
+					why = canary_node_unusable(nd);
 			}
 			if (why) {
 				_cleanup_free_ char *s = xasprintf("%s (%s)", want, why);
@@ -104,7 +69,7 @@ static enum status pick_nodes(struct rwx *w)
 		for (size_t i = 0; i < n; i++) {
 			json_object *nd = json_object_array_get_idx(items, i);
 			const char *name = cj_str(nd, "metadata", "name", NULL),
-				   *why = node_unusable(nd);
+				   *why = canary_node_unusable(nd);
 			if (!name)
 				continue;
 			if (why) {
@@ -183,11 +148,9 @@ static enum status pick_class(struct rwx *w)
 		return why ? STATUS_UNKNOWN : STATUS_PASS;
 	}
 	json_object *list = NULL;
-	if (canary_api(c, c->steps_end_ns, "GET", "/apis/storage.k8s.io/v1/storageclasses", NULL,
-		       &list, w->err, sizeof(w->err)) < 0) {
-		finding_set(w->f, STATUS_UNKNOWN, "cannot list the StorageClasses: %s", w->err);
+	if (canary_step_list(c, w->f, "/apis/storage.k8s.io/v1/storageclasses", "StorageClasses",
+			     &list, w->err, sizeof(w->err)) < 0)
 		return STATUS_UNKNOWN;
-	}
 	json_object *items = cj_get(list, "items", NULL);
 	const char *best = NULL;
 	for (size_t i = 0; items && i < json_object_array_length(items); i++) {
@@ -258,14 +221,9 @@ static json_object *jstr(const char *s)
 
 static json_object *pvc_body(struct rwx *w)
 {
-	json_object *o = json_object_new_object(), *meta = json_object_new_object(),
+	json_object *o = canary_object(w->c, "v1", "PersistentVolumeClaim", w->pvc),
 		    *spec = json_object_new_object(), *modes = json_object_new_array(),
 		    *res = json_object_new_object(), *req = json_object_new_object();
-	json_object_object_add(o, "apiVersion", jstr("v1"));
-	json_object_object_add(o, "kind", jstr("PersistentVolumeClaim"));
-	json_object_object_add(meta, "name", jstr(w->pvc));
-	json_object_object_add(meta, "labels", canary_labels(w->c));
-	json_object_object_add(o, "metadata", meta);
 	json_object_array_add(modes, jstr("ReadWriteMany"));
 	json_object_object_add(spec, "accessModes", modes);
 	json_object_object_add(spec, "volumeMode", jstr("Filesystem"));
@@ -314,33 +272,11 @@ static json_object *pod_body(struct rwx *w, const char *name, const char *node, 
 	return o;
 }
 
-/* Until the pod is Succeeded or Failed; *ret the last pod seen. */
-static enum wait_result wait_pod(struct rwx *w, const char *name, json_object **ret)
+/* One look: the pod is Succeeded or Failed. */
+static int pod_ended(struct canary_wait *cw)
 {
-	struct canary *c = w->c;
-	_cleanup_free_ char *path = xasprintf("/api/v1/namespaces/%s/pods/%s", c->o->ns, name);
-	*ret = NULL;
-	for (;;) {
-		json_object *pod = NULL;
-		int r =
-		    canary_api(c, c->steps_end_ns, "GET", path, NULL, &pod, w->err, sizeof(w->err));
-		if (r < 0) {
-			if (canary_signal)
-				return WAIT_SIGNAL;
-			/* out of time, not an API error: the request was not made or
-			 * ran into the step's end */
-			if (r == -ETIMEDOUT && util_now_mono_ns() + 1000000000LL >= c->steps_end_ns)
-				return WAIT_STALL;
-			return WAIT_API;
-		}
-		json_object_put(*ret);
-		*ret = pod;
-		const char *phase = cj_str(pod, "status", "phase", NULL);
-		if (phase && (streq(phase, "Succeeded") || streq(phase, "Failed")))
-			return WAIT_DONE;
-		if (!canary_sleep(c, c->steps_end_ns, POLL_MS))
-			return canary_signal ? WAIT_SIGNAL : WAIT_STALL;
-	}
+	const char *phase = cj_str(cw->obj, "status", "phase", NULL);
+	return phase && (streq(phase, "Succeeded") || streq(phase, "Failed"));
 }
 
 /* The result line of canary-io: the termination message, else the log. */
@@ -368,13 +304,6 @@ static char *pod_result(struct rwx *w, json_object *pod, const char *name)
 	if (strlen(line) > 300)
 		line[300] = '\0';
 	return line;
-}
-
-static void add_events(struct finding *f, const char *key, struct strv *ev)
-{
-	struct value_list *l = kv_add_list(&f->evidence, key);
-	for (size_t i = 0; i < ev->n; i++)
-		vlist_add_str(l, ev->items[i]);
 }
 
 /* The pod did not finish within the time: the first broken link. */
@@ -410,13 +339,12 @@ static void diagnose_stall(struct rwx *w, const char *role, const char *pod_name
 			if (!phase || !streq(phase, "Running") || waiting) {
 				struct strv ev = {0};
 				canary_events(c, CANARY_LONGHORN_NS, smname, false, 3, &ev);
-				_cleanup_free_ char *q = strv_join(&ev, "\"; \"");
+				_cleanup_free_ char *q = canary_quoted(&ev);
 				finding_set(f, STATUS_FAIL,
 					    "the share-manager pod " CANARY_LONGHORN_NS
-					    "/%s is not running (%s%s%s)%s%s%s",
+					    "/%s is not running (%s%s%s)%s",
 					    smname, phase ? phase : "no phase", waiting ? ", " : "",
-					    waiting ? waiting : "", ev.n ? ": \"" : "",
-					    ev.n ? q : "", ev.n ? "\"" : "");
+					    waiting ? waiting : "", q);
 				finding_remedy(
 				    f,
 				    "The RWX share is served by this pod: make its image "
@@ -426,7 +354,7 @@ static void diagnose_stall(struct rwx *w, const char *role, const char *pod_name
 				kv_add_str(&f->evidence, "share_manager_pod", smname);
 				if (img)
 					kv_add_str(&f->evidence, "share_manager_image", img);
-				add_events(f, "share_manager_events", &ev);
+				canary_evidence_list(f, "share_manager_events", &ev);
 				strv_clear(&ev);
 				json_object_put(sm);
 				json_object_put(pvc);
@@ -439,15 +367,14 @@ static void diagnose_stall(struct rwx *w, const char *role, const char *pod_name
 	if (!pvc_phase || !streq(pvc_phase, "Bound")) {
 		struct strv ev = {0};
 		canary_events(c, c->o->ns, w->pvc, true, 3, &ev);
-		_cleanup_free_ char *q = strv_join(&ev, "\"; \"");
-		finding_set(f, STATUS_FAIL, "the PVC %s/%s is not Bound after %llds (%s)%s%s%s",
+		_cleanup_free_ char *q = canary_quoted(&ev);
+		finding_set(f, STATUS_FAIL, "the PVC %s/%s is not Bound after %llds (%s)%s",
 			    c->o->ns, w->pvc, (long long)waited_s,
-			    pvc_phase ? pvc_phase : "no phase", ev.n ? ": \"" : "", ev.n ? q : "",
-			    ev.n ? "\"" : "");
+			    pvc_phase ? pvc_phase : "no phase", q);
 		finding_remedy(f,
 			       "Longhorn's CSI provisioner did not create the volume: see "
 			       "longhorn-manager and csi-provisioner (docs/checks/canary.rwx.md).");
-		add_events(f, "pvc_events", &ev);
+		canary_evidence_list(f, "pvc_events", &ev);
 		strv_clear(&ev);
 		json_object_put(pvc);
 		return;
@@ -467,7 +394,7 @@ static void diagnose_stall(struct rwx *w, const char *role, const char *pod_name
 			    role, node, (long long)waited_s, phase ? phase : "no phase");
 	finding_remedy(f, "A stall is not a pass: see the pod's events and the node's kubelet log "
 			  "(docs/checks/canary.rwx.md).");
-	add_events(f, "pod_events", &ev);
+	canary_evidence_list(f, "pod_events", &ev);
 	strv_clear(&ev);
 }
 
@@ -478,40 +405,29 @@ static bool run_pod(struct rwx *w, const char *role, const char *op, const char 
 	struct canary *c = w->c;
 	_cleanup_free_ char *name = xasprintf("hvready-canary-rwx-%s-%s", role, c->run_id);
 	_cleanup_free_ char *path = xasprintf("/api/v1/namespaces/%s/pods", c->o->ns);
-	json_object *body = pod_body(w, name, node, op);
+	_cleanup_free_ char *what = xasprintf("the %s pod", role);
 	int64_t t0 = util_now_mono_ns();
-	int r = canary_create(c, path, "Pod", name, body, w->err, sizeof(w->err));
-	json_object_put(body);
+	int r = canary_step_create(c, w->f, path, "Pod", name, pod_body(w, name, node, op), what,
+				   w->err, sizeof(w->err));
 	kv_add_str(&w->f->evidence, streq(role, "write") ? "writer_pod" : "reader_pod", name);
-	if (r < 0) {
-		finding_set(w->f, STATUS_UNKNOWN, "cannot create the %s pod: %s", role, w->err);
+	if (r < 0)
 		return false;
-	}
-	json_object *pod = NULL;
-	enum wait_result wr = wait_pod(w, name, &pod);
+	_cleanup_free_ char *pod_path = xasprintf("%s/%s", path, name);
+	_cleanup_free_ char *on = xasprintf("%s on %s", what, node);
+	struct canary_wait cw = {.what = on,
+				 .t0_ns = c->start_ns,
+				 .path = pod_path,
+				 .look = pod_ended,
+				 .err = w->err,
+				 .errlen = sizeof(w->err)};
+	enum canary_wait_result wr = canary_wait(c, w->f, &cw);
 	*took_ms = ms_since(t0);
-	switch (wr) {
-	case WAIT_DONE:
-		*line = pod_result(w, pod, name);
-		json_object_put(pod);
-		return true;
-	case WAIT_SIGNAL:
-		finding_set(w->f, STATUS_UNKNOWN,
-			    "interrupted by signal %d after %llds, waiting for "
-			    "the %s pod on %s",
-			    (int)canary_signal, (long long)(ms_since(c->start_ns) / 1000), role,
-			    node);
-		break;
-	case WAIT_API:
-		finding_set(w->f, STATUS_UNKNOWN, "API error while waiting for the %s pod: %s",
-			    role, w->err);
-		break;
-	case WAIT_STALL:
-		diagnose_stall(w, role, name, node, pod);
-		break;
-	}
-	json_object_put(pod);
-	return false;
+	if (wr == CANARY_WAIT_DONE)
+		*line = pod_result(w, cw.obj, name);
+	else if (wr == CANARY_WAIT_STALL)
+		diagnose_stall(w, role, name, node, cw.obj);
+	json_object_put(cw.obj);
+	return wr == CANARY_WAIT_DONE;
 }
 
 static void random_hex(char *out, size_t n_bytes)
@@ -528,30 +444,19 @@ static void rwx_run(struct rwx *w, int64_t t0)
 {
 	struct canary *c = w->c;
 	struct finding *f = w->f;
-	int r = canary_namespace(c, w->err, sizeof(w->err));
-	if (r == -EPERM) {
-		finding_set(f, STATUS_UNKNOWN, "refused: %s", w->err);
+	if (!canary_step_namespace(c, f, w->err, sizeof(w->err)))
 		return;
-	}
-	if (r < 0) {
-		finding_set(f, STATUS_UNKNOWN, "namespace %s: %s", c->o->ns, w->err);
-		return;
-	}
 	char tok[33];
 	random_hex(tok, 16);
 	w->token = xstrdup(tok);
 	w->pvc = xasprintf("hvready-canary-rwx-%s", c->run_id);
 	_cleanup_free_ char *pvc_path =
 	    xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims", c->o->ns);
-	json_object *body = pvc_body(w);
-	r = canary_create(c, pvc_path, "PersistentVolumeClaim", w->pvc, body, w->err,
-			  sizeof(w->err));
-	json_object_put(body);
+	int r = canary_step_create(c, f, pvc_path, "PersistentVolumeClaim", w->pvc, pvc_body(w),
+				   "the PVC", w->err, sizeof(w->err));
 	kv_add_str(&f->evidence, "pvc", w->pvc);
-	if (r < 0) {
-		finding_set(f, STATUS_UNKNOWN, "cannot create the PVC: %s", w->err);
+	if (r < 0)
 		return;
-	}
 	char *wline = NULL, *rline = NULL;
 	int64_t wms = 0, rms = 0;
 	if (!run_pod(w, "write", "write", w->node_a, &wline, &wms))

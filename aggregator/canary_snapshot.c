@@ -34,8 +34,6 @@
 #include "longhorn.h"
 #include "vsc_resolve.h"
 
-#define POLL_MS 500
-
 char *canary_snapshot_name(const struct canary *c)
 {
 	return xasprintf("hvready-canary-snap-%s", c->run_id);
@@ -80,37 +78,18 @@ struct snap {
 	char err[1024];
 };
 
-static bool json_true(json_object *o)
-{
-	return o && json_object_is_type(o, json_type_boolean) && json_object_get_boolean(o);
-}
-
 /* The vm step passed and the VMI still runs; the disk's StorageClass. */
 static bool vm_ready(struct snap *s)
 {
 	struct canary *c = s->c;
 	struct finding *f = s->f;
-	const struct finding *vf = canary_step_finding(c, "canary.vm.start");
-	if (!vf) {
-		finding_set(f, STATUS_SKIP,
-			    "needs the vm step in the same run (--steps vm,snapshot)");
-		return false;
-	}
-	if (vf->status != STATUS_PASS) {
-		finding_set(f, STATUS_SKIP, "the VM did not start (canary.vm.start is %s)",
-			    status_name(vf->status));
-		return false;
-	}
-	_cleanup_free_ char *path =
-	    xasprintf(CANARY_KV_API "/namespaces/%s/virtualmachineinstances/%s", c->o->ns, s->vm);
 	json_object *vmi = NULL;
-	int r = canary_api(c, c->steps_end_ns, "GET", path, NULL, &vmi, s->err, sizeof(s->err));
+	if (!canary_vm_step_vmi(c, f, "needs the vm step in the same run (--steps vm,snapshot)",
+				&vmi, s->err, sizeof(s->err)))
+		return false;
 	const char *phase = cj_str(vmi, "status", "phase", NULL);
-	bool ok = r == 0 && phase && streq(phase, "Running");
-	if (r < 0)
-		finding_set(f, STATUS_UNKNOWN, "cannot read the VMI %s/%s: %s", c->o->ns, s->vm,
-			    s->err);
-	else if (!ok)
+	bool ok = phase && streq(phase, "Running");
+	if (!ok)
 		finding_set(f, STATUS_UNKNOWN, "the VMI %s/%s is %s, not Running", c->o->ns, s->vm,
 			    phase ? phase : "without a phase");
 	json_object_put(vmi);
@@ -119,7 +98,7 @@ static bool vm_ready(struct snap *s)
 	_cleanup_free_ char *pvcpath =
 	    xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s-disk", c->o->ns, s->vm);
 	json_object *pvc = NULL;
-	r = canary_api(c, c->steps_end_ns, "GET", pvcpath, NULL, &pvc, s->err, sizeof(s->err));
+	int r = canary_api(c, c->steps_end_ns, "GET", pvcpath, NULL, &pvc, s->err, sizeof(s->err));
 	const char *sc = cj_str(pvc, "spec", "storageClassName", NULL);
 	if (r < 0 || !sc)
 		finding_set(f, STATUS_UNKNOWN, "cannot read the StorageClass of the VM's disk: %s",
@@ -272,14 +251,9 @@ out:
 
 static json_object *snap_body(struct snap *s)
 {
-	_cleanup_free_ char *apiv = xasprintf("%s", s->c->snap_api + strlen("/apis/"));
-	json_object *o = json_object_new_object(), *meta = json_object_new_object(),
+	json_object *o = canary_object(s->c, s->c->snap_api + strlen("/apis/"),
+				       "VirtualMachineSnapshot", s->name),
 		    *spec = json_object_new_object(), *src = json_object_new_object();
-	json_object_object_add(o, "apiVersion", json_object_new_string(apiv));
-	json_object_object_add(o, "kind", json_object_new_string("VirtualMachineSnapshot"));
-	json_object_object_add(meta, "name", json_object_new_string(s->name));
-	json_object_object_add(meta, "labels", canary_labels(s->c));
-	json_object_object_add(o, "metadata", meta);
 	json_object_object_add(src, "apiGroup", json_object_new_string("kubevirt.io"));
 	json_object_object_add(src, "kind", json_object_new_string("VirtualMachine"));
 	json_object_object_add(src, "name", json_object_new_string(s->vm));
@@ -315,7 +289,7 @@ static void volume_snapshots(struct snap *s, int64_t until, json_object *content
 		json_object *vs = NULL;
 		char err[512];
 		int r = canary_api(c, until, "GET", p, NULL, &vs, err, sizeof(err));
-		bool ready = json_true(cj_get(vs, "status", "readyToUse", NULL));
+		bool ready = cj_true(cj_get(vs, "status", "readyToUse", NULL));
 		const char *bound = cj_str(vs, "status", "boundVolumeSnapshotContentName", NULL);
 		const char *e = cj_str(vs, "status", "error", "message", NULL);
 		_cleanup_free_ char *line =
@@ -338,13 +312,6 @@ static void volume_snapshots(struct snap *s, int64_t until, json_object *content
 		}
 		json_object_put(vs);
 	}
-}
-
-static void add_list(struct finding *f, const char *key, struct strv *l)
-{
-	struct value_list *vl = kv_add_list(&f->evidence, key);
-	for (size_t i = 0; i < l->n; i++)
-		vlist_add_str(vl, l->items[i]);
 }
 
 /* The Longhorn snapshot or backup behind each CSI handle: "" when all are
@@ -373,7 +340,7 @@ static char *longhorn_objects(struct snap *s, struct strv *handles, bool *unknow
 		char err[512];
 		int r = canary_api(c, c->steps_end_ns, "GET", p, NULL, &o, err, sizeof(err));
 		const char *state = cj_str(o, "status", "state", NULL);
-		bool ok = snap ? json_true(cj_get(o, "status", "readyToUse", NULL))
+		bool ok = snap ? cj_true(cj_get(o, "status", "readyToUse", NULL))
 			       : state && streq(state, "Completed");
 		_cleanup_free_ char *line =
 		    xasprintf("%s %s/%s (volume %s): %s", snap ? "Snapshot" : "Backup",
@@ -389,7 +356,7 @@ static char *longhorn_objects(struct snap *s, struct strv *handles, bool *unknow
 		else if (!ok)
 			strv_add(&bad, line);
 	}
-	add_list(s->f, "longhorn", &seen);
+	canary_evidence_list(s->f, "longhorn", &seen);
 	char *out = strv_join(&bad, "; ");
 	strv_clear(&seen);
 	strv_clear(&bad);
@@ -429,7 +396,7 @@ static void ready(struct snap *s, json_object *so, int64_t ms)
 	bool all_ready = false, unknown = false;
 	volume_snapshots(s, c->steps_end_ns, content, &vss, &all_ready, &handles);
 	json_object_put(content);
-	add_list(f, "volume_snapshots", &vss);
+	canary_evidence_list(f, "volume_snapshots", &vss);
 	_cleanup_free_ char *vs_s = strv_join(&vss, "; ");
 	_cleanup_free_ char *bad = all_ready ? longhorn_objects(s, &handles, &unknown) : NULL;
 	if (!vss.n)
@@ -489,19 +456,35 @@ static void stalled(struct snap *s, json_object *so, int64_t waited_s, bool fail
 	}
 	canary_events(c, c->o->ns, s->name, false, 3, &ev);
 	_cleanup_free_ char *vs_s = strv_join(&vss, "; ");
-	_cleanup_free_ char *q = strv_join(&ev, "\"; \"");
-	finding_set(f, STATUS_FAIL, "the VirtualMachineSnapshot %s/%s %s %llds (%s)%s%s%s%s%s",
+	_cleanup_free_ char *q = canary_quoted(&ev);
+	finding_set(f, STATUS_FAIL, "the VirtualMachineSnapshot %s/%s %s %llds (%s)%s%s%s",
 		    c->o->ns, s->name, failed ? "failed after" : "did not become ready within",
-		    (long long)waited_s, st, vss.n ? "; VolumeSnapshots: " : "", vs_s,
-		    ev.n ? ": \"" : "", ev.n ? q : "", ev.n ? "\"" : "");
+		    (long long)waited_s, st, vss.n ? "; VolumeSnapshots: " : "", vs_s, q);
 	finding_remedy(f,
 		       "A stall is not a pass: see the VolumeSnapshots' errors, the class %s (type "
 		       "%s; bak needs a backup target) and docs/checks/canary.snapshot.md.",
 		       s->vsc, s->vsc_type);
-	add_list(f, "volume_snapshots", &vss);
-	add_list(f, "events", &ev);
+	canary_evidence_list(f, "volume_snapshots", &vss);
+	canary_evidence_list(f, "events", &ev);
 	strv_clear(&vss);
 	strv_clear(&ev);
+}
+
+/* One look: the snapshot Failed (FAIL) or is ready (judged by ready()). */
+static int snap_done(struct canary_wait *cw)
+{
+	struct snap *s = cw->arg;
+	const char *phase = cj_str(cw->obj, "status", "phase", NULL);
+	if (phase && streq(phase, "Failed")) {
+		stalled(s, cw->obj, (util_now_mono_ns() - cw->t0_ns) / 1000000000, true);
+		return 1;
+	}
+	if (phase && streq(phase, "Succeeded") &&
+	    cj_true(cj_get(cw->obj, "status", "readyToUse", NULL))) {
+		ready(s, cw->obj, (util_now_mono_ns() - cw->t0_ns) / 1000000);
+		return 1;
+	}
+	return 0;
 }
 
 static void snap_run(struct snap *s, int64_t t0)
@@ -510,56 +493,23 @@ static void snap_run(struct snap *s, int64_t t0)
 	struct finding *f = s->f;
 	_cleanup_free_ char *path =
 	    xasprintf("%s/namespaces/%s/virtualmachinesnapshots", c->snap_api, c->o->ns);
-	json_object *body = snap_body(s);
-	int r =
-	    canary_create(c, path, "VirtualMachineSnapshot", s->name, body, s->err, sizeof(s->err));
-	json_object_put(body);
+	int r = canary_step_create(c, f, path, "VirtualMachineSnapshot", s->name, snap_body(s),
+				   "the VirtualMachineSnapshot", s->err, sizeof(s->err));
 	kv_add_str(&f->evidence, "snapshot", s->name);
 	kv_add_str(&f->evidence, "api", c->snap_api + strlen("/apis/"));
-	if (r < 0) {
-		finding_set(f, STATUS_UNKNOWN, "cannot create the VirtualMachineSnapshot: %s",
-			    s->err);
+	if (r < 0)
 		return;
-	}
 	_cleanup_free_ char *spath = xasprintf("%s/%s", path, s->name);
-	json_object *so = NULL;
-	for (;;) {
-		json_object *got = NULL;
-		r = canary_api(c, c->steps_end_ns, "GET", spath, NULL, &got, s->err,
-			       sizeof(s->err));
-		if (r < 0) {
-			json_object_put(got);
-			if (canary_signal || (r == -ETIMEDOUT &&
-					      util_now_mono_ns() + 1000000000LL >= c->steps_end_ns))
-				break;
-			finding_set(f, STATUS_UNKNOWN,
-				    "API error while waiting for the snapshot: %s", s->err);
-			goto out;
-		}
-		json_object_put(so);
-		so = got;
-		const char *phase = cj_str(so, "status", "phase", NULL);
-		if (phase && streq(phase, "Failed")) {
-			stalled(s, so, (util_now_mono_ns() - t0) / 1000000000, true);
-			goto out;
-		}
-		if (phase && streq(phase, "Succeeded") &&
-		    json_true(cj_get(so, "status", "readyToUse", NULL))) {
-			ready(s, so, (util_now_mono_ns() - t0) / 1000000);
-			goto out;
-		}
-		if (!canary_sleep(c, c->steps_end_ns, POLL_MS))
-			break;
-	}
-	if (canary_signal)
-		finding_set(f, STATUS_UNKNOWN,
-			    "interrupted by signal %d after %llds, waiting for the snapshot",
-			    (int)canary_signal,
-			    (long long)((util_now_mono_ns() - t0) / 1000000000));
-	else
-		stalled(s, so, (util_now_mono_ns() - t0) / 1000000000, false);
-out:
-	json_object_put(so);
+	struct canary_wait cw = {.what = "the snapshot",
+				 .t0_ns = t0,
+				 .path = spath,
+				 .look = snap_done,
+				 .arg = s,
+				 .err = s->err,
+				 .errlen = sizeof(s->err)};
+	if (canary_wait(c, f, &cw) == CANARY_WAIT_STALL)
+		stalled(s, cw.obj, (util_now_mono_ns() - t0) / 1000000000, false);
+	json_object_put(cw.obj);
 }
 
 void canary_step_snapshot(struct canary *c, struct finding *f)

@@ -23,7 +23,6 @@
 
 #include "canary_kv.h"
 
-#define POLL_MS	     500
 #define VM_DISK_SIZE "64Mi"
 #define VM_MEMORY    "128Mi"
 #define LONGHORN_CSI "driver.longhorn.io"
@@ -41,16 +40,16 @@ const struct finding *canary_step_finding(const struct canary *c, const char *id
 	return NULL;
 }
 
-static bool cond_true(json_object *o, const char *type)
+bool canary_step_passed(const struct canary *c, struct finding *f, const char *id,
+			const char *needs, const char *not_passed)
 {
-	json_object *conds = cj_get(o, "status", "conditions", NULL);
-	for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
-		json_object *cd = json_object_array_get_idx(conds, i);
-		const char *t = cj_str(cd, "type", NULL), *s = cj_str(cd, "status", NULL);
-		if (t && streq(t, type))
-			return s && streq(s, "True");
-	}
-	return false;
+	const struct finding *sf = canary_step_finding(c, id);
+	if (!sf)
+		finding_set(f, STATUS_SKIP, "%s", needs);
+	else if (sf->status != STATUS_PASS)
+		finding_set(f, STATUS_SKIP, "%s (%s is %s)", not_passed, id,
+			    status_name(sf->status));
+	return sf && sf->status == STATUS_PASS;
 }
 
 char *canary_conditions(json_object *obj, bool all)
@@ -83,17 +82,9 @@ char *canary_conditions(json_object *obj, bool all)
 
 static const char *node_unusable(json_object *n)
 {
-	if (!cond_true(n, "Ready"))
-		return "not Ready";
-	json_object *u = cj_get(n, "spec", "unschedulable", NULL);
-	if (u && json_object_get_boolean(u))
-		return "cordoned";
-	json_object *taints = cj_get(n, "spec", "taints", NULL);
-	for (size_t i = 0; taints && i < json_object_array_length(taints); i++) {
-		const char *e = cj_str(json_object_array_get_idx(taints, i), "effect", NULL);
-		if (e && (streq(e, "NoSchedule") || streq(e, "NoExecute")))
-			return "tainted NoSchedule/NoExecute";
-	}
+	const char *why = canary_node_unusable(n);
+	if (why)
+		return why;
 	const char *kvm = cj_str(n, "status", "allocatable", CANARY_KVM_RESOURCE, NULL);
 	if (!kvm || !*kvm || streq(kvm, "0"))
 		return "no " CANARY_KVM_RESOURCE " (KVM) allocatable";
@@ -139,6 +130,22 @@ const char *canary_node_why_not(const struct strv *nodes, const struct strv *bad
 	return "(no such node)";
 }
 
+bool canary_vm_step_vmi(struct canary *c, struct finding *f, const char *needs, json_object **ret,
+			char *err, size_t errlen)
+{
+	*ret = NULL;
+	if (!canary_step_passed(c, f, "canary.vm.start", needs, "the VM did not start"))
+		return false;
+	_cleanup_free_ char *vm = canary_vm_name(c);
+	_cleanup_free_ char *path =
+	    xasprintf(CANARY_KV_API "/namespaces/%s/virtualmachineinstances/%s", c->o->ns, vm);
+	if (canary_api(c, c->steps_end_ns, "GET", path, NULL, ret, err, errlen) < 0) {
+		finding_set(f, STATUS_UNKNOWN, "cannot read the VMI %s/%s: %s", c->o->ns, vm, err);
+		return false;
+	}
+	return true;
+}
+
 struct vm {
 	struct canary *c;
 	struct finding *f;
@@ -151,6 +158,18 @@ static json_object *jstr(const char *s)
 	return json_object_new_string(s);
 }
 
+/* The WHAT CR was read (r of the request): else the finding is ABSENT with
+ * absent_msg when its API is not served, UNKNOWN on an API error. */
+static bool cr_read(struct vm *v, int r, const char *what, enum status absent,
+		    const char *absent_msg)
+{
+	if (r == -ENOENT)
+		finding_set(v->f, absent, "%s", absent_msg);
+	else if (r < 0)
+		finding_set(v->f, STATUS_UNKNOWN, "cannot read the %s CR: %s", what, v->err);
+	return r >= 0;
+}
+
 /* KubeVirt and CDI are installed, KubeVirt is Deployed. */
 static bool have_kubevirt(struct vm *v)
 {
@@ -158,16 +177,10 @@ static bool have_kubevirt(struct vm *v)
 	json_object *list = NULL;
 	int r = canary_api(c, c->steps_end_ns, "GET", CANARY_KV_API "/kubevirts", NULL, &list,
 			   v->err, sizeof(v->err));
-	if (r == -ENOENT) {
-		finding_set(v->f, STATUS_SKIP,
-			    "KubeVirt is not installed (kubevirt.io/v1 is not "
-			    "served): there is no VM to start");
+	if (!cr_read(v, r, "KubeVirt", STATUS_SKIP,
+		     "KubeVirt is not installed (kubevirt.io/v1 is not served): there is no VM "
+		     "to start"))
 		return false;
-	}
-	if (r < 0) {
-		finding_set(v->f, STATUS_UNKNOWN, "cannot read the KubeVirt CR: %s", v->err);
-		return false;
-	}
 	json_object *items = cj_get(list, "items", NULL);
 	json_object *kv =
 	    items && json_object_array_length(items) ? json_object_array_get_idx(items, 0) : NULL;
@@ -191,18 +204,9 @@ static bool have_kubevirt(struct vm *v)
 	r = canary_api(c, c->steps_end_ns, "GET", CANARY_CDI_API "/cdis", NULL, &list, v->err,
 		       sizeof(v->err));
 	json_object_put(list);
-	if (r == -ENOENT) {
-		finding_set(
-		    v->f, STATUS_UNKNOWN,
-		    "CDI is not installed (cdi.kubevirt.io/v1beta1 is not served): the VM's "
-		    "DataVolume needs it");
-		return false;
-	}
-	if (r < 0) {
-		finding_set(v->f, STATUS_UNKNOWN, "cannot read the CDI CR: %s", v->err);
-		return false;
-	}
-	return true;
+	return cr_read(v, r, "CDI", STATUS_UNKNOWN,
+		       "CDI is not installed (cdi.kubevirt.io/v1beta1 is not served): the VM's "
+		       "DataVolume needs it");
 }
 
 /* --storage-class NAME: it must exist; a Longhorn class must be migratable,
@@ -246,11 +250,9 @@ static bool pick_class(struct vm *v)
 {
 	struct canary *c = v->c;
 	json_object *list = NULL;
-	if (canary_api(c, c->steps_end_ns, "GET", "/apis/storage.k8s.io/v1/storageclasses", NULL,
-		       &list, v->err, sizeof(v->err)) < 0) {
-		finding_set(v->f, STATUS_UNKNOWN, "cannot list the StorageClasses: %s", v->err);
+	if (canary_step_list(c, v->f, "/apis/storage.k8s.io/v1/storageclasses", "StorageClasses",
+			     &list, v->err, sizeof(v->err)) < 0)
 		return false;
-	}
 	json_object *items = cj_get(list, "items", NULL);
 	if (c->o->vm_class) {
 		bool ok = named_class(v, items);
@@ -344,13 +346,6 @@ static json_object *vm_body(struct vm *v)
 	return o;
 }
 
-static void add_list(struct finding *f, const char *key, struct strv *l)
-{
-	struct value_list *vl = kv_add_list(&f->evidence, key);
-	for (size_t i = 0; i < l->n; i++)
-		vlist_add_str(vl, l->items[i]);
-}
-
 /* The VMI did not run in time: the first broken link, DataVolume (and its
  * PVC), then the VM's own status, then the VMI's scheduling. */
 static void diagnose(struct vm *v, json_object *vmi, int64_t waited_s)
@@ -369,18 +364,17 @@ static void diagnose(struct vm *v, json_object *vmi, int64_t waited_s)
 		_cleanup_free_ char *conds = canary_conditions(dv, false);
 		struct strv ev = {0};
 		canary_events(c, c->o->ns, dvname, false, 3, &ev);
-		_cleanup_free_ char *q = strv_join(&ev, "\"; \"");
-		finding_set(f, STATUS_FAIL, "the VM's DataVolume %s/%s is %s after %llds%s%s%s%s%s",
+		_cleanup_free_ char *q = canary_quoted(&ev);
+		finding_set(f, STATUS_FAIL, "the VM's DataVolume %s/%s is %s after %llds%s%s%s",
 			    c->o->ns, dvname,
 			    dv ? (dvphase ? dvphase : "without a phase") : "not created",
-			    (long long)waited_s, *conds ? ": " : "", conds, ev.n ? ": \"" : "",
-			    ev.n ? q : "", ev.n ? "\"" : "");
+			    (long long)waited_s, *conds ? ": " : "", conds, q);
 		finding_remedy(f,
 			       "CDI or Longhorn did not provide the VM's disk on StorageClass %s: "
 			       "see the DataVolume's PVC, CDI's and Longhorn's logs "
 			       "(docs/checks/canary.vm.start.md).",
 			       v->class);
-		add_list(f, "datavolume_events", &ev);
+		canary_evidence_list(f, "datavolume_events", &ev);
 		strv_clear(&ev);
 		json_object_put(dv);
 		return;
@@ -405,124 +399,110 @@ static void diagnose(struct vm *v, json_object *vmi, int64_t waited_s)
 	_cleanup_free_ char *conds = canary_conditions(vmi, false);
 	struct strv ev = {0};
 	canary_events(c, c->o->ns, v->name, false, 3, &ev);
-	_cleanup_free_ char *q = strv_join(&ev, "\"; \"");
-	finding_set(f, STATUS_FAIL, "the VMI %s/%s is %s after %llds, not Running%s%s%s%s%s",
-		    c->o->ns, v->name, phase ? phase : "without a phase", (long long)waited_s,
-		    *conds ? ": " : "", conds, ev.n ? ": \"" : "", ev.n ? q : "", ev.n ? "\"" : "");
+	_cleanup_free_ char *q = canary_quoted(&ev);
+	finding_set(f, STATUS_FAIL, "the VMI %s/%s is %s after %llds, not Running%s%s%s", c->o->ns,
+		    v->name, phase ? phase : "without a phase", (long long)waited_s,
+		    *conds ? ": " : "", conds, q);
 	finding_remedy(f, "A stall is not a pass: see the VMI's virt-launcher pod and its events "
 			  "(docs/checks/canary.vm.start.md).");
-	add_list(f, "vmi_events", &ev);
+	canary_evidence_list(f, "vmi_events", &ev);
 	strv_clear(&ev);
+}
+
+struct vm_wait {
+	struct vm *v;
+	const char *vmipath, *dvpath;
+	int64_t dv_ms;	  /* when the DataVolume Succeeded, or -1 */
+	json_object *vmi; /* the last VMI seen */
+};
+
+/* One look: the VMI runs on a node (PASS) or ended (FAIL). */
+static int vm_done(struct canary_wait *cw)
+{
+	struct vm_wait *vw = cw->arg;
+	struct vm *v = vw->v;
+	int64_t t0 = cw->t0_ns;
+	struct canary *c = v->c;
+	struct finding *f = v->f;
+	int r;
+	if (vw->dv_ms < 0) {
+		json_object *dv = NULL;
+		r = canary_api(c, c->steps_end_ns, "GET", vw->dvpath, NULL, &dv, v->err,
+			       sizeof(v->err));
+		const char *ph = cj_str(dv, "status", "phase", NULL);
+		if (ph && streq(ph, "Succeeded"))
+			vw->dv_ms = (util_now_mono_ns() - t0) / 1000000;
+		json_object_put(dv);
+		if (r < 0 && r != -ENOENT)
+			return r;
+	}
+	json_object *got = NULL;
+	r = canary_api(c, c->steps_end_ns, "GET", vw->vmipath, NULL, &got, v->err, sizeof(v->err));
+	if (r < 0 && r != -ENOENT)
+		return r;
+	if (r == 0) {
+		json_object_put(vw->vmi);
+		vw->vmi = got;
+	}
+	const char *phase = cj_str(vw->vmi, "status", "phase", NULL);
+	const char *node = cj_str(vw->vmi, "status", "nodeName", NULL);
+	if (phase && streq(phase, "Running") && node && *node) {
+		int64_t ms = (util_now_mono_ns() - t0) / 1000000;
+		kv_add_str(&f->evidence, "node", node);
+		kv_add_int(&f->evidence, "running_ms", ms);
+		if (vw->dv_ms >= 0)
+			kv_add_int(&f->evidence, "datavolume_ms", vw->dv_ms);
+		const char *want = c->o->n_nodes ? c->o->nodes[0] : NULL;
+		if (want)
+			kv_add_str(&f->evidence, "node_preferred", want);
+		finding_set(f, STATUS_PASS,
+			    "the VM %s/%s runs on %s (VMI Running after %.1fs; its blank "
+			    "DataVolume on StorageClass %s)%s%s%s",
+			    c->o->ns, v->name, node, (double)ms / 1000.0, v->class,
+			    want && !streq(want, node) ? "; the scheduler did not take --node "
+						       : "",
+			    want && !streq(want, node) ? want : "",
+			    want && !streq(want, node) ? ", a preference" : "");
+		return 1;
+	}
+	if (phase && (streq(phase, "Failed") || streq(phase, "Succeeded"))) {
+		_cleanup_free_ char *conds = canary_conditions(vw->vmi, false);
+		finding_set(f, STATUS_FAIL, "the VMI %s/%s ended %s instead of running%s%s",
+			    c->o->ns, v->name, phase, *conds ? ": " : "", conds);
+		finding_remedy(f, "See the virt-launcher pod's log "
+				  "(docs/checks/canary.vm.start.md).");
+		return 1;
+	}
+	return 0;
 }
 
 static void vm_run(struct vm *v, int64_t t0)
 {
 	struct canary *c = v->c;
 	struct finding *f = v->f;
-	int r = canary_namespace(c, v->err, sizeof(v->err));
-	if (r == -EPERM) {
-		finding_set(f, STATUS_UNKNOWN, "refused: %s", v->err);
+	if (!canary_step_namespace(c, f, v->err, sizeof(v->err)))
 		return;
-	}
-	if (r < 0) {
-		finding_set(f, STATUS_UNKNOWN, "namespace %s: %s", c->o->ns, v->err);
-		return;
-	}
 	_cleanup_free_ char *path =
 	    xasprintf(CANARY_KV_API "/namespaces/%s/virtualmachines", c->o->ns);
-	json_object *body = vm_body(v);
-	r = canary_create(c, path, "VirtualMachine", v->name, body, v->err, sizeof(v->err));
-	json_object_put(body);
+	int r = canary_step_create(c, f, path, "VirtualMachine", v->name, vm_body(v), "the VM",
+				   v->err, sizeof(v->err));
 	kv_add_str(&f->evidence, "vm", v->name);
-	if (r < 0) {
-		finding_set(f, STATUS_UNKNOWN, "cannot create the VM: %s", v->err);
+	if (r < 0)
 		return;
-	}
 	_cleanup_free_ char *vmipath =
 	    xasprintf(CANARY_KV_API "/namespaces/%s/virtualmachineinstances/%s", c->o->ns, v->name);
 	_cleanup_free_ char *dvpath =
 	    xasprintf(CANARY_CDI_API "/namespaces/%s/datavolumes/%s-disk", c->o->ns, v->name);
-	int64_t dv_ms = -1;
-	json_object *vmi = NULL;
-	for (;;) {
-		if (dv_ms < 0) {
-			json_object *dv = NULL;
-			r = canary_api(c, c->steps_end_ns, "GET", dvpath, NULL, &dv, v->err,
-				       sizeof(v->err));
-			const char *ph = cj_str(dv, "status", "phase", NULL);
-			if (ph && streq(ph, "Succeeded"))
-				dv_ms = (util_now_mono_ns() - t0) / 1000000;
-			json_object_put(dv);
-			if (r < 0 && r != -ENOENT)
-				goto api_error;
-		}
-		json_object *got = NULL;
-		r = canary_api(c, c->steps_end_ns, "GET", vmipath, NULL, &got, v->err,
-			       sizeof(v->err));
-		if (r < 0 && r != -ENOENT) {
-			json_object_put(got);
-			goto api_error;
-		}
-		if (r == 0) {
-			json_object_put(vmi);
-			vmi = got;
-		}
-		const char *phase = cj_str(vmi, "status", "phase", NULL);
-		const char *node = cj_str(vmi, "status", "nodeName", NULL);
-		if (phase && streq(phase, "Running") && node && *node) {
-			int64_t ms = (util_now_mono_ns() - t0) / 1000000;
-			kv_add_str(&f->evidence, "node", node);
-			kv_add_int(&f->evidence, "running_ms", ms);
-			if (dv_ms >= 0)
-				kv_add_int(&f->evidence, "datavolume_ms", dv_ms);
-			const char *want = c->o->n_nodes ? c->o->nodes[0] : NULL;
-			if (want)
-				kv_add_str(&f->evidence, "node_preferred", want);
-			finding_set(f, STATUS_PASS,
-				    "the VM %s/%s runs on %s (VMI Running after %.1fs; its blank "
-				    "DataVolume on StorageClass %s)%s%s%s",
-				    c->o->ns, v->name, node, (double)ms / 1000.0, v->class,
-				    want && !streq(want, node)
-					? "; the scheduler did not take --node "
-					: "",
-				    want && !streq(want, node) ? want : "",
-				    want && !streq(want, node) ? ", a preference" : "");
-			json_object_put(vmi);
-			return;
-		}
-		if (phase && (streq(phase, "Failed") || streq(phase, "Succeeded"))) {
-			_cleanup_free_ char *conds = canary_conditions(vmi, false);
-			finding_set(f, STATUS_FAIL, "the VMI %s/%s ended %s instead of running%s%s",
-				    c->o->ns, v->name, phase, *conds ? ": " : "", conds);
-			finding_remedy(f, "See the virt-launcher pod's log "
-					  "(docs/checks/canary.vm.start.md).");
-			json_object_put(vmi);
-			return;
-		}
-		if (!canary_sleep(c, c->steps_end_ns, POLL_MS))
-			break;
-	}
-	if (canary_signal)
-		finding_set(f, STATUS_UNKNOWN,
-			    "interrupted by signal %d after %llds, waiting for the "
-			    "VM to run",
-			    (int)canary_signal,
-			    (long long)((util_now_mono_ns() - t0) / 1000000000));
-	else
-		diagnose(v, vmi, (util_now_mono_ns() - t0) / 1000000000);
-	json_object_put(vmi);
-	return;
-api_error:
-	if (canary_signal)
-		finding_set(f, STATUS_UNKNOWN,
-			    "interrupted by signal %d, waiting for the VM to run",
-			    (int)canary_signal);
-	else if (r == -ETIMEDOUT && util_now_mono_ns() + 1000000000LL >= c->steps_end_ns)
-		diagnose(v, vmi, (util_now_mono_ns() - t0) / 1000000000);
-	else
-		finding_set(f, STATUS_UNKNOWN, "API error while waiting for the VM to run: %s",
-			    v->err);
-	json_object_put(vmi);
+	struct vm_wait vw = {.v = v, .vmipath = vmipath, .dvpath = dvpath, .dv_ms = -1};
+	struct canary_wait cw = {.what = "the VM to run",
+				 .t0_ns = t0,
+				 .look = vm_done,
+				 .arg = &vw,
+				 .err = v->err,
+				 .errlen = sizeof(v->err)};
+	if (canary_wait(c, f, &cw) == CANARY_WAIT_STALL)
+		diagnose(v, vw.vmi, (util_now_mono_ns() - t0) / 1000000000);
+	json_object_put(vw.vmi);
 }
 
 void canary_step_vm(struct canary *c, struct finding *f)
@@ -531,6 +511,7 @@ void canary_step_vm(struct canary *c, struct finding *f)
 	int64_t t0 = util_now_mono_ns();
 	struct strv nodes = {0}, bad = {0};
 	size_t total = 0;
+	const char *why = NULL;
 	if (have_kubevirt(&v) && pick_class(&v)) {
 		if (canary_kvm_nodes(c, &nodes, &bad, &total, v.err, sizeof(v.err)) < 0)
 			finding_set(f, STATUS_UNKNOWN, "cannot list the nodes: %s", v.err);
@@ -541,10 +522,10 @@ void canary_step_vm(struct canary *c, struct finding *f)
 				    bad.n ? ": " : "", s);
 			finding_remedy(f, "See the passive checks of KVM and virt-handler "
 					  "(docs/checks/canary.vm.start.md).");
-		} else if (c->o->n_nodes && canary_node_why_not(&nodes, &bad, c->o->nodes[0])) {
+		} else if (c->o->n_nodes &&
+			   (why = canary_node_why_not(&nodes, &bad, c->o->nodes[0]))) {
 			finding_set(f, STATUS_UNKNOWN, "--node %s cannot run a VM %s",
-				    c->o->nodes[0],
-				    canary_node_why_not(&nodes, &bad, c->o->nodes[0]));
+				    c->o->nodes[0], why);
 			finding_remedy(f, "Name a Ready, schedulable node with KVM as the first "
 					  "--node (docs/checks/canary.vm.start.md).");
 		} else {

@@ -563,10 +563,8 @@ static void clone_judge(struct agg_ctx *ctx, const char *id, const struct jv *vo
 
 void check_longhorn_clone_stuck(struct agg_ctx *ctx, const char *id)
 {
-	if (ctx->cs->res[RES_LH_VOLUMES].status == RES_NOT_INSTALLED) {
-		agg_not_applicable(ctx, id, "Longhorn is not installed");
+	if (agg_not_installed(ctx, id, RES_LH_VOLUMES, "Longhorn is not installed"))
 		return;
-	}
 	const struct jv *vols = cs_items(ctx->cs, RES_LH_VOLUMES);
 	struct clone_counts cc = {0};
 	for (size_t i = 0; i < jq_len(vols); i++) {
@@ -764,10 +762,8 @@ static void share_judge(struct agg_ctx *ctx, const char *id, const struct jv *vo
 
 void check_longhorn_rwx_share(struct agg_ctx *ctx, const char *id)
 {
-	if (ctx->cs->res[RES_LH_VOLUMES].status == RES_NOT_INSTALLED) {
-		agg_not_applicable(ctx, id, "Longhorn is not installed");
+	if (agg_not_installed(ctx, id, RES_LH_VOLUMES, "Longhorn is not installed"))
 		return;
-	}
 	const struct jv *vols = cs_items(ctx->cs, RES_LH_VOLUMES);
 	/* attached, but Longhorn exports none by design */
 	struct kv_list unexported = {0};

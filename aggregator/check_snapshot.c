@@ -42,12 +42,12 @@ static void vsc_evidence(struct finding *f, const struct vsc *v, size_t n)
  * them. Returns false when a finding was added. */
 static bool vsc_applies(struct agg_ctx *ctx, const char *id)
 {
-	if (ctx->cs->res[RES_VS_CLASSES].status == RES_NOT_INSTALLED) {
-		agg_not_applicable(ctx, id, "the VolumeSnapshotClass API is not served%s",
-				   ctx->harvester_installed ? " (api.vsc.longhorn reports it)"
-							    : "");
+	if (agg_not_installed(ctx, id, RES_VS_CLASSES,
+			      ctx->harvester_installed
+				  ? "the VolumeSnapshotClass API is not served (api.vsc.longhorn "
+				    "reports it)"
+				  : "the VolumeSnapshotClass API is not served"))
 		return false;
-	}
 	return true;
 }
 
@@ -1107,11 +1107,9 @@ static void restorable_judge(struct agg_ctx *ctx, const char *id, const struct j
 
 void check_snapshot_restorable(struct agg_ctx *ctx, const char *id)
 {
-	if (ctx->cs->res[RES_VS_SNAPSHOTS].status == RES_NOT_INSTALLED) {
-		agg_not_applicable(ctx, id,
-				   "the VolumeSnapshot API is not served: no CSI snapshot exists");
+	if (agg_not_installed(ctx, id, RES_VS_SNAPSHOTS,
+			      "the VolumeSnapshot API is not served: no CSI snapshot exists"))
 		return;
-	}
 	const struct jv *items = cs_items(ctx->cs, RES_VS_SNAPSHOTS);
 	struct restorable_counts c = {0};
 	for (size_t i = 0; i < jq_len(items); i++) {

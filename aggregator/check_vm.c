@@ -555,14 +555,11 @@ static void lm_one(struct agg_ctx *ctx, const char *id, const struct jv *vmi,
 
 void check_vm_live_migratable(struct agg_ctx *ctx, const char *id)
 {
-	const struct jv *vmis = cs_items(ctx->cs, RES_VMIS);
-	if (!vmis) {
-		agg_not_applicable(
-		    ctx, id,
-		    "KubeVirt is not installed (virtualmachineinstances.kubevirt.io is not "
-		    "served)");
+	const struct jv *vmis = agg_items_or_skip(
+	    ctx, id, RES_VMIS,
+	    "KubeVirt is not installed (virtualmachineinstances.kubevirt.io is not served)", NULL);
+	if (!vmis)
 		return;
-	}
 	size_t n_running = 0;
 	_cleanup_free_ char *unread = vm_migration_unread(ctx->cs);
 	struct lm_summary sum = {.unread = unread};
@@ -760,15 +757,12 @@ static int run_strategy_one(struct agg_ctx *ctx, const char *id, const struct jv
 
 void check_vm_run_strategy(struct agg_ctx *ctx, const char *id)
 {
-	const struct jv *vms = cs_items(ctx->cs, RES_VMS);
-	if (!vms || jq_len(vms) == 0) {
-		agg_not_applicable(
-		    ctx, id,
-		    vms ? "no VirtualMachines"
-			: "KubeVirt is not installed (virtualmachines.kubevirt.io is not "
-			  "served)");
+	const struct jv *vms = agg_items_or_skip(
+	    ctx, id, RES_VMS,
+	    "KubeVirt is not installed (virtualmachines.kubevirt.io is not served)",
+	    "no VirtualMachines");
+	if (!vms)
 		return;
-	}
 	struct rs_release rel;
 	rs_release_find(ctx->cs, &rel);
 	size_t flagged = 0;
@@ -1022,14 +1016,11 @@ static bool import_one(struct agg_ctx *ctx, const char *id, const struct jv *dv,
 
 void check_cdi_import_source(struct agg_ctx *ctx, const char *id)
 {
-	const struct jv *dvs = cs_items(ctx->cs, RES_DATAVOLUMES);
-	if (!dvs || jq_len(dvs) == 0) {
-		agg_not_applicable(
-		    ctx, id,
-		    dvs ? "no DataVolumes"
-			: "CDI is not installed (datavolumes.cdi.kubevirt.io is not served)");
+	const struct jv *dvs = agg_items_or_skip(
+	    ctx, id, RES_DATAVOLUMES,
+	    "CDI is not installed (datavolumes.cdi.kubevirt.io is not served)", "no DataVolumes");
+	if (!dvs)
 		return;
-	}
 	size_t n_url = 0, flagged = 0;
 	for (size_t i = 0; i < jq_len(dvs); i++)
 		flagged += import_one(ctx, id, jq_at(dvs, i), &n_url);

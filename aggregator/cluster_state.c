@@ -270,14 +270,10 @@ void cs_set_status(struct cluster_state *cs, enum resource_id id, enum resource_
 {
 	struct resource_data *r = &cs->res[id];
 	drop_index(r);
-	free(r->error);
-	r->error = NULL;
-	if (error_fmt) {
-		va_list ap;
-		va_start(ap, error_fmt);
-		r->error = xvasprintf(error_fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, error_fmt);
+	xvasprintf_replace(&r->error, error_fmt, ap);
+	va_end(ap);
 	if (st == RES_COLLECTED && r->status != RES_COLLECTED) {
 		char *keep = r->error;
 		r->error = NULL;

@@ -82,35 +82,26 @@ static void put_value(FILE *f, const struct jv *o, int depth)
 		put_string(f, o->u.s, o->n);
 		break;
 	case JV_ARRAY:
+	case JV_OBJECT: {
+		bool obj = o->type == JV_OBJECT;
 		if (o->n == 0) {
-			fputs("[]", f);
+			fputs(obj ? "{}" : "[]", f);
 			break;
 		}
-		fputs("[\n", f);
+		fputs(obj ? "{\n" : "[\n", f);
 		for (size_t i = 0; i < o->n; i++) {
 			put_indent(f, depth + 1);
-			put_value(f, &o->u.a[i], depth + 1);
+			if (obj) {
+				put_string(f, o->u.m[i].key, strlen(o->u.m[i].key));
+				fputs(": ", f);
+			}
+			put_value(f, obj ? &o->u.m[i].val : &o->u.a[i], depth + 1);
 			fputs(i + 1 < o->n ? ",\n" : "\n", f);
 		}
 		put_indent(f, depth);
-		fputc(']', f);
+		fputc(obj ? '}' : ']', f);
 		break;
-	case JV_OBJECT:
-		if (o->n == 0) {
-			fputs("{}", f);
-			break;
-		}
-		fputs("{\n", f);
-		for (size_t i = 0; i < o->n; i++) {
-			put_indent(f, depth + 1);
-			put_string(f, o->u.m[i].key, strlen(o->u.m[i].key));
-			fputs(": ", f);
-			put_value(f, &o->u.m[i].val, depth + 1);
-			fputs(i + 1 < o->n ? ",\n" : "\n", f);
-		}
-		put_indent(f, depth);
-		fputc('}', f);
-		break;
+	}
 	}
 }
 

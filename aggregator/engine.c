@@ -69,6 +69,25 @@ void agg_not_applicable(struct agg_ctx *ctx, const char *id, const char *fmt, ..
 	judge_decide(&j, agg_finding(ctx, id), "");
 }
 
+bool agg_not_installed(struct agg_ctx *ctx, const char *id, enum resource_id res, const char *why)
+{
+	if (ctx->cs->res[res].status != RES_NOT_INSTALLED)
+		return false;
+	agg_not_applicable(ctx, id, "%s", why);
+	return true;
+}
+
+const struct jv *agg_items_or_skip(struct agg_ctx *ctx, const char *id, enum resource_id res,
+				   const char *absent, const char *none)
+{
+	const struct jv *items = cs_items(ctx->cs, res);
+	if (!items || (none && jq_len(items) == 0)) {
+		agg_not_applicable(ctx, id, "%s", items ? none : absent);
+		return NULL;
+	}
+	return items;
+}
+
 bool engine_harvester_installed(const struct cluster_state *cs)
 {
 	if (cs_find(cs, RES_DEPLOYMENTS, "harvester-system", "harvester"))

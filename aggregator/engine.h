@@ -91,6 +91,13 @@ struct finding *agg_object_finding(struct agg_ctx *ctx, const char *id, const st
  * not installed, nothing of its kind exists): its one finding is SKIP, the
  * message saying why, judged through judge.h like every other. */
 void agg_not_applicable(struct agg_ctx *ctx, const char *id, const char *fmt, ...) _printf_(3, 4);
+/* The opening of a check that needs res: true, with the SKIP finding why,
+ * when res is not installed (not served). */
+bool agg_not_installed(struct agg_ctx *ctx, const char *id, enum resource_id res, const char *why);
+/* The objects of res, or NULL with the SKIP finding why: absent when res was
+ * not read (not installed), none (unless NULL) when there are none. */
+const struct jv *agg_items_or_skip(struct agg_ctx *ctx, const char *id, enum resource_id res,
+				   const char *absent, const char *none);
 
 /* docs/design.md#statuses-and-gates: the harvester Deployment in
  * harvester-system, or harvesterhci.io served. */

@@ -279,6 +279,20 @@ static enum jf_result read_number(struct jf *f, struct jv *ret)
 
 static enum jf_result read_value(struct jf *f, int depth, struct jv *ret);
 
+/* After a member or an element: a ',' (*more) or the closing character. */
+static enum jf_result after_item(struct jf *f, char close, bool *more)
+{
+	enum jf_result r = skip_ws(f);
+	if (r != JF_OK)
+		return r;
+	*more = *f->p == ',';
+	if (*more) {
+		f->p++;
+		return JF_OK;
+	}
+	return *f->p == close ? JF_OK : JF_UNSURE;
+}
+
 static enum jf_result read_object(struct jf *f, int depth, struct jv *ret)
 {
 	struct jf_scratch *sc = f->sc;
@@ -320,24 +334,17 @@ static enum jf_result read_object(struct jf *f, int depth, struct jv *ret)
 				}
 				sc->m[sc->mn++] = (struct jv_member){key, v};
 			}
-			if ((r = skip_ws(f)) != JF_OK)
+			bool more = false;
+			if ((r = after_item(f, '}', &more)) != JF_OK)
 				return r;
-			if (*f->p == ',') {
-				f->p++;
-				continue;
-			}
-			if (*f->p != '}')
-				return JF_UNSURE;
-			break;
+			if (!more)
+				break;
 		}
 	}
 	f->p++; /* '}' */
 	size_t n = sc->mn - base;
-	struct jv_member *m = jv_arena_alloc(f->ar, n * sizeof(*m));
-	if (n)
-		memcpy(m, sc->m + base, n * sizeof(*m));
+	*ret = jv_object_copy(f->ar, n ? sc->m + base : NULL, n);
 	sc->mn = base;
-	*ret = (struct jv){.type = JV_OBJECT, .n = (uint32_t)n, .u.m = m};
 	return JF_OK;
 }
 
@@ -359,24 +366,17 @@ static enum jf_result read_array(struct jf *f, int depth, struct jv *ret)
 				sc->a = xrealloc(sc->a, sc->acap * sizeof(*sc->a));
 			}
 			sc->a[sc->an++] = v;
-			if ((r = skip_ws(f)) != JF_OK)
+			bool more = false;
+			if ((r = after_item(f, ']', &more)) != JF_OK)
 				return r;
-			if (*f->p == ',') {
-				f->p++;
-				continue;
-			}
-			if (*f->p != ']')
-				return JF_UNSURE;
-			break;
+			if (!more)
+				break;
 		}
 	}
 	f->p++; /* ']' */
 	size_t n = sc->an - base;
-	struct jv *e = jv_arena_alloc(f->ar, n * sizeof(*e));
-	if (n)
-		memcpy(e, sc->a + base, n * sizeof(*e));
+	*ret = jv_array_copy(f->ar, n ? sc->a + base : NULL, n);
 	sc->an = base;
-	*ret = (struct jv){.type = JV_ARRAY, .n = (uint32_t)n, .u.a = e};
 	return JF_OK;
 }
 

@@ -519,22 +519,37 @@ const struct jv *jv_builder_get(const struct jv_builder *b, const char *key)
 	return NULL;
 }
 
+/* n elements of size at src, copied into a. */
+static void *arena_copy(struct jv_arena *a, const void *src, size_t n, size_t size)
+{
+	void *p = jv_arena_alloc(a, n * size);
+	if (n)
+		memcpy(p, src, n * size);
+	return p;
+}
+
+struct jv jv_object_copy(struct jv_arena *a, const struct jv_member *m, size_t n)
+{
+	return (struct jv){
+	    .type = JV_OBJECT, .n = (uint32_t)n, .u.m = arena_copy(a, m, n, sizeof(*m))};
+}
+
+struct jv jv_array_copy(struct jv_arena *a, const struct jv *e, size_t n)
+{
+	return (struct jv){
+	    .type = JV_ARRAY, .n = (uint32_t)n, .u.a = arena_copy(a, e, n, sizeof(*e))};
+}
+
 struct jv jv_builder_object(struct jv_arena *ar, struct jv_builder *b)
 {
-	struct jv_member *m = jv_arena_alloc(ar, b->n * sizeof(*m));
-	if (b->n)
-		memcpy(m, b->m, b->n * sizeof(*m));
-	struct jv v = {.type = JV_OBJECT, .n = (uint32_t)b->n, .u.m = m};
+	struct jv v = jv_object_copy(ar, b->m, b->n);
 	jv_builder_clear(b);
 	return v;
 }
 
 struct jv jv_builder_array(struct jv_arena *ar, struct jv_builder *b)
 {
-	struct jv *e = jv_arena_alloc(ar, b->n * sizeof(*e));
-	if (b->n)
-		memcpy(e, b->a, b->n * sizeof(*e));
-	struct jv v = {.type = JV_ARRAY, .n = (uint32_t)b->n, .u.a = e};
+	struct jv v = jv_array_copy(ar, b->a, b->n);
 	jv_builder_clear(b);
 	return v;
 }

@@ -66,6 +66,9 @@ const char *jv_arena_intern(struct jv_arena *a, const char *key);
 /* The same for key[0..n), which holds no NUL. */
 const char *jv_arena_intern_len(struct jv_arena *a, const char *key, size_t n);
 void *jv_arena_alloc(struct jv_arena *a, size_t n);
+/* An object of the n members m, an array of the n values e, copied into a. */
+struct jv jv_object_copy(struct jv_arena *a, const struct jv_member *m, size_t n);
+struct jv jv_array_copy(struct jv_arena *a, const struct jv *e, size_t n);
 
 /* A copy of a json-c tree (NULL: JSON null). */
 struct jv jv_from_json(struct jv_arena *a, json_object *o);

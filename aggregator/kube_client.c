@@ -560,6 +560,21 @@ char *kube_client_status_message(const char *body, size_t len)
 
 #define KUBE_JSON_MAX_BODY (16u << 20)
 
+json_object *kube_object_new(const char *api_version, const char *kind, const char *ns,
+			     const char *name, json_object **ret_meta)
+{
+	json_object *o = json_object_new_object(), *meta = json_object_new_object();
+	json_object_object_add(o, "apiVersion", json_object_new_string(api_version));
+	json_object_object_add(o, "kind", json_object_new_string(kind));
+	json_object_object_add(meta, "name", json_object_new_string(name));
+	if (ns)
+		json_object_object_add(meta, "namespace", json_object_new_string(ns));
+	json_object_object_add(o, "metadata", meta);
+	if (ret_meta)
+		*ret_meta = meta;
+	return o;
+}
+
 int kube_client_json(struct kube_client *kc, const char *method, const char *path,
 		     json_object *body, long *status, json_object **ret, char *err, size_t errlen)
 {

@@ -76,3 +76,8 @@ char *kube_client_status_message(const char *body, size_t len);
  * HTTP status, 0 without an answer. */
 int kube_client_json(struct kube_client *kc, const char *method, const char *path,
 		     json_object *body, long *status, json_object **ret, char *err, size_t errlen);
+/* A new object to write: apiVersion, kind, metadata.name and (unless ns is
+ * NULL) metadata.namespace; *ret_meta (may be NULL) is its metadata, for
+ * more members. */
+json_object *kube_object_new(const char *api_version, const char *kind, const char *ns,
+			     const char *name, json_object **ret_meta);

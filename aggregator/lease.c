@@ -101,14 +101,7 @@ char *lease_body(const struct lease *l, json_object *current, enum lease_action 
 	lease_format_micro(now_ns, now, sizeof(now));
 	json_object *o = NULL;
 	if (a == LEASE_CREATE || !current) {
-		o = json_object_new_object();
-		json_object *meta = json_object_new_object();
-		json_object_object_add(o, "apiVersion",
-				       json_object_new_string("coordination.k8s.io/v1"));
-		json_object_object_add(o, "kind", json_object_new_string("Lease"));
-		json_object_object_add(meta, "name", json_object_new_string(l->name));
-		json_object_object_add(meta, "namespace", json_object_new_string(l->namespace));
-		json_object_object_add(o, "metadata", meta);
+		o = kube_object_new("coordination.k8s.io/v1", "Lease", l->namespace, l->name, NULL);
 	} else {
 		/* Keep metadata.resourceVersion: the API refuses the write (409)
 		 * if someone else wrote since we read. */

@@ -308,6 +308,22 @@ static int64_t report_now_ns(void)
 	return (int64_t)s * 1000000000;
 }
 
+/* *dst = a copy of s (an option given again replaces it). */
+static void set_str(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = xstrdup(s);
+}
+
+/* A number of bytes above 0, or exit. */
+static size_t bytes_arg(const char *opt, const char *arg)
+{
+	int64_t n;
+	if (util_parse_i64(arg, &n) < 0 || n < 1)
+		fatalx("%s %s: not a whole number of bytes above 0", opt, arg);
+	return (size_t)n;
+}
+
 /* A namespace name (RFC 1123 label), or exit. */
 static const char *canary_namespace_arg(const char *opt, const char *arg)
 {
@@ -629,17 +645,16 @@ static int cmd_serve(int argc, char **argv)
 			continue;
 		switch (c) {
 		case OPT_LISTEN:
-			free(o.listen);
-			o.listen = xstrdup(optarg);
+			set_str(&o.listen, optarg);
 			break;
 		case OPT_CERT:
-			o.tls_cert = xstrdup(optarg);
+			set_str(&o.tls_cert, optarg);
 			break;
 		case OPT_KEY:
-			o.tls_key = xstrdup(optarg);
+			set_str(&o.tls_key, optarg);
 			break;
 		case OPT_TOKEN_FILE:
-			o.token_file = xstrdup(optarg);
+			set_str(&o.token_file, optarg);
 			o.auth = AUTH_TOKEN_FILE;
 			auth_modes++;
 			break;
@@ -660,27 +675,15 @@ static int cmd_serve(int argc, char **argv)
 		case OPT_METRICS_AUTH:
 			o.metrics_auth = true;
 			break;
-		case OPT_MAX_REPORT_BYTES: {
-			int64_t n;
-			if (util_parse_i64(optarg, &n) < 0 || n < 1)
-				fatalx("serve: --max-report-bytes %s: not a whole number of bytes "
-				       "above 0",
-				       optarg);
-			o.max_report_bytes = (size_t)n;
+		case OPT_MAX_REPORT_BYTES:
+			o.max_report_bytes = bytes_arg("serve: --max-report-bytes", optarg);
 			break;
-		}
-		case OPT_MAX_INFLIGHT_BODY_BYTES: {
-			int64_t n;
-			if (util_parse_i64(optarg, &n) < 0 || n < 1)
-				fatalx("serve: --max-inflight-body-bytes %s: not a whole number of "
-				       "bytes above 0",
-				       optarg);
-			o.max_inflight_body_bytes = (size_t)n;
+		case OPT_MAX_INFLIGHT_BODY_BYTES:
+			o.max_inflight_body_bytes =
+			    bytes_arg("serve: --max-inflight-body-bytes", optarg);
 			break;
-		}
 		case OPT_NODE_TOKEN_FILE:
-			free(o.node_token_file);
-			o.node_token_file = xstrdup(optarg);
+			set_str(&o.node_token_file, optarg);
 			o.auth = AUTH_NODE_TOKENS;
 			auth_modes++;
 			break;
@@ -699,12 +702,10 @@ static int cmd_serve(int argc, char **argv)
 			o.node_conditions = true;
 			break;
 		case OPT_AGENT_SA:
-			free(o.agent_sa);
-			o.agent_sa = xstrdup(optarg);
+			set_str(&o.agent_sa, optarg);
 			break;
 		case OPT_CANARY_RESULT:
-			free(o.canary_result);
-			o.canary_result = xstrdup(optarg);
+			set_str(&o.canary_result, optarg);
 			break;
 		case OPT_CANARY_MAX_AGE:
 			o.canary_max_age_ns = canary_max_age_arg(optarg);
@@ -734,24 +735,20 @@ static int cmd_serve(int argc, char **argv)
 			char err[512];
 			if (canary_parse_steps(optarg, &steps, err, sizeof(err)) < 0)
 				fatalx("serve: --canary-%s", err + 2);
-			free(o.canary_steps);
-			o.canary_steps = xstrdup(optarg);
+			set_str(&o.canary_steps, optarg);
 			canary_opts++;
 			break;
 		}
 		case OPT_CANARY_RWX_CLASS:
-			free(o.canary_rwx_class);
-			o.canary_rwx_class = xstrdup(optarg);
+			set_str(&o.canary_rwx_class, optarg);
 			canary_opts++;
 			break;
 		case OPT_CANARY_STORAGE_CLASS:
-			free(o.canary_vm_class);
-			o.canary_vm_class = xstrdup(optarg);
+			set_str(&o.canary_vm_class, optarg);
 			canary_opts++;
 			break;
 		case OPT_CANARY_IMAGE:
-			free(o.canary_image);
-			o.canary_image = xstrdup(optarg);
+			set_str(&o.canary_image, optarg);
 			canary_opts++;
 			break;
 		case OPT_CANARY_NODE:
@@ -893,12 +890,7 @@ static int cmd_canary(int argc, char **argv)
 			o.nodes[o.n_nodes++] = optarg;
 			break;
 		case OPT_TIMEOUT:
-			if (canary_parse_duration(optarg, &o.timeout_ms) < 0 ||
-			    o.timeout_ms < 10000)
-				fatalx(
-				    "canary: --timeout %s: expected a duration from 10s to 24h (N, "
-				    "Ns, Nm, Nh)",
-				    optarg);
+			o.timeout_ms = canary_duration_arg("canary: --timeout", optarg, 10000);
 			break;
 		case OPT_IN_CLUSTER_TOKEN_FILE:
 			src.token_file = optarg;

@@ -73,14 +73,8 @@ static json_object *event_object(const char *ns, const char *name_base, int64_t 
 	char msg[NC_MESSAGE_MAX + 1];
 	size_t n = nc_utf8_cut(message, strlen(message), NC_MESSAGE_MAX);
 	snprintf(msg, sizeof(msg), "%.*s", (int)n, message);
-	json_object *o = json_object_new_object();
-	json_object *meta = json_object_new_object();
+	json_object *o = kube_object_new("v1", "Event", ns, name, NULL);
 	json_object *source = json_object_new_object();
-	json_object_object_add(o, "apiVersion", json_object_new_string("v1"));
-	json_object_object_add(o, "kind", json_object_new_string("Event"));
-	json_object_object_add(meta, "name", json_object_new_string(name));
-	json_object_object_add(meta, "namespace", json_object_new_string(ns));
-	json_object_object_add(o, "metadata", meta);
 	json_object_object_add(o, "involvedObject", involved);
 	json_object_object_add(o, "reason", json_object_new_string(NC_EVENT_REASON));
 	json_object_object_add(o, "message", json_object_new_string(msg));

@@ -647,7 +647,6 @@ static void gate_cards(FILE *f, const struct verdict *v, int gate, const size_t 
 static void blockers(FILE *f, const struct verdict *v, const unsigned *blocks,
 		     const struct finding_groups *groups, unsigned statuses)
 {
-	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
 	size_t n = 0;
 	for (size_t i = 0; i < v->findings.n; i++)
 		n += blocks[i] != 0;
@@ -664,16 +663,13 @@ static void blockers(FILE *f, const struct verdict *v, const unsigned *blocks,
 			"<p class=\"meta\">The %zu findings that decide the gates, worst first, as "
 			"%zu cards: identical findings on several nodes are one.</p>\n",
 			n, groups->n);
-	for (size_t k = 0; k < ELEMENTSOF(order); k++)
-		for (size_t i = 0; i < groups->n; i++) {
-			const struct finding_group *g = &groups->items[i];
-			if (g->merged.status != order[k] ||
-			    !render_status_shown(statuses, g->merged.status))
-				continue;
-			struct detail_opts o = {.group = g, .up = g->first};
-			finding_detail_ex(f, &g->merged, g->first, "b", blocks[g->first],
-					  groups->n <= OPEN_BLOCKERS_MAX, &o);
-		}
+	_cleanup_free_ const struct finding_group **gs = NULL;
+	size_t ng = render_verdict_groups_worst_first(groups, statuses, &gs);
+	for (size_t i = 0; i < ng; i++) {
+		struct detail_opts o = {.group = gs[i], .up = gs[i]->first};
+		finding_detail_ex(f, &gs[i]->merged, gs[i]->first, "b", blocks[gs[i]->first],
+				  groups->n <= OPEN_BLOCKERS_MAX, &o);
+	}
 	fputs("</section>\n", f);
 }
 
@@ -973,6 +969,22 @@ static void matrix_row(FILE *f, const struct verdict *v, const size_t *idx,
 	fputs("</tr>\n", f);
 }
 
+/* The matrix of the nodes n with pick[n] == want (every node when pick is
+ * NULL), up to its closing tag. */
+static void matrix_table(FILE *f, const struct verdict *v, const size_t *idx, const bool *pick,
+			 bool want, const struct strv *checks)
+{
+	matrix_head(f, checks);
+	for (size_t n = 0; n < v->n_nodes; n++) {
+		if (pick && pick[n] != want)
+			continue;
+		size_t lo, hi;
+		node_range(v, idx, v->nodes[n].name, &lo, &hi);
+		matrix_row(f, v, idx, &v->nodes[n], lo, hi, checks);
+	}
+	fputs("</tbody></table>", f);
+}
+
 /* Per gate, on how many nodes a finding of that gate needs attention. */
 static void matrix_gate_summary(FILE *f, const struct verdict *v, const size_t *idx)
 {
@@ -1045,15 +1057,8 @@ static void matrix(FILE *f, const struct verdict *v, unsigned statuses)
 			"cell, %zu of %zu.</p>\n",
 			names, n_shown, v->n_nodes);
 		if (n_shown) {
-			matrix_head(f, &checks);
-			for (size_t n = 0; n < v->n_nodes; n++) {
-				if (!shown[n])
-					continue;
-				size_t lo, hi;
-				node_range(v, idx, v->nodes[n].name, &lo, &hi);
-				matrix_row(f, v, idx, &v->nodes[n], lo, hi, &checks);
-			}
-			fputs("</tbody></table>\n", f);
+			matrix_table(f, v, idx, shown, true, &checks);
+			fputc('\n', f);
 		}
 		fputs("</section>\n", f);
 		strv_clear(&checks);
@@ -1061,29 +1066,15 @@ static void matrix(FILE *f, const struct verdict *v, unsigned statuses)
 	}
 	bool fold = n_clean > FOLD_MIN;
 	/* No scrolling box around the matrix: it would clip the hover boxes. */
-	matrix_head(f, &checks);
-	for (size_t n = 0; n < v->n_nodes; n++) {
-		if (fold && clean[n])
-			continue;
-		size_t lo, hi;
-		node_range(v, idx, v->nodes[n].name, &lo, &hi);
-		matrix_row(f, v, idx, &v->nodes[n], lo, hi, &checks);
-	}
-	fputs("</tbody></table>\n", f);
+	matrix_table(f, v, idx, fold ? clean : NULL, false, &checks);
+	fputc('\n', f);
 	if (fold) {
 		fprintf(f,
 			"<details class=\"fold\" id=\"nodes-clean\"><summary>%zu node%s where "
 			"every check passed</summary>",
 			n_clean, n_clean == 1 ? "" : "s");
-		matrix_head(f, &checks);
-		for (size_t n = 0; n < v->n_nodes; n++) {
-			if (!clean[n])
-				continue;
-			size_t lo, hi;
-			node_range(v, idx, v->nodes[n].name, &lo, &hi);
-			matrix_row(f, v, idx, &v->nodes[n], lo, hi, &checks);
-		}
-		fputs("</tbody></table></details>\n", f);
+		matrix_table(f, v, idx, clean, true, &checks);
+		fputs("</details>\n", f);
 	}
 	fputs("</section>\n", f);
 	strv_clear(&checks);

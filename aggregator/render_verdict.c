@@ -387,6 +387,21 @@ void render_verdict_blocker_groups(const struct verdict *v, const unsigned *bloc
 	finding_groups_build(v, keys, is_blocker, (void *)blocks, ret);
 }
 
+size_t render_verdict_groups_worst_first(const struct finding_groups *groups, unsigned mask,
+					 const struct finding_group ***ret)
+{
+	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
+	const struct finding_group **out = xcalloc(groups->n + 1, sizeof(*out));
+	size_t n = 0;
+	for (size_t k = 0; k < ELEMENTSOF(order); k++)
+		for (size_t i = 0; i < groups->n; i++)
+			if (groups->items[i].merged.status == order[k] &&
+			    render_status_shown(mask, order[k]))
+				out[n++] = &groups->items[i];
+	*ret = out;
+	return n;
+}
+
 unsigned render_status_mask_parse(const char *list)
 {
 	if (!list || !*list)
@@ -558,24 +573,17 @@ static void text_group(FILE *f, const struct verdict *v, const struct finding_gr
 static void text_blockers(FILE *f, const struct verdict *v, const unsigned *blocks, int w,
 			  unsigned statuses, bool color)
 {
-	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
 	struct finding_groups groups;
 	render_verdict_blocker_groups(v, blocks, &groups);
-	bool any = false;
-	for (size_t k = 0; k < ELEMENTSOF(order); k++)
-		for (size_t i = 0; i < groups.n; i++) {
-			const struct finding_group *g = &groups.items[i];
-			if (g->merged.status != order[k] ||
-			    !render_status_shown(statuses, g->merged.status))
-				continue;
-			if (!any)
-				text_heading(f, "BLOCKERS", "the findings that decide the gates",
-					     color);
-			any = true;
-			_cleanup_free_ char *gl = render_verdict_gate_list(blocks[g->first]);
-			_cleanup_free_ char *note = xasprintf("blocks: %s", gl);
-			text_group(f, v, g, w, note, color);
-		}
+	_cleanup_free_ const struct finding_group **gs = NULL;
+	size_t n = render_verdict_groups_worst_first(&groups, statuses, &gs);
+	if (n)
+		text_heading(f, "BLOCKERS", "the findings that decide the gates", color);
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *gl = render_verdict_gate_list(blocks[gs[i]->first]);
+		_cleanup_free_ char *note = xasprintf("blocks: %s", gl);
+		text_group(f, v, gs[i], w, note, color);
+	}
 	finding_groups_clear(&groups);
 }
 
@@ -1069,6 +1077,19 @@ static void md_group(FILE *f, const struct verdict *v, const struct finding_grou
 	md_blocker_body(f, &g->merged, blocks, waived);
 }
 
+/* "## TITLE" and the groups, worst first, of the statuses shown; nothing
+ * without one. blocks: the gates each blocks (by its first finding), or NULL. */
+static void md_section(FILE *f, const struct verdict *v, const struct finding_groups *groups,
+		       unsigned statuses, const char *title, const unsigned *blocks)
+{
+	_cleanup_free_ const struct finding_group **gs = NULL;
+	size_t n = render_verdict_groups_worst_first(groups, statuses, &gs);
+	if (n)
+		fprintf(f, "\n## %s\n", title);
+	for (size_t i = 0; i < n; i++)
+		md_group(f, v, gs[i], blocks ? blocks[gs[i]->first] : 0);
+}
+
 static void md_blocker(FILE *f, const struct finding *fd, unsigned blocks,
 		       const struct waiver *waived)
 {
@@ -1294,35 +1315,14 @@ void verdict_render_markdown_view(FILE *f, const struct verdict *v, int gate, un
 
 	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
 	render_verdict_blocks_for_gate(v, blocks, gate);
-	static const enum status order[] = {STATUS_FAIL, STATUS_UNKNOWN, STATUS_WARN};
 	struct finding_groups groups;
 	render_verdict_blocker_groups(v, blocks, &groups);
 	_cleanup_free_ unsigned *keys = render_verdict_group_keys(v, blocks);
-	bool any = false;
-	for (size_t k = 0; k < ELEMENTSOF(order); k++)
-		for (size_t i = 0; i < groups.n; i++) {
-			if (groups.items[i].merged.status != order[k] ||
-			    !render_status_shown(statuses, order[k]))
-				continue;
-			if (!any)
-				fputs("\n## Blockers\n", f);
-			any = true;
-			md_group(f, v, &groups.items[i], blocks[groups.items[i].first]);
-		}
+	md_section(f, v, &groups, statuses, "Blockers", blocks);
 	finding_groups_clear(&groups);
 	struct other_problems op = {.v = v, .blocks = blocks, .gate = gate};
 	finding_groups_build(v, keys, is_other_problem, &op, &groups);
-	any = false;
-	for (size_t k = 0; k < ELEMENTSOF(order); k++)
-		for (size_t i = 0; i < groups.n; i++) {
-			if (groups.items[i].merged.status != order[k] ||
-			    !render_status_shown(statuses, order[k]))
-				continue;
-			if (!any)
-				fputs("\n## Other problems\n", f);
-			any = true;
-			md_group(f, v, &groups.items[i], 0);
-		}
+	md_section(f, v, &groups, statuses, "Other problems", NULL);
 	finding_groups_clear(&groups);
 	if (gate < 0 || gate == GATE_LIVE_MIGRATION)
 		md_vms(f, v);

@@ -62,6 +62,12 @@ struct finding_groups;
  * shows them in. */
 void render_verdict_blocker_groups(const struct verdict *v, const unsigned *blocks,
 				   struct finding_groups *ret);
+struct finding_group;
+/* The groups in the order every format lists blockers and problems: FAIL,
+ * then UNKNOWN, then WARN, each in the groups' order, of the statuses mask
+ * shows. Their count; *ret (caller frees) points into groups. */
+size_t render_verdict_groups_worst_first(const struct finding_groups *groups, unsigned mask,
+					 const struct finding_group ***ret);
 /* The JSON's "groups": every finding in the group the reports show it in
  * (render_verdict_group_keys: same check, status, object, message, fix,
  * blocked gates and waiver), one object each with its nodes and members

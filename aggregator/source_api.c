@@ -89,14 +89,10 @@ static _printf_(3, 4) void job_end(struct job *j, enum resource_status st, const
 	j->done = true;
 	j->status = st;
 	j->finished_ns = util_now_mono_ns();
-	free(j->error);
-	j->error = NULL;
-	if (fmt) {
-		va_list ap;
-		va_start(ap, fmt);
-		j->error = xvasprintf(fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	xvasprintf_replace(&j->error, fmt, ap);
+	va_end(ap);
 	if (st != RES_COLLECTED)
 		j->n_items = 0;
 }

@@ -302,6 +302,20 @@ struct walk {
 	char kind[128];	       /* the item's own kind, once read */
 };
 
+/* Past the '{' or '[' at the cursor: 1 when close follows at once (passed
+ * too), 0 when a member or an item does; -errno. */
+static int open_empty(struct scan *s, int close)
+{
+	int c, r;
+	s->off++;
+	if ((r = skip_space(s, &c)) < 0)
+		return r;
+	if (c != close)
+		return 0;
+	s->off++;
+	return 1;
+}
+
 typedef int (*member_fn)(struct scan *s, const char *key, int next, struct jv_builder *obj,
 			 struct walk *w);
 
@@ -310,13 +324,8 @@ typedef int (*member_fn)(struct scan *s, const char *key, int next, struct jv_bu
 static int scan_members(struct scan *s, struct jv_builder *obj, member_fn fn, struct walk *w)
 {
 	int c, r;
-	s->off++; /* '{' */
-	if ((r = skip_space(s, &c)) < 0)
-		return r;
-	if (c == '}') {
-		s->off++;
-		return 0;
-	}
+	if ((r = open_empty(s, '}')) != 0)
+		return r < 0 ? r : 0;
 	for (;;) {
 		json_object *key = NULL;
 		char plain[256];
@@ -461,13 +470,8 @@ static int scan_items(struct scan *s, const struct jv_builder *members, struct j
 	const char *lk = jv_str(jv_builder_get(members, "kind"));
 	_cleanup_free_ char *item_kind =
 	    lk && endswith(lk, "List") && !streq(lk, "List") ? xstrndup(lk, strlen(lk) - 4) : NULL;
-	s->off++; /* '[' */
-	if ((r = skip_space(s, &c)) < 0)
-		return r;
-	if (c == ']') {
-		s->off++;
-		return 0;
-	}
+	if ((r = open_empty(s, ']')) != 0)
+		return r < 0 ? r : 0;
 	for (;;) {
 		if ((r = skip_space(s, &c)) < 0)
 			return r;

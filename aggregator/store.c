@@ -480,16 +480,22 @@ static bool piece_decode(struct store_piece *p)
 	return true;
 }
 
-void store_rec_view(struct store_rec *r)
+/* Room in rep for the record's results and facts (none used yet). */
+static void report_reserve(const struct store_rec *r, struct node_report *rep)
 {
-	store_rec_unview(r);
-	struct node_report *rep = &r->report;
 	if (r->n_results)
 		rep->results.items = xcalloc(r->n_results, sizeof(struct finding));
 	if (r->n_facts)
 		rep->facts.items = xcalloc(r->n_facts, sizeof(struct kv));
 	rep->results.cap = r->n_results;
 	rep->facts.cap = r->n_facts;
+}
+
+void store_rec_view(struct store_rec *r)
+{
+	store_rec_unview(r);
+	struct node_report *rep = &r->report;
+	report_reserve(r, rep);
 	/* Result i stays at i (engine host_refs name pieces by it); one that
 	 * does not decode is left zeroed: no check ID, skipped by the engine. */
 	for (size_t i = 0; i < r->n_results; i++)
@@ -531,12 +537,7 @@ void store_rec_decode(const struct store_rec *r, struct node_report *ret)
 	    .interval_s = r->report.interval_s,
 	    .schema_minor = r->report.schema_minor,
 	};
-	if (r->n_results)
-		ret->results.items = xcalloc(r->n_results, sizeof(struct finding));
-	if (r->n_facts)
-		ret->facts.items = xcalloc(r->n_facts, sizeof(struct kv));
-	ret->results.cap = r->n_results;
-	ret->facts.cap = r->n_facts;
+	report_reserve(r, ret);
 	for (size_t i = 0; i < r->n_results; i++) {
 		const struct store_piece *p = r->pieces[i];
 		struct finding *f = &ret->results.items[ret->results.n];

@@ -62,6 +62,12 @@ char *xvasprintf(const char *fmt, va_list ap)
 	return p;
 }
 
+void xvasprintf_replace(char **p, const char *fmt, va_list ap)
+{
+	free(*p);
+	*p = fmt ? xvasprintf(fmt, ap) : NULL;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;

@@ -22,6 +22,8 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) _printf_(1, 2);
 char *xvasprintf(const char *fmt, va_list ap) _printf_(1, 0);
+/* *p (freed first) becomes the formatted string, or NULL when fmt is NULL. */
+void xvasprintf_replace(char **p, const char *fmt, va_list ap) _printf_(2, 0);
 
 /* Grow *items (each of size elem) so that it holds at least need elements. */
 void util_grow(void **items, size_t *cap, size_t need, size_t elem);

@@ -21,14 +21,13 @@ extra_cleanup() { kt_cleanup; }
 kt_pki "$TMP/pki"
 FIX="$HVREADY_SRC/tests/fixtures/canary"
 cd "$HVREADY_SRC"
+. "$HVREADY_SRC/tests/tools/canary_test_lib.sh"
 
 # canary NAME FAKE_ARGS...: a fresh fake and one canary run into $TMP/NAME.json
 canary() {
 	local name=$1
 	shift
-	kt_cleanup
-	kt_fake "$name" --fixtures "$FIX" --canary-sim "$@"
-	kt_kubeconfig "$TMP/$name.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+	fresh_fake "$name" "$@"
 	kt_run_timeout 40 "$AGG" canary --kubeconfig "$TMP/$name.kc" --timeout 30s --format json \
 		>"$TMP/$name.json" 2>"$TMP/$name.stderr" || true
 	[ -s "$TMP/$name.json" ] || fail "$name: the canary wrote nothing: $(cat "$TMP/$name.stderr")"

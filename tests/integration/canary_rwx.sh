@@ -90,19 +90,9 @@ expect api500 canary.cleanup PASS "removed 3 objects in *s"
 nothing_left api500
 
 # 6. SIGTERM while the writer runs
-kt_cleanup
-kt_fake sigterm --fixtures "$FIX" --canary-sim --pod-seconds 60
-kt_kubeconfig "$TMP/sigterm.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+fresh_fake sigterm --pod-seconds 60
 "$AGG" canary --kubeconfig "$TMP/sigterm.kc" --timeout 60s --format json >"$TMP/sigterm.json" 2>"$TMP/sigterm.stderr" &
-cpid=$!
-wait_for 15 "the writer pod to be created" grep -q '"POST", "path": "/api/v1/namespaces/hvready-canary/pods"' "$TMP/sigterm.log"
-sleep 0.5
-t0=$SECONDS
-kill -TERM "$cpid"
-RC=0
-wait "$cpid" || RC=$?
-[ $((SECONDS - t0)) -le 20 ] || fail "sigterm: took $((SECONDS - t0))s after the signal"
-[ $RC -eq 3 ] || fail "sigterm: exit $RC, want 3: $(cat "$TMP/sigterm.stderr")"
+sigterm_when sigterm $! 15 "the writer pod to be created" grep -q '"POST", "path": "/api/v1/namespaces/hvready-canary/pods"' "$TMP/sigterm.log"
 expect sigterm canary.rwx UNKNOWN "interrupted by signal 15 after *s, waiting for the write pod on hv-node-1"
 expect sigterm canary.cleanup PASS "removed 3 objects in *s"
 nothing_left sigterm
@@ -151,9 +141,7 @@ expect onenode canary.rwx SKIP "the cluster has 1 node: a share between two node
 if grep -q '"POST"' "$TMP/onenode.log"; then fail "onenode: the canary created objects"; fi
 
 # 8. a namespace with someone else's pod: refused, untouched
-kt_cleanup
-kt_fake refuse --fixtures "$FIX" --canary-sim
-kt_kubeconfig "$TMP/refuse.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+fresh_fake refuse
 api POST /api/v1/namespaces '{"metadata":{"name":"team-a"}}' >/dev/null
 api POST /api/v1/namespaces/team-a/pods '{"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}' >/dev/null
 RC=0

@@ -153,19 +153,9 @@ within drop 40
 nothing_left drop
 
 # 7. SIGTERM while the VolumeSnapshot is being taken
-kt_cleanup
-kt_fake sigterm --fixtures "$FIX" --canary-sim --snapshot-seconds 60
-kt_kubeconfig "$TMP/sigterm.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+fresh_fake sigterm --snapshot-seconds 60
 "$AGG" canary --kubeconfig "$TMP/sigterm.kc" --timeout 60s --format json $STEPS >"$TMP/sigterm.json" 2>"$TMP/sigterm.stderr" &
-cpid=$!
-wait_for 20 "the snapshot to be created" posted sigterm virtualmachinesnapshots
-sleep 0.5
-t0=$SECONDS
-kill -TERM "$cpid"
-RC=0
-wait "$cpid" || RC=$?
-[ $((SECONDS - t0)) -le 20 ] || fail "sigterm: took $((SECONDS - t0))s after the signal"
-[ $RC -eq 3 ] || fail "sigterm: exit $RC, want 3: $(cat "$TMP/sigterm.stderr")"
+sigterm_when sigterm $! 20 "the snapshot to be created" posted sigterm virtualmachinesnapshots
 expect sigterm canary.snapshot UNKNOWN "interrupted by signal 15 after *s, waiting for the snapshot"
 expect sigterm canary.restore UNKNOWN "not run: interrupted by signal 15"
 expect sigterm canary.cleanup PASS "removed * objects in *s"

@@ -99,19 +99,9 @@ within drop 30
 nothing_left drop
 
 # 9. SIGTERM while the VM migrates
-kt_cleanup
-kt_fake sigterm --fixtures "$FIX" --canary-sim --migrate-seconds 60
-kt_kubeconfig "$TMP/sigterm.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+fresh_fake sigterm --migrate-seconds 60
 "$AGG" canary --kubeconfig "$TMP/sigterm.kc" --timeout 60s --format json $VMSTEPS >"$TMP/sigterm.json" 2>"$TMP/sigterm.stderr" &
-cpid=$!
-wait_for 20 "the migration to be created" grep -q '"POST", "path": "/apis/kubevirt.io/v1/namespaces/hvready-canary/virtualmachineinstancemigrations"' "$TMP/sigterm.log"
-sleep 0.5
-t0=$SECONDS
-kill -TERM "$cpid"
-RC=0
-wait "$cpid" || RC=$?
-[ $((SECONDS - t0)) -le 20 ] || fail "sigterm: took $((SECONDS - t0))s after the signal"
-[ $RC -eq 3 ] || fail "sigterm: exit $RC, want 3: $(cat "$TMP/sigterm.stderr")"
+sigterm_when sigterm $! 20 "the migration to be created" grep -q '"POST", "path": "/apis/kubevirt.io/v1/namespaces/hvready-canary/virtualmachineinstancemigrations"' "$TMP/sigterm.log"
 expect sigterm canary.vm.start PASS "*"
 expect sigterm canary.migrate UNKNOWN "interrupted by signal 15 after *s, waiting for the migration"
 expect sigterm canary.cleanup PASS "removed * objects in *s"

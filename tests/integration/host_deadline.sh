@@ -11,12 +11,9 @@
 #    read returns, the check runs again and decides; SIGTERM stops it at once.
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-tmp=$(mktemp -d)
 # shellcheck source=../tools/test_lib.sh
 . "$HVREADY_SRC/tests/tools/test_lib.sh"
-pid=""
-rpid=""
-trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; [ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+test_init
 build_shim block_open "$tmp/block_open.so"
 root="$tmp/root"
 cp -a "$HVREADY_SRC/tests/fixtures/hostroots/b-debian12" "$root"
@@ -75,12 +72,11 @@ print("check: %.1f s, host.resources: %s" % (took, c["message"]))
 PY
 
 echo "== run"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 "$HVREADY_SRC/tests/tools/post_sink.py" "$port" "$tmp/posts" &
-rpid=$!
-"${wrap[@]}" "$HVREADY_BIN/hvready-agent" run --aggregator "http://127.0.0.1:$port" \
+post_sink "$tmp/posts"
+"${wrap[@]}" "$HVREADY_BIN/hvready-agent" run --aggregator "http://127.0.0.1:$SINK_PORT" \
 	--host-root "$root" --interval 1 --timeout 2 --skip "$skip" 2>"$tmp/run.log" &
 pid=$!
+kill_pids+=("$pid")
 posts() { [ -s "$tmp/posts" ] && wc -l <"$tmp/posts" || echo 0; }
 for _ in $(seq 1 100); do
 	[ "$(posts)" -ge 3 ] && break
@@ -101,12 +97,5 @@ grep -aq "iscsiadm at" "$tmp/posts.raw" || fail "host.iscsi was not run again on
 echo "run: host.iscsi decided again once the read returned"
 touch "$HVREADY_TEST_BLOCK_FLAG"
 sleep 3
-kill -TERM "$pid"
-for _ in $(seq 1 25); do
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.2
-done
-kill -0 "$pid" 2>/dev/null && fail "run ignored SIGTERM with a blocked check"
-wait "$pid" || true
-pid=""
+stops_within "$pid" 5 "run ignored SIGTERM with a blocked check"
 echo "run: stopped on SIGTERM"

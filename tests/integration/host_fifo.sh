@@ -6,12 +6,9 @@
 # checks that needed the file; `run` still reports, and stops on SIGTERM.
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-tmp=$(mktemp -d)
 # shellcheck source=../tools/test_lib.sh
 . "$HVREADY_SRC/tests/tools/test_lib.sh"
-pid=""
-rpid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+test_init
 
 root="$tmp/root"
 cp -a "$HVREADY_SRC/tests/fixtures/hostroots/b-debian12" "$root"
@@ -40,25 +37,15 @@ print("check: " + ", ".join("%s %s" % (k, by[k]["status"]) for k in sorted(by)))
 PY
 
 echo "== run"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 "$HVREADY_SRC/tests/tools/post_sink.py" "$port" "$tmp/posts" &
-rpid=$!
-"$HVREADY_BIN/hvready-agent" run --aggregator "http://127.0.0.1:$port" --host-root "$root" \
+post_sink "$tmp/posts"
+"$HVREADY_BIN/hvready-agent" run --aggregator "http://127.0.0.1:$SINK_PORT" --host-root "$root" \
 	--interval 1 --timeout 2 --skip host.nfs.probe,host.image.share-manager 2>"$tmp/run.log" &
 pid=$!
+kill_pids+=("$pid")
 for _ in $(seq 1 100); do
 	[ -s "$tmp/posts" ] && break
 	sleep 0.2
 done
 [ -s "$tmp/posts" ] || { cat "$tmp/run.log"; fail "run never reported with FIFOs in the host root"; }
-kill -TERM "$pid"
-for _ in $(seq 1 50); do
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.2
-done
-if kill -0 "$pid" 2>/dev/null; then
-	fail "run ignored SIGTERM"
-fi
-wait "$pid" || true
-pid=""
+stops_within "$pid" 10 "run ignored SIGTERM"
 echo "run: reported ($(wc -l <"$tmp/posts") POSTs), stopped on SIGTERM"

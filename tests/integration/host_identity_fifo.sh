@@ -11,12 +11,9 @@
 #    and stops on SIGTERM.
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-tmp=$(mktemp -d)
 # shellcheck source=../tools/test_lib.sh
 . "$HVREADY_SRC/tests/tools/test_lib.sh"
-pid=""
-rpid=""
-trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; [ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+test_init
 build_shim block_open "$tmp/block_open.so"
 root="$tmp/root"
 cp -a "$HVREADY_SRC/tests/fixtures/hostroots/b-debian12" "$root"
@@ -83,12 +80,11 @@ python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); assert v["node"] ==
 	"$tmp/named.json" || fail "--node not used while etc/hostname blocks"
 
 echo "== run, the open of etc/hostname blocks"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 "$HVREADY_SRC/tests/tools/post_sink.py" "$port" "$tmp/posts" &
-rpid=$!
-"${wrap[@]}" "$agent" run --aggregator "http://127.0.0.1:$port" --host-root "$root" \
+post_sink "$tmp/posts"
+"${wrap[@]}" "$agent" run --aggregator "http://127.0.0.1:$SINK_PORT" --host-root "$root" \
 	--interval 1 --timeout 2 --skip "$skip" 2>"$tmp/run.log" &
 pid=$!
+kill_pids+=("$pid")
 posts() { [ -s "$tmp/posts" ] && wc -l <"$tmp/posts" || echo 0; }
 for _ in $(seq 1 100); do
 	[ "$(posts)" -ge 3 ] && break
@@ -98,12 +94,5 @@ done
 grep -q "node identity: still blocked since an earlier cycle" "$tmp/run.log" ||
 	{ cat "$tmp/run.log"; fail "the next cycles started the blocked read again"; }
 echo "run: $(posts) reports while etc/hostname blocks"
-kill -TERM "$pid"
-for _ in $(seq 1 25); do
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.2
-done
-kill -0 "$pid" 2>/dev/null && fail "run ignored SIGTERM with etc/hostname blocked"
-wait "$pid" || true
-pid=""
+stops_within "$pid" 5 "run ignored SIGTERM with etc/hostname blocked"
 echo "PASS: the node identity reads are bounded"

@@ -41,8 +41,7 @@ verdict_has_run() {
 }
 
 # 1. the first run's result in /v1/verdict and /metrics
-kt_fake one --fixtures "$FIX" --canary-sim
-kt_kubeconfig "$TMP/one.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+fresh_fake one
 start_aggregator "$TMP/one.serve.log" --kubeconfig "$TMP/one.kc" --insecure-no-auth \
 	--canary-interval 1h --canary-timeout 30s --canary-steps rwx ||
 	fail "serve did not start: $(cat "$TMP/one.serve.log")"
@@ -77,8 +76,7 @@ kt_cleanup
 
 # 1b. the canary options reach the run: --canary-storage-class names a class
 # that does not exist, so the VM step says so (and creates nothing)
-kt_fake opts --fixtures "$FIX" --canary-sim
-kt_kubeconfig "$TMP/opts.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+fresh_fake opts
 start_aggregator "$TMP/opts.serve.log" --kubeconfig "$TMP/opts.kc" --insecure-no-auth \
 	--canary-interval 1h --canary-timeout 30s --canary-steps vm --canary-storage-class nope ||
 	fail "serve did not start: $(cat "$TMP/opts.serve.log")"
@@ -91,8 +89,7 @@ stop_aggregator || fail "opts: serve did not exit cleanly: $(tail -5 "$TMP/opts.
 kt_cleanup
 
 # 2. a slow run: the next interval is skipped, not overlapped; SIGTERM mid-run cleans up
-kt_fake slow --fixtures "$FIX" --canary-sim --pod-seconds 120
-kt_kubeconfig "$TMP/slow.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+fresh_fake slow --pod-seconds 120
 start_aggregator "$TMP/slow.serve.log" --kubeconfig "$TMP/slow.kc" --insecure-no-auth \
 	--canary-interval 10s --canary-timeout 90s ||
 	fail "serve did not start: $(cat "$TMP/slow.serve.log")"
@@ -127,8 +124,7 @@ l=$(left)
 kt_cleanup
 
 # 3. --canary-result in serve: a file that appears later is read; a bad one is named
-kt_fake three --fixtures "$FIX" --canary-sim
-kt_kubeconfig "$TMP/three.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+fresh_fake three
 kt_run_timeout 40 "$AGG" canary --kubeconfig "$TMP/three.kc" --timeout 30s --format json \
 	>"$TMP/result.json" 2>"$TMP/three.canary.err" || true
 FRUN=$(field "$TMP/result.json" 'd["run"]')

@@ -36,6 +36,16 @@ for v in map(json.loads, filter(str.strip, sys.stdin)):
         print("%s/%s/%s" % (v["kind"][:-4], m.get("namespace", ""), m["name"]))'
 }
 
+# fresh_fake NAME FAKE_ARGS...: a fresh fake (its log $TMP/NAME.log) serving FIX
+# with the canary simulation, and its kubeconfig $TMP/NAME.kc.
+fresh_fake() {
+	local name=$1
+	shift
+	kt_cleanup
+	kt_fake "$name" --fixtures "$FIX" --canary-sim "$@"
+	kt_kubeconfig "$TMP/$name.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+}
+
 # run NAME TIMEOUT_S FAKE_ARGS... -- CANARY_ARGS...: a fresh fake and one canary
 # run; sets RC, ELAPSED (whole seconds, rounded up) and $TMP/NAME.json.
 # shellcheck disable=SC2034 # RC and ELAPSED are the caller's
@@ -48,9 +58,7 @@ run() {
 		shift
 	done
 	shift
-	kt_cleanup
-	kt_fake "$name" --fixtures "$FIX" --canary-sim ${fake[@]+"${fake[@]}"}
-	kt_kubeconfig "$TMP/$name.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+	fresh_fake "$name" ${fake[@]+"${fake[@]}"}
 	local t0 t1
 	t0=$(date +%s%N)
 	RC=0
@@ -58,6 +66,21 @@ run() {
 		--format json "$@" >"$TMP/$name.json" 2>"$TMP/$name.stderr" || RC=$?
 	t1=$(date +%s%N)
 	ELAPSED=$(((t1 - t0 + 999999999) / 1000000000))
+}
+
+# sigterm_when NAME PID WAIT_S WHAT CMD...: once CMD holds (wait_for WAIT_S, WHAT
+# names it), SIGTERM to the canary run PID (its stderr $TMP/NAME.stderr): it must
+# end within 20 s, with exit 3 (UNKNOWN).
+sigterm_when() {
+	local name=$1 pid=$2 wait_s=$3 what=$4 t0 rc=0
+	shift 4
+	wait_for "$wait_s" "$what" "$@"
+	sleep 0.5
+	t0=$SECONDS
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	[ $((SECONDS - t0)) -le 20 ] || fail "$name: took $((SECONDS - t0))s after the signal"
+	[ $rc -eq 3 ] || fail "$name: exit $rc, want 3: $(cat "$TMP/$name.stderr")"
 }
 
 # expect NAME CHECK STATUS MESSAGE-GLOB

@@ -7,6 +7,8 @@
 #                    tests talk to loopback only
 #   pids             processes killed and waited for at exit; a function
 #                    extra_cleanup, if the test defines one, runs after them
+#   kill_pids        processes killed with SIGKILL at exit (one that may not
+#                    stop on SIGTERM: an agent with a blocked read)
 #   fail MSG         prints MSG and the tail (FAIL_TAIL lines) of every
 #                    $tmp/*.log and of the files FAIL_GLOB (a pattern) names,
 #                    to stderr (stdout may be a file being written), exits 1
@@ -14,10 +16,16 @@
 #                    with the last line CMD wrote to stderr on its last try
 #   stop_pid PID     SIGTERM, SIGKILL after 5 s; returns the process's status
 #                    (137 when it had to be killed)
+#   stops_within PID SECS MSG  SIGTERM; fails MSG unless the process ends
+#                    within SECS
+#   post_sink FILE   tests/tools/post_sink.py, the agent's stand-in aggregator,
+#                    on a free port (SINK_PORT): a line in FILE a POST, the
+#                    bodies in FILE.raw; stopped at exit
 [ -n "${HVREADY_TEST_LIB:-}" ] && return 0
 HVREADY_TEST_LIB=1
 
 pids=()
+kill_pids=()
 FAIL_TAIL=${FAIL_TAIL:-12}
 FAIL_GLOB=${FAIL_GLOB:-}
 
@@ -32,6 +40,7 @@ test_cleanup() {
 	local p
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	for p in "${kill_pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	if declare -F extra_cleanup >/dev/null; then extra_cleanup; fi
 	[ -n "${tmp:-}" ] && rm -rf "$tmp"
 	return 0
@@ -67,6 +76,23 @@ wait_for() {
 		sleep 0.3
 	done
 	fail "$what (within ${secs}s)${why:+: ${why##*$'\n'}}"
+}
+
+stops_within() {
+	local pid=$1
+	kill -TERM "$pid"
+	for _ in $(seq 1 $(($2 * 5))); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 "$pid" 2>/dev/null; then fail "$3"; fi
+	wait "$pid" || true
+}
+
+post_sink() {
+	SINK_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	python3 "$HVREADY_SRC/tests/tools/post_sink.py" "$SINK_PORT" "$1" &
+	pids+=("$!")
 }
 
 stop_pid() {

@@ -64,6 +64,24 @@ static int run_tool(const char *tool, const char *a, const char *b)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The strict checkers of tests/tools accept the renderings against the JSON:
+ * check_html.py the HTML, check_markdown.py the Markdown (each unless NULL). */
+static void assert_checkers_accept(const char *html, const char *md, const char *json)
+{
+	struct tmpdir t;
+	tmpdir_make(&t);
+	_cleanup_free_ char *jp = fx_write_tmp(t.path, "v.json", json);
+	if (html) {
+		_cleanup_free_ char *hp = fx_write_tmp(t.path, "v.html", html);
+		assert_int_equal(run_tool("check_html.py", hp, jp), 0);
+	}
+	if (md) {
+		_cleanup_free_ char *mp = fx_write_tmp(t.path, "v.md", md);
+		assert_int_equal(run_tool("check_markdown.py", mp, jp), 0);
+	}
+	tmpdir_remove(&t);
+}
+
 /* When HVREADY_RENDER_DUMP names a directory, leave the renderings there to look at. */
 static void dump(const char *name, const char *s)
 {
@@ -272,12 +290,7 @@ static void test_markdown_through_cmark_gfm(void **state)
 	char *md = NULL;
 	RENDER(md, verdict_render_markdown(f, &v, -1));
 	_cleanup_free_ char *js = json_string(&v);
-	struct tmpdir t;
-	tmpdir_make(&t);
-	_cleanup_free_ char *mdp = fx_write_tmp(t.path, "v.md", md);
-	_cleanup_free_ char *jp = fx_write_tmp(t.path, "v.json", js);
-	assert_int_equal(run_tool("check_markdown.py", mdp, jp), 0);
-	tmpdir_remove(&t);
+	assert_checkers_accept(NULL, md, js);
 	free(md);
 	verdict_clear(&v);
 }
@@ -356,12 +369,7 @@ static void test_html_complete_and_escaped(void **state)
 	assert_non_null(strstr(html, "data-vm=\"default/vm-&lt;003&gt;|&quot;q&quot;\""));
 
 	/* The strict structural comparison with the JSON. */
-	struct tmpdir t;
-	tmpdir_make(&t);
-	_cleanup_free_ char *hp = fx_write_tmp(t.path, "v.html", html);
-	_cleanup_free_ char *jp = fx_write_tmp(t.path, "v.json", js);
-	assert_int_equal(run_tool("check_html.py", hp, jp), 0);
-	tmpdir_remove(&t);
+	assert_checkers_accept(html, NULL, js);
 	free(html);
 	verdict_clear(&v);
 }
@@ -823,14 +831,7 @@ static void test_header_in_every_format(void **state)
 	assert_true(json_object_object_get_ex(o, "waivers", &x));
 	json_object_put(o);
 	/* and the strict checkers still accept both documents */
-	struct tmpdir t;
-	tmpdir_make(&t);
-	_cleanup_free_ char *hp = fx_write_tmp(t.path, "v.html", html);
-	_cleanup_free_ char *mp = fx_write_tmp(t.path, "v.md", md);
-	_cleanup_free_ char *jp = fx_write_tmp(t.path, "v.json", js);
-	assert_int_equal(run_tool("check_html.py", hp, jp), 0);
-	assert_int_equal(run_tool("check_markdown.py", mp, jp), 0);
-	tmpdir_remove(&t);
+	assert_checkers_accept(html, md, js);
 	free(html);
 	free(md);
 	free(text);
@@ -1041,14 +1042,7 @@ static void test_example_cluster(void **state)
 	dump("example.txt", text);
 	assert_fits(text, RENDER_TEXT_WIDTH);
 	_cleanup_free_ char *js = json_string(&v);
-	struct tmpdir t;
-	tmpdir_make(&t);
-	_cleanup_free_ char *hp = fx_write_tmp(t.path, "v.html", html);
-	_cleanup_free_ char *mp = fx_write_tmp(t.path, "v.md", md);
-	_cleanup_free_ char *jp = fx_write_tmp(t.path, "v.json", js);
-	assert_int_equal(run_tool("check_html.py", hp, jp), 0);
-	assert_int_equal(run_tool("check_markdown.py", mp, jp), 0);
-	tmpdir_remove(&t);
+	assert_checkers_accept(html, md, js);
 
 	json_object *o = verdict_to_json(&v);
 	struct strv from_md = {0}, from_json = {0};
@@ -1320,12 +1314,7 @@ static void test_remedy_steps(void **state)
 	/* GitHub's renderer makes it a list of three, the JSON's remedy_steps */
 	_cleanup_free_ char *mjs = json_string(&v);
 	dump("steps.json", mjs);
-	struct tmpdir mt;
-	tmpdir_make(&mt);
-	_cleanup_free_ char *mdp = fx_write_tmp(mt.path, "v.md", text);
-	_cleanup_free_ char *mjp = fx_write_tmp(mt.path, "v.json", mjs);
-	assert_int_equal(run_tool("check_markdown.py", mdp, mjp), 0);
-	tmpdir_remove(&mt);
+	assert_checkers_accept(NULL, text, mjs);
 	free(text);
 
 	char *html = NULL;
@@ -1372,12 +1361,7 @@ static void test_remedy_steps(void **state)
 	json_object_put(o);
 
 	/* The strict comparison with the JSON (check_html.py compares the steps). */
-	struct tmpdir t;
-	tmpdir_make(&t);
-	_cleanup_free_ char *hp = fx_write_tmp(t.path, "v.html", html);
-	_cleanup_free_ char *jp = fx_write_tmp(t.path, "v.json", js);
-	assert_int_equal(run_tool("check_html.py", hp, jp), 0);
-	tmpdir_remove(&t);
+	assert_checkers_accept(html, NULL, js);
 	free(html);
 	verdict_clear(&v);
 }
