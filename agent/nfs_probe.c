@@ -39,16 +39,6 @@ static bool path_char(unsigned char c)
 	return ascii_alnum(c) || (c && strchr("-._~!$&'()*+,;=:@/", c));
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static int parse_hostname(const char *h, size_t n, char *err, size_t errlen)
 {
 	bool numeric = true;
@@ -58,28 +48,33 @@ static int parse_hostname(const char *h, size_t n, char *err, size_t errlen)
 	if (numeric) {
 		struct in_addr a;
 		if (inet_pton(AF_INET, h, &a) != 1)
-			return fail(err, errlen, "\"%s\" is not a valid IPv4 address", h);
+			return util_fail(err, errlen, "\"%s\" is not a valid IPv4 address", h);
 		return 0;
 	}
 	if (n > NFS_PROBE_HOST_MAX)
-		return fail(err, errlen, "host name longer than %d characters", NFS_PROBE_HOST_MAX);
+		return util_fail(err, errlen, "host name longer than %d characters",
+				 NFS_PROBE_HOST_MAX);
 	size_t label = 0;
 	for (size_t i = 0; i <= n; i++) {
 		if (i == n || h[i] == '.') {
 			if (label == 0 && !(i == n && i > 0))
-				return fail(err, errlen, "host name \"%s\" has an empty label", h);
+				return util_fail(err, errlen, "host name \"%s\" has an empty label",
+						 h);
 			if (label > 63)
-				return fail(err, errlen,
-					    "host name \"%s\" has a label over 63 characters", h);
+				return util_fail(err, errlen,
+						 "host name \"%s\" has a label over 63 characters",
+						 h);
 			if (label > 0 && (h[i - 1] == '-' || h[i - label] == '-'))
-				return fail(err, errlen,
-					    "host name \"%s\": a label starts or ends with '-'", h);
+				return util_fail(
+				    err, errlen,
+				    "host name \"%s\": a label starts or ends with '-'", h);
 			label = 0;
 			continue;
 		}
 		if (!ascii_alnum((unsigned char)h[i]) && h[i] != '-')
-			return fail(err, errlen,
-				    "character '%c' is not allowed in host name \"%s\"", h[i], h);
+			return util_fail(err, errlen,
+					 "character '%c' is not allowed in host name \"%s\"", h[i],
+					 h);
 		label++;
 	}
 	return 0;
@@ -88,17 +83,17 @@ static int parse_hostname(const char *h, size_t n, char *err, size_t errlen)
 static int parse_port(const char *s, size_t n, uint16_t *ret, char *err, size_t errlen)
 {
 	if (n == 0)
-		return fail(err, errlen, "empty port after ':'");
+		return util_fail(err, errlen, "empty port after ':'");
 	uint32_t v = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] < '0' || s[i] > '9')
-			return fail(err, errlen, "port \"%.*s\" is not a number", (int)n, s);
+			return util_fail(err, errlen, "port \"%.*s\" is not a number", (int)n, s);
 		v = v * 10 + (uint32_t)(s[i] - '0');
 		if (v > 65535)
-			return fail(err, errlen, "port \"%.*s\" is above 65535", (int)n, s);
+			return util_fail(err, errlen, "port \"%.*s\" is above 65535", (int)n, s);
 	}
 	if (v == 0)
-		return fail(err, errlen, "port 0 is not a valid port");
+		return util_fail(err, errlen, "port 0 is not a valid port");
 	*ret = (uint16_t)v;
 	return 0;
 }
@@ -109,30 +104,31 @@ static int parse_authority(const char *a, size_t n, struct nfs_probe_url *u, cha
 	const char *port = NULL;
 	size_t port_len = 0;
 	if (n == 0)
-		return fail(err, errlen, "no host after nfs://");
+		return util_fail(err, errlen, "no host after nfs://");
 	if (memchr(a, '@', n))
-		return fail(err, errlen, "user information before '@' is not used by NFS");
+		return util_fail(err, errlen, "user information before '@' is not used by NFS");
 	if (a[0] == '[') {
 		const char *close = memchr(a, ']', n);
 		if (!close)
-			return fail(err, errlen, "'[' without ']' around the IPv6 address");
+			return util_fail(err, errlen, "'[' without ']' around the IPv6 address");
 		size_t hl = (size_t)(close - a - 1);
 		if (hl == 0 || hl > sizeof(u->host) - 1)
-			return fail(err, errlen, "empty or oversized IPv6 address");
+			return util_fail(err, errlen, "empty or oversized IPv6 address");
 		memcpy(u->host, a + 1, hl);
 		u->host[hl] = '\0';
 		if (strchr(u->host, '%'))
-			return fail(err, errlen, "IPv6 zone identifiers are not supported");
+			return util_fail(err, errlen, "IPv6 zone identifiers are not supported");
 		struct in6_addr a6;
 		if (inet_pton(AF_INET6, u->host, &a6) != 1)
-			return fail(err, errlen, "\"%s\" is not a valid IPv6 address", u->host);
+			return util_fail(err, errlen, "\"%s\" is not a valid IPv6 address",
+					 u->host);
 		u->host_is_v6 = true;
 		const char *rest = close + 1;
 		size_t rl = n - (size_t)(rest - a);
 		if (rl > 0) {
 			if (rest[0] != ':')
-				return fail(err, errlen, "unexpected \"%.*s\" after ']'", (int)rl,
-					    rest);
+				return util_fail(err, errlen, "unexpected \"%.*s\" after ']'",
+						 (int)rl, rest);
 			port = rest + 1;
 			port_len = rl - 1;
 		}
@@ -141,17 +137,17 @@ static int parse_authority(const char *a, size_t n, struct nfs_probe_url *u, cha
 		size_t hl = colon ? (size_t)(colon - a) : n;
 		if (colon) {
 			if (memchr(colon + 1, ':', n - hl - 1))
-				return fail(err, errlen,
-					    "an IPv6 address must be written in brackets "
-					    "(nfs://[fd00::1]/EXPORT)");
+				return util_fail(err, errlen,
+						 "an IPv6 address must be written in brackets "
+						 "(nfs://[fd00::1]/EXPORT)");
 			port = colon + 1;
 			port_len = n - hl - 1;
 		}
 		if (hl == 0)
-			return fail(err, errlen, "no host after nfs://");
+			return util_fail(err, errlen, "no host after nfs://");
 		if (hl > sizeof(u->host) - 1)
-			return fail(err, errlen, "host name longer than %d characters",
-				    NFS_PROBE_HOST_MAX);
+			return util_fail(err, errlen, "host name longer than %d characters",
+					 NFS_PROBE_HOST_MAX);
 		memcpy(u->host, a, hl);
 		u->host[hl] = '\0';
 		int r = parse_hostname(u->host, hl, err, errlen);
@@ -173,8 +169,8 @@ static int parse_path(const char *p, size_t n, struct nfs_probe_url *u, char *er
 	size_t o = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!path_char((unsigned char)p[i]))
-			return fail(err, errlen, "character '%c' is not allowed in the export path",
-				    p[i]);
+			return util_fail(err, errlen,
+					 "character '%c' is not allowed in the export path", p[i]);
 	for (size_t i = 0; i < n;) {
 		while (i < n && p[i] == '/')
 			i++;
@@ -185,7 +181,8 @@ static int parse_path(const char *p, size_t n, struct nfs_probe_url *u, char *er
 		if (cl == 0)
 			break;
 		if ((cl == 1 && p[s] == '.') || (cl == 2 && p[s] == '.' && p[s + 1] == '.'))
-			return fail(err, errlen, "the export path has a \".\" or \"..\" component");
+			return util_fail(err, errlen,
+					 "the export path has a \".\" or \"..\" component");
 		u->export_path[o++] = '/';
 		memcpy(u->export_path + o, p + s, cl);
 		o += cl;
@@ -205,28 +202,29 @@ int nfs_probe_url_parse(const uint8_t *buf, size_t len, struct nfs_probe_url *re
 	const size_t sl = sizeof(scheme) - 1;
 
 	if (len == 0)
-		return fail(err, errlen, "empty URL");
+		return util_fail(err, errlen, "empty URL");
 	if (len >= NFS_PROBE_URL_MAX)
-		return fail(err, errlen, "URL longer than %d bytes", NFS_PROBE_URL_MAX - 1);
+		return util_fail(err, errlen, "URL longer than %d bytes", NFS_PROBE_URL_MAX - 1);
 	for (size_t i = 0; i < len; i++)
 		if (buf[i] <= 0x20 || buf[i] >= 0x7f)
-			return fail(err, errlen,
-				    "byte %zu is a space, control or non-ASCII character", i);
+			return util_fail(err, errlen,
+					 "byte %zu is a space, control or non-ASCII character", i);
 	if (len < sl || strncasecmp(s, scheme, sl) != 0)
-		return fail(err, errlen, "not an nfs:// URL (expected nfs://HOST[:PORT]/EXPORT)");
+		return util_fail(err, errlen,
+				 "not an nfs:// URL (expected nfs://HOST[:PORT]/EXPORT)");
 	if (memchr(s, '?', len))
-		return fail(err, errlen,
-			    "a query (\"?...\") is not accepted: the port belongs in "
-			    "the host part (nfs://HOST:PORT/EXPORT)");
+		return util_fail(err, errlen,
+				 "a query (\"?...\") is not accepted: the port belongs in "
+				 "the host part (nfs://HOST:PORT/EXPORT)");
 	if (memchr(s, '#', len))
-		return fail(err, errlen, "a fragment (\"#...\") is not accepted");
+		return util_fail(err, errlen, "a fragment (\"#...\") is not accepted");
 	const char *a = s + sl, *end = s + len;
 	const char *slash = memchr(a, '/', (size_t)(end - a));
 	int r = parse_authority(a, (size_t)((slash ? slash : end) - a), &u, err, errlen);
 	if (r < 0)
 		return r;
 	if (!slash)
-		return fail(err, errlen, "no export path (expected nfs://HOST[:PORT]/EXPORT)");
+		return util_fail(err, errlen, "no export path (expected nfs://HOST[:PORT]/EXPORT)");
 	r = parse_path(slash, (size_t)(end - slash), &u, err, errlen);
 	if (r < 0)
 		return r;

@@ -14,16 +14,6 @@
 #include "check_select.h"
 #include "kubevirt_util.h"
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 void canary_result_age(int64_t ns, char *buf, size_t len)
 {
 	kubevirt_util_age(ns, buf, len); /* "45s", "2h05m", "8d0h": as the checks say ages */
@@ -113,24 +103,25 @@ static int parse_finding(json_object *fo, size_t i, struct canary_result *r, cha
 			 size_t errlen)
 {
 	if (!json_object_is_type(fo, json_type_object))
-		return fail(err, errlen, "findings[%zu] is not an object", i);
+		return util_fail(err, errlen, "findings[%zu] is not an object", i);
 	const char *check = str_member(fo, "check"), *status = str_member(fo, "status");
 	const char *message = str_member(fo, "message");
 	if (!check)
-		return fail(err, errlen, "findings[%zu] has no \"check\"", i);
+		return util_fail(err, errlen, "findings[%zu] has no \"check\"", i);
 	const struct check_info *ci = catalog_find(check);
 	if (!ci || ci->source != CHECK_CANARY)
-		return fail(err, errlen, "findings[%zu]: \"%.64s\" is not a canary step", i, check);
+		return util_fail(err, errlen, "findings[%zu]: \"%.64s\" is not a canary step", i,
+				 check);
 	int st = status ? status_from_name(status) : -EINVAL;
 	if (st < 0)
-		return fail(err, errlen, "findings[%zu] (%s): no valid \"status\"", i, check);
+		return util_fail(err, errlen, "findings[%zu] (%s): no valid \"status\"", i, check);
 	if (!message)
-		return fail(err, errlen, "findings[%zu] (%s) has no \"message\"", i, check);
+		return util_fail(err, errlen, "findings[%zu] (%s) has no \"message\"", i, check);
 	json_object *ev = NULL;
 	if (json_object_object_get_ex(fo, "evidence", &ev) &&
 	    !json_object_is_type(ev, json_type_object))
-		return fail(err, errlen, "findings[%zu] (%s): \"evidence\" is not an object", i,
-			    check);
+		return util_fail(err, errlen, "findings[%zu] (%s): \"evidence\" is not an object",
+				 i, check);
 	struct finding *f = finding_list_add(&r->findings, check);
 	finding_set(f, (enum status)st, "%s", message);
 	const char *rem = str_member(fo, "remediation");
@@ -152,37 +143,37 @@ static bool valid_run(const char *s)
 static int parse_tree(json_object *root, struct canary_result *r, char *err, size_t errlen)
 {
 	if (!json_object_is_type(root, json_type_object))
-		return fail(err, errlen, "not a JSON object");
+		return util_fail(err, errlen, "not a JSON object");
 	const char *schema = str_member(root, "schema");
 	if (!streq(schema, CANARY_SCHEMA))
-		return fail(err, errlen,
-			    "not a canary result (schema \"%.64s\", expected " CANARY_SCHEMA
-			    ": the output of `canary --format json`)",
-			    schema ? schema : "");
+		return util_fail(err, errlen,
+				 "not a canary result (schema \"%.64s\", expected " CANARY_SCHEMA
+				 ": the output of `canary --format json`)",
+				 schema ? schema : "");
 	const char *run = str_member(root, "run"), *ns = str_member(root, "namespace");
 	if (!valid_run(run))
-		return fail(err, errlen, "no valid \"run\" id");
+		return util_fail(err, errlen, "no valid \"run\" id");
 	const char *started = str_member(root, "started_at");
 	const char *finished = str_member(root, "finished_at");
 	if (!finished)
-		return fail(err, errlen,
-			    "no \"finished_at\": the result cannot be aged (written by an "
-			    "older canary?)");
+		return util_fail(err, errlen,
+				 "no \"finished_at\": the result cannot be aged (written by an "
+				 "older canary?)");
 	if (util_parse_rfc3339(finished, &r->finished_ns) < 0)
-		return fail(err, errlen, "\"finished_at\" \"%.64s\" is not an RFC 3339 time",
-			    finished);
+		return util_fail(err, errlen, "\"finished_at\" \"%.64s\" is not an RFC 3339 time",
+				 finished);
 	if (started && util_parse_rfc3339(started, &r->started_ns) < 0)
-		return fail(err, errlen, "\"started_at\" \"%.64s\" is not an RFC 3339 time",
-			    started);
+		return util_fail(err, errlen, "\"started_at\" \"%.64s\" is not an RFC 3339 time",
+				 started);
 	if (!started)
 		r->started_ns = r->finished_ns;
 	const char *status = str_member(root, "status");
 	if (!status || status_from_name(status) < 0)
-		return fail(err, errlen, "no valid \"status\"");
+		return util_fail(err, errlen, "no valid \"status\"");
 	json_object *fl;
 	if (!json_object_object_get_ex(root, "findings", &fl) ||
 	    !json_object_is_type(fl, json_type_array) || json_object_array_length(fl) == 0)
-		return fail(err, errlen, "no \"findings\" (a non-empty array)");
+		return util_fail(err, errlen, "no \"findings\" (a non-empty array)");
 	for (size_t i = 0; i < json_object_array_length(fl); i++) {
 		int rr = parse_finding(json_object_array_get_idx(fl, i), i, r, err, errlen);
 		if (rr < 0)
@@ -207,11 +198,11 @@ int canary_result_parse(const char *text, size_t len, const char *source, struct
 	json_tokener_free(tok);
 	int r;
 	if (!root || je != json_tokener_success)
-		r = fail(err, errlen, "not JSON: %s",
-			 je == json_tokener_continue ? "it ends too early"
-						     : json_tokener_error_desc(je));
+		r = util_fail(err, errlen, "not JSON: %s",
+			      je == json_tokener_continue ? "it ends too early"
+							  : json_tokener_error_desc(je));
 	else if (strspn(text + used, " \t\r\n") != len - used)
-		r = fail(err, errlen, "not JSON: more after the object");
+		r = util_fail(err, errlen, "not JSON: more after the object");
 	else
 		r = parse_tree(root, ret, err, errlen);
 	json_object_put(root);

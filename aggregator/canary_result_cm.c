@@ -120,12 +120,8 @@ static bool limit(struct kube_client *kc, int64_t until_ns)
 static json_object *cm_body(const char *ns, const char *name, const char *rv, const char *text,
 			    size_t len)
 {
-	json_object *o = json_object_new_object(), *meta = json_object_new_object();
+	json_object *meta, *o = kube_object_new("v1", "ConfigMap", ns, name, &meta);
 	json_object *labels = json_object_new_object(), *data = json_object_new_object();
-	json_object_object_add(o, "apiVersion", json_object_new_string("v1"));
-	json_object_object_add(o, "kind", json_object_new_string("ConfigMap"));
-	json_object_object_add(meta, "name", json_object_new_string(name));
-	json_object_object_add(meta, "namespace", json_object_new_string(ns));
 	if (rv)
 		json_object_object_add(meta, "resourceVersion", json_object_new_string(rv));
 	json_object_object_add(labels, CANARY_RESULT_CM_LABEL_COMPONENT,
@@ -133,7 +129,6 @@ static json_object *cm_body(const char *ns, const char *name, const char *rv, co
 	json_object_object_add(labels, CANARY_RESULT_CM_LABEL_MANAGED_BY,
 			       json_object_new_string(CANARY_RESULT_CM_MANAGED_BY));
 	json_object_object_add(meta, "labels", labels);
-	json_object_object_add(o, "metadata", meta);
 	json_object_object_add(data, CANARY_RESULT_CM_KEY,
 			       json_object_new_string_len(text, (int)len));
 	json_object_object_add(o, "data", data);

@@ -80,29 +80,15 @@ static bool one_line(const char *s)
 	return true;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	/* a one-line message whatever the input held */
-	for (char *p = err; *p; p++)
-		if ((unsigned char)*p < 0x20)
-			*p = '?';
-	return -EINVAL;
-}
-
 static int parse_one(json_object *o, size_t idx, const char *name, struct waiver *w, char *err,
 		     size_t errlen)
 {
 	char q[80];
 	if (!json_object_is_type(o, json_type_object))
-		return fail(err, errlen,
-			    "%s: waiver %zu is not a mapping (expected \"- check: ID\" with "
-			    "reason and approvedBy)",
-			    name, idx);
+		return util_fail(err, errlen,
+				 "%s: waiver %zu is not a mapping (expected \"- check: ID\" with "
+				 "reason and approvedBy)",
+				 name, idx);
 	json_object_object_foreach(o, key, val)
 	{
 		int k = 0;
@@ -110,50 +96,53 @@ static int parse_one(json_object *o, size_t idx, const char *name, struct waiver
 			k++;
 		char hint[128];
 		if (!keys[k])
-			return fail(
+			return util_fail(
 			    err, errlen, "%s: waiver %zu: unknown key \"%s\"%s", name, idx,
 			    suggest_quote(key, q, 48),
 			    suggest_hint(key, keys, ELEMENTSOF(keys) - 1, hint, sizeof(hint)));
 		const char *s;
 		if (text_of(val, &s) < 0)
-			return fail(err, errlen, "%s: waiver %zu: %s must be text", name, idx, key);
+			return util_fail(err, errlen, "%s: waiver %zu: %s must be text", name, idx,
+					 key);
 		if (!*s)
-			return fail(err, errlen, "%s: waiver %zu: %s is empty", name, idx, key);
+			return util_fail(err, errlen, "%s: waiver %zu: %s is empty", name, idx,
+					 key);
 		if (strlen(s) > WAIVER_TEXT_MAX || !one_line(s))
-			return fail(err, errlen,
-				    "%s: waiver %zu: %s must be one line of at most %d bytes", name,
-				    idx, key, WAIVER_TEXT_MAX);
+			return util_fail(err, errlen,
+					 "%s: waiver %zu: %s must be one line of at most %d bytes",
+					 name, idx, key, WAIVER_TEXT_MAX);
 		char **dst[] = {&w->check,  &w->node,	     &w->object,
 				&w->reason, &w->approved_by, &w->expires};
 		free(*dst[k]);
 		*dst[k] = xstrdup(s);
 	}
 	if (!w->check)
-		return fail(err, errlen, "%s: waiver %zu: check is required (a check ID)", name,
-			    idx);
+		return util_fail(err, errlen, "%s: waiver %zu: check is required (a check ID)",
+				 name, idx);
 	if (!catalog_find(w->check)) {
 		const char **ids = xcalloc(catalog_len + 1, sizeof(*ids));
 		for (size_t i = 0; i < catalog_len; i++)
 			ids[i] = catalog[i].id;
 		char hint[160];
-		fail(err, errlen, "%s: waiver %zu: \"%s\" is not a check ID (docs/checks.md)%s",
-		     name, idx, suggest_quote(w->check, q, 64),
-		     suggest_hint(w->check, ids, catalog_len, hint, sizeof(hint)));
+		util_fail(err, errlen,
+			  "%s: waiver %zu: \"%s\" is not a check ID (docs/checks.md)%s", name, idx,
+			  suggest_quote(w->check, q, 64),
+			  suggest_hint(w->check, ids, catalog_len, hint, sizeof(hint)));
 		free(ids);
 		return -EINVAL;
 	}
 	if (!w->reason)
-		return fail(err, errlen, "%s: waiver %zu (%s): reason is required", name, idx,
-			    w->check);
+		return util_fail(err, errlen, "%s: waiver %zu (%s): reason is required", name, idx,
+				 w->check);
 	if (!w->approved_by)
-		return fail(err, errlen, "%s: waiver %zu (%s): approvedBy is required", name, idx,
-			    w->check);
+		return util_fail(err, errlen, "%s: waiver %zu (%s): approvedBy is required", name,
+				 idx, w->check);
 	w->expires_ns = INT64_MAX;
 	if (w->expires && parse_expires(w->expires, &w->expires_ns) < 0)
-		return fail(err, errlen,
-			    "%s: waiver %zu (%s): expires \"%s\" is not an RFC 3339 date "
-			    "(2026-12-31) or date-time (2026-12-31T18:00:00Z)",
-			    name, idx, w->check, suggest_quote(w->expires, q, 40));
+		return util_fail(err, errlen,
+				 "%s: waiver %zu (%s): expires \"%s\" is not an RFC 3339 date "
+				 "(2026-12-31) or date-time (2026-12-31T18:00:00Z)",
+				 name, idx, w->check, suggest_quote(w->expires, q, 40));
 	return 0;
 }
 
@@ -162,22 +151,25 @@ int waivers_parse(const uint8_t *buf, size_t len, const char *name, struct waive
 {
 	*ret = (struct waiver_list){0};
 	if (len > WAIVERS_FILE_MAX)
-		return fail(err, errlen, "%s: larger than %u KiB", name, WAIVERS_FILE_MAX >> 10);
+		return util_fail(err, errlen, "%s: larger than %u KiB", name,
+				 WAIVERS_FILE_MAX >> 10);
 	json_object *root = NULL;
 	char why[256];
 	if (yaml_json_parse(buf, len, &root, why, sizeof(why)) < 0)
-		return fail(err, errlen, "%s: %s", name, why);
+		return util_fail(err, errlen, "%s: %s", name, why);
 	int r = 0;
 	if (!root) {
-		r = fail(err, errlen,
-			 "%s: no waivers (expected a YAML list of \"- check: ID\" entries)", name);
+		r = util_fail(err, errlen,
+			      "%s: no waivers (expected a YAML list of \"- check: ID\" entries)",
+			      name);
 	} else if (!json_object_is_type(root, json_type_array)) {
-		r = fail(err, errlen,
-			 "%s: not a YAML list (expected \"- check: ID\" entries with reason and "
-			 "approvedBy)",
-			 name);
+		r = util_fail(
+		    err, errlen,
+		    "%s: not a YAML list (expected \"- check: ID\" entries with reason and "
+		    "approvedBy)",
+		    name);
 	} else if (json_object_array_length(root) > WAIVERS_MAX) {
-		r = fail(err, errlen, "%s: more than %d waivers", name, WAIVERS_MAX);
+		r = util_fail(err, errlen, "%s: more than %d waivers", name, WAIVERS_MAX);
 	} else {
 		size_t n = json_object_array_length(root);
 		ret->items = xcalloc(n ? n : 1, sizeof(*ret->items));
@@ -202,7 +194,7 @@ int waivers_load(const char *path, struct waiver_list *ret, char *err, size_t er
 	size_t len = 0;
 	int r = util_read_file(path, WAIVERS_FILE_MAX, &buf, &len);
 	if (r < 0) {
-		fail(err, errlen, "%s: %s", path, util_read_strerror(r));
+		util_fail(err, errlen, "%s: %s", path, util_read_strerror(r));
 		return r;
 	}
 	r = waivers_parse((const uint8_t *)buf, len, path, ret, err, errlen);

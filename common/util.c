@@ -372,3 +372,15 @@ const char *util_read_strerror(int r)
 		return "not a regular file";
 	return strerror(-r);
 }
+
+int util_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	for (char *p = err; errlen && *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = '?';
+	return -EINVAL;
+}

@@ -25,6 +25,10 @@ char *xvasprintf(const char *fmt, va_list ap) _printf_(1, 0);
 /* *p (freed first) becomes the formatted string, or NULL when fmt is NULL. */
 void xvasprintf_replace(char **p, const char *fmt, va_list ap) _printf_(2, 0);
 
+/* A parser's error: the message formatted into err, kept one line (a control
+ * character becomes '?', whatever the input held), and -EINVAL to return. */
+int util_fail(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
+
 /* Grow *items (each of size elem) so that it holds at least need elements. */
 void util_grow(void **items, size_t *cap, size_t need, size_t elem);
 

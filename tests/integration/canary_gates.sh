@@ -16,12 +16,9 @@
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-test_init
-extra_cleanup() { kt_cleanup; }
-kt_pki "$TMP/pki"
-FIX="$HVREADY_SRC/tests/fixtures/canary"
 cd "$HVREADY_SRC"
 . "$HVREADY_SRC/tests/tools/canary_test_lib.sh"
+canary_test_init
 
 # canary NAME FAKE_ARGS...: a fresh fake and one canary run into $TMP/NAME.json
 canary() {

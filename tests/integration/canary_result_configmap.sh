@@ -26,17 +26,13 @@ set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
-test_init
-extra_cleanup() { kt_cleanup; }
-kt_pki "$TMP/pki"
-FIX="$HVREADY_SRC/tests/fixtures/canary"
 . "$HVREADY_SRC/tests/tools/canary_test_lib.sh"
+canary_test_init
 NS=hvready-canary
 CM=hvready-canary-result
 CMP=/api/v1/namespaces/$NS/configmaps/$CM
 REF=configmap:$NS/$CM
 # left(): the canary's labelled objects still in the fake
-SEL="labelSelector=app.kubernetes.io%2Fmanaged-by%3Dhvready-canary"
 LEFT_PATHS=("/api/v1/pods?$SEL" "/api/v1/persistentvolumeclaims?$SEL" "/api/v1/namespaces?$SEL")
 
 # field FILE PYEXPR: a value of the JSON in FILE (d is the document)

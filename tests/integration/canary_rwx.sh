@@ -15,15 +15,11 @@
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-test_init
-extra_cleanup() { kt_cleanup; }
-kt_pki "$TMP/pki"
-FIX="$HVREADY_SRC/tests/fixtures/canary"
 
 . "$HVREADY_SRC/tests/tools/canary_test_lib.sh"
+canary_test_init
 # left() lists these: the labelled objects still in the fake, and Longhorn's
 # volumes and share-manager pods behind them.
-SEL="labelSelector=app.kubernetes.io%2Fmanaged-by%3Dhvready-canary"
 LEFT_PATHS=("/api/v1/pods?$SEL" "/api/v1/persistentvolumeclaims?$SEL" "/api/v1/namespaces?$SEL"
 	"/apis/longhorn.io/v1beta2/volumes" "/apis/longhorn.io/v1beta2/sharemanagers"
 	"/api/v1/namespaces/longhorn-system/pods")

@@ -20,26 +20,13 @@
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-test_init
-extra_cleanup() { kt_cleanup; }
-kt_pki "$TMP/pki"
-FIX="$HVREADY_SRC/tests/fixtures/canary"
-STEPS="--steps vm,snapshot,restore"
+STEPS=(--steps "vm,snapshot,restore")
 
 . "$HVREADY_SRC/tests/tools/canary_test_lib.sh"
+canary_test_init
 # left() lists every object of the kinds the steps make or lead to (the
 # fixtures hold none of these).
-SEL="labelSelector=app.kubernetes.io%2Fmanaged-by%3Dhvready-canary"
-LEFT_PATHS=("/api/v1/namespaces?$SEL" "/api/v1/pods" "/api/v1/persistentvolumeclaims"
-	"/apis/kubevirt.io/v1/virtualmachines" "/apis/kubevirt.io/v1/virtualmachineinstances"
-	"/apis/cdi.kubevirt.io/v1beta1/datavolumes"
-	"/apis/snapshot.kubevirt.io/v1beta1/virtualmachinesnapshots"
-	"/apis/snapshot.kubevirt.io/v1beta1/virtualmachinesnapshotcontents"
-	"/apis/snapshot.kubevirt.io/v1beta1/virtualmachinerestores"
-	"/apis/snapshot.storage.k8s.io/v1/volumesnapshots"
-	"/apis/snapshot.storage.k8s.io/v1/volumesnapshotcontents"
-	"/apis/longhorn.io/v1beta2/volumes" "/apis/longhorn.io/v1beta2/replicas"
-	"/apis/longhorn.io/v1beta2/snapshots" "/apis/longhorn.io/v1beta2/backups")
+LEFT_PATHS=("${CANARY_SNAPSHOT_PATHS[@]}")
 
 BAK='
 p = os.path.join(d, "volumesnapshotclasses.json"); c = json.load(open(p))
@@ -48,7 +35,7 @@ json.dump(c, open(p, "w"))'
 posted() { grep -q "\"POST\", \"path\": \"/apis/snapshot.kubevirt.io/v1[a-z0-9]*/namespaces/hvready-canary/$2\"" "$TMP/$1.log"; }
 
 # 1. success, type snap: a Longhorn Snapshot, the restored volume a clone
-run ok 60 -- $STEPS
+run ok 60 -- "${STEPS[@]}"
 [ $RC -eq 0 ] || fail "ok: exit $RC: $(cat "$TMP/ok.json" "$TMP/ok.stderr")"
 expect ok canary.vm.start PASS "*"
 expect ok canary.snapshot PASS "the VirtualMachineSnapshot hvready-canary/hvready-canary-snap-* of VM hvready-canary-vm-* is ready in *s: 1 VolumeSnapshot of class longhorn-snapshot (type snap) ready, each with its Longhorn snapshot"
@@ -64,7 +51,7 @@ nothing_left ok
 
 # 2. success, type bak: a Longhorn Backup, the restored volume from it
 fixture_variant bak "$BAK"
-run bak 60 -- $STEPS
+run bak 60 -- "${STEPS[@]}"
 [ $RC -eq 0 ] || fail "bak: exit $RC: $(cat "$TMP/bak.json")"
 expect bak canary.snapshot PASS "*1 VolumeSnapshot of class longhorn (type bak) ready, each with its Longhorn backup"
 expect bak canary.restore PASS "*replicas 3/3 running, restore from backup done"
@@ -76,7 +63,7 @@ nothing_left bak
 # cleanup does not delete what it did not label, but names both as left (a
 # canary that leaves backups in the backup target is not clean); the test
 # removes them.
-run retain 60 --canary-fault snapshot-retain -- $STEPS
+run retain 60 --canary-fault snapshot-retain -- "${STEPS[@]}"
 [ $RC -eq 1 ] || fail "retain: exit $RC, want 1: $(cat "$TMP/retain.json")"
 expect retain canary.snapshot PASS "*"
 expect retain canary.cleanup FAIL "2 objects left after *s: VolumeSnapshotContent/snapcontent-* (deletionPolicy Retain), Backup/longhorn-system/backup-*"
@@ -99,7 +86,7 @@ nothing_left retain
 
 # 3. the snapshot never becomes ready (no backup target for a bak class): a FAIL
 #    quoting the phase, conditions and the CSI error; restore not attempted
-run neverready 25 --canary-fault snapshot-never-ready -- $STEPS
+run neverready 25 --canary-fault snapshot-never-ready -- "${STEPS[@]}"
 fixture_reset
 [ $RC -eq 1 ] || fail "neverready: exit $RC, want 1: $(cat "$TMP/neverready.json")"
 expect neverready canary.snapshot FAIL "the VirtualMachineSnapshot hvready-canary/hvready-canary-snap-* did not become ready within *s (phase InProgress; Progressing=True (Source locked and operation in progress); Ready=False (Not ready)); VolumeSnapshots: vmsnapshot-*-volume-disk0: readyToUse=false, error: Failed to check and update snapshot content: failed to take snapshot of the volume pvc-*: \"rpc error: code = Aborted desc = backup target default is not available\""
@@ -111,7 +98,7 @@ nothing_left neverready
 
 # 3b. the snapshot fails (KubeVirt's failureDeadline passed): a FAIL at once,
 #     with the phase, the Failure condition and the VolumeSnapshots' errors
-run deadline 40 --canary-fault snapshot-deadline -- $STEPS
+run deadline 40 --canary-fault snapshot-deadline -- "${STEPS[@]}"
 [ $RC -eq 1 ] || fail "deadline: exit $RC, want 1: $(cat "$TMP/deadline.json")"
 expect deadline canary.snapshot FAIL "the VirtualMachineSnapshot hvready-canary/hvready-canary-snap-* failed after *s (phase Failed; Failure=True (snapshot deadline exceeded); Progressing=False (Operation failed); Ready=False (Not ready)); VolumeSnapshots: vmsnapshot-*-volume-disk0: readyToUse=false, error: Failed to check and update snapshot content: *"
 expect deadline canary.restore SKIP "the snapshot was not taken (canary.snapshot is FAIL)"
@@ -120,7 +107,7 @@ within deadline 30
 nothing_left deadline
 
 # 4. the clone's source volume is gone: the root cause, not a pass
-run srcgone 40 --canary-fault restore-source-gone -- $STEPS
+run srcgone 40 --canary-fault restore-source-gone -- "${STEPS[@]}"
 [ $RC -eq 1 ] || fail "srcgone: exit $RC, want 1: $(cat "$TMP/srcgone.json")"
 expect srcgone canary.snapshot PASS "*"
 expect srcgone canary.restore FAIL "the restored volume pvc-* (PVC hvready-canary/restore-*-disk0) did not converge within *s (state attached, robustness faulted, replicas 3/3 running, clone state failed): root cause: its source volume pvc-* is gone; its source snapshot snapshot-* is gone; the VolumeSnapshotClass longhorn-snapshot uses type: snap (a Longhorn snapshot inside the source volume: it cannot restore once the source is gone)"
@@ -129,14 +116,14 @@ within srcgone 40
 nothing_left srcgone
 
 # 4b. the same, but the clone stays initiated: the root cause when the steps' time is up
-run clonestuck 30 --canary-fault restore-clone-stuck -- $STEPS
+run clonestuck 30 --canary-fault restore-clone-stuck -- "${STEPS[@]}"
 [ $RC -eq 1 ] || fail "clonestuck: exit $RC, want 1: $(cat "$TMP/clonestuck.json")"
 expect clonestuck canary.restore FAIL "the restored volume pvc-* (PVC hvready-canary/restore-*-disk0) did not converge within *s (state attached, robustness healthy, replicas 3/3 running, clone state initiated): root cause: its source volume pvc-* is gone; its source snapshot snapshot-* is gone; the VolumeSnapshotClass longhorn-snapshot uses type: snap*"
 within clonestuck 30
 nothing_left clonestuck
 
 # 5. a 500 on the restore's POST: UNKNOWN, cleaned up
-run post500 40 --fail-post 'virtualmachinerestores.snapshot.kubevirt.io:0:100' -- $STEPS
+run post500 40 --fail-post 'virtualmachinerestores.snapshot.kubevirt.io:0:100' -- "${STEPS[@]}"
 [ $RC -eq 3 ] || fail "post500: exit $RC, want 3"
 expect post500 canary.snapshot PASS "*"
 expect post500 canary.restore UNKNOWN "cannot create the VirtualMachineRestore: POST /apis/snapshot.kubevirt.io/v1beta1/namespaces/hvready-canary/virtualmachinerestores: HTTP 500: Internal error occurred: *"
@@ -144,7 +131,7 @@ expect post500 canary.cleanup PASS "removed * objects in *s"
 nothing_left post500
 
 # 6. the connection drops mid-snapshot (the snapshot's first poll): UNKNOWN, cleaned up
-run drop 40 --drop 'virtualmachinesnapshots.snapshot.kubevirt.io:1:1' -- $STEPS
+run drop 40 --drop 'virtualmachinesnapshots.snapshot.kubevirt.io:1:1' -- "${STEPS[@]}"
 [ $RC -eq 3 ] || fail "drop: exit $RC, want 3: $(cat "$TMP/drop.json")"
 expect drop canary.snapshot UNKNOWN "API error while waiting for the snapshot: *"
 expect drop canary.restore SKIP "the snapshot was not taken (canary.snapshot is UNKNOWN)"
@@ -154,7 +141,7 @@ nothing_left drop
 
 # 7. SIGTERM while the VolumeSnapshot is being taken
 fresh_fake sigterm --snapshot-seconds 60
-"$AGG" canary --kubeconfig "$TMP/sigterm.kc" --timeout 60s --format json $STEPS >"$TMP/sigterm.json" 2>"$TMP/sigterm.stderr" &
+"$AGG" canary --kubeconfig "$TMP/sigterm.kc" --timeout 60s --format json "${STEPS[@]}" >"$TMP/sigterm.json" 2>"$TMP/sigterm.stderr" &
 sigterm_when sigterm $! 20 "the snapshot to be created" posted sigterm virtualmachinesnapshots
 expect sigterm canary.snapshot UNKNOWN "interrupted by signal 15 after *s, waiting for the snapshot"
 expect sigterm canary.restore UNKNOWN "not run: interrupted by signal 15"
@@ -163,7 +150,7 @@ nothing_left sigterm
 
 # 8. the restored VM without the canary's labels: a FAIL naming it (the cleanup
 #    would not find it; the test removes it)
-run nolabels 40 --canary-fault restore-drops-labels -- $STEPS
+run nolabels 40 --canary-fault restore-drops-labels -- "${STEPS[@]}"
 [ $RC -eq 1 ] || fail "nolabels: exit $RC, want 1: $(cat "$TMP/nolabels.json")"
 expect nolabels canary.restore FAIL "the restore made object* the cleanup would not remove (no canary labels, not owned by the canary's objects): VirtualMachine/hvready-canary/hvready-canary-restored-*"
 api DELETE "/apis/kubevirt.io/v1/namespaces/hvready-canary/virtualmachines/$(sed -n 's/.*"target_vm": "\([^"]*\)".*/\1/p' "$TMP/nolabels.json" | head -1)" >/dev/null
@@ -177,7 +164,7 @@ p = os.path.join(d, "kubevirts.json"); k = json.load(open(p))
 k["spec"]["configuration"]["developerConfiguration"]["featureGates"] = ["LiveMigration"]
 k["status"]["observedKubeVirtVersion"] = "v1.8.1"
 json.dump(k, open(p, "w"))'
-run gateoff 30 -- $STEPS
+run gateoff 30 -- "${STEPS[@]}"
 [ $RC -eq 0 ] || fail "gateoff: exit $RC, want 0"
 expect gateoff canary.snapshot SKIP "KubeVirt v1.8.1's Snapshot feature gate is off (not listed in featureGates (Beta in KubeVirt 1.8: Beta gates are off unless listed before 1.9)): a VirtualMachineSnapshot would be refused"
 expect gateoff canary.restore SKIP "the snapshot was not taken (canary.snapshot is SKIP)"
@@ -196,7 +183,7 @@ grep -qF '"snapshot_gate": "Beta in KubeVirt 1.9: on by default' "$TMP/gate19.js
 nothing_left gate19
 
 fixture_variant novsc 'os.remove(os.path.join(d, "volumesnapshotclasses.json"))'
-run novsc 30 -- $STEPS
+run novsc 30 -- "${STEPS[@]}"
 fixture_reset
 [ $RC -eq 0 ] || fail "novsc: exit $RC, want 0"
 expect novsc canary.snapshot SKIP "no VolumeSnapshotClass of driver.longhorn.io: KubeVirt would leave the VM's disk (StorageClass harvester-longhorn) out of a snapshot"
@@ -216,7 +203,7 @@ nothing_left norestore
 
 # 10. KubeVirt <= 1.2 serves snapshot.kubevirt.io at v1alpha1 only
 LEFT_PATHS=("${LEFT_PATHS[@]//snapshot.kubevirt.io\/v1beta1/snapshot.kubevirt.io/v1alpha1}")
-run alpha 60 --serve-version snapshot.kubevirt.io=v1alpha1 -- $STEPS
+run alpha 60 --serve-version snapshot.kubevirt.io=v1alpha1 -- "${STEPS[@]}"
 [ $RC -eq 0 ] || fail "alpha: exit $RC: $(cat "$TMP/alpha.json")"
 expect alpha canary.snapshot PASS "*"
 expect alpha canary.restore PASS "*"

@@ -16,24 +16,11 @@
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-test_init
-extra_cleanup() { kt_cleanup; }
-kt_pki "$TMP/pki"
-FIX="$HVREADY_SRC/tests/fixtures/canary"
 STEPS=(--steps "vm,snapshot,restore")
 
 . "$HVREADY_SRC/tests/tools/canary_test_lib.sh"
-SEL="labelSelector=app.kubernetes.io%2Fmanaged-by%3Dhvready-canary"
-LEFT_PATHS=("/api/v1/namespaces?$SEL" "/api/v1/pods" "/api/v1/persistentvolumeclaims"
-	"/apis/kubevirt.io/v1/virtualmachines" "/apis/kubevirt.io/v1/virtualmachineinstances"
-	"/apis/cdi.kubevirt.io/v1beta1/datavolumes"
-	"/apis/snapshot.kubevirt.io/v1beta1/virtualmachinesnapshots"
-	"/apis/snapshot.kubevirt.io/v1beta1/virtualmachinesnapshotcontents"
-	"/apis/snapshot.kubevirt.io/v1beta1/virtualmachinerestores"
-	"/apis/snapshot.storage.k8s.io/v1/volumesnapshots"
-	"/apis/snapshot.storage.k8s.io/v1/volumesnapshotcontents"
-	"/apis/longhorn.io/v1beta2/volumes" "/apis/longhorn.io/v1beta2/replicas"
-	"/apis/longhorn.io/v1beta2/snapshots" "/apis/longhorn.io/v1beta2/backups")
+canary_test_init
+LEFT_PATHS=("${CANARY_SNAPSHOT_PATHS[@]}")
 
 # labelled PATH RUN: the names of the objects at PATH labelled by run RUN, one a line
 labelled() {

@@ -19,12 +19,8 @@ set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
-test_init
-extra_cleanup() { kt_cleanup; }
-kt_pki "$TMP/pki"
-FIX="$HVREADY_SRC/tests/fixtures/canary"
 . "$HVREADY_SRC/tests/tools/canary_test_lib.sh"
-SEL="labelSelector=app.kubernetes.io%2Fmanaged-by%3Dhvready-canary"
+canary_test_init
 LEFT_PATHS=("/api/v1/pods?$SEL" "/api/v1/persistentvolumeclaims?$SEL" "/api/v1/namespaces?$SEL"
 	"/apis/longhorn.io/v1beta2/volumes" "/api/v1/namespaces/longhorn-system/pods")
 

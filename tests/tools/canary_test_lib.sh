@@ -1,10 +1,37 @@
 # shellcheck shell=bash
-# Shared by the canary's integration tests (sourced after kube_test_lib.sh and
-# test_init, with kt_pki "$TMP/pki" done): requests to the fake, one canary
-# run against a fresh fake, and what the fake still holds.
-#   FIX          the fixture directory run() serves (the caller sets it;
-#                fixture_variant points it at a changed copy until fixture_reset)
-#   LEFT_PATHS   the API paths left() lists (the caller sets them)
+# Shared by the canary's integration tests (sourced after kube_test_lib.sh, then
+# canary_test_init): requests to the fake, one canary run against a fresh fake,
+# and what the fake still holds.
+#   FIX          the fixture directory run() serves (canary_test_init sets the
+#                canary fixtures; fixture_variant points it at a changed copy
+#                until fixture_reset)
+#   LEFT_PATHS   the API paths left() lists (the caller sets them; the snapshot
+#                tests from CANARY_SNAPSHOT_PATHS)
+#   SEL          a labelSelector query of the canary's objects
+
+# canary_test_init: test_init, the fakes stopped at exit, the fake's PKI in
+# $TMP/pki, FIX at the canary fixtures.
+canary_test_init() {
+	test_init
+	# shellcheck disable=SC2317 # called by test_lib.sh at exit
+	extra_cleanup() { kt_cleanup; }
+	kt_pki "$TMP/pki"
+	FIX="$HVREADY_SRC/tests/fixtures/canary"
+}
+
+SEL="labelSelector=app.kubernetes.io%2Fmanaged-by%3Dhvready-canary"
+# The kinds the vm, snapshot and restore steps make or lead to (the fixtures hold none).
+# shellcheck disable=SC2034 # the snapshot tests' LEFT_PATHS
+CANARY_SNAPSHOT_PATHS=("/api/v1/namespaces?$SEL" "/api/v1/pods" "/api/v1/persistentvolumeclaims"
+	"/apis/kubevirt.io/v1/virtualmachines" "/apis/kubevirt.io/v1/virtualmachineinstances"
+	"/apis/cdi.kubevirt.io/v1beta1/datavolumes"
+	"/apis/snapshot.kubevirt.io/v1beta1/virtualmachinesnapshots"
+	"/apis/snapshot.kubevirt.io/v1beta1/virtualmachinesnapshotcontents"
+	"/apis/snapshot.kubevirt.io/v1beta1/virtualmachinerestores"
+	"/apis/snapshot.storage.k8s.io/v1/volumesnapshots"
+	"/apis/snapshot.storage.k8s.io/v1/volumesnapshotcontents"
+	"/apis/longhorn.io/v1beta2/volumes" "/apis/longhorn.io/v1beta2/replicas"
+	"/apis/longhorn.io/v1beta2/snapshots" "/apis/longhorn.io/v1beta2/backups")
 
 # api METHOD PATH [BODY]: a request to the fake with the admin certificate; prints the answer.
 api() {
