@@ -282,6 +282,13 @@ json_object *verdict_finding_json(const struct verdict *v, size_t i)
 	return o;
 }
 
+/* Which of waivers_json's lists a waiver is in: used 0, unused 1, else 2. */
+static int waiver_list_of(const struct waiver *w)
+{
+	const char *st = waiver_state(w);
+	return streq(st, "used") ? 0 : streq(st, "unused") ? 1 : 2;
+}
+
 /* {"file", "used": [...], "unused": [...], "expired": [...]}: each waiver as
  * written, with how many findings it waived. */
 static json_object *waivers_json(const struct verdict *v)
@@ -308,24 +315,13 @@ static json_object *waivers_json(const struct verdict *v)
 		if (w->unknown_matched)
 			json_object_object_add(e, "unknown_not_waived",
 					       json_object_new_int64((int64_t)w->unknown_matched));
-		const char *st = waiver_state(w);
-		json_object_array_add(lists[streq(st, "used")	  ? 0
-					    : streq(st, "unused") ? 1
-								  : 2],
-				      e);
+		json_object_array_add(lists[waiver_list_of(w)], e);
 	}
 	for (int k = 0; k < 3; k++)
 		json_object_object_add(o, names[k], lists[k]);
 	json_object_object_add(o, "findings_waived",
 			       json_object_new_int64((int64_t)verdict_waived_count(v)));
 	return o;
-}
-
-/* Which of waivers_json's lists a waiver is in: used 0, unused 1, else 2. */
-static int waiver_list_of(const struct waiver *w)
-{
-	const char *st = waiver_state(w);
-	return streq(st, "used") ? 0 : streq(st, "unused") ? 1 : 2;
 }
 
 static void waivers_write(struct jw *jw, const struct verdict *v)

@@ -30,14 +30,6 @@ canary() {
 	[ -s "$TMP/$name.json" ] || fail "$name: the canary wrote nothing: $(cat "$TMP/$name.stderr")"
 }
 
-# field FILE PYEXPR: a value of the JSON in FILE (d is the document)
-field() {
-	"$PY" -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2])
-print(v if not isinstance(v, (dict, list, tuple)) else json.dumps(v))' "$1" "$2"
-}
-
 # report NAME AT_EPOCH ARGS...: report of examples/cluster at that time; RC, $TMP/NAME.out
 report() {
 	local name=$1 at=$2

@@ -35,21 +35,10 @@ REF=configmap:$NS/$CM
 # left(): the canary's labelled objects still in the fake
 LEFT_PATHS=("/api/v1/pods?$SEL" "/api/v1/persistentvolumeclaims?$SEL" "/api/v1/namespaces?$SEL")
 
-# field FILE PYEXPR: a value of the JSON in FILE (d is the document)
-field() {
-	"$PY" -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2])
-print(v if not isinstance(v, (dict, list, tuple)) else json.dumps(v))' "$1" "$2"
-}
-
 # fake NAME FAKE_ARGS...: a fresh fake with the canary's namespace made as the overlay makes it
 fake() {
 	local name=$1
-	shift
-	kt_cleanup
-	kt_fake "$name" --fixtures "$FIX" --canary-sim "$@"
-	kt_kubeconfig "$TMP/$name.kc" "https://127.0.0.1:$FAKE_PORT" inline-cert
+	fresh_fake "$@"
 	KC="$TMP/$name.kc"
 	LOG="$TMP/$name.log"
 	api POST /api/v1/namespaces '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "'$NS'",

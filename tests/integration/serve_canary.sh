@@ -23,14 +23,6 @@ LEFT_PATHS=("/api/v1/pods?$SEL" "/api/v1/persistentvolumeclaims?$SEL" "/api/v1/n
 	"/apis/longhorn.io/v1beta2/volumes" "/apis/longhorn.io/v1beta2/sharemanagers"
 	"/api/v1/namespaces/longhorn-system/pods")
 
-# field FILE PYEXPR
-field() {
-	"$PY" -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2])
-print(v if not isinstance(v, (dict, list, tuple)) else json.dumps(v))' "$1" "$2"
-}
-
 verdict_has_run() {
 	curl -fsS --max-time 5 "$AGG_URL/v1/verdict" >"$TMP/verdict.json" 2>/dev/null &&
 		[ "$(field "$TMP/verdict.json" '(d.get("canary") or {}).get("run")')" != None ]

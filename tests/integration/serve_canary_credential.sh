@@ -28,13 +28,6 @@ rnd() { head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 RO="serve-ro-$(rnd)"
 CAN="canary-sa-$(rnd)"
 
-# field FILE PYEXPR
-field() {
-	"$PY" -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2])
-print(v if not isinstance(v, (dict, list, tuple)) else json.dumps(v))' "$1" "$2"
-}
 # rwx_is NAME STATUS-AND-MESSAGE-GLOB: /v1/verdict's canary.rwx, "STATUS message"
 rwx_is() {
 	curl -fsS --max-time 5 "$AGG_URL/v1/verdict" >"$TMP/$1.verdict.json" 2>/dev/null || return 1

@@ -63,6 +63,15 @@ for v in map(json.loads, filter(str.strip, sys.stdin)):
         print("%s/%s/%s" % (v["kind"][:-4], m.get("namespace", ""), m["name"]))'
 }
 
+# field FILE PYEXPR: a value of the JSON in FILE (d is the document); a dict,
+# list or tuple as JSON.
+field() {
+	"$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2])
+print(v if not isinstance(v, (dict, list, tuple)) else json.dumps(v))' "$1" "$2"
+}
+
 # fresh_fake NAME FAKE_ARGS...: a fresh fake (its log $TMP/NAME.log) serving FIX
 # with the canary simulation, and its kubeconfig $TMP/NAME.kc.
 fresh_fake() {
