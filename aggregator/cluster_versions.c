@@ -58,6 +58,11 @@ const char *version_component_key(enum version_component c)
 	return c >= 0 && c < _VC_MAX ? components[c].key : "?";
 }
 
+bool version_component_has_range(enum version_component c)
+{
+	return c >= 0 && c < _VC_MAX && components[c].has_range;
+}
+
 /* "containerd://1.7.23-k3s2" → "1.7.23-k3s2"; other runtimes: NULL. */
 static const char *containerd_of(const char *runtime)
 {
@@ -284,42 +289,6 @@ void versions_note(struct kv_list *evidence, const struct cluster_state *cs,
 	cluster_versions_clear(&v);
 }
 
-static void add_opt(json_object *o, const char *key, const char *s)
-{
-	json_object_object_add(o, key, s ? json_object_new_string(s) : NULL);
-}
-
-json_object *cluster_versions_json(const struct cluster_versions *v)
-{
-	json_object *o = json_object_new_object();
-	for (int c = 0; c < _VC_MAX; c++) {
-		const struct component_version *cv = &v->c[c];
-		json_object *co = json_object_new_object();
-		add_opt(co, "version", cv->version);
-		add_opt(co, "from", cv->from);
-		json_object_object_add(co, "in_matrix",
-				       cv->version && components[c].has_range
-					   ? json_object_new_boolean(!cv->note)
-					   : NULL);
-		if (cv->note)
-			add_opt(co, "note", cv->note);
-		json_object_object_add(o, components[c].key, co);
-	}
-	json_object *nodes = json_object_new_array();
-	for (size_t i = 0; i < v->n_nodes; i++) {
-		const struct node_version *nv = &v->nodes[i];
-		json_object *no = json_object_new_object();
-		add_opt(no, "name", nv->name);
-		add_opt(no, "kubelet", nv->kubelet);
-		add_opt(no, "distribution", nv->distribution);
-		add_opt(no, "container_runtime", nv->runtime);
-		add_opt(no, "os_image", nv->os_image);
-		json_object_array_add(nodes, no);
-	}
-	json_object_object_add(o, "nodes", nodes);
-	return o;
-}
-
 void cluster_versions_write(struct jw *w, const struct cluster_versions *v)
 {
 	jw_object_begin(w);
@@ -330,7 +299,7 @@ void cluster_versions_write(struct jw *w, const struct cluster_versions *v)
 		jw_member_str(w, "version", cv->version);
 		jw_member_str(w, "from", cv->from);
 		jw_key(w, "in_matrix");
-		if (cv->version && components[c].has_range)
+		if (cv->version && version_component_has_range(c))
 			jw_bool(w, !cv->note);
 		else
 			jw_null(w);

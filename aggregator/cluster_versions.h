@@ -49,6 +49,8 @@ struct cluster_versions {
 /* "Harvester", "KubeVirt", … and the JSON key ("harvester", "kubevirt", …). */
 const char *version_component_name(enum version_component c);
 const char *version_component_key(enum version_component c);
+/* Whether c has a support-matrix range ("in_matrix" is null without one). */
+bool version_component_has_range(enum version_component c);
 
 void cluster_versions_detect(const struct cluster_state *cs, struct cluster_versions *ret);
 void cluster_versions_clear(struct cluster_versions *v);
@@ -63,10 +65,9 @@ char *versions_matrix_note(enum version_component c, const char *version);
 void versions_note(struct kv_list *evidence, const struct cluster_state *cs,
 		   enum version_component c);
 
-/* The "versions" object of the JSON report (docs/outputs.md). */
-json_object *cluster_versions_json(const struct cluster_versions *v);
-/* The same written by a JSON writer (json_write.h); cluster_versions_json is
- * the tests' oracle for it. */
+/* The "versions" object of the JSON report (docs/outputs.md), written by a
+ * JSON writer (json_write.h); the tests' json-c oracle for it is
+ * cluster_versions_json (tests/unit/verdict_oracle.c). */
 struct jw;
 void cluster_versions_write(struct jw *w, const struct cluster_versions *v);
 /* "Harvester v1.4.3, KubeVirt v1.3.1, …" (caller frees); NULL when nothing

@@ -459,54 +459,6 @@ static bool any_finding(size_t i, void *arg)
 	return true;
 }
 
-json_object *verdict_groups_json(const struct verdict *v)
-{
-	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);
-	_cleanup_free_ unsigned *keys = render_verdict_group_keys(v, blocks);
-	struct finding_groups groups;
-	finding_groups_build(v, keys, any_finding, NULL, &groups);
-	json_object *a = json_object_new_array_ext((int)groups.n);
-	for (size_t k = 0; k < groups.n; k++) {
-		const struct finding_group *g = &groups.items[k];
-		const struct finding *fd = &g->merged;
-		json_object *o = json_object_new_object();
-		/* The key: what the members share (the first member names it). */
-		_cleanup_free_ char *key =
-		    xasprintf("%s/%s/%zu", fd->check, status_name(fd->status), g->first);
-		json_object_object_add(o, "key", json_object_new_string(key));
-		json_object_object_add(o, "check", json_object_new_string(fd->check));
-		json_object_object_add(o, "status",
-				       json_object_new_string(status_name(fd->status)));
-		json_object_object_add(o, "message",
-				       json_object_new_string(fd->message ? fd->message : ""));
-		if (fd->object)
-			json_object_object_add(o, "object", json_object_new_string(fd->object));
-		json_object *gates = json_object_new_array();
-		for (int gi = 0; gi < _GATE_MAX; gi++)
-			if (blocks[g->first] & (1u << gi))
-				json_object_array_add(gates, json_object_new_string(gate_name(gi)));
-		json_object_object_add(o, "blocks", gates);
-		json_object_object_add(
-		    o, "waived",
-		    json_object_new_boolean(v->waiver_of && v->waiver_of[g->first] >= 0));
-		json_object *nodes = json_object_new_array();
-		json_object *members = json_object_new_array_ext((int)g->n);
-		for (size_t m = 0; m < g->n; m++) {
-			const struct finding *mf = &v->findings.items[g->members[m]];
-			if (mf->node)
-				json_object_array_add(nodes, json_object_new_string(mf->node));
-			json_object_array_add(members,
-					      json_object_new_int64((int64_t)g->members[m]));
-		}
-		json_object_object_add(o, "count", json_object_new_int64((int64_t)g->n));
-		json_object_object_add(o, "nodes", nodes);
-		json_object_object_add(o, "findings", members);
-		json_object_array_add(a, o);
-	}
-	finding_groups_clear(&groups);
-	return a;
-}
-
 void verdict_groups_write(struct jw *w, const struct verdict *v)
 {
 	_cleanup_free_ unsigned *blocks = render_verdict_blocks(v);

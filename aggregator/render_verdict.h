@@ -71,10 +71,9 @@ size_t render_verdict_groups_worst_first(const struct finding_groups *groups, un
 /* The JSON's "groups": every finding in the group the reports show it in
  * (render_verdict_group_keys: same check, status, object, message, fix,
  * blocked gates and waiver), one object each with its nodes and members
- * (docs/outputs.md, "Groups"). */
-json_object *verdict_groups_json(const struct verdict *v);
-/* The same written by a JSON writer (json_write.h), as the report prints it;
- * verdict_groups_json is the tests' oracle for it. */
+ * (docs/outputs.md, "Groups"), written by a JSON writer (json_write.h) as the
+ * report prints it; the tests' json-c oracle for it is verdict_groups_json
+ * (tests/unit/verdict_oracle.c). */
 struct jw;
 void verdict_groups_write(struct jw *w, const struct verdict *v);
 /* Every status: the finding lists unfiltered. */

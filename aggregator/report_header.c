@@ -140,29 +140,6 @@ bool report_header_valid_version(const char *s)
 	return *p == '\0';
 }
 
-static void add_opt(json_object *o, const char *key, const char *s)
-{
-	json_object_object_add(o, key, s ? json_object_new_string(s) : NULL);
-}
-
-json_object *report_header_json(const struct report_header *h)
-{
-	char ts[64];
-	json_object *o = json_object_new_object();
-	add_opt(o, "api_server", h->api_server);
-	json_object *c = json_object_new_object();
-	add_opt(c, "kube_system_uid", h->cluster_uid);
-	if (!h->cluster_uid)
-		add_opt(c, "unknown_reason", h->cluster_uid_why);
-	json_object_object_add(o, "cluster", c);
-	add_opt(o, "hvready_version", HVREADY_VERSION);
-	util_format_rfc3339(h->generated_ns, ts, sizeof(ts));
-	add_opt(o, "report_time", ts);
-	add_opt(o, "operator", h->operator_name);
-	add_opt(o, "target_version", h->target_version);
-	return o;
-}
-
 void report_header_write(struct jw *w, const struct report_header *h)
 {
 	char ts[64];

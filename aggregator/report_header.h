@@ -37,10 +37,9 @@ char *report_header_operator(const char *s);
  * and build parts of [0-9A-Za-z.-], at most REPORT_VERSION_MAX bytes. */
 bool report_header_valid_version(const char *s);
 
-/* The "header" object of the JSON report. */
-json_object *report_header_json(const struct report_header *h);
-/* The same written by a JSON writer (json_write.h); report_header_json is the
- * tests' oracle for it. */
+/* The "header" object of the JSON report, written by a JSON writer
+ * (json_write.h); the tests' json-c oracle for it is report_header_json
+ * (tests/unit/verdict_oracle.c). */
 struct jw;
 void report_header_write(struct jw *w, const struct report_header *h);
 /* Lines of the human renderings: label and value (the cluster line says

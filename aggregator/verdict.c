@@ -136,45 +136,6 @@ void verdict_canary_error(struct verdict *v, const char *source, const char *why
 	v->canary.error = xstrdup(why);
 }
 
-/* "canary": the result in the gates, or why it could not be read. */
-static json_object *canary_json(const struct verdict_canary *vc)
-{
-	char ts[64];
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "source", json_object_new_string(vc->source ? vc->source : ""));
-	if (vc->interval_ns) {
-		json_object *sc = json_object_new_object();
-		json_object_object_add(sc, "interval_seconds",
-				       json_object_new_int64(vc->interval_ns / NSEC_PER_SEC));
-		json_object_object_add(sc, "running", json_object_new_boolean(vc->running));
-		json_object_object_add(sc, "runs", json_object_new_int64((int64_t)vc->runs));
-		if (vc->run_error)
-			json_object_object_add(sc, "last_run_error",
-					       json_object_new_string(vc->run_error));
-		json_object_object_add(o, "schedule", sc);
-	}
-	if (vc->error) {
-		json_object_object_add(o, "error", json_object_new_string(vc->error));
-		return o;
-	}
-	if (!vc->present)
-		return o;
-	json_object_object_add(o, "run", json_object_new_string(vc->run));
-	json_object_object_add(o, "namespace", json_object_new_string(vc->ns));
-	json_object_object_add(o, "status", json_object_new_string(vc->status));
-	util_format_rfc3339(vc->started_ns, ts, sizeof(ts));
-	json_object_object_add(o, "started_at", json_object_new_string(ts));
-	util_format_rfc3339(vc->finished_ns, ts, sizeof(ts));
-	json_object_object_add(o, "finished_at", json_object_new_string(ts));
-	json_object_object_add(
-	    o, "age_seconds",
-	    json_object_new_int64((vc->future ? -1 : 1) * vc->age_ns / NSEC_PER_SEC));
-	json_object_object_add(o, "max_age_seconds",
-			       json_object_new_int64(vc->max_age_ns / NSEC_PER_SEC));
-	json_object_object_add(o, "stale", json_object_new_boolean(vc->stale || vc->future));
-	return o;
-}
-
 static void canary_write(struct jw *w, const struct verdict_canary *vc)
 {
 	char ts[64];
@@ -243,23 +204,6 @@ size_t verdict_waived_count(const struct verdict *v)
 	return n;
 }
 
-static void add_opt(json_object *o, const char *key, const char *s)
-{
-	json_object_object_add(o, key, s ? json_object_new_string(s) : NULL);
-}
-
-json_object *verdict_waiver_json(const struct verdict *v, size_t i)
-{
-	const struct waiver *w = verdict_waiver(v, i);
-	if (!w)
-		return NULL;
-	json_object *o = json_object_new_object();
-	add_opt(o, "reason", w->reason);
-	add_opt(o, "approved_by", w->approved_by);
-	add_opt(o, "expires", w->expires);
-	return o;
-}
-
 void verdict_waiver_write(struct jw *w, const struct verdict *v, size_t i)
 {
 	const struct waiver *wv = verdict_waiver(v, i);
@@ -273,55 +217,11 @@ void verdict_waiver_write(struct jw *w, const struct verdict *v, size_t i)
 	jw_object_end(w);
 }
 
-json_object *verdict_finding_json(const struct verdict *v, size_t i)
-{
-	json_object *o = render_finding_json(&v->findings.items[i]);
-	json_object *w = verdict_waiver_json(v, i);
-	if (w)
-		json_object_object_add(o, "waiver", w);
-	return o;
-}
-
-/* Which of waivers_json's lists a waiver is in: used 0, unused 1, else 2. */
+/* Which of the "waivers" lists a waiver is in: used 0, unused 1, else 2. */
 static int waiver_list_of(const struct waiver *w)
 {
 	const char *st = waiver_state(w);
 	return streq(st, "used") ? 0 : streq(st, "unused") ? 1 : 2;
-}
-
-/* {"file", "used": [...], "unused": [...], "expired": [...]}: each waiver as
- * written, with how many findings it waived. */
-static json_object *waivers_json(const struct verdict *v)
-{
-	json_object *o = json_object_new_object();
-	add_opt(o, "file", v->waivers.file);
-	json_object *lists[3];
-	static const char *const names[] = {"used", "unused", "expired"};
-	for (int k = 0; k < 3; k++)
-		lists[k] = json_object_new_array();
-	for (size_t i = 0; i < v->waivers.n; i++) {
-		const struct waiver *w = &v->waivers.items[i];
-		json_object *e = json_object_new_object();
-		add_opt(e, "check", w->check);
-		if (w->node)
-			add_opt(e, "node", w->node);
-		if (w->object)
-			add_opt(e, "object", w->object);
-		add_opt(e, "reason", w->reason);
-		add_opt(e, "approved_by", w->approved_by);
-		add_opt(e, "expires", w->expires);
-		json_object_object_add(e, "findings_waived",
-				       json_object_new_int64((int64_t)w->applied));
-		if (w->unknown_matched)
-			json_object_object_add(e, "unknown_not_waived",
-					       json_object_new_int64((int64_t)w->unknown_matched));
-		json_object_array_add(lists[waiver_list_of(w)], e);
-	}
-	for (int k = 0; k < 3; k++)
-		json_object_object_add(o, names[k], lists[k]);
-	json_object_object_add(o, "findings_waived",
-			       json_object_new_int64((int64_t)verdict_waived_count(v)));
-	return o;
 }
 
 static void waivers_write(struct jw *jw, const struct verdict *v)
@@ -365,44 +265,6 @@ enum status verdict_status(const struct verdict *v, int gate)
 	for (int g = 0; g < _GATE_MAX; g++)
 		s = status_worst(s, v->gates[g].status);
 	return s;
-}
-
-json_object *verdict_head_json(const struct verdict *v)
-{
-	char ts[64];
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "schema", json_object_new_string(REPORT_SCHEMA));
-	json_object_object_add(o, "header", report_header_json(&v->header));
-	util_format_rfc3339(v->generated_ns, ts, sizeof(ts));
-	json_object_object_add(o, "generated_at", json_object_new_string(ts));
-	json_object_object_add(o, "generator",
-			       json_object_new_string("hvready-aggregator " HVREADY_VERSION));
-	json_object_object_add(o, "source", json_object_new_string(v->source));
-	json_object_object_add(o, "mode", json_object_new_string(v->live ? "live" : "offline"));
-	/* How old the cluster facts are: serve keeps the last complete state
-	 * when the API cannot be read, and says so here. */
-	json_object *cs = json_object_new_object();
-	if (v->state_read_ns > 0) {
-		util_format_rfc3339(v->state_read_ns, ts, sizeof(ts));
-		json_object_object_add(cs, "read_at", json_object_new_string(ts));
-		int64_t age = v->generated_ns - v->state_read_ns;
-		json_object_object_add(cs, "age_seconds",
-				       json_object_new_int64(age > 0 ? age / NSEC_PER_SEC : 0));
-	}
-	if (v->state_error)
-		json_object_object_add(cs, "last_refresh_error",
-				       json_object_new_string(v->state_error));
-	json_object_object_add(o, "cluster_state", cs);
-	json_object_object_add(o, "harvester_installed",
-			       json_object_new_boolean(v->harvester_installed));
-	json_object_object_add(o, "versions", cluster_versions_json(&v->versions));
-	if (v->have_waivers)
-		json_object_object_add(o, "waivers", waivers_json(v));
-	if (v->canary.present || v->canary.error || v->canary.interval_ns)
-		json_object_object_add(o, "canary", canary_json(&v->canary));
-	json_object_object_add(o, "status",
-			       json_object_new_string(status_name(verdict_status(v, -1))));
-	return o;
 }
 
 void verdict_head_members_write(struct jw *w, const struct verdict *v)
@@ -470,36 +332,4 @@ void verdict_vm_write(struct jw *w, const struct vm_row *r)
 		jw_string(w, r->reasons.items[j]);
 	jw_array_end(w);
 	jw_object_end(w);
-}
-
-json_object *verdict_node_json(const struct verdict_node *n)
-{
-	json_object *no = json_object_new_object();
-	json_object_object_add(no, "name", json_object_new_string(n->name));
-	json_object_object_add(no, "in_cluster", json_object_new_boolean(n->in_cluster));
-	json_object_object_add(no, "kubernetes_ready", json_object_new_boolean(n->k8s_ready));
-	json_object_object_add(no, "reporting", json_object_new_boolean(n->reporting));
-	if (n->hostname) {
-		json_object_object_add(no, "report_age_seconds",
-				       json_object_new_int64(n->report_age_ns / NSEC_PER_SEC));
-		json_object_object_add(no, "hostname", json_object_new_string(n->hostname));
-		json_object_object_add(no, "agent_version",
-				       json_object_new_string(n->agent_version));
-	}
-	return no;
-}
-
-json_object *verdict_vm_json(const struct vm_row *r)
-{
-	json_object *vo = json_object_new_object();
-	json_object_object_add(vo, "namespace", json_object_new_string(r->namespace));
-	json_object_object_add(vo, "name", json_object_new_string(r->name));
-	json_object_object_add(vo, "node", json_object_new_string(r->node));
-	json_object_object_add(vo, "can_live_migrate", json_object_new_boolean(r->can_migrate));
-	json_object_object_add(vo, "status", json_object_new_string(status_name(vm_row_status(r))));
-	json_object *rs = json_object_new_array();
-	for (size_t j = 0; j < r->reasons.n; j++)
-		json_object_array_add(rs, json_object_new_string(r->reasons.items[j]));
-	json_object_object_add(vo, "reasons", rs);
-	return vo;
 }

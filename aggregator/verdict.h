@@ -76,25 +76,16 @@ void verdict_apply_waivers(struct verdict *v, struct waiver_list *wl);
 const struct waiver *verdict_waiver(const struct verdict *v, size_t i);
 /* Findings waived. */
 size_t verdict_waived_count(const struct verdict *v);
-/* The "waiver" member of finding i's JSON, or NULL when it is not waived. */
-json_object *verdict_waiver_json(const struct verdict *v, size_t i);
-/* Finding i as the JSON report shows it (with its "waiver"). */
-json_object *verdict_finding_json(const struct verdict *v, size_t i);
 
 /* The status of a gate name ("all" = the worst of the four). */
 enum status verdict_status(const struct verdict *v, int gate /* -1: all */);
 
-/* Parts of the verdict's JSON (verdict_stream.c streams the whole; the tests'
- * oracle, tests/unit/verdict_oracle.h, builds it as one tree): the fields
- * before "gates", one node, one VM. */
-json_object *verdict_head_json(const struct verdict *v);
-json_object *verdict_node_json(const struct verdict_node *n);
-json_object *verdict_vm_json(const struct vm_row *r);
-/* The same written by a JSON writer (json_write.h), as verdict_stream.c
- * prints the report; the json-c builders above are the tests' oracle for
- * these (tests/unit/test_verdict_stream.c). The head's members go into an
- * object the caller opened; the waiver is finding i's "waiver" member, or
- * nothing when it is not waived. */
+/* Parts of the verdict's JSON, written by a JSON writer (json_write.h), as
+ * verdict_stream.c prints the report: the fields before "gates", one node,
+ * one VM, a finding's "waiver". The tests' oracle builds the same with json-c
+ * (tests/unit/verdict_oracle.c, compared in tests/unit/test_verdict_stream.c).
+ * The head's members go into an object the caller opened; the waiver is
+ * finding i's "waiver" member, or nothing when it is not waived. */
 struct jw;
 void verdict_head_members_write(struct jw *w, const struct verdict *v);
 void verdict_node_write(struct jw *w, const struct verdict_node *n);

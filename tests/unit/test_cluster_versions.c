@@ -3,6 +3,7 @@
 #include "agg_harness.h"
 
 #include "cluster_versions.h"
+#include "verdict_oracle.h" /* cluster_versions_json() */
 
 static void add(struct harness *h, const char *json)
 {
