@@ -17,6 +17,7 @@
 #include "checks_api.h"
 #include "jsonc_read.h"
 #include "verdict.h"
+#include "test_src.h"
 
 struct harness {
 	struct cluster_state cs;
@@ -102,9 +103,8 @@ static inline void harness_init(struct harness *h)
 /* Load a fixture file relative to tests/fixtures/cluster/. */
 static inline void harness_load(struct harness *h, const char *rel)
 {
-	const char *src = getenv("HVREADY_SRC");
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/tests/fixtures/cluster/%s", src ? src : ".", rel);
+	snprintf(path, sizeof(path), "%s/tests/fixtures/cluster/%s", test_src(), rel);
 	json_object *o = json_object_from_file(path);
 	if (!o)
 		fail_msg("cannot parse fixture %s: %s", path, json_util_get_last_err());

@@ -24,6 +24,7 @@
 #include "agent.h"
 #include "checks.h"
 #include "scratch.h"
+#include "test_src.h"
 
 /* The node name of every harness report (no test depends on its value, only
  * on findings carrying the report's name: hf_finding_ok checks that). */
@@ -47,11 +48,7 @@ static inline char *hf_fixture_path(const char *name)
 	if (name[0] == '/') {
 		p = xstrdup(name);
 	} else {
-		const char *src = getenv("HVREADY_SRC");
-		if (!src || !*src)
-			fail_msg("HVREADY_SRC is not set: run the test through ctest, or set it "
-				 "to the source tree");
-		p = xasprintf("%s/tests/fixtures/hostroots/%s", src, name);
+		p = xasprintf("%s/tests/fixtures/hostroots/%s", test_src(), name);
 	}
 	struct stat st;
 	if (stat(p, &st) < 0)

@@ -3,6 +3,7 @@
 #include "agg_harness.h"
 #include "hv_endpoint.h"
 #include "loopback.h"
+#include "test_src.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -491,8 +492,7 @@ static void server_start(struct tls_server *s, const char *mode)
 	assert_non_null(mkdtemp(s->dir));
 	certs(s->dir);
 	char script[4096];
-	const char *src = getenv("HVREADY_SRC");
-	snprintf(script, sizeof(script), "%s/tests/unit/hv_tls_server.py", src ? src : ".");
+	snprintf(script, sizeof(script), "%s/tests/unit/hv_tls_server.py", test_src());
 	s->pid = fork();
 	assert_true(s->pid >= 0);
 	if (s->pid == 0) {

@@ -17,12 +17,7 @@
 #include "../../fuzz/json_fast_oracle.h"
 #include "json_query.h"
 #include "source.h"
-
-static const char *src_dir(void)
-{
-	const char *s = getenv("HVREADY_SRC");
-	return s ? s : ".";
-}
+#include "test_src.h"
 
 static enum jf_result check(const char *p, size_t n)
 {
@@ -150,7 +145,7 @@ static void test_example_cluster(void **state)
 {
 	(void)state;
 	struct corpus c = {0};
-	_cleanup_free_ char *dir = xasprintf("%s/examples/cluster", src_dir());
+	_cleanup_free_ char *dir = xasprintf("%s/examples/cluster", test_src());
 	add_dir(&c, dir);
 	assert_true(c.n >= 20);
 	size_t decided = 0;
@@ -184,7 +179,7 @@ static void test_mutations(void **state)
 	static const char *const dirs[] = {"fuzz/corpus/json_fast", "fuzz/corpus/cluster_state",
 					   "fuzz/corpus/probe_targets", "examples/cluster"};
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++) {
-		_cleanup_free_ char *d = xasprintf("%s/%s", src_dir(), dirs[i]);
+		_cleanup_free_ char *d = xasprintf("%s/%s", test_src(), dirs[i]);
 		add_dir(&c, d);
 	}
 	static const char alphabet[] = "{}[]\",:\\ \t\n0123456789.eE+-tfnulrsabu/";

@@ -13,6 +13,7 @@
 #include "json_fast.h"
 #include "json_query.h"
 #include "json_value.h"
+#include "test_src.h"
 
 static void assert_round_trip(json_object *o)
 {
@@ -308,9 +309,8 @@ static void round_trip_dir(const char *dir, size_t *count)
 static void test_round_trip_fixtures(void **state)
 {
 	(void)state;
-	const char *src = getenv("HVREADY_SRC");
 	char dir[4096];
-	snprintf(dir, sizeof(dir), "%s/tests/fixtures/cluster", src ? src : ".");
+	snprintf(dir, sizeof(dir), "%s/tests/fixtures/cluster", test_src());
 	size_t count = 0;
 	round_trip_dir(dir, &count);
 	assert_true(count >= 30);

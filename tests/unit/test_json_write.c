@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../../fuzz/json_write_oracle.h"
+#include "test_src.h"
 
 #define PLAIN  (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 #define PRETTY (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
@@ -312,8 +313,7 @@ static void replay_dir(const char *dir)
 
 static void test_corpus_and_random(void **state)
 {
-	const char *src = getenv("HVREADY_SRC");
-	_cleanup_free_ char *dir = xasprintf("%s/fuzz/corpus/json_write", src ? src : ".");
+	_cleanup_free_ char *dir = test_src_path("fuzz/corpus/json_write");
 	replay_dir(dir);
 	unsigned seed = 2026;
 	uint8_t buf[512];

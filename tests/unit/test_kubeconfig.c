@@ -16,11 +16,11 @@
 #include "kube_client.h"
 #include "kubeconfig.h"
 #include "scratch.h"
+#include "test_src.h"
 
 static char *fixture(const char *rel)
 {
-	const char *src = getenv("HVREADY_SRC");
-	return xasprintf("%s/tests/fixtures/cluster/source/kubeconfig/%s", src ? src : ".", rel);
+	return xasprintf("%s/tests/fixtures/cluster/source/kubeconfig/%s", test_src(), rel);
 }
 
 static char *slurp(const char *path)

@@ -11,12 +11,12 @@
 
 #include "metrics.h"
 #include "store.h"
+#include "test_src.h"
 
 static int run_checker(const char *arg)
 {
-	const char *src = getenv("HVREADY_SRC");
 	_cleanup_free_ char *cmd =
-	    xasprintf("python3 '%s/tests/tools/check_exposition.py' %s", src ? src : ".", arg);
+	    xasprintf("python3 '%s/tests/tools/check_exposition.py' %s", test_src(), arg);
 	int st = system(cmd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

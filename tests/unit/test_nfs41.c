@@ -32,6 +32,7 @@
 #include "nfs41.h"
 #include "nfs_probe.h"
 #include "util.h"
+#include "test_src.h"
 
 #define STAMP 0x11223344u
 #define CID   UINT64_C(0x0102030405060708)
@@ -236,8 +237,7 @@ struct file {
 static size_t load_corpus(struct file *files, size_t max, const char *prefix)
 {
 	char dir[4096];
-	const char *src = getenv("HVREADY_SRC");
-	snprintf(dir, sizeof(dir), "%s/fuzz/corpus/nfs41_reply", src ? src : "..");
+	snprintf(dir, sizeof(dir), "%s/fuzz/corpus/nfs41_reply", test_src());
 	DIR *d = opendir(dir);
 	if (!d)
 		fail_msg("cannot open %s", dir);

@@ -23,6 +23,7 @@
 #include "render_json.h"
 #include "render_text.h"
 #include "judge.h"
+#include "test_src.h"
 
 /* ---------- helpers ---------- */
 
@@ -57,9 +58,8 @@ static void tmpdir_remove(struct tmpdir *t)
 /* Run a checker from tests/tools; its output goes to the test's log. */
 static int run_tool(const char *tool, const char *a, const char *b)
 {
-	const char *src = getenv("HVREADY_SRC");
 	_cleanup_free_ char *cmd =
-	    xasprintf("python3 '%s/tests/tools/%s' '%s' '%s'", src ? src : ".", tool, a, b);
+	    xasprintf("python3 '%s/tests/tools/%s' '%s' '%s'", test_src(), tool, a, b);
 	int st = system(cmd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -1025,8 +1025,7 @@ static void test_example_cluster(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	const char *src = getenv("HVREADY_SRC");
-	_cleanup_free_ char *dir = xasprintf("%s/examples/cluster", src ? src : ".");
+	_cleanup_free_ char *dir = test_src_path("examples/cluster");
 	load_dir(&h, dir);
 	struct agg_ctx ctx = harness_ctx(&h);
 	struct verdict v;

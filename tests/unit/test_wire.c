@@ -15,6 +15,7 @@
 #include "render_json.h"
 #include "render_text.h"
 #include "wire.h"
+#include "test_src.h"
 
 /* ---- building messages ---- */
 
@@ -1204,8 +1205,7 @@ static void test_independent_encoder(void **state)
 	    {"huge-array32", -EINVAL,
 	     "truncated message (array at byte 0 declares 4294967295 elements, 5 bytes left)"},
 	};
-	const char *src = getenv("HVREADY_SRC");
-	assert_non_null(src);
+	const char *src = test_src();
 	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
 		_cleanup_free_ char *path =
 		    xasprintf("%s/fuzz/corpus/wire/seed-%s", src, cases[i].seed);

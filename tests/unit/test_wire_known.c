@@ -21,6 +21,7 @@
 #include "store.h"
 #include "wire.h"
 #include "wirescan.h"
+#include "test_src.h"
 
 static char *span_dup(const uint8_t *buf, struct wirescan_span s)
 {
@@ -139,9 +140,7 @@ struct corpus {
 
 static void load_dir(struct corpus *c, const char *name)
 {
-	const char *src = getenv("HVREADY_SRC");
-	assert_non_null(src);
-	_cleanup_free_ char *dir = xasprintf("%s/fuzz/corpus/%s", src, name);
+	_cleanup_free_ char *dir = xasprintf("%s/fuzz/corpus/%s", test_src(), name);
 	DIR *d = opendir(dir);
 	assert_non_null(d);
 	struct dirent *de;
