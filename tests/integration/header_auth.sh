@@ -17,10 +17,8 @@ set -euo pipefail
 # shellcheck source=../tools/serve_lib.sh
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
 serve_test_init
-TMP=$tmp
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-extra_cleanup() { kt_cleanup; }
 node_reports "$TMP/reports"
 REPORT="$TMP/reports/harvester-node-1.msgpack"
 head -c 3000 /dev/urandom >"$TMP/garbage"

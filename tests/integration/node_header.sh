@@ -21,14 +21,12 @@ set -euo pipefail
 # shellcheck source=../tools/serve_lib.sh
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
 serve_test_init
-TMP=$tmp
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
 pids=()
 extra_cleanup() {
 	local p
 	for p in "${pids[@]}"; do stop_pid "$p" || true; done
-	kt_cleanup
 }
 node_reports "$TMP/reports"
 rnd() { head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n'; }

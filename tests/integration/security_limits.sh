@@ -20,10 +20,8 @@ AGENT="$HVREADY_BIN/hvready-agent"
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
 serve_test_init
 FAIL_TAIL=10
-TMP=$tmp
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-extra_cleanup() { kt_cleanup; }
 SECRET="s3cr3t-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 WRONG="wr0ng-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 ROOT="$HVREADY_SRC/tests/fixtures/hostroots/b-rhel9"

@@ -9,12 +9,10 @@
 #                tests from CANARY_SNAPSHOT_PATHS)
 #   SEL          a labelSelector query of the canary's objects
 
-# canary_test_init: test_init, the fakes stopped at exit, the fake's PKI in
+# canary_test_init: test_init (the fakes stopped at exit), the fake's PKI in
 # $TMP/pki, FIX at the canary fixtures.
 canary_test_init() {
 	test_init
-	# shellcheck disable=SC2317 # called by test_lib.sh at exit
-	extra_cleanup() { kt_cleanup; }
 	kt_pki "$TMP/pki"
 	FIX="$HVREADY_SRC/tests/fixtures/canary"
 }

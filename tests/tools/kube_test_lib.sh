@@ -1,7 +1,8 @@
 # Shared by the integration tests of the aggregator's API client (sourced):
 # a test PKI, the fake kube-apiserver, kubeconfigs and findings comparison.
-# The sourcing test sets TMP (a fresh directory) and calls kt_cleanup from its
-# EXIT trap.
+# The sourcing test calls test_init (test_lib.sh: TMP, a fresh directory, and
+# the EXIT trap, which calls kt_cleanup); a test with an EXIT trap of its own
+# sets TMP and calls kt_cleanup from it.
 
 # shellcheck source=test_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"

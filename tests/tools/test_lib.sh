@@ -5,8 +5,10 @@
 #   test_init        tmp (also TMP): a fresh directory, removed at exit, with
 #                    test_cleanup as the EXIT trap; drops proxy settings, as
 #                    tests talk to loopback only
-#   pids             processes killed and waited for at exit; a function
-#                    extra_cleanup, if the test defines one, runs after them
+#   pids             processes killed and waited for at exit; then the fake
+#                    API servers of kube_test_lib.sh (kt_cleanup), when it is
+#                    sourced; a function extra_cleanup, if the test defines
+#                    one, runs after them (before tmp is removed)
 #   kill_pids        processes killed with SIGKILL at exit (one that may not
 #                    stop on SIGTERM: an agent with a blocked read)
 #   fail MSG         prints MSG and the tail (FAIL_TAIL lines) of every
@@ -21,6 +23,13 @@
 #   post_sink FILE   tests/tools/post_sink.py, the agent's stand-in aggregator,
 #                    on a free port (SINK_PORT): a line in FILE a POST, the
 #                    bodies in FILE.raw; stopped at exit
+#   sink_posts       how many POSTs post_sink's FILE holds (0 before the first);
+#                    sink_has N succeeds once it holds N or more (for wait_for)
+#   block_open_shim PATH  tests/tools/block_open.c built as an LD_PRELOAD
+#                    library that makes the open of PATH (below a host root)
+#                    block while the file HVREADY_TEST_BLOCK_FLAG exists
+#                    (created here); BLOCK_WRAP is the command prefix that
+#                    runs a program with it
 [ -n "${HVREADY_TEST_LIB:-}" ] && return 0
 HVREADY_TEST_LIB=1
 
@@ -41,6 +50,7 @@ test_cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	for p in "${kill_pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	if declare -F kt_cleanup >/dev/null; then kt_cleanup; fi
 	if declare -F extra_cleanup >/dev/null; then extra_cleanup; fi
 	[ -n "${tmp:-}" ] && rm -rf "$tmp"
 	return 0
@@ -90,9 +100,23 @@ stops_within() {
 }
 
 post_sink() {
+	SINK_FILE=$1
 	SINK_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	python3 "$HVREADY_SRC/tests/tools/post_sink.py" "$SINK_PORT" "$1" &
 	pids+=("$!")
+}
+
+sink_posts() { [ -s "$SINK_FILE" ] && wc -l <"$SINK_FILE" || echo 0; }
+sink_has() { [ "$(sink_posts)" -ge "$1" ]; }
+
+block_open_shim() {
+	build_shim block_open "$tmp/block_open.so"
+	export HVREADY_TEST_BLOCK_OPEN=$1
+	export HVREADY_TEST_BLOCK_FLAG="$tmp/blocking"
+	touch "$HVREADY_TEST_BLOCK_FLAG"
+	# Under ASan the shim is not first in the link order; it needs no ASan.
+	BLOCK_WRAP=(env LD_PRELOAD="$tmp/block_open.so"
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0")
 }
 
 stop_pid() {
