@@ -988,13 +988,21 @@ static void test_restorable_skip(void **state)
 
 /* ---- api.snapshot.stuck-deletion ---- */
 
+/* Harvester installed, the clock at AT, and the field's stuck VolumeSnapshots
+ * (with their contents when CONTENTS). */
+static void stuck_snapshots_at(struct harness *h, const char *at, bool contents)
+{
+	installed(h);
+	h->now_ns = harness_at(at);
+	harness_load(h, "storage/volumesnapshots-case10.json");
+	if (contents)
+		harness_load(h, "storage/volumesnapshotcontents-case10.json");
+}
+
 static void test_stuck_case10_warn(void **state)
 {
 	struct harness h;
-	installed(&h);
-	h.now_ns = harness_at("2026-09-05T23:55:00Z");
-	harness_load(&h, "storage/volumesnapshots-case10.json");
-	harness_load(&h, "storage/volumesnapshotcontents-case10.json");
+	stuck_snapshots_at(&h, "2026-09-05T23:55:00Z", true);
 	/* One finding: the content carries the repair, the snapshot follows it. */
 	const struct finding *f = harness_expect(&h, STUCK, STATUS_WARN);
 	assert_string_equal(f->object, "VolumeSnapshotContent/snapcontent-0f1e2d3c-4b5a-4697-8877-"
@@ -1020,10 +1028,7 @@ static void test_stuck_case10_warn(void **state)
 static void test_stuck_recent_pass(void **state)
 {
 	struct harness h;
-	installed(&h);
-	h.now_ns = harness_at("2026-09-05T23:46:00Z");
-	harness_load(&h, "storage/volumesnapshots-case10.json");
-	harness_load(&h, "storage/volumesnapshotcontents-case10.json");
+	stuck_snapshots_at(&h, "2026-09-05T23:46:00Z", true);
 	const struct finding *f = harness_expect(&h, STUCK, STATUS_PASS);
 	int64_t n;
 	assert_true(kv_get_int(&f->evidence, "deleting_less_than_5m", &n));
@@ -1039,9 +1044,7 @@ static void test_stuck_snapshot_alone(void **state)
 {
 	struct harness h;
 	/* The VolumeSnapshot is stuck but its content is gone: its own finalizer is the fix. */
-	installed(&h);
-	h.now_ns = harness_at("2026-09-06T06:00:00Z");
-	harness_load(&h, "storage/volumesnapshots-case10.json");
+	stuck_snapshots_at(&h, "2026-09-06T06:00:00Z", false);
 	const struct finding *f = harness_expect(&h, STUCK, STATUS_WARN);
 	assert_non_null(strstr(f->object, "VolumeSnapshot/default/"));
 	assert_non_null(
@@ -1064,8 +1067,12 @@ static void test_stuck_snapshot_alone(void **state)
 	"volumesnapshot-as-source-protection\",\"snapshot.storage.kubernetes.io/volumesnapshot-"   \
 	"bound-protection\"]"
 
-static void add_held_snapshot(struct harness *h)
+/* Harvester installed, the clock at 2026-09-06T00:00:00Z, and that snapshot with
+ * its content. */
+static void held_snapshot(struct harness *h)
 {
+	installed(h);
+	h->now_ns = harness_at("2026-09-06T00:00:00Z");
 	harness_add(h, k8s_obj(K8S_SNAPSHOT, "VolumeSnapshot", "default", "vs-held", VS_HELD,
 			       "\"spec\":{\"source\":{\"persistentVolumeClaimName\":\"data\"},"
 			       "\"volumeSnapshotClassName\":\"longhorn-snapshot\"},\"status\":{"
@@ -1084,9 +1091,7 @@ static void test_stuck_snapshot_held(void **state)
 {
 	struct harness h;
 	/* A restore from it is still pending: that PVC is what holds it. */
-	installed(&h);
-	h.now_ns = harness_at("2026-09-06T00:00:00Z");
-	add_held_snapshot(&h);
+	held_snapshot(&h);
 	harness_add(&h, k8s_pvc("default", "restore-1",
 				"{\"accessModes\":[\"ReadWriteMany\"],\"volumeMode\":\"Block\","
 				"\"dataSource\":{\"apiGroup\":\"snapshot.storage.k8s.io\","
@@ -1119,9 +1124,7 @@ static void test_stuck_snapshot_held(void **state)
 
 	/* Nothing restores from it: the snapshot controller is not doing its part; the
 	 * as-source finalizer is orphaned (its restore PVC was deleted). */
-	installed(&h);
-	h.now_ns = harness_at("2026-09-06T00:00:00Z");
-	add_held_snapshot(&h);
+	held_snapshot(&h);
 	f = harness_expect(&h, STUCK, STATUS_WARN);
 	assert_non_null(strstr(f->message, "no PVC is being restored from it"));
 	assert_non_null(strstr(f->remediation, "snapshot-controller"));
@@ -1130,9 +1133,7 @@ static void test_stuck_snapshot_held(void **state)
 	harness_clear(&h);
 
 	/* PVCs not collected: which one holds it is unknown, and said so. */
-	installed(&h);
-	h.now_ns = harness_at("2026-09-06T00:00:00Z");
-	add_held_snapshot(&h);
+	held_snapshot(&h);
 	cs_set_status(&h.cs, RES_PVCS, RES_FORBIDDEN, "403");
 	f = harness_expect(&h, STUCK, STATUS_WARN);
 	assert_non_null(strstr(f->message, "PersistentVolumeClaims were not collected"));
