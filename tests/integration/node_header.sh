@@ -153,9 +153,7 @@ AGENT_JWT=$(sa_token agent-n1)
 cat >"$TMP/reviews.json" <<JSON
 {"$AGENT_JWT": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-1"}}
 JSON
-kt_fake api --fixtures "$FIXTURES/harvester" --token admin-token --require-auth --tokenreview "$TMP/reviews.json"
-mkdir -p "$TMP/kc"
-kt_kubeconfig "$TMP/kc/config" "https://127.0.0.1:$FAKE_PORT" inline-token admin-token
+kt_review_api
 start_aggregator "$TMP/agg-tr.log" --kubeconfig "$TMP/kc/config" --tokenreview --interval 2 ||
 	fail "the aggregator did not start"
 expect "403 closed x1" "node 1's agent token for node 2, held for its review, body announced not sent" \

@@ -69,9 +69,7 @@ cat >"$TMP/reviews.json" <<JSON
 {"$(sa_token reader)": {"user": "system:serviceaccount:ops:hvready-reader", "groups": ["hvready:readers", "system:authenticated"]},
  "$(sa_token someone)": {"user": "system:serviceaccount:default:someone", "groups": ["system:authenticated"]}}
 JSON
-kt_fake api --fixtures "$FIXTURES/harvester" --token admin-token --require-auth --tokenreview "$TMP/reviews.json"
-mkdir -p "$TMP/kc"
-kt_kubeconfig "$TMP/kc/config" "https://127.0.0.1:$FAKE_PORT" inline-token admin-token
+kt_review_api
 start_aggregator "$TMP/agg-tr.log" --kubeconfig "$TMP/kc/config" --token-file "$TMP/agent-token" \
 	--read-auth tokenreview:hvready:readers --interval 2 || fail "the aggregator did not start"
 expect 401 "GET /v1/verdict without a token" "$(get /v1/verdict)"

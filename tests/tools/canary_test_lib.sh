@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Shared by the canary's integration tests (sourced after kube_test_lib.sh, then
-# canary_test_init): requests to the fake, one canary run against a fresh fake,
+# Shared by the canary's integration tests (sourced; it sources kube_test_lib.sh;
+# then canary_test_init): requests to the fake, one canary run against a fresh fake,
 # and what the fake still holds.
 #   FIX          the fixture directory run() serves (canary_test_init sets the
 #                canary fixtures; fixture_variant points it at a changed copy
@@ -8,6 +8,9 @@
 #   LEFT_PATHS   the API paths left() lists (the caller sets them; the snapshot
 #                tests from CANARY_SNAPSHOT_PATHS)
 #   SEL          a labelSelector query of the canary's objects
+
+# shellcheck source=kube_test_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/kube_test_lib.sh"
 
 # canary_test_init: test_init (the fakes stopped at exit), the fake's PKI in
 # $TMP/pki, FIX at the canary fixtures.

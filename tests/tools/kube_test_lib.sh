@@ -4,6 +4,9 @@
 # the EXIT trap, which calls kt_cleanup); a test with an EXIT trap of its own
 # sets TMP and calls kt_cleanup from it.
 
+[ -n "${HVREADY_KUBE_TEST_LIB:-}" ] && return 0
+HVREADY_KUBE_TEST_LIB=1
+
 # shellcheck source=test_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
 
@@ -82,6 +85,17 @@ kt_fake() {
 	done
 	cat "$TMP/$name.err" >&2
 	kt_fail "the fake apiserver $name did not start"
+}
+
+# kt_review_api [FAKE OPTIONS...]: the fake API server "api" (the harvester
+# fixtures; the token admin-token required) answering TokenReviews as
+# $TMP/reviews.json says, and $TMP/kc/config, an inline-token kubeconfig for it
+# (the aggregator's --kubeconfig). The PKI (kt_pki "$TMP/pki") comes first.
+kt_review_api() {
+	kt_fake api --fixtures "$FIXTURES/harvester" --token admin-token --require-auth \
+		--tokenreview "$TMP/reviews.json" "$@"
+	mkdir -p "$TMP/kc"
+	kt_kubeconfig "$TMP/kc/config" "https://127.0.0.1:$FAKE_PORT" inline-token admin-token
 }
 
 b64() { base64 -w0 <"$1"; }

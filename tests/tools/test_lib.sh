@@ -30,6 +30,10 @@
 #                    block while the file HVREADY_TEST_BLOCK_FLAG exists
 #                    (created here); BLOCK_WRAP is the command prefix that
 #                    runs a program with it
+#   veth_netns NS HOSTIF NSIF HOST_CIDR NS_CIDR  a network namespace NS (made
+#                    here) joined to this host by a veth pair: HOSTIF here
+#                    with HOST_CIDR, NSIF in NS with NS_CIDR; both ends and
+#                    NS's loopback up (deleting NS deletes the pair)
 [ -n "${HVREADY_TEST_LIB:-}" ] && return 0
 HVREADY_TEST_LIB=1
 
@@ -136,3 +140,13 @@ stop_pid() {
 	return "$rc"
 }
 
+veth_netns() {
+	ip netns add "$1"
+	ip link add "$2" type veth peer name "$3"
+	ip link set "$3" netns "$1"
+	ip addr add "$4" dev "$2"
+	ip link set "$2" up
+	ip netns exec "$1" ip addr add "$5" dev "$3"
+	ip netns exec "$1" ip link set "$3" up
+	ip netns exec "$1" ip link set lo up
+}
