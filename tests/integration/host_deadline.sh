@@ -14,8 +14,7 @@ set -euo pipefail
 # shellcheck source=../tools/test_lib.sh
 . "$HVREADY_SRC/tests/tools/test_lib.sh"
 test_init
-root="$tmp/root"
-cp -a "$HVREADY_SRC/tests/fixtures/hostroots/b-debian12" "$root"
+root=$(host_root_copy b-debian12)
 skip=host.nfs.probe,host.image.share-manager
 "$HVREADY_BIN/hvready-agent" check --host-root "$root" --format json --timeout 2 --skip "$skip" \
 	>"$tmp/free.json" 2>/dev/null || true

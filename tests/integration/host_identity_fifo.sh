@@ -14,8 +14,7 @@ set -euo pipefail
 # shellcheck source=../tools/test_lib.sh
 . "$HVREADY_SRC/tests/tools/test_lib.sh"
 test_init
-root="$tmp/root"
-cp -a "$HVREADY_SRC/tests/fixtures/hostroots/b-debian12" "$root"
+root=$(host_root_copy b-debian12)
 mkdir -p "$root/proc/sys/kernel/random"
 echo kernel-name >"$root/proc/sys/kernel/hostname"
 echo 5b6f0a1c-3d2e-4f10-9a8b-7c6d5e4f3a21 >"$root/proc/sys/kernel/random/boot_id"

@@ -30,6 +30,8 @@
 #                    block while the file HVREADY_TEST_BLOCK_FLAG exists
 #                    (created here); BLOCK_WRAP is the command prefix that
 #                    runs a program with it
+#   host_root_copy HOST  a writable copy of the fixture host root HOST
+#                    (tests/fixtures/hostroots/HOST) at $tmp/root; prints its path
 #   veth_netns NS HOSTIF NSIF HOST_CIDR NS_CIDR  a network namespace NS (made
 #                    here) joined to this host by a veth pair: HOSTIF here
 #                    with HOST_CIDR, NSIF in NS with NS_CIDR; both ends and
@@ -149,4 +151,9 @@ veth_netns() {
 	ip netns exec "$1" ip addr add "$5" dev "$3"
 	ip netns exec "$1" ip link set "$3" up
 	ip netns exec "$1" ip link set lo up
+}
+
+host_root_copy() {
+	cp -a "$HVREADY_SRC/tests/fixtures/hostroots/$1" "$tmp/root" || fail "cannot copy the host root $1"
+	echo "$tmp/root"
 }
