@@ -21,13 +21,7 @@ FIXTURES="$HVREADY_SRC/tests/fixtures/cluster/source"
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 
 kt_cleanup() {
-	local p
-	for p in "${KT_PIDS[@]}"; do
-		kill "$p" 2>/dev/null || true
-	done
-	for p in "${KT_PIDS[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
+	stop_all ${KT_PIDS[@]+"${KT_PIDS[@]}"}
 	KT_PIDS=()
 }
 

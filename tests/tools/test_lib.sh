@@ -51,10 +51,16 @@ test_init() {
 	unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 }
 
+# stop_all PID...: SIGTERM to each, then waits for each (one already gone is no error).
+stop_all() {
+	local p
+	for p in "$@"; do kill "$p" 2>/dev/null || true; done
+	for p in "$@"; do wait "$p" 2>/dev/null || true; done
+}
+
 test_cleanup() {
 	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	stop_all ${pids[@]+"${pids[@]}"}
 	for p in "${kill_pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	if declare -F kt_cleanup >/dev/null; then kt_cleanup; fi
 	if declare -F extra_cleanup >/dev/null; then extra_cleanup; fi
@@ -121,6 +127,7 @@ block_open_shim() {
 	export HVREADY_TEST_BLOCK_FLAG="$tmp/blocking"
 	touch "$HVREADY_TEST_BLOCK_FLAG"
 	# Under ASan the shim is not first in the link order; it needs no ASan.
+	# shellcheck disable=SC2034 # the caller's
 	BLOCK_WRAP=(env LD_PRELOAD="$tmp/block_open.so"
 		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0")
 }
