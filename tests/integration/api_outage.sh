@@ -14,18 +14,11 @@
 # Loopback only; every process is stopped on exit.
 set -euo pipefail
 export LC_ALL=C
-TMP=$(mktemp -d)
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
 # shellcheck source=../tools/serve_lib.sh
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
-cleanup() {
-	stop_aggregator >/dev/null 2>&1 || true
-	kt_cleanup
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-tmp=$TMP # where serve_lib's fail (wait_for) finds the logs it shows
+serve_test_init
 
 INTERVAL=2
 TOKEN=outage-test-token

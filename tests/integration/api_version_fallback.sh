@@ -13,10 +13,9 @@
 # Loopback only; every process is stopped on exit.
 set -euo pipefail
 export LC_ALL=C
-TMP=$(mktemp -d)
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-trap 'kt_cleanup; rm -rf "$TMP"' EXIT
+test_init
 
 TOKEN=altver-test-token-5d1e
 GATE=api.kubevirt.snapshot-gate

@@ -24,7 +24,6 @@
 # shellcheck disable=SC2015 # "A && B || fail": fail when either is false, as meant
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-. "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
 . "$HVREADY_SRC/tests/tools/canary_test_lib.sh"
 canary_test_init

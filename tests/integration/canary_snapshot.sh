@@ -19,14 +19,10 @@
 # ctest: serial
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-. "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-STEPS=(--steps "vm,snapshot,restore")
-
 . "$HVREADY_SRC/tests/tools/canary_test_lib.sh"
-canary_test_init
-# left() lists every object of the kinds the steps make or lead to (the
-# fixtures hold none of these).
-LEFT_PATHS=("${CANARY_SNAPSHOT_PATHS[@]}")
+# STEPS: vm, snapshot, restore; left() lists every object of the kinds they
+# make or lead to (the fixtures hold none of these).
+canary_test_init snapshot
 
 BAK='
 p = os.path.join(d, "volumesnapshotclasses.json"); c = json.load(open(p))

@@ -15,12 +15,8 @@
 # ctest: serial
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-. "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-STEPS=(--steps "vm,snapshot,restore")
-
 . "$HVREADY_SRC/tests/tools/canary_test_lib.sh"
-canary_test_init
-LEFT_PATHS=("${CANARY_SNAPSHOT_PATHS[@]}")
+canary_test_init snapshot
 
 # labelled PATH RUN: the names of the objects at PATH labelled by run RUN, one a line
 labelled() {

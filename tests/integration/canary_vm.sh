@@ -16,7 +16,6 @@
 # ctest: serial
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-. "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
 VMSTEPS=(--steps "vm,migrate")
 
 . "$HVREADY_SRC/tests/tools/canary_test_lib.sh"

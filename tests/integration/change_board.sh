@@ -8,9 +8,8 @@
 # waivers; collect keeps the identity for the offline report; a bad waivers
 # file is one line on stderr and exit 2.
 set -euo pipefail
-TMP=$(mktemp -d)
 source "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-trap 'kt_cleanup; rm -rf "$TMP"' EXIT
+test_init
 
 TOKEN=change-board-token-5d1e
 UID_KS=4f6c2d0e-9a51-4c3b-8f21-0d5e3b7a9c10

@@ -6,10 +6,9 @@
 # Loopback only; the fake kube-apiserver is stopped on exit.
 set -euo pipefail
 export LC_ALL=C
-TMP=$(mktemp -d)
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-trap 'kt_cleanup; rm -rf "$TMP"' EXIT
+test_init
 kt_pki "$TMP/pki"
 TOKEN=progress-test-token-91c2
 

@@ -6,9 +6,8 @@
 # forbidden, failed); so does the kubectl script in docs/collect.md. A resource file removed from the dump makes the checks
 # that need it UNKNOWN "not collected", never FAIL.
 set -euo pipefail
-TMP=$(mktemp -d)
 source "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-trap 'kt_cleanup; rm -rf "$TMP"' EXIT
+test_init
 
 TOKEN=collect-test-token
 kt_pki "$TMP/pki"

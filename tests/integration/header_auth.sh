@@ -17,10 +17,8 @@ set -euo pipefail
 # shellcheck source=../tools/serve_lib.sh
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
 serve_test_init
-TMP=$tmp
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-extra_cleanup() { kt_cleanup; }
 node_reports "$TMP/reports"
 REPORT="$TMP/reports/harvester-node-1.msgpack"
 head -c 3000 /dev/urandom >"$TMP/garbage"
@@ -135,9 +133,7 @@ cat >"$TMP/reviews.json" <<JSON
 {"$(sa_token agent-n1)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-1"},
  "$(sa_token reader)": {"user": "system:serviceaccount:ops:hvready-reader", "groups": ["hvready:readers", "system:authenticated"]}}
 JSON
-kt_fake api --fixtures "$FIXTURES/harvester" --token admin-token --require-auth --tokenreview "$TMP/reviews.json"
-mkdir -p "$TMP/kc"
-kt_kubeconfig "$TMP/kc/config" "https://127.0.0.1:$FAKE_PORT" inline-token admin-token
+kt_review_api
 start_aggregator "$TMP/agg-tr.log" --kubeconfig "$TMP/kc/config" --tokenreview \
 	--read-auth tokenreview:hvready:readers --metrics-auth --interval 2 ||
 	fail "the aggregator did not start"

@@ -14,24 +14,17 @@ set -euo pipefail
 # shellcheck source=../tools/test_lib.sh
 . "$HVREADY_SRC/tests/tools/test_lib.sh"
 test_init
-build_shim block_open "$tmp/block_open.so"
-root="$tmp/root"
-cp -a "$HVREADY_SRC/tests/fixtures/hostroots/b-debian12" "$root"
+root=$(host_root_copy b-debian12)
 skip=host.nfs.probe,host.image.share-manager
 "$HVREADY_BIN/hvready-agent" check --host-root "$root" --format json --timeout 2 --skip "$skip" \
 	>"$tmp/free.json" 2>/dev/null || true
 
-export HVREADY_TEST_BLOCK_OPEN=etc/iscsi/initiatorname.iscsi
-export HVREADY_TEST_BLOCK_FLAG="$tmp/blocking"
-touch "$HVREADY_TEST_BLOCK_FLAG"
-# Under ASan the shim is not first in the link order; it needs no ASan.
-wrap=(env LD_PRELOAD="$tmp/block_open.so"
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0")
+block_open_shim etc/iscsi/initiatorname.iscsi
 
 echo "== check"
 rc=0
 start=$(date +%s.%N)
-timeout 30 "${wrap[@]}" "$HVREADY_BIN/hvready-agent" check --host-root "$root" --format json \
+timeout 30 "${BLOCK_WRAP[@]}" "$HVREADY_BIN/hvready-agent" check --host-root "$root" --format json \
 	--timeout 2 --skip "$skip" >"$tmp/check.json" 2>"$tmp/check.err" || rc=$?
 end=$(date +%s.%N)
 [ "$rc" != 124 ] || fail "check hung on a blocked read"
@@ -54,7 +47,7 @@ PY
 echo "== check, proc/meminfo blocked (host.resources, then the facts read it again)"
 rc=0
 start=$(date +%s.%N)
-HVREADY_TEST_BLOCK_OPEN=proc/meminfo timeout 30 "${wrap[@]}" "$HVREADY_BIN/hvready-agent" check \
+HVREADY_TEST_BLOCK_OPEN=proc/meminfo timeout 30 "${BLOCK_WRAP[@]}" "$HVREADY_BIN/hvready-agent" check \
 	--host-root "$root" --format json --timeout 2 --skip "$skip" >"$tmp/mem.json" 2>"$tmp/mem.err" || rc=$?
 end=$(date +%s.%N)
 [ "$rc" != 124 ] || fail "check hung on a blocked proc/meminfo"
@@ -73,19 +66,14 @@ PY
 
 echo "== run"
 post_sink "$tmp/posts"
-"${wrap[@]}" "$HVREADY_BIN/hvready-agent" run --aggregator "http://127.0.0.1:$SINK_PORT" \
+"${BLOCK_WRAP[@]}" "$HVREADY_BIN/hvready-agent" run --aggregator "http://127.0.0.1:$SINK_PORT" \
 	--host-root "$root" --interval 1 --timeout 2 --skip "$skip" 2>"$tmp/run.log" &
 pid=$!
 kill_pids+=("$pid")
-posts() { [ -s "$tmp/posts" ] && wc -l <"$tmp/posts" || echo 0; }
-for _ in $(seq 1 100); do
-	[ "$(posts)" -ge 3 ] && break
-	sleep 0.2
-done
-[ "$(posts)" -ge 3 ] || { cat "$tmp/run.log"; fail "run did not keep reporting with a blocked read"; }
+wait_for 20 "run did not keep reporting with a blocked read" sink_has 3
 
 grep -aq "still blocked since" "$tmp/posts.raw" || fail "no cycle reported host.iscsi still blocked"
-echo "run: $(posts) reports while blocked"
+echo "run: $(sink_posts) reports while blocked"
 # The read returns: the check runs again and decides.
 rm -f "$HVREADY_TEST_BLOCK_FLAG"
 : >"$tmp/posts.raw"

@@ -10,8 +10,7 @@ set -euo pipefail
 . "$HVREADY_SRC/tests/tools/test_lib.sh"
 test_init
 
-root="$tmp/root"
-cp -a "$HVREADY_SRC/tests/fixtures/hostroots/b-debian12" "$root"
+root=$(host_root_copy b-debian12)
 # The files behind host.cpu.virt, host.resources, host.longhorn.path, host.iscsi, host.nfs.kernel.
 fifos="proc/cpuinfo proc/meminfo proc/1/mountinfo etc/iscsi/initiatorname.iscsi proc/filesystems etc/os-release"
 for p in $fifos; do

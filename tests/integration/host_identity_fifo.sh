@@ -14,9 +14,7 @@ set -euo pipefail
 # shellcheck source=../tools/test_lib.sh
 . "$HVREADY_SRC/tests/tools/test_lib.sh"
 test_init
-build_shim block_open "$tmp/block_open.so"
-root="$tmp/root"
-cp -a "$HVREADY_SRC/tests/fixtures/hostroots/b-debian12" "$root"
+root=$(host_root_copy b-debian12)
 mkdir -p "$root/proc/sys/kernel/random"
 echo kernel-name >"$root/proc/sys/kernel/hostname"
 echo 5b6f0a1c-3d2e-4f10-9a8b-7c6d5e4f3a21 >"$root/proc/sys/kernel/random/boot_id"
@@ -55,16 +53,12 @@ verdicts "$tmp/fifo.json" "$tmp/free.json" kernel-name 5b6f0a1c-3d2e-4f10-9a8b-7
 rm "$root/etc/hostname"
 cp "$HVREADY_SRC/tests/fixtures/hostroots/b-debian12/etc/hostname" "$root/etc/hostname"
 
-export HVREADY_TEST_BLOCK_OPEN=etc/hostname
-export HVREADY_TEST_BLOCK_FLAG="$tmp/blocking"
-touch "$HVREADY_TEST_BLOCK_FLAG"
-wrap=(env LD_PRELOAD="$tmp/block_open.so"
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0")
+block_open_shim etc/hostname
 
 echo "== check, the open of etc/hostname blocks"
 rc=0
 start=$(date +%s.%N)
-timeout 30 "${wrap[@]}" "$agent" check --host-root "$root" --format json --timeout 2 \
+timeout 30 "${BLOCK_WRAP[@]}" "$agent" check --host-root "$root" --format json --timeout 2 \
 	--skip "$skip" >"$tmp/blocked.json" 2>"$tmp/blocked.err" || rc=$?
 end=$(date +%s.%N)
 [ "$rc" != 124 ] || fail "check hung on a blocked etc/hostname"
@@ -73,7 +67,7 @@ grep -q "node identity: blocked: last at .*etc/hostname" "$tmp/blocked.err" ||
 verdicts "$tmp/blocked.json" "$tmp/free.json" unknown "" "$start" "$end" ||
 	fail "check verdicts with etc/hostname blocked"
 rc=0
-timeout 30 "${wrap[@]}" "$agent" check --host-root "$root" --node node-a --format json \
+timeout 30 "${BLOCK_WRAP[@]}" "$agent" check --host-root "$root" --node node-a --format json \
 	--timeout 2 --skip "$skip" >"$tmp/named.json" 2>/dev/null || rc=$?
 [ "$rc" != 124 ] || fail "check --node hung on a blocked etc/hostname"
 python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); assert v["node"] == "node-a", v["node"]' \
@@ -81,18 +75,13 @@ python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); assert v["node"] ==
 
 echo "== run, the open of etc/hostname blocks"
 post_sink "$tmp/posts"
-"${wrap[@]}" "$agent" run --aggregator "http://127.0.0.1:$SINK_PORT" --host-root "$root" \
+"${BLOCK_WRAP[@]}" "$agent" run --aggregator "http://127.0.0.1:$SINK_PORT" --host-root "$root" \
 	--interval 1 --timeout 2 --skip "$skip" 2>"$tmp/run.log" &
 pid=$!
 kill_pids+=("$pid")
-posts() { [ -s "$tmp/posts" ] && wc -l <"$tmp/posts" || echo 0; }
-for _ in $(seq 1 100); do
-	[ "$(posts)" -ge 3 ] && break
-	sleep 0.2
-done
-[ "$(posts)" -ge 3 ] || { cat "$tmp/run.log"; fail "run did not report with etc/hostname blocked"; }
+wait_for 20 "run did not report with etc/hostname blocked" sink_has 3
 grep -q "node identity: still blocked since an earlier cycle" "$tmp/run.log" ||
 	{ cat "$tmp/run.log"; fail "the next cycles started the blocked read again"; }
-echo "run: $(posts) reports while etc/hostname blocks"
+echo "run: $(sink_posts) reports while etc/hostname blocks"
 stops_within "$pid" 5 "run ignored SIGTERM with etc/hostname blocked"
 echo "PASS: the node identity reads are bounded"

@@ -7,9 +7,8 @@
 # a continue token, 403, 404, 500 and slow answers are handled per resource;
 # unreachable servers and rejected credentials are clear errors (exit 2).
 set -euo pipefail
-TMP=$(mktemp -d)
 source "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-trap 'kt_cleanup; rm -rf "$TMP"' EXIT
+test_init
 
 TOKEN=hvready-test-token-7f3a9c
 STATE="$FIXTURES/harvester"

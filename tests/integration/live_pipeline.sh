@@ -105,15 +105,8 @@ start_agent() { # i
 }
 for i in 1 2 3; do
 	ns="${tag}n$i"
-	ip netns add "$ns"
 	nss+=("$ns")
-	ip link add "${tag}a$i" type veth peer name "${tag}b$i"
-	ip link set "${tag}b$i" netns "$ns"
-	ip addr add "10.231.$i.1/30" dev "${tag}a$i"
-	ip link set "${tag}a$i" up
-	ip netns exec "$ns" ip addr add "10.231.$i.2/30" dev "${tag}b$i"
-	ip netns exec "$ns" ip link set "${tag}b$i" up
-	ip netns exec "$ns" ip link set lo up
+	veth_netns "$ns" "${tag}a$i" "${tag}b$i" "10.231.$i.1/30" "10.231.$i.2/30"
 	start_agent "$i"
 done
 

@@ -8,6 +8,8 @@
 set -euo pipefail
 
 : "${HVREADY_SRC:?}" "${HVREADY_BIN:?}"
+# shellcheck source=../tools/test_lib.sh
+. "$HVREADY_SRC/tests/tools/test_lib.sh"
 # shellcheck source=lib/ganesha.sh
 source "$HVREADY_SRC/tests/integration/lib/ganesha.sh"
 
@@ -258,14 +260,7 @@ for ((i = 0; i < 50; i++)); do
 done
 # The namespace is this test's own host: allow the agent to reach it.
 export HVREADY_TEST_NET_ALLOW="${HVREADY_TEST_NET_ALLOW:+$HVREADY_TEST_NET_ALLOW,}$NS_IP/32"
-ip netns add "$NS"
-ip link add "${VETH}a" type veth peer name "${VETH}b"
-ip link set "${VETH}b" netns "$NS"
-ip addr add "$HOST_IP/30" dev "${VETH}a"
-ip link set "${VETH}a" up
-ip netns exec "$NS" ip addr add "$NS_IP/30" dev "${VETH}b"
-ip netns exec "$NS" ip link set "${VETH}b" up
-ip netns exec "$NS" ip link set lo up
+veth_netns "$NS" "${VETH}a" "${VETH}b" "$HOST_IP/30" "$NS_IP/30"
 ganesha_start "$TMP/srv-ns" "$NS_IP" 2049 "$NS" >/dev/null || { echo "FAIL: ganesha in netns did not start"; exit 1; }
 echo "ganesha B in netns $NS on $NS_IP:2049"
 

@@ -13,16 +13,10 @@ set -euo pipefail
 serve_test_init
 AGG_LISTEN=127.0.0.1:0
 PY=${PYTHON:-python3}
-ROOT="$HVREADY_SRC/tests/fixtures/hostroots/b-rhel9"
-for n in 1 2 3; do
-	"$HVREADY_BIN/hvready-agent" check --node "harvester-node-$n" --host-root "$ROOT" \
-		--skip host.image.share-manager,host.nfs.probe --format msgpack \
-		--output "$tmp/r$n.msgpack" >/dev/null 2>&1 || true
-	[ -s "$tmp/r$n.msgpack" ] || fail "no report for node $n"
-done
+node_reports "$tmp/reports" b-rhel9 3
 post() { # token N -> status; the body in $tmp/body
 	curl -sS --max-time 10 -o "$tmp/body" -w '%{http_code}' -H "Authorization: Bearer $1" \
-		-H "Content-Type: application/msgpack" --data-binary "@$tmp/r$2.msgpack" \
+		-H "Content-Type: application/msgpack" --data-binary "@$tmp/reports/harvester-node-$2.msgpack" \
 		"$AGG_URL/v1/reports"
 }
 expect() { # code what got
@@ -68,12 +62,12 @@ printf 'shared-%s\n' "$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"
 chmod 600 "$tmp/token"
 TOKEN=$(cat "$tmp/token")
 # Room for a few nodes' reports of this size, far fewer than 300.
-one=$(stat -c %s "$tmp/r1.msgpack")
+one=$(stat -c %s "$tmp/reports/harvester-node-1.msgpack")
 budget=$((one * 8))
 start_aggregator "$tmp/agg2.log" --token-file "$tmp/token" --max-report-bytes "$budget" \
 	--cluster-state "$HVREADY_SRC/examples/cluster" || fail "the aggregator did not start"
 expect 200 "node 1 with the shared token" "$(post "$TOKEN" 1)"
-"$PY" "$HVREADY_SRC/tests/tools/report_flood.py" --port "${AGG_URL##*:}" --template "$tmp/r2.msgpack" \
+"$PY" "$HVREADY_SRC/tests/tools/report_flood.py" --port "${AGG_URL##*:}" --template "$tmp/reports/harvester-node-2.msgpack" \
 	--token-file "$tmp/token" --nodes 300 --prefix invented-node- --threads 4 --duration 4 \
 	>"$tmp/flood.json" 2>"$tmp/flood.err" || fail "report_flood: $(cat "$tmp/flood.err")"
 held=$(curl -fsS --max-time 10 "$AGG_URL/v1/nodes" | "$PY" -c 'import json, sys; print(len(json.load(sys.stdin)["nodes"]))')

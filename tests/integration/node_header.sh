@@ -21,14 +21,12 @@ set -euo pipefail
 # shellcheck source=../tools/serve_lib.sh
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
 serve_test_init
-TMP=$tmp
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
 pids=()
 extra_cleanup() {
 	local p
 	for p in "${pids[@]}"; do stop_pid "$p" || true; done
-	kt_cleanup
 }
 node_reports "$TMP/reports"
 rnd() { head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
@@ -155,9 +153,7 @@ AGENT_JWT=$(sa_token agent-n1)
 cat >"$TMP/reviews.json" <<JSON
 {"$AGENT_JWT": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-1"}}
 JSON
-kt_fake api --fixtures "$FIXTURES/harvester" --token admin-token --require-auth --tokenreview "$TMP/reviews.json"
-mkdir -p "$TMP/kc"
-kt_kubeconfig "$TMP/kc/config" "https://127.0.0.1:$FAKE_PORT" inline-token admin-token
+kt_review_api
 start_aggregator "$TMP/agg-tr.log" --kubeconfig "$TMP/kc/config" --tokenreview --interval 2 ||
 	fail "the aggregator did not start"
 expect "403 closed x1" "node 1's agent token for node 2, held for its review, body announced not sent" \

@@ -6,27 +6,15 @@
 # Loopback only.
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-TMP=$(mktemp -d)
 # shellcheck source=../tools/serve_lib.sh
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
-tmp=$TMP
+serve_test_init
 FAIL_TAIL=5
-cleanup() {
-	stop_aggregator >/dev/null 2>&1 || true
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-ROOT="$HVREADY_SRC/tests/fixtures/hostroots/b-rhel9"
 printf 'node-limit-token-%s\n' "$RANDOM$RANDOM" >"$TMP/token"
 chmod 600 "$TMP/token"
 TOKEN=$(cat "$TMP/token")
 
-for n in 1 2 3; do
-	"$HVREADY_BIN/hvready-agent" check --node "harvester-node-$n" --host-root "$ROOT" \
-		--skip host.image.share-manager,host.nfs.probe --format msgpack \
-		--output "$TMP/r$n.msgpack" >/dev/null 2>&1 || true
-	[ -s "$TMP/r$n.msgpack" ] || fail "no report for node $n"
-done
+node_reports "$TMP/reports" b-rhel9 3
 
 if HVREADY_MAX_NODES=0 "$HVREADY_BIN/hvready-aggregator" serve --listen 127.0.0.1:0 \
 	--token-file "$TMP/token" --cluster-state "$HVREADY_SRC/examples/cluster" 2>"$TMP/bad.log"; then
@@ -41,7 +29,7 @@ HVREADY_MAX_NODES=2 start_aggregator "$TMP/agg.log" --token-file "$TMP/token" \
 	--cluster-state "$HVREADY_SRC/examples/cluster" || fail "the aggregator did not start"
 post() { # N -> status; the body in $TMP/body
 	curl -sS --max-time 10 -o "$TMP/body" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" \
-		-H "Content-Type: application/msgpack" --data-binary "@$TMP/r$1.msgpack" \
+		-H "Content-Type: application/msgpack" --data-binary "@$TMP/reports/harvester-node-$1.msgpack" \
 		"$AGG_URL/v1/reports"
 }
 nodes() { curl -fsS --max-time 10 "$AGG_URL/v1/nodes" | python3 -c 'import json, sys; print(" ".join(sorted(n["name"] for n in json.load(sys.stdin)["nodes"])))'; }

@@ -7,10 +7,9 @@
 # Loopback only (TLS from the test PKI); the server is stopped on exit.
 set -euo pipefail
 export LC_ALL=C
-TMP=$(mktemp -d)
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-trap 'kt_cleanup; rm -rf "$TMP"' EXIT
+test_init
 kt_pki "$TMP/pki"
 
 # web MODE: an HTTPS server on loopback; sets WEB_PORT.

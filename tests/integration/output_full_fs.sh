@@ -12,15 +12,11 @@ if [ -z "${HVREADY_IN_MOUNT_NS:-}" ]; then
 	exec unshare --mount --propagation private env HVREADY_IN_MOUNT_NS=1 bash "$0" "$@"
 fi
 AGENT="$HVREADY_BIN/hvready-agent"
-TMP=$(mktemp -d)
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-cleanup() {
-	kt_cleanup
-	umount "$TMP/full" "$TMP/ro" 2>/dev/null || true
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
+test_init
+# shellcheck disable=SC2317 # called by test_lib.sh at exit
+extra_cleanup() { umount "$TMP/full" "$TMP/ro" 2>/dev/null || true; }
 ROOT="$HVREADY_SRC/tests/fixtures/hostroots/b-rhel9"
 SKIP=host.image.share-manager,host.nfs.probe
 

@@ -8,10 +8,8 @@ set -euo pipefail
 # shellcheck source=../tools/serve_lib.sh
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
 serve_test_init
-TMP=$tmp
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-extra_cleanup() { kt_cleanup; }
 AGG_LISTEN=127.0.0.1:0
 get() { # path [token] -> status
 	local auth=()
@@ -71,9 +69,7 @@ cat >"$TMP/reviews.json" <<JSON
 {"$(sa_token reader)": {"user": "system:serviceaccount:ops:hvready-reader", "groups": ["hvready:readers", "system:authenticated"]},
  "$(sa_token someone)": {"user": "system:serviceaccount:default:someone", "groups": ["system:authenticated"]}}
 JSON
-kt_fake api --fixtures "$FIXTURES/harvester" --token admin-token --require-auth --tokenreview "$TMP/reviews.json"
-mkdir -p "$TMP/kc"
-kt_kubeconfig "$TMP/kc/config" "https://127.0.0.1:$FAKE_PORT" inline-token admin-token
+kt_review_api
 start_aggregator "$TMP/agg-tr.log" --kubeconfig "$TMP/kc/config" --token-file "$TMP/agent-token" \
 	--read-auth tokenreview:hvready:readers --interval 2 || fail "the aggregator did not start"
 expect 401 "GET /v1/verdict without a token" "$(get /v1/verdict)"

@@ -13,10 +13,8 @@ set -euo pipefail
 # shellcheck source=../tools/serve_lib.sh
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
 serve_test_init
-TMP=$tmp
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-extra_cleanup() { kt_cleanup; }
 DELAY=3 # seconds per TokenReview; the clients give up after 1
 
 node_reports "$TMP/reports"
@@ -27,9 +25,7 @@ cat >"$TMP/reviews.json" <<EOF
  "$(sa_token node-1-late)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-1"},
  "$(sa_token node-2-late)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-2"}}
 EOF
-kt_fake api --fixtures "$FIXTURES/harvester" --token admin-token --require-auth --tokenreview "$TMP/reviews.json" --tokenreview-delay "$DELAY"
-mkdir -p "$TMP/kc"
-kt_kubeconfig "$TMP/kc/config" "https://127.0.0.1:$FAKE_PORT" inline-token admin-token
+kt_review_api --tokenreview-delay "$DELAY"
 start_aggregator "$TMP/aggregator.log" --kubeconfig "$TMP/kc/config" --tokenreview --interval 2 ||
 	fail "the --tokenreview aggregator did not start"
 

@@ -14,10 +14,8 @@ set -euo pipefail
 # shellcheck source=../tools/serve_lib.sh
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
 serve_test_init
-TMP=$tmp
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-extra_cleanup() { kt_cleanup; }
 DELAY=0.05 # seconds per TokenReview
 AGENT_ADDR=127.0.0.2
 
@@ -27,9 +25,7 @@ cat >"$TMP/reviews.json" <<JSON
 {"$(sa_token node-1-old)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-1"},
  "$(sa_token node-1-new)": {"user": "system:serviceaccount:hvready-system:hvready-agent", "node": "harvester-node-1"}}
 JSON
-kt_fake api --fixtures "$FIXTURES/harvester" --token admin-token --require-auth --tokenreview "$TMP/reviews.json" --tokenreview-delay "$DELAY"
-mkdir -p "$TMP/kc"
-kt_kubeconfig "$TMP/kc/config" "https://127.0.0.1:$FAKE_PORT" inline-token admin-token
+kt_review_api --tokenreview-delay "$DELAY"
 start_aggregator "$TMP/aggregator.log" --kubeconfig "$TMP/kc/config" --tokenreview --interval 2 ||
 	fail "the --tokenreview aggregator did not start"
 port=${AGG_URL##*:}

@@ -30,8 +30,7 @@ SECRETS=(S3cretProxyPw S3cretProxyUser S3cretMirrorPw S3cretQueryTok S3cretCfgPa
 	S3cretKubePass)
 
 # A node of the fixture with RKE2's proxy and registries.yaml full of credentials.
-ROOT=$tmp/root
-cp -a "$HVREADY_SRC/tests/fixtures/hostroots/a-debian-intel" "$ROOT"
+ROOT=$(host_root_copy a-debian-intel)
 mkdir -p "$ROOT/etc/rancher/rke2" "$ROOT/etc/default" "$ROOT/usr/local/bin" \
 	"$ROOT/var/lib/rancher/rke2/agent/etc/containerd"
 : >"$ROOT/usr/local/bin/rke2"

@@ -20,10 +20,8 @@ AGENT="$HVREADY_BIN/hvready-agent"
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
 serve_test_init
 FAIL_TAIL=10
-TMP=$tmp
 # shellcheck source=../tools/kube_test_lib.sh
 . "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-extra_cleanup() { kt_cleanup; }
 SECRET="s3cr3t-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 WRONG="wr0ng-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 ROOT="$HVREADY_SRC/tests/fixtures/hostroots/b-rhel9"
@@ -149,9 +147,7 @@ kt_pki "$TMP/pki"
 SA_SECRET=$(sa_token "$SECRET-node")
 echo "{\"$SA_SECRET\": {\"user\": \"system:serviceaccount:hvready-system:hvready-agent\", \"node\": \"harvester-node-1\"}}" \
 	>"$TMP/reviews.json"
-kt_fake api --fixtures "$FIXTURES/harvester" --token admin-token --require-auth --tokenreview "$TMP/reviews.json"
-mkdir -p "$TMP/kc"
-kt_kubeconfig "$TMP/kc/config" "https://127.0.0.1:$FAKE_PORT" inline-token admin-token
+kt_review_api
 AGG_CURL=()
 start_aggregator "$TMP/aggregator-tr.log" --kubeconfig "$TMP/kc/config" --tokenreview --interval 2 ||
 	fail "the --tokenreview aggregator did not start"

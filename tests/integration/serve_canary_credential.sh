@@ -17,7 +17,6 @@
 # ctest: serial
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
-. "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
 . "$HVREADY_SRC/tests/tools/serve_lib.sh"
 . "$HVREADY_SRC/tests/tools/canary_test_lib.sh"
 canary_test_init

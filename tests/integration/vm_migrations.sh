@@ -6,9 +6,8 @@
 # alike. With the VMIM list forbidden (403) the VMI's own state still counts,
 # and the part that needs the VMIMs is UNKNOWN with the reason, never PASS.
 set -euo pipefail
-TMP=$(mktemp -d)
 source "$HVREADY_SRC/tests/tools/kube_test_lib.sh"
-trap 'kt_cleanup; rm -rf "$TMP"' EXIT
+test_init
 
 TOKEN=vm-migrations-token
 LM=api.vm.live-migratable

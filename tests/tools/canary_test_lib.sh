@@ -1,27 +1,34 @@
 # shellcheck shell=bash
-# Shared by the canary's integration tests (sourced after kube_test_lib.sh, then
-# canary_test_init): requests to the fake, one canary run against a fresh fake,
+# Shared by the canary's integration tests (sourced; it sources kube_test_lib.sh;
+# then canary_test_init): requests to the fake, one canary run against a fresh fake,
 # and what the fake still holds.
 #   FIX          the fixture directory run() serves (canary_test_init sets the
 #                canary fixtures; fixture_variant points it at a changed copy
 #                until fixture_reset)
-#   LEFT_PATHS   the API paths left() lists (the caller sets them; the snapshot
-#                tests from CANARY_SNAPSHOT_PATHS)
+#   LEFT_PATHS   the API paths left() lists (the caller sets them; for the
+#                snapshot tests canary_test_init snapshot does)
 #   SEL          a labelSelector query of the canary's objects
 
-# canary_test_init: test_init, the fakes stopped at exit, the fake's PKI in
-# $TMP/pki, FIX at the canary fixtures.
+# shellcheck source=kube_test_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/kube_test_lib.sh"
+
+# canary_test_init [snapshot]: test_init (the fakes stopped at exit), the fake's
+# PKI in $TMP/pki, FIX at the canary fixtures. With "snapshot" (the snapshot
+# tests): STEPS, the steps vm, snapshot and restore, and LEFT_PATHS every kind
+# they make or lead to (CANARY_SNAPSHOT_PATHS).
 canary_test_init() {
 	test_init
-	# shellcheck disable=SC2317 # called by test_lib.sh at exit
-	extra_cleanup() { kt_cleanup; }
 	kt_pki "$TMP/pki"
 	FIX="$HVREADY_SRC/tests/fixtures/canary"
+	if [ "${1:-}" = snapshot ]; then
+		# shellcheck disable=SC2034 # the caller's
+		STEPS=(--steps "vm,snapshot,restore")
+		LEFT_PATHS=("${CANARY_SNAPSHOT_PATHS[@]}")
+	fi
 }
 
 SEL="labelSelector=app.kubernetes.io%2Fmanaged-by%3Dhvready-canary"
 # The kinds the vm, snapshot and restore steps make or lead to (the fixtures hold none).
-# shellcheck disable=SC2034 # the snapshot tests' LEFT_PATHS
 CANARY_SNAPSHOT_PATHS=("/api/v1/namespaces?$SEL" "/api/v1/pods" "/api/v1/persistentvolumeclaims"
 	"/apis/kubevirt.io/v1/virtualmachines" "/apis/kubevirt.io/v1/virtualmachineinstances"
 	"/apis/cdi.kubevirt.io/v1beta1/datavolumes"

@@ -86,6 +86,10 @@ import threading
 import time
 import urllib.parse
 
+# A Failure Status as kube-apiserver sends it (metav1.Status), one for the
+# reads here and the writes of fake_canary.py.
+from fake_canary import status
+
 # group, version, plural, kind, namespaced, crd: aggregator/cluster_state.c
 RESOURCES = [
     ("", "v1", "nodes", "Node", False, False),
@@ -162,14 +166,6 @@ class Resource:
         self.name = plural if not group else plural + "." + group
         self.api_version = version if not group else group + "/" + version
         self.objects = []
-
-
-def status(code, reason, message, details=None):
-    s = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-         "message": message, "reason": reason, "code": code}
-    if details:
-        s["details"] = details
-    return s
 
 
 def json_values(text):

@@ -1,7 +1,11 @@
 # Shared by the integration tests of the aggregator's API client (sourced):
 # a test PKI, the fake kube-apiserver, kubeconfigs and findings comparison.
-# The sourcing test sets TMP (a fresh directory) and calls kt_cleanup from its
-# EXIT trap.
+# The sourcing test calls test_init (test_lib.sh: TMP, a fresh directory, and
+# the EXIT trap, which calls kt_cleanup); a test with an EXIT trap of its own
+# sets TMP and calls kt_cleanup from it.
+
+[ -n "${HVREADY_KUBE_TEST_LIB:-}" ] && return 0
+HVREADY_KUBE_TEST_LIB=1
 
 # shellcheck source=test_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
@@ -17,13 +21,7 @@ FIXTURES="$HVREADY_SRC/tests/fixtures/cluster/source"
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 
 kt_cleanup() {
-	local p
-	for p in "${KT_PIDS[@]}"; do
-		kill "$p" 2>/dev/null || true
-	done
-	for p in "${KT_PIDS[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
+	stop_all ${KT_PIDS[@]+"${KT_PIDS[@]}"}
 	KT_PIDS=()
 }
 
@@ -81,6 +79,17 @@ kt_fake() {
 	done
 	cat "$TMP/$name.err" >&2
 	kt_fail "the fake apiserver $name did not start"
+}
+
+# kt_review_api [FAKE OPTIONS...]: the fake API server "api" (the harvester
+# fixtures; the token admin-token required) answering TokenReviews as
+# $TMP/reviews.json says, and $TMP/kc/config, an inline-token kubeconfig for it
+# (the aggregator's --kubeconfig). The PKI (kt_pki "$TMP/pki") comes first.
+kt_review_api() {
+	kt_fake api --fixtures "$FIXTURES/harvester" --token admin-token --require-auth \
+		--tokenreview "$TMP/reviews.json" "$@"
+	mkdir -p "$TMP/kc"
+	kt_kubeconfig "$TMP/kc/config" "https://127.0.0.1:$FAKE_PORT" inline-token admin-token
 }
 
 b64() { base64 -w0 <"$1"; }

@@ -19,8 +19,10 @@
 #
 # tmp, pids, fail, wait_for, stop_pid and the EXIT trap come from test_lib.sh
 # (serve_test_init is its test_init; start_aggregator adds to pids). Also:
-#   node_reports DIR  the agent's reports (msgpack) of two fixture hosts:
-#               DIR/harvester-node-1.msgpack (a-debian-intel) and -2 (a-pvm-host)
+#   node_reports DIR [HOST N]  the agent's reports (msgpack) of two fixture
+#               hosts: DIR/harvester-node-1.msgpack (a-debian-intel) and -2
+#               (a-pvm-host); with HOST and N, of the one fixture host HOST as
+#               N nodes: DIR/harvester-node-1.msgpack ... -N
 
 # shellcheck source=test_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
@@ -71,9 +73,13 @@ serve_test_init() { test_init; }
 serve_test_cleanup() { test_cleanup; }
 
 node_reports() {
-	local dir=$1 spec node rc
+	local dir=$1 spec node rc specs=(harvester-node-1:a-debian-intel harvester-node-2:a-pvm-host)
 	mkdir -p "$dir"
-	for spec in harvester-node-1:a-debian-intel harvester-node-2:a-pvm-host; do
+	if [ $# -eq 3 ]; then
+		specs=()
+		for node in $(seq 1 "$3"); do specs+=("harvester-node-$node:$2"); done
+	fi
+	for spec in "${specs[@]}"; do
 		node=${spec%%:*}
 		rc=0
 		"$HVREADY_BIN/hvready-agent" check --host-root "$HVREADY_SRC/tests/fixtures/hostroots/${spec#*:}" \

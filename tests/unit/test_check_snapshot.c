@@ -17,6 +17,14 @@ static void installed(struct harness *h)
 	harness_load(h, "storage/deployments-harvester.json");
 }
 
+/* installed(), with the VolumeSnapshotClasses seen in the field: longhorn (type bak)
+ * and longhorn-snapshot (type snap). */
+static void installed_vsc(struct harness *h)
+{
+	installed(h);
+	harness_load(h, "storage/volumesnapshotclasses-case4.json");
+}
+
 static void add_vsc(struct harness *h, const char *name, const char *params, const char *ann)
 {
 	char buf[1024];
@@ -109,6 +117,13 @@ static void lh_cluster(struct harness *h, bool profiles)
 		harness_load(h, "storage/storageprofiles-case4.json");
 }
 
+/* lh_cluster() with the profiles and installed_vsc()'s VolumeSnapshotClasses. */
+static void lh_cluster_vsc(struct harness *h)
+{
+	lh_cluster(h, true);
+	harness_load(h, "storage/volumesnapshotclasses-case4.json");
+}
+
 /* Set (cls) or remove (NULL) spec.snapshotClass or status.snapshotClass of the
  * StorageProfile of sc. */
 static void set_profile(struct harness *h, const char *sc, const char *part, const char *cls)
@@ -142,8 +157,7 @@ static const char *ev_list_item(const struct finding *f, const char *key, size_t
 static void test_vsc_ambiguous_case4_warn(void **state)
 {
 	struct harness h;
-	lh_cluster(&h, true);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	lh_cluster_vsc(&h);
 	const struct finding *f = harness_expect(&h, VSC_AMB, STATUS_WARN);
 	assert_non_null(strstr(f->message,
 			       "disks on harvester-longhorn, longhorn, longhorn-rwx, "
@@ -173,8 +187,7 @@ static void test_vsc_ambiguous_case4_warn(void **state)
 static void test_vsc_ambiguous_per_storageclass(void **state)
 {
 	struct harness h;
-	lh_cluster(&h, true);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	lh_cluster_vsc(&h);
 	set_profile(&h, "harvester-longhorn", "spec", "longhorn-snapshot");
 	set_profile(&h, "harvester-longhorn", "status", "longhorn-snapshot");
 	const struct finding *f = harness_expect(&h, VSC_AMB, STATUS_WARN);
@@ -189,8 +202,7 @@ static void test_vsc_ambiguous_per_storageclass(void **state)
 	harness_clear(&h);
 
 	/* Every StorageClass's class named in spec.snapshotClass: a decision, not a default. */
-	lh_cluster(&h, true);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	lh_cluster_vsc(&h);
 	set_profile(&h, "harvester-longhorn", "spec", "longhorn-snapshot");
 	set_profile(&h, "harvester-longhorn", "status", "longhorn-snapshot");
 	set_profile(&h, "longhorn", "spec", "longhorn");
@@ -219,8 +231,7 @@ static void test_vsc_ambiguous_profile_names_missing_or_foreign(void **state)
 {
 	struct harness h;
 	/* CDI never clears status.snapshotClass: it outlives a deleted class. */
-	lh_cluster(&h, true);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	lh_cluster_vsc(&h);
 	set_profile(&h, "longhorn-rwx", "status", "longhorn-backup");
 	const struct finding *f = harness_expect(&h, VSC_AMB, STATUS_FAIL);
 	assert_non_null(strstr(f->message, "leave out the disks on StorageClass longhorn-rwx"));
@@ -242,8 +253,7 @@ static void test_vsc_ambiguous_profile_names_missing_or_foreign(void **state)
 	harness_clear(&h);
 
 	/* KubeVirt does not check the driver of the profile's class. */
-	lh_cluster(&h, true);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	lh_cluster_vsc(&h);
 	add_ceph_vsc(&h);
 	set_profile(&h, "harvester-longhorn", "status", "ceph-block");
 	f = harness_expect(&h, VSC_AMB, STATUS_FAIL);
@@ -298,8 +308,7 @@ static void test_vsc_ambiguous_kubevirt_rule(void **state)
 	harness_clear(&h);
 
 	/* CDI installed but no status.snapshotClass written for one StorageClass yet. */
-	lh_cluster(&h, true);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	lh_cluster_vsc(&h);
 	set_profile(&h, "longhorn-rwx", "status", NULL);
 	f = harness_expect(&h, VSC_AMB, STATUS_FAIL);
 	assert_non_null(strstr(f->message, "StorageClass longhorn-rwx fail"));
@@ -404,8 +413,7 @@ static void test_vsc_ambiguous_pass_skip(void **state)
 	harness_clear(&h);
 
 	/* No Longhorn StorageClass: no VM disk is a Longhorn volume. */
-	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	installed_vsc(&h);
 	assert_non_null(strstr(harness_expect(&h, VSC_AMB, STATUS_SKIP)->message,
 			       "no StorageClass of provisioner driver.longhorn.io"));
 	harness_clear(&h);
@@ -425,8 +433,7 @@ static void test_vsc_ambiguous_pass_skip(void **state)
 	harness_clear(&h);
 
 	/* StorageClasses are needed: which StorageClasses are Longhorn's decides it. */
-	lh_cluster(&h, true);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	lh_cluster_vsc(&h);
 	cs_set_status(&h.cs, RES_STORAGECLASSES, RES_NOT_COLLECTED, NULL);
 	harness_expect(&h, VSC_AMB, STATUS_UNKNOWN);
 	harness_clear(&h);
@@ -437,8 +444,7 @@ static void test_vsc_ambiguous_pass_skip(void **state)
 static void test_backup_target_case4_fail(void **state)
 {
 	struct harness h;
-	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	installed_vsc(&h);
 	harness_load(&h, "storage/settings-longhorn-1.11.json");
 	harness_load(&h, "storage/backuptargets-unavailable.json");
 	const struct finding *f = harness_expect(&h, VSC_BT, STATUS_FAIL);
@@ -472,8 +478,7 @@ static void test_backup_target_available_pass(void **state)
 static void test_backup_target_empty_url_stale_available(void **state)
 {
 	struct harness h;
-	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	installed_vsc(&h);
 	harness_load(&h, "storage/settings-longhorn-1.11.json");
 	harness_add(&h, lh_obj("BackupTarget", "default", "\"finalizers\":[\"longhorn.io\"]",
 			       "\"spec\":{\"backupTargetURL\":\"\",\"credentialSecret\":\"\","
@@ -492,8 +497,7 @@ static void test_backup_target_empty_url_stale_available(void **state)
 	harness_clear(&h);
 
 	/* A URL and available: PASS, with Harvester's view beside it. */
-	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	installed_vsc(&h);
 	harness_load(&h, "storage/settings-longhorn-1.11.json");
 	harness_load(&h, "storage/backuptargets-available.json");
 	harness_add(&h, k8s_obj("harvesterhci.io/v1beta1", "Setting", NULL, "backup-target", NULL,
@@ -509,8 +513,7 @@ static void test_backup_target_old_longhorn(void **state)
 {
 	struct harness h;
 	/* Longhorn 1.7, setting backup-target empty, no BackupTarget object. */
-	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	installed_vsc(&h);
 	harness_load(&h, "storage/settings-longhorn-1.7.json");
 	const struct finding *f = harness_expect(&h, VSC_BT, STATUS_FAIL);
 	assert_string_equal(kv_get_str(&f->evidence, "path"), "Longhorn setting backup-target");
@@ -518,15 +521,13 @@ static void test_backup_target_old_longhorn(void **state)
 	harness_clear(&h);
 
 	/* A URL in the setting but nothing reports reachability. */
-	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	installed_vsc(&h);
 	harness_add(&h, lh_setting("backup-target", "\"s3://backups@us-east-1/\""));
 	harness_expect(&h, VSC_BT, STATUS_UNKNOWN);
 	harness_clear(&h);
 
 	/* Longhorn 1.11 without BackupTarget default. */
-	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	installed_vsc(&h);
 	harness_load(&h, "storage/settings-longhorn-1.11.json");
 	f = harness_expect(&h, VSC_BT, STATUS_FAIL);
 	assert_non_null(strstr(f->message, "Longhorn 1.11 keeps its backup target"));
@@ -540,8 +541,7 @@ static void test_backup_target_old_longhorn(void **state)
 static void test_backup_target_old_longhorn_setting_decides(void **state)
 {
 	struct harness h;
-	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	installed_vsc(&h);
 	harness_load(&h, "storage/settings-longhorn-1.7.json");
 	harness_load(&h, "storage/backuptargets-available.json");
 	const struct finding *f = harness_expect(&h, VSC_BT, STATUS_FAIL);
@@ -550,8 +550,7 @@ static void test_backup_target_old_longhorn_setting_decides(void **state)
 	harness_clear(&h);
 
 	/* The setting names another target than the copy: not copied yet. */
-	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	installed_vsc(&h);
 	harness_add(&h, lh_setting("current-longhorn-version", "\"v1.7.3\""));
 	harness_add(&h, lh_setting("backup-target", "\"s3://backups@us-east-1/\""));
 	harness_load(&h, "storage/backuptargets-available.json");
@@ -560,8 +559,7 @@ static void test_backup_target_old_longhorn_setting_decides(void **state)
 	harness_clear(&h);
 
 	/* Setting and copy agree: the copy's availability decides. */
-	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	installed_vsc(&h);
 	harness_add(&h, lh_setting("current-longhorn-version", "\"v1.7.3\""));
 	harness_add(&h, lh_setting("backup-target", "\"nfs://192.168.10.5:/exports/backup\""));
 	harness_load(&h, "storage/backuptargets-available.json");
@@ -696,8 +694,7 @@ static void test_backup_target_unknown_skip(void **state)
 		snprintf(body, sizeof(body),
 			 "\"spec\":{\"backupTargetURL\":\"nfs://x:/y\"},\"status\":%s",
 			 targets[i].status);
-		installed(&h);
-		harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+		installed_vsc(&h);
 		harness_add(&h, lh_obj("BackupTarget", "default", NULL, body));
 		harness_expect(&h, VSC_BT, targets[i].want);
 		harness_clear(&h);
@@ -711,8 +708,7 @@ static void test_backup_target_unknown_skip(void **state)
 	harness_clear(&h);
 
 	/* Longhorn not installed at all. */
-	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	installed_vsc(&h);
 	cs_set_status(&h.cs, RES_LH_SETTINGS, RES_NOT_INSTALLED, NULL);
 	cs_set_status(&h.cs, RES_LH_BACKUPTARGETS, RES_NOT_INSTALLED, NULL);
 	harness_expect(&h, VSC_BT, STATUS_FAIL);
@@ -752,8 +748,7 @@ static void test_snap_restore_risk(void **state)
 	assert_non_null(strstr(f->remediation, "{\"parameters\":{\"type\":\"bak\"}}"));
 	harness_clear(&h);
 
-	lh_cluster(&h, true);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	lh_cluster_vsc(&h);
 	f = harness_expect(&h, VSC_RISK, STATUS_PASS);
 	assert_non_null(strstr(f->message, "use longhorn (type bak"));
 	harness_clear(&h);
@@ -784,8 +779,7 @@ static void test_snap_restore_risk(void **state)
 static void test_snap_restore_risk_per_storageclass(void **state)
 {
 	struct harness h;
-	lh_cluster(&h, true);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	lh_cluster_vsc(&h);
 	set_profile(&h, "vmstate-persistence", "spec", "longhorn-snapshot");
 	set_profile(&h, "vmstate-persistence", "status", "longhorn-snapshot");
 	const struct finding *f = harness_expect(&h, VSC_RISK, STATUS_WARN);
@@ -807,8 +801,7 @@ static void test_snap_restore_risk_per_storageclass(void **state)
 	harness_clear(&h);
 
 	/* Some do, some do not: the others are judged. */
-	lh_cluster(&h, true);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	lh_cluster_vsc(&h);
 	set_profile(&h, "longhorn-rwx", "status", "gone");
 	f = harness_expect(&h, VSC_RISK, STATUS_PASS);
 	assert_non_null(strstr(f->message, "other Longhorn StorageClasses: api.vsc.ambiguous"));
@@ -988,13 +981,21 @@ static void test_restorable_skip(void **state)
 
 /* ---- api.snapshot.stuck-deletion ---- */
 
+/* Harvester installed, the clock at AT, and the field's stuck VolumeSnapshots
+ * (with their contents when CONTENTS). */
+static void stuck_snapshots_at(struct harness *h, const char *at, bool contents)
+{
+	installed(h);
+	h->now_ns = harness_at(at);
+	harness_load(h, "storage/volumesnapshots-case10.json");
+	if (contents)
+		harness_load(h, "storage/volumesnapshotcontents-case10.json");
+}
+
 static void test_stuck_case10_warn(void **state)
 {
 	struct harness h;
-	installed(&h);
-	h.now_ns = harness_at("2026-09-05T23:55:00Z");
-	harness_load(&h, "storage/volumesnapshots-case10.json");
-	harness_load(&h, "storage/volumesnapshotcontents-case10.json");
+	stuck_snapshots_at(&h, "2026-09-05T23:55:00Z", true);
 	/* One finding: the content carries the repair, the snapshot follows it. */
 	const struct finding *f = harness_expect(&h, STUCK, STATUS_WARN);
 	assert_string_equal(f->object, "VolumeSnapshotContent/snapcontent-0f1e2d3c-4b5a-4697-8877-"
@@ -1020,10 +1021,7 @@ static void test_stuck_case10_warn(void **state)
 static void test_stuck_recent_pass(void **state)
 {
 	struct harness h;
-	installed(&h);
-	h.now_ns = harness_at("2026-09-05T23:46:00Z");
-	harness_load(&h, "storage/volumesnapshots-case10.json");
-	harness_load(&h, "storage/volumesnapshotcontents-case10.json");
+	stuck_snapshots_at(&h, "2026-09-05T23:46:00Z", true);
 	const struct finding *f = harness_expect(&h, STUCK, STATUS_PASS);
 	int64_t n;
 	assert_true(kv_get_int(&f->evidence, "deleting_less_than_5m", &n));
@@ -1039,9 +1037,7 @@ static void test_stuck_snapshot_alone(void **state)
 {
 	struct harness h;
 	/* The VolumeSnapshot is stuck but its content is gone: its own finalizer is the fix. */
-	installed(&h);
-	h.now_ns = harness_at("2026-09-06T06:00:00Z");
-	harness_load(&h, "storage/volumesnapshots-case10.json");
+	stuck_snapshots_at(&h, "2026-09-06T06:00:00Z", false);
 	const struct finding *f = harness_expect(&h, STUCK, STATUS_WARN);
 	assert_non_null(strstr(f->object, "VolumeSnapshot/default/"));
 	assert_non_null(
@@ -1064,8 +1060,12 @@ static void test_stuck_snapshot_alone(void **state)
 	"volumesnapshot-as-source-protection\",\"snapshot.storage.kubernetes.io/volumesnapshot-"   \
 	"bound-protection\"]"
 
-static void add_held_snapshot(struct harness *h)
+/* Harvester installed, the clock at 2026-09-06T00:00:00Z, and that snapshot with
+ * its content. */
+static void held_snapshot(struct harness *h)
 {
+	installed(h);
+	h->now_ns = harness_at("2026-09-06T00:00:00Z");
 	harness_add(h, k8s_obj(K8S_SNAPSHOT, "VolumeSnapshot", "default", "vs-held", VS_HELD,
 			       "\"spec\":{\"source\":{\"persistentVolumeClaimName\":\"data\"},"
 			       "\"volumeSnapshotClassName\":\"longhorn-snapshot\"},\"status\":{"
@@ -1084,9 +1084,7 @@ static void test_stuck_snapshot_held(void **state)
 {
 	struct harness h;
 	/* A restore from it is still pending: that PVC is what holds it. */
-	installed(&h);
-	h.now_ns = harness_at("2026-09-06T00:00:00Z");
-	add_held_snapshot(&h);
+	held_snapshot(&h);
 	harness_add(&h, k8s_pvc("default", "restore-1",
 				"{\"accessModes\":[\"ReadWriteMany\"],\"volumeMode\":\"Block\","
 				"\"dataSource\":{\"apiGroup\":\"snapshot.storage.k8s.io\","
@@ -1119,9 +1117,7 @@ static void test_stuck_snapshot_held(void **state)
 
 	/* Nothing restores from it: the snapshot controller is not doing its part; the
 	 * as-source finalizer is orphaned (its restore PVC was deleted). */
-	installed(&h);
-	h.now_ns = harness_at("2026-09-06T00:00:00Z");
-	add_held_snapshot(&h);
+	held_snapshot(&h);
 	f = harness_expect(&h, STUCK, STATUS_WARN);
 	assert_non_null(strstr(f->message, "no PVC is being restored from it"));
 	assert_non_null(strstr(f->remediation, "snapshot-controller"));
@@ -1130,9 +1126,7 @@ static void test_stuck_snapshot_held(void **state)
 	harness_clear(&h);
 
 	/* PVCs not collected: which one holds it is unknown, and said so. */
-	installed(&h);
-	h.now_ns = harness_at("2026-09-06T00:00:00Z");
-	add_held_snapshot(&h);
+	held_snapshot(&h);
 	cs_set_status(&h.cs, RES_PVCS, RES_FORBIDDEN, "403");
 	f = harness_expect(&h, STUCK, STATUS_WARN);
 	assert_non_null(strstr(f->message, "PersistentVolumeClaims were not collected"));

@@ -46,11 +46,40 @@ static void load_scratch(const char *path, struct containerd_config *c, int expe
 		fail_msg("containerd_config_load(%s) = %d, expected %d: %s", path, r, expect, err);
 }
 
-static void test_v3_imports_merge_per_key(void **state)
+/* The CRI runtime plugin's device_ownership_from_security_context as the scratch
+ * host's /etc/containerd/config.toml (with what it imports) sets it: WANT, set
+ * in FILE at LINE (0: any line). The config stays loaded in *c. */
+static void expect_device_ownership(struct containerd_config *c, bool want, const char *file,
+				    int line)
 {
 	char err[512] = "";
-	struct containerd_config c;
 	struct containerd_setting s;
+	load_scratch("/etc/containerd/config.toml", c, 0, err, sizeof(err));
+	containerd_config_plugin_key(c, containerd_cri_runtime_plugin(c->version),
+				     "device_ownership_from_security_context", &s);
+	assert_non_null(s.value);
+	assert_int_equal(s.value->b, want);
+	assert_string_equal(s.file, file);
+	if (line)
+		assert_int_equal(s.line, line);
+}
+
+/* The settings of that key in *c that the merge drops: N of them, the one at IDX
+ * being ITEM ("FILE:LINE: TABLE.KEY"). */
+static void expect_ignored_device_ownership(struct containerd_config *c, size_t n, size_t idx,
+					    const char *item)
+{
+	struct strv ignored = {0};
+	containerd_config_find_ignored(c, containerd_cri_runtime_plugin(c->version),
+				       "device_ownership_from_security_context", &ignored, 8);
+	assert_int_equal(ignored.n, n);
+	assert_string_equal(ignored.items[idx], item);
+	strv_clear(&ignored);
+}
+
+static void test_v3_imports_merge_per_key(void **state)
+{
+	struct containerd_config c;
 	scratch_begin();
 	put("etc/containerd/config.toml",
 	    "version = 3\n"
@@ -68,18 +97,12 @@ static void test_v3_imports_merge_per_key(void **state)
 	put("etc/containerd/extra.toml",
 	    "imports = [\"/etc/containerd/config.toml\"] # a cycle: loaded once\n"
 	    "[plugins.'io.containerd.cri.v1.runtime']\n  enable_unprivileged_ports = true\n");
-	load_scratch("/etc/containerd/config.toml", &c, 0, err, sizeof(err));
+	expect_device_ownership(&c, true, "/etc/containerd/conf.d/20-devices.toml", 2);
 	assert_int_equal(c.version, 3);
 	assert_int_equal(c.n, 4);
 	assert_string_equal(c.files[1].path, "/etc/containerd/conf.d/10-cdi.toml");
 	assert_string_equal(c.files[2].path, "/etc/containerd/conf.d/20-devices.toml");
 	assert_string_equal(c.files[3].path, "/etc/containerd/extra.toml");
-	containerd_config_plugin_key(&c, containerd_cri_runtime_plugin(c.version),
-				     "device_ownership_from_security_context", &s);
-	assert_non_null(s.value);
-	assert_true(s.value->b);
-	assert_string_equal(s.file, "/etc/containerd/conf.d/20-devices.toml");
-	assert_int_equal(s.line, 2);
 	containerd_config_clear(&c);
 	scratch_end();
 }
@@ -112,10 +135,7 @@ static void test_v2_imports_replace_sections(void **state)
  * from io.containerd.grpc.v1.cri, never over a key the file sets in the new table). */
 static void test_v3_migrates_older_imports(void **state)
 {
-	char err[512] = "";
 	struct containerd_config c;
-	struct containerd_setting s;
-	struct strv ignored = {0};
 	scratch_begin();
 	put("etc/containerd/config.toml",
 	    "version = 3\n"
@@ -128,20 +148,11 @@ static void test_v3_migrates_older_imports(void **state)
 	    "version = 2\n"
 	    "[plugins.\"io.containerd.grpc.v1.cri\"]\n"
 	    "  device_ownership_from_security_context = true\n");
-	load_scratch("/etc/containerd/config.toml", &c, 0, err, sizeof(err));
-	containerd_config_plugin_key(&c, containerd_cri_runtime_plugin(c.version),
-				     "device_ownership_from_security_context", &s);
-	assert_non_null(s.value);
-	assert_true(s.value->b);
-	assert_string_equal(s.file, "/etc/containerd/conf.d/10-v2.toml");
-	assert_int_equal(s.line, 3);
-	containerd_config_find_ignored(&c, containerd_cri_runtime_plugin(c.version),
-				       "device_ownership_from_security_context", &ignored, 8);
-	assert_int_equal(ignored.n, 1);
-	assert_string_equal(ignored.items[0], "/etc/containerd/config.toml:4: "
-					      "plugins.\"io.containerd.grpc.v1.cri\"."
-					      "device_ownership_from_security_context");
-	strv_clear(&ignored);
+	expect_device_ownership(&c, true, "/etc/containerd/conf.d/10-v2.toml", 3);
+	expect_ignored_device_ownership(&c, 1, 0,
+					"/etc/containerd/config.toml:4: "
+					"plugins.\"io.containerd.grpc.v1.cri\"."
+					"device_ownership_from_security_context");
 	containerd_config_clear(&c);
 
 	/* An unversioned file is version 1: "cri" is io.containerd.grpc.v1.cri, and a key
@@ -154,31 +165,19 @@ static void test_v3_migrates_older_imports(void **state)
 	    "  device_ownership_from_security_context = true\n"
 	    "[plugins.\"io.containerd.grpc.v1.cri\"]\n"
 	    "  device_ownership_from_security_context = false\n");
-	load_scratch("/etc/containerd/config.toml", &c, 0, err, sizeof(err));
-	containerd_config_plugin_key(&c, containerd_cri_runtime_plugin(c.version),
-				     "device_ownership_from_security_context", &s);
-	assert_true(s.value->b);
-	assert_string_equal(s.file, "/etc/containerd/conf.d/30-both.toml");
-	assert_int_equal(s.line, 3);
-	containerd_config_find_ignored(&c, containerd_cri_runtime_plugin(c.version),
-				       "device_ownership_from_security_context", &ignored, 8);
+	expect_device_ownership(&c, true, "/etc/containerd/conf.d/30-both.toml", 3);
 	/* The old table's key in 30-both.toml is dropped by the migration. */
-	assert_int_equal(ignored.n, 2);
-	assert_string_equal(ignored.items[1], "/etc/containerd/conf.d/30-both.toml:5: "
-					      "plugins.\"io.containerd.grpc.v1.cri\"."
-					      "device_ownership_from_security_context");
-	strv_clear(&ignored);
+	expect_ignored_device_ownership(&c, 2, 1,
+					"/etc/containerd/conf.d/30-both.toml:5: "
+					"plugins.\"io.containerd.grpc.v1.cri\"."
+					"device_ownership_from_security_context");
 	containerd_config_clear(&c);
 
 	/* Without the 30- file, the version 1 drop-in's false is the last word. */
 	char full[512];
 	snprintf(full, sizeof(full), "%s/etc/containerd/conf.d/30-both.toml", scratch);
 	assert_int_equal(unlink(full), 0);
-	load_scratch("/etc/containerd/config.toml", &c, 0, err, sizeof(err));
-	containerd_config_plugin_key(&c, containerd_cri_runtime_plugin(c.version),
-				     "device_ownership_from_security_context", &s);
-	assert_false(s.value->b);
-	assert_string_equal(s.file, "/etc/containerd/conf.d/20-v1.toml");
+	expect_device_ownership(&c, false, "/etc/containerd/conf.d/20-v1.toml", 0);
 	containerd_config_clear(&c);
 	scratch_end();
 }

@@ -2,6 +2,9 @@
 # Distribution 2.8) on loopback. Source it; call registry_cleanup from the
 # test's EXIT trap. Every wait is bounded; nothing listens beyond 127.0.0.1.
 
+# shellcheck source=../../tools/test_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../tools/test_lib.sh"
+
 REG_PIDS=()
 # Debian's interpreter when there is one: wrappers such as pyenv's shims cost seconds per call.
 if [ -x /usr/bin/python3 ]; then
@@ -214,12 +217,6 @@ make_ca() {
 }
 
 registry_cleanup() {
-	local p
-	for p in "${REG_PIDS[@]}"; do
-		kill "$p" 2>/dev/null || true
-	done
-	for p in "${REG_PIDS[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
+	stop_all ${REG_PIDS[@]+"${REG_PIDS[@]}"}
 	REG_PIDS=()
 }
