@@ -466,6 +466,16 @@ void store_clear(struct store *s)
 	*s = (struct store){0};
 }
 
+size_t store_bytes(const struct store *s)
+{
+	size_t n = s->rec_bytes + s->npieces * sizeof(struct store_piece) + s->piece_bytes +
+		   s->cap * sizeof(*s->entries) + s->nslots * sizeof(*s->slots) +
+		   s->npslots * sizeof(*s->pieces);
+	for (size_t i = 0; i < s->n; i++)
+		n += s->entries[i].targets ? s->entries[i].targets_len + 1 : 0;
+	return n;
+}
+
 /* ---- decoding ---- */
 
 static bool piece_decode(struct store_piece *p)

@@ -110,6 +110,12 @@ int store_put_entry(struct store *s, struct node_entry e);
 const struct store_entry *store_get(const struct store *s, const char *node);
 struct store_entry *store_get_mut(struct store *s, const char *node);
 
+/* The bytes the store holds (its own accounting, loop thread): every record
+ * alive, every piece (its struct and bytes) and the tables, at their
+ * capacity; the POST replies kept per node. Not what evaluations decode
+ * into pieces (dec, json). */
+size_t store_bytes(const struct store *s);
+
 /* Evaluation thread: fill r->report.results and r->report.facts with shallow
  * copies of the decoded pieces (decoding those not decoded yet), result i from
  * piece i; then store_rec_unview() empties them again. What the copies point
