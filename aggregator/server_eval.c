@@ -313,8 +313,11 @@ static void run_job(struct server *s, struct eval_job *j)
 {
 	int64_t t0 = thread_cpu_ns();
 	struct node_entry *nodes = xcalloc(j->n ? j->n : 1, sizeof(*nodes));
+	/* 16 MB at 5,000 nodes (56 facts entries and 13 findings a node), freed
+	 * before the JSON is written: in one block each, that memory is returned
+	 * before the writer's peak instead of staying as holes in this arena. */
+	void *views = store_views(j->recs, j->n);
 	for (size_t i = 0; i < j->n; i++) {
-		store_rec_view(j->recs[i]);
 		nodes[i] = (struct node_entry){.report = &j->recs[i]->report,
 					       .received_ns = j->recs[i]->received_ns,
 					       .rtt_ns = j->recs[i]->rtt_ns,
@@ -350,8 +353,7 @@ static void run_job(struct server *s, struct eval_job *j)
 	}
 	/* The views are the engine's input only: the JSON is written from the
 	 * pieces (host_refs). */
-	for (size_t i = 0; i < j->n; i++)
-		store_rec_unview(j->recs[i]);
+	store_views_end(j->recs, j->n, views);
 	free(nodes);
 	make_fragments(j);
 	int64_t render_cpu_ns = 0;

@@ -123,5 +123,12 @@ size_t store_bytes(const struct store *s);
  * scanned, so it cannot happen) is a zeroed finding or a left-out fact. */
 void store_rec_view(struct store_rec *r);
 void store_rec_unview(struct store_rec *r);
+/* The same for n records at once, their arrays in two allocations (at
+ * thousands of nodes, megabytes each: mapped by serve, see server_run, and
+ * so given back to the system at once by store_views_end, not left as holes
+ * in the heap between the pieces decoded meanwhile). Returns what
+ * store_views_end takes; the views must not grow. */
+void *store_views(struct store_rec **recs, size_t n);
+void store_views_end(struct store_rec **recs, size_t n, void *views);
 /* Any thread: a complete, independent copy of the report in *ret. */
 void store_rec_decode(const struct store_rec *r, struct node_report *ret);
