@@ -98,8 +98,6 @@
 #define PRIO_AGENT	  2
 #define N_PRIOS		  3
 #define DISPATCH_SLICE_US 5000 /* poll for new events at least this often */
-#define EVAL_MIN_GAP_NS	  NSEC_PER_SEC
-#define EVAL_REFRESH_NS	  (5 * NSEC_PER_SEC)
 /* Nodes whose reports are held: twice the largest cluster Kubernetes
  * supports. A bound, so that a client with the shared token (or anyone under
  * --insecure-no-auth) cannot make memory and every evaluation grow without
@@ -924,14 +922,7 @@ static void on_verdict_timer(evutil_socket_t fd, short what, void *arg)
 	struct server *s = arg;
 	if (!s->st || s->evaluating)
 		return;
-	int64_t now = util_now_mono_ns();
-	int64_t since = now - s->last_eval_mono_ns;
-	/* The evaluator shares the CPUs with the loop: it may use at most a
-	 * tenth of one (large clusters take seconds to evaluate). Ages and
-	 * staleness change with time alone: recompute at least every few
-	 * seconds even without new reports. */
-	int64_t gap = s->eval_cpu_ns * 10 > EVAL_MIN_GAP_NS ? s->eval_cpu_ns * 10 : EVAL_MIN_GAP_NS;
-	if (since >= gap && (s->dirty || since > EVAL_REFRESH_NS))
+	if (server_eval_due(&s->eval_clock, util_now_mono_ns(), s->dirty))
 		server_eval_start(s);
 }
 

@@ -32,7 +32,8 @@
  * job lives as long as its verdict is served. */
 struct eval_job {
 	struct worker_job wj;
-	unsigned refs; /* loop thread: the server while served, renderings */
+	unsigned refs;	/* loop thread: the server while served, renderings */
+	bool trim_only; /* no evaluation: malloc_trim() after a verdict was freed */
 	struct store_rec **recs;
 	size_t n;
 	struct state *st;
@@ -144,10 +145,10 @@ static void kept_release(const void *data, size_t len, void *arg)
 	kept_unref(arg);
 }
 
-void server_eval_job_unref(struct server *s, struct eval_job *j)
+bool server_eval_job_unref(struct server *s, struct eval_job *j)
 {
 	if (!j || --j->refs > 0)
-		return;
+		return false;
 	for (struct kept *k = j->kept, *next; k; k = next) {
 		next = k->next;
 		kept_unref(k);
@@ -166,6 +167,7 @@ void server_eval_job_unref(struct server *s, struct eval_job *j)
 	}
 	server_eval_vjson_unref(j->json);
 	free(j);
+	return true;
 }
 
 /* Evaluator thread: gzip the JSON as it is written. */
@@ -211,8 +213,12 @@ static const char *gz_fragment(void *ctx, size_t i, size_t *ret_len)
 	if (!p->decoded || f->message != p->dec.finding.message ||
 	    f->status != p->dec.finding.status)
 		return NULL; /* changed by the engine (--skip): written whole */
-	if (!p->json)
+	if (!p->json) {
 		p->json = verdict_stream_fragment(&p->dec.finding, &p->json_len);
+		/* The writer's buffer has room for twice its bytes; a fragment
+		 * lives as long as its piece (3.6 MB of slack at 5,000 nodes). */
+		p->json = xrealloc(p->json, p->json_len + 1);
+	}
 	*ret_len = p->json_len;
 	return p->json;
 }
@@ -307,8 +313,11 @@ static void run_job(struct server *s, struct eval_job *j)
 {
 	int64_t t0 = thread_cpu_ns();
 	struct node_entry *nodes = xcalloc(j->n ? j->n : 1, sizeof(*nodes));
+	/* 16 MB at 5,000 nodes (56 facts entries and 13 findings a node), freed
+	 * before the JSON is written: in one block each, that memory is returned
+	 * before the writer's peak instead of staying as holes in this arena. */
+	void *views = store_views(j->recs, j->n);
 	for (size_t i = 0; i < j->n; i++) {
-		store_rec_view(j->recs[i]);
 		nodes[i] = (struct node_entry){.report = &j->recs[i]->report,
 					       .received_ns = j->recs[i]->received_ns,
 					       .rtt_ns = j->recs[i]->rtt_ns,
@@ -330,6 +339,13 @@ static void run_job(struct server *s, struct eval_job *j)
 	j->state_error = NULL;
 	/* before the node conditions: a canary's FAIL is a gate's blocker */
 	server_canary_apply(s, &j->canary, &j->verdict);
+	/* The findings array is served until the next verdict: without the
+	 * room its growth left (a fifth of it at 5,000 nodes). */
+	struct finding_list *fl = &j->verdict.findings;
+	if (fl->cap > fl->n && fl->n) {
+		fl->items = xrealloc(fl->items, fl->n * sizeof(*fl->items));
+		fl->cap = fl->n;
+	}
 	j->have_verdict = true;
 	if (j->want_nc) {
 		j->nc = xcalloc(1, sizeof(*j->nc));
@@ -337,8 +353,7 @@ static void run_job(struct server *s, struct eval_job *j)
 	}
 	/* The views are the engine's input only: the JSON is written from the
 	 * pieces (host_refs). */
-	for (size_t i = 0; i < j->n; i++)
-		store_rec_unview(j->recs[i]);
+	store_views_end(j->recs, j->n, views);
 	free(nodes);
 	make_fragments(j);
 	int64_t render_cpu_ns = 0;
@@ -354,10 +369,33 @@ static struct eval_job *eval_job_of(struct worker_job *wj)
 /* Evaluator thread. */
 static void evaluate(struct worker_job *wj, void *arg)
 {
-	run_job(arg, eval_job_of(wj));
+	struct eval_job *j = eval_job_of(wj);
+	if (!j->trim_only)
+		run_job(arg, j);
 	/* Evaluations allocate and free tens of megabytes; what is free goes
 	 * back to the system, not to a high-water mark. */
 	malloc_trim(0);
+}
+
+/* The evaluator shares the CPUs with the loop: it may use at most a tenth
+ * of one (large clusters take seconds to evaluate), and never starts within
+ * EVAL_MIN_GAP_NS of the end of the last evaluation. Both gaps are counted
+ * from that end, not from its start: an evaluation slowed down by load
+ * (nice +10 on busy CPUs: seconds of wall time for a fraction of a second of
+ * CPU) would otherwise be followed by the next at once, and the process
+ * would spend nearly all its time evaluating, holding two verdicts. Ages and
+ * staleness change with time alone: without new reports, re-evaluate
+ * EVAL_REFRESH_NS after the last. docs/decisions.md. */
+#define EVAL_MIN_GAP_NS NSEC_PER_SEC
+#define EVAL_REFRESH_NS (5 * NSEC_PER_SEC)
+
+bool server_eval_due(const struct eval_clock *c, int64_t now_mono_ns, bool dirty)
+{
+	if (!c->end_ns)
+		return true; /* none finished yet (the first is started at once) */
+	int64_t idle = now_mono_ns - c->end_ns;
+	int64_t gap = c->cpu_ns * 10 > EVAL_MIN_GAP_NS ? c->cpu_ns * 10 : EVAL_MIN_GAP_NS;
+	return idle >= gap && (dirty || idle >= EVAL_REFRESH_NS);
 }
 
 /* Hand a snapshot of the reports and the state to the evaluator: one at a
@@ -379,7 +417,7 @@ void server_eval_start(struct server *s)
 	server_canary_snapshot(s, &j->canary);
 	s->dirty = false;
 	s->evaluating = true;
-	s->last_eval_mono_ns = util_now_mono_ns();
+	s->eval_clock.start_ns = util_now_mono_ns();
 	worker_submit(&s->evaluator, &j->wj);
 }
 
@@ -396,13 +434,33 @@ static void answer_parked(struct server *s)
 	}
 }
 
+/* Loop: a verdict no longer served nor rendered was freed (on this thread):
+ * give its memory back to the system. The trim after an evaluation comes
+ * before the verdict it replaced is freed (here, on the loop), so without
+ * this one a whole verdict's worth of freed pages (about 12 MB at 5,000
+ * nodes, docs/benchmarks.md) stayed resident from one evaluation to the
+ * next. malloc_trim() walks every arena for milliseconds, so it runs on the
+ * evaluator thread, as a job queued ahead of the next evaluation. */
+static void trim_after_free(struct server *s)
+{
+	struct eval_job *t = xcalloc(1, sizeof(*t));
+	t->refs = 1;
+	t->trim_only = true;
+	worker_submit(&s->evaluator, &t->wj);
+}
+
 /* Loop: serve the verdict the evaluator finished. */
 static void on_evaluated(struct worker_job *wj, void *arg)
 {
 	struct server *s = arg;
 	struct eval_job *j = eval_job_of(wj);
+	if (j->trim_only) {
+		server_eval_job_unref(s, j);
+		return;
+	}
 	s->evaluating = false;
-	s->eval_cpu_ns = j->cpu_ns;
+	s->eval_clock.end_ns = util_now_mono_ns();
+	s->eval_clock.cpu_ns = j->cpu_ns;
 	s->mc.evaluations++;
 	if (j->nc) {
 		node_conditions_offer(s->nc, j->nc);
@@ -411,8 +469,10 @@ static void on_evaluated(struct worker_job *wj, void *arg)
 	server_eval_vjson_unref(s->json);
 	s->json = j->json;
 	j->json = NULL;
-	server_eval_job_unref(s, s->current);
+	struct eval_job *old = s->current;
 	s->current = j;
+	if (server_eval_job_unref(s, old))
+		trim_after_free(s);
 	char status[128];
 	snprintf(status, sizeof(status), "STATUS=%zu %s reporting; verdict %s", j->n,
 		 plural((int64_t)j->n, "node", "nodes"),
@@ -581,7 +641,11 @@ static void on_rendered(struct worker_job *wj, void *arg)
 	else if (j->rq.req)
 		server_reply_error(s, j->rq.req, HTTP_INTERNAL, "Internal Server Error",
 				   "out of memory");
+	struct eval_job *v = j->verdict; /* the last reference to a replaced verdict? */
+	j->verdict = NULL;
 	free_render(wj, s);
+	if (server_eval_job_unref(s, v))
+		trim_after_free(s);
 }
 
 const struct worker_ops server_eval_renderer = {

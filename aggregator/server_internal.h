@@ -105,6 +105,12 @@ struct stream {
 	z_stream z;
 };
 
+/* When the last evaluation started and ended (CLOCK_MONOTONIC; 0: none
+ * yet) and the CPU time it took (server_eval_due). */
+struct eval_clock {
+	int64_t start_ns, end_ns, cpu_ns;
+};
+
 struct server {
 	const struct server_opts *o;
 	struct event_base *base;
@@ -130,8 +136,8 @@ struct server {
 	char *read_token;		 /* READ_AUTH_TOKEN */
 	/* verdicts */
 	bool dirty, evaluating;
-	int64_t last_eval_mono_ns, eval_cpu_ns; /* start and cost of the last evaluation */
-	struct eval_job *current;		/* the verdict served */
+	struct eval_clock eval_clock; /* the last evaluation's times */
+	struct eval_job *current;     /* the verdict served */
 	struct vjson *json;
 	struct parked *parked;
 	struct stream *streams;
@@ -322,10 +328,13 @@ void server_eval_state_free(struct state *st);
 void server_eval_state_unref(struct server *s, struct state *st);
 /* Free the graveyard's states; with s->lock held, dropped meanwhile. */
 void server_eval_bury(struct server *s);
+/* Whether the next evaluation is due at now (CLOCK_MONOTONIC), after the
+ * last one timed in c; dirty: something changed since it started. */
+bool server_eval_due(const struct eval_clock *c, int64_t now_mono_ns, bool dirty);
 /* Drop a reference to a rendered verdict. */
 void server_eval_vjson_unref(struct vjson *vj);
 /* Drop a reference to an evaluation (and with the last, its snapshot). */
-void server_eval_job_unref(struct server *s, struct eval_job *j);
+bool server_eval_job_unref(struct server *s, struct eval_job *j); /* true: freed */
 /* The evaluator's jobs (arg: the server): a verdict from a snapshot. */
 extern const struct worker_ops server_eval_evaluator;
 /* Hand a snapshot of the reports and the state to the evaluator. */

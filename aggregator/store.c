@@ -466,6 +466,16 @@ void store_clear(struct store *s)
 	*s = (struct store){0};
 }
 
+size_t store_bytes(const struct store *s)
+{
+	size_t n = s->rec_bytes + s->npieces * sizeof(struct store_piece) + s->piece_bytes +
+		   s->cap * sizeof(*s->entries) + s->nslots * sizeof(*s->slots) +
+		   s->npslots * sizeof(*s->pieces);
+	for (size_t i = 0; i < s->n; i++)
+		n += s->entries[i].targets ? s->entries[i].targets_len + 1 : 0;
+	return n;
+}
+
 /* ---- decoding ---- */
 
 static bool piece_decode(struct store_piece *p)
@@ -491,11 +501,12 @@ static void report_reserve(const struct store_rec *r, struct node_report *rep)
 	rep->facts.cap = r->n_facts;
 }
 
-void store_rec_view(struct store_rec *r)
+/* The view of r in results[n_results] and facts[n_facts] (zeroed). */
+static void view_fill(struct store_rec *r, struct finding *results, struct kv *facts)
 {
-	store_rec_unview(r);
 	struct node_report *rep = &r->report;
-	report_reserve(r, rep);
+	rep->results = (struct finding_list){.items = results, .cap = r->n_results};
+	rep->facts = (struct kv_list){.items = facts, .cap = r->n_facts};
 	/* Result i stays at i (engine host_refs name pieces by it); one that
 	 * does not decode is left zeroed: no check ID, skipped by the engine. */
 	for (size_t i = 0; i < r->n_results; i++)
@@ -510,6 +521,46 @@ void store_rec_view(struct store_rec *r)
 		if (piece_decode(p))
 			rep->facts.items[rep->facts.n++] = p->dec.fact;
 	}
+}
+
+void store_rec_view(struct store_rec *r)
+{
+	store_rec_unview(r);
+	view_fill(r, r->n_results ? xcalloc(r->n_results, sizeof(struct finding)) : NULL,
+		  r->n_facts ? xcalloc(r->n_facts, sizeof(struct kv)) : NULL);
+}
+
+void *store_views(struct store_rec **recs, size_t n)
+{
+	size_t nres = 0, nfacts = 0;
+	for (size_t i = 0; i < n; i++) {
+		store_rec_unview(recs[i]);
+		nres += recs[i]->n_results;
+		nfacts += recs[i]->n_facts;
+	}
+	struct finding *res = xcalloc(nres + 1, sizeof(*res));
+	struct kv *facts = xcalloc(nfacts + 1, sizeof(*facts));
+	for (size_t i = 0; i < n; i++) {
+		view_fill(recs[i], res, facts);
+		res += recs[i]->n_results;
+		facts += recs[i]->n_facts;
+	}
+	void **block = xmalloc(2 * sizeof(*block));
+	block[0] = res - nres;
+	block[1] = facts - nfacts;
+	return block;
+}
+
+void store_views_end(struct store_rec **recs, size_t n, void *views)
+{
+	for (size_t i = 0; i < n; i++) {
+		recs[i]->report.results = (struct finding_list){0};
+		recs[i]->report.facts = (struct kv_list){0};
+	}
+	void **block = views;
+	free(block[0]);
+	free(block[1]);
+	free(block);
 }
 
 void store_rec_unview(struct store_rec *r)

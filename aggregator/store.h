@@ -110,6 +110,12 @@ int store_put_entry(struct store *s, struct node_entry e);
 const struct store_entry *store_get(const struct store *s, const char *node);
 struct store_entry *store_get_mut(struct store *s, const char *node);
 
+/* The bytes the store holds (its own accounting, loop thread): every record
+ * alive, every piece (its struct and bytes) and the tables, at their
+ * capacity; the POST replies kept per node. Not what evaluations decode
+ * into pieces (dec, json). */
+size_t store_bytes(const struct store *s);
+
 /* Evaluation thread: fill r->report.results and r->report.facts with shallow
  * copies of the decoded pieces (decoding those not decoded yet), result i from
  * piece i; then store_rec_unview() empties them again. What the copies point
@@ -117,5 +123,12 @@ struct store_entry *store_get_mut(struct store *s, const char *node);
  * scanned, so it cannot happen) is a zeroed finding or a left-out fact. */
 void store_rec_view(struct store_rec *r);
 void store_rec_unview(struct store_rec *r);
+/* The same for n records at once, their arrays in two allocations (at
+ * thousands of nodes, megabytes each: mapped by serve, see server_run, and
+ * so given back to the system at once by store_views_end, not left as holes
+ * in the heap between the pieces decoded meanwhile). Returns what
+ * store_views_end takes; the views must not grow. */
+void *store_views(struct store_rec **recs, size_t n);
+void store_views_end(struct store_rec **recs, size_t n, void *views);
 /* Any thread: a complete, independent copy of the report in *ret. */
 void store_rec_decode(const struct store_rec *r, struct node_report *ret);
