@@ -333,6 +333,59 @@ static void test_kconfig_cache_same_answers(void **state)
 	free(gz);
 }
 
+/* ---- host.nfs.kernel's config parse: only the lines that can name its symbols ---- */
+
+static void config_case(const char *text, const char *want)
+{
+	struct hostroot_fixture b;
+	hf_scratch(&b);
+	hf_write(&b, "proc/sys/kernel/osrelease", "6.1.0-test\n");
+	hf_write(&b, "boot/config-6.1.0-test", text);
+	node_report_clear(&b.report);
+	b.report = (struct node_report){.node = xstrdup("test-node")};
+	check_nfs_kernel(&b.ctx, "host.nfs.kernel");
+	const struct value *kc = kv_get(&find(&b, "host.nfs.kernel")->evidence, "kernel_config");
+	assert_non_null(kc);
+	char *got = NULL;
+	size_t n = 0;
+	FILE *sb = open_memstream(&got, &n);
+	if (kc->type == VALUE_MAP)
+		flatten_kv(&kc->map, sb);
+	else
+		flatten_value(kc, sb);
+	fclose(sb);
+	if (!streq(got, want))
+		fail_msg("config:\n%s\nwant %s\ngot  %s", text, want, got);
+	free(got);
+	hf_close(&b);
+}
+
+/* What reading the config line by line gives: the last line of a symbol wins,
+ * "# CONFIG_X is not set" only as a whole line, a name only up to the first '='. */
+static void test_kconfig_parse_lines(void **state)
+{
+	(void)state;
+	config_case("CONFIG_MODULES=y\n# CONFIG_NFS_FS is not set\nCONFIG_NFS_FS=m\n"
+		    "CONFIG_NFS_V4=y\nCONFIG_NFS_V4=m\nCONFIG_NFS_V4_1=n\n"
+		    "# CONFIG_NFS_V4_2 is not set\n",
+		    "file=\"/boot/config-6.1.0-test\";CONFIG_MODULES=\"y\";CONFIG_NFS_FS=\"m\";"
+		    "CONFIG_NFS_V4=\"m\";CONFIG_NFS_V4_1=\"absent\";CONFIG_NFS_V4_2=\"not set\";");
+	/* Not at the start of a line, not the whole "is not set", a longer name,
+	 * two '#', a value after '=' that is neither y nor m, no final newline. */
+	config_case("x CONFIG_MODULES=y\n## CONFIG_NFS_FS is not set\n"
+		    "# CONFIG_NFS_V4 is not set!\nCONFIG_NFS_V4_10=y\nCONFIG_MODULES_X=y\n"
+		    "CONFIG_NFS_FS=\"y\"\nCONFIG_NFS_V4_1=m=y\n #CONFIG_NFS_V4_2 is not set\n"
+		    "CONFIG_NFS_V4_2=y",
+		    "file=\"/boot/config-6.1.0-test\";CONFIG_MODULES=\"absent\";"
+		    "CONFIG_NFS_FS=\"absent\";CONFIG_NFS_V4=\"absent\";CONFIG_NFS_V4_1=\"m\";"
+		    "CONFIG_NFS_V4_2=\"y\";");
+	/* The first line is a symbol line, and one of the five. */
+	config_case("# CONFIG_MODULES is not set\nCONFIG_NFS_FS=y",
+		    "file=\"/boot/config-6.1.0-test\";CONFIG_MODULES=\"not set\";"
+		    "CONFIG_NFS_FS=\"y\";CONFIG_NFS_V4=\"absent\";CONFIG_NFS_V4_1=\"absent\";"
+		    "CONFIG_NFS_V4_2=\"absent\";");
+}
+
 /* ---- proc/PID/comm the cheap way reads what hostroot_read_line reads ---- */
 
 static void test_procfs_line_same(void **state)
@@ -411,6 +464,7 @@ int main(void)
 	    cmocka_unit_test(test_run_scans_proc_once),
 	    cmocka_unit_test(test_run_defers_network),
 	    cmocka_unit_test(test_kconfig_cache_same_answers),
+	    cmocka_unit_test(test_kconfig_parse_lines),
 	    cmocka_unit_test(test_procfs_line_same),
 	    cmocka_unit_test(test_unit_scan_merged_usr),
 	};
