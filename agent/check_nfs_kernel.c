@@ -192,32 +192,66 @@ static void kconfig_set(struct kconfig *c, const char *sym, size_t n, char v)
 		c->nfs_v42 = v;
 }
 
-/* Kconfig output: "CONFIG_X=y|m|..." and "# CONFIG_X is not set". */
+/* One line of kernel config output, "CONFIG_X=y|m|..." or "# CONFIG_X is not set":
+ * true when it is one; the five symbols of struct kconfig go to c. */
+static bool kconfig_parse_line(const char *line, size_t l, struct kconfig *c)
+{
+	if (l > 7 && memcmp(line, "CONFIG_", 7) == 0) {
+		const char *eq = memchr(line, '=', l);
+		if (!eq)
+			return false;
+		char v = eq + 1 < line + l ? eq[1] : 0;
+		if (v == 'y' || v == 'm')
+			kconfig_set(c, line + 7, (size_t)(eq - line - 7), v);
+		return true;
+	}
+	if (l > 9 && memcmp(line, "# CONFIG_", 9) == 0) {
+		const char *sp = memchr(line + 9, ' ', l - 9);
+		if (!sp || !word_eq(sp, l - (size_t)(sp - line), " is not set"))
+			return false;
+		kconfig_set(c, line + 9, (size_t)(sp - line - 9), 'n');
+		return true;
+	}
+	return false;
+}
+
+/* A config has at least one symbol line; the last line of each of the five
+ * symbols wins. Only lines that start with "CONFIG_MODULES" or "CONFIG_NFS_"
+ * (or those after "# ") can name one: the text is searched for those, in
+ * order, instead of parsed line by line (a config has ~7,000 lines). */
 static int parse_kconfig(const char *buf, size_t len, struct kconfig *c)
 {
 	const char *p = buf, *end = buf + len, *line;
-	size_t l, symbols = 0;
+	size_t l;
 	if (memchr(buf, '\0', len))
 		return -EINVAL;
 	*c = (struct kconfig){0};
-	while (next_line(&p, end, &line, &l)) {
-		if (l > 7 && memcmp(line, "CONFIG_", 7) == 0) {
-			const char *eq = memchr(line, '=', l);
-			if (!eq)
+	bool any = false;
+	struct kconfig scratch = {0};
+	while (!any && next_line(&p, end, &line, &l))
+		any = kconfig_parse_line(line, l, &scratch);
+	if (!any)
+		return -EINVAL;
+	static const char *const prefixes[] = {"CONFIG_MODULES", "CONFIG_NFS_"};
+	for (size_t i = 0; i < ELEMENTSOF(prefixes); i++) {
+		size_t plen = strlen(prefixes[i]);
+		const char *q = buf;
+		while ((q = memmem(q, (size_t)(end - q), prefixes[i], plen))) {
+			line = q;
+			if (q - buf >= 2 && q[-2] == '#' && q[-1] == ' ')
+				line = q - 2;
+			if (line > buf && line[-1] != '\n') {
+				q++;
 				continue;
-			symbols++;
-			char v = eq + 1 < line + l ? eq[1] : 0;
-			if (v == 'y' || v == 'm')
-				kconfig_set(c, line + 7, (size_t)(eq - line - 7), v);
-		} else if (l > 9 && memcmp(line, "# CONFIG_", 9) == 0) {
-			const char *sp = memchr(line + 9, ' ', l - 9);
-			if (!sp || !word_eq(sp, l - (size_t)(sp - line), " is not set"))
-				continue;
-			symbols++;
-			kconfig_set(c, line + 9, (size_t)(sp - line - 9), 'n');
+			}
+			const char *nl = memchr(q, '\n', (size_t)(end - q));
+			kconfig_parse_line(line, (size_t)((nl ? nl : end) - line), c);
+			if (!nl)
+				break;
+			q = nl + 1;
 		}
 	}
-	return symbols ? 0 : -EINVAL;
+	return 0;
 }
 
 /* The release is used in paths: accept only what a kernel release looks like. */

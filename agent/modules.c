@@ -508,17 +508,29 @@ int kconfig_cache_text(struct kconfig_cache *c, const struct hostroot *root, con
 static int kconfig_value_text(const char *text, size_t tlen, const char *option, char **ret_value)
 {
 	size_t olen = strlen(option);
-	const char *p = text, *end = text + tlen;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = (size_t)((nl ? nl : end) - p);
+	const char *end = text + tlen, *q = text;
+	/* Only a line that starts with the option or with "# " and the option can
+	 * answer (kconfig_line()): go from one occurrence of it to the next
+	 * instead of through every line, in the same order. */
+	while (olen && (q = memmem(q, (size_t)(end - q), option, olen))) {
+		const char *line = q;
+		if (q - text >= 2 && q[-2] == '#' && q[-1] == ' ')
+			line = q - 2;
+		if (line > text && line[-1] != '\n') {
+			q++;
+			continue;
+		}
+		const char *nl = memchr(q, '\n', (size_t)(end - q));
+		size_t len = (size_t)((nl ? nl : end) - line);
 		size_t cut = len < sizeof(((struct lines *)0)->buf) - 1
 				 ? len
 				 : sizeof(((struct lines *)0)->buf) - 1;
-		int k = kconfig_line(p, cut, option, olen, ret_value);
+		int k = kconfig_line(line, cut, option, olen, ret_value);
 		if (k >= 0)
 			return k;
-		p = nl ? nl + 1 : end;
+		if (!nl)
+			break;
+		q = nl + 1;
 	}
 	return 0;
 }

@@ -15,9 +15,9 @@ static bool all_digits(const char *s)
 }
 
 /* The state letter follows the last ')' of proc/PID/stat (comm may contain ')'). */
-static bool is_zombie(const struct hostroot *hr, const char *pid)
+static bool is_zombie(const struct hostroot *hr, int pid)
 {
-	_cleanup_free_ char *path = xasprintf("proc/%s/stat", pid);
+	_cleanup_free_ char *path = xasprintf("proc/%d/stat", pid);
 	_cleanup_free_ char *buf = NULL;
 	if (hostroot_read(hr, path, 65536, &buf, NULL) < 0)
 		return false;
@@ -66,7 +66,10 @@ void procs_scan_fill(struct procs_scan *scan, const struct hostroot *hr)
 		if (!all_digits(de->d_name))
 			continue;
 		char path[sizeof(de->d_name) + 16];
-		snprintf(path, sizeof(path), "proc/%s/comm", de->d_name);
+		size_t dl = strlen(de->d_name);
+		memcpy(path, "proc/", 5);
+		memcpy(path + 5, de->d_name, dl);
+		memcpy(path + 5 + dl, "/comm", sizeof("/comm"));
 		_cleanup_free_ char *c = NULL;
 		/* A process may exit between readdir and this read: then it simply
 		 * does not match. */
@@ -94,9 +97,7 @@ int procs_scan_find(struct procs_scan *scan, const struct hostroot *hr, const ch
 		return scan->err;
 	for (size_t i = 0; i < scan->n; i++) {
 		const struct procs_entry *e = &scan->p[i];
-		char pid[24];
-		snprintf(pid, sizeof(pid), "%d", e->pid);
-		if (e->long_comm || !streq(e->comm, comm) || is_zombie(hr, pid))
+		if (e->long_comm || !streq(e->comm, comm) || is_zombie(hr, e->pid))
 			continue;
 		insert_sorted(ret, e->pid);
 		ret->total++;

@@ -75,8 +75,21 @@ void unit_scan_clear(struct unit_scan *scan)
 static bool wanted_in(const struct hostroot *hr, const char *dir, const struct unit_scan_dir *sd,
 		      const char *unit, char **ret)
 {
+	/* Asked for every unit in every listed directory: the path is put
+	 * together in place, not formatted (130 probes a run on a Debian host). */
+	size_t dl = strlen(dir), ul = strlen(unit);
 	for (size_t k = 0; k < sd->wants.n; k++) {
-		_cleanup_free_ char *link = xasprintf("%s/%s/%s", dir, sd->wants.items[k], unit);
+		const char *w = sd->wants.items[k];
+		size_t wl = strlen(w);
+		char buf[1024];
+		_cleanup_free_ char *heap = NULL;
+		char *link = buf;
+		if (dl + wl + ul + 3 > sizeof(buf))
+			link = heap = xmalloc(dl + wl + ul + 3);
+		char *q = link;
+		memcpy(q, dir, dl), q += dl, *q++ = '/';
+		memcpy(q, w, wl), q += wl, *q++ = '/';
+		memcpy(q, unit, ul + 1);
 		if (hostroot_exists(hr, link)) {
 			*ret = xasprintf("/%s", link);
 			return true;

@@ -219,8 +219,19 @@ bool render_text_is_plain(const char *s)
 	return true;
 }
 
+/* Only printable ASCII: what the sanitizers below give back unchanged. */
+static bool is_printable_ascii(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f)
+			return false;
+	return true;
+}
+
 char *render_text_sanitize(const char *s)
 {
+	if (is_printable_ascii(s ? s : ""))
+		return xstrdup(s ? s : "");
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
@@ -241,6 +252,8 @@ char *render_text_sanitize(const char *s)
 
 char *render_text_sanitize_line(const char *s)
 {
+	if (is_printable_ascii(s ? s : ""))
+		return xstrdup(s ? s : "");
 	_cleanup_free_ char *safe = render_text_sanitize(s);
 	char *buf = NULL;
 	size_t len = 0;
@@ -256,6 +269,13 @@ char *render_text_sanitize_line(const char *s)
 	return buf;
 }
 
+/* A byte next_atom() makes a one-column text atom of itself (not a space, a
+ * control or part of a UTF-8 sequence). */
+static inline bool is_plain_graph(char c)
+{
+	return (unsigned char)c > 0x20 && (unsigned char)c < 0x7f;
+}
+
 /* The end of the word starting at s and its width. A wide character is a
  * word of its own (CJK text has no spaces to break at). */
 static const char *word_end(const char *s, int *ret_width)
@@ -269,6 +289,11 @@ static const char *word_end(const char *s, int *ret_width)
 		return p + n;
 	}
 	while (*p) {
+		if (is_plain_graph(*p)) { /* the common case: one column, one byte */
+			w++;
+			p++;
+			continue;
+		}
 		n = next_atom(p, &a);
 		if (a.kind != ATOM_TEXT || a.wide)
 			break;
@@ -346,6 +371,15 @@ void render_text_wrap(FILE *f, const char *s, int *col, int indent, int width, b
 			fputc(' ', f);
 		*col += sep + w;
 		while (p < end) {
+			/* A run of printable ASCII is shown as it is: one write. */
+			const char *run = p;
+			while (run < end && is_plain_graph(*run))
+				run++;
+			if (run > p) {
+				fwrite(p, 1, (size_t)(run - p), f);
+				p = run;
+				continue;
+			}
 			p += next_atom(p, &a);
 			if (a.kind == ATOM_SPACE)
 				fputc(' ', f); /* inside a code span; a tab shown as one column */

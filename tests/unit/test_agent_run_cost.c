@@ -1,9 +1,11 @@
-// wrap: pthread_create inflateInit2_ gzdopen
+// wrap: pthread_create inflateInit2_ gzdopen hostroot_opendir hostroot_read_line
 /*
  * What one run of the host checks costs, counted rather than timed (issue #22,
  * docs/benchmarks.md figure 1): one worker thread a run, not one a check;
  * proc/config.gz inflated once, not by host.nfs.kernel and host.iscsi each;
- * and the cheap paths answer as the ones they replace.
+ * proc/ listed and each proc/PID/comm read once a run, not by host.clock,
+ * host.iscsi and host.multipathd each; and the cheap paths answer as the ones
+ * they replace.
  */
 #include "hostroot_fixture.h"
 #include "helper.h"
@@ -12,7 +14,7 @@
 #include <pthread.h>
 #include <zlib.h>
 
-static int threads_started, inflations;
+static int threads_started, inflations, proc_listings, comm_reads;
 
 int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
 int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
@@ -37,6 +39,25 @@ gzFile __wrap_gzdopen(int fd, const char *mode)
 {
 	__atomic_add_fetch(&inflations, 1, __ATOMIC_SEQ_CST);
 	return __real_gzdopen(fd, mode);
+}
+
+DIR *__real_hostroot_opendir(const struct hostroot *hr, const char *path);
+DIR *__wrap_hostroot_opendir(const struct hostroot *hr, const char *path);
+int __real_hostroot_read_line(const struct hostroot *hr, const char *path, char **ret);
+int __wrap_hostroot_read_line(const struct hostroot *hr, const char *path, char **ret);
+
+DIR *__wrap_hostroot_opendir(const struct hostroot *hr, const char *path)
+{
+	if (streq(path, "proc"))
+		__atomic_add_fetch(&proc_listings, 1, __ATOMIC_SEQ_CST);
+	return __real_hostroot_opendir(hr, path);
+}
+
+int __wrap_hostroot_read_line(const struct hostroot *hr, const char *path, char **ret)
+{
+	if (startswith(path, "proc/") && endswith(path, "/comm"))
+		__atomic_add_fetch(&comm_reads, 1, __ATOMIC_SEQ_CST);
+	return __real_hostroot_read_line(hr, path, ret);
 }
 
 static void run_all(struct hostroot_fixture *b)
@@ -90,6 +111,34 @@ static void test_run_starts_one_thread(void **state)
 	threads_started = 0;
 	run_all(&b);
 	assert_int_equal(threads_started, 1);
+	hf_close(&b);
+}
+
+/* b-debian12 has six processes (two iscsid): host.clock, host.iscsi and
+ * host.multipathd answer from one listing of proc/ and one read of each comm
+ * (the fixture is a copied tree: comm through hostroot_read_line), and
+ * host.clock reads proc/1/comm once more (unitfiles_pid1_systemd: is PID 1
+ * systemd). A check that scanned for itself would list proc/ again and read
+ * six more. */
+static void test_run_scans_proc_once(void **state)
+{
+	(void)state;
+	struct hostroot_fixture b;
+	hf_open(&b, "b-debian12");
+	proc_listings = comm_reads = 0;
+	run_all(&b);
+	assert_non_null(find(&b, "host.clock"));
+	assert_non_null(find(&b, "host.iscsi"));
+	assert_non_null(find(&b, "host.multipathd"));
+	assert_int_equal(proc_listings, 1);
+	assert_int_equal(comm_reads, 6 + 1);
+	/* The next run scans again: nothing is kept from one run to the next. */
+	node_report_clear(&b.report);
+	b.report = (struct node_report){0};
+	proc_listings = comm_reads = 0;
+	run_all(&b);
+	assert_int_equal(proc_listings, 1);
+	assert_int_equal(comm_reads, 6 + 1);
 	hf_close(&b);
 }
 
@@ -284,6 +333,59 @@ static void test_kconfig_cache_same_answers(void **state)
 	free(gz);
 }
 
+/* ---- host.nfs.kernel's config parse: only the lines that can name its symbols ---- */
+
+static void config_case(const char *text, const char *want)
+{
+	struct hostroot_fixture b;
+	hf_scratch(&b);
+	hf_write(&b, "proc/sys/kernel/osrelease", "6.1.0-test\n");
+	hf_write(&b, "boot/config-6.1.0-test", text);
+	node_report_clear(&b.report);
+	b.report = (struct node_report){.node = xstrdup("test-node")};
+	check_nfs_kernel(&b.ctx, "host.nfs.kernel");
+	const struct value *kc = kv_get(&find(&b, "host.nfs.kernel")->evidence, "kernel_config");
+	assert_non_null(kc);
+	char *got = NULL;
+	size_t n = 0;
+	FILE *sb = open_memstream(&got, &n);
+	if (kc->type == VALUE_MAP)
+		flatten_kv(&kc->map, sb);
+	else
+		flatten_value(kc, sb);
+	fclose(sb);
+	if (!streq(got, want))
+		fail_msg("config:\n%s\nwant %s\ngot  %s", text, want, got);
+	free(got);
+	hf_close(&b);
+}
+
+/* What reading the config line by line gives: the last line of a symbol wins,
+ * "# CONFIG_X is not set" only as a whole line, a name only up to the first '='. */
+static void test_kconfig_parse_lines(void **state)
+{
+	(void)state;
+	config_case("CONFIG_MODULES=y\n# CONFIG_NFS_FS is not set\nCONFIG_NFS_FS=m\n"
+		    "CONFIG_NFS_V4=y\nCONFIG_NFS_V4=m\nCONFIG_NFS_V4_1=n\n"
+		    "# CONFIG_NFS_V4_2 is not set\n",
+		    "file=\"/boot/config-6.1.0-test\";CONFIG_MODULES=\"y\";CONFIG_NFS_FS=\"m\";"
+		    "CONFIG_NFS_V4=\"m\";CONFIG_NFS_V4_1=\"absent\";CONFIG_NFS_V4_2=\"not set\";");
+	/* Not at the start of a line, not the whole "is not set", a longer name,
+	 * two '#', a value after '=' that is neither y nor m, no final newline. */
+	config_case("x CONFIG_MODULES=y\n## CONFIG_NFS_FS is not set\n"
+		    "# CONFIG_NFS_V4 is not set!\nCONFIG_NFS_V4_10=y\nCONFIG_MODULES_X=y\n"
+		    "CONFIG_NFS_FS=\"y\"\nCONFIG_NFS_V4_1=m=y\n #CONFIG_NFS_V4_2 is not set\n"
+		    "CONFIG_NFS_V4_2=y",
+		    "file=\"/boot/config-6.1.0-test\";CONFIG_MODULES=\"absent\";"
+		    "CONFIG_NFS_FS=\"absent\";CONFIG_NFS_V4=\"absent\";CONFIG_NFS_V4_1=\"m\";"
+		    "CONFIG_NFS_V4_2=\"y\";");
+	/* The first line is a symbol line, and one of the five. */
+	config_case("# CONFIG_MODULES is not set\nCONFIG_NFS_FS=y",
+		    "file=\"/boot/config-6.1.0-test\";CONFIG_MODULES=\"not set\";"
+		    "CONFIG_NFS_FS=\"y\";CONFIG_NFS_V4=\"absent\";CONFIG_NFS_V4_1=\"absent\";"
+		    "CONFIG_NFS_V4_2=\"absent\";");
+}
+
 /* ---- proc/PID/comm the cheap way reads what hostroot_read_line reads ---- */
 
 static void test_procfs_line_same(void **state)
@@ -359,8 +461,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_run_inflates_kconfig_once),
 	    cmocka_unit_test(test_run_starts_one_thread),
+	    cmocka_unit_test(test_run_scans_proc_once),
 	    cmocka_unit_test(test_run_defers_network),
 	    cmocka_unit_test(test_kconfig_cache_same_answers),
+	    cmocka_unit_test(test_kconfig_parse_lines),
 	    cmocka_unit_test(test_procfs_line_same),
 	    cmocka_unit_test(test_unit_scan_merged_usr),
 	};
