@@ -200,7 +200,7 @@ int config_load(const char *path, struct agent_opts *o, char *err, size_t errlen
 		return -EINVAL;
 	}
 	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		snprintf(err, errlen, "%s: %s", path, util_read_strerror(r));
 		return r;
 	}
 	return config_parse((const uint8_t *)buf, n, path, o, err, errlen);

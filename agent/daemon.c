@@ -112,7 +112,7 @@ static void refresh_token(struct daemon *d)
 	char *buf;
 	int r = util_read_file(d->o->token_file, TOKEN_MAX, &buf, NULL);
 	if (r < 0) {
-		log_warnx("--token-file %s: %s, ignoring", d->o->token_file, strerror(-r));
+		log_warnx("--token-file %s: %s, ignoring", d->o->token_file, util_read_strerror(r));
 		return;
 	}
 	free(d->token);

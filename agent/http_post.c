@@ -5,6 +5,7 @@
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent_ssl.h>
@@ -154,6 +155,17 @@ static SSL_CTX *tls_context(const char *url, const char *ca_file, int *ret_err, 
 	}
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	/* OpenSSL opens the bundle by path: open() of a FIFO with no writer would
+	 * block this post for good, so only a regular file is handed to it. */
+	struct stat st;
+	int bad = !ca_file ? 0 : stat(ca_file, &st) < 0 ? errno : S_ISREG(st.st_mode) ? 0 : -1;
+	if (bad) {
+		snprintf(err, errlen, "--ca-file %s: %s", ca_file,
+			 bad > 0 ? strerror(bad) : "not a regular file");
+		SSL_CTX_free(ctx);
+		*ret_err = -EINVAL;
+		return NULL;
+	}
 	int ok = ca_file ? SSL_CTX_load_verify_locations(ctx, ca_file, NULL)
 			 : SSL_CTX_set_default_verify_paths(ctx);
 	if (ok != 1) {

@@ -54,7 +54,7 @@ static int read_token(const char *path, char **ret, char *err, size_t errlen)
 	int r = util_read_file(path, TOKEN_MAX_SIZE, &buf, &len);
 	if (r < 0) {
 		snprintf(err, errlen, "%s: cannot read the bearer token: %s", path,
-			 r == -EFBIG ? "larger than 64 KiB" : strerror(-r));
+			 r == -EFBIG ? "larger than 64 KiB" : util_read_strerror(r));
 		return r;
 	}
 	if (memchr(buf, '\0', len)) {
@@ -107,7 +107,7 @@ static int read_pem_file(const char *origin, const char *what, const char *path,
 	int r = util_read_file(path, PEM_MAX_SIZE, &buf, &len);
 	if (r < 0) {
 		snprintf(err, errlen, "%s: %s %s: cannot read: %s", origin, what, path,
-			 r == -EFBIG ? "larger than 4 MiB" : strerror(-r));
+			 r == -EFBIG ? "larger than 4 MiB" : util_read_strerror(r));
 		return r;
 	}
 	bool ok = kubeconfig_pem_valid(kind, (const uint8_t *)buf, len);

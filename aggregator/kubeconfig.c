@@ -319,7 +319,8 @@ int kubeconfig_load(const char *path, const char *context, struct kubeconfig *re
 		return r;
 	}
 	if (r < 0) {
-		snprintf(err, errlen, "%s: cannot read the kubeconfig: %s", path, strerror(-r));
+		snprintf(err, errlen, "%s: cannot read the kubeconfig: %s", path,
+			 util_read_strerror(r));
 		return r;
 	}
 	_cleanup_free_ char *dir = xstrdup(path);

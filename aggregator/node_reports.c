@@ -57,7 +57,8 @@ int node_reports_load_dir(const char *dir, struct node_entries *ret, char *err, 
 		r = util_read_file(path, WIRE_MAX_MESSAGE, &buf, &len);
 		if (r < 0) {
 			snprintf(err, errlen, "%s: %s", path,
-				 r == -EFBIG ? "larger than a node report may be" : strerror(-r));
+				 r == -EFBIG ? "larger than a node report may be"
+					     : util_read_strerror(r));
 			break;
 		}
 		struct node_report *nr = xcalloc(1, sizeof(*nr));

@@ -144,7 +144,7 @@ int node_tokens_load(const char *path, struct node_tokens **ret, char *err, size
 	size_t len;
 	int r = util_read_file(path, NODE_TOKENS_FILE_MAX, &buf, &len);
 	if (r < 0) {
-		snprintf(err, errlen, "%s", strerror(-r));
+		snprintf(err, errlen, "%s", util_read_strerror(r));
 		return r;
 	}
 	r = node_tokens_parse(buf, len, ret, err, errlen);

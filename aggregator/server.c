@@ -1163,8 +1163,21 @@ static void check_secret_file(const char *what, const char *path)
 		       (unsigned)(st.st_mode & 07777));
 }
 
+/* OpenSSL opens the certificate and key by path, and open() of a FIFO with no
+ * writer blocks for good: only a regular file (a Secret's mount is one). */
+static void check_regular_file(const char *what, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		fatal("%s %s", what, path);
+	if (!S_ISREG(st.st_mode))
+		fatalx("%s %s: not a regular file", what, path);
+}
+
 static SSL_CTX *tls_setup(const struct server_opts *o)
 {
+	check_regular_file("--tls-cert", o->tls_cert);
+	check_regular_file("--tls-key", o->tls_key);
 	check_secret_file("--tls-key", o->tls_key);
 	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
 	if (!ctx)
@@ -1191,7 +1204,7 @@ char *server_read_secret(const char *what, const char *path)
 	char *buf;
 	int r = util_read_file(path, TOKEN_MAX, &buf, NULL);
 	if (r < 0)
-		fatalx("%s %s: %s", what, path, strerror(-r));
+		fatalx("%s %s: %s", what, path, util_read_strerror(r));
 	strstrip(buf);
 	if (!*buf)
 		fatalx("%s %s is empty", what, path);

@@ -372,7 +372,7 @@ int source_files_parse(struct cluster_state *cs, const uint8_t *buf, size_t len,
 
 static int load_file(struct loader *ld, int dirfd, const char *file, const char *display)
 {
-	_cleanup_close_ int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_close_ int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		int e = errno;
@@ -468,11 +468,16 @@ static int list_dir(struct loader *ld, int dirfd, const char *path, struct strv 
 				ld->stats->skipped_files++;
 			continue;
 		}
+		/* A *.json that is no regular file (a FIFO, a directory) is named,
+		 * not skipped: skipping nodes.json would read as "no nodes". */
 		struct stat st;
-		if (fstatat(dirfd, n, &st, 0) < 0 || !S_ISREG(st.st_mode)) {
-			if (ld->stats)
-				ld->stats->skipped_files++;
-			continue;
+		if (fstatat(dirfd, n, &st, 0) < 0) {
+			r = fail(ld, "%s/%s: %s", path, n, strerror(errno));
+			break;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			r = fail(ld, "%s/%s: not a regular file", path, n);
+			break;
 		}
 		strv_add(ret, n);
 	}
@@ -484,27 +489,25 @@ static int list_dir(struct loader *ld, int dirfd, const char *path, struct strv 
 
 static int load_collect_json(struct loader *ld, int dirfd, const char *path)
 {
-	_cleanup_close_ int fd = openat(dirfd, "collect.json", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_close_ int fd =
+	    openat(dirfd, "collect.json", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return errno == ENOENT
 			   ? 0
 			   : fail(ld, "%s/collect.json: cannot open: %s", path, strerror(errno));
 	_cleanup_free_ char *display = xasprintf("%s/collect.json", path);
-	_cleanup_free_ char *buf = xmalloc(SOURCE_COLLECT_MAX + 1);
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return fail(ld, "%s: %s", display, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return fail(ld, "%s: not a regular file", display);
+	_cleanup_free_ char *buf = NULL;
 	size_t len = 0;
-	for (;;) {
-		ssize_t n = read(fd, buf + len, SOURCE_COLLECT_MAX + 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return fail(ld, "%s: read error: %s", display, strerror(errno));
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > SOURCE_COLLECT_MAX)
-			return fail(ld, "%s: larger than %lu MiB", display,
-				    SOURCE_COLLECT_MAX >> 20);
-	}
+	int r = util_read_fd(fd, SOURCE_COLLECT_MAX, &buf, &len, NULL);
+	if (r == -EFBIG)
+		return fail(ld, "%s: larger than %lu MiB", display, SOURCE_COLLECT_MAX >> 20);
+	if (r < 0)
+		return fail(ld, "%s: read error: %s", display, strerror(-r));
 	return source_files_parse_collect(ld->cs, (const uint8_t *)buf, len, display, ld->err,
 					  ld->errlen);
 }
@@ -675,7 +678,7 @@ int source_files_load_ex(struct cluster_state *cs, const char *path,
 			 struct source_files_stats *stats, char *err, size_t errlen)
 {
 	struct loader ld = {.cs = cs, .stats = stats, .err = err, .errlen = errlen};
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		int e = errno;

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -309,8 +311,32 @@ char *strv_join(const struct strv *v, const char *sep)
 	return s;
 }
 
+/* Poll fd for input until *deadline_ns (CLOCK_MONOTONIC; set on the first
+ * call to now + UTIL_PIPE_WAIT_MS). -ETIMEDOUT when it passes. */
+static int wait_readable(int fd, int64_t *deadline_ns)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	if (!*deadline_ns)
+		*deadline_ns = now + (int64_t)UTIL_PIPE_WAIT_MS * 1000000;
+	for (;;) {
+		if (now >= *deadline_ns)
+			return -ETIMEDOUT;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int r = poll(&p, 1, (int)((*deadline_ns - now + 999999) / 1000000));
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	}
+}
+
 int util_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len, bool *ret_truncated)
 {
+	int64_t deadline_ns = 0;
 	size_t cap = max < 4096 ? max : 4096, len = 0;
 	char *buf = xmalloc(cap + 1);
 	bool truncated = false;
@@ -325,6 +351,16 @@ int util_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len, bool *ret_
 		ssize_t n = full ? read(fd, &probe, 1) : read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			/* Only a pipe or FIFO opened O_NONBLOCK gets here: wait for its
+			 * writer, within one deadline for the whole read. */
+			int w = wait_readable(fd, &deadline_ns);
+			if (w < 0) {
+				free(buf);
+				return w;
+			}
+			continue;
+		}
 		if (n < 0) {
 			int e = -errno;
 			free(buf);
@@ -353,13 +389,34 @@ int util_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len, bool *ret_
 
 int util_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
 {
-	/* Not a host file: the agent's own config, token and targets, where a pipe
-	 * (`--token-file <(...)`) is legitimate. Host files: hostroot_open_file(). */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* Not a host file: the programs' own config, tokens, kubeconfig, waivers,
+	 * where a pipe (`--token-file <(...)`) is legitimate. Host files:
+	 * hostroot_open_file(). O_NONBLOCK: a FIFO with no writer opens at once
+	 * (it would block open() for good) and reads as nothing written; a writer
+	 * that never writes is waited for UTIL_PIPE_WAIT_MS. A regular file
+	 * ignores it. A device (a terminal, /dev/zero) is no file to read. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	int r = util_read_fd(fd, max, ret_buf, ret_len, NULL);
+	struct stat st;
+	int r = 0;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (S_ISDIR(st.st_mode))
+		r = -EISDIR;
+	else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+		r = -ESPIPE;
+	size_t len = 0;
+	if (r == 0)
+		r = util_read_fd(fd, max, ret_buf, &len, NULL);
 	close(fd);
+	if (r == 0 && len == 0 && S_ISFIFO(st.st_mode)) {
+		free(*ret_buf);
+		*ret_buf = NULL;
+		return -ENODATA;
+	}
+	if (r == 0 && ret_len)
+		*ret_len = len;
 	return r;
 }
 
@@ -370,6 +427,11 @@ const char *util_read_strerror(int r)
 	/* hostroot_open_file(): a FIFO, socket or device where a file was expected. */
 	if (r == -ESPIPE)
 		return "not a regular file";
+	/* util_read_file() of a pipe or FIFO. */
+	if (r == -ENODATA)
+		return "a pipe or FIFO with nothing written to it";
+	if (r == -ETIMEDOUT)
+		return "a pipe or FIFO whose writer sent nothing more for " UTIL_PIPE_WAIT_S " s";
 	return strerror(-r);
 }
 

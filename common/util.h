@@ -94,7 +94,12 @@ char *strv_join(const struct strv *v, const char *sep);
  * ret_truncated the first max bytes and *ret_truncated = true. Retries on EINTR; a read
  * error is -errno, with nothing returned. fd stays open. Returns 0 or -errno. */
 int util_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len, bool *ret_truncated);
-/* util_read_fd() of a file by path (not under a host root). Returns 0 or -errno. */
+/* util_read_fd() of a file by path (not under a host root): a regular file, or a
+ * pipe/FIFO read within UTIL_PIPE_WAIT_MS (-ETIMEDOUT after; -ENODATA when nothing
+ * was written, a FIFO with no writer included: it never blocks the open). A
+ * directory is -EISDIR, a device -ESPIPE. Returns 0 or -errno. */
+#define UTIL_PIPE_WAIT_MS 5000
+#define UTIL_PIPE_WAIT_S  "5"
 int util_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len);
 /* How to say a reader's error: "file too large" for -EFBIG, else strerror(). */
 const char *util_read_strerror(int r);

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "catalog.h"
@@ -297,6 +299,61 @@ static void test_hostroot_fifo(void **state)
 	hostroot_close(&hr);
 }
 
+/* The programs' own input files (tokens, kubeconfig, waivers) through
+ * util_read_file(): a FIFO with no writer is refused at once (a blocking open
+ * waited forever), a pipe's data is read, a silent writer is given up on after
+ * UTIL_PIPE_WAIT_MS, a device is no file. */
+static void test_read_file_pipes(void **state)
+{
+	char *dir = scratch_dir();
+	*state = dir;
+	_cleanup_free_ char *fifo = xasprintf("%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	char *buf = NULL;
+	size_t len;
+	alarm(20); /* the old open blocked: fail, do not hang the suite */
+	assert_int_equal(util_read_file(fifo, 100, &buf, &len), -ENODATA);
+	assert_null(buf);
+	assert_int_equal(util_read_file("/dev/null", 100, &buf, &len), -ESPIPE);
+	assert_string_equal(util_read_strerror(-ENODATA),
+			    "a pipe or FIFO with nothing written to it");
+
+	/* A writer with data: every byte read, across several writes. */
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		(void)!write(p[1], "tok", 3);
+		usleep(100 * 1000);
+		(void)!write(p[1], "en\n", 3);
+		_exit(0);
+	}
+	close(p[1]);
+	_cleanup_free_ char *dev = xasprintf("/proc/self/fd/%d", p[0]);
+	assert_int_equal(util_read_file(dev, 100, &buf, &len), 0);
+	assert_string_equal(buf, "token\n");
+	assert_int_equal(len, 6);
+	free(buf);
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+
+	/* A writer that holds the pipe open and never writes. */
+	assert_int_equal(pipe(p), 0);
+	_cleanup_free_ char *dev2 = xasprintf("/proc/self/fd/%d", p[0]);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(util_read_file(dev2, 100, &buf, &len), -ETIMEDOUT);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	assert_true(ms >= UTIL_PIPE_WAIT_MS - 50 && ms < UTIL_PIPE_WAIT_MS + 3000);
+	close(p[0]);
+	close(p[1]);
+	alarm(0);
+	assert_non_null(strstr(util_read_strerror(-ETIMEDOUT), "sent nothing more for 5 s"));
+}
+
 static int fifo_dir_remove(void **state)
 {
 	if (*state)
@@ -341,6 +398,7 @@ int main(void)
 	    cmocka_unit_test(test_strv_split_join),
 	    cmocka_unit_test_teardown(test_read_file, read_dir_remove),
 	    cmocka_unit_test_teardown(test_hostroot_fifo, fifo_dir_remove),
+	    cmocka_unit_test_teardown(test_read_file_pipes, fifo_dir_remove),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
