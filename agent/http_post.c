@@ -160,7 +160,7 @@ static SSL_CTX *tls_context(const char *url, const char *ca_file, int *ret_err, 
 	struct stat st;
 	int bad = !ca_file ? 0 : stat(ca_file, &st) < 0 ? errno : S_ISREG(st.st_mode) ? 0 : -1;
 	if (bad) {
-		snprintf(err, errlen, "--ca-file %s: %s", ca_file,
+		snprintf(err, errlen, "--ca-file %s: no CA certificate could be read (%s)", ca_file,
 			 bad > 0 ? strerror(bad) : "not a regular file");
 		SSL_CTX_free(ctx);
 		*ret_err = -EINVAL;

@@ -115,7 +115,7 @@ post_sink "$tmp/posts"
 	--skip host.nfs.probe,host.image.share-manager 2>"$tmp/ca.log" &
 pid=$!
 kill_pids+=("$pid")
-wait_for 15 "run --ca-file FIFO: the reason in the log" grep -q -- "--ca-file $fifo: not a regular file" "$tmp/ca.log"
+wait_for 15 "run --ca-file FIFO: the reason in the log" grep -q -- "--ca-file $fifo: no CA certificate could be read (not a regular file)" "$tmp/ca.log"
 stops_within "$pid" 10 "run with a FIFO --ca-file ignored SIGTERM"
 echo "ok   run --ca-file FIFO: $(grep -m 1 -- '--ca-file' "$tmp/ca.log")"
 "$AGENT" run --aggregator "http://127.0.0.1:$SINK_PORT" --token-file "$fifo" --interval 30 \
