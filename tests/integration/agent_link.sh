@@ -18,10 +18,10 @@ needed=$(readelf -d "$AGENT" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort)
 echo "NEEDED: $(echo "$needed" | tr '\n' ' ')"
 cache() { sed -n "s/^$1:[A-Z]*=//p" "$HVREADY_BUILD/CMakeCache.txt"; }
 static=$(cache HVREADY_AGENT_STATIC_DEPS)
-allowed='^(libc\.so\.6|ld-linux-[a-z0-9_-]+\.so\.[0-9]+|libm\.so\.6|libnfs\.so\.[0-9]+)$'
+allowed='^(libc\.so\.6|ld-linux-[a-z0-9_-]+\.so\.[0-9]+|libm\.so\.6|libnfs\.so\.[0-9]+|libasan\.so\.[0-9]+|libubsan\.so\.[0-9]+)$'
 if [ "$static" = ON ] && [ -n "$(cache HV_STATIC_z)" ] && [ "$(cache HV_STATIC_z)" != HV_STATIC_z-NOTFOUND ]; then
 	while read -r lib; do
-		[[ $lib =~ $allowed ]] || fail "hvready-agent loads $lib at start; expected only libc, the loader, libm and libnfs"
+		[[ $lib =~ $allowed ]] || fail "hvready-agent loads $lib at start; expected only libc, the loader, libm, libnfs (and the sanitizer runtimes in an ASan build)"
 	done <<<"$needed"
 	echo "ok   statically linked: only $(echo "$needed" | tr '\n' ' ')"
 else
