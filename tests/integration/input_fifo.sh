@@ -105,26 +105,26 @@ t0=$(date +%s)
 refused "report --waivers FIFO, silent writer" "--waivers $fifo: a pipe or FIFO whose writer sent nothing more for 5 s" \
 	"$AGG" report --cluster-state "$CLUSTER" --waivers "$fifo"
 t=$(($(date +%s) - t0))
-[ "$t" -ge 4 ] && [ "$t" -le 12 ] || fail "the silent writer was waited for ${t} s, expected about 5"
+{ [ "$t" -ge 4 ] && [ "$t" -le 12 ]; } || fail "the silent writer was waited for ${t} s, expected about 5"
 kill "$writer" 2>/dev/null || true
 wait "$writer" 2>/dev/null || true
 
 echo "== the agent's daemon: a FIFO --ca-file and --token-file are named, the daemon goes on"
 post_sink "$tmp/posts"
-"$AGENT" run --aggregator "https://127.0.0.1:$SINK_PORT" --ca-file "$fifo" --interval 30 \
-	--skip host.nfs.probe,host.image.share-manager 2>"$tmp/ca.log" &
-pid=$!
-kill_pids+=("$pid")
-wait_for 15 "run --ca-file FIFO: the reason in the log" grep -q -- "--ca-file $fifo: no CA certificate could be read (not a regular file)" "$tmp/ca.log"
-stops_within "$pid" 10 "run with a FIFO --ca-file ignored SIGTERM"
-echo "ok   run --ca-file FIFO: $(grep -m 1 -- '--ca-file' "$tmp/ca.log")"
-"$AGENT" run --aggregator "http://127.0.0.1:$SINK_PORT" --token-file "$fifo" --interval 30 \
-	--skip host.nfs.probe,host.image.share-manager 2>"$tmp/tok.log" &
-pid=$!
-kill_pids+=("$pid")
-wait_for 15 "run --token-file FIFO: the reason in the log" grep -q -- "--token-file $fifo: $NOTHING" "$tmp/tok.log"
-stops_within "$pid" 10 "run with a FIFO --token-file ignored SIGTERM"
-echo "ok   run --token-file FIFO: $(grep -m 1 -- '--token-file' "$tmp/tok.log")"
+# daemon_names OPTION SCHEME REASON: `run` with OPTION set to the FIFO logs
+# "OPTION FIFO: REASON" and still stops on SIGTERM.
+daemon_names() {
+	local opt=$1 scheme=$2 reason=$3 log=$tmp/run${1//-/_}.log
+	"$AGENT" run --aggregator "$scheme://127.0.0.1:$SINK_PORT" "$opt" "$fifo" --interval 30 \
+		--skip host.nfs.probe,host.image.share-manager 2>"$log" &
+	local pid=$!
+	kill_pids+=("$pid")
+	wait_for 15 "run $opt FIFO: the reason in the log" grep -qF -- "$opt $fifo: $reason" "$log"
+	stops_within "$pid" 10 "run with a FIFO $opt ignored SIGTERM"
+	echo "ok   run $opt FIFO: $(grep -m 1 -- "$opt" "$log")"
+}
+daemon_names --ca-file https "no CA certificate could be read (not a regular file)"
+daemon_names --token-file http "$NOTHING"
 
 echo "== a pipe with data still works"
 start_aggregator "$tmp/serve.log" --cluster-state "$CLUSTER" --token-file <(cat "$tmp/token") ||
