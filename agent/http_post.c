@@ -5,7 +5,6 @@
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent_ssl.h>
@@ -155,13 +154,12 @@ static SSL_CTX *tls_context(const char *url, const char *ca_file, int *ret_err, 
 	}
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-	/* OpenSSL opens the bundle by path: open() of a FIFO with no writer would
-	 * block this post for good, so only a regular file is handed to it. */
-	struct stat st;
-	int bad = !ca_file ? 0 : stat(ca_file, &st) < 0 ? errno : S_ISREG(st.st_mode) ? 0 : -1;
-	if (bad) {
+	/* OpenSSL opens the bundle by path: only a regular file is handed to it,
+	 * a FIFO with no writer would block this post for good. */
+	int bad = ca_file ? util_path_regular(ca_file) : 0;
+	if (bad < 0) {
 		snprintf(err, errlen, "--ca-file %s: no CA certificate could be read (%s)", ca_file,
-			 bad > 0 ? strerror(bad) : "not a regular file");
+			 util_read_strerror(bad));
 		SSL_CTX_free(ctx);
 		*ret_err = -EINVAL;
 		return NULL;

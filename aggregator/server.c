@@ -1163,15 +1163,13 @@ static void check_secret_file(const char *what, const char *path)
 		       (unsigned)(st.st_mode & 07777));
 }
 
-/* OpenSSL opens the certificate and key by path, and open() of a FIFO with no
- * writer blocks for good: only a regular file (a Secret's mount is one). */
+/* OpenSSL opens the certificate and key by path: only a regular file (a
+ * Secret's mount is one), see util_path_regular(). */
 static void check_regular_file(const char *what, const char *path)
 {
-	struct stat st;
-	if (stat(path, &st) < 0)
-		fatal("%s %s", what, path);
-	if (!S_ISREG(st.st_mode))
-		fatalx("%s %s: not a regular file", what, path);
+	int r = util_path_regular(path);
+	if (r < 0)
+		fatalx("%s %s: %s", what, path, util_read_strerror(r));
 }
 
 static SSL_CTX *tls_setup(const struct server_opts *o)

@@ -311,13 +311,12 @@ char *strv_join(const struct strv *v, const char *sep)
 	return s;
 }
 
-/* Poll fd for input until *deadline_ns (CLOCK_MONOTONIC; set on the first
- * call to now + UTIL_PIPE_WAIT_MS). -ETIMEDOUT when it passes. */
+/* Poll fd for input until *deadline_ns (util_now_mono_ns(); set on the first
+ * call to now + UTIL_PIPE_WAIT_MS, one deadline for the whole read, so a writer
+ * that trickles cannot hold the reader either). -ETIMEDOUT when it passes. */
 static int wait_readable(int fd, int64_t *deadline_ns)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	int64_t now = util_now_mono_ns();
 	if (!*deadline_ns)
 		*deadline_ns = now + (int64_t)UTIL_PIPE_WAIT_MS * 1000000;
 	for (;;) {
@@ -329,8 +328,7 @@ static int wait_readable(int fd, int64_t *deadline_ns)
 			return 0;
 		if (r < 0 && errno != EINTR)
 			return -errno;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		now = util_now_mono_ns();
 	}
 }
 
@@ -420,6 +418,14 @@ int util_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len
 	return r;
 }
 
+int util_path_regular(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -errno;
+	return S_ISREG(st.st_mode) ? 0 : -ESPIPE;
+}
+
 const char *util_read_strerror(int r)
 {
 	if (r == -EFBIG)
@@ -431,7 +437,7 @@ const char *util_read_strerror(int r)
 	if (r == -ENODATA)
 		return "a pipe or FIFO with nothing written to it";
 	if (r == -ETIMEDOUT)
-		return "a pipe or FIFO whose writer sent nothing more for " UTIL_PIPE_WAIT_S " s";
+		return "a pipe or FIFO whose writer did not finish within " UTIL_PIPE_WAIT_S " s";
 	return strerror(-r);
 }
 

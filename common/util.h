@@ -101,5 +101,9 @@ int util_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len, bool *ret_
 #define UTIL_PIPE_WAIT_MS 5000
 #define UTIL_PIPE_WAIT_S  "5"
 int util_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len);
+/* 0 when path is a regular file; -errno from stat(), -ESPIPE when it is anything
+ * else. For paths a library opens itself (OpenSSL's *_file calls): open() of a
+ * FIFO with no writer would block it for good, and stat() does not open. */
+int util_path_regular(const char *path);
 /* How to say a reader's error: "file too large" for -EFBIG, else strerror(). */
 const char *util_read_strerror(int r);

@@ -102,7 +102,7 @@ sleep 60 >"$fifo" &
 writer=$!
 kill_pids+=("$writer")
 t0=$(date +%s)
-refused "report --waivers FIFO, silent writer" "--waivers $fifo: a pipe or FIFO whose writer sent nothing more for 5 s" \
+refused "report --waivers FIFO, silent writer" "--waivers $fifo: a pipe or FIFO whose writer did not finish within 5 s" \
 	"$AGG" report --cluster-state "$CLUSTER" --waivers "$fifo"
 t=$(($(date +%s) - t0))
 { [ "$t" -ge 4 ] && [ "$t" -le 12 ]; } || fail "the silent writer was waited for ${t} s, expected about 5"
