@@ -18,6 +18,7 @@
 #include "checks.h"
 #include "judge.h"
 #include "modprobe_conf.h"
+#include "modules.h"
 #include "osrelease.h"
 
 #include <errno.h>
@@ -236,20 +237,8 @@ static int parse_kconfig(const char *buf, size_t len, struct kconfig *c)
 	for (size_t i = 0; i < ELEMENTSOF(prefixes); i++) {
 		size_t plen = strlen(prefixes[i]);
 		const char *q = buf;
-		while ((q = memmem(q, (size_t)(end - q), prefixes[i], plen))) {
-			line = q;
-			if (q - buf >= 2 && q[-2] == '#' && q[-1] == ' ')
-				line = q - 2;
-			if (line > buf && line[-1] != '\n') {
-				q++;
-				continue;
-			}
-			const char *nl = memchr(q, '\n', (size_t)(end - q));
-			kconfig_parse_line(line, (size_t)((nl ? nl : end) - line), c);
-			if (!nl)
-				break;
-			q = nl + 1;
-		}
+		while (kconfig_next_line(buf, end, &q, prefixes[i], plen, &line, &l))
+			kconfig_parse_line(line, l, c);
 	}
 	return 0;
 }

@@ -503,34 +503,43 @@ int kconfig_cache_text(struct kconfig_cache *c, const struct hostroot *root, con
 	return 0;
 }
 
-/* kconfig_value() over an inflated text, line by line as lines_next() gives
- * them: a line is cut where lines_next()'s buffer ends. */
-static int kconfig_value_text(const char *text, size_t tlen, const char *option, char **ret_value)
+bool kconfig_next_line(const char *buf, const char *end, const char **pos, const char *name,
+		       size_t nlen, const char **ret_line, size_t *ret_len)
 {
-	size_t olen = strlen(option);
-	const char *end = text + tlen, *q = text;
-	/* Only a line that starts with the option or with "# " and the option can
-	 * answer (kconfig_line()): go from one occurrence of it to the next
-	 * instead of through every line, in the same order. */
-	while (olen && (q = memmem(q, (size_t)(end - q), option, olen))) {
+	const char *q = *pos;
+	while (nlen && q < end && (q = memmem(q, (size_t)(end - q), name, nlen))) {
 		const char *line = q;
-		if (q - text >= 2 && q[-2] == '#' && q[-1] == ' ')
+		if (q - buf >= 2 && q[-2] == '#' && q[-1] == ' ')
 			line = q - 2;
-		if (line > text && line[-1] != '\n') {
+		if (line > buf && line[-1] != '\n') {
 			q++;
 			continue;
 		}
 		const char *nl = memchr(q, '\n', (size_t)(end - q));
-		size_t len = (size_t)((nl ? nl : end) - line);
+		*ret_line = line;
+		*ret_len = (size_t)((nl ? nl : end) - line);
+		*pos = nl ? nl + 1 : end;
+		return true;
+	}
+	*pos = end;
+	return false;
+}
+
+/* kconfig_value() over an inflated text, line by line as lines_next() gives
+ * them: a line is cut where lines_next()'s buffer ends. Only a line that
+ * starts with the option or with "# " and the option can answer
+ * (kconfig_line()), so only those are visited, in order. */
+static int kconfig_value_text(const char *text, size_t tlen, const char *option, char **ret_value)
+{
+	size_t olen = strlen(option), len;
+	const char *end = text + tlen, *q = text, *line;
+	while (kconfig_next_line(text, end, &q, option, olen, &line, &len)) {
 		size_t cut = len < sizeof(((struct lines *)0)->buf) - 1
 				 ? len
 				 : sizeof(((struct lines *)0)->buf) - 1;
 		int k = kconfig_line(line, cut, option, olen, ret_value);
 		if (k >= 0)
 			return k;
-		if (!nl)
-			break;
-		q = nl + 1;
 	}
 	return 0;
 }

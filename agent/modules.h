@@ -58,6 +58,14 @@ int modules_dir(const struct hostroot *root, const char *release, char **ret_pat
 int kconfig_value(const struct hostroot *root, const char *release, const char *option,
 		  char **ret_value);
 
+/* The next line of a kernel config text [buf, end) that can set or unset a
+ * symbol starting with name: one that begins with name, or with "# " and name.
+ * Searched for from *pos on (memmem from one occurrence to the next, in order,
+ * not line by line: a config has ~7,000 lines). true with *ret_line and
+ * *ret_len (without its newline), *pos moved past it; false when none is left. */
+bool kconfig_next_line(const char *buf, const char *end, const char **pos, const char *name,
+		       size_t nlen, const char **ret_line, size_t *ret_len);
+
 /* Which config kconfig_value() reads for release (host-root-relative path). 0 or -ENOENT. */
 int kconfig_source(const struct hostroot *root, const char *release, char **ret_path);
 
