@@ -5,6 +5,7 @@
 #include "helper.h"
 #include "log.h"
 #include "probe_netns.h"
+#include "run_prefetch.h"
 #include "sys_uts.h"
 
 #include <errno.h>
@@ -200,6 +201,7 @@ static void job_free(struct check_job *j)
 		kconfig_cache_clear(j->ctx.kconfig);
 		free(j->ctx.kconfig);
 	}
+	run_prefetch_unref(j->ctx.prefetch);
 	hostroot_close(&j->ctx.root);
 	node_report_clear(&j->report);
 	agent_opts_clear(&j->opts);
@@ -272,6 +274,7 @@ static struct check_job *job_new(struct agent_ctx *ctx, size_t first, size_t end
 	    .procs = ctx->procs,
 	    .units = ctx->units,
 	    .kconfig = ctx->kconfig,
+	    .prefetch = run_prefetch_ref(ctx->prefetch),
 	    /* The daemon's probe helper runs the network checks (row_wanted). */
 	    .defer_network = ctx->defer_network,
 	};
@@ -534,6 +537,8 @@ static void *worker_main(void *arg)
 			j->ctx.procs = NULL;
 			j->ctx.units = NULL;
 			j->ctx.kconfig = NULL;
+			run_prefetch_unref(j->ctx.prefetch);
+			j->ctx.prefetch = NULL;
 			facts_blocked = slot_alive(FACTS_SLOT);
 			if (!facts_blocked) {
 				/* The facts the checks recorded: collected only when missing. */
@@ -698,6 +703,9 @@ static void step_abandoned(struct agent_ctx *ctx, struct check_job *j, size_t s,
 		ctx->units = xcalloc(1, sizeof(*ctx->units));
 	if (ctx->kconfig)
 		ctx->kconfig = xcalloc(1, sizeof(*ctx->kconfig));
+	/* Nor what the prefetch read: it may be what blocked. */
+	run_prefetch_unref(ctx->prefetch);
+	ctx->prefetch = NULL;
 	size_t before = ctx->report->results.n;
 	blocked_unknown(ctx, id, j, false);
 	if (stop) {
@@ -774,6 +782,24 @@ void agent_run_check(struct agent_ctx *ctx, size_t i)
 	run_steps(ctx, STEP_ROW(i), STEP_ROW(i) + 1, false);
 }
 
+/* The prefetch of an earlier run whose thread may still run (a hung proc/):
+ * while it does, no run starts another; one reference is held here. */
+static struct run_prefetch *last_prefetch;
+
+/* A prefetch for a whole run (run_prefetch.h), or NULL: --only names the
+ * checks to run, which then read what they need themselves; an earlier
+ * prefetch still blocked is not joined by a second. */
+static struct run_prefetch *prefetch_for_run(struct agent_ctx *ctx)
+{
+	if (ctx->opts->only.n)
+		return NULL;
+	if (last_prefetch && !run_prefetch_ended(last_prefetch))
+		return NULL;
+	run_prefetch_unref(last_prefetch);
+	last_prefetch = run_prefetch_start(&ctx->root);
+	return run_prefetch_ref(last_prefetch);
+}
+
 void agent_run_checks(struct agent_ctx *ctx)
 {
 	struct node_report *r = ctx->report;
@@ -796,7 +822,10 @@ void agent_run_checks(struct agent_ctx *ctx)
 	*ctx->procs = (struct procs_scan){0};
 	ctx->units = xcalloc(1, sizeof(*ctx->units));
 	ctx->kconfig = xcalloc(1, sizeof(*ctx->kconfig));
+	ctx->prefetch = prefetch_for_run(ctx);
 	run_steps(ctx, first, STEP_FACTS + 1, true);
+	run_prefetch_unref(ctx->prefetch);
+	ctx->prefetch = NULL;
 	procs_scan_clear(ctx->procs);
 	free(ctx->procs);
 	ctx->procs = NULL;
@@ -866,10 +895,25 @@ void agent_add_deferred(struct agent_ctx *ctx, struct node_report *probed, const
 	r->results = out;
 }
 
+struct procs_scan *agent_run_procs(struct agent_ctx *ctx)
+{
+	if (ctx->procs && ctx->prefetch)
+		run_prefetch_take_procs(ctx->prefetch, ctx->procs);
+	return ctx->procs;
+}
+
+struct kconfig_cache *agent_run_kconfig(struct agent_ctx *ctx)
+{
+	if (ctx->kconfig && ctx->prefetch)
+		run_prefetch_take_kconfig(ctx->prefetch, ctx->kconfig);
+	return ctx->kconfig;
+}
+
 int agent_procs_find(struct agent_ctx *ctx, const char *comm, struct procs_found *ret)
 {
-	return ctx->procs ? procs_scan_find(ctx->procs, &ctx->root, comm, ret)
-			  : procs_find(&ctx->root, comm, ret);
+	struct procs_scan *scan = agent_run_procs(ctx);
+	return scan ? procs_scan_find(scan, &ctx->root, comm, ret)
+		    : procs_find(&ctx->root, comm, ret);
 }
 
 int agent_unitfiles_state(struct agent_ctx *ctx, const char *unit, char **ret_where)

@@ -55,6 +55,10 @@ struct agent_ctx {
 	/* proc/config.gz inflated once for all checks of a run (modules.h; heap, or
 	 * NULL), lent and kept as procs is. */
 	struct kconfig_cache *kconfig;
+	/* procs and kconfig read ahead on a second thread (run_prefetch.h), or
+	 * NULL: taken into them by agent_run_procs()/agent_run_kconfig(). Each job
+	 * lent it holds a reference. */
+	struct run_prefetch *prefetch;
 	/* The daemon: the network checks --skip/--only leave in are its probe
 	 * helper's; agent_run_checks adds nothing for them, agent_add_deferred
 	 * puts the helper's findings in their places. */
@@ -73,6 +77,12 @@ struct host_check {
 
 extern const struct host_check host_checks[];
 extern const size_t host_checks_len;
+
+/* The run's proc/ scan and kernel-config cache (NULL outside a run), with
+ * what the prefetch read put in first: what a check passes to procs.h and
+ * modules.h instead of ctx->procs and ctx->kconfig. */
+struct procs_scan *agent_run_procs(struct agent_ctx *ctx);
+struct kconfig_cache *agent_run_kconfig(struct agent_ctx *ctx);
 
 /* Add a finding for id to the report, with the node set. */
 struct finding *agent_finding(struct agent_ctx *ctx, const char *id);

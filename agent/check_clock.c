@@ -141,7 +141,7 @@ void check_clock(struct agent_ctx *ctx, const char *id)
 	_cleanup_(judge_clear) struct judge j = {.status = STATUS_PASS};
 	int64_t thr = ctx->opts->thr.clock_maxerror_warn_us;
 	struct timesync_daemons d;
-	timesync_find_daemons(&ctx->root, ctx->procs, &d);
+	timesync_find_daemons(&ctx->root, agent_run_procs(ctx), &d);
 	struct timesync_clock c;
 	int r = timesync_read_clock(&c);
 	if (r < 0) {

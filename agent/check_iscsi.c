@@ -452,7 +452,7 @@ void check_iscsi(struct agent_ctx *ctx, const char *id)
 	judge_iscsiadm(&adm, install, dirs, &f->evidence, &j);
 	judge_initiator(hr, &in, &d, &f->evidence, &j);
 	judge_iscsid(hr, &d, &f->evidence, &j);
-	judge_iscsi_tcp(hr, ctx->kconfig, &os, &f->evidence, &j);
+	judge_iscsi_tcp(hr, agent_run_kconfig(ctx), &os, &f->evidence, &j);
 	kv_add_str(&f->evidence, "os", *os.pretty_name ? os.pretty_name : os.id);
 	const char *pkg = osrelease_package(&os, &iscsi_packages);
 	if (pkg)

@@ -677,7 +677,7 @@ void check_nfs_kernel(struct agent_ctx *ctx, const char *id)
 	read_release(&ctx->root, &k);
 	read_loaded(&ctx->root, &k);
 	read_modules_dir(&ctx->root, &k);
-	read_config(&ctx->root, ctx->kconfig, &k);
+	read_config(&ctx->root, agent_run_kconfig(ctx), &k);
 	static const char *const nfs_mods[] = {"nfs", "nfsv4", NULL};
 	modprobe_block_read(&ctx->root, nfs_mods, &k.blk);
 	struct osrelease os;

@@ -25,6 +25,7 @@ read -ra EVENT <<<"$(pkg-config --cflags --libs libevent)"
 # shellcheck disable=SC2086
 read -ra DEPS <<<"$(pkg-config --cflags --libs $DEP_PCS)"
 cc "${CFLAGS[@]}" -pthread "$SRC/bench/loadgen.c" -o "$OUT/loadgen" "${EVENT[@]}"
+cc "${CFLAGS[@]}" "$SRC/bench/timed_run.c" -o "$OUT/timed_run"
 cc "${CFLAGS[@]}" "$SRC/bench/bare_server.c" -o "$OUT/bare_server" "${EVENT[@]}"
 # clone_reports (with its generator, gen_node.c) links this build's libhvcommon.a: it
 # speaks this build's wire format.

@@ -69,21 +69,26 @@ stop_pid() {
 	pids=("${keep[@]}")
 }
 
-# run_timed OUT CMD...: one run; appends "wall_s<TAB>peak_rss_kib<TAB>exit<TAB>cpu_s"
-# to OUT (cpu_s: user + system time, which other load on the machine changes less).
+# run_timed OUT [-t SECONDS] CMD...: one run; appends
+# "wall_s<TAB>peak_rss_kib<TAB>exit<TAB>cpu_s" to OUT (cpu_s: user + system time,
+# which other load on the machine changes less). bench/timed_run.c measures: the
+# command's own start to its reaping, no wrapper process inside the interval
+# (docs/benchmarks.md, "Method"); -t stops it after SECONDS (exit 124).
 run_timed() {
-	local out=$1
+	local out=$1 lim=()
 	shift
-	local t0 t1 rc rss cpu
-	t0=$EPOCHREALTIME
-	/usr/bin/time -f '%M %U %S' -o "$tmp/time.out" "$@" >/dev/null 2>"$tmp/run.err"
+	if [ "$1" = -t ]; then
+		lim=(-t "$2")
+		shift 2
+	fi
+	local wall rss rc cpu
+	"$TOOLS/timed_run" -o "$tmp/time.out" "${lim[@]}" -- "$@" >/dev/null 2>"$tmp/run.err"
 	rc=$?
-	t1=$EPOCHREALTIME
-	read -r rss cpu < <(tail -n 1 "$tmp/time.out" 2>/dev/null | awk '{ printf "%s %.2f\n", $1, $2 + $3 }')
+	read -r wall rss _ cpu <"$tmp/time.out" 2>/dev/null
+	case "$wall" in '' | *[!0-9.]*) wall=-1 ;; esac
 	case "$rss" in '' | *[!0-9]*) rss=-1 ;; esac
 	case "$cpu" in '' | *[!0-9.]*) cpu=-1 ;; esac
-	printf '%s\t%s\t%s\t%s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')" \
-		"$rss" "$rc" "$cpu" >>"$out"
+	printf '%s\t%s\t%s\t%s\n' "$wall" "$rss" "$rc" "$cpu" >>"$out"
 	return "$rc"
 }
 
@@ -96,7 +101,7 @@ vm_kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null; 
 for t in "$BIN/hvready-agent" "$BIN/hvready-aggregator" "$BUILD/libhvcommon.a"; do
 	[ -e "$t" ] || harness_fail "$t is missing: run make build (or make bench) first"
 done
-for t in /usr/bin/time python3 cc pkg-config curl getconf; do
+for t in python3 cc pkg-config curl getconf; do
 	command -v "$t" >/dev/null || harness_fail "$t is missing: run scripts/install-deps.sh"
 done
 ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null
@@ -235,7 +240,7 @@ if want 2 && [ -f "${cluster500:-}.complete" ] && [ -d "$reports500" ]; then
 		--node-reports "$reports500" --format json)
 	spent=0
 	for i in $(seq 1 "$REPORT_RUNS"); do
-		run_timed "$RAW/report.tsv" timeout "$REPORT_TIMEOUT" "${report_cmd[@]}"
+		run_timed "$RAW/report.tsv" -t "$REPORT_TIMEOUT" "${report_cmd[@]}"
 		rc=$?
 		if [ "$rc" -eq 124 ]; then
 			say "   run $i: still running after ${REPORT_TIMEOUT}s, stopped (recorded as a lower bound)"
@@ -275,7 +280,7 @@ if want 2; then
 		: >"$RAW/scale_$n.tsv"
 		spent=0
 		for i in $(seq 1 "$SCALE_RUNS"); do
-			run_timed "$RAW/scale_$n.tsv" timeout "$SCALE_TIMEOUT" "$BIN/hvready-aggregator" report \
+			run_timed "$RAW/scale_$n.tsv" -t "$SCALE_TIMEOUT" "$BIN/hvready-aggregator" report \
 				--cluster-state "$cluster" --node-reports "$tmp/reports$n" --format json
 			rc=$?
 			if [ "$rc" -eq 124 ] || [ "$rc" -eq 2 ] || [ "$rc" -gt 3 ]; then
@@ -306,7 +311,7 @@ if want 2 && [ -f "${cluster500:-}.complete" ] && [ -d "$reports500" ]; then
 	say "2b. hvready-aggregator report: the target's shape, ~20,000 objects ($REPORT_RUNS runs)"
 	: >"$RAW/report_shape.tsv"
 	for i in $(seq 1 "$REPORT_RUNS"); do
-		run_timed "$RAW/report_shape.tsv" timeout "$REPORT_TIMEOUT" "$BIN/hvready-aggregator" \
+		run_timed "$RAW/report_shape.tsv" -t "$REPORT_TIMEOUT" "$BIN/hvready-aggregator" \
 			report --cluster-state "$shape" --node-reports "$reports500" --format json
 		rc=$?
 		if [ "$rc" -eq 124 ] || [ "$rc" -eq 2 ] || [ "$rc" -gt 3 ]; then
@@ -398,7 +403,7 @@ if want 2 && [ -d "$reports500" ] && [ -d "${shape:-}" ]; then
 	else
 		: >"$RAW/report_live.tsv"
 		for i in $(seq 1 "$REPORT_RUNS"); do
-			run_timed "$RAW/report_live.tsv" timeout "$REPORT_TIMEOUT" "$BIN/hvready-aggregator" \
+			run_timed "$RAW/report_live.tsv" -t "$REPORT_TIMEOUT" "$BIN/hvready-aggregator" \
 				report --kubeconfig "$tmp/live/kubeconfig" --node-reports "$reports500" --format json
 			rc=$?
 			if [ "$rc" -eq 124 ] || [ "$rc" -eq 2 ] || [ "$rc" -gt 3 ]; then

@@ -43,6 +43,12 @@ void hostroot_set_tracer(void (*fn)(void *arg, const char *path), void *arg)
 	tracer_arg = arg;
 }
 
+void hostroot_trace(const char *path)
+{
+	if (tracer_fn)
+		tracer_fn(tracer_arg, rel(path));
+}
+
 static _Atomic bool no_openat2; /* checks run in threads (agent/agent.c) */
 
 int hostroot_openat(const struct hostroot *hr, const char *path, int flags)

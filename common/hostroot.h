@@ -21,6 +21,9 @@ struct hostroot {
  * the open (agent/agent.c: a check that blocks is reported with the last host
  * path it opened). One per thread; NULL fn clears it. */
 void hostroot_set_tracer(void (*fn)(void *arg, const char *path), void *arg);
+/* Give path to this thread's tracer as if it had been opened here: a thread that
+ * waits for another's read names the place that other read is at (agent/run_prefetch.c). */
+void hostroot_trace(const char *path);
 
 /* Returns 0 or -errno. */
 int hostroot_open(struct hostroot *hr, const char *dir);

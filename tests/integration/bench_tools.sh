@@ -21,6 +21,25 @@ json() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print($
 
 bash "$SRC/bench/build_tools.sh" "$BUILD" "$tmp/tools" 2>"$tmp/build.err" || fail "bench/build_tools.sh"
 
+# timed_run (run.sh's timer): the command's exit, its CPU and peak RSS, 124 at -t,
+# 127 when it cannot be started; the line is "wall_s rss_kib exit cpu_s".
+T="$tmp/tools/timed_run"
+"$T" -o "$tmp/t.out" -- sh -c 'exit 3' && fail "timed_run: exit 3 came back as 0"
+read -r w r e c <"$tmp/t.out"
+[ "$e" = 3 ] && [ "$r" -gt 0 ] || fail "timed_run: 'exit 3' wrote: $(cat "$tmp/t.out")"
+awk -v w="$w" -v c="$c" 'BEGIN { exit !(w > 0 && w < 5 && c >= 0) }' || fail "timed_run: times $w $c"
+"$T" -o "$tmp/t.out" -- python3 -c 'x = bytearray(64 << 20); import time; t = time.process_time()
+while time.process_time() - t < 0.3: pass' || fail "timed_run: python3 failed"
+read -r w r e c <"$tmp/t.out"
+[ "$r" -gt 65536 ] || fail "timed_run: a 64 MiB process's peak RSS read $r KiB"
+awk -v w="$w" -v c="$c" 'BEGIN { exit !(c >= 0.3 && w >= c * 0.9) }' || fail "timed_run: 0.3 s of CPU read cpu $c wall $w"
+"$T" -o "$tmp/t.out" -t 0.5 -- sleep 30
+[ "$?" -eq 124 ] || fail "timed_run -t 0.5 -- sleep 30 did not end with 124"
+read -r w r e c <"$tmp/t.out"
+[ "$e" = 124 ] && awk -v w="$w" 'BEGIN { exit !(w >= 0.5 && w < 10) }' || fail "timed_run -t: $(cat "$tmp/t.out")"
+"$T" -o "$tmp/t.out" -- /nonexistent/cmd 2>"$tmp/t.err"
+[ "$?" -eq 127 ] && grep -q '/nonexistent/cmd' "$tmp/t.err" || fail "timed_run: a missing command is not 127 with its name"
+
 # A real report of this machine, cloned under 20 node names.
 "$BIN/hvready-agent" check --skip host.nfs.probe,host.image.share-manager --node harvester-node-1 \
 	--format msgpack --output "$tmp/template.msgpack" 2>"$tmp/agent.err"

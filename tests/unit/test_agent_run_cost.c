@@ -104,12 +104,20 @@ static void test_run_starts_one_thread(void **state)
 	run_all(&b);
 	assert_true(b.report.results.n >= host_checks_len);
 	assert_non_null(kv_get(&b.report.facts, "kernel_release"));
-	/* The old agent: 12 (the identity, 10 checks, the facts). */
-	assert_int_equal(threads_started, 1);
+	/* The old agent: 12 (the identity, 10 checks, the facts); now the run's
+	 * worker and its prefetch (agent/run_prefetch.h). */
+	assert_int_equal(threads_started, 2);
 	node_report_clear(&b.report);
 	b.report = (struct node_report){0};
 	threads_started = 0;
 	run_all(&b);
+	assert_int_equal(threads_started, 2);
+	/* --only: the checks read what they need themselves, no prefetch. */
+	node_report_clear(&b.report);
+	b.report = (struct node_report){0};
+	threads_started = 0;
+	strv_add(&b.opts.only, "host.iscsi");
+	agent_run_checks(&b.ctx);
 	assert_int_equal(threads_started, 1);
 	hf_close(&b);
 }
