@@ -7,11 +7,11 @@
 #include "probe_netns.h"
 #include "run_prefetch.h"
 #include "sys_uts.h"
+#include "threads.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <time.h>
@@ -249,11 +249,7 @@ static struct check_job *job_new(struct agent_ctx *ctx, size_t first, size_t end
 		return NULL;
 	}
 	pthread_mutex_init(&j->lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&j->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	cond_init_monotonic(&j->cond);
 	opts_copy(&j->opts, ctx->opts);
 	j->report.node = dup_or_null(ctx->report->node);
 	j->report.hostname = dup_or_null(ctx->report->hostname);
@@ -589,16 +585,7 @@ static int job_run(struct agent_ctx *ctx, struct check_job *j, bool *ret_stop)
 	j->started_mono_ns = util_now_mono_ns();
 	j->started_real_ns = util_now_realtime_ns();
 	/* The thread takes no signal: SIGTERM stays the loop's (daemon.c). */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_t t;
-	int e = pthread_create(&t, &attr, worker_main, j);
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int e = thread_start_detached(worker_main, j);
 	if (e != 0)
 		return -e;
 	pthread_mutex_lock(&j->lock);

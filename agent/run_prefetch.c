@@ -7,11 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "threads.h"
 #include "util.h"
 
 struct run_prefetch {
@@ -86,22 +86,9 @@ struct run_prefetch *run_prefetch_start(const struct hostroot *root)
 	p->root = (struct hostroot){.fd = fd, .path = xstrdup(root->path)};
 	p->refs = 2; /* the caller's and the thread's */
 	pthread_mutex_init(&p->lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&p->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	cond_init_monotonic(&p->cond);
 	/* The thread takes no signal: they stay the main loop's (daemon.c). */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_t t;
-	int e = pthread_create(&t, &attr, prefetch_main, p);
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int e = thread_start_detached(prefetch_main, p);
 	if (e != 0) {
 		p->refs = 1;
 		run_prefetch_unref(p);

@@ -1,9 +1,8 @@
 #include "sys_kvm.h"
+#include "threads.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/sysmacros.h>
@@ -30,19 +29,7 @@ static void *close_main(void *arg)
  * checks that follow, or here when that thread cannot start. */
 static void close_behind(int fd)
 {
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_t attr;
-	pthread_t t;
-	bool started = pthread_attr_init(&attr) == 0;
-	if (started) {
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		started = pthread_create(&t, &attr, close_main, (void *)(intptr_t)fd) == 0;
-		pthread_attr_destroy(&attr);
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!started)
+	if (thread_start_detached(close_main, (void *)(intptr_t)fd) != 0)
 		close(fd);
 }
 

@@ -70,6 +70,7 @@
 #include "source.h"
 #include "store.h"
 #include "targets.h"
+#include "threads.h"
 #include "tokenreview.h"
 #include "wire.h"
 #include "wirescan.h"
@@ -1240,13 +1241,9 @@ int server_run(const struct server_opts *o)
 	store_init(&s.store);
 	s.mc.serving = true;
 	pthread_mutex_init(&s.lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
 	/* The refresher waits on it for an interval: a wall-clock step must not
 	 * make that wait an hour (or nothing). */
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s.cond, &ca);
-	pthread_condattr_destroy(&ca);
+	cond_init_monotonic(&s.cond);
 	struct probe_targets none = {0};
 	s.no_targets = targets_json(&none, NULL);
 

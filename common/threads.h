@@ -1,0 +1,15 @@
+/*
+ * The two ways this project starts and waits on threads, written once.
+ */
+#pragma once
+#include <pthread.h>
+
+/* Start fn(arg) on a detached thread that takes no signal: every signal stays
+ * blocked in it, so SIGTERM and SIGINT stay the main loop's (agent/daemon.c)
+ * whatever thread the kernel would pick. 0, or the positive errno of
+ * pthread_attr_init/pthread_create. */
+int thread_start_detached(void *(*fn)(void *), void *arg);
+
+/* pthread_cond_init on CLOCK_MONOTONIC: a pthread_cond_timedwait deadline from
+ * util_now_mono_ns(), which a step of the wall clock does not stretch or cut. */
+void cond_init_monotonic(pthread_cond_t *cond);
