@@ -46,11 +46,6 @@ const size_t canary_checks_len = ELEMENTSOF(canary_checks);
 
 #define CLEANUP_ID "canary.cleanup"
 
-void canary_step_cleanup(struct canary *c, struct finding *f)
-{
-	canary_cleanup(c, c->o->cleanup_only, f);
-}
-
 int canary_run(struct canary *c)
 {
 	const struct canary_opts *o = c->o;

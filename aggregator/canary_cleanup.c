@@ -316,3 +316,9 @@ void canary_cleanup(struct canary *c, bool all, struct finding *f)
 	strv_clear(&deleted);
 	strv_clear(&volumes);
 }
+
+/* The canary.cleanup step: the run's own objects, or with --cleanup every run's. */
+void canary_step_cleanup(struct canary *c, struct finding *f)
+{
+	canary_cleanup(c, c->o->cleanup_only, f);
+}

@@ -124,3 +124,12 @@ int storage_go_bool(const struct jv *v, bool *ret)
 	}
 	return -1;
 }
+
+const char *storage_sc_default_annotation(const struct jv *sc)
+{
+	if (streq(JQS(sc, "metadata", "annotations", ANN_SC_DEFAULT), "true"))
+		return ANN_SC_DEFAULT;
+	if (streq(JQS(sc, "metadata", "annotations", ANN_SC_DEFAULT_BETA), "true"))
+		return ANN_SC_DEFAULT_BETA;
+	return NULL;
+}

@@ -1,9 +1,10 @@
 /*
  * Small helpers shared by the storage, snapshot and Longhorn checks
- * (check_storage.c, check_snapshot.c, check_longhorn.c): naming the object a
- * finding is about, ages, and evidence that shows an absent field as absent
- * rather than as an empty string ("" and absent mean different things: an
- * empty shareEndpoint is not a missing one).
+ * (check_storageclass.c, check_pvc.c, check_vsc.c, check_snapshot.c,
+ * check_longhorn.c): naming the object a finding is about, ages, and
+ * evidence that shows an absent field as absent rather than as an empty
+ * string ("" and absent mean different things: an empty shareEndpoint is not
+ * a missing one).
  */
 #pragma once
 #include "engine.h"
@@ -43,3 +44,11 @@ void storage_appendf(char **buf, const char *fmt, ...) _printf_(2, 3);
  * strconv.ParseBool: 1 t T TRUE true True / 0 f F FALSE false False). Absent is
  * false; returns -1 (ret untouched) for a non-string or any other text. */
 int storage_go_bool(const struct jv *v, bool *ret);
+
+#define ANN_SC_DEFAULT	    "storageclass.kubernetes.io/is-default-class"
+#define ANN_SC_DEFAULT_BETA "storageclass.beta.kubernetes.io/is-default-class"
+
+/* The annotation that makes the StorageClass sc a default class
+ * (ANN_SC_DEFAULT or ANN_SC_DEFAULT_BETA), or NULL. Kubernetes compares the
+ * value with "true" exactly (storage/util IsDefaultAnnotation). */
+const char *storage_sc_default_annotation(const struct jv *sc);

@@ -1,7 +1,7 @@
 /*
  * Which VolumeSnapshotClass the VM snapshots of each Longhorn StorageClass use,
- * resolved as KubeVirt and CDI do. The api.vsc.* and api.snapshot.* checks
- * (check_snapshot.c) judge what this finds.
+ * resolved as KubeVirt and CDI do. The api.vsc.* checks (check_vsc.c) judge
+ * what this finds.
  *
  * Which class a VM snapshot uses, per StorageClass of the disk's PVC (read in
  * kubevirt/kubevirt pkg/storage/snapshot/snapshot.go getVolumeSnapshotClassName, and

@@ -27,7 +27,7 @@ allowed_lines=(
 	'aggregator/check_vm.c:row->status = e.level;'
 	# The importer's last error (struct import_state), read from the pod and the
 	# DataVolume's conditions: evidence, not a finding's message.
-	'aggregator/check_vm.c:st->message = m;'
+	'aggregator/check_cdi.c:st->message = m;'
 )
 cd "$HVREADY_SRC"
 shopt -s nullglob

@@ -11,7 +11,9 @@
 #    is the RUNNER of a row, and every row's runner is defined there (the build
 #    enforces both; this catches a prototype written by hand); CANARY rows'
 #    runners are the canary's steps in aggregator/canary*.c (docs/canary.md),
-#    and canary rows are no node conditions.
+#    and canary rows are no node conditions;
+#  - each runner is in the file its ID names (host.nfs.client in
+#    agent/check_nfs_client.c, api.vsc.* in aggregator/check_vsc.c).
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
 tmp=$(mktemp -d)
@@ -119,6 +121,20 @@ for fn, (side, f) in sorted(defined.items()):
 for fn, r in sorted(runners.items()):
     if fn not in defined:
         problems.append("%s: RUNNER %s is not defined in a check_*.c" % (r[0], fn))
+# The ID says which file to open (docs/development.md, "Adding a check"):
+# host.A.B -> agent/check_A_B.c, cluster.* -> aggregator/check_cluster.c,
+# api.AREA.* -> aggregator/check_AREA.c, canary.AREA.* -> aggregator/canary_AREA.c.
+def named_file(cid, prog):
+    parts = cid.split(".")
+    if prog == "host":
+        return "agent/check_%s.c" % "_".join(parts[1:]).replace("-", "_")
+    if prog == "cluster":
+        return "aggregator/check_cluster.c"
+    return "aggregator/%s_%s.c" % ("check" if prog == "api" else "canary", parts[1].replace("-", "_"))
+for r in rows:
+    want = named_file(r[0], r[1])
+    if r[5] in defined and defined[r[5]][1] != want:
+        problems.append("%s: RUNNER %s is in %s; its ID names %s" % (r[0], r[5], defined[r[5]][1], want))
 if problems:
     print("FAIL:\n  " + "\n  ".join(problems))
     sys.exit(1)

@@ -375,7 +375,7 @@ static void test_gate_values_merge_key(void **state)
 
 /* ---- gate-stale ---- */
 
-static void test_stale_fail_case3(void **state)
+static void test_stale_fail_three_layers(void **state)
 {
 	struct harness h;
 	harness_init(&h);
@@ -686,7 +686,7 @@ int main(void)
 	    cmocka_unit_test(test_gate_per_release),
 	    cmocka_unit_test(test_gate_unknown_version_and_garbage),
 	    cmocka_unit_test(test_gate_values_merge_key),
-	    cmocka_unit_test(test_stale_fail_case3),
+	    cmocka_unit_test(test_stale_fail_three_layers),
 	    cmocka_unit_test(test_stale_pass),
 	    cmocka_unit_test(test_stale_unknown),
 	    cmocka_unit_test(test_stale_not_observed_and_garbage),

@@ -14,11 +14,11 @@
 #define C17_OBJ "Volume/longhorn-system/pvc-9cb0efed-4a7d-4e1b-8c2f-6d3a9e5b1f07"
 #define C5_OBJ	"Volume/longhorn-system/pvc-64684c60-5d1e-4c2a-8f3b-9a0e7d6c5b41"
 
-static void load_case17(struct harness *h)
+static void load_snap_restore(struct harness *h)
 {
-	harness_load(h, "storage/volumes-case17.json");
-	harness_load(h, "storage/replicas-case17.json");
-	harness_load(h, "storage/engines-case17.json");
+	harness_load(h, "storage/volumes-snap-restore.json");
+	harness_load(h, "storage/replicas-snap-restore.json");
+	harness_load(h, "storage/engines-snap-restore.json");
 }
 
 /* ---- helpers ---- */
@@ -124,12 +124,12 @@ static void test_health_healthy_pass(void **state)
 	harness_clear(&h);
 }
 
-static void test_health_case17_degraded_warn(void **state)
+static void test_health_snap_restore_degraded_warn(void **state)
 {
 	struct harness h;
 	harness_init(&h);
 	h.now_ns = harness_at("2026-09-06T01:35:00Z");
-	load_case17(&h);
+	load_snap_restore(&h);
 	const struct finding *f = harness_expect(&h, HEALTH, STATUS_WARN);
 	assert_string_equal(f->object, C17_OBJ);
 	assert_non_null(strstr(f->message, "degraded: 0 of 3 replicas RW"));
@@ -140,12 +140,12 @@ static void test_health_case17_degraded_warn(void **state)
 	harness_clear(&h);
 }
 
-static void test_health_case5_fail(void **state)
+static void test_health_restore_clone_failed(void **state)
 {
 	struct harness h;
 	harness_init(&h);
 	h.now_ns = harness_at("2026-09-06T00:10:00Z");
-	harness_load(&h, "storage/volumes-case5.json");
+	harness_load(&h, "storage/volumes-restore-clone-failed.json");
 	const struct finding *f = harness_expect(&h, HEALTH, STATUS_FAIL);
 	assert_string_equal(f->object, C5_OBJ);
 	assert_non_null(strstr(f->message, "failed: the volume holds no usable data"));
@@ -247,7 +247,7 @@ static void test_health_skip_and_install_states(void **state)
 	harness_clear(&h);
 }
 
-/* Case 17's degraded VM disk after the VM stopped and a recurring backup attached
+/* The type-snap restore's degraded VM disk after the VM stopped and a recurring backup attached
  * the volume: Longhorn keeps the VMI in workloadsStatus as history (lastPodRefAt
  * set), so no running VM is blocked from migrating. */
 static void test_health_degraded_vm_history(void **state)
@@ -255,7 +255,7 @@ static void test_health_degraded_vm_history(void **state)
 	struct harness h;
 	harness_init(&h);
 	h.now_ns = harness_at("2026-09-06T01:35:00Z");
-	load_case17(&h);
+	load_snap_restore(&h);
 	size_t i = harness_index(&h, RES_LH_VOLUMES, "pvc-9cb0efed-4a7d-4e1b-8c2f-6d3a9e5b1f07");
 	json_object *v = harness_edit(&h, RES_LH_VOLUMES, i);
 	json_object *st, *ks;
@@ -354,12 +354,12 @@ static void test_health_deleting_not_judged(void **state)
 
 /* ---- api.longhorn.clone-stuck ---- */
 
-static void test_clone_case17_fail(void **state)
+static void test_clone_snap_restore_fail(void **state)
 {
 	struct harness h;
 	harness_init(&h);
 	h.now_ns = harness_at("2026-09-06T01:35:00Z");
-	load_case17(&h);
+	load_snap_restore(&h);
 	const struct finding *f = harness_expect(&h, CLONE, STATUS_FAIL);
 	assert_string_equal(f->object, C17_OBJ);
 	assert_non_null(strstr(f->message,
@@ -375,20 +375,20 @@ static void test_clone_case17_fail(void **state)
 	harness_clear(&h);
 }
 
-static void test_clone_case5_fail_and_young(void **state)
+static void test_clone_restore_failed_and_young(void **state)
 {
 	struct harness h;
 	harness_init(&h);
 	h.now_ns = harness_at("2026-09-06T00:10:00Z");
-	harness_load(&h, "storage/volumes-case5.json");
+	harness_load(&h, "storage/volumes-restore-clone-failed.json");
 	const struct finding *f = harness_expect(&h, CLONE, STATUS_FAIL);
 	assert_non_null(strstr(f->message, "clone state failed"));
 	harness_clear(&h);
 
-	/* 49 s after creation: too early to judge (case 16: wait for convergence). */
+	/* 49 s after creation: too early to judge (wait for convergence). */
 	harness_init(&h);
 	h.now_ns = harness_at("2026-09-06T01:27:30Z");
-	load_case17(&h);
+	load_snap_restore(&h);
 	f = harness_expect(&h, CLONE, STATUS_PASS);
 	int64_t n;
 	assert_true(kv_get_int(&f->evidence, "in_progress", &n));
@@ -401,9 +401,9 @@ static void test_clone_sources_present_pass(void **state)
 	struct harness h;
 	harness_init(&h);
 	h.now_ns = harness_at("2026-09-06T01:35:00Z");
-	load_case17(&h);
-	harness_load(&h, "storage/volumes-case17-before-gc.json");
-	harness_load(&h, "storage/lhsnapshots-case17-before-gc.json");
+	load_snap_restore(&h);
+	harness_load(&h, "storage/volumes-snap-restore-before-gc.json");
+	harness_load(&h, "storage/lhsnapshots-snap-restore-before-gc.json");
 	harness_expect(&h, CLONE, STATUS_PASS);
 	harness_clear(&h);
 
@@ -552,12 +552,12 @@ static void test_share_image_pull_fail(void **state)
 	harness_clear(&h);
 }
 
-static void test_share_case8_fail_and_skip(void **state)
+static void test_share_rwx_fs_fail_and_skip(void **state)
 {
 	struct harness h;
 	/* What the operators observed: attached, healthy, no endpoint, no pod. */
 	harness_init(&h);
-	harness_load(&h, "storage/volumes-case8-nonmigratable.json");
+	harness_load(&h, "storage/volumes-rwx-fs-nonmigratable.json");
 	const struct finding *f = harness_expect(&h, SHARE, STATUS_FAIL);
 	assert_non_null(strstr(f->message, "no share-manager pod"));
 	assert_non_null(strstr(f->message, "shareEndpoint empty"));
@@ -566,7 +566,7 @@ static void test_share_case8_fail_and_skip(void **state)
 
 	/* The right diagnosis: a migratable volume has no share by design. */
 	harness_init(&h);
-	harness_load(&h, "storage/volumes-case8.json");
+	harness_load(&h, "storage/volumes-rwx-fs.json");
 	harness_expect(&h, SHARE, STATUS_SKIP);
 	harness_clear(&h);
 }
@@ -697,11 +697,11 @@ static void test_share_unknown_skip(void **state)
 
 /* ---- api.longhorn.node-disk ---- */
 
-static void test_disk_case8_pass(void **state)
+static void test_disk_rwx_fs_pass(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	harness_load(&h, "storage/lhnodes-case8.json");
+	harness_load(&h, "storage/lhnodes-rwx-fs.json");
 	harness_load(&h, "storage/settings-longhorn-1.11.json");
 	const struct finding *f = harness_expect(&h, DISK, STATUS_PASS);
 	assert_true(harness_list_has(f, "disks",
@@ -720,7 +720,7 @@ static void test_disk_replica_count_v2_only(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	harness_load(&h, "storage/lhnodes-case8.json");
+	harness_load(&h, "storage/lhnodes-rwx-fs.json");
 	harness_add(&h, lh_setting("default-replica-count", "\"{\\\"v2\\\":\\\"2\\\"}\""));
 	harness_run(&h, DISK);
 	const struct finding *f = harness_finding(&h, DISK, NULL);
@@ -792,7 +792,7 @@ static void test_disk_low_and_over_warn(void **state)
 {
 	struct harness h;
 	harness_init(&h);
-	harness_load(&h, "storage/lhnodes-case8.json");
+	harness_load(&h, "storage/lhnodes-rwx-fs.json");
 	harness_add(&h, lh_setting("storage-minimal-available-percentage", "\"90\""));
 	harness_run(&h, DISK);
 	assert_int_equal(h.out.n, 3);
@@ -803,7 +803,7 @@ static void test_disk_low_and_over_warn(void **state)
 	harness_clear(&h);
 
 	harness_init(&h);
-	harness_load(&h, "storage/lhnodes-case8.json");
+	harness_load(&h, "storage/lhnodes-rwx-fs.json");
 	harness_add(&h, lh_setting("storage-over-provisioning-percentage", "\"5\""));
 	harness_run(&h, DISK);
 	assert_int_equal(h.out.n, 3);
@@ -852,7 +852,7 @@ static void test_disk_config_unknown(void **state)
 
 	/* An unreadable setting makes the whole check UNKNOWN. */
 	harness_init(&h);
-	harness_load(&h, "storage/lhnodes-case8.json");
+	harness_load(&h, "storage/lhnodes-rwx-fs.json");
 	harness_add(&h, lh_setting("storage-over-provisioning-percentage", "200"));
 	harness_expect(&h, DISK, STATUS_UNKNOWN);
 	harness_clear(&h);
@@ -880,27 +880,27 @@ int main(void)
 	    cmocka_unit_test(test_ref_parse),
 	    cmocka_unit_test(test_version_and_int_parse),
 	    cmocka_unit_test(test_health_healthy_pass),
-	    cmocka_unit_test(test_health_case17_degraded_warn),
-	    cmocka_unit_test(test_health_case5_fail),
+	    cmocka_unit_test(test_health_snap_restore_degraded_warn),
+	    cmocka_unit_test(test_health_restore_clone_failed),
 	    cmocka_unit_test(test_health_faulted_and_err_modes),
 	    cmocka_unit_test(test_health_unknown_and_settling),
 	    cmocka_unit_test(test_health_skip_and_install_states),
 	    cmocka_unit_test(test_health_deleting_not_judged),
 	    cmocka_unit_test(test_health_degraded_vm_history),
 	    cmocka_unit_test(test_health_clone_awaiting_healthy),
-	    cmocka_unit_test(test_clone_case17_fail),
-	    cmocka_unit_test(test_clone_case5_fail_and_young),
+	    cmocka_unit_test(test_clone_snap_restore_fail),
+	    cmocka_unit_test(test_clone_restore_failed_and_young),
 	    cmocka_unit_test(test_clone_sources_present_pass),
 	    cmocka_unit_test(test_clone_failed_retry),
 	    cmocka_unit_test(test_clone_unknown),
 	    cmocka_unit_test(test_clone_deleting_not_judged),
 	    cmocka_unit_test(test_share_pass),
 	    cmocka_unit_test(test_share_image_pull_fail),
-	    cmocka_unit_test(test_share_case8_fail_and_skip),
+	    cmocka_unit_test(test_share_rwx_fs_fail_and_skip),
 	    cmocka_unit_test(test_share_starting_warn),
 	    cmocka_unit_test(test_share_attached_without_workload),
 	    cmocka_unit_test(test_share_unknown_skip),
-	    cmocka_unit_test(test_disk_case8_pass),
+	    cmocka_unit_test(test_disk_rwx_fs_pass),
 	    cmocka_unit_test(test_disk_pressure_fail),
 	    cmocka_unit_test(test_disk_replica_count_v2_only),
 	    cmocka_unit_test(test_disk_node_down_and_cordoned),

@@ -36,7 +36,7 @@ static void test_webhooks(void **state)
 	assert_int_equal(harness_status(&h, WH), STATUS_SKIP);
 	harness_clear(&h);
 
-	/* case 16: the configurations are harvester-validator/-mutator, the entries are
+	/* The configurations are harvester-validator/-mutator, the entries are
 	 * validator.harvesterhci.io/mutator.harvesterhci.io */
 	harness_init(&h);
 	harness_load(&h, "kubevirt/harvester-installed.json");
@@ -72,7 +72,7 @@ static void test_webhooks(void **state)
 
 /* ---- pod restarts ---- */
 
-static void test_restarts_case18(void **state)
+static void test_restarts_exit1_history(void **state)
 {
 	struct harness h;
 	harness_init(&h);
@@ -788,7 +788,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_webhooks),
-	    cmocka_unit_test(test_restarts_case18),
+	    cmocka_unit_test(test_restarts_exit1_history),
 	    cmocka_unit_test(test_restarts_other),
 	    cmocka_unit_test(test_restarts_garbage),
 	    cmocka_unit_test(test_restarts_kubelet_stopped),

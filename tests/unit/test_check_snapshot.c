@@ -22,7 +22,7 @@ static void installed(struct harness *h)
 static void installed_vsc(struct harness *h)
 {
 	installed(h);
-	harness_load(h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(h, "storage/volumesnapshotclasses-two-longhorn.json");
 }
 
 static void add_vsc(struct harness *h, const char *name, const char *params, const char *ann)
@@ -114,14 +114,14 @@ static void lh_cluster(struct harness *h, bool profiles)
 	installed(h);
 	harness_load(h, "storage/storageclasses-harvester.json");
 	if (profiles)
-		harness_load(h, "storage/storageprofiles-case4.json");
+		harness_load(h, "storage/storageprofiles-two-longhorn.json");
 }
 
 /* lh_cluster() with the profiles and installed_vsc()'s VolumeSnapshotClasses. */
 static void lh_cluster_vsc(struct harness *h)
 {
 	lh_cluster(h, true);
-	harness_load(h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(h, "storage/volumesnapshotclasses-two-longhorn.json");
 }
 
 /* Set (cls) or remove (NULL) spec.snapshotClass or status.snapshotClass of the
@@ -154,7 +154,7 @@ static const char *ev_list_item(const struct finding *f, const char *key, size_t
 	return l->items[i].s;
 }
 
-static void test_vsc_ambiguous_case4_warn(void **state)
+static void test_vsc_ambiguous_two_longhorn_warn(void **state)
 {
 	struct harness h;
 	lh_cluster_vsc(&h);
@@ -172,7 +172,7 @@ static void test_vsc_ambiguous_case4_warn(void **state)
 
 	/* StorageProfiles unreadable: CDI's choice emulated, and said so. */
 	lh_cluster(&h, false);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/volumesnapshotclasses-two-longhorn.json");
 	cs_set_status(&h.cs, RES_STORAGEPROFILES, RES_FORBIDDEN,
 		      "list cdi.kubevirt.io/storageprofiles");
 	f = harness_expect(&h, VSC_AMB, STATUS_WARN);
@@ -218,8 +218,8 @@ static void test_vsc_ambiguous_per_storageclass(void **state)
 				"\"provisioner\":\"driver.longhorn.io\""));
 	harness_add(&h, k8s_obj("storage.k8s.io/v1", "StorageClass", NULL, "local-path", NULL,
 				"\"provisioner\":\"rancher.io/local-path\""));
-	harness_load(&h, "storage/storageprofiles-case4.json");
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/storageprofiles-two-longhorn.json");
+	harness_load(&h, "storage/volumesnapshotclasses-two-longhorn.json");
 	f = harness_expect(&h, VSC_AMB, STATUS_WARN);
 	assert_non_null(
 	    strstr(f->message, "VM snapshots of disks on longhorn use longhorn (type bak"));
@@ -293,7 +293,7 @@ static void test_vsc_ambiguous_kubevirt_rule(void **state)
 	struct harness h;
 	lh_cluster(&h, false);
 	cs_set_status(&h.cs, RES_STORAGEPROFILES, RES_NOT_INSTALLED, NULL);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/volumesnapshotclasses-two-longhorn.json");
 	const struct finding *f = harness_expect(&h, VSC_AMB, STATUS_FAIL);
 	assert_non_null(strstr(f->message, "disks on StorageClass harvester-longhorn fail"));
 	assert_non_null(strstr(f->message, "\"2 matching VolumeSnapshotClasses for "
@@ -336,7 +336,7 @@ static void harvester14(struct harness *h, const char *gates)
 {
 	lh_cluster(h, false);
 	cs_set_status(&h->cs, RES_STORAGEPROFILES, RES_NOT_INSTALLED, NULL);
-	harness_load(h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(h, "storage/volumesnapshotclasses-two-longhorn.json");
 	harness_add(h, "{\"apiVersion\":\"harvesterhci.io/v1beta1\",\"kind\":\"Setting\","
 		       "\"metadata\":{\"name\":\"csi-driver-config\"},\"default\":"
 		       "\"{\\\"driver.longhorn.io\\\":{\\\"volumeSnapshotClassName\\\":"
@@ -393,7 +393,7 @@ static void test_vsc_ambiguous_pass_skip(void **state)
 {
 	struct harness h;
 	lh_cluster(&h, true);
-	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
+	harness_load(&h, "storage/volumesnapshotclasses-snap-restore.json");
 	harness_expect(&h, VSC_AMB, STATUS_PASS);
 	harness_clear(&h);
 
@@ -422,8 +422,8 @@ static void test_vsc_ambiguous_pass_skip(void **state)
 	harness_init(&h);
 	harness_preinstall(&h);
 	harness_load(&h, "storage/storageclasses-harvester.json");
-	harness_load(&h, "storage/storageprofiles-case4.json");
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/storageprofiles-two-longhorn.json");
+	harness_load(&h, "storage/volumesnapshotclasses-two-longhorn.json");
 	harness_expect(&h, VSC_AMB, STATUS_WARN);
 	harness_clear(&h);
 
@@ -441,7 +441,7 @@ static void test_vsc_ambiguous_pass_skip(void **state)
 
 /* ---- api.vsc.backup-target ---- */
 
-static void test_backup_target_case4_fail(void **state)
+static void test_backup_target_two_longhorn_fail(void **state)
 {
 	struct harness h;
 	installed_vsc(&h);
@@ -702,7 +702,7 @@ static void test_backup_target_unknown_skip(void **state)
 
 	/* Only snap classes: no backup target needed. */
 	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
+	harness_load(&h, "storage/volumesnapshotclasses-snap-restore.json");
 	harness_load(&h, "storage/backuptargets-unavailable.json");
 	harness_expect(&h, VSC_BT, STATUS_SKIP);
 	harness_clear(&h);
@@ -723,7 +723,7 @@ static void test_backup_target_unknown_skip(void **state)
 	/* Longhorn 1.11 settings, a bak class, neither BackupTarget nor setting. */
 	harness_init(&h);
 	harness_preinstall(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/volumesnapshotclasses-two-longhorn.json");
 	cs_set_status(&h.cs, RES_LH_BACKUPTARGETS, RES_NOT_INSTALLED, NULL);
 	harness_expect(&h, VSC_BT, STATUS_FAIL);
 	assert_non_null(strstr(harness_only(&h, VSC_BT)->message, "no BackupTarget default and no "
@@ -742,7 +742,7 @@ static void test_snap_restore_risk(void **state)
 {
 	struct harness h;
 	lh_cluster(&h, true);
-	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
+	harness_load(&h, "storage/volumesnapshotclasses-snap-restore.json");
 	const struct finding *f = harness_expect(&h, VSC_RISK, STATUS_WARN);
 	assert_non_null(strstr(f->message, "use longhorn (type snap"));
 	assert_non_null(strstr(f->remediation, "{\"parameters\":{\"type\":\"bak\"}}"));
@@ -795,7 +795,7 @@ static void test_snap_restore_risk_per_storageclass(void **state)
 	/* No StorageClass gets a usable class (KubeVirt refuses): api.vsc.ambiguous says why. */
 	lh_cluster(&h, false);
 	cs_set_status(&h.cs, RES_STORAGEPROFILES, RES_NOT_INSTALLED, NULL);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/volumesnapshotclasses-two-longhorn.json");
 	f = harness_expect(&h, VSC_RISK, STATUS_SKIP);
 	assert_non_null(strstr(f->message, "api.vsc.ambiguous"));
 	harness_clear(&h);
@@ -808,7 +808,7 @@ static void test_snap_restore_risk_per_storageclass(void **state)
 	harness_clear(&h);
 
 	installed(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
+	harness_load(&h, "storage/volumesnapshotclasses-snap-restore.json");
 	f = harness_expect(&h, VSC_RISK, STATUS_SKIP);
 	assert_non_null(strstr(f->message, "no StorageClass of provisioner driver.longhorn.io"));
 	harness_clear(&h);
@@ -816,21 +816,21 @@ static void test_snap_restore_risk_per_storageclass(void **state)
 
 /* ---- api.snapshot.restorable ---- */
 
-static void case17_snapshot(struct harness *h)
+static void snap_restore_snapshot(struct harness *h)
 {
-	harness_load(h, "storage/volumesnapshots-case17.json");
-	harness_load(h, "storage/volumesnapshotcontents-case17.json");
+	harness_load(h, "storage/volumesnapshots-snap-restore.json");
+	harness_load(h, "storage/volumesnapshotcontents-snap-restore.json");
 }
 
 #define VS17_OBJ                                                                                   \
 	"VolumeSnapshot/default/vmsnapshot-1924a5e9-6b3c-4d2e-8f1a-0c7b5e9d3a26-volume-disk-0"
 
-static void test_restorable_case17_fail(void **state)
+static void test_restorable_snap_restore_fail(void **state)
 {
 	struct harness h;
 	installed(&h);
-	case17_snapshot(&h);
-	harness_load(&h, "storage/volumes-case17.json");
+	snap_restore_snapshot(&h);
+	harness_load(&h, "storage/volumes-snap-restore.json");
 	const struct finding *f = harness_expect(&h, RESTORE, STATUS_FAIL);
 	assert_string_equal(f->object, VS17_OBJ);
 	assert_non_null(strstr(f->message, "cannot be restored"));
@@ -846,8 +846,8 @@ static void test_restorable_case17_fail(void **state)
 
 	/* Only the Longhorn snapshot is gone. */
 	installed(&h);
-	case17_snapshot(&h);
-	harness_load(&h, "storage/volumes-case17-before-gc.json");
+	snap_restore_snapshot(&h);
+	harness_load(&h, "storage/volumes-snap-restore-before-gc.json");
 	f = harness_expect(&h, RESTORE, STATUS_FAIL);
 	assert_string_equal(kv_get_str(&f->evidence, "longhorn_volume_state"), "exists");
 	assert_string_equal(kv_get_str(&f->evidence, "longhorn_snapshot_state"), "does not exist");
@@ -858,9 +858,9 @@ static void test_restorable_pass(void **state)
 {
 	struct harness h;
 	installed(&h);
-	case17_snapshot(&h);
-	harness_load(&h, "storage/volumes-case17-before-gc.json");
-	harness_load(&h, "storage/lhsnapshots-case17-before-gc.json");
+	snap_restore_snapshot(&h);
+	harness_load(&h, "storage/volumes-snap-restore-before-gc.json");
+	harness_load(&h, "storage/lhsnapshots-snap-restore-before-gc.json");
 	const struct finding *f = harness_expect(&h, RESTORE, STATUS_PASS);
 	int64_t n;
 	assert_true(kv_get_int(&f->evidence, "longhorn_snapshots_checked", &n));
@@ -884,8 +884,8 @@ static void test_restorable_warn_unknown(void **state)
 	struct harness h;
 	/* The Longhorn snapshot is marked removed: gone at the next purge. */
 	installed(&h);
-	case17_snapshot(&h);
-	harness_load(&h, "storage/volumes-case17-before-gc.json");
+	snap_restore_snapshot(&h);
+	harness_load(&h, "storage/volumes-snap-restore-before-gc.json");
 	harness_add(&h, lh_obj("Snapshot", "snapshot-69ceba6a-3f1d-4c8e-9b2a-5d7e0f4c6a13", NULL,
 			       "\"spec\":{\"volume\":\"pvc-5c8937fb-8e2a-4d6c-b0f1-7a4e2c9d3b58\"},"
 			       "\"status\":{\"markRemoved\":true}"));
@@ -894,8 +894,8 @@ static void test_restorable_warn_unknown(void **state)
 
 	/* snapshots.longhorn.io not served while the volume exists. */
 	installed(&h);
-	case17_snapshot(&h);
-	harness_load(&h, "storage/volumes-case17-before-gc.json");
+	snap_restore_snapshot(&h);
+	harness_load(&h, "storage/volumes-snap-restore-before-gc.json");
 	cs_set_status(&h.cs, RES_LH_SNAPSHOTS, RES_NOT_INSTALLED, NULL);
 	harness_expect(&h, RESTORE, STATUS_UNKNOWN);
 	harness_clear(&h);
@@ -920,15 +920,15 @@ static void test_restorable_fail_variants(void **state)
 	struct harness h;
 	/* The bound content is gone. */
 	installed(&h);
-	harness_load(&h, "storage/volumesnapshots-case17.json");
+	harness_load(&h, "storage/volumesnapshots-snap-restore.json");
 	harness_expect(&h, RESTORE, STATUS_FAIL);
 	assert_non_null(strstr(harness_only(&h, RESTORE)->message, "VolumeSnapshotContent"));
 	harness_clear(&h);
 
 	/* The source volume is being deleted (VolumeFailedDelete). */
 	installed(&h);
-	case17_snapshot(&h);
-	harness_load(&h, "storage/lhsnapshots-case17-before-gc.json");
+	snap_restore_snapshot(&h);
+	harness_load(&h, "storage/lhsnapshots-snap-restore-before-gc.json");
 	harness_add(&h, lh_obj("Volume", "pvc-5c8937fb-8e2a-4d6c-b0f1-7a4e2c9d3b58",
 			       "\"deletionTimestamp\":\"2026-09-06T01:26:40Z\"",
 			       "\"status\":{\"state\":\"deleting\"}"));
@@ -940,8 +940,8 @@ static void test_restorable_fail_variants(void **state)
 	 * snapshots.longhorn.io): its finalizer holds the object only until the engine
 	 * has removed the data, so no restore can count on it. */
 	installed(&h);
-	case17_snapshot(&h);
-	harness_load(&h, "storage/volumes-case17-before-gc.json");
+	snap_restore_snapshot(&h);
+	harness_load(&h, "storage/volumes-snap-restore-before-gc.json");
 	harness_add(&h, lh_obj("Snapshot", "snapshot-69ceba6a-3f1d-4c8e-9b2a-5d7e0f4c6a13",
 			       "\"deletionTimestamp\":\"2026-09-06T01:20:11Z\",\"finalizers\":"
 			       "[\"longhorn.io\"]",
@@ -963,7 +963,7 @@ static void test_restorable_skip(void **state)
 
 	/* Not ready (a failed snapshot), and another driver: nothing to judge. */
 	installed(&h);
-	harness_load(&h, "storage/volumesnapshots-case10.json");
+	harness_load(&h, "storage/volumesnapshots-snapshot-stuck-deleting.json");
 	harness_add(&h, k8s_volume_snapshot("s", "c", "\"true\""));
 	harness_add(
 	    &h, k8s_snapshot_content("c", "hostpath.csi.k8s.io", "{\"snapshotHandle\":\"1234\"}"));
@@ -987,12 +987,12 @@ static void stuck_snapshots_at(struct harness *h, const char *at, bool contents)
 {
 	installed(h);
 	h->now_ns = harness_at(at);
-	harness_load(h, "storage/volumesnapshots-case10.json");
+	harness_load(h, "storage/volumesnapshots-snapshot-stuck-deleting.json");
 	if (contents)
-		harness_load(h, "storage/volumesnapshotcontents-case10.json");
+		harness_load(h, "storage/volumesnapshotcontents-snapshot-stuck-deleting.json");
 }
 
-static void test_stuck_case10_warn(void **state)
+static void test_stuck_snapshot_deleting_warn(void **state)
 {
 	struct harness h;
 	stuck_snapshots_at(&h, "2026-09-05T23:55:00Z", true);
@@ -1161,14 +1161,14 @@ int main(void)
 	    cmocka_unit_test(test_vsc_longhorn_pass_and_skip),
 	    cmocka_unit_test(test_vsc_longhorn_missing_fail),
 	    cmocka_unit_test(test_vsc_longhorn_wrong_driver_or_type),
-	    cmocka_unit_test(test_vsc_ambiguous_case4_warn),
+	    cmocka_unit_test(test_vsc_ambiguous_two_longhorn_warn),
 	    cmocka_unit_test(test_vsc_ambiguous_per_storageclass),
 	    cmocka_unit_test(test_vsc_ambiguous_profile_names_missing_or_foreign),
 	    cmocka_unit_test(test_vsc_ambiguous_kubevirt_rule),
 	    cmocka_unit_test(test_vsc_ambiguous_stock_harvester),
 	    cmocka_unit_test(test_vsc_ambiguous_default_annotation_wins),
 	    cmocka_unit_test(test_vsc_ambiguous_pass_skip),
-	    cmocka_unit_test(test_backup_target_case4_fail),
+	    cmocka_unit_test(test_backup_target_two_longhorn_fail),
 	    cmocka_unit_test(test_backup_target_available_pass),
 	    cmocka_unit_test(test_backup_target_old_longhorn),
 	    cmocka_unit_test(test_backup_target_old_longhorn_setting_decides),
@@ -1178,12 +1178,12 @@ int main(void)
 	    cmocka_unit_test(test_backup_target_users_not_collected),
 	    cmocka_unit_test(test_snap_restore_risk),
 	    cmocka_unit_test(test_snap_restore_risk_per_storageclass),
-	    cmocka_unit_test(test_restorable_case17_fail),
+	    cmocka_unit_test(test_restorable_snap_restore_fail),
 	    cmocka_unit_test(test_restorable_pass),
 	    cmocka_unit_test(test_restorable_warn_unknown),
 	    cmocka_unit_test(test_restorable_fail_variants),
 	    cmocka_unit_test(test_restorable_skip),
-	    cmocka_unit_test(test_stuck_case10_warn),
+	    cmocka_unit_test(test_stuck_snapshot_deleting_warn),
 	    cmocka_unit_test(test_stuck_recent_pass),
 	    cmocka_unit_test(test_stuck_snapshot_alone),
 	    cmocka_unit_test(test_stuck_snapshot_held),

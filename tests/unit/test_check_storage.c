@@ -24,12 +24,12 @@ static void test_sc_default_harvester_pass(void **state)
 	harness_clear(&h);
 }
 
-static void test_sc_default_case1_double_fail(void **state)
+static void test_sc_default_double_fail(void **state)
 {
 	struct harness h;
 	harness_init(&h);
 	harness_load(&h, "storage/deployments-harvester.json");
-	harness_load(&h, "storage/storageclasses-case1-double-default.json");
+	harness_load(&h, "storage/storageclasses-double-default.json");
 	const struct finding *f = harness_expect(&h, SC_DEFAULT, STATUS_FAIL);
 	assert_non_null(
 	    strstr(f->message, "2 default StorageClasses (harvester-longhorn, longhorn)"));
@@ -181,12 +181,12 @@ static void test_sc_default_bad_input(void **state)
 
 /* ---- api.pvc.rwx-class-mismatch ---- */
 
-static void test_pvc_case8_filesystem_on_migratable_fail(void **state)
+static void test_pvc_filesystem_on_migratable_fail(void **state)
 {
 	struct harness h;
 	harness_init(&h);
 	harness_load(&h, "storage/storageclasses-harvester.json");
-	harness_load(&h, "storage/pvcs-case8.json");
+	harness_load(&h, "storage/pvcs-rwx-fs.json");
 	const struct finding *f = harness_expect(&h, PVC_RWX, STATUS_FAIL);
 	assert_string_equal(f->object, "PersistentVolumeClaim/default/vm-migrate-test-disk-0");
 	assert_non_null(strstr(f->message, "no NFS share-manager"));
@@ -427,14 +427,14 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sc_default_harvester_pass),
-	    cmocka_unit_test(test_sc_default_case1_double_fail),
+	    cmocka_unit_test(test_sc_default_double_fail),
 	    cmocka_unit_test(test_sc_default_none_fail),
 	    cmocka_unit_test(test_sc_default_preinstall_several_warn),
 	    cmocka_unit_test(test_sc_default_preinstall_existing_warn),
 	    cmocka_unit_test(test_sc_default_postinstall_other_warn),
 	    cmocka_unit_test(test_sc_default_beta_and_near_miss),
 	    cmocka_unit_test(test_sc_default_bad_input),
-	    cmocka_unit_test(test_pvc_case8_filesystem_on_migratable_fail),
+	    cmocka_unit_test(test_pvc_filesystem_on_migratable_fail),
 	    cmocka_unit_test(test_pvc_healthy_pass),
 	    cmocka_unit_test(test_pvc_block_on_nonmigratable_fail),
 	    cmocka_unit_test(test_pvc_default_class_and_skip),

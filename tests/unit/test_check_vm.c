@@ -38,7 +38,7 @@ static void test_lm_skip(void **state)
 	harness_clear(&h);
 }
 
-static void test_lm_rwo_case6(void **state)
+static void test_lm_rwo_disk(void **state)
 {
 	struct harness h;
 	harness_init(&h);
@@ -372,7 +372,7 @@ static void test_rs(void **state)
 	assert_non_null(strstr(harness_finding(&h, RS, NULL)->message, "all 2 VMs"));
 	harness_clear(&h);
 
-	/* case 9: created with running: true */
+	/* Created with running: true */
 	harness_init(&h);
 	harness_load(&h, "kubevirt/vm-running-deprecated.json");
 	harness_run(&h, RS);
@@ -519,7 +519,7 @@ static void test_cdi_skip_pass(void **state)
 	harness_clear(&h);
 }
 
-static void test_cdi_case13(void **state)
+static void test_cdi_stuck_import_restarted(void **state)
 {
 	struct harness h;
 	harness_init(&h);
@@ -547,7 +547,7 @@ static void test_cdi_case13(void **state)
 	harness_clear(&h);
 }
 
-static void test_cdi_case7_in_cluster(void **state)
+static void test_cdi_block_permission_in_cluster(void **state)
 {
 	struct harness h;
 	harness_init(&h);
@@ -637,7 +637,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_lm_skip),
-	    cmocka_unit_test(test_lm_rwo_case6),
+	    cmocka_unit_test(test_lm_rwo_disk),
 	    cmocka_unit_test(test_lm_pass_and_mixed),
 	    cmocka_unit_test(test_lm_migratable_go_bool),
 	    cmocka_unit_test(test_lm_no_target_node),
@@ -647,8 +647,8 @@ int main(void)
 	    cmocka_unit_test(test_rs),
 	    cmocka_unit_test(test_rs_per_release),
 	    cmocka_unit_test(test_cdi_skip_pass),
-	    cmocka_unit_test(test_cdi_case13),
-	    cmocka_unit_test(test_cdi_case7_in_cluster),
+	    cmocka_unit_test(test_cdi_stuck_import_restarted),
+	    cmocka_unit_test(test_cdi_block_permission_in_cluster),
 	    cmocka_unit_test(test_cdi_hosts_and_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

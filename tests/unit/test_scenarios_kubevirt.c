@@ -32,8 +32,8 @@ static size_t count_status(struct harness *h, enum status st)
 	return n;
 }
 
-/* Case 3: "snapshot feature gate not enabled", three layers. */
-static void test_case03_snapshot_gate_three_layers(void **state)
+/* "snapshot feature gate not enabled", three layers. */
+static void test_snapshot_gate_three_layers(void **state)
 {
 	struct harness h;
 	/* layer 2a: the gate spelled "Snapshots" — in the CR, yet ignored */
@@ -85,8 +85,8 @@ static void test_case03_snapshot_gate_three_layers(void **state)
 	harness_clear(&h);
 }
 
-/* Case 6: DisksNotLiveMigratable — an RWO disk, even on a migratable class. */
-static void test_case06_disks_not_live_migratable(void **state)
+/* DisksNotLiveMigratable — an RWO disk, even on a migratable class. */
+static void test_disks_not_live_migratable(void **state)
 {
 	struct harness h;
 	harvester(&h);
@@ -111,8 +111,8 @@ static void test_case06_disks_not_live_migratable(void **state)
 	harness_clear(&h);
 }
 
-/* Case 7 (API side): RWX + Block import, importer "Permission denied" on the block device. */
-static void test_case07_rwx_block_importer(void **state)
+/* API side: RWX + Block import, importer "Permission denied" on the block device. */
+static void test_rwx_block_importer(void **state)
 {
 	struct harness h;
 	harvester(&h);
@@ -138,8 +138,8 @@ static void test_case07_rwx_block_importer(void **state)
 	harness_clear(&h);
 }
 
-/* Case 9: running and runStrategy are mutually exclusive; stop is Halted. */
-static void test_case09_run_strategy(void **state)
+/* Running and runStrategy are mutually exclusive; stop is Halted. */
+static void test_run_strategy(void **state)
 {
 	struct harness h;
 	harvester(&h);
@@ -156,8 +156,8 @@ static void test_case09_run_strategy(void **state)
 	harness_clear(&h);
 }
 
-/* Case 11: harvester-aggregation dials /v3/connect — Rancher noise, not a failure. */
-static void test_case11_rancher_noise(void **state)
+/* Harvester-aggregation dials /v3/connect — Rancher noise, not a failure. */
+static void test_rancher_noise(void **state)
 {
 	struct harness h;
 	harvester(&h);
@@ -171,8 +171,8 @@ static void test_case11_rancher_noise(void **state)
 	harness_clear(&h);
 }
 
-/* Case 13: an Internet image stuck at 99.62%, the importer restarted. */
-static void test_case13_import_from_internet(void **state)
+/* An Internet image stuck at 99.62%, the importer restarted. */
+static void test_import_from_internet(void **state)
 {
 	struct harness h;
 	harvester(&h);
@@ -191,10 +191,10 @@ static void test_case13_import_from_internet(void **state)
 	harness_clear(&h);
 }
 
-/* Case 16: the health script's 7 false FAILs. On the same healthy cluster hvready
+/* A field health script gave 7 false FAILs. On the same healthy cluster hvready
  * reports none: JSON is parsed (not grepped), webhook entries are looked up inside the
  * configurations, readiness/restarts are counted, ages are not statuses. */
-static void test_case16_no_false_alarms(void **state)
+static void test_no_false_alarms(void **state)
 {
 	struct harness h;
 	harvester(&h);
@@ -236,8 +236,8 @@ static void test_case16_no_false_alarms(void **state)
 	harness_clear(&h);
 }
 
-/* Case 18: harvester restarted 10 times, exit 1 (not OOM), VSC longhorn missing at start. */
-static void test_case18_restarts_history_vs_now(void **state)
+/* Harvester restarted 10 times, exit 1 (not OOM), VSC longhorn missing at start. */
+static void test_restarts_history_vs_now(void **state)
 {
 	struct harness h;
 	harvester(&h);
@@ -348,14 +348,14 @@ static void test_001_s2_4_before_and_after_install(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_case03_snapshot_gate_three_layers),
-	    cmocka_unit_test(test_case06_disks_not_live_migratable),
-	    cmocka_unit_test(test_case07_rwx_block_importer),
-	    cmocka_unit_test(test_case09_run_strategy),
-	    cmocka_unit_test(test_case11_rancher_noise),
-	    cmocka_unit_test(test_case13_import_from_internet),
-	    cmocka_unit_test(test_case16_no_false_alarms),
-	    cmocka_unit_test(test_case18_restarts_history_vs_now),
+	    cmocka_unit_test(test_snapshot_gate_three_layers),
+	    cmocka_unit_test(test_disks_not_live_migratable),
+	    cmocka_unit_test(test_rwx_block_importer),
+	    cmocka_unit_test(test_run_strategy),
+	    cmocka_unit_test(test_rancher_noise),
+	    cmocka_unit_test(test_import_from_internet),
+	    cmocka_unit_test(test_no_false_alarms),
+	    cmocka_unit_test(test_restarts_history_vs_now),
 	    cmocka_unit_test(test_001_s2_2_cidrs),
 	    cmocka_unit_test(test_001_s2_3_conflicts),
 	    cmocka_unit_test(test_001_s2_4_before_and_after_install),

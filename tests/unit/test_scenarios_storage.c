@@ -28,7 +28,7 @@ static void cluster(struct harness *h)
 	harness_init(h);
 	harness_load(h, "storage/deployments-harvester.json");
 	harness_load(h, "storage/settings-longhorn-1.11.json");
-	harness_load(h, "storage/lhnodes-case8.json");
+	harness_load(h, "storage/lhnodes-rwx-fs.json");
 }
 
 /* The Longhorn StorageClasses and CDI's StorageProfiles of them (status.snapshotClass
@@ -36,7 +36,7 @@ static void cluster(struct harness *h)
 static void longhorn_profiles(struct harness *h)
 {
 	harness_load(h, "storage/storageclasses-harvester.json");
-	harness_load(h, "storage/storageprofiles-case4.json");
+	harness_load(h, "storage/storageprofiles-two-longhorn.json");
 }
 
 static void remove_object(struct harness *h, enum resource_id res, const char *name)
@@ -50,13 +50,13 @@ static void remove_object(struct harness *h, enum resource_id res, const char *n
 	fail_msg("no object %s to remove", name);
 }
 
-/* Case 1: the Longhorn sub-chart's persistence.defaultClass=true makes longhorn a
+/* The Longhorn sub-chart's persistence.defaultClass=true makes longhorn a
  * second default; PVCs without a class may land on it. */
-static void test_case01_double_default(void **state)
+static void test_double_default(void **state)
 {
 	struct harness h;
 	cluster(&h);
-	harness_load(&h, "storage/storageclasses-case1-double-default.json");
+	harness_load(&h, "storage/storageclasses-double-default.json");
 	assert_int_equal(run(&h, "api.storageclass.default"), STATUS_FAIL);
 	const struct finding *f = first(&h, "api.storageclass.default");
 	assert_non_null(strstr(f->message, "(harvester-longhorn, longhorn)"));
@@ -74,9 +74,9 @@ static void test_case01_double_default(void **state)
 	harness_clear(&h);
 }
 
-/* Case 2: csi-snapshotter disabled (RKE2 has its own snapshot-controller), and with
+/* Csi-snapshotter disabled (RKE2 has its own snapshot-controller), and with
  * it the only template of VolumeSnapshotClass longhorn. */
-static void test_case02_missing_longhorn_vsc(void **state)
+static void test_missing_longhorn_vsc(void **state)
 {
 	struct harness h;
 	cluster(&h);
@@ -88,21 +88,21 @@ static void test_case02_missing_longhorn_vsc(void **state)
 	assert_int_equal(run(&h, "api.vsc.snap-restore-risk"), STATUS_SKIP);
 
 	/* The manifest the operators applied (a VolumeSnapshotClass named longhorn). */
-	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
+	harness_load(&h, "storage/volumesnapshotclasses-snap-restore.json");
 	assert_int_equal(run(&h, "api.vsc.longhorn"), STATUS_PASS);
 	/* … whose type: snap is the risk cases 5 and 17 pay for. */
 	assert_int_equal(run(&h, "api.vsc.snap-restore-risk"), STATUS_WARN);
 	harness_clear(&h);
 }
 
-/* Case 4: two Longhorn classes; KubeVirt picks longhorn (bak) by name, and the
+/* Two Longhorn classes; KubeVirt picks longhorn (bak) by name, and the
  * backup target is empty: "backup target default is not available". */
-static void test_case04_bak_class_without_target(void **state)
+static void test_bak_class_without_target(void **state)
 {
 	struct harness h;
 	cluster(&h);
 	longhorn_profiles(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/volumesnapshotclasses-two-longhorn.json");
 	harness_load(&h, "storage/backuptargets-unavailable.json");
 	assert_int_equal(run(&h, "api.vsc.ambiguous"), STATUS_WARN);
 	assert_string_equal(kv_get_str(&first(&h, "api.vsc.ambiguous")->evidence, "kubevirt_uses"),
@@ -127,25 +127,25 @@ static void test_case04_bak_class_without_target(void **state)
 	/* Fix B: keep bak, configure the target. */
 	cluster(&h);
 	longhorn_profiles(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/volumesnapshotclasses-two-longhorn.json");
 	harness_load(&h, "storage/backuptargets-available.json");
 	assert_int_equal(run(&h, "api.vsc.backup-target"), STATUS_PASS);
 	assert_int_equal(run(&h, "api.vsc.snap-restore-risk"), STATUS_PASS);
 	harness_clear(&h);
 }
 
-/* Case 5: the restore "succeeded"; the restored volume is detached/unknown with 0
+/* The restore "succeeded"; the restored volume is detached/unknown with 0
  * replicas, cloneStatus failed, and its source volume is gone. */
-static void test_case05_restore_clone_failed(void **state)
+static void test_restore_clone_failed(void **state)
 {
 	struct harness h;
 	cluster(&h);
 	longhorn_profiles(&h);
 	h.now_ns = harness_at("2026-09-06T00:10:00Z");
-	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
-	harness_load(&h, "storage/volumes-case5.json");
-	harness_load(&h, "storage/volumesnapshots-case5.json");
-	harness_load(&h, "storage/volumesnapshotcontents-case5.json");
+	harness_load(&h, "storage/volumesnapshotclasses-snap-restore.json");
+	harness_load(&h, "storage/volumes-restore-clone-failed.json");
+	harness_load(&h, "storage/volumesnapshots-restore-clone-failed.json");
+	harness_load(&h, "storage/volumesnapshotcontents-restore-clone-failed.json");
 	const char *vol = "Volume/longhorn-system/pvc-64684c60-5d1e-4c2a-8f3b-9a0e7d6c5b41";
 
 	assert_int_equal(run(&h, "api.longhorn.volume-health"), STATUS_FAIL);
@@ -165,17 +165,17 @@ static void test_case05_restore_clone_failed(void **state)
 	harness_clear(&h);
 }
 
-/* Case 8: RWX + Filesystem VM disk on harvester-longhorn (migratable): attached,
+/* RWX + Filesystem VM disk on harvester-longhorn (migratable): attached,
  * healthy, no share-manager, importer writes fail. Storage space was ruled out. */
-static void test_case08_rwx_filesystem(void **state)
+static void test_rwx_filesystem(void **state)
 {
 	struct harness h;
 	cluster(&h);
 	harness_load(&h, "storage/storageclasses-harvester.json");
-	harness_load(&h, "storage/pvcs-case8.json");
-	harness_load(&h, "storage/volumes-case8.json");
-	harness_load(&h, "storage/replicas-case8.json");
-	harness_load(&h, "storage/engines-case8.json");
+	harness_load(&h, "storage/pvcs-rwx-fs.json");
+	harness_load(&h, "storage/volumes-rwx-fs.json");
+	harness_load(&h, "storage/replicas-rwx-fs.json");
+	harness_load(&h, "storage/engines-rwx-fs.json");
 
 	assert_int_equal(run(&h, "api.pvc.rwx-class-mismatch"), STATUS_FAIL);
 	assert_non_null(harness_finding(&h, "api.pvc.rwx-class-mismatch",
@@ -189,7 +189,7 @@ static void test_case08_rwx_filesystem(void **state)
 
 	/* The operators' first reading: a non-migratable RWX volume without its share. */
 	remove_object(&h, RES_LH_VOLUMES, "pvc-5a6b7c8d-9e0f-4a1b-b2c3-d4e5f6a7b801");
-	harness_load(&h, "storage/volumes-case8-nonmigratable.json");
+	harness_load(&h, "storage/volumes-rwx-fs-nonmigratable.json");
 	assert_int_equal(run(&h, "api.longhorn.rwx-share"), STATUS_FAIL);
 	assert_non_null(strstr(first(&h, "api.longhorn.rwx-share")->message,
 			       "shareState \"\", shareEndpoint empty"));
@@ -207,17 +207,17 @@ static void test_case08_rwx_filesystem(void **state)
 	harness_clear(&h);
 }
 
-/* Case 10: a failed VM snapshot deleted; its VolumeSnapshot and content stay, the
+/* A failed VM snapshot deleted; its VolumeSnapshot and content stay, the
  * sidecar retrying CreateSnapshot against an empty backup target. */
-static void test_case10_snapshot_stuck_deleting(void **state)
+static void test_snapshot_stuck_deleting(void **state)
 {
 	struct harness h;
 	cluster(&h);
 	h.now_ns = harness_at("2026-09-05T23:55:00Z");
-	harness_load(&h, "storage/volumesnapshotclasses-case4.json");
+	harness_load(&h, "storage/volumesnapshotclasses-two-longhorn.json");
 	harness_load(&h, "storage/backuptargets-unavailable.json");
-	harness_load(&h, "storage/volumesnapshots-case10.json");
-	harness_load(&h, "storage/volumesnapshotcontents-case10.json");
+	harness_load(&h, "storage/volumesnapshots-snapshot-stuck-deleting.json");
+	harness_load(&h, "storage/volumesnapshotcontents-snapshot-stuck-deleting.json");
 
 	assert_int_equal(run(&h, "api.snapshot.stuck-deletion"), STATUS_WARN);
 	const struct finding *f = first(&h, "api.snapshot.stuck-deletion");
@@ -238,19 +238,19 @@ static void test_case10_snapshot_stuck_deleting(void **state)
 	harness_clear(&h);
 }
 
-/* Case 17: type snap restore; the source volume and its Longhorn snapshot were
+/* Type snap restore; the source volume and its Longhorn snapshot were
  * garbage-collected, the clone stays initiated, the volume degraded. */
-static void test_case17_snap_restore_never_converges(void **state)
+static void test_snap_restore_never_converges(void **state)
 {
 	struct harness h;
 	cluster(&h);
 	longhorn_profiles(&h);
-	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
-	harness_load(&h, "storage/volumes-case17.json");
-	harness_load(&h, "storage/replicas-case17.json");
-	harness_load(&h, "storage/engines-case17.json");
-	harness_load(&h, "storage/volumesnapshots-case17.json");
-	harness_load(&h, "storage/volumesnapshotcontents-case17.json");
+	harness_load(&h, "storage/volumesnapshotclasses-snap-restore.json");
+	harness_load(&h, "storage/volumes-snap-restore.json");
+	harness_load(&h, "storage/replicas-snap-restore.json");
+	harness_load(&h, "storage/engines-snap-restore.json");
+	harness_load(&h, "storage/volumesnapshots-snap-restore.json");
+	harness_load(&h, "storage/volumesnapshotcontents-snap-restore.json");
 	const char *vol = "Volume/longhorn-system/pvc-9cb0efed-4a7d-4e1b-8c2f-6d3a9e5b1f07";
 
 	/* 49 s after the restore: initiated is not yet a verdict (no false alarm). */
@@ -274,20 +274,20 @@ static void test_case17_snap_restore_never_converges(void **state)
 	cluster(&h);
 	longhorn_profiles(&h);
 	h.now_ns = harness_at("2026-09-06T01:25:00Z");
-	harness_load(&h, "storage/volumesnapshotclasses-case17.json");
-	harness_load(&h, "storage/volumes-case17-before-gc.json");
-	harness_load(&h, "storage/lhsnapshots-case17-before-gc.json");
-	harness_load(&h, "storage/volumesnapshots-case17.json");
-	harness_load(&h, "storage/volumesnapshotcontents-case17.json");
+	harness_load(&h, "storage/volumesnapshotclasses-snap-restore.json");
+	harness_load(&h, "storage/volumes-snap-restore-before-gc.json");
+	harness_load(&h, "storage/lhsnapshots-snap-restore-before-gc.json");
+	harness_load(&h, "storage/volumesnapshots-snap-restore.json");
+	harness_load(&h, "storage/volumesnapshotcontents-snap-restore.json");
 	assert_int_equal(run(&h, "api.snapshot.restorable"), STATUS_PASS);
 	/* … but the class already carries the risk. */
 	assert_int_equal(run(&h, "api.vsc.snap-restore-risk"), STATUS_WARN);
 	harness_clear(&h);
 }
 
-/* Case 18, storage side: harvester restarts 10 times until VolumeSnapshotClass
+/* Storage side: harvester restarts 10 times until VolumeSnapshotClass
  * longhorn exists (its own webhook denies the reference and it exits fatally). */
-static void test_case18_vsc_missing_at_start(void **state)
+static void test_vsc_missing_at_start(void **state)
 {
 	struct harness h;
 	cluster(&h);
@@ -317,14 +317,14 @@ static void test_case18_vsc_missing_at_start(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_case01_double_default),
-	    cmocka_unit_test(test_case02_missing_longhorn_vsc),
-	    cmocka_unit_test(test_case04_bak_class_without_target),
-	    cmocka_unit_test(test_case05_restore_clone_failed),
-	    cmocka_unit_test(test_case08_rwx_filesystem),
-	    cmocka_unit_test(test_case10_snapshot_stuck_deleting),
-	    cmocka_unit_test(test_case17_snap_restore_never_converges),
-	    cmocka_unit_test(test_case18_vsc_missing_at_start),
+	    cmocka_unit_test(test_double_default),
+	    cmocka_unit_test(test_missing_longhorn_vsc),
+	    cmocka_unit_test(test_bak_class_without_target),
+	    cmocka_unit_test(test_restore_clone_failed),
+	    cmocka_unit_test(test_rwx_filesystem),
+	    cmocka_unit_test(test_snapshot_stuck_deleting),
+	    cmocka_unit_test(test_snap_restore_never_converges),
+	    cmocka_unit_test(test_vsc_missing_at_start),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
