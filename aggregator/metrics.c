@@ -401,6 +401,26 @@ static void w_evaluations(FILE *f, const struct metrics_in *in)
 			(unsigned long long)in->c->evaluations);
 }
 
+static void w_eval_seconds(FILE *f, const struct metrics_in *in)
+{
+	if (in->c && in->c->serving && in->c->evaluations)
+		fprintf(f, "hvready_verdict_evaluation_seconds %.3f\n",
+			(double)in->c->eval_wall_ns / 1e9);
+}
+
+static void w_eval_cpu_seconds(FILE *f, const struct metrics_in *in)
+{
+	if (in->c && in->c->serving && in->c->evaluations)
+		fprintf(f, "hvready_verdict_evaluation_cpu_seconds %.3f\n",
+			(double)in->c->eval_cpu_ns / 1e9);
+}
+
+static void w_eval_nodes(FILE *f, const struct metrics_in *in)
+{
+	if (in->c && in->c->serving && in->c->evaluations)
+		fprintf(f, "hvready_verdict_evaluation_nodes %zu\n", in->c->eval_nodes);
+}
+
 static void w_renderings(FILE *f, const struct metrics_in *in)
 {
 	if (in->c && in->c->serving)
@@ -476,6 +496,12 @@ static const struct family families[] = {
      w_canary_skipped},
     {"hvready_verdict_evaluations_total", "counter",
      "Verdicts evaluated (each one served until the next).", w_evaluations},
+    {"hvready_verdict_evaluation_seconds", "gauge",
+     "The last evaluation's wall time, from its snapshot to its verdict served.", w_eval_seconds},
+    {"hvready_verdict_evaluation_cpu_seconds", "gauge",
+     "The evaluator thread's CPU time for the last evaluation.", w_eval_cpu_seconds},
+    {"hvready_verdict_evaluation_nodes", "gauge",
+     "The node reports the last evaluation took (its snapshot of the store).", w_eval_nodes},
     {"hvready_verdict_renderings_total", "counter",
      "Text, Markdown and HTML renderings of a verdict made; a view asked for again of the "
      "same verdict is sent from the one kept.",

@@ -25,6 +25,10 @@ struct metrics_counters {
 	 * HTML, the dashboard) made, not sent again from the one kept */
 	bool serving;
 	uint64_t evaluations, renderings;
+	/* the last evaluation: from its snapshot to its verdict served (wall),
+	 * the evaluator's CPU time for it, the node reports it took */
+	int64_t eval_wall_ns, eval_cpu_ns;
+	size_t eval_nodes;
 };
 
 const char *metrics_reject_name(enum reject_reason r);

@@ -462,6 +462,9 @@ static void on_evaluated(struct worker_job *wj, void *arg)
 	s->eval_clock.end_ns = util_now_mono_ns();
 	s->eval_clock.cpu_ns = j->cpu_ns;
 	s->mc.evaluations++;
+	s->mc.eval_wall_ns = s->eval_clock.end_ns - s->eval_clock.start_ns;
+	s->mc.eval_cpu_ns = j->cpu_ns;
+	s->mc.eval_nodes = j->n;
 	if (j->nc) {
 		node_conditions_offer(s->nc, j->nc);
 		j->nc = NULL;

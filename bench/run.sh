@@ -435,6 +435,7 @@ elif [ -s "$pack" ]; then
 		fi
 		vm_kib "$agg_pid" VmRSS >"$RAW/agg_rss_idle_$r"
 		schedstat "$agg_pid" >"$RAW/agg_sched_$r"
+		curl -sf --max-time 20 "http://127.0.0.1:$agg_port/metrics" >"$RAW/agg_metrics_before_$r" 2>/dev/null
 		"$TOOLS/loadgen" --port "$agg_port" --pack "$pack" --connections "$CONNS" \
 			--duration "$INGEST_S" --warmup 1 --verdict-every-ms "$VERDICT_MS" --prefill-timeout "$PREFILL_S" \
 			--token-file "$tmp/token" >"$RAW/ingest_agg_$r.json" 2>"$tmp/loadgen.err" ||
@@ -442,6 +443,10 @@ elif [ -s "$pack" ]; then
 		schedstat "$agg_pid" >>"$RAW/agg_sched_$r"
 		vm_kib "$agg_pid" VmRSS >"$RAW/agg_rss_$r"
 		vm_kib "$agg_pid" VmHWM >"$RAW/agg_hwm_$r"
+		# the last evaluation's wall and CPU time and the nodes it took
+		# (hvready_verdict_evaluation_*): a re-evaluation at 5,000 nodes
+		# while the reports keep coming
+		curl -sf --max-time 20 "http://127.0.0.1:$agg_port/metrics" >"$RAW/agg_metrics_after_$r" 2>/dev/null
 		curl -sf --max-time 20 "http://127.0.0.1:$agg_port/v1/nodes" 2>/dev/null |
 			python3 -c 'import json, sys; print(len(json.load(sys.stdin)["nodes"]))' \
 				>"$RAW/agg_nodes_$r" 2>/dev/null

@@ -463,6 +463,56 @@ def fig_ingest(raw, figs):
                              "samples of all rounds pooled"})
 
 
+def prom_value(path, name):
+    """A sample's value in a Prometheus text scrape, or None."""
+    for line in (read(path, "") or "").splitlines():
+        p = line.split()
+        if len(p) == 2 and p[0] == name:
+            try:
+                return float(p[1])
+            except ValueError:
+                return None
+    return None
+
+
+def fig_serve_eval(raw, figs):
+    """Section 3: serve's re-evaluation of the verdict at 5,000 nodes while the
+    reports of the ingest round keep coming (the evaluator runs at a lower
+    priority than ingest): the last evaluation's wall and CPU time at each
+    round's end, from /metrics (hvready_verdict_evaluation_*). A round counts
+    only when that evaluation took every node and evaluations ran during it."""
+    walls, cpus, per_round, problems = [], [], [], []
+    r = 1
+    while os.path.exists(os.path.join(raw, "ingest_agg_%d.json" % r)):
+        j = read_json(os.path.join(raw, "ingest_agg_%d.json" % r)) or {}
+        before = os.path.join(raw, "agg_metrics_before_%d" % r)
+        after = os.path.join(raw, "agg_metrics_after_%d" % r)
+        e0 = prom_value(before, "hvready_verdict_evaluations_total")
+        e1 = prom_value(after, "hvready_verdict_evaluations_total")
+        w = prom_value(after, "hvready_verdict_evaluation_seconds")
+        c = prom_value(after, "hvready_verdict_evaluation_cpu_seconds")
+        n = prom_value(after, "hvready_verdict_evaluation_nodes")
+        row = {"evaluations_during_round": (e1 - e0) if e0 is not None and e1 is not None else None,
+               "wall_s": w, "cpu_s": c, "nodes": n}
+        per_round.append(row)
+        if w is None or c is None or n is None:
+            problems.append("round %d: no hvready_verdict_evaluation_* in /metrics" % r)
+        elif n != j.get("nodes"):
+            problems.append("round %d: the last evaluation took %d nodes, not %s" % (r, n, j.get("nodes")))
+        elif not row["evaluations_during_round"]:
+            problems.append("round %d: no evaluation during the load" % r)
+        else:
+            walls.append(w)
+            cpus.append(c)
+        r += 1
+    reason = None if walls else ("; ".join(problems) or "no ingest round")
+    det = {"per_round": per_round, "cpu_s": median(cpus), "skipped_rounds": problems or None,
+           "note": "serve's last evaluation at each ingest round's end (hvready_verdict_evaluation_*): "
+                   "from its snapshot of the reports to the verdict served, while the load runs"}
+    figs.add("serve.eval.wall", "ingest", "serve: verdict re-evaluation at 5,000 nodes during ingest, wall time",
+             "s", "< 10 s", "lt", 10, value=median(walls), reason=reason, detail=det)
+
+
 def fig_daemon(raw, figs):
     rows = []
     for line in (read(os.path.join(raw, "daemon_samples.tsv"), "") or "").splitlines():
@@ -529,6 +579,7 @@ def table(res):
         out.append("  ".join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip())
     out.extend(scale_lines(res))
     out.extend(agent_lines(res))
+    out.extend(serve_eval_lines(res))
     for f in res["figures"]:
         if f["result"] == "not measured":
             out.append("not measured: %s: %s" % (f["id"], f["reason"]))
@@ -549,6 +600,22 @@ def agent_lines(res):
                 "started until seen ended):"]
         for c in det["per_check"]:
             out.append("  {:<36} wall {:>7.2f} ms  CPU {:>6.2f} ms".format(c["check"], c["wall_ms"], c["cpu_ms"]))
+    return out
+
+
+def serve_eval_lines(res):
+    """serve's re-evaluations during the ingest rounds: wall and CPU time."""
+    f = next((x for x in res["figures"] if x["id"] == "serve.eval.wall"), None)
+    rounds = ((f or {}).get("detail") or {}).get("per_round") or []
+    if not rounds:
+        return []
+    out = ["", "serve, the last verdict evaluation of each ingest round (5,000 nodes, while the reports "
+           "keep coming):"]
+    for i, r in enumerate(rounds, 1):
+        out.append("  round {}: wall {} CPU {}, {} nodes, {} evaluations during the round".format(
+            i, fmt(r.get("wall_s"), "s"), fmt(r.get("cpu_s"), "s"),
+            "-" if r.get("nodes") is None else "{:,}".format(int(r["nodes"])),
+            "-" if r.get("evaluations_during_round") is None else int(r["evaluations_during_round"])))
     return out
 
 
@@ -641,6 +708,7 @@ def main(argv):
                        "hvready-aggregator report --kubeconfig FILE --node-reports DIR --format json")
     fig_grouping(raw, figs)
     fig_ingest(raw, figs)
+    fig_serve_eval(raw, figs)
     fig_daemon(raw, figs)
     res = {
         "schema": "hvready.bench/v1",

@@ -6,7 +6,8 @@
 # hvready_verdict_renderings_total may grow by at most one per view and verdict
 # evaluated while 30 GETs of three views are answered (before: by 30). The kept
 # bytes are those a fresh rendering makes, and a new verdict is rendered anew: a
-# report POSTed afterwards shows in the text view.
+# report POSTed afterwards shows in the text view. The last evaluation's wall
+# and CPU time are in /metrics too.
 set -euo pipefail
 : "${HVREADY_BIN:?}" "${HVREADY_SRC:?}"
 # shellcheck source=../tools/serve_lib.sh
@@ -34,6 +35,15 @@ get '/v1/verdict?format=text' "$tmp/first.txt" # waits for the first verdict
 e0=$(metric hvready_verdict_evaluations_total)
 r0=$(metric hvready_verdict_renderings_total)
 [ -n "$e0" ] && [ -n "$r0" ] || fail "no hvready_verdict_evaluations_total / _renderings_total in /metrics"
+# The last evaluation's times: present once one was served, CPU within wall
+# (a 3-node cluster: milliseconds, far below a second).
+ew=$(metric hvready_verdict_evaluation_seconds)
+ec=$(awk '$1 == "hvready_verdict_evaluation_cpu_seconds" { print $2 }' "$tmp/m.prom")
+[ -n "$ew" ] && [ -n "$ec" ] || fail "no hvready_verdict_evaluation_seconds / _cpu_seconds in /metrics"
+awk -v w="$ew" -v c="$ec" 'BEGIN { exit !(w > 0 && c > 0 && c <= w + 0.005 && w < 5) }' ||
+	fail "evaluation times wall $ew s, CPU $ec s: want 0 < CPU <= wall < 5"
+en=$(awk '$1 == "hvready_verdict_evaluation_nodes" { print $2 }' "$tmp/m.prom")
+[ "$en" = 0 ] || fail "hvready_verdict_evaluation_nodes $en before any report, want 0"
 for i in $(seq 1 10); do
 	get '/v1/verdict?format=text' "$tmp/text.$i"
 	get '/v1/verdict?format=html&gate=platform' "$tmp/html.$i"
@@ -67,6 +77,8 @@ e2=$(metric hvready_verdict_evaluations_total)
 wait_for 20 "a verdict evaluated after the report" \
 	bash -c "[ \"\$(curl -fsS --max-time 5 '$AGG_URL/metrics' | awk '\$1 == \"hvready_verdict_evaluations_total\" { print \$2 }')\" -gt $e2 ]"
 get '/v1/verdict?format=text' "$tmp/after.txt"
+[ "$(metric hvready_verdict_evaluation_nodes)" = 1 ] ||
+	fail "hvready_verdict_evaluation_nodes $(metric hvready_verdict_evaluation_nodes) after one report, want 1"
 # (host checks: only from a report)
 grep -q 'host\.' "$tmp/after.txt" || fail "the text verdict after the report has no host check"
 if grep -q 'host\.' "$tmp/first.txt"; then fail "the first text verdict had a host check already"; fi
