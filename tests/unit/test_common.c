@@ -75,7 +75,10 @@ static void test_status_worst(void **state)
 
 static void test_catalog(void **state)
 {
-	assert_int_equal(catalog_len, 48);
+	/* No count of rows here: it_list_checks holds the registry against
+	 * docs/checks.md and the pages docs/checks/ID.md, so a row added or
+	 * lost fails there, and adding a check edits no test of the catalog. */
+	assert_true(catalog_len > 0);
 	const struct check_info *ci = catalog_find("host.clock");
 	assert_non_null(ci);
 	assert_int_equal(ci->gates, G_ALL);
