@@ -32,7 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog.h"
 #include "kv.h"
+#include "log.h"
 #include "util.h"
 
 #define GIB (INT64_C(1) << 30)
@@ -350,6 +352,14 @@ void gen_node_report(struct node_report *r, const struct gen_opts *o, long i, st
 	r->interval_s = 0;
 
 	add_findings(r, o, i, p, mem);
+	/* Every host check of the registry has a result here, or the bench's
+	 * cross-node work and the example reports would silently lack it. */
+	for (size_t k = 0; k < catalog_len; k++)
+		if (catalog[k].source == CHECK_HOST &&
+		    !finding_list_find(&r->results, catalog[k].id))
+			fatalx("bench/gen_node.c: no generated result for host check %s "
+			       "(add one to add_findings)",
+			       catalog[k].id);
 
 	struct value_list *l = kv_add_list(&r->facts, "kvm_modules");
 	vlist_add_str(l, "kvm");

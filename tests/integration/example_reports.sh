@@ -16,11 +16,11 @@ done
 bash "$HVREADY_SRC/scripts/gen_example_reports.sh" "$HVREADY_BIN" "$tmp/regen" "$tmp/nodes"
 diff -r "$HVREADY_SRC/examples/node-reports" "$tmp/nodes" >"$tmp/diff" || {
 	head -20 "$tmp/diff"
-	fail "examples/node-reports differs from what scripts/gen_example_reports.sh writes (run it)"
+	fail "examples/node-reports differs from what scripts/gen_example_reports.sh writes (run scripts/gen_docs.sh)"
 }
 diff -r "$ex" "$tmp/regen" >"$tmp/diff" || {
 	head -20 "$tmp/diff"
-	fail "examples/reports differs from what scripts/gen_example_reports.sh writes (run it)"
+	fail "examples/reports differs from what scripts/gen_example_reports.sh writes (run scripts/gen_docs.sh)"
 }
 # the same bytes again: nothing of the clock or the machine in them
 bash "$HVREADY_SRC/scripts/gen_example_reports.sh" "$HVREADY_BIN" "$tmp/again" "$tmp/nodes2"

@@ -28,7 +28,7 @@ awk '/^## Host checks/{p=1} /^## How missing data/{p=0} p' "$HVREADY_SRC/docs/ch
 [ -s "$tmp/documented.md" ] || { echo "FAIL: no check tables found in docs/checks.md"; exit 1; }
 if ! diff -u "$tmp/documented.md" "$tmp/generated.md"; then
 	echo "FAIL: docs/checks.md differs from 'hvready-aggregator list-checks --markdown'"
-	echo "      (- docs, + registry): paste the command's output into docs/checks.md"
+	echo "      (- docs, + registry): run scripts/gen_docs.sh"
 	exit 1
 fi
 
@@ -77,7 +77,7 @@ for r in rows:
     cid, gates, stem = r[0], r[2].split(","), r[4]
     feeds = ("rwx" in gates or "live-migration" in gates) and r[1] != "canary"
     if feeds and documented.get(cid) != (stem if stem != "-" else None):
-        problems.append("%s: STEM %s, docs/node-conditions.md says %s" % (cid, stem, documented.get(cid)))
+        problems.append("%s: STEM %s, docs/node-conditions.md says %s (scripts/gen_docs.sh)" % (cid, stem, documented.get(cid)))
     if not feeds and cid in documented:
         problems.append("%s: in docs/node-conditions.md but feeds neither rwx nor live-migration" % cid)
 
@@ -99,7 +99,7 @@ for res in sorted(set(table) | set(need) | resources):
     if res not in table:
         problems.append("docs/collect.md: no row for %s (needed by %s)" % (res, ", ".join(sorted(need.get(res, ()))) or "none"))
     elif table[res] != need.get(res, set()):
-        problems.append("docs/collect.md %s: documented %s, NEEDS in common/checks.def %s" % (
+        problems.append("docs/collect.md %s: documented %s, NEEDS in common/checks.def %s (scripts/gen_docs.sh)" % (
             res, ", ".join(sorted(table[res])) or "none", ", ".join(sorted(need.get(res, set()))) or "none"))
 
 # Runners: the functions with a runner's signature in the check files.
@@ -140,4 +140,8 @@ if problems:
     sys.exit(1)
 print("list-checks: %d checks, docs and runners agree" % len(rows))
 PY
+# The generator writes exactly what the checks above hold (and the stems and
+# needs tables besides): the docs an author regenerates pass this test.
+python3 "$HVREADY_SRC/scripts/gen_docs.py" --check "$HVREADY_BIN" ||
+	{ echo "FAIL: the docs are not what scripts/gen_docs.sh writes from the registry"; exit 1; }
 echo PASS
