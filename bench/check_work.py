@@ -23,11 +23,13 @@ Each check that fails its condition is printed as NOT MEASURED with the reason.
 Exit status: 0 when every condition holds, 1 when one does not, 2 on bad input.
 """
 import json
+import os
+import re
 import sys
 
-HOST = ("host.kvm", "host.cpu.virt", "host.clock", "host.resources", "host.nfs.client",
-        "host.nfs.kernel", "host.iscsi", "host.multipathd", "host.longhorn.path",
-        "host.image.share-manager", "host.containerd.device-ownership", "host.nfs.probe")
+# The host checks of the registry (common/checks.def), in its order.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common", "checks.def")) as _f:
+    HOST = tuple(re.findall(r'^CHECK\("(host\.[^"]+)", HOST,', _f.read(), re.M))
 OFFLINE_NA = {"cluster.clock.skew": "not applicable offline (report files have no send/receive pair)"}
 
 

@@ -142,16 +142,20 @@ rc=0
 "$AGENT" check --format json --output "$TMP/out.json" 2>"$TMP/err.json" || rc=$?
 check_rc json "$rc"
 python3 -m json.tool "$TMP/out.json" >/dev/null || fail "json: not valid JSON"
-python3 - "$TMP/out.json" "$EXP_KVM" "$EXP_CPU" "$EXP_CLOCK" "$EXP_RES" "$NCPU" "$MEM_KB" "$rc" <<'EOF' || fail "json: contents"
+# every host check of the registry, in its order
+"$AGENT" list-checks | cut -f1 >"$TMP/host_ids"
+python3 - "$TMP/out.json" "$EXP_KVM" "$EXP_CPU" "$EXP_CLOCK" "$EXP_RES" "$NCPU" "$MEM_KB" "$rc" "$TMP/host_ids" <<'EOF' || fail "json: contents"
 import json, os, sys
-path, exp_kvm, exp_cpu, exp_clock, exp_res, ncpu, mem_kb, rc = sys.argv[1:]
+path, exp_kvm, exp_cpu, exp_clock, exp_res, ncpu, mem_kb, rc, ids_path = sys.argv[1:]
+ids = open(ids_path).read().split()
 d = json.load(open(path))
 def die(msg):
     print("json:", msg, file=sys.stderr); sys.exit(1)
 if d.get("schema") != "hvready.node/v1": die("schema is %r" % d.get("schema"))
 if not d.get("node"): die("no node")
 res = d.get("results")
-if not isinstance(res, list) or len(res) != 12: die("expected 12 results, got %r" % (len(res) if isinstance(res, list) else res))
+if not isinstance(res, list) or len(res) != len(ids): die("expected %d results (hvready-agent list-checks), got %r" % (len(ids), len(res) if isinstance(res, list) else res))
+if [f.get("check") for f in res] != ids: die("results %r, not the registry's host checks in order" % [f.get("check") for f in res])
 by = {}
 for f in res:
     for k in ("check", "status", "message", "evidence", "remediation"):

@@ -18,6 +18,7 @@ Exit 0 when all holds, 1 with one line per problem otherwise.
 """
 import html.parser
 import json
+import os
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -25,9 +26,10 @@ import xml.etree.ElementTree as ET
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
 SEVERITY = {"SKIP": 0, "PASS": 1, "WARN": 2, "UNKNOWN": 3, "FAIL": 4}
-HOST_CHECKS = ["host.kvm", "host.cpu.virt", "host.clock", "host.nfs.client", "host.nfs.kernel",
-               "host.iscsi", "host.multipathd", "host.longhorn.path", "host.image.share-manager",
-               "host.containerd.device-ownership", "host.nfs.probe", "host.resources"]
+# The host checks in registry order (common/checks.def): the matrix's first columns.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common",
+                       "checks.def")) as _f:
+    HOST_CHECKS = re.findall(r'^CHECK\("(host\.[^"]+)", HOST,', _f.read(), re.M)
 
 
 class TreeBuilder(html.parser.HTMLParser):
