@@ -571,7 +571,9 @@ static int cmd_collect(int argc, char **argv)
 
 /* A credential file of the canary (--canary-kubeconfig, --canary-token-file),
  * checked at start: it exists, is a regular file (a FIFO is refused, never
- * opened for good), readable, at most max bytes and, for a token, one line.
+ * opened for good), readable, at most max bytes and, for a token, one line
+ * that others cannot read (as serve's own --token-file: the manifests mount
+ * it 0440). A kubeconfig is held to what kubectl holds it to, not its mode.
  * What it holds is never printed. Exits 2 with a one-line reason. */
 static void canary_credential_arg(const char *opt, const char *path, size_t max, bool token)
 {
@@ -586,6 +588,9 @@ static void canary_credential_arg(const char *opt, const char *path, size_t max,
 		       S_ISFIFO(st.st_mode)  ? "a FIFO"
 		       : S_ISDIR(st.st_mode) ? "a directory"
 					     : "a special file");
+	if (token && (st.st_mode & S_IROTH))
+		fatalx("serve: %s %s is readable by others (mode %04o); chmod o-r it", opt, path,
+		       (unsigned)(st.st_mode & 07777));
 	if ((uint64_t)st.st_size > max)
 		fatalx("serve: %s %s: larger than %zu KiB", opt, path, max >> 10);
 	char *buf = NULL;

@@ -9,7 +9,7 @@
 #    holds the file's path, never the token;
 #  - --kubeconfig with --canary-kubeconfig FILE: the same out of the cluster;
 #  - --in-cluster --canary-interval without either option: exit 2, one line;
-#    a missing, FIFO, directory, empty, two-line or oversized file, both options,
+#    a missing, FIFO, directory, empty, two-line, oversized or world-readable file, both options,
 #    --canary-token-file without --in-cluster or without --canary-interval: exit 2, one
 #    line each, at once (a FIFO is never waited on);
 #  - neither token is in serve's stdout or log (the child's stderr included), /v1/verdict,
@@ -81,6 +81,7 @@ AGG_WRAP=(bash -c 'exec "$@" >>"$0"' "$TMP/serve.stdout")
 
 # 1. --in-cluster --canary-token-file, first holding the read-only token: the 403 in the finding
 printf '%s\n' "$RO" >"$TMP/canary/token"
+chmod 0440 "$TMP/canary/token" # as the manifests mount it
 start_aggregator "$TMP/tok.serve.log" --in-cluster --insecure-no-auth --canary-interval 10s \
 	--canary-timeout 30s --canary-steps rwx --canary-token-file "$TMP/canary/token" ||
 	fail "tok: serve did not start: $(cat "$TMP/tok.serve.log")"
@@ -95,6 +96,7 @@ kill -0 "$AGG_PID" || fail "tok: serve died on the canary's 403"
 outputs tok1
 # 2. rotated (a new file renamed over the old, as kubelet does): the next run uses it
 printf '%s\n' "$CAN" >"$TMP/canary/token.new"
+chmod 0440 "$TMP/canary/token.new"
 mv "$TMP/canary/token.new" "$TMP/canary/token"
 two_runs() { [ "$(grep -c 'canary: run started' "$TMP/tok.serve.log")" -ge 2 ]; }
 wait_for 30 "the second run" two_runs
@@ -133,6 +135,9 @@ mkfifo "$TMP/fifo"
 printf '%s\n%s\n' "$CAN" "$RO" >"$TMP/two-lines"
 : >"$TMP/empty"
 head -c $((70 * 1024)) /dev/zero | tr '\0' a >"$TMP/big"
+chmod 0600 "$TMP/two-lines" "$TMP/empty" "$TMP/big"
+printf '%s\n' "$CAN" >"$TMP/readable"
+chmod 0644 "$TMP/readable"
 usage() { # NAME WANT-IN-STDERR ARGS...
 	local n=$1 want=$2 rc=0
 	shift 2
@@ -151,6 +156,7 @@ usage dir "a directory, not a regular file" "${IC[@]}" --canary-token-file "$TMP
 usage empty "not a bearer token" "${IC[@]}" --canary-token-file "$TMP/empty"
 usage two-lines "not a bearer token" "${IC[@]}" --canary-token-file "$TMP/two-lines"
 usage big "larger than 64 KiB" "${IC[@]}" --canary-token-file "$TMP/big"
+usage readable "is readable by others (mode 0644); chmod o-r it" "${IC[@]}" --canary-token-file "$TMP/readable"
 usage kc-fifo "a FIFO, not a regular file" "${IC[@]}" --canary-kubeconfig "$TMP/fifo"
 usage both "give one of --canary-kubeconfig, --canary-token-file" "${IC[@]}" \
 	--canary-token-file "$TMP/canary/token" --canary-kubeconfig "$TMP/kc-can/kubeconfig"
