@@ -24,12 +24,13 @@ Exit status: 0 when every condition holds, 1 when one does not, 2 on bad input.
 """
 import json
 import os
-import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from checks_registry import host_checks  # noqa: E402
+
 # The host checks of the registry (common/checks.def), in its order.
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common", "checks.def")) as _f:
-    HOST = tuple(re.findall(r'^CHECK\("(host\.[^"]+)", HOST,', _f.read(), re.M))
+HOST = tuple(host_checks())
 OFFLINE_NA = {"cluster.clock.skew": "not applicable offline (report files have no send/receive pair)"}
 
 

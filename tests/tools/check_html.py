@@ -26,10 +26,11 @@ import xml.etree.ElementTree as ET
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
 SEVERITY = {"SKIP": 0, "PASS": 1, "WARN": 2, "UNKNOWN": 3, "FAIL": 4}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from checks_registry import host_checks  # noqa: E402
+
 # The host checks in registry order (common/checks.def): the matrix's first columns.
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common",
-                       "checks.def")) as _f:
-    HOST_CHECKS = re.findall(r'^CHECK\("(host\.[^"]+)", HOST,', _f.read(), re.M)
+HOST_CHECKS = host_checks()
 
 
 class TreeBuilder(html.parser.HTMLParser):

@@ -8,7 +8,6 @@ test lists it, long before its start-up grace (2 intervals) runs out, however
 slow the machine is."""
 import json
 import os
-import re
 import ssl
 import struct
 import sys
@@ -38,12 +37,13 @@ def pack(v):
     raise TypeError(v)
 
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                "scripts"))
+from checks_registry import host_checks  # noqa: E402
+
 # Every host check of the registry (common/checks.def) but the NFS probe, which
 # reports SKIP below.
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common",
-                       "checks.def")) as _f:
-    CHECKS = [c for c in re.findall(r'^CHECK\("(host\.[^"]+)", HOST,', _f.read(), re.M)
-              if c != "host.nfs.probe"]
+CHECKS = [c for c in host_checks() if c != "host.nfs.probe"]
 
 
 def report(node, overrides, interval):
