@@ -148,6 +148,7 @@ struct check_job {
 	bool whole_run;		  /* agent_run_checks: skip/only and deferral apply */
 	size_t index;		  /* its slot in blocked_jobs when parked */
 	struct agent_ctx *runner; /* handed over to under lock, while not abandoned */
+	pthread_t thread;	  /* joined when done, detached when abandoned */
 	struct agent_opts opts;
 	struct node_report report;
 	struct agent_ctx ctx;
@@ -585,7 +586,7 @@ static int job_run(struct agent_ctx *ctx, struct check_job *j, bool *ret_stop)
 	j->started_mono_ns = util_now_mono_ns();
 	j->started_real_ns = util_now_realtime_ns();
 	/* The thread takes no signal: SIGTERM stays the loop's (daemon.c). */
-	int e = thread_start_detached(worker_main, j);
+	int e = thread_start(&j->thread, worker_main, j);
 	if (e != 0)
 		return -e;
 	pthread_mutex_lock(&j->lock);
@@ -616,6 +617,12 @@ static int job_run(struct agent_ctx *ctx, struct check_job *j, bool *ret_stop)
 	if (!done)
 		j->abandoned = true;
 	pthread_mutex_unlock(&j->lock);
+	/* Done: the worker is returning; its exit frees its libraries' per-thread
+	 * state (threads.h), so wait for it. Abandoned: it ends when it ends. */
+	if (done)
+		pthread_join(j->thread, NULL);
+	else
+		pthread_detach(j->thread);
 	*ret_stop = stop;
 	return done ? 1 : 0;
 }

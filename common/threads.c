@@ -3,21 +3,23 @@
 #include <signal.h>
 #include <time.h>
 
-int thread_start_detached(void *(*fn)(void *), void *arg)
+int thread_start(pthread_t *ret, void *(*fn)(void *), void *arg)
 {
 	/* The new thread inherits the mask it is created with. */
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_t attr;
-	int e = pthread_attr_init(&attr);
-	if (e == 0) {
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		pthread_t t;
-		e = pthread_create(&t, &attr, fn, arg);
-		pthread_attr_destroy(&attr);
-	}
+	int e = pthread_create(ret, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return e;
+}
+
+int thread_start_detached(void *(*fn)(void *), void *arg)
+{
+	pthread_t t;
+	int e = thread_start(&t, fn, arg);
+	if (e == 0)
+		pthread_detach(t);
 	return e;
 }
 

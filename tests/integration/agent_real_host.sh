@@ -114,17 +114,21 @@ fi
 note "this machine: kvm=$KVM_REAL arch=$ARCH clock=state:$CLK_STATE,status:$CLK_STATUS,maxerror:$CLK_MAXERR cpus=$NCPU mem_kb=$MEM_KB"
 note "expecting host.kvm=$EXP_KVM host.cpu.virt=$EXP_CPU host.clock=$EXP_CLOCK host.resources=$EXP_RES"
 
-check_rc() { # format rc
+check_rc() { # format rc [stderr-file]
 	case "$2" in
 	0 | 1 | 3) ;;
-	*) fail "--format $1 exited $2 (expected 0, 1 or 3)" ;;
+	*)
+		# What the agent printed says why (a sanitizer's report, a crash).
+		[ -z "${3:-}" ] || head -c 8000 "$3" >&2
+		fail "--format $1 exited $2 (expected 0, 1 or 3)"
+		;;
 	esac
 }
 
 # --- text ------------------------------------------------------------------------
 rc=0
 "$AGENT" check >"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
-check_rc text "$rc"
+check_rc text "$rc" "$TMP/err.txt"
 text_status() {
 	sed -n -E "s/^$1 +: ([A-Z]+) .*/\1/p" "$TMP/out.txt"
 }
@@ -140,7 +144,7 @@ grep -q -E '^[0-9]+ PASS, [0-9]+ WARN, [0-9]+ FAIL, [0-9]+ UNKNOWN, [0-9]+ SKIP$
 # --- json ------------------------------------------------------------------------
 rc=0
 "$AGENT" check --format json --output "$TMP/out.json" 2>"$TMP/err.json" || rc=$?
-check_rc json "$rc"
+check_rc json "$rc" "$TMP/err.json"
 python3 -m json.tool "$TMP/out.json" >/dev/null || fail "json: not valid JSON"
 # every host check of the registry, in its order
 "$AGENT" list-checks | cut -f1 >"$TMP/host_ids"
@@ -202,7 +206,7 @@ EOF
 rc=0
 "$AGENT" check --format msgpack --output "$TMP/out.msgpack" 2>"$TMP/err.mp" || rc=$?
 [ "$rc" -ne 2 ] || fail "msgpack: exit 2: $(cat "$TMP/err.mp")"
-check_rc msgpack "$rc"
+check_rc msgpack "$rc" "$TMP/err.mp"
 [ -s "$TMP/out.msgpack" ] || fail "msgpack: empty or missing output"
 
 # --- light: the agent stays small (not measurable under ASan's shadow memory) ---
