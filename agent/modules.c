@@ -5,6 +5,8 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <libdeflate.h>
 #include <zlib.h>
 
 /* Kernel module names are at most MODULE_NAME_LEN - 1 = 55 bytes. */
@@ -429,42 +431,52 @@ static int kconfig_line(const char *line, size_t len, const char *option, size_t
 	return -ENOENT;
 }
 
+/*
+ * Whole-buffer inflate with libdeflate, not zlib: about four times faster on a
+ * kernel config (100 KB from a 24 KB /proc/config.gz: 0.3 ms with zlib, 0.07 ms
+ * here, CRC-32 and length checked in both), and this inflate is on the path of
+ * every check run of a host without a plain /boot/config (docs/benchmarks.md).
+ * zlib stays for what libdeflate does not do: reading a .gz line by line
+ * (struct lines above).
+ *
+ * libdeflate wants the output's size up front: the member's ISIZE trailer says
+ * it when the stream ends the input; otherwise, or when it lies, the buffer
+ * doubles up to max.
+ */
 int modules_gunzip(const char *in, size_t len, size_t max, char **ret, size_t *ret_len,
 		   size_t *ret_rest)
 {
-	z_stream z = {0};
-	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+	if (len < 18) /* a gzip member's header and trailer */
+		return -EINVAL;
+	const unsigned char *t = (const unsigned char *)in + len - 4;
+	size_t isize = (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 | (size_t)t[3] << 24;
+	size_t cap = isize > 0 && isize <= max ? isize : (len * 4 < max ? len * 4 : max);
+	if (cap < 4096)
+		cap = 4096 < max ? 4096 : max;
+	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	if (!d)
 		return -ENOMEM;
-	size_t cap = 1u << 16, n = 0;
-	char *out = xmalloc(cap + 1);
-	z.next_in = (Bytef *)(uintptr_t)in;
-	z.avail_in = (uInt)len;
-	int zr;
-	do {
-		if (n == cap) {
-			if (cap >= max) {
-				zr = Z_MEM_ERROR;
-				break;
-			}
-			cap *= 2;
-			out = xrealloc(out, cap + 1);
-		}
-		z.next_out = (Bytef *)out + n;
-		z.avail_out = (uInt)(cap - n);
-		zr = inflate(&z, Z_NO_FLUSH);
-		n = cap - z.avail_out;
-	} while (zr == Z_OK);
-	size_t rest = z.avail_in;
-	inflateEnd(&z);
-	if (zr != Z_STREAM_END) {
+	char *out = NULL;
+	size_t n = 0, used = 0;
+	enum libdeflate_result r;
+	for (;;) {
+		out = xrealloc(out, cap + 1);
+		r = libdeflate_gzip_decompress_ex(d, in, len, out, cap, &used, &n);
+		if (r != LIBDEFLATE_INSUFFICIENT_SPACE || cap >= max)
+			break;
+		cap = cap > max / 2 ? max : cap * 2;
+	}
+	libdeflate_free_decompressor(d);
+	if (r != LIBDEFLATE_SUCCESS) {
 		free(out);
-		return zr == Z_MEM_ERROR ? -EFBIG : -EINVAL;
+		/* Past max, but its trailer says it fits: not a whole stream. */
+		return r == LIBDEFLATE_INSUFFICIENT_SPACE && isize > max ? -EFBIG : -EINVAL;
 	}
 	out[n] = '\0';
 	*ret = out;
 	*ret_len = n;
 	if (ret_rest)
-		*ret_rest = rest;
+		*ret_rest = len - used;
 	return 0;
 }
 

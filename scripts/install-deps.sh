@@ -7,7 +7,7 @@ PKGS=(
 	# build
 	build-essential cmake pkg-config clang clang-format libclang-rt-14-dev
 	libevent-dev libcurl4-openssl-dev libmsgpack-dev libjson-c-dev libnfs-dev
-	libsystemd-dev libcmocka-dev libyaml-dev libssl-dev zlib1g-dev
+	libsystemd-dev libcmocka-dev libyaml-dev libssl-dev zlib1g-dev libdeflate-dev
 	# tests: real servers and tools
 	nfs-ganesha nfs-ganesha-mem nfs-ganesha-vfs docker-registry iproute2 openssl
 	python3 python3-yaml time procps curl

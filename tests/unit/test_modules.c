@@ -274,6 +274,67 @@ static void test_kernel_release(void **state)
 	hostroot_close(&hr);
 }
 
+/* gzip of text[0, n) in memory (one member), into buf; its length. */
+static size_t gz_member(const char *text, size_t n, unsigned char *buf, size_t cap)
+{
+	z_stream z = {0};
+	assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
+			 Z_OK);
+	z.next_in = (Bytef *)(uintptr_t)text;
+	z.avail_in = (uInt)n;
+	z.next_out = buf;
+	z.avail_out = (uInt)cap;
+	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+	size_t len = cap - z.avail_out;
+	deflateEnd(&z);
+	return len;
+}
+
+/* modules_gunzip: one whole member, its size limit, and what is not one. */
+static void test_gunzip(void **state)
+{
+	(void)state;
+	size_t n = 300000;
+	char *text = malloc(n);
+	for (size_t i = 0; i < n; i++)
+		text[i] = (char)('a' + (i * 7 + i / 13) % 26);
+	size_t cap = n + 1024;
+	unsigned char *gz = malloc(2 * cap);
+	size_t len = gz_member(text, n, gz, cap);
+	char *out = NULL;
+	size_t olen = 0, rest = 99;
+
+	assert_int_equal(modules_gunzip((char *)gz, len, n, &out, &olen, &rest), 0);
+	assert_int_equal(olen, n);
+	assert_int_equal(rest, 0);
+	assert_memory_equal(out, text, n);
+	assert_int_equal(out[n], '\0');
+	free(out);
+	/* One byte over the limit. */
+	assert_int_equal(modules_gunzip((char *)gz, len, n - 1, &out, &olen, NULL), -EFBIG);
+	/* Cut short (the "trailer" is then other bytes: an error, which one
+	 * depends on them), and a wrong CRC-32 or length in the trailer. */
+	assert_true(modules_gunzip((char *)gz, len - 1, n, &out, &olen, NULL) < 0);
+	assert_int_equal(modules_gunzip((char *)gz, len / 2, n, &out, &olen, NULL) < 0, 1);
+	assert_int_equal(modules_gunzip((char *)gz, 10, n, &out, &olen, NULL), -EINVAL);
+	gz[len - 8] ^= 1;
+	assert_int_equal(modules_gunzip((char *)gz, len, n, &out, &olen, NULL), -EINVAL);
+	gz[len - 8] ^= 1;
+	gz[len - 4] ^= 1;
+	assert_int_equal(modules_gunzip((char *)gz, len, n, &out, &olen, NULL), -EINVAL);
+	gz[len - 4] ^= 1;
+	/* A second member after the first: the first, and how much follows. */
+	size_t len2 = gz_member("second\n", 7, gz + len, cap);
+	assert_int_equal(modules_gunzip((char *)gz, len + len2, n, &out, &olen, &rest), 0);
+	assert_int_equal(olen, n);
+	assert_int_equal(rest, len2);
+	free(out);
+	/* Not gzip at all. */
+	assert_int_equal(modules_gunzip(text, 4096, n, &out, &olen, NULL), -EINVAL);
+	free(gz);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +346,7 @@ int main(void)
 	    cmocka_unit_test(test_kconfig_files),
 	    cmocka_unit_test(test_kconfig_proc_config_gz),
 	    cmocka_unit_test(test_kernel_release),
+	    cmocka_unit_test(test_gunzip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
