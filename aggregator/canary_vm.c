@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "canary_kv.h"
+#include "storage.h"
 
 #define VM_DISK_SIZE "64Mi"
 #define VM_MEMORY    "128Mi"
@@ -270,9 +271,12 @@ static bool pick_class(struct vm *v)
 			continue;
 		const char *dv = cj_str(sc, "metadata", "annotations",
 					"storageclass.kubevirt.io/is-default-virt-class", NULL);
-		const char *dc = cj_str(sc, "metadata", "annotations",
-					"storageclass.kubernetes.io/is-default-class", NULL);
-		int rank = dv && streq(dv, "true") ? 3 : dc && streq(dc, "true") ? 2 : 1;
+		/* The cluster's default class, by either annotation Kubernetes reads
+		 * (storage.h: IsDefaultAnnotation). */
+		const char *dc = cj_str(sc, "metadata", "annotations", ANN_SC_DEFAULT, NULL);
+		const char *dcb = cj_str(sc, "metadata", "annotations", ANN_SC_DEFAULT_BETA, NULL);
+		bool is_default = (dc && streq(dc, "true")) || (dcb && streq(dcb, "true"));
+		int rank = dv && streq(dv, "true") ? 3 : is_default ? 2 : 1;
 		if (!best || rank > best_rank || (rank == best_rank && strcmp(name, best) < 0)) {
 			best = name;
 			best_rank = rank;

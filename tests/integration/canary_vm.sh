@@ -188,4 +188,18 @@ if grep -q '"POST", "path": "/apis/kubevirt.io' "$TMP/rwxclass.log"; then fail "
 run namedclass 40 -- --steps vm --storage-class harvester-longhorn
 expect namedclass canary.vm.start PASS "*on StorageClass harvester-longhorn)"
 nothing_left namedclass
+# 15. The default class by the beta annotation (Kubernetes reads both): it wins
+# over a migratable class without one that sorts first.
+fixture_variant betadefault '
+p = os.path.join(d, "storageclasses.json"); s = json.load(open(p))
+hl = [c for c in s["items"] if c["metadata"]["name"] == "harvester-longhorn"][0]
+other = json.loads(json.dumps(hl))
+other["metadata"] = {"name": "aa-longhorn-migratable"}
+hl["metadata"]["annotations"] = {"storageclass.beta.kubernetes.io/is-default-class": "true"}
+s["items"].append(other)
+json.dump(s, open(p, "w"))'
+run betadefault 40 -- --steps vm
+fixture_reset
+expect betadefault canary.vm.start PASS "*on StorageClass harvester-longhorn)"
+nothing_left betadefault
 echo PASS
