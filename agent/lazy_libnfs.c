@@ -15,6 +15,7 @@
  * the arguments passed on, and what it returns without the library.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -102,10 +103,15 @@ static void load_nfs(void)
 	}
 }
 
+/* NULL with errno ELIBACC when the library cannot be loaded (the probe says so). */
 struct nfs_context *nfs_init_context(void)
 {
 	pthread_once(&nfs_once, load_nfs);
-	return N.h ? N.nfs_init_context() : NULL;
+	if (!N.h) {
+		errno = ELIBACC;
+		return NULL;
+	}
+	return N.nfs_init_context();
 }
 
 /* Reached only with a context nfs_init_context() made, so after load_nfs(). */

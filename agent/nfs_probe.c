@@ -1075,12 +1075,16 @@ static void probe_libnfs(struct probe *p, const struct nfs_probe_url *u, bool ca
 	/* libnfs connects on its own; from here on, tcp_connected is about its socket. */
 	res->tcp_connected = false;
 	res->client = NFS_CLIENT_LIBNFS40;
+	errno = 0;
 	p->nfs = new_context(u->port);
 	if (!p->nfs) {
 		res->step = NFS_STEP_MOUNT;
 		res->outcome = NFS_PROBE_INTERNAL;
-		snprintf(res->nfs_error, sizeof(res->nfs_error),
-			 "could not set up a libnfs NFSv4 context");
+		/* ELIBACC: the agent executable could not load libnfs (lazy_libnfs.c). */
+		snprintf(res->nfs_error, sizeof(res->nfs_error), "%s",
+			 errno == ELIBACC ? "could not load libnfs, which the NFSv4.0 probe needs "
+					    "(Debian: libnfs13)"
+					  : "could not set up a libnfs NFSv4 context");
 		return;
 	}
 	if (mount_and_getattr(p, u) && canary)
