@@ -816,7 +816,7 @@ void check_vsc_backup_target(struct agg_ctx *ctx, const char *id)
 	} else {
 		backup_setting_judge(ctx, f, &j, classes);
 	}
-others:
+others:; /* a label names a statement: the declaration below is not one before C23 */
 	/* The targets other than default that volumes name (the targets
 	 * themselves are a need of the check: listed when it runs). Without the
 	 * volumes or StorageClasses that is not known: said beside the default's
