@@ -588,9 +588,9 @@ static void canary_credential_arg(const char *opt, const char *path, size_t max,
 		       S_ISFIFO(st.st_mode)  ? "a FIFO"
 		       : S_ISDIR(st.st_mode) ? "a directory"
 					     : "a special file");
-	if (token && (st.st_mode & S_IROTH))
-		fatalx("serve: %s %s is readable by others (mode %04o); chmod o-r it", opt, path,
-		       (unsigned)(st.st_mode & 07777));
+	char why[64];
+	if (token && util_secret_mode(st.st_mode, why, sizeof(why)) < 0)
+		fatalx("serve: %s %s is %s", opt, path, why);
 	if ((uint64_t)st.st_size > max)
 		fatalx("serve: %s %s: larger than %zu KiB", opt, path, max >> 10);
 	char *buf = NULL;

@@ -135,14 +135,12 @@ int node_tokens_load(const char *path, struct node_tokens **ret, char *err, size
 		snprintf(err, errlen, "%s", strerror(errno));
 		return -errno;
 	}
-	if (st.st_mode & S_IROTH) {
-		snprintf(err, errlen, "readable by others (mode %04o); chmod o-r it",
-			 (unsigned)(st.st_mode & 07777));
-		return -EPERM;
-	}
+	int r = util_secret_mode(st.st_mode, err, errlen);
+	if (r < 0)
+		return r;
 	char *buf;
 	size_t len;
-	int r = util_read_file(path, NODE_TOKENS_FILE_MAX, &buf, &len);
+	r = util_read_file(path, NODE_TOKENS_FILE_MAX, &buf, &len);
 	if (r < 0) {
 		snprintf(err, errlen, "%s", util_read_strerror(r));
 		return r;

@@ -1159,9 +1159,9 @@ static void check_secret_file(const char *what, const char *path)
 	struct stat st;
 	if (stat(path, &st) < 0)
 		fatal("%s %s", what, path);
-	if (st.st_mode & S_IROTH)
-		fatalx("%s %s is readable by others (mode %04o); chmod o-r it", what, path,
-		       (unsigned)(st.st_mode & 07777));
+	char why[64];
+	if (util_secret_mode(st.st_mode, why, sizeof(why)) < 0)
+		fatalx("%s %s is %s", what, path, why);
 }
 
 /* OpenSSL opens the certificate and key by path: only a regular file (a

@@ -7,7 +7,7 @@
 /* Start fn(arg) on a detached thread that takes no signal: every signal stays
  * blocked in it, so SIGTERM and SIGINT stay the main loop's (agent/daemon.c)
  * whatever thread the kernel would pick. 0, or the positive errno of
- * pthread_attr_init/pthread_create. */
+ * pthread_create. */
 int thread_start_detached(void *(*fn)(void *), void *arg);
 
 /* The same thread, joinable: *ret is its handle, which the caller joins or

@@ -426,6 +426,14 @@ int util_path_regular(const char *path)
 	return S_ISREG(st.st_mode) ? 0 : -ESPIPE;
 }
 
+int util_secret_mode(unsigned mode, char *err, size_t errlen)
+{
+	if (!(mode & S_IROTH))
+		return 0;
+	snprintf(err, errlen, "readable by others (mode %04o); chmod o-r it", mode & 07777);
+	return -EPERM;
+}
+
 const char *util_read_strerror(int r)
 {
 	if (r == -EFBIG)

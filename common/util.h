@@ -105,5 +105,9 @@ int util_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len
  * else. For paths a library opens itself (OpenSSL's *_file calls): open() of a
  * FIFO with no writer would block it for good, and stat() does not open. */
 int util_path_regular(const char *path);
+/* A secret (a token, a key) must not be readable by others: 0 for mode, or
+ * -EPERM with "readable by others (mode 0644); chmod o-r it" in err. The one
+ * rule of serve's --token-file, --tls-key, node tokens and the canary's token. */
+int util_secret_mode(unsigned mode, char *err, size_t errlen);
 /* How to say a reader's error: "file too large" for -EFBIG, else strerror(). */
 const char *util_read_strerror(int r);

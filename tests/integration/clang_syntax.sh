@@ -11,11 +11,11 @@ test_init
 
 command -v clang >/dev/null || fail "clang is needed (scripts/install-deps.sh)"
 [ -f "$HVREADY_BUILD/compile_commands.json" ] || fail "no compile_commands.json in $HVREADY_BUILD"
-python3 - "$HVREADY_BUILD/compile_commands.json" "$HVREADY_SRC" "$tmp" <<'PY' || fail "clang rejects C that GCC accepted (above)"
+python3 - "$HVREADY_BUILD/compile_commands.json" "$HVREADY_SRC" <<'PY' || fail "clang rejects C that GCC accepted (above)"
 import json, os, shlex, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 
-db, src, tmp = sys.argv[1], os.path.realpath(sys.argv[2]), sys.argv[3]
+db, src = sys.argv[1], os.path.realpath(sys.argv[2])
 # GCC-only options clang does not know; sanitizers and -Werror are not what is checked.
 DROP = ("-fsanitize", "-fno-sanitize", "-Werror", "-fanalyzer")
 jobs = []
@@ -35,16 +35,16 @@ for e in json.load(open(db)):
         if a == "-c" or a.startswith(DROP):
             continue
         out.append(a)
-    jobs.append((f, e["directory"], out))
+    jobs.append((e["directory"], out))
 
 def run(job):
-    f, d, cmd = job
+    d, cmd = job
     p = subprocess.run(cmd, cwd=d, capture_output=True, text=True)
-    return f, p.returncode, p.stderr
+    return p.returncode, p.stderr
 
 bad = 0
 with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
-    for f, rc, err in ex.map(run, jobs):
+    for rc, err in ex.map(run, jobs):
         if rc != 0:
             bad += 1
             sys.stderr.write(err[:2000])

@@ -315,7 +315,7 @@ static void test_gunzip(void **state)
 	/* Cut short (the "trailer" is then other bytes: an error, which one
 	 * depends on them), and a wrong CRC-32 or length in the trailer. */
 	assert_true(modules_gunzip((char *)gz, len - 1, n, &out, &olen, NULL) < 0);
-	assert_int_equal(modules_gunzip((char *)gz, len / 2, n, &out, &olen, NULL) < 0, 1);
+	assert_true(modules_gunzip((char *)gz, len / 2, n, &out, &olen, NULL) < 0);
 	assert_int_equal(modules_gunzip((char *)gz, 10, n, &out, &olen, NULL), -EINVAL);
 	gz[len - 8] ^= 1;
 	assert_int_equal(modules_gunzip((char *)gz, len, n, &out, &olen, NULL), -EINVAL);
